@@ -1,0 +1,10 @@
+"""graphdr: supervised dimensionality reduction by graph embedding, mutual information,
+multiple kernels and discriminative neighbour embedding, as scikit-learn transformers."""
+
+from .base import GraphEmbedding
+from .kernel import CKFD, KernelLDA, KernelLPP
+from .linear import LDA, LDE, LPP, MFA
+
+__version__ = "0.1.0"
+
+__all__ = ["GraphEmbedding", "LDA", "LPP", "MFA", "LDE", "KernelLDA", "KernelLPP", "CKFD"]

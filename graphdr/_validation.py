@@ -1,0 +1,107 @@
+"""Input checks shared by every graphdr estimator.
+
+Each check raises a ``ValueError`` whose message says what is wrong and what is allowed.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
+
+
+def check_labels(y, *, min_classes=2, min_per_class=1, method="This method"):
+    """Encode class labels of any type and check there are enough of them.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Class labels: integers, strings or any other hashable, sortable type.
+    min_classes : int
+        Fewest distinct classes the method can work with.
+    min_per_class : int
+        Fewest samples every class must have.
+    method : str
+        Name used in error messages.
+
+    Returns
+    -------
+    classes : ndarray of shape (n_classes,)
+        The sorted distinct labels.
+    y_encoded : ndarray of shape (n_samples,), dtype int
+        Index of each sample's class in ``classes``.
+    class_sizes : ndarray of shape (n_classes,), dtype int
+        Number of samples per class.
+    """
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(
+            f"{method} expects y as a 1-D array of class labels; got an array of shape {y.shape}."
+        )
+    check_classification_targets(y)
+    classes, y_encoded, class_sizes = np.unique(y, return_inverse=True, return_counts=True)
+    if len(classes) < min_classes:
+        raise ValueError(
+            f"{method} needs at least {min_classes} classes in y; got {len(classes)} "
+            f"(labels: {classes.tolist()[:5]}). Supervised dimensionality reduction "
+            "cannot separate a single class."
+        )
+    if min_per_class > 1 and class_sizes.min() < min_per_class:
+        small = classes[class_sizes < min_per_class].tolist()[:5]
+        raise ValueError(
+            f"{method} needs at least {min_per_class} samples in every class; classes "
+            f"{small} have fewer ({class_sizes.min()} at the least)."
+        )
+    return classes, y_encoded.ravel().astype(np.intp), class_sizes
+
+
+def check_n_components(n_components, max_components, *, reason, param="n_components"):
+    """Resolve ``n_components`` against the largest meaningful value.
+
+    ``None`` means ``max_components``. A larger request is an error, never silently truncated.
+    """
+    if max_components < 1:
+        raise ValueError(
+            f"No meaningful component can be computed: {reason} gives at most {max_components}."
+        )
+    if n_components is None:
+        return int(max_components)
+    if not isinstance(n_components, numbers.Integral) or isinstance(n_components, bool):
+        raise ValueError(
+            f"{param} must be a positive integer or None; got {n_components!r}."
+        )
+    if n_components < 1:
+        raise ValueError(f"{param} must be at least 1; got {n_components}.")
+    if n_components > max_components:
+        raise ValueError(
+            f"{param}={n_components} is too large: at most {max_components} components "
+            f"are meaningful here ({reason})."
+        )
+    return int(n_components)
+
+
+def check_positive(value, name, *, allow_zero=False, allow_none=False):
+    """Check that a real hyper-parameter is positive (or non-negative)."""
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, numbers.Real) or isinstance(value, bool) or not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite real number; got {value!r}.")
+    if value < 0 or (value == 0 and not allow_zero):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"{name} must be {bound}; got {value!r}.")
+    return float(value)
+
+
+def check_option(value, name, allowed):
+    """Check that a string option is one of ``allowed``."""
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"{name} must be one of {sorted(allowed)}; got {value!r}.")
+    return value
+
+
+def check_int(value, name, *, min_value=1):
+    """Check that an integer hyper-parameter is at least ``min_value``."""
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < min_value:
+        raise ValueError(f"{name} must be an integer >= {min_value}; got {value!r}.")
+    return int(value)

@@ -1,0 +1,353 @@
+r"""The generic graph-embedding estimator and the machinery every spectral estimator shares.
+
+Graph embedding (Yan et al., 2007; paper 000, section II-A) finds the projection ``V`` that keeps
+samples joined in an *intrinsic* graph ``W`` close while keeping samples joined in a *penalty*
+graph ``W^p`` apart:
+
+.. math::
+
+    \min_V \operatorname{tr}\big(V^\top X^\top L(W) X V\big) \quad\text{s.t.}\quad
+    V^\top \big(X^\top L(W^p) X + \epsilon I\big) V = I .
+
+In the kernel form ``X`` is replaced by the empirical kernel map ``Z`` of the centred kernel
+(:mod:`graphdr.kernels`), which is the dual problem
+:math:`K L K a = \lambda (K L^p K + \epsilon K) a`.
+
+Data flow of :meth:`_BaseGraphEmbedding.fit`:
+
+1. validate ``X`` and ``y`` (:func:`sklearn.utils.validation.validate_data`, labels of any type);
+2. coordinates: the span of the centred data (linear) or the empirical kernel map (kernel);
+3. graphs from :mod:`graphdr.graphs` (class graphs stay ``C x C``, kNN graphs are sparse);
+4. their quadratic forms in those coordinates, then :func:`graphdr.solvers.generalized_eigh`;
+5. components mapped back to features (``components_``) or to dual coefficients
+   (``dual_coef_``), with deterministic signs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.preprocessing import KernelCenterer
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import graphs as _graphs
+from ._validation import check_labels, check_n_components, check_option, check_positive
+from .kernels import check_kernel_params, compute_kernel, empirical_kernel_map
+from .solvers import data_subspace, flip_signs, generalized_eigh
+
+__all__ = ["GraphEmbedding"]
+
+_DTYPES = [np.float64, np.float32]
+
+
+class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Shared fit/transform of linear and kernel graph embedding. Not public."""
+
+    #: smallest class size the method accepts
+    _min_per_class = 1
+
+    # ----- what subclasses define ------------------------------------------------------
+    def _uses_labels(self):
+        return True
+
+    def _is_kernel(self):
+        return getattr(self, "kernel", None) is not None
+
+    def _resolved_reg(self):
+        reg = getattr(self, "reg", 0.0)
+        if reg is None:
+            return 1e-3 if self._is_kernel() else 0.0
+        return check_positive(reg, "reg", allow_zero=True)
+
+    def _check_params(self):
+        """Validate hyper-parameters (called at the start of fit)."""
+
+    def _build_graphs(self, X_graph, y_enc, metric):
+        """Return (intrinsic graph, penalty graph or 'degree' or 'identity')."""
+        raise NotImplementedError
+
+    def _max_components(self, n_available, n_classes):
+        """Return (largest meaningful n_components, reason)."""
+        return n_available, "the rank of the penalty/constraint matrix"
+
+    # ----- fit ---------------------------------------------------------------------------
+    def _validate_input(self, X, y):
+        name = type(self).__name__
+        if self._uses_labels() or y is not None:
+            X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2)
+            self.classes_, y_enc, _ = check_labels(
+                y,
+                min_classes=2 if self._uses_labels() else 1,
+                min_per_class=self._min_per_class if self._uses_labels() else 1,
+                method=name,
+            )
+            return X, y_enc
+        X = validate_data(self, X, dtype=_DTYPES, ensure_min_samples=2)
+        return X, None
+
+    def _coordinates(self, X):
+        """Coordinates in which the problem is solved, and what maps back from them."""
+        if self._is_kernel():
+            check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0)
+            K = self._kernel(X)
+            if self.kernel == "precomputed" and K.shape[0] != K.shape[1]:
+                raise ValueError(
+                    "With kernel='precomputed', fit expects the square training kernel matrix; "
+                    f"got shape {K.shape}."
+                )
+            if not np.all(np.isfinite(K)):
+                raise ValueError("The kernel matrix contains NaN or infinite values.")
+            self._centerer = KernelCenterer().fit(K)
+            Z, P, lam = empirical_kernel_map(self._centerer.transform(K), self.rank_tol)
+            return dict(coords=Z, eigvecs=P, eigvals=lam, K=K)
+        mean = np.mean(X, axis=0, dtype=np.float64)
+        basis, coords = data_subspace(X, mean, rank_tol=self.rank_tol)
+        if basis.shape[1] == 0:
+            raise ValueError(
+                f"{type(self).__name__} cannot project constant data: every feature has zero "
+                "variance."
+            )
+        return dict(mean=mean, basis=basis, coords=coords)
+
+    def _kernel(self, X, Y=None):
+        return compute_kernel(
+            X, Y, kernel=self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0,
+            kernel_params=self.kernel_params,
+        )
+
+    def _graph_input(self, X, space):
+        """Samples (or a distance matrix) on which neighbour graphs are built."""
+        if self._is_kernel() and self.kernel == "precomputed":
+            K = space["K"]
+            d = np.diag(K)
+            return np.sqrt(np.maximum(d[:, None] + d[None, :] - 2 * K, 0.0)), "precomputed"
+        return np.asarray(X, dtype=np.float64), "euclidean"
+
+    def _quadratic_form(self, graph, X, space, kind="laplacian"):
+        if space.get("coords") is not None:
+            return _graphs.graph_quadratic_form(graph, space["coords"], kind=kind)
+        basis = space["basis"]
+        Q = _graphs.graph_quadratic_form(graph, X, kind=kind, mean=space["mean"])
+        return basis.T @ Q @ basis
+
+    def _solve(self, X, y_enc, space):
+        X_graph, metric = self._graph_input(X, space)
+        intrinsic, penalty = self._build_graphs(X_graph, y_enc, metric)
+        A = self._quadratic_form(intrinsic, X, space)
+        if isinstance(penalty, str) and penalty == "degree":
+            B = self._quadratic_form(intrinsic, X, space, kind="degree")
+        elif isinstance(penalty, str) and penalty == "identity":
+            rank = (space["coords"] if space.get("coords") is not None else space["basis"]).shape[1]
+            B = np.eye(rank)
+        else:
+            B = self._quadratic_form(penalty, X, space)
+        return generalized_eigh(A, B, largest=False, reg=self._resolved_reg(), rank_tol=self.rank_tol)
+
+    def fit(self, X, y=None):
+        """Fit the projection on training data.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data (the training kernel matrix when ``kernel='precomputed'``).
+        y : array-like of shape (n_samples,)
+            Class labels of any type (integers, strings, ...). Unsupervised settings ignore it.
+
+        Returns
+        -------
+        self : object
+        """
+        self._check_params()
+        X, y_enc = self._validate_input(X, y)
+        space = self._coordinates(X)
+        eigenvalues, V = self._solve(X, y_enc, space)
+        n_classes = len(self.classes_) if y_enc is not None else 1
+        max_components, reason = self._max_components(V.shape[1], n_classes)
+        n_components = check_n_components(self.n_components, max_components, reason=reason)
+        self._store(X, space, eigenvalues[:n_components], V[:, :n_components])
+        return self
+
+    def _store(self, X, space, eigenvalues, V):
+        self.eigenvalues_ = eigenvalues
+        self.n_components_ = V.shape[1]
+        if self._is_kernel():
+            dual = space["eigvecs"] @ (V / np.sqrt(space["eigvals"])[:, None])
+            self.dual_coef_ = flip_signs(dual, axis=0)
+            self.X_fit_ = X
+            self.embedding_ = self._centerer.transform(space["K"]) @ self.dual_coef_
+        else:
+            W = space["basis"] @ V
+            self.components_ = flip_signs(W, axis=0).T.astype(X.dtype, copy=False)
+            self.mean_ = space["mean"].astype(X.dtype, copy=False)
+
+    # ----- transform ---------------------------------------------------------------------
+    def transform(self, X):
+        """Project samples onto the learned components.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            New samples (kernel between new and training samples, of shape
+            ``(n_samples, n_train)``, when ``kernel='precomputed'``).
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_components_)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=_DTYPES)
+        if self._is_kernel():
+            K = self._kernel(X, self.X_fit_)
+            if K.shape[1] != self.dual_coef_.shape[0]:
+                raise ValueError(
+                    f"The kernel between new and training samples must have "
+                    f"{self.dual_coef_.shape[0]} columns (one per training sample); got {K.shape[1]}."
+                )
+            return (self._centerer.transform(K) @ self.dual_coef_).astype(X.dtype, copy=False)
+        return (X - self.mean_) @ self.components_.T
+
+    @property
+    def _n_features_out(self):
+        return self.n_components_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = self._uses_labels()
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        tags.input_tags.pairwise = getattr(self, "kernel", None) == "precomputed"
+        return tags
+
+
+_LABEL_GRAPHS = {"within_class", "between_class", "supervised_knn", "inter_class_knn"}
+_GRAPH_NAMES = _LABEL_GRAPHS | {"total", "knn"}
+
+
+class GraphEmbedding(_BaseGraphEmbedding):
+    r"""Generic (kernel) graph embedding with any intrinsic and penalty graph.
+
+    .. math::
+
+        \min_V \operatorname{tr}\big(V^\top X^\top L(W) X V\big) \quad\text{s.t.}\quad
+        V^\top \big(X^\top Q X + \epsilon I\big) V = I ,
+
+    where ``W`` is the intrinsic graph, ``Q`` the Laplacian of the penalty graph, the degree
+    matrix of ``W`` (``penalty='degree'``, LPP's constraint) or the identity
+    (``penalty='identity'``, i.e. ``V^T V = I``). With a ``kernel`` the problem is solved in the
+    empirical kernel map of the centred kernel matrix (dual form
+    :math:`K L K a = \lambda (K Q K + \epsilon K) a`).
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        Dimension of the embedding. None takes all directions the penalty matrix allows; a larger
+        number raises a ``ValueError`` naming the maximum.
+    intrinsic : str, callable, array or sparse matrix, default='knn'
+        The graph whose joined samples are kept close. A name: ``'knn'``, ``'supervised_knn'``
+        (neighbours of the same class), ``'inter_class_knn'`` (neighbours of other classes),
+        ``'within_class'`` (LDA), ``'between_class'``, ``'total'``; a callable
+        ``graph(X, y_encoded) -> W``; or a fixed ``n x n`` weight matrix (dense, sparse or
+        :class:`graphdr.graphs.ClassGraph`) for the training samples.
+    penalty : str, callable, array or sparse matrix, default='degree'
+        The constraint graph, given like ``intrinsic``, or ``'degree'`` or ``'identity'``.
+    kernel : None or {'rbf', 'linear', 'poly', 'sigmoid', 'precomputed', ...} or callable
+        None for the linear method; otherwise the kernel of the kernel method.
+    n_neighbors : int, default=5
+        Neighbours of the kNN graphs.
+    weights : {'heat', 'binary'}, default='heat'
+        Edge weights of kNN graphs.
+    sigma : float or None, default=None
+        Heat-kernel width of kNN graphs (None: data-driven, see :func:`graphdr.graphs.knn_graph`).
+    reg : float or None, default=None
+        Ridge :math:`\epsilon` relative to the mean eigenvalue of the constraint matrix.
+        None means 0 for the linear method and 1e-3 with a kernel.
+    gamma, degree, coef0, kernel_params
+        Kernel parameters (see :func:`graphdr.kernels.compute_kernel`).
+    rank_tol : float or None, default=None
+        Relative tolerance below which data variance and constraint eigenvalues count as zero.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components_, n_features)
+        Projection directions (linear method). ``transform(X) = (X - mean_) @ components_.T``.
+    mean_ : ndarray of shape (n_features,)
+    dual_coef_ : ndarray of shape (n_samples_fit, n_components_)
+        Dual coefficients (kernel method): ``transform(X) = K_c(X, X_fit_) @ dual_coef_``.
+    X_fit_ : ndarray
+        Training data kept for the kernel of new samples (kernel method).
+    embedding_ : ndarray of shape (n_samples_fit, n_components_)
+        Training embedding (kernel method).
+    eigenvalues_ : ndarray of shape (n_components_,)
+        Values of the ratio ``v^T A v / v^T B v`` of each component, increasing.
+    n_components_ : int
+    classes_ : ndarray
+        Class labels seen in ``fit`` (when ``y`` was given).
+    """
+
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        intrinsic="knn",
+        penalty="degree",
+        kernel=None,
+        n_neighbors=5,
+        weights="heat",
+        sigma=None,
+        reg=None,
+        gamma=None,
+        degree=3,
+        coef0=1.0,
+        kernel_params=None,
+        rank_tol=None,
+    ):
+        self.n_components = n_components
+        self.intrinsic = intrinsic
+        self.penalty = penalty
+        self.kernel = kernel
+        self.n_neighbors = n_neighbors
+        self.weights = weights
+        self.sigma = sigma
+        self.reg = reg
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.rank_tol = rank_tol
+
+    def _uses_labels(self):
+        return any(
+            isinstance(g, str) and g in _LABEL_GRAPHS for g in (self.intrinsic, self.penalty)
+        )
+
+    def _check_params(self):
+        for name, spec in (("intrinsic", self.intrinsic), ("penalty", self.penalty)):
+            allowed = _GRAPH_NAMES | ({"degree", "identity"} if name == "penalty" else set())
+            if isinstance(spec, str):
+                check_option(spec, name, allowed)
+
+    def _graph(self, spec, X_graph, y_enc, metric, name):
+        n = X_graph.shape[0]
+        if callable(spec):
+            return _graphs.as_graph(spec(X_graph, y_enc), n, name)
+        if not isinstance(spec, str):
+            return _graphs.as_graph(spec, n, name)
+        if spec in _LABEL_GRAPHS and y_enc is None:
+            raise ValueError(f"{name}={spec!r} needs class labels: pass y to fit.")
+        knn = dict(weights=self.weights, sigma=self.sigma, metric=metric)
+        if spec == "within_class":
+            return _graphs.within_class_graph(y_enc)
+        if spec == "between_class":
+            return _graphs.between_class_graph(y_enc)
+        if spec == "total":
+            return _graphs.total_graph(np.zeros(n, dtype=np.intp) if y_enc is None else y_enc)
+        if spec == "knn":
+            return _graphs.knn_graph(X_graph, self.n_neighbors, **knn)
+        restrict = "same" if spec == "supervised_knn" else "different"
+        return _graphs.knn_graph(X_graph, self.n_neighbors, y=y_enc, restrict=restrict, **knn)
+
+    def _build_graphs(self, X_graph, y_enc, metric):
+        intrinsic = self._graph(self.intrinsic, X_graph, y_enc, metric, "intrinsic")
+        if isinstance(self.penalty, str) and self.penalty in ("degree", "identity"):
+            return intrinsic, self.penalty
+        return intrinsic, self._graph(self.penalty, X_graph, y_enc, metric, "penalty")

@@ -1,0 +1,232 @@
+r"""Kernel graph-embedding methods: kernel LDA (GDA / KFD), kernel LPP and CKFD.
+
+All work in the empirical kernel map ``Z`` of the centred kernel (:mod:`graphdr.kernels`);
+new samples are embedded through the centred kernel against the training samples and
+``dual_coef_``. Kernel solvers are regularised by default (``reg=1e-3``): without it an RBF
+kernel makes every training class collapse to a point and generalisation suffers
+(``../shared/notes/algorithms.md``, section 3). ``reg=0`` gives the unregularised textbook
+problem.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import graphs as _graphs
+from ._validation import check_positive
+from .base import _BaseGraphEmbedding
+from .linear import _LDAGraphs, _LPPGraphs
+from .solvers import generalized_eigh
+
+__all__ = ["KernelLDA", "KernelLPP", "CKFD"]
+
+_KERNEL_PARAMS_DOC = """
+    kernel : {'rbf', 'linear', 'poly', 'sigmoid', 'cosine', 'laplacian', 'chi2', 'precomputed'} \
+or callable, default='rbf'
+        With 'precomputed', ``fit`` takes the training kernel and ``transform`` the kernel
+        between new and training samples.
+    gamma : float or None, default=None
+        RBF/poly/sigmoid coefficient; None means ``1 / n_features``. A Gaussian of width sigma,
+        :math:`\\exp(-\\lVert x-x'\\rVert^2/2\\sigma^2)`, is ``gamma = 1 / (2 sigma**2)``.
+    degree : int, default=3
+    coef0 : float, default=1.0
+    kernel_params : dict or None, default=None
+        Extra keyword arguments of the kernel."""
+
+
+class KernelLDA(_LDAGraphs, _BaseGraphEmbedding):
+    r"""Kernel Fisher discriminant (generalized discriminant analysis, GDA).
+
+    .. math::
+
+        \min_a a^\top \tilde K L(W) \tilde K a \quad\text{s.t.}\quad
+        a^\top (\tilde K L(W_t) \tilde K + \epsilon \tilde K) a = 1 ,
+
+    with the centred kernel :math:`\tilde K`, LDA's within-class graph ``W`` and the complete
+    graph :math:`W_t` (total scatter in feature space); equivalently the Fisher ratio of
+    between- to within-class scatter in feature space is maximised. :math:`\epsilon` is ``reg``
+    times the mean eigenvalue of the total scatter (of :math:`\tilde K`).
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        At most ``n_classes - 1``.
+%(kernel)s
+    reg : float, default=1e-3
+        Relative ridge; 0 is the unregularised problem (training classes collapse to points).
+    rank_tol : float or None, default=None
+        Relative eigenvalue of the centred kernel below which a direction is dropped.
+
+    Attributes
+    ----------
+    dual_coef_ : ndarray of shape (n_samples_fit, n_components_)
+    X_fit_ : ndarray of shape (n_samples_fit, n_features)
+    embedding_ : ndarray of shape (n_samples_fit, n_components_)
+    eigenvalues_ : ndarray of shape (n_components_,)
+        Within-class over total scatter of each component, increasing.
+    n_components_ : int
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+    """
+
+    def __init__(
+        self, n_components=None, *, kernel="rbf", gamma=None, degree=3, coef0=1.0,
+        kernel_params=None, reg=1e-3, rank_tol=None,
+    ):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.reg = reg
+        self.rank_tol = rank_tol
+
+
+class KernelLPP(_LPPGraphs, _BaseGraphEmbedding):
+    r"""Kernel locality preserving projections, unsupervised or supervised.
+
+    .. math::
+
+        \min_a a^\top \tilde K L(W) \tilde K a \quad\text{s.t.}\quad
+        a^\top (\tilde K D \tilde K + \epsilon \tilde K) a = 1 ,
+
+    with ``W`` the (same-class when ``supervised``) k-nearest-neighbour graph built on the
+    input features (on kernel-induced distances when ``kernel='precomputed'``).
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+    supervised : bool, default=False
+    n_neighbors : int, default=5
+    weights : {'heat', 'binary'}, default='heat'
+    sigma : float or None, default=None
+%(kernel)s
+    reg : float, default=1e-3
+    rank_tol : float or None, default=None
+
+    Attributes
+    ----------
+    dual_coef_, X_fit_, embedding_, eigenvalues_, n_components_, n_features_in_
+        As in :class:`KernelLDA`.
+    classes_ : ndarray
+        Only when ``y`` was given.
+    """
+
+    def __init__(
+        self, n_components=None, *, supervised=False, n_neighbors=5, weights="heat", sigma=None,
+        kernel="rbf", gamma=None, degree=3, coef0=1.0, kernel_params=None, reg=1e-3,
+        rank_tol=None,
+    ):
+        self.n_components = n_components
+        self.supervised = supervised
+        self.n_neighbors = n_neighbors
+        self.weights = weights
+        self.sigma = sigma
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.reg = reg
+        self.rank_tol = rank_tol
+
+
+class CKFD(_BaseGraphEmbedding):
+    r"""Complete kernel Fisher discriminant (Yang et al., 2005): KPCA, then LDA twice.
+
+    In the kernel-PCA coordinates ``Z`` (the empirical kernel map), split the space by the
+    within-class scatter :math:`S_w = Q_1 \Sigma Q_1^\top`:
+
+    * *irregular* discriminants, in the null space :math:`Q_0` of :math:`S_w` (every training
+      class is a single point there): :math:`\max_v v^\top S_b v` over :math:`v = Q_0 u`;
+    * *regular* discriminants, in the range :math:`Q_1`:
+      :math:`\max_v v^\top S_b v / v^\top S_w v`.
+
+    Every component is scaled to unit total scatter (:math:`v^\top S_t v = 1`), the irregular
+    ones then multiplied by ``fusion_weight``. Components are ordered by the ratio
+    :math:`v^\top S_w v / v^\top S_t v` (irregular first, ratio 0), so ``n_components=d`` takes
+    the ``d`` most discriminative of both kinds.
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        At most the number of irregular plus regular discriminants (each at most
+        ``n_classes - 1``).
+%(kernel)s
+    fusion_weight : float, default=1.0
+        Weight of the irregular features relative to the regular ones.
+    null_tol : float, default=1e-9
+        Eigenvalues of :math:`S_w` below ``null_tol * max`` span the irregular subspace.
+    rank_tol : float or None, default=None
+
+    Attributes
+    ----------
+    dual_coef_, X_fit_, embedding_, eigenvalues_, n_components_, classes_, n_features_in_
+        As in :class:`KernelLDA`.
+    n_irregular_ : int
+        How many of the components are irregular.
+    """
+
+    def __init__(
+        self, n_components=None, *, kernel="rbf", gamma=None, degree=3, coef0=1.0,
+        kernel_params=None, fusion_weight=1.0, null_tol=1e-9, rank_tol=None,
+    ):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.fusion_weight = fusion_weight
+        self.null_tol = null_tol
+        self.rank_tol = rank_tol
+
+    def _check_params(self):
+        check_positive(self.fusion_weight, "fusion_weight")
+        check_positive(self.null_tol, "null_tol")
+
+    def _resolved_reg(self):
+        return 0.0
+
+    def _solve(self, X, y_enc, space):
+        Z = space["coords"]
+        n_classes = len(self.classes_)
+        S_w = _graphs.graph_quadratic_form(_graphs.within_class_graph(y_enc), Z)
+        S_t = Z.T @ Z
+        S_b = S_t - S_w
+        sw, Q = np.linalg.eigh((S_w + S_w.T) / 2)
+        null = sw <= self.null_tol * max(sw[-1], 0.0)
+        Q0, Q1 = Q[:, null], Q[:, ~null]
+        parts_vals, parts_vecs = [], []
+        if Q0.shape[1]:
+            beta, U = np.linalg.eigh(Q0.T @ S_b @ Q0)
+            beta, U = beta[::-1], U[:, ::-1]
+            good = beta > 1e-12 * max(np.trace(S_t), 1e-300)
+            good[n_classes - 1 :] = False
+            V0 = Q0 @ U[:, good] / np.sqrt(beta[good])
+            parts_vals.append(np.zeros(V0.shape[1]))
+            parts_vecs.append(self.fusion_weight * V0)
+        if Q1.shape[1]:
+            mu, V1 = generalized_eigh(Q1.T @ S_w @ Q1, Q1.T @ S_t @ Q1, rank_tol=self.rank_tol)
+            k = min(n_classes - 1, V1.shape[1])
+            parts_vals.append(mu[:k])
+            parts_vecs.append(Q1 @ V1[:, :k])
+        self.n_irregular_ = parts_vecs[0].shape[1] if Q0.shape[1] else 0
+        return np.concatenate(parts_vals), np.hstack(parts_vecs)
+
+    def _max_components(self, n_available, n_classes):
+        return n_available, (
+            f"{self.n_irregular_} irregular plus {n_available - self.n_irregular_} regular "
+            "discriminants"
+        )
+
+    def fit(self, X, y=None):
+        super().fit(X, y)
+        self.n_irregular_ = min(self.n_irregular_, self.n_components_)
+        return self
+
+
+for _cls in (KernelLDA, KernelLPP, CKFD):
+    _cls.__doc__ = _cls.__doc__ % {"kernel": _KERNEL_PARAMS_DOC}
+del _cls

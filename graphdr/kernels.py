@@ -1,0 +1,90 @@
+r"""Kernel matrices, centring, and the empirical kernel map.
+
+Every kernel method in graphdr works in the *empirical kernel map* of the centred training
+kernel. With :math:`\tilde K = H K H = P \Lambda P^\top` (``H`` the centring matrix, ``P`` the
+eigenvectors with non-negligible eigenvalues), the rows of :math:`Z = P\Lambda^{1/2}` are
+coordinates of the training points in feature space, :math:`Z Z^\top = \tilde K`. A kernel
+graph embedding with dual coefficients ``a`` is the linear graph embedding of ``Z`` with
+``w = Z^\top a``, and a new sample with centred kernel row :math:`\tilde k` maps to
+:math:`\tilde k^\top a`. The ridge term :math:`\epsilon\, a^\top \tilde K a` of a regularised
+kernel solver is :math:`\epsilon \lVert w\rVert^2` there.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from scipy import linalg
+from sklearn.metrics.pairwise import pairwise_kernels
+from sklearn.preprocessing import KernelCenterer
+
+__all__ = ["KERNELS", "compute_kernel", "empirical_kernel_map", "KernelCenterer"]
+
+#: Names accepted by the ``kernel`` parameter of kernel estimators (a callable works too).
+KERNELS = ("rbf", "linear", "poly", "sigmoid", "cosine", "laplacian", "chi2", "precomputed")
+
+
+def check_kernel_params(kernel, gamma, degree, coef0):
+    """Validate kernel hyper-parameters with clear errors (called in ``fit``)."""
+    if not callable(kernel) and kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {list(KERNELS)} or a callable; got {kernel!r}.")
+    if gamma is not None and (
+        not isinstance(gamma, numbers.Real) or not np.isfinite(gamma) or gamma <= 0
+    ):
+        raise ValueError(f"gamma must be a positive number or None; got {gamma!r}.")
+    if not isinstance(degree, numbers.Integral) or degree < 1:
+        raise ValueError(f"degree must be a positive integer; got {degree!r}.")
+    if not isinstance(coef0, numbers.Real) or not np.isfinite(coef0):
+        raise ValueError(f"coef0 must be a finite number; got {coef0!r}.")
+
+
+def compute_kernel(X, Y=None, *, kernel="rbf", gamma=None, degree=3, coef0=1.0, kernel_params=None):
+    r"""Kernel matrix between the rows of ``X`` and ``Y`` (``X`` with itself when ``Y`` is None).
+
+    ``gamma=None`` means ``1 / n_features``. The RBF kernel is
+    :math:`k(x, x') = \exp(-\gamma \lVert x - x'\rVert^2)`; a paper's width ``sigma`` in
+    :math:`\exp(-\lVert x-x'\rVert^2 / 2\sigma^2)` is ``gamma = 1 / (2 sigma**2)``.
+    With ``kernel='precomputed'`` ``X`` is returned as it is.
+    """
+    if kernel == "precomputed":
+        return np.asarray(X, dtype=np.float64)
+    params = dict(kernel_params or {})
+    if callable(kernel):
+        return np.asarray(pairwise_kernels(X, Y, metric=kernel, **params), dtype=np.float64)
+    if kernel in ("rbf", "poly", "sigmoid", "laplacian", "chi2"):
+        params.setdefault("gamma", gamma if gamma is not None else 1.0 / X.shape[1])
+    if kernel in ("poly",):
+        params.setdefault("degree", degree)
+    if kernel in ("poly", "sigmoid"):
+        params.setdefault("coef0", coef0)
+    return np.asarray(pairwise_kernels(X, Y, metric=kernel, **params), dtype=np.float64)
+
+
+def empirical_kernel_map(K_centered, rank_tol=None):
+    r"""Coordinates :math:`Z = P\Lambda^{1/2}` of the training points in feature space.
+
+    Eigenvalues below ``rank_tol * max(eigenvalue)`` (default ``n * eps``) are dropped, among
+    them the zero eigenvalue of the constant vector that centring always creates: they are never
+    inverted.
+
+    Returns
+    -------
+    Z : ndarray of shape (n_samples, rank)
+    eigenvectors : ndarray of shape (n_samples, rank)
+    eigenvalues : ndarray of shape (rank,), decreasing
+    """
+    K = np.asarray(K_centered, dtype=np.float64)
+    K = (K + K.T) / 2.0
+    n = K.shape[0]
+    lam, P = linalg.eigh(K)
+    lam, P = lam[::-1], P[:, ::-1]
+    tol = (n * np.finfo(np.float64).eps if rank_tol is None else rank_tol) * max(lam[0], 0.0)
+    keep = lam > max(tol, 0.0)
+    if not np.any(keep):
+        raise ValueError(
+            "The centred kernel matrix is zero: every sample looks the same under this kernel "
+            "(constant data, or gamma too small or too large)."
+        )
+    lam, P = lam[keep], P[:, keep]
+    return P * np.sqrt(lam), P, lam

@@ -1,0 +1,283 @@
+r"""Linear graph-embedding methods: LDA, LPP (unsupervised and supervised), MFA and LDE.
+
+Each is :class:`graphdr.base.GraphEmbedding` with a fixed pair of graphs; the graph choice
+lives in a small mixin that the kernel versions in :mod:`graphdr.kernel` reuse.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import graphs as _graphs
+from ._validation import check_int, check_option, check_positive
+from .base import _BaseGraphEmbedding
+
+__all__ = ["LDA", "LPP", "MFA", "LDE"]
+
+
+# ----- graph choices shared by the linear and kernel versions ---------------------------
+class _LDAGraphs:
+    def _build_graphs(self, X_graph, y_enc, metric):
+        return _graphs.within_class_graph(y_enc), _graphs.total_graph(y_enc)
+
+    def _max_components(self, n_available, n_classes):
+        return min(n_classes - 1, n_available), (
+            f"n_classes - 1 = {n_classes - 1} for {n_classes} classes"
+            + (f", and the data have rank {n_available}" if n_available < n_classes - 1 else "")
+        )
+
+
+class _LPPGraphs:
+    @property
+    def _min_per_class(self):
+        return 2 if self.supervised else 1
+
+    def _uses_labels(self):
+        return bool(self.supervised)
+
+    def _check_params(self):
+        check_int(self.n_neighbors, "n_neighbors")
+        check_option(self.weights, "weights", {"heat", "binary"})
+        check_positive(self.sigma, "sigma", allow_none=True)
+
+    def _build_graphs(self, X_graph, y_enc, metric):
+        W = _graphs.knn_graph(
+            X_graph, self.n_neighbors, y=y_enc, restrict="same" if self.supervised else None,
+            weights=self.weights, sigma=self.sigma, metric=metric,
+        )
+        return W, "degree"
+
+    def _max_components(self, n_available, n_classes):
+        return n_available, "the rank of the data"
+
+
+# ----- estimators ---------------------------------------------------------------------
+class LDA(_LDAGraphs, _BaseGraphEmbedding):
+    r"""Linear discriminant analysis as graph embedding.
+
+    .. math::
+
+        \min_V \operatorname{tr}(V^\top S_w V) \quad\text{s.t.}\quad
+        V^\top (S_t + \epsilon I) V = I ,
+
+    with the within-class scatter :math:`S_w = X^\top L(W) X`, :math:`W_{ij} = 1/J_c` for two
+    samples of class ``c``, and the total scatter :math:`S_t`. Both come from class sums and one
+    Gram matrix accumulated in row blocks (no ``n x n`` array). The components maximise the
+    Fisher ratio :math:`v^\top S_b v / v^\top S_w v` and span the same subspace as
+    scikit-learn's ``LinearDiscriminantAnalysis(solver='eigen')``.
+
+    The problem is solved in the span of the centred data, so constant features, duplicated
+    rows and ``n < D`` need no special care; where :math:`S_w` is singular inside that span the
+    directions of its null space (perfect separation on the training set) come first.
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        At most ``n_classes - 1`` (None takes that many).
+    reg : float, default=0.0
+        Ridge :math:`\epsilon` relative to the mean eigenvalue of :math:`S_t` (shrinks towards
+        PCA-like directions).
+    rank_tol : float or None, default=None
+        Relative variance below which a direction of the data counts as absent.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components_, n_features)
+        Discriminant directions, scaled so that :math:`V^\top S_t V = I` (each embedded
+        coordinate has unit total scatter), with deterministic signs.
+    mean_ : ndarray of shape (n_features,)
+    eigenvalues_ : ndarray of shape (n_components_,)
+        :math:`v^\top S_w v / v^\top S_t v` per component, increasing (0 = perfect separation).
+    n_components_ : int
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from graphdr import LDA
+    >>> X, y = load_iris(return_X_y=True)
+    >>> LDA(n_components=2).fit_transform(X, y).shape
+    (150, 2)
+    """
+
+    def __init__(self, n_components=None, *, reg=0.0, rank_tol=None):
+        self.n_components = n_components
+        self.reg = reg
+        self.rank_tol = rank_tol
+
+
+class LPP(_LPPGraphs, _BaseGraphEmbedding):
+    r"""Locality preserving projections, unsupervised or supervised.
+
+    .. math::
+
+        \min_V \operatorname{tr}(V^\top X^\top L(W) X V) \quad\text{s.t.}\quad
+        V^\top (X^\top D X + \epsilon I) V = I ,
+
+    with ``W`` the symmetrised k-nearest-neighbour graph (sparse) and ``D = diag(W 1)``.
+    ``supervised=True`` keeps only neighbours of the same class (paper 000's supervised LPP).
+    ``X`` is centred first.
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        At most the rank of the centred data.
+    supervised : bool, default=False
+        Restrict neighbours to the same class (then ``y`` is required and every class needs two
+        samples).
+    n_neighbors : int, default=5
+    weights : {'heat', 'binary'}, default='heat'
+    sigma : float or None, default=None
+        Heat-kernel width; None: :math:`2\sigma^2` = mean squared edge length.
+    reg : float, default=0.0
+        Ridge relative to the mean eigenvalue of :math:`X^\top D X`.
+    rank_tol : float or None, default=None
+
+    Attributes
+    ----------
+    components_, mean_, eigenvalues_, n_components_, n_features_in_
+        As in :class:`LDA`; :math:`V^\top X^\top D X V = I`.
+    classes_ : ndarray
+        Only when ``y`` was given.
+    """
+
+    def __init__(
+        self, n_components=None, *, supervised=False, n_neighbors=5, weights="heat", sigma=None,
+        reg=0.0, rank_tol=None,
+    ):
+        self.n_components = n_components
+        self.supervised = supervised
+        self.n_neighbors = n_neighbors
+        self.weights = weights
+        self.sigma = sigma
+        self.reg = reg
+        self.rank_tol = rank_tol
+
+
+class MFA(_BaseGraphEmbedding):
+    r"""Marginal Fisher analysis.
+
+    .. math::
+
+        \min_V \operatorname{tr}(V^\top X^\top L(W) X V) \quad\text{s.t.}\quad
+        V^\top (X^\top L(W^p) X + \epsilon I) V = I ,
+
+    where the intrinsic graph ``W`` joins each sample to its ``n_neighbors`` nearest neighbours
+    of the same class and the penalty graph ``W^p`` joins it to its ``n_neighbors_penalty``
+    nearest neighbours of other classes (the marginal pairs). Both graphs are sparse.
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        At most the rank of the penalty scatter.
+    n_neighbors : int, default=5
+    n_neighbors_penalty : int, default=20
+    weights : {'binary', 'heat'}, default='binary'
+    sigma : float or None, default=None
+    reg : float, default=0.0
+    rank_tol : float or None, default=None
+
+    Attributes
+    ----------
+    components_, mean_, eigenvalues_, n_components_, classes_, n_features_in_
+        As in :class:`LDA`; :math:`V^\top X^\top L(W^p) X V = I`.
+    """
+
+    _min_per_class = 2
+
+    def __init__(
+        self, n_components=None, *, n_neighbors=5, n_neighbors_penalty=20, weights="binary",
+        sigma=None, reg=0.0, rank_tol=None,
+    ):
+        self.n_components = n_components
+        self.n_neighbors = n_neighbors
+        self.n_neighbors_penalty = n_neighbors_penalty
+        self.weights = weights
+        self.sigma = sigma
+        self.reg = reg
+        self.rank_tol = rank_tol
+
+    def _check_params(self):
+        check_int(self.n_neighbors, "n_neighbors")
+        check_int(self.n_neighbors_penalty, "n_neighbors_penalty")
+        check_option(self.weights, "weights", {"heat", "binary"})
+        check_positive(self.sigma, "sigma", allow_none=True)
+
+    def _build_graphs(self, X_graph, y_enc, metric):
+        kw = dict(y=y_enc, weights=self.weights, sigma=self.sigma, metric=metric)
+        intrinsic = _graphs.knn_graph(X_graph, self.n_neighbors, restrict="same", **kw)
+        penalty = _graphs.knn_graph(X_graph, self.n_neighbors_penalty, restrict="different", **kw)
+        return intrinsic, penalty
+
+
+class LDE(_BaseGraphEmbedding):
+    r"""Local discriminant embedding (Chen, Chang and Liu, 2005; paper 001, eqs. 31-32).
+
+    .. math::
+
+        \min_V \operatorname{tr}(V^\top X^\top L(W) X V) \quad\text{s.t.}\quad
+        V^\top (X^\top L(W') X + \epsilon I) V = I ,
+
+    with :math:`W_{ij} = 1` when ``i`` and ``j`` share a class and one is among the
+    ``n_neighbors`` nearest neighbours of the other (over all samples), and :math:`W'_{ij} = 1`
+    when their classes differ and one is among the ``n_neighbors_between`` nearest neighbours of
+    the other. This is LDE's ``max tr(V^T X^T L(W') X V)`` s.t. ``V^T X^T L(W) X V = I`` with the
+    roles of objective and constraint swapped, which has the same eigenvectors and stays
+    well-posed when the within-class scatter is singular.
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+    n_neighbors : int, default=5
+    n_neighbors_between : int, default=10
+    weights : {'binary', 'heat'}, default='binary'
+        Paper 001 uses binary weights; the original LDE paper uses heat weights.
+    sigma : float or None, default=None
+    reg : float, default=0.0
+    rank_tol : float or None, default=None
+
+    Attributes
+    ----------
+    components_, mean_, eigenvalues_, n_components_, classes_, n_features_in_
+        As in :class:`LDA`; :math:`V^\top X^\top L(W') X V = I`.
+    """
+
+    def __init__(
+        self, n_components=None, *, n_neighbors=5, n_neighbors_between=10, weights="binary",
+        sigma=None, reg=0.0, rank_tol=None,
+    ):
+        self.n_components = n_components
+        self.n_neighbors = n_neighbors
+        self.n_neighbors_between = n_neighbors_between
+        self.weights = weights
+        self.sigma = sigma
+        self.reg = reg
+        self.rank_tol = rank_tol
+
+    def _check_params(self):
+        check_int(self.n_neighbors, "n_neighbors")
+        check_int(self.n_neighbors_between, "n_neighbors_between")
+        check_option(self.weights, "weights", {"heat", "binary"})
+        check_positive(self.sigma, "sigma", allow_none=True)
+
+    def _build_graphs(self, X_graph, y_enc, metric):
+        return lde_graphs(
+            X_graph, y_enc, self.n_neighbors, self.n_neighbors_between,
+            weights=self.weights, sigma=self.sigma, metric=metric,
+        )
+
+    def _max_components(self, n_available, n_classes):
+        return n_available, (
+            "the rank of the between-class neighbour scatter; if it is 0, no two samples of "
+            "different classes are neighbours: raise n_neighbors_between"
+        )
+
+
+def lde_graphs(X, y_enc, n_neighbors, n_neighbors_between, *, weights="binary", sigma=None,
+               metric="euclidean"):
+    """LDE's within-class and between-class neighbour graphs (paper 001, eqs. 31-32)."""
+    kw = dict(weights=weights, sigma=sigma, metric=metric)
+    within, _ = _graphs.split_by_label(_graphs.knn_graph(X, n_neighbors, **kw), y_enc)
+    _, between = _graphs.split_by_label(_graphs.knn_graph(X, n_neighbors_between, **kw), y_enc)
+    return within, between

@@ -1,0 +1,118 @@
+r"""Eigen-solvers of graph embedding.
+
+Every spectral method of graphdr reduces to
+
+.. math::
+
+    \min_{V} \operatorname{tr}(V^\top A V) \quad\text{s.t.}\quad V^\top (B + \epsilon I) V = I,
+
+with ``A`` symmetric (the intrinsic graph's quadratic form) and ``B`` symmetric positive
+semi-definite (the penalty or constraint), i.e. the generalized eigenproblem
+:math:`A v = \lambda (B + \epsilon I) v`, smallest (or largest) eigenpairs.
+
+:func:`generalized_eigh` whitens ``B`` on its numerical range, so a singular ``B`` is handled
+exactly: directions with ``B v = 0`` (infinite ratio) are left out instead of inverted, and
+directions with ``A v = 0`` get ratio 0. :func:`data_subspace` restricts a linear problem to
+the span of the centred data first, which removes constant features, duplicate rows and the
+``n < D`` null space before anything is inverted.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import linalg
+
+from .graphs import _weighted_centered_gram
+
+__all__ = ["generalized_eigh", "data_subspace", "flip_signs"]
+
+
+def _sym(M):
+    M = np.asarray(M, dtype=np.float64)
+    return (M + M.T) / 2.0
+
+
+def generalized_eigh(A, B, *, largest=False, reg=0.0, rank_tol=None):
+    r"""All eigenpairs of :math:`A v = \lambda (B + \epsilon I) v` on the range of ``B``.
+
+    Parameters
+    ----------
+    A : ndarray of shape (m, m)
+        Symmetric objective matrix.
+    B : ndarray of shape (m, m)
+        Symmetric positive semi-definite constraint matrix.
+    largest : bool
+        Order eigenpairs by decreasing (True) or increasing (False) eigenvalue.
+    reg : float
+        Ridge :math:`\epsilon` relative to the mean eigenvalue of ``B``:
+        :math:`\epsilon = \text{reg}\cdot\operatorname{tr}(B)/m`.
+    rank_tol : float or None
+        Eigenvalues of ``B + eps I`` below ``rank_tol * max`` are treated as zero (their
+        directions are left out). Default ``m * machine epsilon``.
+
+    Returns
+    -------
+    eigenvalues : ndarray of shape (k,)
+        Sorted as requested; ``k`` is the numerical rank of ``B + eps I``.
+    V : ndarray of shape (m, k)
+        Eigenvectors with :math:`V^\top (B+\epsilon I) V = I`.
+    """
+    A, B = _sym(A), _sym(B)
+    m = B.shape[0]
+    if reg:
+        B = B + (reg * max(np.trace(B), 0.0) / m) * np.eye(m)
+    lam, U = linalg.eigh(B)
+    tol = (m * np.finfo(np.float64).eps if rank_tol is None else rank_tol) * max(lam[-1], 0.0)
+    keep = lam > max(tol, np.finfo(np.float64).tiny)
+    if not np.any(keep):
+        return np.zeros(0), np.zeros((m, 0))
+    P = U[:, keep] / np.sqrt(lam[keep])
+    mu, C = linalg.eigh(_sym(P.T @ A @ P))
+    if largest:
+        mu, C = mu[::-1], C[:, ::-1]
+    return mu, P @ C
+
+
+def data_subspace(X, mean, *, rank_tol=None, block_rows=8192):
+    r"""Orthonormal basis of the span of the centred data, and the data in it when cheap.
+
+    For ``n_features <= n_samples`` the ``D x D`` centred Gram matrix is accumulated in row
+    blocks and eigendecomposed (no ``n x n`` and no centred copy of ``X``). Otherwise (``D > n``)
+    the thin SVD of the centred data gives the basis and the coordinates together.
+
+    Directions whose variance is below ``rank_tol * max variance`` (default ``max(n, D) * eps``)
+    are dropped: constant features, duplicated or collinear columns and the null space of
+    ``n < D`` data never reach a solver.
+
+    Returns
+    -------
+    basis : ndarray of shape (n_features, rank)
+    coordinates : ndarray of shape (n_samples, rank) or None
+        ``(X - mean) @ basis`` when it came for free (the SVD branch), else None.
+    """
+    n, D = X.shape
+    tol = max(n, D) * np.finfo(np.float64).eps if rank_tol is None else rank_tol
+    if D <= n:
+        G = _weighted_centered_gram(X, mean, block_rows=block_rows)
+        lam, U = linalg.eigh(_sym(G))
+        keep = lam > tol * max(lam[-1], 0.0)
+        return U[:, keep][:, ::-1], None
+    Xc = np.asarray(X, dtype=np.float64) - mean
+    U, s, Vt = linalg.svd(Xc, full_matrices=False)
+    keep = s**2 > tol * max(s[0] ** 2, 0.0) if s.size else np.zeros(0, bool)
+    return Vt[keep].T, U[:, keep] * s[keep]
+
+
+def flip_signs(V, axis=0):
+    """Make the largest-magnitude entry of each column (axis=0) or row (axis=1) positive."""
+    V = np.asarray(V)
+    if V.size == 0:
+        return V
+    idx = np.argmax(np.abs(V), axis=axis)
+    if axis == 0:
+        signs = np.sign(V[idx, np.arange(V.shape[1])])
+        signs[signs == 0] = 1
+        return V * signs
+    signs = np.sign(V[np.arange(V.shape[0]), idx])
+    signs[signs == 0] = 1
+    return V * signs[:, None]
