@@ -219,20 +219,22 @@ class LDE(_BaseGraphEmbedding):
         \min_V \operatorname{tr}(V^\top X^\top L(W) X V) \quad\text{s.t.}\quad
         V^\top (X^\top L(W') X + \epsilon I) V = I ,
 
-    with :math:`W_{ij} = 1` when ``i`` and ``j`` share a class and one is among the
-    ``n_neighbors`` nearest neighbours of the other (over all samples), and :math:`W'_{ij} = 1`
-    when their classes differ and one is among the ``n_neighbors_between`` nearest neighbours of
-    the other. This is LDE's ``max tr(V^T X^T L(W') X V)`` s.t. ``V^T X^T L(W) X V = I`` with the
-    roles of objective and constraint swapped, which has the same eigenvectors and stays
-    well-posed when the within-class scatter is singular.
+    with :math:`W_{ij} > 0` when ``i`` and ``j`` share a class and one is among the
+    ``n_neighbors`` nearest samples *of its class* to the other, and :math:`W'_{ij} > 0` when
+    their classes differ and one is among the ``n_neighbors_between`` nearest samples *of the
+    other classes* to the other (paper 001, eqs. 31-32, reading "each pair of points from the
+    same / from different classes" as the candidate set, so ``W'`` is never empty). This is
+    LDE's ``max tr(V^T X^T L(W') X V)`` s.t. ``V^T X^T L(W) X V = I`` with the roles of
+    objective and constraint swapped, which has the same eigenvectors and stays well-posed when
+    the within-class scatter is singular.
 
     Parameters
     ----------
     n_components : int or None, default=None
     n_neighbors : int, default=5
     n_neighbors_between : int, default=10
-    weights : {'binary', 'heat'}, default='binary'
-        Paper 001 uses binary weights; the original LDE paper uses heat weights.
+    weights : {'heat', 'binary'}, default='heat'
+        The original LDE uses heat weights; paper 001 uses binary ones.
     sigma : float or None, default=None
     reg : float, default=0.0
     rank_tol : float or None, default=None
@@ -243,8 +245,10 @@ class LDE(_BaseGraphEmbedding):
         As in :class:`LDA`; :math:`V^\top X^\top L(W') X V = I`.
     """
 
+    _min_per_class = 2
+
     def __init__(
-        self, n_components=None, *, n_neighbors=5, n_neighbors_between=10, weights="binary",
+        self, n_components=None, *, n_neighbors=5, n_neighbors_between=10, weights="heat",
         sigma=None, reg=0.0, rank_tol=None,
     ):
         self.n_components = n_components
@@ -267,17 +271,12 @@ class LDE(_BaseGraphEmbedding):
             weights=self.weights, sigma=self.sigma, metric=metric,
         )
 
-    def _max_components(self, n_available, n_classes):
-        return n_available, (
-            "the rank of the between-class neighbour scatter; if it is 0, no two samples of "
-            "different classes are neighbours: raise n_neighbors_between"
-        )
 
 
-def lde_graphs(X, y_enc, n_neighbors, n_neighbors_between, *, weights="binary", sigma=None,
+def lde_graphs(X, y_enc, n_neighbors, n_neighbors_between, *, weights="heat", sigma=None,
                metric="euclidean"):
     """LDE's within-class and between-class neighbour graphs (paper 001, eqs. 31-32)."""
-    kw = dict(weights=weights, sigma=sigma, metric=metric)
-    within, _ = _graphs.split_by_label(_graphs.knn_graph(X, n_neighbors, **kw), y_enc)
-    _, between = _graphs.split_by_label(_graphs.knn_graph(X, n_neighbors_between, **kw), y_enc)
+    kw = dict(y=y_enc, weights=weights, sigma=sigma, metric=metric)
+    within = _graphs.knn_graph(X, n_neighbors, restrict="same", **kw)
+    between = _graphs.knn_graph(X, n_neighbors_between, restrict="different", **kw)
     return within, between

@@ -4,11 +4,17 @@ Every spectral method of graphdr reduces to
 
 .. math::
 
-    \min_{V} \operatorname{tr}(V^\top A V) \quad\text{s.t.}\quad V^\top (B + \epsilon I) V = I,
+    \min_{V} \operatorname{tr}\big(V^\top (A + \epsilon I) V\big) \quad\text{s.t.}\quad
+    V^\top (B + \epsilon I) V = I,
 
 with ``A`` symmetric (the intrinsic graph's quadratic form) and ``B`` symmetric positive
 semi-definite (the penalty or constraint), i.e. the generalized eigenproblem
-:math:`A v = \lambda (B + \epsilon I) v`, smallest (or largest) eigenpairs.
+:math:`(A + \epsilon I) v = \lambda (B + \epsilon I) v`, smallest eigenpairs. The ridge
+:math:`\epsilon` enters both sides: when ``A = B - P`` this is exactly the regularised
+maximisation :math:`\max v^\top P v / v^\top (B + \epsilon I) v` of the kernel literature
+(``../shared/notes/algorithms.md``, section 3), and a direction of tiny variance can no longer
+reach the optimum through a zero numerator. ``largest=True`` solves
+:math:`\max v^\top A v / v^\top (B + \epsilon I) v` instead (ridge on ``B`` only).
 
 :func:`generalized_eigh` whitens ``B`` on its numerical range, so a singular ``B`` is handled
 exactly: directions with ``B v = 0`` (infinite ratio) are left out instead of inverted, and
@@ -33,7 +39,10 @@ def _sym(M):
 
 
 def generalized_eigh(A, B, *, largest=False, reg=0.0, rank_tol=None):
-    r"""All eigenpairs of :math:`A v = \lambda (B + \epsilon I) v` on the range of ``B``.
+    r"""All eigenpairs of :math:`(A + \epsilon I) v = \lambda (B + \epsilon I) v` on the range of ``B``.
+
+    The ridge is added to ``A`` only when minimising (``largest=False``); see the module
+    docstring for why.
 
     Parameters
     ----------
@@ -60,7 +69,10 @@ def generalized_eigh(A, B, *, largest=False, reg=0.0, rank_tol=None):
     A, B = _sym(A), _sym(B)
     m = B.shape[0]
     if reg:
-        B = B + (reg * max(np.trace(B), 0.0) / m) * np.eye(m)
+        ridge = (reg * max(np.trace(B), 0.0) / m) * np.eye(m)
+        B = B + ridge
+        if not largest:
+            A = A + ridge
     lam, U = linalg.eigh(B)
     tol = (m * np.finfo(np.float64).eps if rank_tol is None else rank_tol) * max(lam[-1], 0.0)
     keep = lam > max(tol, np.finfo(np.float64).tiny)
