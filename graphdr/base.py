@@ -6,12 +6,12 @@ graph ``W^p`` apart:
 
 .. math::
 
-    \min_V \operatorname{tr}\big(V^\top X^\top L(W) X V\big) \quad\text{s.t.}\quad
+    \min_V \operatorname{tr}\big(V^\top (X^\top L(W) X + \epsilon I) V\big) \quad\text{s.t.}\quad
     V^\top \big(X^\top L(W^p) X + \epsilon I\big) V = I .
 
 In the kernel form ``X`` is replaced by the empirical kernel map ``Z`` of the centred kernel
 (:mod:`graphdr.kernels`), which is the dual problem
-:math:`K L K a = \lambda (K L^p K + \epsilon K) a`.
+:math:`(K L K + \epsilon K) a = \lambda (K L^p K + \epsilon K) a`.
 
 Data flow of :meth:`_BaseGraphEmbedding.fit`:
 
@@ -228,14 +228,15 @@ class GraphEmbedding(_BaseGraphEmbedding):
 
     .. math::
 
-        \min_V \operatorname{tr}\big(V^\top X^\top L(W) X V\big) \quad\text{s.t.}\quad
+        \min_V \operatorname{tr}\big(V^\top (X^\top L(W) X + \epsilon I) V\big) \quad\text{s.t.}\quad
         V^\top \big(X^\top Q X + \epsilon I\big) V = I ,
 
     where ``W`` is the intrinsic graph, ``Q`` the Laplacian of the penalty graph, the degree
     matrix of ``W`` (``penalty='degree'``, LPP's constraint) or the identity
     (``penalty='identity'``, i.e. ``V^T V = I``). With a ``kernel`` the problem is solved in the
     empirical kernel map of the centred kernel matrix (dual form
-    :math:`K L K a = \lambda (K Q K + \epsilon K) a`).
+    :math:`(K L K + \epsilon K) a = \lambda (K Q K + \epsilon K) a`). The ridge on both sides
+    makes :math:`\epsilon` penalise directions of small variance (see :mod:`graphdr.solvers`).
 
     Parameters
     ----------

@@ -39,12 +39,15 @@ class KernelLDA(_LDAGraphs, _BaseGraphEmbedding):
 
     .. math::
 
-        \min_a a^\top \tilde K L(W) \tilde K a \quad\text{s.t.}\quad
+        \max_a \frac{a^\top \tilde K L(W_b) \tilde K a}
+                    {a^\top (\tilde K L(W_t) \tilde K + \epsilon \tilde K) a}
+        \;\Longleftrightarrow\;
+        \min_a a^\top (\tilde K L(W) \tilde K + \epsilon \tilde K) a \quad\text{s.t.}\quad
         a^\top (\tilde K L(W_t) \tilde K + \epsilon \tilde K) a = 1 ,
 
-    with the centred kernel :math:`\tilde K`, LDA's within-class graph ``W`` and the complete
-    graph :math:`W_t` (total scatter in feature space); equivalently the Fisher ratio of
-    between- to within-class scatter in feature space is maximised. :math:`\epsilon` is ``reg``
+    with the centred kernel :math:`\tilde K`, LDA's within-class graph ``W``, the between-class
+    graph :math:`W_b` and the complete graph :math:`W_t` (total scatter in feature space): the
+    regularised Fisher ratio in feature space. :math:`\epsilon` is ``reg``
     times the mean eigenvalue of the total scatter (of :math:`\tilde K`).
 
     Parameters
@@ -88,7 +91,7 @@ class KernelLPP(_LPPGraphs, _BaseGraphEmbedding):
 
     .. math::
 
-        \min_a a^\top \tilde K L(W) \tilde K a \quad\text{s.t.}\quad
+        \min_a a^\top (\tilde K L(W) \tilde K + \epsilon \tilde K) a \quad\text{s.t.}\quad
         a^\top (\tilde K D \tilde K + \epsilon \tilde K) a = 1 ,
 
     with ``W`` the (same-class when ``supervised``) k-nearest-neighbour graph built on the

@@ -57,7 +57,7 @@ class LDA(_LDAGraphs, _BaseGraphEmbedding):
 
     .. math::
 
-        \min_V \operatorname{tr}(V^\top S_w V) \quad\text{s.t.}\quad
+        \min_V \operatorname{tr}(V^\top (S_w + \epsilon I) V) \quad\text{s.t.}\quad
         V^\top (S_t + \epsilon I) V = I ,
 
     with the within-class scatter :math:`S_w = X^\top L(W) X`, :math:`W_{ij} = 1/J_c` for two
@@ -75,8 +75,9 @@ class LDA(_LDAGraphs, _BaseGraphEmbedding):
     n_components : int or None, default=None
         At most ``n_classes - 1`` (None takes that many).
     reg : float, default=0.0
-        Ridge :math:`\epsilon` relative to the mean eigenvalue of :math:`S_t` (shrinks towards
-        PCA-like directions).
+        Ridge :math:`\epsilon` relative to the mean eigenvalue of :math:`S_t`; the problem is then
+        :math:`\max v^\top S_b v / v^\top (S_t + \epsilon I) v` (shrinkage towards
+        large-variance directions). 0 reproduces classical LDA.
     rank_tol : float or None, default=None
         Relative variance below which a direction of the data counts as absent.
 
@@ -112,7 +113,7 @@ class LPP(_LPPGraphs, _BaseGraphEmbedding):
 
     .. math::
 
-        \min_V \operatorname{tr}(V^\top X^\top L(W) X V) \quad\text{s.t.}\quad
+        \min_V \operatorname{tr}(V^\top (X^\top L(W) X + \epsilon I) V) \quad\text{s.t.}\quad
         V^\top (X^\top D X + \epsilon I) V = I ,
 
     with ``W`` the symmetrised k-nearest-neighbour graph (sparse) and ``D = diag(W 1)``.
@@ -160,7 +161,7 @@ class MFA(_BaseGraphEmbedding):
 
     .. math::
 
-        \min_V \operatorname{tr}(V^\top X^\top L(W) X V) \quad\text{s.t.}\quad
+        \min_V \operatorname{tr}(V^\top (X^\top L(W) X + \epsilon I) V) \quad\text{s.t.}\quad
         V^\top (X^\top L(W^p) X + \epsilon I) V = I ,
 
     where the intrinsic graph ``W`` joins each sample to its ``n_neighbors`` nearest neighbours
@@ -216,7 +217,7 @@ class LDE(_BaseGraphEmbedding):
 
     .. math::
 
-        \min_V \operatorname{tr}(V^\top X^\top L(W) X V) \quad\text{s.t.}\quad
+        \min_V \operatorname{tr}(V^\top (X^\top L(W) X + \epsilon I) V) \quad\text{s.t.}\quad
         V^\top (X^\top L(W') X + \epsilon I) V = I ,
 
     with :math:`W_{ij} > 0` when ``i`` and ``j`` share a class and one is among the
