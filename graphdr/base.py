@@ -25,16 +25,19 @@ Data flow of :meth:`_BaseGraphEmbedding.fit`:
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.kernel_approximation import Nystroem
 from sklearn.preprocessing import KernelCenterer
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import graphs as _graphs
-from ._validation import check_labels, check_n_components, check_option, check_positive
+from ._validation import check_int, check_labels, check_n_components, check_option, check_positive
 from .kernels import check_kernel_params, compute_kernel, empirical_kernel_map
-from .solvers import data_subspace, flip_signs, generalized_eigh
+from .solvers import class_kernel_eigh, data_subspace, flip_signs, generalized_eigh
 
 __all__ = ["GraphEmbedding"]
 
@@ -86,10 +89,45 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         X = validate_data(self, X, dtype=_DTYPES, ensure_min_samples=2)
         return X, None
 
+    def _approximation(self):
+        """None (exact kernel) or 'nystroem', validated."""
+        approximation = getattr(self, "approximation", None)
+        if approximation is None:
+            return None
+        check_option(approximation, "approximation", {"nystroem"})
+        check_int(self.n_landmarks, "n_landmarks", min_value=2)
+        if self.kernel == "precomputed":
+            raise ValueError(
+                "approximation='nystroem' needs the kernel function, not kernel='precomputed'."
+            )
+        return approximation
+
+    def _nystroem_coordinates(self, X):
+        """Landmark features Phi (Phi Phi^T ~ K), centred and reduced to their span."""
+        params = dict(self.kernel_params or {})
+        if not callable(self.kernel) and self.kernel in ("rbf", "poly", "sigmoid", "laplacian", "chi2"):
+            params.setdefault("gamma", self.gamma if self.gamma is not None else 1.0 / X.shape[1])
+        if self.kernel == "poly":
+            params.setdefault("degree", self.degree)
+        if self.kernel in ("poly", "sigmoid"):
+            params.setdefault("coef0", self.coef0)
+        nystroem = Nystroem(
+            kernel=self.kernel, n_components=min(self.n_landmarks, X.shape[0]),
+            random_state=self.random_state, kernel_params=params or None,
+        ).fit(X)
+        Phi = nystroem.transform(X).astype(np.float64, copy=False)
+        mean = Phi.mean(axis=0)
+        basis, coords = data_subspace(Phi, mean, rank_tol=self.rank_tol)
+        if coords is None:
+            coords = (Phi - mean) @ basis
+        return dict(coords=coords, basis=basis, mean=mean, nystroem=nystroem)
+
     def _coordinates(self, X):
         """Coordinates in which the problem is solved, and what maps back from them."""
         if self._is_kernel():
             check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0)
+            if self._approximation() == "nystroem":
+                return self._nystroem_coordinates(X)
             K = self._kernel(X)
             if self.kernel == "precomputed" and K.shape[0] != K.shape[1]:
                 raise ValueError(
@@ -142,7 +180,65 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             B = np.eye(rank)
         else:
             B = self._quadratic_form(penalty, X, space)
-        return generalized_eigh(A, B, largest=False, reg=self._resolved_reg(), rank_tol=self.rank_tol)
+        return generalized_eigh(A, B, ridge=self._ridge(B, X.shape[0]), rank_tol=self.rank_tol)
+
+    def _ridge(self, B, n_samples):
+        """Absolute ridge: ``reg`` times the mean eigenvalue of the constraint matrix ``B``.
+
+        The mean is over the dimensions of the space the problem lives in: the rank of the data
+        (linear) or the ``n - 1`` dimensions of the centred kernel's feature span (kernel, exact
+        or approximated), so the exact solvers and the class-structured fast path agree.
+        """
+        reg = self._resolved_reg()
+        dims = n_samples - 1 if self._is_kernel() else B.shape[0]
+        return reg * max(np.trace(B), 0.0) / max(dims, 1)
+
+    # ----- class-structured kernel fast path ------------------------------------------
+    def _class_objective_block(self, n_classes, class_sizes):
+        """C x C block of a class-structured objective to maximise over ``S_t + eps``, or None."""
+        return None
+
+    def _use_class_kernel_path(self):
+        solver = getattr(self, "solver", "eigh")
+        check_option(solver, "solver", {"auto", "eigh", "cholesky"})
+        if not self._is_kernel() or self._approximation() is not None or solver == "eigh":
+            return False
+        reg = self._resolved_reg()
+        if reg == 0.0 and solver == "cholesky":
+            raise ValueError("solver='cholesky' needs reg > 0; use solver='eigh' for reg=0.")
+        # the factorised matrix has condition number ~ n / reg: 'auto' keeps it well below 1/eps
+        return solver == "cholesky" or reg >= 1e-6
+
+    def _fit_class_kernel(self, X, y_enc):
+        """Solve with :func:`graphdr.solvers.class_kernel_eigh`; no eigendecomposition of K."""
+        check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0)
+        K = self._kernel(X)
+        if self.kernel == "precomputed" and K.shape[0] != K.shape[1]:
+            raise ValueError(
+                "With kernel='precomputed', fit expects the square training kernel matrix; "
+                f"got shape {K.shape}."
+            )
+        if not np.all(np.isfinite(K)):
+            raise ValueError("The kernel matrix contains NaN or infinite values.")
+        self._centerer = KernelCenterer().fit(K)
+        Kc = self._centerer.transform(K)
+        sizes = np.bincount(y_enc, minlength=len(self.classes_))
+        block = self._class_objective_block(len(sizes), sizes)
+        ridge = self._resolved_reg() * np.trace(Kc) / max(K.shape[0] - 1, 1)
+        if not ridge > 0:  # a non-positive trace: no PSD kernel
+            raise np.linalg.LinAlgError("the centred kernel has a non-positive trace")
+        ratios, dual = class_kernel_eigh(Kc, y_enc, block, ridge)
+        max_components, reason = self._max_components(len(ratios), len(sizes))
+        n_components = check_n_components(self.n_components, max_components, reason=reason)
+        self.eigenvalues_ = self._eigenvalues_from_ratios(ratios[:n_components])
+        self.n_components_ = n_components
+        self.dual_coef_ = flip_signs(dual[:, :n_components], axis=0)
+        self.X_fit_ = X
+        self.embedding_ = Kc @ self.dual_coef_
+
+    def _eigenvalues_from_ratios(self, ratios):
+        """Map the fast path's maximised ratios to the min-form eigenvalues of ``eigenvalues_``."""
+        return 1.0 - ratios
 
     def fit(self, X, y=None):
         """Fit the projection on training data.
@@ -160,6 +256,18 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         """
         self._check_params()
         X, y_enc = self._validate_input(X, y)
+        if self._use_class_kernel_path():
+            try:
+                self._fit_class_kernel(X, y_enc)
+                return self
+            except np.linalg.LinAlgError:
+                warnings.warn(
+                    "The centred kernel plus ridge is not positive definite (the kernel is not "
+                    "positive semi-definite); falling back to solver='eigh', which drops the "
+                    "kernel's negative eigenvalues.",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
         space = self._coordinates(X)
         eigenvalues, V = self._solve(X, y_enc, space)
         n_classes = len(self.classes_) if y_enc is not None else 1
@@ -171,7 +279,15 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
     def _store(self, X, space, eigenvalues, V):
         self.eigenvalues_ = eigenvalues
         self.n_components_ = V.shape[1]
-        if self._is_kernel():
+        if "nystroem" in space:
+            W = space["basis"] @ V
+            W_flipped = flip_signs(W, axis=0)
+            signs = np.where(np.sum(W_flipped * W, axis=0) < 0, -1.0, 1.0)
+            self.nystroem_ = space["nystroem"]
+            self.components_ = W_flipped.T
+            self.mean_ = space["mean"]
+            self.embedding_ = space["coords"] @ (V * signs)
+        elif self._is_kernel():
             dual = space["eigvecs"] @ (V / np.sqrt(space["eigvals"])[:, None])
             self.dual_coef_ = flip_signs(dual, axis=0)
             self.X_fit_ = X
@@ -197,6 +313,9 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=_DTYPES)
+        if hasattr(self, "nystroem_"):
+            Phi = self.nystroem_.transform(X)
+            return ((Phi - self.mean_) @ self.components_.T).astype(X.dtype, copy=False)
         if self._is_kernel():
             K = self._kernel(X, self.X_fit_)
             if K.shape[1] != self.dual_coef_.shape[0]:

@@ -20,6 +20,17 @@ from .solvers import generalized_eigh
 
 __all__ = ["KernelLDA", "KernelLPP", "CKFD"]
 
+_APPROX_DOC = """
+    approximation : {None, 'nystroem'}, default=None
+        None solves the exact kernel problem (``O(n^2)`` memory, ``O(n^3)`` time). 'nystroem'
+        replaces the kernel by ``n_landmarks`` landmark features (scikit-learn's ``Nystroem``):
+        ``O(n m)`` memory and ``O(n m^2)`` time. Then ``components_``/``mean_``/``nystroem_``
+        replace ``dual_coef_``/``X_fit_``.
+    n_landmarks : int, default=500
+        Landmarks of the Nystroem approximation (capped at ``n_samples``).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the landmark choice."""
+
 _KERNEL_PARAMS_DOC = """
     kernel : {'rbf', 'linear', 'poly', 'sigmoid', 'cosine', 'laplacian', 'chi2', 'precomputed'} \
 or callable, default='rbf'
@@ -56,9 +67,16 @@ class KernelLDA(_LDAGraphs, _BaseGraphEmbedding):
         At most ``n_classes - 1``.
 %(kernel)s
     reg : float, default=1e-3
-        Relative ridge; 0 is the unregularised problem (training classes collapse to points).
+        Ridge relative to the mean eigenvalue of the centred kernel (over its ``n - 1``
+        dimensions); 0 is the unregularised problem (training classes collapse to points).
+    solver : {'auto', 'cholesky', 'eigh'}, default='auto'
+        'cholesky' uses the class structure: the non-zero solutions come from a ``C x C``
+        problem after one Cholesky factorisation of :math:`\tilde K + \epsilon I`
+        (:func:`graphdr.solvers.class_kernel_eigh`), several times faster than 'eigh', the
+        eigendecomposition of the centred kernel. 'auto' takes 'cholesky' when ``reg >= 1e-6``
+        (the factorised matrix has condition number about ``n / reg``) and the kernel is exact.%(approx)s
     rank_tol : float or None, default=None
-        Relative eigenvalue of the centred kernel below which a direction is dropped.
+        Relative eigenvalue of the centred kernel below which a direction is dropped ('eigh').
 
     Attributes
     ----------
@@ -74,7 +92,8 @@ class KernelLDA(_LDAGraphs, _BaseGraphEmbedding):
 
     def __init__(
         self, n_components=None, *, kernel="rbf", gamma=None, degree=3, coef0=1.0,
-        kernel_params=None, reg=1e-3, rank_tol=None,
+        kernel_params=None, reg=1e-3, solver="auto", approximation=None, n_landmarks=500,
+        random_state=None, rank_tol=None,
     ):
         self.n_components = n_components
         self.kernel = kernel
@@ -83,7 +102,15 @@ class KernelLDA(_LDAGraphs, _BaseGraphEmbedding):
         self.coef0 = coef0
         self.kernel_params = kernel_params
         self.reg = reg
+        self.solver = solver
+        self.approximation = approximation
+        self.n_landmarks = n_landmarks
+        self.random_state = random_state
         self.rank_tol = rank_tol
+
+    def _class_objective_block(self, n_classes, class_sizes):
+        # between-class scatter in centred coordinates: sum_c J_c mu_c mu_c^T
+        return np.diag(1.0 / class_sizes)
 
 
 class KernelLPP(_LPPGraphs, _BaseGraphEmbedding):
@@ -105,7 +132,7 @@ class KernelLPP(_LPPGraphs, _BaseGraphEmbedding):
     weights : {'heat', 'binary'}, default='heat'
     sigma : float or None, default=None
 %(kernel)s
-    reg : float, default=1e-3
+    reg : float, default=1e-3%(approx)s
     rank_tol : float or None, default=None
 
     Attributes
@@ -119,7 +146,7 @@ class KernelLPP(_LPPGraphs, _BaseGraphEmbedding):
     def __init__(
         self, n_components=None, *, supervised=False, n_neighbors=5, weights="heat", sigma=None,
         kernel="rbf", gamma=None, degree=3, coef0=1.0, kernel_params=None, reg=1e-3,
-        rank_tol=None,
+        approximation=None, n_landmarks=500, random_state=None, rank_tol=None,
     ):
         self.n_components = n_components
         self.supervised = supervised
@@ -132,6 +159,9 @@ class KernelLPP(_LPPGraphs, _BaseGraphEmbedding):
         self.coef0 = coef0
         self.kernel_params = kernel_params
         self.reg = reg
+        self.approximation = approximation
+        self.n_landmarks = n_landmarks
+        self.random_state = random_state
         self.rank_tol = rank_tol
 
 
@@ -160,7 +190,7 @@ class CKFD(_BaseGraphEmbedding):
     fusion_weight : float, default=1.0
         Weight of the irregular features relative to the regular ones.
     null_tol : float, default=1e-9
-        Eigenvalues of :math:`S_w` below ``null_tol * max`` span the irregular subspace.
+        Eigenvalues of :math:`S_w` below ``null_tol * max`` span the irregular subspace.%(approx)s
     rank_tol : float or None, default=None
 
     Attributes
@@ -173,7 +203,8 @@ class CKFD(_BaseGraphEmbedding):
 
     def __init__(
         self, n_components=None, *, kernel="rbf", gamma=None, degree=3, coef0=1.0,
-        kernel_params=None, fusion_weight=1.0, null_tol=1e-9, rank_tol=None,
+        kernel_params=None, fusion_weight=1.0, null_tol=1e-9, approximation=None,
+        n_landmarks=500, random_state=None, rank_tol=None,
     ):
         self.n_components = n_components
         self.kernel = kernel
@@ -183,6 +214,9 @@ class CKFD(_BaseGraphEmbedding):
         self.kernel_params = kernel_params
         self.fusion_weight = fusion_weight
         self.null_tol = null_tol
+        self.approximation = approximation
+        self.n_landmarks = n_landmarks
+        self.random_state = random_state
         self.rank_tol = rank_tol
 
     def _check_params(self):
@@ -231,5 +265,5 @@ class CKFD(_BaseGraphEmbedding):
 
 
 for _cls in (KernelLDA, KernelLPP, CKFD):
-    _cls.__doc__ = _cls.__doc__ % {"kernel": _KERNEL_PARAMS_DOC}
+    _cls.__doc__ = _cls.__doc__ % {"kernel": _KERNEL_PARAMS_DOC, "approx": _APPROX_DOC}
 del _cls

@@ -82,6 +82,11 @@ def empirical_kernel_map(K_centered, rank_tol=None):
     tol = (n * np.finfo(np.float64).eps if rank_tol is None else rank_tol) * max(lam[0], 0.0)
     keep = lam > max(tol, 0.0)
     if not np.any(keep):
+        if lam.size and lam[-1] < -n * np.finfo(np.float64).eps * np.abs(lam).max():
+            raise ValueError(
+                "The centred kernel matrix has no positive eigenvalue: it is not a valid "
+                "(positive semi-definite) kernel."
+            )
         raise ValueError(
             "The centred kernel matrix is zero: every sample looks the same under this kernel "
             "(constant data, or gamma too small or too large)."

@@ -118,3 +118,51 @@ def test_ckfd_irregular_and_regular_discriminants():
     lin = graphdr.CKFD(kernel="linear").fit(X, y)
     assert lin.n_irregular_ == 0
     assert max_angle(lin.embedding_, graphdr.LDA().fit_transform(X, y)) < 1e-6
+
+
+def test_cholesky_fast_path_equals_eigendecomposition_path():
+    X, y = make_classes(n_per_class=(30, 25, 35), seed=25)
+    Xte = X[::3] + 0.1
+    fast = graphdr.KernelLDA(gamma=0.05, solver="cholesky").fit(X, y)
+    slow = graphdr.KernelLDA(gamma=0.05, solver="eigh").fit(X, y)
+    np.testing.assert_allclose(fast.eigenvalues_, slow.eigenvalues_, rtol=1e-8)
+    assert max_angle(fast.embedding_, slow.embedding_) < 1e-6
+    np.testing.assert_allclose(fast.transform(Xte), slow.transform(Xte), atol=1e-7)
+    with pytest.raises(ValueError, match="reg > 0"):
+        graphdr.KernelLDA(reg=0.0, solver="cholesky").fit(X, y)
+    with pytest.raises(ValueError, match="solver"):
+        graphdr.KernelLDA(solver="lu").fit(X, y)
+
+
+def test_indefinite_precomputed_kernel_falls_back_to_eigh_with_a_warning():
+    X, y = make_classes(seed=26)
+    v = np.random.default_rng(0).normal(size=len(X))
+    v -= v.mean()
+    K = rbf_kernel(X, gamma=0.1) - 5.0 * np.outer(v, v) / (v @ v)  # one negative eigenvalue
+    with pytest.warns(RuntimeWarning, match="not positive semi-definite"):
+        est = graphdr.KernelLDA(kernel="precomputed").fit(K, y)
+    assert np.all(np.isfinite(est.embedding_))
+    with pytest.warns(RuntimeWarning), pytest.raises(ValueError, match="no positive eigenvalue"):
+        graphdr.KernelLDA(kernel="precomputed").fit(-rbf_kernel(X, gamma=0.1), y)
+
+
+def test_nystroem_with_every_sample_as_landmark_is_exact():
+    X, y = make_classes(n_per_class=(20, 18, 22), seed=27)
+    exact = graphdr.KernelLDA(gamma=0.05, solver="eigh").fit(X, y)
+    approx = graphdr.KernelLDA(gamma=0.05, approximation="nystroem", n_landmarks=len(X), random_state=0).fit(X, y)
+    np.testing.assert_allclose(approx.eigenvalues_, exact.eigenvalues_, rtol=1e-6)
+    assert max_angle(approx.embedding_, exact.embedding_) < 1e-6
+    np.testing.assert_allclose(approx.transform(X), approx.embedding_, atol=1e-8)
+    assert approx.components_.shape[0] == 2 and not hasattr(approx, "dual_coef_")
+
+
+@pytest.mark.parametrize("make", [lambda **k: graphdr.KernelLPP(supervised=True, **k), graphdr.CKFD])
+def test_nystroem_embeds_new_samples_consistently(make):
+    X, y = load_iris(return_X_y=True)
+    est = make(n_components=2, approximation="nystroem", n_landmarks=40, random_state=0).fit(X, y)
+    np.testing.assert_allclose(est.transform(X), est.embedding_, atol=1e-8)
+    assert est.nystroem_.components_.shape[0] == 40
+    with pytest.raises(ValueError, match="precomputed"):
+        make(kernel="precomputed", approximation="nystroem").fit(rbf_kernel(X), y)
+    with pytest.raises(ValueError, match="approximation"):
+        make(approximation="random").fit(X, y)
