@@ -4,7 +4,22 @@ multiple kernels and discriminative neighbour embedding, as scikit-learn transfo
 from .base import GraphEmbedding
 from .kernel import CKFD, KernelLDA, KernelLPP
 from .linear import LDA, LDE, LPP, MFA
+from .qmi import KQMI, LQMI, QMIProjection, qmi_graph, qmi_potentials
 
 __version__ = "0.1.0"
 
-__all__ = ["GraphEmbedding", "LDA", "LPP", "MFA", "LDE", "KernelLDA", "KernelLPP", "CKFD"]
+__all__ = [
+    "GraphEmbedding",
+    "LDA",
+    "LPP",
+    "MFA",
+    "LDE",
+    "KernelLDA",
+    "KernelLPP",
+    "CKFD",
+    "LQMI",
+    "KQMI",
+    "QMIProjection",
+    "qmi_graph",
+    "qmi_potentials",
+]

@@ -1,0 +1,859 @@
+r"""Quadratic mutual information (QMI) between a projection and the class labels.
+
+Torkkola's quadratic mutual information of an embedding :math:`Y = XW` (rows :math:`y_k`) and
+labels with ``C`` classes of sizes :math:`J_1..J_C` (:math:`n = \sum_c J_c`) is, with Parzen
+windows of width :math:`\sigma` (paper 002, eqs. 2 and 11-13),
+
+.. math::
+
+    I_T = V_{IN} + V_{ALL} - 2 V_{BTW}, \qquad
+    V_\bullet = \sum_{k,l} \Omega^\bullet_{kl}\, G(y_k - y_l, 2\sigma^2 I),
+
+with :math:`G(\cdot, 2\sigma^2 I)` the Gaussian density of covariance :math:`2\sigma^2 I` and the
+class-structured weights
+
+* :math:`\Omega^{IN}_{kl} = [c_k = c_l] / n^2` (interactions inside each class),
+* :math:`\Omega^{ALL}_{kl} = s / n^2`, :math:`s = \sum_c (J_c/n)^2` (all pairs),
+* :math:`\Omega^{BTW}_{kl} = (J_{c_k} + J_{c_l}) / (2 n^3)` (each class against all samples,
+  symmetrised).
+
+The combination :math:`M = \Omega^{IN} + \Omega^{ALL} - 2\Omega^{BTW}` is the QMI graph of paper
+000 (its eq. 19, symmetrised): :math:`M = E B E^\top` with the ``n x C`` class indicator ``E`` and
+:math:`B_{ab} = (\delta_{ab} + s - (J_a + J_b)/n) / n^2`. ``M`` has zero row sums and rank
+``C - 1`` and is only ever handled through its ``C x C`` block (:func:`qmi_graph`).
+
+This module offers
+
+* :func:`qmi_potentials` -- the potentials and the criteria for a given embedding, computed in
+  row blocks (memory ``O(block x n)``, never ``n x n``);
+* :class:`LQMI` and :class:`KQMI` -- paper 000's closed-form linear (Algorithm 2) and kernel
+  (Algorithm 1) QMI embeddings;
+* :class:`QMIProjection` -- paper 002's gradient ascent of ``QMI``, ``MI_A = V_IN / V_ALL`` or
+  ``MI_B = V_IN / V_BTW`` over orthonormal projections.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+from scipy import linalg
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import graphs as _graphs
+from ._validation import (
+    check_int,
+    check_labels,
+    check_n_components,
+    check_option,
+    check_positive,
+)
+from .base import _BaseGraphEmbedding
+from .linear import LDA
+from .solvers import flip_signs, generalized_eigh
+
+__all__ = [
+    "qmi_graph",
+    "qmi_potential_blocks",
+    "qmi_potentials",
+    "LQMI",
+    "KQMI",
+    "QMIProjection",
+]
+
+_DTYPES = [np.float64, np.float32]
+#: Bound on the number of pairwise entries held at once (rows x n) in the blockwise sums.
+_MAX_BLOCK_ENTRIES = 2_000_000
+_POTENTIALS = ("V_IN", "V_ALL", "V_BTW")
+
+
+# ----- the class-structured QMI graph ----------------------------------------------------
+def qmi_potential_blocks(class_sizes):
+    r"""The ``C x C`` blocks of the pair weights :math:`\Omega^{IN}, \Omega^{ALL}, \Omega^{BTW}`.
+
+    Parameters
+    ----------
+    class_sizes : array-like of shape (n_classes,)
+        Number of samples :math:`J_c` per class.
+
+    Returns
+    -------
+    blocks : dict
+        ``'V_IN'``: :math:`\delta_{ab}/n^2`; ``'V_ALL'``: :math:`s/n^2` with
+        :math:`s=\sum_c (J_c/n)^2`; ``'V_BTW'``: :math:`(J_a + J_b)/(2n^3)`. The weight of
+        samples ``k, l`` is ``block[c_k, c_l]``.
+    """
+    J = np.asarray(class_sizes, dtype=np.float64)
+    n = J.sum()
+    C = J.shape[0]
+    s = np.sum((J / n) ** 2)
+    return {
+        "V_IN": np.eye(C) / n**2,
+        "V_ALL": np.full((C, C), s / n**2),
+        "V_BTW": (J[:, None] + J[None, :]) / (2.0 * n**3),
+    }
+
+
+def qmi_graph(y_encoded, n_classes=None):
+    r"""Paper 000's QMI graph :math:`M = E B E^\top` as a :class:`graphdr.graphs.ClassGraph`.
+
+    .. math::
+
+        B_{ab} = \frac{1}{n^2}\Big(\delta_{ab} + s - \frac{J_a + J_b}{n}\Big), \qquad
+        s = \sum_c \Big(\frac{J_c}{n}\Big)^2 .
+
+    ``M`` is the symmetrised matrix of paper 000's eq. 19 (:math:`C_{IN} = 1/n^2`,
+    :math:`C_{ALL} = s/n^2`, :math:`C_{BTW,c} = J_c/n^3`). Its rows sum to zero, so its
+    Laplacian is :math:`L(M) = -M`, and it has rank ``C - 1``. It is positive semi-definite:
+    with class sums :math:`u_c = \sum_{i \in c} x_i`, :math:`U = \sum_c u_c` and priors
+    :math:`p_c = J_c/n`, :math:`x^\top M x = n^{-2}\sum_c (u_c - p_c U)^2`.
+
+    Parameters
+    ----------
+    y_encoded : ndarray of shape (n_samples,), dtype int
+        Class index of each sample in ``0 .. C-1``.
+    n_classes : int or None
+        Number of classes (default: ``max(y_encoded) + 1``).
+
+    Returns
+    -------
+    M : graphdr.graphs.ClassGraph
+    """
+    sizes = np.bincount(np.asarray(y_encoded, dtype=np.intp), minlength=n_classes or 0)
+    b = qmi_potential_blocks(sizes)
+    return _graphs.ClassGraph(y_encoded, b["V_IN"] + b["V_ALL"] - 2.0 * b["V_BTW"])
+
+
+# ----- potentials and their gradients, in row blocks --------------------------------------
+def _block_rows(n, block_size):
+    if block_size is not None:
+        return int(block_size)
+    return int(max(1, min(n, _MAX_BLOCK_ENTRIES // max(n, 1))))
+
+
+def _potentials_sorted(Y, bounds, class_of_row, blocks, sigma, *, grad=True, block_size=None):
+    """Potentials (and gradients w.r.t. Y) for Y whose rows are sorted by class.
+
+    ``bounds[c]:bounds[c+1]`` are the rows of class ``c``. Returns ``(values, grads)`` where
+    ``values[name]`` is the potential *without* the Gaussian normalising constant and
+    ``grads[name]`` (n x d) its gradient, also without the constant.
+
+    For a weight block ``B``, with ``A_kl = B[c_k, c_l] G_kl`` and
+    ``G_kl = exp(-|y_k - y_l|^2 / (4 sigma^2))``: ``V = sum_kl A_kl`` and
+    ``dV/dY = -(1/sigma^2) L(A) Y``. Rows of ``G`` are formed ``block`` at a time, reduced to
+    class sums ``S`` (rows x C) and ``F`` (rows x C x d); nothing of size n x n is kept.
+    """
+    n, d = Y.shape
+    C = len(bounds) - 1
+    rows = _block_rows(n, block_size)
+    sq = np.einsum("ij,ij->i", Y, Y)
+    scale = 1.0 / (4.0 * sigma**2)
+    values = {k: 0.0 for k in blocks}
+    grads = {k: np.empty((n, d)) for k in blocks} if grad else None
+    for a in range(0, n, rows):
+        b = min(n, a + rows)
+        Yb = Y[a:b]
+        D2 = Yb @ Y.T  # the only rows x n array; the rest is done in place
+        D2 *= -2.0
+        D2 += sq[a:b, None]
+        D2 += sq[None, :]
+        np.maximum(D2, 0.0, out=D2)
+        D2 *= -scale
+        G = np.exp(D2, out=D2)
+        S = np.empty((b - a, C))
+        F = np.empty((b - a, C, d)) if grad else None
+        for c in range(C):
+            Gc = G[:, bounds[c] : bounds[c + 1]]
+            S[:, c] = Gc.sum(axis=1)
+            if grad:
+                F[:, c, :] = Gc @ Y[bounds[c] : bounds[c + 1]]
+        cls = class_of_row[a:b]
+        for name, B in blocks.items():
+            Bsel = B[cls]  # rows x C: weight of each row's class against every class
+            r = np.einsum("ic,ic->i", Bsel, S)
+            values[name] += r.sum()
+            if grad:
+                AY = np.einsum("ic,icd->id", Bsel, F)
+                grads[name][a:b] = -(r[:, None] * Yb - AY) / sigma**2
+    return values, grads
+
+
+def _gaussian_constant(sigma, d):
+    """Normalising constant of the Gaussian density of covariance 2 sigma^2 I in d dims."""
+    return float(np.exp(-0.5 * d * np.log(4.0 * np.pi * sigma**2)))
+
+
+def _criteria(values):
+    """QMI, MI_A and MI_B from the (normalised) potentials."""
+    return {
+        "I_T": values["V_IN"] + values["V_ALL"] - 2.0 * values["V_BTW"],
+        "MI_A": values["V_IN"] / values["V_ALL"],
+        "MI_B": values["V_IN"] / values["V_BTW"],
+    }
+
+
+def qmi_potentials(Y, y, sigma, *, block_size=None):
+    r"""Quadratic-MI potentials of an embedding and the criteria built from them.
+
+    .. math::
+
+        V_{IN} = \frac{1}{n^2}\sum_{c}\sum_{k,l \in c} G_{kl}, \quad
+        V_{ALL} = \frac{s}{n^2}\sum_{k,l} G_{kl}, \quad
+        V_{BTW} = \frac{1}{n^2}\sum_{c}\frac{J_c}{n}\sum_{k\in c}\sum_{l} G_{kl},
+
+    with :math:`G_{kl} = G(y_k - y_l, 2\sigma^2 I)
+    = (4\pi\sigma^2)^{-d/2}\exp(-\lVert y_k-y_l\rVert^2/4\sigma^2)` (paper 002, eqs. 11-13),
+    :math:`I_T = V_{IN} + V_{ALL} - 2V_{BTW}`, :math:`MI_A = V_{IN}/V_{ALL}` and
+    :math:`MI_B = V_{IN}/V_{BTW}`.
+
+    The pairwise sums are taken in row blocks of at most ``block_size`` rows (default: about
+    2e6 / n rows), so memory stays ``O(block_size x n)``: ``n = 20000`` needs no ``n x n``
+    array. Time is ``O(n^2 d)``.
+
+    Parameters
+    ----------
+    Y : array-like of shape (n_samples, n_dims)
+        The embedding (for example ``X @ W``).
+    y : array-like of shape (n_samples,)
+        Class labels of any type; at least two classes.
+    sigma : float
+        Parzen window width, > 0 (each Parzen window has covariance :math:`\sigma^2 I`, a pair
+        interaction :math:`2\sigma^2 I`).
+    block_size : int or None, default=None
+        Rows of the pairwise matrix formed at once.
+
+    Returns
+    -------
+    potentials : dict
+        Floats under ``'V_IN'``, ``'V_ALL'``, ``'V_BTW'``, ``'I_T'``, ``'MI_A'``, ``'MI_B'``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphdr.qmi import qmi_potentials
+    >>> Y = np.array([[0.0], [0.1], [3.0], [3.2]])
+    >>> p = qmi_potentials(Y, [0, 0, 1, 1], sigma=0.5)
+    >>> bool(np.isclose(p["MI_A"], p["MI_B"]))   # balanced classes
+    True
+    """
+    sigma = check_positive(sigma, "sigma")
+    if block_size is not None:
+        check_int(block_size, "block_size")
+    Y = np.asarray(Y, dtype=np.float64)
+    if Y.ndim == 1:
+        Y = Y[:, None]
+    if Y.ndim != 2:
+        raise ValueError(f"Y must be a 2-D array (n_samples, n_dims); got shape {Y.shape}.")
+    if not np.all(np.isfinite(Y)):
+        raise ValueError("Y contains NaN or infinite values.")
+    _, y_enc, sizes = check_labels(y, method="qmi_potentials")
+    if y_enc.shape[0] != Y.shape[0]:
+        raise ValueError(
+            f"Y and y must have the same number of samples; got {Y.shape[0]} and "
+            f"{y_enc.shape[0]}."
+        )
+    order = np.argsort(y_enc, kind="stable")
+    Ys = Y[order] - Y.mean(axis=0)
+    bounds = np.concatenate([[0], np.cumsum(sizes)])
+    values, _ = _potentials_sorted(
+        Ys, bounds, y_enc[order], qmi_potential_blocks(sizes), sigma, grad=False,
+        block_size=block_size,
+    )
+    const = _gaussian_constant(sigma, Y.shape[1])
+    out = {k: float(const * v) for k, v in values.items()}
+    ratios = _criteria(values)  # the constant cancels in MI_A and MI_B
+    out["I_T"] = out["V_IN"] + out["V_ALL"] - 2.0 * out["V_BTW"]
+    out["MI_A"], out["MI_B"] = float(ratios["MI_A"]), float(ratios["MI_B"])
+    return out
+
+
+# ----- closed form: LQMI and KQMI (paper 000) ----------------------------------------------
+class _QMIClosedForm:
+    """Shared pieces of LQMI and KQMI: the QMI graph against the total scatter."""
+
+    def _max_components(self, n_available, n_classes):
+        return min(n_classes - 1, n_available), (
+            f"the QMI graph M has rank n_classes - 1 = {n_classes - 1} for {n_classes} classes"
+            + (f", and the data have rank {n_available}" if n_available < n_classes - 1 else "")
+        )
+
+    def _build_graphs(self, X_graph, y_enc, metric):
+        return qmi_graph(y_enc), _graphs.total_graph(y_enc)
+
+    def _solve(self, X, y_enc, space):
+        # max tr(V^T X^T M X V)  s.t.  V^T (X^T X + eps I) V = I   (X centred).
+        # M = E B E^T has zero row sums, so X^T M X is the 'adjacency' form of the class graph
+        # (= -X^T L(M) X); it is computed from class sums only.
+        M, total = self._build_graphs(None, y_enc, None)
+        A = self._quadratic_form(M, X, space, kind="adjacency")
+        B = self._quadratic_form(total, X, space)
+        ridge_of = getattr(self, "_ridge", None)  # the core's convention for the ridge
+        if ridge_of is not None:
+            return generalized_eigh(
+                A, B, largest=True, ridge=ridge_of(B, X.shape[0]), rank_tol=self.rank_tol
+            )
+        return generalized_eigh(A, B, largest=True, reg=self._resolved_reg(),
+                                rank_tol=self.rank_tol)
+
+    def _class_objective_block(self, n_classes, class_sizes):
+        # the class-structured kernel fast path maximises a^T K E B E^T K a over the ridge
+        # constraint: B is the QMI block
+        b = qmi_potential_blocks(class_sizes)
+        return b["V_IN"] + b["V_ALL"] - 2.0 * b["V_BTW"]
+
+    def _eigenvalues_from_ratios(self, ratios):
+        return ratios
+
+
+class LQMI(_QMIClosedForm, _BaseGraphEmbedding):
+    r"""Linear quadratic-MI embedding (paper 000, Algorithm 2).
+
+    .. math::
+
+        \max_V \operatorname{tr}\big(V^\top X^\top M X V\big) \quad\text{s.t.}\quad
+        V^\top \big(X^\top X + \epsilon I\big) V = I ,
+
+    with ``X`` centred and ``M`` the QMI graph of :func:`qmi_graph`,
+    :math:`M = E B E^\top`, :math:`B_{ab} = (\delta_{ab} + s - (J_a+J_b)/n)/n^2`. The solution
+    is the generalized eigenproblem :math:`X^\top M X v = \gamma X^\top X v` of paper 000's
+    eq. 29, largest :math:`\gamma` first. Because ``M`` has zero row sums,
+    :math:`L(M) = -M` and :math:`X^\top M X = -X^\top L(M) X`: maximising the objective is
+    graph embedding that *minimises* :math:`\operatorname{tr}(V^\top X^\top L(M) X V)` with the
+    (signed) QMI graph ``M`` as intrinsic graph and the complete graph as penalty.
+    :math:`X^\top M X` is formed from the class sums :math:`E^\top X` (``O(n D C)``); no
+    ``n x n`` matrix is built.
+
+    ``M`` has rank ``C - 1``, so at most ``C - 1`` components exist. For balanced classes
+    :math:`X^\top M X` is proportional to the between-class scatter and LQMI equals LDA; for any
+    class sizes the two span the same subspace at ``n_components = C - 1``.
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        At most ``n_classes - 1`` (None takes that many); a larger value raises ``ValueError``.
+    reg : float, default=0.0
+        Ridge :math:`\epsilon` relative to the mean eigenvalue of :math:`X^\top X`.
+    rank_tol : float or None, default=None
+        Relative variance below which a direction of the data counts as absent.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components_, n_features)
+        Projection directions scaled to unit total scatter, :math:`V^\top X^\top X V = I`
+        (paper 000 rescales each to unit length instead; the subspace is the same, and only
+        the relative scale of the embedded coordinates differs).
+    mean_ : ndarray of shape (n_features,)
+    eigenvalues_ : ndarray of shape (n_components_,)
+        :math:`\gamma = v^\top X^\top M X v / v^\top X^\top X v`, decreasing.
+    n_components_ : int
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from graphdr.qmi import LQMI
+    >>> X, y = load_iris(return_X_y=True)
+    >>> LQMI().fit_transform(X, y).shape
+    (150, 2)
+    """
+
+    def __init__(self, n_components=None, *, reg=0.0, rank_tol=None):
+        self.n_components = n_components
+        self.reg = reg
+        self.rank_tol = rank_tol
+
+
+_KQMI_SOLVERS = ("auto", "cholesky", "eigh", "paper")
+
+
+class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
+    r"""Kernel quadratic-MI embedding (paper 000, Algorithm 1, and a regularised default).
+
+    .. math::
+
+        \max_A \operatorname{tr}\big(A^\top \tilde K M \tilde K A\big) \quad\text{s.t.}\quad
+        A^\top \big(\tilde K \tilde K + \epsilon \tilde K\big) A = I ,
+
+    with the centred kernel matrix :math:`\tilde K = P \Lambda P^\top` and the QMI graph
+    :math:`M = E B E^\top` of :func:`qmi_graph`; new samples map to
+    :math:`\tilde k(x)^\top A`. :math:`\tilde K M \tilde K = (\tilde K E) B (\tilde K E)^\top`
+    needs only the ``n x C`` class sums; ``M`` itself is never formed.
+
+    * ``solver='auto'``, ``'cholesky'`` or ``'eigh'`` (regularised, the default): the ridge
+      :math:`\epsilon = ` ``reg`` times the mean eigenvalue of :math:`\tilde K` (over its
+      ``n - 1`` dimensions) keeps out-of-sample projections stable (without it an RBF kernel
+      collapses each training class to a point; see ``notes/algorithms.md``, section 3).
+      'eigh' solves the linear problem on the empirical kernel map
+      :math:`Z = P\Lambda^{1/2}`: :math:`\max w^\top Z^\top M Z w` s.t.
+      :math:`w^\top (Z^\top Z + \epsilon I) w = 1`, :math:`a = P\Lambda^{-1/2} w`;
+      'cholesky' uses the class structure of ``M`` (a ``C x C`` problem after one Cholesky
+      factorisation of :math:`\tilde K + \epsilon I`, no eigendecomposition of ``K``);
+      'auto' takes 'cholesky' when ``reg >= 1e-6``.
+    * ``solver='paper'``: Algorithm 1 as printed, :math:`\epsilon = 0`: the top eigenvectors
+      ``b`` of :math:`P^\top M P` and :math:`A = P \Lambda^{-1} b` (``reg`` is ignored).
+
+    Kernel width: the paper's Algorithm 1 uses the Gaussian :math:`N(x_i - x_j; 0, \sigma^2 I)
+    \propto \exp(-\lVert x_i-x_j\rVert^2 / 2\sigma^2)`, i.e. ``gamma = 1 / (2 sigma**2)``
+    (paper 000's experiments, :math:`\sigma = 1`, are ``gamma=0.5``). Its section III-A writes
+    the Parzen form :math:`N(\cdot; 0, 2\sigma^2 I)`, which is ``gamma = 1 / (4 sigma**2)``.
+    The normalising constant of the Gaussian only scales ``K`` and changes no projection.
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        At most ``n_classes - 1``; a larger value raises ``ValueError``.
+    kernel : {'rbf', 'linear', 'poly', 'sigmoid', 'cosine', 'laplacian', 'chi2', \
+'precomputed'} or callable, default='rbf'
+        With 'precomputed', ``fit`` takes the training kernel and ``transform`` the kernel
+        between new and training samples.
+    gamma : float or None, default=None
+        RBF/poly/sigmoid coefficient, :math:`k(x,x') = \exp(-\gamma\lVert x-x'\rVert^2)`;
+        None means ``1 / n_features`` (an RBF width :math:`\sigma = \sqrt{D/2}`).
+    degree : int, default=3
+    coef0 : float, default=1.0
+    kernel_params : dict or None, default=None
+        Extra keyword arguments of the kernel.
+    solver : {'auto', 'cholesky', 'eigh', 'paper'}, default='auto'
+        The regularised solvers, or paper 000's Algorithm 1 as printed ('paper').
+    reg : float, default=1e-3
+        Relative ridge of the regularised solvers (0 with 'eigh' gives the paper's problem).
+    rank_tol : float or None, default=None
+        Relative eigenvalue of the centred kernel below which a direction is dropped (never
+        inverted); the constant vector, eigenvalue 0 of every centred kernel, is always dropped.
+
+    Attributes
+    ----------
+    dual_coef_ : ndarray of shape (n_samples_fit, n_components_)
+        ``transform(X) = K_c(X, X_fit_) @ dual_coef_``.
+    X_fit_ : ndarray of shape (n_samples_fit, n_features)
+    embedding_ : ndarray of shape (n_samples_fit, n_components_)
+        Training embedding :math:`\tilde K A`.
+    eigenvalues_ : ndarray of shape (n_components_,)
+        Values of the QMI quotient of each component, decreasing.
+    n_components_ : int
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from graphdr.qmi import KQMI
+    >>> X, y = load_iris(return_X_y=True)
+    >>> KQMI(n_components=2, gamma=0.5).fit_transform(X, y).shape
+    (150, 2)
+    """
+
+    def __init__(
+        self, n_components=None, *, kernel="rbf", gamma=None, degree=3, coef0=1.0,
+        kernel_params=None, solver="auto", reg=1e-3, rank_tol=None,
+    ):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.solver = solver
+        self.reg = reg
+        self.rank_tol = rank_tol
+
+    def _check_params(self):
+        if self.kernel is None:
+            raise ValueError(
+                "KQMI needs a kernel (for example 'rbf' or 'linear'); got kernel=None. Use "
+                "LQMI for the linear method."
+            )
+        check_option(self.solver, "solver", set(_KQMI_SOLVERS))
+        check_positive(self.reg, "reg", allow_zero=True)
+
+    def _resolved_reg(self):
+        return 0.0 if self.solver == "paper" else check_positive(self.reg, "reg", allow_zero=True)
+
+    def _use_class_kernel_path(self):
+        if self.solver == "paper":
+            return False
+        parent = getattr(super(), "_use_class_kernel_path", None)
+        return bool(parent()) if parent is not None else False
+
+    def _solve(self, X, y_enc, space):
+        if self.solver != "paper":
+            return super()._solve(X, y_enc, space)
+        # Algorithm 1 of paper 000: eigenvectors b of P^T M P (P: eigenvectors of the centred
+        # K with non-zero eigenvalues L), A = P L^{-1} b. In the empirical-map coordinates used
+        # by the base class (a = P L^{-1/2} v) this is v = b / sqrt(L).
+        P, lam = space["eigvecs"], space["eigvals"]
+        PMP = _graphs.graph_quadratic_form(qmi_graph(y_enc), P, kind="adjacency")
+        h, Bv = linalg.eigh((PMP + PMP.T) / 2.0)
+        h, Bv = h[::-1], Bv[:, ::-1]
+        return h, Bv / np.sqrt(lam)[:, None]
+
+
+# ----- gradient ascent: QMIProjection (paper 002) ------------------------------------------
+_CRITERIA = {"qmi": "I_T", "mi_a": "MI_A", "mi_b": "MI_B"}
+
+
+def _criterion_and_gradient(Y, bounds, class_of_row, blocks, sigma, criterion, *, grad=True,
+                            block_size=None):
+    """Value of the criterion and its gradient with respect to Y (rows sorted by class)."""
+    raw, graw = _potentials_sorted(
+        Y, bounds, class_of_row, blocks, sigma, grad=grad, block_size=block_size
+    )
+    key = _CRITERIA[criterion]
+    # the Gaussian constant multiplies I_T but cancels in the ratios: leave it out of those
+    const = _gaussian_constant(sigma, Y.shape[1]) if key == "I_T" else 1.0
+    V = {k: const * raw[k] for k in _POTENTIALS}
+    value = _criteria(V)[key]
+    if not grad:
+        return value, None
+    dV = {k: const * graw[k] for k in _POTENTIALS}
+    if key == "I_T":
+        g = dV["V_IN"] + dV["V_ALL"] - 2.0 * dV["V_BTW"]
+    else:
+        den = "V_ALL" if key == "MI_A" else "V_BTW"
+        # quotient rule: d(N/D) = (D dN - N dD) / D^2
+        g = (V[den] * dV["V_IN"] - V["V_IN"] * dV[den]) / V[den] ** 2
+    return value, g
+
+
+def _qmi_objective_and_grad_W(W, X_sorted, bounds, class_of_row, blocks, sigma, criterion,
+                              grad=True, block_size=None):
+    """Criterion of Y = X W and its Euclidean gradient X^T dI/dY with respect to W."""
+    Y = X_sorted @ W
+    value, gY = _criterion_and_gradient(
+        Y, bounds, class_of_row, blocks, sigma, criterion, grad=grad, block_size=block_size
+    )
+    return value, (X_sorted.T @ gY if grad else None)
+
+
+def _retract(M):
+    """QR retraction onto the Stiefel manifold (R with positive diagonal)."""
+    Q, R = linalg.qr(M, mode="economic")
+    signs = np.sign(np.diag(R))
+    signs[signs == 0] = 1.0
+    return Q * signs
+
+
+def _complete_basis(Q, Xc, d, rng):
+    """Extend the orthonormal columns of Q to d columns: principal directions of the data
+    in the orthogonal complement of span(Q), then random directions if the data run out."""
+    D = Xc.shape[1]
+    k = Q.shape[1]
+    if k >= d:
+        return Q[:, :d]
+    R = Xc - (Xc @ Q) @ Q.T if k else Xc
+    lam, U = linalg.eigh(R.T @ R)
+    lam, U = lam[::-1], U[:, ::-1]
+    good = lam > D * np.finfo(np.float64).eps * max(lam[0], 0.0) if lam.size else lam > 0
+    extra = U[:, good][:, : d - k]
+    Q = np.hstack([Q, extra]) if k else extra
+    while Q.shape[1] < d:
+        v = rng.standard_normal((D, d - Q.shape[1]))
+        if Q.shape[1]:
+            v -= Q @ (Q.T @ v)
+        Q = np.hstack([Q, _retract(v)]) if Q.shape[1] else _retract(v)
+        Q = _retract(Q)
+    return Q
+
+
+class QMIProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    r"""Orthonormal projection maximising quadratic mutual information by gradient ascent.
+
+    .. math::
+
+        \max_{W \in \mathbb R^{D\times d},\; W^\top W = I} \; J(XW), \qquad
+        J \in \{ I_T = V_{IN} + V_{ALL} - 2V_{BTW},\;
+        MI_A = V_{IN}/V_{ALL},\; MI_B = V_{IN}/V_{BTW} \},
+
+    with the Parzen potentials of :func:`qmi_potentials` (paper 002, eqs. 2, 6, 7, 11-13).
+
+    Gradients are the matrix forms (``notes/algorithms.md``, section 4)
+    :math:`\partial V/\partial W = -\sigma^{-2} X^\top L(\Omega_V \circ G) X W` with
+    :math:`G_{kl}` the pair Gaussians, and the quotient rule for the ratios; they are
+    accumulated in row blocks of the pairwise matrix: ``O(n^2 d + n D d)`` time and
+    ``O(block x n)`` memory per iteration.
+
+    Optimisation. ``W`` stays orthonormal (the scale of ``Y`` is fixed by ``W^T W = I``; the
+    criterion grows without bound if ``W`` may grow). Each iteration moves along the
+    Riemannian gradient :math:`\xi = \Gamma - W\,\mathrm{sym}(W^\top\Gamma)` (``Gamma`` the
+    Euclidean gradient), normalised to unit Frobenius norm, by a step ``t`` and retracts with
+    a QR factorisation: :math:`W \leftarrow \mathrm{qf}(W + t\,\xi/\lVert\xi\rVert)`. The step is
+    accepted only if the Armijo condition :math:`J_{new} \ge J + 10^{-4} t \lVert\xi\rVert`
+    holds; otherwise ``t`` is halved (backtracking). After an accepted step ``t`` doubles (up to
+    1). Hence the objective never decreases at a fixed ``sigma``. The fit stops when the
+    relative gain of an iteration is below ``tol``, when no step down to ``1e-10`` is accepted,
+    or after ``max_iter`` iterations (with a ``ConvergenceWarning``).
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        Dimension ``d`` of the projection, at most ``n_features``; None means
+        ``min(n_classes - 1, n_features)``. Values above ``n_classes - 1`` are allowed (the
+        criterion is not rank-limited).
+    criterion : {'qmi', 'mi_a', 'mi_b'}, default='qmi'
+        ``I_T`` (Torkkola's QMI), ``V_IN / V_ALL`` or ``V_IN / V_BTW``.
+    init : {'lda', 'pca', 'random'}, default='lda'
+        Initial ``W``: the orthonormalised :class:`graphdr.LDA` directions (when
+        ``n_components > n_classes - 1``, completed by the principal directions of the data in
+        the orthogonal complement of the LDA subspace), the principal directions, or a random
+        orthonormal matrix drawn from ``random_state``.
+    sigma : float or None, default=None
+        Parzen window width in the projected space (a pair interacts through
+        :math:`\exp(-\lVert y_k-y_l\rVert^2 / 4\sigma^2)`). None: half the median pairwise
+        distance of the initial projection (over at most 1000 evenly spaced samples), so that
+        a pair at the median distance interacts with weight :math:`e^{-1}`.
+    anneal : float or None, default=None
+        Optional annealing of ``sigma``: start at ``anneal * sigma`` (``anneal >= 1``) and
+        decrease geometrically to ``sigma`` over the first half of ``max_iter`` iterations. The
+        objective is recorded at the current ``sigma`` and is non-decreasing within each value
+        of ``sigma``; the convergence test applies only once ``sigma`` is final.
+    max_iter : int, default=100
+        Maximum number of gradient iterations.
+    tol : float, default=1e-6
+        Stop when an iteration raises the objective by less than ``tol`` times its magnitude.
+    step_size : float, default=0.1
+        Initial step ``t`` (a move of Frobenius length ``t`` before retraction).
+    block_size : int or None, default=None
+        Rows of the pairwise matrix formed at once (default about ``2e6 / n``).
+    random_state : int, RandomState instance or None, default=None
+        Seed of ``init='random'`` (and of the random completion of an initial basis).
+    verbose : int, default=0
+        Print the objective, step, ``sigma`` and elapsed time of every iteration.
+    callback : callable or None, default=None
+        Called as ``callback(n_iter, W, objective)`` after each iteration; returning True stops.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components_, n_features)
+        Orthonormal rows :math:`W^\top`; ``transform(X) = (X - mean_) @ components_.T``.
+    mean_ : ndarray of shape (n_features,)
+    n_components_ : int
+    sigma_ : float
+        The final Parzen width used.
+    objective_ : float
+        Final value of the criterion.
+    init_objective_ : float
+        Value of the criterion at the initial ``W`` (at the initial ``sigma``).
+    n_iter_ : int
+        Number of iterations run.
+    history_ : dict of lists
+        One entry per iteration (``n_iter_`` entries each): ``'objective'`` (after the
+        iteration), ``'time'`` (seconds since the start of fit), ``'step'`` (step accepted, 0
+        if none), ``'sigma'`` and ``'grad_norm'`` (Riemannian gradient norm before the step).
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from graphdr.qmi import QMIProjection
+    >>> X, y = load_iris(return_X_y=True)
+    >>> est = QMIProjection(n_components=2, criterion='mi_a').fit(X, y)
+    >>> est.transform(X).shape
+    (150, 2)
+    """
+
+    def __init__(
+        self, n_components=None, *, criterion="qmi", init="lda", sigma=None, anneal=None,
+        max_iter=100, tol=1e-6, step_size=0.1, block_size=None, random_state=None, verbose=0,
+        callback=None,
+    ):
+        self.n_components = n_components
+        self.criterion = criterion
+        self.init = init
+        self.sigma = sigma
+        self.anneal = anneal
+        self.max_iter = max_iter
+        self.tol = tol
+        self.step_size = step_size
+        self.block_size = block_size
+        self.random_state = random_state
+        self.verbose = verbose
+        self.callback = callback
+
+    # ----- helpers -----------------------------------------------------------------------
+    def _check_params(self):
+        check_option(self.criterion, "criterion", set(_CRITERIA))
+        check_option(self.init, "init", {"lda", "pca", "random"})
+        check_positive(self.sigma, "sigma", allow_none=True)
+        if self.anneal is not None:
+            a = check_positive(self.anneal, "anneal")
+            if a < 1:
+                raise ValueError(f"anneal must be >= 1 (or None); got {self.anneal!r}.")
+        check_int(self.max_iter, "max_iter", min_value=0)
+        check_positive(self.tol, "tol", allow_zero=True)
+        check_positive(self.step_size, "step_size")
+        if self.block_size is not None:
+            check_int(self.block_size, "block_size")
+        if self.callback is not None and not callable(self.callback):
+            raise ValueError(f"callback must be callable or None; got {self.callback!r}.")
+
+    def _initial_W(self, X, y, Xc, d, rng):
+        D = X.shape[1]
+        if self.init == "random":
+            return _retract(rng.standard_normal((D, d)))
+        if self.init == "pca":
+            return _complete_basis(np.zeros((D, 0)), Xc, d, rng)
+        lda = LDA().fit(X, y)
+        Q = _retract(lda.components_.T.astype(np.float64))[:, : min(d, lda.n_components_)]
+        return _complete_basis(Q, Xc, d, rng)
+
+    @staticmethod
+    def _median_sigma(Y):
+        n = Y.shape[0]
+        idx = np.unique(np.linspace(0, n - 1, min(n, 1000)).astype(np.intp))
+        Z = Y[idx]
+        sq = np.einsum("ij,ij->i", Z, Z)
+        D2 = np.maximum(sq[:, None] + sq[None, :] - 2.0 * Z @ Z.T, 0.0)
+        iu = np.triu_indices(len(idx), k=1)
+        med = np.sqrt(np.median(D2[iu])) if iu[0].size else 0.0
+        return 0.5 * med if med > 0 else 1.0
+
+    # ----- fit -----------------------------------------------------------------------------
+    def fit(self, X, y):
+        """Fit the projection by gradient ascent on the criterion.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Class labels of any type, at least two classes.
+
+        Returns
+        -------
+        self : object
+        """
+        t0 = time.perf_counter()
+        self._check_params()
+        X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2)
+        self.classes_, y_enc, sizes = check_labels(y, method=type(self).__name__)
+        n, D = X.shape
+        C = len(self.classes_)
+        d = check_n_components(
+            self.n_components if self.n_components is not None else min(C - 1, D),
+            D,
+            reason=f"a projection of {D} features has at most {D} orthonormal directions",
+        )
+        rng = check_random_state(self.random_state)
+        Xf = np.asarray(X, dtype=np.float64)
+        mean = Xf.mean(axis=0)
+        Xc = Xf - mean
+        W = self._initial_W(X, y_enc, Xc, d, rng)
+
+        order = np.argsort(y_enc, kind="stable")
+        Xs = Xc[order]
+        cls = y_enc[order]
+        bounds = np.concatenate([[0], np.cumsum(sizes)])
+        blocks = qmi_potential_blocks(sizes)
+
+        sigma_final = self.sigma if self.sigma is not None else self._median_sigma(Xc @ W)
+        anneal = 1.0 if self.anneal is None else float(self.anneal)
+        anneal_iters = max(1, self.max_iter // 2) if anneal > 1 else 0
+
+        def sigma_at(it):
+            if anneal_iters == 0 or it >= anneal_iters:
+                return float(sigma_final)
+            return float(sigma_final * anneal ** (1.0 - it / anneal_iters))
+
+        def evaluate(W, sigma, grad=True):
+            return _qmi_objective_and_grad_W(
+                W, Xs, bounds, cls, blocks, sigma, self.criterion, grad=grad,
+                block_size=self.block_size,
+            )
+
+        sigma = sigma_at(0)
+        f, G = evaluate(W, sigma)
+        self.init_objective_ = float(f)
+        history = {"objective": [], "time": [], "step": [], "sigma": [], "grad_norm": []}
+        step = float(self.step_size)
+        converged = False
+        it = 0
+        if self.verbose:
+            print(f"[QMIProjection] criterion={self.criterion} init={self.init} d={d} "
+                  f"sigma={sigma:.4g} objective={f:.6g}")
+        while it < self.max_iter:
+            new_sigma = sigma_at(it)
+            if new_sigma != sigma:
+                sigma = new_sigma
+                f, G = evaluate(W, sigma)
+            xi = G - W @ ((W.T @ G + G.T @ W) / 2.0)
+            gnorm = float(linalg.norm(xi))
+            accepted = 0.0
+            gain = 0.0
+            if gnorm > 0 and np.isfinite(gnorm):
+                direction = xi / gnorm
+                t = step
+                while t >= 1e-10:
+                    W_new = _retract(W + t * direction)
+                    f_new, _ = evaluate(W_new, sigma, grad=False)
+                    if np.isfinite(f_new) and f_new >= f + 1e-4 * t * gnorm:
+                        accepted = t
+                        break
+                    t /= 2.0
+                if accepted:
+                    gain = f_new - f
+                    W = W_new
+                    f, G = evaluate(W, sigma)
+                    step = min(2.0 * accepted, 1.0)
+                else:
+                    step = float(self.step_size)
+            it += 1
+            elapsed = time.perf_counter() - t0
+            history["objective"].append(float(f))
+            history["time"].append(elapsed)
+            history["step"].append(float(accepted))
+            history["sigma"].append(float(sigma))
+            history["grad_norm"].append(gnorm)
+            if self.verbose:
+                print(f"[QMIProjection] iter {it:4d}  objective {f:.8g}  step {accepted:.3g}  "
+                      f"|grad| {gnorm:.3g}  sigma {sigma:.4g}  time {elapsed:.2f}s")
+            if self.callback is not None and self.callback(it, W.copy(), float(f)):
+                break
+            if sigma == sigma_final and (
+                not accepted or gain <= self.tol * max(abs(f), np.finfo(np.float64).tiny)
+            ):
+                converged = True
+                break
+        if not converged and self.max_iter > 0 and it >= self.max_iter:
+            warnings.warn(
+                f"QMIProjection did not converge in max_iter={self.max_iter} iterations "
+                f"(tol={self.tol}); raise max_iter or tol.",
+                ConvergenceWarning,
+            )
+        self.n_iter_ = it
+        self.history_ = history
+        self.sigma_ = float(sigma_final)
+        self.objective_ = float(f)
+        self.n_components_ = d
+        self.mean_ = mean.astype(X.dtype, copy=False)
+        self.components_ = flip_signs(W, axis=0).T.astype(X.dtype, copy=False)
+        return self
+
+    def transform(self, X):
+        """Project samples: ``(X - mean_) @ components_.T``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_components_)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=_DTYPES)
+        return (X - self.mean_) @ self.components_.T
+
+    @property
+    def _n_features_out(self):
+        return self.n_components_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
