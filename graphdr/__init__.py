@@ -3,7 +3,9 @@ multiple kernels and discriminative neighbour embedding, as scikit-learn transfo
 
 from .base import GraphEmbedding
 from .kernel import CKFD, KernelLDA, KernelLPP
+from .discriminant import DCV, MMPA
 from .linear import LDA, LDE, LPP, MFA
+from .neighbor import DEE, DSNE, ElasticEmbedding
 from .qmi import KQMI, LQMI, QMIProjection, qmi_graph, qmi_potentials
 
 __version__ = "0.1.0"
@@ -22,4 +24,9 @@ __all__ = [
     "QMIProjection",
     "qmi_graph",
     "qmi_potentials",
+    "DEE",
+    "DSNE",
+    "ElasticEmbedding",
+    "MMPA",
+    "DCV",
 ]

@@ -1,0 +1,295 @@
+r"""Spectral discriminant baselines of paper 003: MMPA and discriminative common vectors (DCV).
+
+* :class:`MMPA` -- min-max projection analysis as paper 003 uses it (eq. 9): the ratio of the
+  intra-class and inter-class neighbour-graph scatters, solved as a generalized eigenproblem on
+  :func:`graphdr.solvers.generalized_eigh` through the shared graph-embedding machinery.
+* :class:`DCV` -- discriminative common vectors (Cevikalp et al., 2005): in the null space of
+  the within-class scatter every training class collapses to one *common vector*; the
+  principal directions of the common vectors (at most ``C - 1``) are the projection.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import linalg
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import graphs as _graphs
+from ._validation import check_int, check_labels, check_n_components, check_positive
+from .base import _BaseGraphEmbedding
+from .solvers import data_subspace, flip_signs
+
+__all__ = ["MMPA", "DCV", "mean_class_distances"]
+
+_DTYPES = [np.float64, np.float32]
+_BLOCK_PAIRS = 1 << 18
+
+
+def mean_class_distances(X, y, *, metric="euclidean"):
+    """Average Euclidean distance between two samples of the same class and of different ones.
+
+    Computed over all ordered pairs ``n != m`` in row blocks (bounded memory).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Samples, or a square distance matrix when ``metric='precomputed'``.
+    y : ndarray of shape (n_samples,)
+        Encoded labels.
+
+    Returns
+    -------
+    intra, inter : float
+        Mean same-class and different-class distances (0 when there is no such pair).
+    """
+    y = np.asarray(y)
+    n = X.shape[0]
+    b = max(1, _BLOCK_PAIRS // max(n, 1))
+    if metric != "precomputed":
+        Xf = np.asarray(X, dtype=np.float64)
+        sq = np.einsum("ij,ij->i", Xf, Xf)
+    s_same = s_diff = 0.0
+    for s in range(0, n, b):
+        e = min(s + b, n)
+        if metric == "precomputed":
+            Dist = np.asarray(X[s:e], dtype=np.float64)
+        else:
+            S = sq[s:e, None] + sq[None, :] - 2.0 * (Xf[s:e] @ Xf.T)
+            Dist = np.sqrt(np.maximum(S, 0.0))
+        Dist[np.arange(e - s), np.arange(s, e)] = 0.0
+        M = y[s:e, None] == y[None, :]
+        same = float(np.sum(Dist, where=M))
+        s_same += same
+        s_diff += float(Dist.sum()) - same
+    n_same = int(np.sum(np.bincount(y) ** 2) - n)
+    n_diff = n * n - n - n_same
+    return (s_same / n_same if n_same else 0.0), (s_diff / n_diff if n_diff else 0.0)
+
+
+class MMPA(_BaseGraphEmbedding):
+    r"""Min-max projection analysis, as used in paper 003 (eq. 9).
+
+    .. math::
+
+        \min_A \frac{\operatorname{tr}(A X^\top L_\text{intra} X A^\top)}
+                    {\operatorname{tr}(A X^\top L_\text{inter} X A^\top)}
+
+    with :math:`L_\text{intra}` the Laplacian of the intra-class neighbour graph (each sample
+    joined to its ``n_neighbors_intra`` nearest samples of its class) and
+    :math:`L_\text{inter}` that of the inter-class neighbour graph (its
+    ``n_neighbors_inter`` nearest samples of other classes), both with heat weights
+    :math:`\exp(-\lVert x_i - x_j\rVert^2 / \varepsilon^2)`. Following paper 003,
+    :math:`\varepsilon_w` and :math:`\varepsilon_b` default to the average intra-class and
+    inter-class Euclidean distances. The ratio is solved in its usual ratio-trace form, the
+    generalized eigenproblem :math:`X^\top L_\text{intra} X v = \mu (X^\top L_\text{inter} X +
+    \epsilon I) v` (smallest :math:`\mu`), in the span of the centred data; the graphs are
+    sparse (no ``n x n`` array).
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        At most the rank of the inter-class scatter (None takes all).
+    n_neighbors_intra : int, default=5
+    n_neighbors_inter : int, default=10
+    eps_intra, eps_inter : float or None, default=None
+        Heat-kernel widths :math:`\varepsilon_w, \varepsilon_b`; None: the average intra-class
+        and inter-class distances.
+    reg : float, default=0.0
+        Ridge relative to the mean eigenvalue of the inter-class scatter.
+    rank_tol : float or None, default=None
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components_, n_features)
+        ``transform(X) = (X - mean_) @ components_.T``;
+        :math:`V^\top X^\top L_\text{inter} X V = I`.
+    mean_, eigenvalues_, n_components_, classes_, n_features_in_
+        As in :class:`graphdr.LDA`.
+    eps_intra_, eps_inter_ : float
+        Widths used.
+    """
+
+    def __init__(
+        self, n_components=None, *, n_neighbors_intra=5, n_neighbors_inter=10, eps_intra=None,
+        eps_inter=None, reg=0.0, rank_tol=None,
+    ):
+        self.n_components = n_components
+        self.n_neighbors_intra = n_neighbors_intra
+        self.n_neighbors_inter = n_neighbors_inter
+        self.eps_intra = eps_intra
+        self.eps_inter = eps_inter
+        self.reg = reg
+        self.rank_tol = rank_tol
+
+    def _check_params(self):
+        check_int(self.n_neighbors_intra, "n_neighbors_intra")
+        check_int(self.n_neighbors_inter, "n_neighbors_inter")
+        check_positive(self.eps_intra, "eps_intra", allow_none=True)
+        check_positive(self.eps_inter, "eps_inter", allow_none=True)
+
+    def _build_graphs(self, X_graph, y_enc, metric):
+        intra, inter = mean_class_distances(X_graph, y_enc, metric=metric)
+        eps_w = self.eps_intra if self.eps_intra is not None else (intra or 1.0)
+        eps_b = self.eps_inter if self.eps_inter is not None else (inter or 1.0)
+        self.eps_intra_, self.eps_inter_ = float(eps_w), float(eps_b)
+        kw = dict(y=y_enc, weights="heat", metric=metric)
+        # exp(-d^2 / eps^2) is the heat kernel of width sigma = eps / sqrt(2)
+        W_intra = _graphs.knn_graph(
+            X_graph, self.n_neighbors_intra, restrict="same", sigma=eps_w / np.sqrt(2), **kw
+        )
+        W_inter = _graphs.knn_graph(
+            X_graph, self.n_neighbors_inter, restrict="different", sigma=eps_b / np.sqrt(2), **kw
+        )
+        return W_intra, W_inter
+
+    def _max_components(self, n_available, n_classes):
+        return n_available, "the rank of the inter-class neighbour scatter"
+
+
+class DCV(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    r"""Discriminative common vectors (Cevikalp, Neamtu, Wilkes and Barkana, 2005).
+
+    .. math::
+
+        \max_{W^\top W = I} \operatorname{tr}(W^\top S_\text{com} W), \qquad
+        W \subset \operatorname{null}(S_w),
+
+    where :math:`S_w` is the within-class scatter and :math:`S_\text{com}` the scatter of the
+    *common vectors* :math:`x^c_\text{com} = N N^\top x` (``N`` an orthonormal basis of the null
+    space of :math:`S_w` within the span of the centred data), which are the same for every
+    training sample of class ``c``. The projection therefore maps all training samples of a
+    class to one point, and has at most ``C - 1`` directions (the rank of
+    :math:`S_\text{com}`).
+
+    The null space exists in the small-sample-size case, ``n_features > n_samples - n_classes``
+    (more exactly: when the data rank exceeds that of :math:`S_w`). Otherwise ``fit`` raises a
+    ``ValueError`` unless ``null_dim`` is given, in which case the ``null_dim`` eigenvectors of
+    :math:`S_w` with the smallest eigenvalues stand in for the null space (the approximate
+    variant of Cevikalp et al. for ``n - C >= D``; classes then no longer collapse exactly,
+    and class means replace the common vectors).
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        At most the rank of the common-vector scatter (``<= n_classes - 1``); None takes all.
+    null_dim : int or None, default=None
+        None: the exact null space of :math:`S_w` (small-sample-size case only). An integer:
+        that many eigenvectors of :math:`S_w` with the smallest eigenvalues.
+    rank_tol : float or None, default=None
+        Eigenvalues below ``rank_tol * largest`` count as zero (default ``m * machine eps``
+        with ``m`` the data rank, times 100).
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components_, n_features)
+        Orthonormal rows; ``transform(X) = (X - mean_) @ components_.T``.
+    mean_ : ndarray of shape (n_features,)
+    eigenvalues_ : ndarray of shape (n_components_,)
+        Variance of the common vectors along each direction, decreasing.
+    null_dim_ : int
+        Dimension of the (approximate) null space used.
+    n_components_ : int
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+    """
+
+    def __init__(self, n_components=None, *, null_dim=None, rank_tol=None):
+        self.n_components = n_components
+        self.null_dim = null_dim
+        self.rank_tol = rank_tol
+
+    def fit(self, X, y):
+        """Fit the projection.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self : object
+        """
+        if self.null_dim is not None:
+            check_int(self.null_dim, "null_dim")
+        check_positive(self.rank_tol, "rank_tol", allow_none=True)
+        X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2)
+        self.classes_, y_enc, sizes = check_labels(y, method="DCV")
+        n, D = X.shape
+        C = len(self.classes_)
+        mean = np.mean(X, axis=0, dtype=np.float64)
+        basis, Z = data_subspace(X, mean)
+        r = basis.shape[1]
+        if r == 0:
+            raise ValueError("DCV cannot project constant data: every feature has zero variance.")
+        if Z is None:
+            Z = (np.asarray(X, dtype=np.float64) - mean) @ basis
+        means = np.zeros((C, r))
+        np.add.at(means, y_enc, Z)
+        means /= sizes[:, None]
+        Zw = Z - means[y_enc]
+        Sw = Zw.T @ Zw
+        lam, U = linalg.eigh((Sw + Sw.T) / 2)
+        scale = max(float(np.sum(Z * Z)) / max(r, 1), np.finfo(np.float64).tiny)
+        tol = 100 * r * np.finfo(np.float64).eps if self.rank_tol is None else self.rank_tol
+        null = lam <= tol * max(lam[-1], scale)
+        if self.null_dim is None:
+            if not np.any(null):
+                raise ValueError(
+                    "DCV needs the small-sample-size case, where the within-class scatter has a "
+                    f"null space (n_features > n_samples - n_classes); here n_features={D}, "
+                    f"n_samples={n}, n_classes={C} and the within-class scatter is nonsingular "
+                    f"on the {r}-dimensional data span. Reduce the training set or set "
+                    "null_dim to use the eigenvectors of the smallest within-class eigenvalues."
+                )
+            N = U[:, null]
+        else:
+            if self.null_dim > r:
+                raise ValueError(
+                    f"null_dim={self.null_dim} is too large: the centred data span has "
+                    f"dimension {r}."
+                )
+            N = U[:, : self.null_dim]
+        self.null_dim_ = int(N.shape[1])
+        common = means @ N  # C x k, the common vectors (class means in the null space)
+        Cc = common - common.mean(axis=0)
+        mu, V = linalg.eigh(Cc.T @ Cc)
+        mu, V = mu[::-1], V[:, ::-1]
+        keep = mu > 1e-10 * max(mu[0] if mu.size else 0.0, np.finfo(np.float64).tiny)
+        max_components = int(np.sum(keep))
+        n_components = check_n_components(
+            self.n_components, max_components,
+            reason=f"the rank of the common-vector scatter (at most n_classes - 1 = {C - 1})",
+        )
+        W = basis @ (N @ V[:, :n_components])
+        self.components_ = flip_signs(W, axis=0).T.astype(X.dtype, copy=False)
+        self.eigenvalues_ = mu[:n_components]
+        self.mean_ = mean.astype(X.dtype, copy=False)
+        self.n_components_ = n_components
+        return self
+
+    def transform(self, X):
+        """Project samples: ``(X - mean_) @ components_.T``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_components_)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=_DTYPES)
+        return (X - self.mean_) @ self.components_.T
+
+    @property
+    def _n_features_out(self):
+        return self.n_components_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags

@@ -1,0 +1,913 @@
+r"""Neighbour-embedding methods: discriminative elastic embedding (DEE), elastic embedding (EE)
+and discriminative stochastic neighbour embedding (DSNE).
+
+Paper 003 (Zheng, Zhang, Cattani and Wang, 2014) makes Carreira-Perpinan's elastic embedding
+supervised and linear. With a projection ``A`` (``d x D``) and ``y_n = A x_n``,
+
+.. math::
+
+    E(A) = \sum_{n,m} w^+_{nm} \lVert A (x_n - x_m) \rVert^2
+         + \lambda \sum_{n,m} w^-_{nm} \exp\big(-\lVert A (x_n - x_m)\rVert^2\big),
+
+    w^+_{nm} = [l_n = l_m]\, \exp\!\Big(-\frac{\lVert x_n - x_m\rVert^2}{2\sigma^2}\Big),\qquad
+    w^-_{nm} = [l_n \ne l_m]\, \lVert x_n - x_m \rVert^2,\qquad w^\pm_{nn} = 0
+
+(eqs. 10-12), whose gradient is :math:`\partial E/\partial A = 4\, Y^\top L X` with
+:math:`Y = X A^\top` and :math:`L = L(w^+) - \lambda L(w^- \circ K)`,
+:math:`K_{nm} = \exp(-\lVert y_n - y_m\rVert^2)`.
+
+Implementation notes (``../shared/notes/algorithms.md``, section 6):
+
+* The attraction is a quadratic form, :math:`2\operatorname{tr}(A X^\top L(w^+) X A^\top)`,
+  evaluated from the ``D x D`` (in fact ``r x r``, ``r`` the data rank) matrix
+  :math:`X^\top L(w^+) X` accumulated once per fit; only the repulsion needs pairs.
+* Pairwise sums go in row blocks of at most ``2**16`` pairs: one evaluation of the objective and
+  gradient costs :math:`O(n^2 d + n D d)` time; no ``n x n x D`` tensor is ever formed. The
+  input-space weights :math:`w^-` are computed once and kept (``n^2`` floats) when they fit in
+  256 MiB (``n`` up to about 5800); otherwise they are recomputed block by block at every
+  evaluation (:math:`O(n^2 r)` time, memory bounded by one block).
+* The problem is solved in the span of the centred data (:func:`graphdr.solvers.data_subspace`):
+  constant features, duplicate rows and ``D > n`` cost nothing; ``components_`` is mapped back.
+* The optimisers come from :mod:`graphdr.optim`; the Laplacian direction solves with one
+  Cholesky factor of :math:`4 X^\top L(w^+) X + \mu I`, computed once per fit.
+"""
+
+from __future__ import annotations
+
+import numbers
+import time
+
+import numpy as np
+import scipy.sparse as sp
+from scipy import linalg
+from scipy.sparse import linalg as splinalg
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import graphs as _graphs
+from ._validation import check_int, check_labels, check_n_components, check_option, check_positive
+from .optim import descent
+from .solvers import data_subspace, flip_signs
+
+__all__ = ["DEE", "ElasticEmbedding", "DSNE"]
+
+_DTYPES = [np.float64, np.float32]
+#: pairs per row block of every pairwise sum
+_BLOCK_PAIRS = 1 << 16
+#: largest memory (bytes) for keeping the input-space pair weights between evaluations
+_CACHE_BYTES = 256 * 2**20
+#: ridge of the Laplacian / fixed-point matrices, relative to their mean eigenvalue
+_MU_REL = 1e-4
+
+
+# ----- pairwise weights in row blocks ------------------------------------------------------
+def _row_blocks(n, block_rows=None):
+    b = block_rows or max(1, _BLOCK_PAIRS // max(n, 1))
+    return [(s, min(s + b, n)) for s in range(0, n, b)]
+
+
+def _sq_dist_block(Z, sq, s, e):
+    """Squared distances between rows s:e of Z and all rows (zero diagonal, clipped at 0)."""
+    S = sq[s:e, None] + sq[None, :] - 2.0 * (Z[s:e] @ Z.T)
+    np.maximum(S, 0.0, out=S)
+    S[np.arange(e - s), np.arange(s, e)] = 0.0
+    return S
+
+
+def _zero_diag(W, s, e):
+    W[np.arange(e - s), np.arange(s, e)] = 0.0
+    return W
+
+
+class _PairWeights:
+    """Weights of all ordered pairs (n != m), given per class relation, normalised per group.
+
+    ``w_nm = same_fn(||z_n - z_m||^2)`` for pairs of the same class and ``diff_fn(...)`` for
+    pairs of different classes, each group scaled to sum 1 (when ``normalize``).
+
+    ``store='both'``: iterating yields ``(start, stop, W_block, same_mask_block)`` with both
+    groups; ``store='diff'``: it yields ``(start, stop, W_diff_block, None)``, the weights of the
+    different-class pairs only (zero on same-class pairs), and the same-class group is used
+    only through its quadratic forms ``forms = (Z^T L(W_same) Z, Z^T D(W_same) Z)``, computed
+    in the first pass. Blocks are kept between iterations when they fit in ``cache_bytes``.
+    """
+
+    def __init__(self, Z, y, same_fn, diff_fn, *, normalize=True, store="both",
+                 block_rows=None, cache_bytes=_CACHE_BYTES):
+        self.Z = np.ascontiguousarray(Z, dtype=np.float64)
+        self.y = np.asarray(y)
+        self.same_fn, self.diff_fn = same_fn, diff_fn
+        self.store = store
+        n, r = self.Z.shape
+        self.n = n
+        self.sq = np.einsum("ij,ij->i", self.Z, self.Z)
+        self.blocks = _row_blocks(n, block_rows)
+        self.scale_same = self.scale_diff = 1.0
+        keep = n * n * 8 <= cache_bytes
+        self._cache = [] if keep else None
+        sum_same = sum_diff = 0.0
+        self.n_same_pairs = int(np.sum(np.bincount(self.y) ** 2) - n)
+        self.n_diff_pairs = n * n - n - self.n_same_pairs
+        ZWZ = np.zeros((r, r))
+        ZDZ = np.zeros((r, r))
+        for s, e, S, M in self._distances():
+            Ws = _zero_diag(np.where(M, self.same_fn(S), 0.0), s, e)
+            Wd = np.where(M, 0.0, self.diff_fn(S))
+            ss = float(Ws.sum())
+            sum_same += ss
+            sum_diff += float(Wd.sum())
+            if store == "diff":
+                deg = Ws.sum(axis=1)
+                Zb = self.Z[s:e]
+                ZWZ += Zb.T @ (Ws @ self.Z)
+                ZDZ += (Zb * deg[:, None]).T @ Zb
+                if keep:
+                    self._cache.append((s, e, Wd, None))
+            elif keep:
+                Ws += Wd
+                self._cache.append((s, e, Ws, M))
+        self.sum_same, self.sum_diff = sum_same, sum_diff
+        if normalize:
+            self.scale_same = 1.0 / sum_same if sum_same > 0 else 1.0
+            self.scale_diff = 1.0 / sum_diff if sum_diff > 0 else 1.0
+        ZDZ = (ZDZ + ZDZ.T) / 2 * self.scale_same
+        self.forms = (ZDZ - (ZWZ + ZWZ.T) / 2 * self.scale_same, ZDZ)
+        if keep and normalize:
+            for s, e, W, M in self._cache:
+                if M is None:
+                    W *= self.scale_diff
+                else:
+                    W *= np.where(M, self.scale_same, self.scale_diff)
+
+    def _distances(self):
+        for s, e in self.blocks:
+            S = _sq_dist_block(self.Z, self.sq, s, e)
+            yield s, e, S, self.y[s:e, None] == self.y[None, :]
+
+    def __iter__(self):
+        if self._cache is not None:
+            yield from self._cache
+            return
+        for s, e, S, M in self._distances():
+            if self.store == "diff":
+                yield s, e, np.where(M, 0.0, self.diff_fn(S) * self.scale_diff), None
+            else:
+                W = np.where(M, self.same_fn(S) * self.scale_same,
+                             self.diff_fn(S) * self.scale_diff)
+                yield s, e, _zero_diag(W, s, e), M
+
+
+def _pair_sq_dist(Y):
+    """Row-block iterator helper: squared norms of the rows of Y."""
+    return np.einsum("ij,ij->i", Y, Y)
+
+
+def _mean_same_class_sq_dist(Z, y):
+    """Mean of ||z_n - z_m||^2 over ordered same-class pairs n != m (closed form, O(nD))."""
+    total, pairs = 0.0, 0
+    for c in np.unique(y):
+        Zc = Z[y == c]
+        J = Zc.shape[0]
+        if J < 2:
+            continue
+        total += 2.0 * J * float(np.sum((Zc - Zc.mean(axis=0)) ** 2))
+        pairs += J * (J - 1)
+    if pairs == 0 or total <= 0:
+        return 1.0
+    return total / pairs
+
+
+def _init_scaled(A, Z):
+    """Scale A so that the mean squared distance between embedded samples is 1."""
+    Y = Z @ A.T
+    n = Z.shape[0]
+    msd = 2.0 * n / max(n - 1, 1) * float(np.sum(np.var(Y, axis=0)))
+    if msd > 0 and np.isfinite(msd):
+        A = A / np.sqrt(msd)
+    return A
+
+
+def _initial_projection(init, Z, basis, n_components, n_features, random_state, name):
+    """Initial A (n_components x rank) in subspace coordinates."""
+    r = Z.shape[1]
+    if isinstance(init, str):
+        check_option(init, "init", {"pca", "random"})
+        if init == "pca":
+            # basis columns are principal directions by decreasing variance
+            A = np.zeros((n_components, r))
+            k = min(n_components, r)
+            A[np.arange(k), np.arange(k)] = 1.0
+            if n_components > r:
+                rng = check_random_state(random_state)
+                A[k:] = rng.standard_normal((n_components - k, r)) * 1e-2
+        else:
+            rng = check_random_state(random_state)
+            A = rng.standard_normal((n_components, r))
+        return _init_scaled(A, Z)
+    A0 = np.asarray(init, dtype=np.float64)
+    if A0.shape != (n_components, n_features):
+        raise ValueError(
+            f"{name}: an array init must have shape (n_components, n_features) = "
+            f"({n_components}, {n_features}); got {A0.shape}."
+        )
+    if not np.all(np.isfinite(A0)):
+        raise ValueError(f"{name}: init contains NaN or infinite values.")
+    return A0 @ basis
+
+
+def _check_init_option(init):
+    if isinstance(init, str):
+        check_option(init, "init", {"pca", "random"})
+    elif not isinstance(init, np.ndarray) and not isinstance(init, (list, tuple)):
+        raise ValueError(
+            f"init must be 'pca', 'random' or an array of shape (n_components, n_features); "
+            f"got {init!r}."
+        )
+
+
+def _check_verbose(verbose):
+    if not isinstance(verbose, (numbers.Integral, bool)) or verbose < 0:
+        raise ValueError(f"verbose must be a non-negative integer or bool; got {verbose!r}.")
+    return int(verbose)
+
+
+def _cholesky_preconditioner(H, name):
+    """Factor H + mu I (mu relative to the mean eigenvalue) once; return g -> H^-1 g."""
+    r = H.shape[0]
+    H = (H + H.T) / 2
+    tr = float(np.trace(H))
+    mu = _MU_REL * tr / r if tr > 0 else 1.0
+    jitter = mu
+    for _ in range(8):
+        try:
+            factor = linalg.cho_factor(H + jitter * np.eye(r), lower=False, check_finite=True)
+            break
+        except linalg.LinAlgError:
+            jitter *= 100.0
+    else:  # pragma: no cover - H is PSD, this cannot happen short of NaN
+        raise ValueError(f"{name}: could not factor the preconditioner.")
+
+    def precondition(g, x):
+        # g is d x r; M acts on the right: solve (H) P^T = g^T
+        return linalg.cho_solve(factor, g.T).T
+
+    return precondition, jitter
+
+
+# ----- DEE ---------------------------------------------------------------------------------
+class _DEEObjective:
+    r"""Objective and gradient of DEE (eq. 12) in coordinates ``Z`` (rows are samples).
+
+    The attraction is a quadratic form, :math:`\sum w^+_{nm}\lVert A z_{nm}\rVert^2 =
+    2 \operatorname{tr}(A Z^\top L(w^+) Z A^\top)`, evaluated from the ``r x r`` matrix
+    ``H = Z^T L(w+) Z`` computed once; only the repulsion needs the pairwise loop.
+    ``value_grad(A)`` returns :math:`E(A)` and :math:`\partial E/\partial A = 4 A H -
+    4 \lambda (L(w^- \circ K) Y)^\top Z`, ``Y = Z A^T``.
+    """
+
+    def __init__(self, Z, y, lam, sigma2, *, normalize=True, block_rows=None,
+                 cache_bytes=_CACHE_BYTES):
+        self.Z = np.ascontiguousarray(Z, dtype=np.float64)
+        self.lam = float(lam)
+        self.sigma2 = float(sigma2)
+        self.weights = _PairWeights(
+            self.Z, y, lambda S: np.exp(-S / (2.0 * self.sigma2)), lambda S: S,
+            normalize=normalize, store="diff", block_rows=block_rows, cache_bytes=cache_bytes,
+        )
+        self.H, self.Hdeg = self.weights.forms
+
+    def repulsion(self, Y):
+        """``(sum w- K, L(w- o K) Y)`` with ``K = exp(-||y_n - y_m||^2)``."""
+        ny = _pair_sq_dist(Y)
+        total = 0.0
+        LY = np.empty_like(Y)
+        for s, e, W, _ in self.weights:
+            Dy = Y[s:e] @ Y.T
+            Dy *= -2.0
+            Dy += ny[s:e, None]
+            Dy += ny[None, :]
+            np.maximum(Dy, 0.0, out=Dy)
+            np.negative(Dy, out=Dy)
+            np.exp(Dy, out=Dy)
+            Dy *= W
+            total += float(Dy.sum())
+            LY[s:e] = Dy.sum(axis=1)[:, None] * Y[s:e] - Dy @ Y
+        return total, LY
+
+    def value_grad(self, A):
+        A = np.asarray(A, dtype=np.float64)
+        Y = self.Z @ A.T
+        AH = A @ self.H
+        rep, LY = self.repulsion(Y)
+        E = 2.0 * float(np.sum(AH * A)) + self.lam * rep
+        G = 4.0 * AH - (4.0 * self.lam) * (LY.T @ self.Z)
+        return E, G
+
+
+class _LinearNeighborEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Shared validation, data subspace and transform of DEE and DSNE. Not public."""
+
+    def _prepare(self, X, y):
+        """Validate, centre, reduce to the data span; return (Z, basis, y_enc)."""
+        name = type(self).__name__
+        X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2)
+        self.classes_, y_enc, _ = check_labels(y, method=name)
+        n_components = check_n_components(
+            self.n_components, X.shape[1], reason=f"n_features={X.shape[1]}"
+        )
+        mean = np.mean(X, axis=0, dtype=np.float64)
+        basis, Z = data_subspace(X, mean)
+        if basis.shape[1] == 0:
+            raise ValueError(
+                f"{name} cannot embed constant data: every feature has zero variance."
+            )
+        if Z is None:
+            Z = (np.asarray(X, dtype=np.float64) - mean) @ basis
+        self.mean_ = mean.astype(X.dtype, copy=False)
+        return X, Z, basis, y_enc, n_components
+
+    def _fit(self, X, y):
+        """Validate, build the problem (``_problem``), run the optimiser, store the result."""
+        t0 = time.perf_counter()
+        self._check_params()
+        X, Z, basis, y_enc, d = self._prepare(X, y)
+        if self.sigma is None:
+            sigma2 = _mean_same_class_sq_dist(Z, y_enc) / 2.0
+        else:
+            sigma2 = float(self.sigma) ** 2
+        self.sigma_ = float(np.sqrt(sigma2))
+        problem, method, precondition = self._problem(Z, y_enc, sigma2)
+        name = type(self).__name__
+        A0 = _initial_projection(self.init, Z, basis, d, X.shape[1], self.random_state, name)
+        callback = None
+        if self.callback is not None:
+            def callback(x, info):
+                return self.callback(x @ basis.T, info)
+        res = descent(
+            problem.value_grad, A0, method=method, precondition=precondition,
+            max_iter=self.max_iter, tol=self.tol, verbose=_check_verbose(self.verbose),
+            callback=callback, name=f"{name}-{self.optimizer}", t_start=t0,
+        )
+        self.history_ = res.history
+        self.n_iter_ = res.n_iter
+        self.objective_ = float(res.fun)
+        self.initial_objective_ = float(res.f0)
+        self.converged_ = bool(res.converged)
+        self.components_ = flip_signs(res.x @ basis.T, axis=1).astype(X.dtype, copy=False)
+        self.n_components_ = self.components_.shape[0]
+        return self
+
+    def transform(self, X):
+        """Project samples: ``(X - mean_) @ components_.T``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_components)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=_DTYPES)
+        return (X - self.mean_) @ self.components_.T
+
+    @property
+    def _n_features_out(self):
+        return self.n_components_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
+
+
+class DEE(_LinearNeighborEmbedding):
+    r"""Discriminative elastic embedding (paper 003): a linear, supervised elastic embedding.
+
+    .. math::
+
+        \min_A E(A) = \sum_{n,m} w^+_{nm} \lVert A x_{nm} \rVert^2
+            + \lambda \sum_{n,m} w^-_{nm} \exp\big(-\lVert A x_{nm} \rVert^2\big),
+        \qquad x_{nm} = x_n - x_m,
+
+    with :math:`w^+_{nm} = \exp(-\lVert x_{nm}\rVert^2 / 2\sigma^2)` on pairs of the same class
+    and 0 otherwise, and :math:`w^-_{nm} = \lVert x_{nm}\rVert^2` on pairs of different classes
+    and 0 otherwise (eqs. 10-12; :math:`w^\pm_{nn} = 0`). Same-class samples attract, samples of
+    different classes repel until they are about one unit apart in the embedding.
+
+    **Weight normalisation** (the paper gives none): ``w+`` and ``w-`` are each divided by
+    their sum over all pairs, so that the attraction and the repulsion are on the same scale
+    whatever the data's units and size; then ``E(0) = lam``. ``normalize=False`` keeps the raw
+    weights of eqs. (10)-(11).
+
+    The gradient is :math:`\partial E/\partial A = 4 Y^\top L X` (:math:`Y = X A^\top`,
+    :math:`L = L(w^+) - \lambda L(w^- \circ K)`, :math:`K_{nm} = e^{-\lVert y_n-y_m\rVert^2}`),
+    evaluated in row blocks in :math:`O(n^2 d + n D d)` time with bounded memory. Optimisers
+    (all with a Wolfe line search, :mod:`graphdr.optim`):
+
+    * ``'ld'`` -- the Laplacian direction
+      :math:`\Delta = -\tfrac{\partial E}{\partial A}(4 X^\top L(w^+) X + \mu I)^{-1}`,
+      with one Cholesky factor computed per fit (paper section 3.3);
+    * ``'fp'`` -- the fixed-point direction of EE, the degree matrix :math:`D(w^+)` in place of
+      :math:`L(w^+)` (eq. 14);
+    * ``'cg'`` -- Polak-Ribiere+ conjugate gradients (strong Wolfe line search);
+    * ``'gd'`` -- gradient descent.
+
+    :math:`\mu` is ``1e-4`` times the mean eigenvalue of the matrix, which keeps it positive
+    definite when the data are rank-deficient or a class is a single point.
+
+    The problem is solved in the span of the centred training data, so
+    ``transform(X) = (X - mean_) @ components_.T`` exactly (centring does not change ``E``).
+
+    Parameters
+    ----------
+    n_components : int, default=2
+        Dimension ``d`` of the embedding, at most ``n_features``.
+    lam : float, default=10.0
+        Weight :math:`\lambda > 0` of the repulsive term relative to the normalised
+        attraction. On scikit-learn's digits (half for training, 2-D embedding, 1-NN on the
+        other half) ``lam`` = 10 and 100 gave accuracies of 0.70-0.72 against 0.65-0.67 for
+        ``lam=1``; 10 is the default.
+    sigma : float or None, default=None
+        Width of the heat kernel of ``w+``. None sets :math:`2\sigma^2` to the mean squared
+        distance between two samples of the same class.
+    optimizer : {'ld', 'fp', 'cg', 'gd'}, default='ld'
+    max_iter : int, default=1000
+        Largest number of iterations.
+    tol : float, default=1e-3
+        Stop when one iteration decreases the objective by at most ``tol`` relative to it.
+    init : {'pca', 'random'} or ndarray of shape (n_components, n_features), default='pca'
+        Starting projection: the leading principal directions, or a Gaussian random matrix
+        (from ``random_state``), scaled so that the mean squared distance between embedded
+        training samples is 1; or a given matrix, used as is.
+    normalize : bool, default=True
+        Scale ``w+`` and ``w-`` to unit sums (see above).
+    random_state : int, RandomState instance or None, default=None
+        Seed of ``init='random'`` (and of the extra rows of ``'pca'`` when ``n_components``
+        exceeds the data rank).
+    verbose : int, default=0
+        Print the optimiser's progress (1: every 10 iterations, 2: every iteration).
+    callback : callable or None, default=None
+        ``callback(A, info)`` after every iteration, with ``A`` the current
+        ``(n_components, n_features)`` projection (of centred data) and ``info`` a dict
+        (``iteration``, ``objective``, ``step``, ``grad_norm``, ``time``). Returning True stops.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components, n_features)
+        The projection ``A``.
+    mean_ : ndarray of shape (n_features,)
+        Training mean, subtracted by ``transform``.
+    objective_ : float
+        Final value of :math:`E`.
+    n_iter_ : int
+        Iterations run.
+    history_ : dict of lists
+        ``'objective'``, ``'step'``, ``'grad_norm'``, ``'n_evals'`` and ``'time'`` (seconds since
+        the start of ``fit``), one entry per iteration (all of length ``n_iter_``).
+    initial_objective_ : float
+        :math:`E` at the starting projection.
+    sigma_ : float
+        Heat-kernel width used.
+    mu_ : float or None
+        Ridge :math:`\mu` added to the Laplacian (``'ld'``) or degree (``'fp'``) matrix; None
+        for ``'cg'`` and ``'gd'``.
+    converged_ : bool
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from graphdr.neighbor import DEE
+    >>> X, y = load_iris(return_X_y=True)
+    >>> DEE(n_components=2).fit_transform(X, y).shape
+    (150, 2)
+    """
+
+    _optimizers = {"ld", "fp", "cg", "gd"}
+
+    def __init__(
+        self,
+        n_components=2,
+        *,
+        lam=10.0,
+        sigma=None,
+        optimizer="ld",
+        max_iter=1000,
+        tol=1e-3,
+        init="pca",
+        normalize=True,
+        random_state=None,
+        verbose=0,
+        callback=None,
+    ):
+        self.n_components = n_components
+        self.lam = lam
+        self.sigma = sigma
+        self.optimizer = optimizer
+        self.max_iter = max_iter
+        self.tol = tol
+        self.init = init
+        self.normalize = normalize
+        self.random_state = random_state
+        self.verbose = verbose
+        self.callback = callback
+
+    def _check_params(self):
+        check_positive(self.lam, "lam")
+        check_positive(self.sigma, "sigma", allow_none=True)
+        check_option(self.optimizer, "optimizer", self._optimizers)
+        check_int(self.max_iter, "max_iter", min_value=0)
+        check_positive(self.tol, "tol", allow_zero=True)
+        _check_init_option(self.init)
+        _check_verbose(self.verbose)
+        if self.callback is not None and not callable(self.callback):
+            raise ValueError(f"callback must be callable or None; got {self.callback!r}.")
+
+    def fit(self, X, y):
+        """Fit the projection.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Class labels of any type (at least two classes).
+
+        Returns
+        -------
+        self : object
+        """
+        return self._fit(X, y)
+
+    def _problem(self, Z, y_enc, sigma2):
+        problem = _DEEObjective(Z, y_enc, self.lam, sigma2, normalize=self.normalize)
+        self.mu_ = None
+        if self.optimizer in ("ld", "fp"):
+            H = 4.0 * (problem.H if self.optimizer == "ld" else problem.Hdeg)
+            precondition, self.mu_ = _cholesky_preconditioner(H, type(self).__name__)
+            return problem, "preconditioned", precondition
+        return problem, self.optimizer, None
+
+
+# ----- DSNE --------------------------------------------------------------------------------
+class _DSNEObjective:
+    r"""KL objective of DSNE (eq. 7) and its gradient (eq. 8) in coordinates ``Z``."""
+
+    def __init__(self, Z, y, sigma2, *, block_rows=None, cache_bytes=_CACHE_BYTES):
+        self.Z = np.ascontiguousarray(Z, dtype=np.float64)
+        kernel = lambda S: np.exp(-S / (2.0 * sigma2))  # noqa: E731
+        self.weights = P = _PairWeights(
+            self.Z, y, kernel, kernel, normalize=True, block_rows=block_rows,
+            cache_bytes=cache_bytes,
+        )
+        self.has_same = P.n_same_pairs > 0
+        plogp = 0.0
+        for s, e, W, M in P:
+            pos = W > 0
+            plogp += float(np.sum(W[pos] * np.log(W[pos])))
+        self.plogp = plogp
+
+    def _blocks(self, Y, ny):
+        for s, e, W, M in self.weights:
+            Dy = ny[s:e, None] + ny[None, :] - 2.0 * (Y[s:e] @ Y.T)
+            np.maximum(Dy, 0.0, out=Dy)
+            U = 1.0 / (1.0 + Dy)
+            _zero_diag(U, s, e)
+            yield s, e, W, M, Dy, U
+
+    def value_grad_Y(self, Y):
+        ny = _pair_sq_dist(Y)
+        Zs = Zd = 0.0
+        cross = 0.0
+        for s, e, W, M, Dy, U in self._blocks(Y, ny):
+            zs = float(np.sum(U, where=M))
+            Zs += zs
+            Zd += float(U.sum()) - zs
+            cross += float(np.sum(W * np.log1p(Dy)))
+        E = self.plogp + cross + np.log(Zd) + (np.log(Zs) if self.has_same else 0.0)
+        inv_s = 1.0 / Zs if self.has_same else 0.0
+        inv_d = 1.0 / Zd
+        LY = np.empty_like(Y)
+        for s, e, W, M, Dy, U in self._blocks(Y, ny):
+            Q = (W - U * np.where(M, inv_s, inv_d)) * U
+            LY[s:e] = Q.sum(axis=1)[:, None] * Y[s:e] - Q @ Y
+        return float(E), LY
+
+    def value_grad(self, A):
+        Y = self.Z @ A.T
+        E, LY = self.value_grad_Y(Y)
+        return E, 4.0 * (LY.T @ self.Z)
+
+
+class DSNE(_LinearNeighborEmbedding):
+    r"""Discriminative stochastic neighbour embedding: linear t-SNE with class-wise normalisation.
+
+    .. math::
+
+        \min_A E(A) = \sum_{l_i = l_j} p_{ij} \log\frac{p_{ij}}{q_{ij}}
+                    + \sum_{l_i \ne l_k} p_{ik} \log\frac{p_{ik}}{q_{ik}},
+
+    with input similarities :math:`p_{ij} \propto \exp(-\lVert x_i - x_j\rVert^2 / 2\sigma^2)`
+    and embedded Student-t similarities
+    :math:`q_{ij} \propto (1 + \lVert A (x_i - x_j)\rVert^2)^{-1}`, each normalised to sum 1
+    separately over the same-class pairs and over the different-class pairs (paper 003,
+    eqs. 5-7; :math:`i \ne j`). The gradient (eq. 8) is
+
+    .. math::
+
+        \frac{\partial E}{\partial A} = 4 A X^\top L(c) X, \qquad
+        c_{ij} = (p_{ij} - q_{ij}) (1 + \lVert A (x_i - x_j)\rVert^2)^{-1},
+
+    i.e. :math:`4 A X^\top (L_\text{intra} + L_\text{inter}) X` with the two groups of pairs,
+    evaluated in row blocks (two passes: the normalisers first). ``transform(X) = (X - mean_)
+    @ components_.T``.
+
+    Parameters
+    ----------
+    n_components : int, default=2
+        At most ``n_features``.
+    sigma : float or None, default=None
+        Width of the input Gaussian. None sets :math:`2\sigma^2` to the mean squared distance
+        between two samples of the same class.
+    optimizer : {'cg', 'gd'}, default='cg'
+        Conjugate gradients (as in the original DSNE) or gradient descent, with a Wolfe line
+        search.
+    max_iter : int, default=1000
+    tol : float, default=1e-4
+        Relative decrease of the objective below which the iteration stops.
+    init : {'pca', 'random'} or ndarray of shape (n_components, n_features), default='pca'
+        As in :class:`DEE`.
+    random_state : int, RandomState instance or None, default=None
+    verbose : int, default=0
+    callback : callable or None, default=None
+        As in :class:`DEE`.
+
+    Attributes
+    ----------
+    components_, mean_, objective_, initial_objective_, n_iter_, history_, sigma_,
+    converged_, classes_, n_features_in_
+        As in :class:`DEE`.
+    """
+
+    _optimizers = {"cg", "gd"}
+
+    def __init__(
+        self,
+        n_components=2,
+        *,
+        sigma=None,
+        optimizer="cg",
+        max_iter=1000,
+        tol=1e-4,
+        init="pca",
+        random_state=None,
+        verbose=0,
+        callback=None,
+    ):
+        self.n_components = n_components
+        self.sigma = sigma
+        self.optimizer = optimizer
+        self.max_iter = max_iter
+        self.tol = tol
+        self.init = init
+        self.random_state = random_state
+        self.verbose = verbose
+        self.callback = callback
+
+    def _check_params(self):
+        check_positive(self.sigma, "sigma", allow_none=True)
+        check_option(self.optimizer, "optimizer", self._optimizers)
+        check_int(self.max_iter, "max_iter", min_value=0)
+        check_positive(self.tol, "tol", allow_zero=True)
+        _check_init_option(self.init)
+        _check_verbose(self.verbose)
+        if self.callback is not None and not callable(self.callback):
+            raise ValueError(f"callback must be callable or None; got {self.callback!r}.")
+
+    def fit(self, X, y):
+        """Fit the projection.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self : object
+        """
+        return self._fit(X, y)
+
+    def _problem(self, Z, y_enc, sigma2):
+        return _DSNEObjective(Z, y_enc, sigma2), self.optimizer, None
+
+
+# ----- unsupervised elastic embedding -------------------------------------------------------
+class _EEObjective:
+    r"""EE objective (paper 003, eq. 1) on free coordinates Y, sparse w+ and blocked w-."""
+
+    def __init__(self, X, lam, attract, *, block_rows=None, cache_bytes=_CACHE_BYTES):
+        self.lam = float(lam)
+        n = X.shape[0]
+        P = sp.csr_matrix(attract, dtype=np.float64)
+        total = P.sum()
+        self.P = P / total if total > 0 else P
+        self.Lp = sp.csr_matrix(_graphs.laplacian(self.P))
+        # every sample is its own "class": w- = squared input distance on all pairs n != m
+        self.weights = _PairWeights(
+            X, np.arange(n), lambda S: S, lambda S: S, normalize=True, store="diff",
+            block_rows=block_rows, cache_bytes=cache_bytes,
+        )
+        self.n = n
+
+    def value_grad(self, Y):
+        Y = np.asarray(Y, dtype=np.float64)
+        lam = self.lam
+        ny = _pair_sq_dist(Y)
+        LpY = self.Lp @ Y
+        E = 2.0 * float(np.sum(Y * LpY))
+        LY = LpY.copy()
+        for s, e, W, _ in self.weights:
+            Dy = ny[s:e, None] + ny[None, :] - 2.0 * (Y[s:e] @ Y.T)
+            np.maximum(Dy, 0.0, out=Dy)
+            R = W * np.exp(-Dy)
+            E += lam * float(R.sum())
+            LY[s:e] -= lam * (R.sum(axis=1)[:, None] * Y[s:e] - R @ Y)
+        return E, 4.0 * LY
+
+
+class ElasticEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    r"""Elastic embedding (Carreira-Perpinan, 2010): unsupervised, nonlinear.
+
+    .. math::
+
+        \min_Y E(Y) = \sum_{n,m} w^+_{nm} \lVert y_n - y_m \rVert^2
+            + \lambda \sum_{n,m} w^-_{nm} \exp\big(-\lVert y_n - y_m \rVert^2\big),
+
+    over free coordinates ``Y`` (``n x d``), with :math:`w^+` a heat kernel on the symmetrised
+    ``n_neighbors``-nearest-neighbour graph (sparse) and :math:`w^-_{nm} = \lVert x_n -
+    x_m\rVert^2` on all pairs (paper 003, eq. 1), each normalised to unit sum. The gradient is
+    :math:`4 (L(w^+) - \lambda L(w^- \circ K)) Y`; the default optimiser follows the spectral
+    direction :math:`-(4 L(w^+) + \mu I)^{-1} \nabla E`, with one sparse LU factor per fit.
+
+    Like :class:`sklearn.manifold.TSNE`, it has no ``transform``: the embedding of new samples
+    is not defined; use :meth:`fit_transform` or ``embedding_`` (or :class:`DEE` for a linear
+    map).
+
+    Parameters
+    ----------
+    n_components : int, default=2
+    lam : float, default=1.0
+        Weight of the repulsive term.
+    n_neighbors : int, default=10
+        Neighbours of the attractive graph.
+    sigma : float or None, default=None
+        Heat-kernel width of ``w+``; None: :math:`2\sigma^2` = mean squared edge length.
+    optimizer : {'sd', 'fp', 'cg', 'gd'}, default='sd'
+        Spectral direction, fixed-point (degree matrix), conjugate gradients or gradient
+        descent, with a Wolfe line search.
+    max_iter : int, default=500
+    tol : float, default=1e-3
+    init : {'pca', 'random'} or ndarray of shape (n_samples, n_components), default='pca'
+        Leading principal components (or Gaussian noise from ``random_state``), scaled to a
+        mean squared distance of 1 between embedded samples; or given coordinates.
+    random_state : int, RandomState instance or None, default=None
+    verbose : int, default=0
+    callback : callable or None, default=None
+        ``callback(Y, info)`` after each iteration; returning True stops.
+
+    Attributes
+    ----------
+    embedding_ : ndarray of shape (n_samples, n_components)
+    objective_, initial_objective_, n_iter_, history_, converged_, n_features_in_
+        As in :class:`DEE`.
+    """
+
+    def __init__(
+        self,
+        n_components=2,
+        *,
+        lam=1.0,
+        n_neighbors=10,
+        sigma=None,
+        optimizer="sd",
+        max_iter=500,
+        tol=1e-3,
+        init="pca",
+        random_state=None,
+        verbose=0,
+        callback=None,
+    ):
+        self.n_components = n_components
+        self.lam = lam
+        self.n_neighbors = n_neighbors
+        self.sigma = sigma
+        self.optimizer = optimizer
+        self.max_iter = max_iter
+        self.tol = tol
+        self.init = init
+        self.random_state = random_state
+        self.verbose = verbose
+        self.callback = callback
+
+    def fit(self, X, y=None):
+        """Compute the embedding of X (``y`` is ignored).
+
+        Returns
+        -------
+        self : object
+        """
+        self.fit_transform(X)
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Compute and return the embedding of X (``y`` is ignored).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        embedding : ndarray of shape (n_samples, n_components)
+        """
+        t0 = time.perf_counter()
+        name = type(self).__name__
+        check_positive(self.lam, "lam")
+        check_positive(self.sigma, "sigma", allow_none=True)
+        check_int(self.n_neighbors, "n_neighbors")
+        check_option(self.optimizer, "optimizer", {"sd", "fp", "cg", "gd"})
+        check_int(self.max_iter, "max_iter", min_value=0)
+        check_positive(self.tol, "tol", allow_zero=True)
+        verbose = _check_verbose(self.verbose)
+        if self.callback is not None and not callable(self.callback):
+            raise ValueError(f"callback must be callable or None; got {self.callback!r}.")
+        X = validate_data(self, X, dtype=_DTYPES, ensure_min_samples=2)
+        n = X.shape[0]
+        d = check_n_components(self.n_components, n - 1, reason=f"n_samples - 1 = {n - 1}")
+        Xf = np.asarray(X, dtype=np.float64)
+        Xc = Xf - Xf.mean(axis=0)
+        k = min(self.n_neighbors, n - 1)
+        Wp = _graphs.knn_graph(Xc, k, weights="heat", sigma=self.sigma)
+        problem = _EEObjective(Xc, self.lam, Wp)
+        if isinstance(self.init, str):
+            check_option(self.init, "init", {"pca", "random"})
+            if self.init == "pca":
+                U, s, _ = linalg.svd(Xc, full_matrices=False)
+                Y0 = np.zeros((n, d))
+                k0 = min(d, len(s))
+                Y0[:, :k0] = U[:, :k0] * s[:k0]
+                if k0 < d or not np.any(Y0):
+                    Y0[:, k0:] = check_random_state(self.random_state).standard_normal(
+                        (n, d - k0)) * 1e-2
+            else:
+                Y0 = check_random_state(self.random_state).standard_normal((n, d))
+            Y0 -= Y0.mean(axis=0)
+            msd = 2.0 * n / (n - 1) * float(np.sum(np.var(Y0, axis=0)))
+            if msd > 0:
+                Y0 /= np.sqrt(msd)
+        else:
+            Y0 = np.asarray(self.init, dtype=np.float64)
+            if Y0.shape != (n, d):
+                raise ValueError(
+                    f"{name}: an array init must have shape (n_samples, n_components) = "
+                    f"({n}, {d}); got {Y0.shape}."
+                )
+        method, precondition = self.optimizer, None
+        if self.optimizer in ("sd", "fp"):
+            H = 4.0 * (problem.Lp if self.optimizer == "sd" else sp.diags(problem.Lp.diagonal()))
+            H = sp.csc_matrix(H)
+            tr = float(H.diagonal().sum())
+            mu = _MU_REL * tr / n if tr > 0 else 1.0
+            lu = splinalg.splu(sp.csc_matrix(H + mu * sp.identity(n)))
+
+            def precondition(g, x):
+                return lu.solve(np.asarray(g, dtype=np.float64))
+
+            method = "preconditioned"
+        res = descent(
+            problem.value_grad, Y0, method=method, precondition=precondition,
+            max_iter=self.max_iter, tol=self.tol, verbose=verbose, callback=self.callback,
+            name=f"EE-{self.optimizer}", t_start=t0,
+        )
+        self.history_ = res.history
+        self.n_iter_ = res.n_iter
+        self.objective_ = float(res.fun)
+        self.initial_objective_ = float(res.f0)
+        self.converged_ = bool(res.converged)
+        self.embedding_ = res.x.astype(X.dtype, copy=False)
+        return self.embedding_
+
+    @property
+    def _n_features_out(self):
+        return self.embedding_.shape[1]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags

@@ -1,0 +1,305 @@
+"""Tests of DEE, DSNE and ElasticEmbedding (graphdr.neighbor)."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_iris
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from graphdr.neighbor import (
+    DEE,
+    DSNE,
+    ElasticEmbedding,
+    _DEEObjective,
+    _DSNEObjective,
+    _EEObjective,
+)
+
+from conftest import make_classes
+
+
+# ----- independent references -------------------------------------------------------------
+def dee_brute(A, X, y, lam, sigma2, normalize):
+    """Eq. (12) and its gradient by a double loop over all ordered pairs."""
+    n = X.shape[0]
+    wp = np.zeros((n, n))
+    wn = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            if i == j:
+                continue
+            dx = X[i] - X[j]
+            if y[i] == y[j]:
+                wp[i, j] = np.exp(-dx @ dx / (2 * sigma2))
+            else:
+                wn[i, j] = dx @ dx
+    if normalize:
+        wp /= wp.sum()
+        wn /= wn.sum()
+    E, G = 0.0, np.zeros_like(A)
+    for i in range(n):
+        for j in range(n):
+            dx = X[i] - X[j]
+            v = A @ dx
+            q = v @ v
+            E += wp[i, j] * q + lam * wn[i, j] * np.exp(-q)
+            G += 2 * (wp[i, j] - lam * wn[i, j] * np.exp(-q)) * np.outer(v, dx)
+    return E, G
+
+
+def dsne_brute(A, X, y, sigma2):
+    n = X.shape[0]
+    P = np.zeros((n, n))
+    U = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            if i != j:
+                dx = X[i] - X[j]
+                P[i, j] = np.exp(-dx @ dx / (2 * sigma2))
+                U[i, j] = 1.0 / (1.0 + np.sum((A @ dx) ** 2))
+    same = (y[:, None] == y[None, :]) & ~np.eye(n, dtype=bool)
+    diff = y[:, None] != y[None, :]
+    E = 0.0
+    for mask in (same, diff):
+        p = P[mask] / P[mask].sum()
+        q = U[mask] / U[mask].sum()
+        E += np.sum(p * np.log(p / q))
+    return E
+
+
+def central_fd(f, A, h=1e-6):
+    G = np.zeros_like(A)
+    for idx in np.ndindex(A.shape):
+        Ap, Am = A.copy(), A.copy()
+        Ap[idx] += h
+        Am[idx] -= h
+        G[idx] = (f(Ap) - f(Am)) / (2 * h)
+    return G
+
+
+def rel_err(a, b):
+    return np.max(np.abs(a - b)) / np.max(np.abs(b))
+
+
+@pytest.fixture
+def tiny():
+    r = np.random.default_rng(3)
+    X = r.normal(size=(11, 4))
+    y = np.array([0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2])
+    A = r.normal(size=(2, 4)) * 0.4
+    return X, y, A
+
+
+# ----- DEE objective and gradient -----------------------------------------------------------
+@pytest.mark.parametrize("normalize", [False, True])
+@pytest.mark.parametrize("cache", [True, False])
+def test_dee_objective_and_gradient_match_double_loop(tiny, normalize, cache):
+    X, y, A = tiny
+    lam, sigma2 = 0.7, 1.3
+    kw = {} if cache else dict(cache_bytes=0, block_rows=3)
+    ob = _DEEObjective(X, y, lam, sigma2, normalize=normalize, **kw)
+    E, G = ob.value_grad(A)
+    Eb, Gb = dee_brute(A, X, y, lam, sigma2, normalize)
+    assert E == pytest.approx(Eb, rel=1e-12)
+    assert rel_err(G, Gb) < 1e-10
+    G_fd = central_fd(lambda B: ob.value_grad(B)[0], A)
+    assert rel_err(G, G_fd) < 1e-6
+
+
+def test_dee_laplacian_direction_is_a_descent_direction(tiny):
+    X, y, A = tiny
+    est = DEE(optimizer="ld", max_iter=1).fit(X, y)
+    ob = _DEEObjective(X - X.mean(0), y, est.lam, est.sigma_ ** 2)
+    H = 4 * ob.H + est.mu_ * np.eye(X.shape[1])
+    assert np.all(np.linalg.eigvalsh(H) > 0)
+    for seed in range(5):
+        B = np.random.default_rng(seed).normal(size=(2, 4))
+        E, G = ob.value_grad(B)
+        P = -np.linalg.solve(H, G.T).T
+        assert np.sum(G * P) < 0
+        # and a small step along it decreases E
+        assert ob.value_grad(B + 1e-4 * P)[0] < E
+
+
+@pytest.mark.parametrize("optimizer", ["ld", "fp", "cg", "gd"])
+def test_dee_history_is_non_increasing(optimizer):
+    X, y = make_classes(n_per_class=(15, 12, 18), n_features=6)
+    est = DEE(optimizer=optimizer, max_iter=60, tol=1e-6).fit(X, y)
+    h = est.history_
+    assert est.n_iter_ >= 2
+    assert {len(v) for v in h.values()} == {est.n_iter_}
+    obj = np.array([est.initial_objective_] + h["objective"])
+    assert np.all(np.diff(obj) <= 0)
+    assert obj[-1] < obj[0]
+    assert np.all(np.array(h["step"]) > 0)
+    assert np.all(np.diff(h["time"]) >= 0) and h["time"][0] >= 0
+    assert est.objective_ == h["objective"][-1]
+
+
+def test_dee_objective_of_fitted_components_and_exact_transform():
+    X, y = make_classes(n_per_class=(9, 7, 8), n_features=5)
+    est = DEE(n_components=2, lam=3.0, max_iter=50).fit(X, y)
+    A = est.components_
+    # the fitted objective is eq. (12) at components_ (independent double loop)
+    Eb, _ = dee_brute(A, X, y, 3.0, est.sigma_ ** 2, normalize=True)
+    assert est.objective_ == pytest.approx(Eb, rel=1e-9)
+    Xn = np.random.default_rng(1).normal(size=(6, 5))
+    np.testing.assert_array_equal(est.transform(Xn), (Xn - est.mean_) @ A.T)
+    assert est.fit_transform(X, y).shape == (X.shape[0], 2)
+
+
+def test_dee_default_sigma_is_mean_same_class_distance():
+    X, y = make_classes()
+    est = DEE(max_iter=1).fit(X, y)
+    d2 = [np.sum((X[i] - X[j]) ** 2) for i in range(len(y)) for j in range(len(y))
+          if i != j and y[i] == y[j]]
+    assert 2 * est.sigma_ ** 2 == pytest.approx(np.mean(d2))
+
+
+def test_ld_needs_fewer_iterations_than_gd():
+    X, y = load_iris(return_X_y=True)
+    kw = dict(n_components=2, max_iter=500, tol=1e-6)
+    ld = DEE(optimizer="ld", **kw).fit(X, y)
+    gd = DEE(optimizer="gd", **kw).fit(X, y)
+    assert ld.n_iter_ < gd.n_iter_
+    assert ld.objective_ <= gd.objective_ * (1 + 1e-3)
+
+
+def test_dee_rank_deficient_duplicate_and_wide_data():
+    r = np.random.default_rng(0)
+    X = r.normal(size=(10, 30))  # D > n
+    X[:, 5] = 2.0  # constant feature
+    X[3] = X[2]  # duplicate row
+    y = np.array([0, 0, 0, 0, 1, 1, 1, 2, 2, 2])
+    for opt in ["ld", "fp"]:
+        est = DEE(n_components=3, optimizer=opt, max_iter=30).fit(X, y)
+        assert np.all(np.isfinite(est.components_))
+        assert np.all(np.diff([est.initial_objective_] + est.history_["objective"]) <= 0)
+
+
+def test_dee_init_options_callback_and_verbose(capsys):
+    X, y = make_classes()
+    A0 = np.random.default_rng(0).normal(size=(2, 5)) * 0.05
+    calls = []
+
+    def cb(A, info):
+        calls.append(A.shape)
+        return info["iteration"] == 2
+
+    est = DEE(init=A0, callback=cb, verbose=2, max_iter=50).fit(X, y)
+    assert calls == [(2, 5), (2, 5)] and est.n_iter_ == 2
+    out = capsys.readouterr().out
+    assert "[DEE-ld] iter    1" in out
+    from graphdr.neighbor import _DEEObjective as Obj
+
+    ob = Obj(X - X.mean(0), y, est.lam, est.sigma_ ** 2)
+    assert est.initial_objective_ == pytest.approx(ob.value_grad(A0)[0])
+    r1 = DEE(init="random", random_state=0, max_iter=3).fit(X, y)
+    r2 = DEE(init="random", random_state=0, max_iter=3).fit(X, y)
+    np.testing.assert_array_equal(r1.components_, r2.components_)
+
+
+def test_dee_float32_and_string_labels():
+    X, y = make_classes()
+    labels = np.array(["a", "b", "c"])[y]
+    est = DEE(max_iter=5).fit(X.astype(np.float32), labels)
+    assert est.transform(X.astype(np.float32)).dtype == np.float32
+    assert list(est.classes_) == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        (dict(lam=0.0), "lam must be > 0"),
+        (dict(lam=-1.0), "lam must be > 0"),
+        (dict(sigma=0.0), "sigma must be > 0"),
+        (dict(sigma=-2.0), "sigma must be > 0"),
+        (dict(optimizer="newton"), "optimizer must be one of"),
+        (dict(n_components=6), "n_components=6 is too large"),
+        (dict(init="spectral"), "init must be one of"),
+        (dict(init=np.zeros((3, 5))), "init must have shape"),
+        (dict(max_iter=-1), "max_iter must be an integer"),
+    ],
+)
+def test_dee_bad_input(params, match):
+    X, y = make_classes()
+    with pytest.raises(ValueError, match=match):
+        DEE(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("Est", [DEE, DSNE])
+def test_single_class_is_rejected(Est):
+    X, _ = make_classes()
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        Est().fit(X, np.zeros(len(X)))
+
+
+# ----- DSNE -------------------------------------------------------------------------------
+@pytest.mark.parametrize("cache", [True, False])
+def test_dsne_objective_and_gradient(tiny, cache):
+    X, y, A = tiny
+    kw = {} if cache else dict(cache_bytes=0, block_rows=4)
+    ob = _DSNEObjective(X, y, 0.9, **kw)
+    E, G = ob.value_grad(A)
+    assert E == pytest.approx(dsne_brute(A, X, y, 0.9), rel=1e-10)
+    G_fd = central_fd(lambda B: ob.value_grad(B)[0], A)
+    assert rel_err(G, G_fd) < 1e-6
+
+
+def test_dsne_fit_decreases_kl_and_bad_input():
+    X, y = make_classes()
+    est = DSNE(max_iter=40).fit(X, y)
+    obj = [est.initial_objective_] + est.history_["objective"]
+    assert np.all(np.diff(obj) <= 0) and obj[-1] < obj[0]
+    assert est.objective_ >= 0  # a sum of KL divergences
+    np.testing.assert_array_equal(est.transform(X), (X - est.mean_) @ est.components_.T)
+    with pytest.raises(ValueError, match="optimizer must be one of"):
+        DSNE(optimizer="ld").fit(X, y)
+    with pytest.raises(ValueError, match="sigma must be > 0"):
+        DSNE(sigma=0).fit(X, y)
+    with pytest.raises(ValueError, match="n_components=9 is too large"):
+        DSNE(n_components=9).fit(X, y)
+
+
+# ----- unsupervised elastic embedding -----------------------------------------------------------
+def test_ee_gradient_and_objective():
+    r = np.random.default_rng(0)
+    n = 10
+    X = r.normal(size=(n, 3))
+    P = r.random((n, n)) * (r.random((n, n)) > 0.5)
+    P = P + P.T
+    np.fill_diagonal(P, 0)
+    ob = _EEObjective(X, 2.0, P)
+    Y = r.normal(size=(n, 2))
+    E, G = ob.value_grad(Y)
+    Wp = P / P.sum()
+    Wn = np.sum((X[:, None] - X[None]) ** 2, axis=-1)
+    Wn /= Wn.sum()
+    Dy = np.sum((Y[:, None] - Y[None]) ** 2, axis=-1)
+    assert E == pytest.approx(np.sum(Wp * Dy) + 2.0 * np.sum(Wn * np.exp(-Dy)), rel=1e-12)
+    assert rel_err(G, central_fd(lambda Z: ob.value_grad(Z)[0], Y)) < 1e-6
+
+
+@pytest.mark.parametrize("optimizer", ["sd", "fp", "cg", "gd"])
+def test_ee_fit(optimizer):
+    X, _ = make_classes()
+    est = ElasticEmbedding(optimizer=optimizer, max_iter=40)
+    Y = est.fit_transform(X)
+    assert Y.shape == (len(X), 2) and np.all(np.isfinite(Y))
+    obj = [est.initial_objective_] + est.history_["objective"]
+    assert np.all(np.diff(obj) <= 0) and obj[-1] < obj[0]
+    assert not hasattr(est, "transform")
+    with pytest.raises(ValueError, match="lam must be > 0"):
+        ElasticEmbedding(lam=0).fit(X)
+
+
+# ----- scikit-learn contract ----------------------------------------------------------------------
+@parametrize_with_checks(
+    [
+        DEE(max_iter=5),
+        DEE(optimizer="cg", max_iter=5),
+        DSNE(max_iter=5),
+        ElasticEmbedding(max_iter=5, n_neighbors=3),
+    ]
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
