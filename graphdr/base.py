@@ -21,6 +21,12 @@ Data flow of :meth:`_BaseGraphEmbedding.fit`:
 4. their quadratic forms in those coordinates, then :func:`graphdr.solvers.generalized_eigh`;
 5. components mapped back to features (``components_``) or to dual coefficients
    (``dual_coef_``), with deterministic signs.
+
+Class-structured linear methods (LDA, LQMI, :class:`GraphEmbedding` with class graphs) take a
+shorter route (:meth:`_BaseGraphEmbedding._fit_from_statistics`): one pass over ``X`` collects
+the class counts, class sums and centred Gram matrix (:func:`graphdr.stats.class_statistics`)
+and every quadratic form is ``d G_c - U^T B U`` with the centred class sums ``U``. This is also
+the route of a ``dask.array`` input, which is then never materialised (see :meth:`fit`).
 """
 
 from __future__ import annotations
@@ -32,12 +38,13 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.kernel_approximation import Nystroem
 from sklearn.preprocessing import KernelCenterer
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import assert_all_finite, check_is_fitted, validate_data
 
 from . import graphs as _graphs
 from ._validation import check_int, check_labels, check_n_components, check_option, check_positive
 from .kernels import check_kernel_params, compute_kernel, empirical_kernel_map
-from .solvers import class_kernel_eigh, data_subspace, flip_signs, generalized_eigh
+from .solvers import class_kernel_eigh, data_subspace, flip_signs, generalized_eigh, gram_subspace
+from .stats import check_class_counts, class_statistics, is_dask_array, raise_if_nonfinite
 
 __all__ = ["GraphEmbedding"]
 
@@ -73,6 +80,24 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
     def _max_components(self, n_available, n_classes):
         """Return (largest meaningful n_components, reason)."""
         return n_available, "the rank of the penalty/constraint matrix"
+
+    def _class_forms(self, class_sizes):
+        """Class-structured linear problem, or None.
+
+        A subclass whose (linear) problem uses only class graphs returns
+        ``dict(A=(d_A, B_A), B=(d_B, B_B) or 'identity', largest=bool)``: each form is
+        ``d * G_c - U^T B U`` in centred coordinates (``G_c`` the centred Gram matrix, ``U``
+        the centred class sums, ``B`` a ``C x C`` block, ``d`` the constant degree of the
+        class graph). Then the whole fit needs only :func:`graphdr.stats.class_statistics`.
+        """
+        return None
+
+    def _has_class_forms(self, y):
+        return (
+            y is not None
+            and not self._is_kernel()
+            and type(self)._class_forms is not _BaseGraphEmbedding._class_forms
+        )
 
     # ----- fit ---------------------------------------------------------------------------
     def _validate_input(self, X, y):
@@ -193,6 +218,89 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         dims = n_samples - 1 if self._is_kernel() else B.shape[0]
         return reg * max(np.trace(B), 0.0) / max(dims, 1)
 
+    # ----- class-structured linear path: sufficient statistics only ------------------
+    def _label_requirements(self):
+        labels = self._uses_labels()
+        return dict(
+            min_classes=2 if labels else 1,
+            min_per_class=self._min_per_class if labels else 1,
+            method=type(self).__name__,
+        )
+
+    def _statistics(self, X, y):
+        """Validate the input and collect the class statistics in one pass over ``X``."""
+        name = type(self).__name__
+        if is_dask_array(X):
+            # never materialised: dimensions now, NaN/inf and labels in the statistics pass
+            if X.ndim != 2:
+                raise ValueError(
+                    f"Expected a 2-D array (n_samples, n_features); got a {X.ndim}-D dask array."
+                )
+            if X.dtype.kind not in "fiub":
+                raise ValueError(f"{name} expects numeric X; got a dask array of dtype {X.dtype}.")
+            n, D = X.shape
+            if n < 2:
+                raise ValueError(
+                    f"Found array with {n} sample(s) (shape={X.shape}) while a minimum of 2 is "
+                    "required."
+                )
+            if D < 1:
+                raise ValueError(
+                    f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
+                    "required."
+                )
+            if hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_
+            self.n_features_in_ = int(D)
+            stats = class_statistics(X, y)
+            raise_if_nonfinite(stats)
+            check_class_counts(stats.classes, stats.counts, **self._label_requirements())
+            self.classes_ = stats.classes
+            dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.dtype(np.float64)
+            return stats, dtype, None, None
+        X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2,
+                             ensure_all_finite=False)
+        self.classes_, y_enc, _ = check_labels(y, **self._label_requirements())
+        if X.shape[1] > X.shape[0]:
+            # more features than samples: the SVD route of data_subspace is more accurate
+            assert_all_finite(X, input_name="X")
+            return None, X.dtype, X, y_enc
+        stats = class_statistics(X, y_enc, n_classes=len(self.classes_))
+        raise_if_nonfinite(stats)
+        return stats, X.dtype, None, None
+
+    def _fit_from_statistics(self, stats, dtype):
+        """Solve a class-structured linear problem from :class:`graphdr.stats.ClassStatistics`."""
+        G = stats.centered_gram()
+        basis = gram_subspace(G, stats.n, rank_tol=self.rank_tol)
+        if basis.shape[1] == 0:
+            raise ValueError(
+                f"{type(self).__name__} cannot project constant data: every feature has zero "
+                "variance."
+            )
+        Gb = _sym_np(basis.T @ G @ basis)
+        U = stats.centered_class_sums() @ basis
+        forms = self._class_forms(stats.counts.astype(np.float64))
+
+        def form(spec):
+            if isinstance(spec, str):  # 'identity'
+                return np.eye(basis.shape[1])
+            degree, block = spec
+            return degree * Gb - U.T @ block @ U
+
+        A, B = form(forms["A"]), form(forms["B"])
+        eigenvalues, V = generalized_eigh(
+            A, B, largest=forms.get("largest", False), ridge=self._ridge(B, stats.n),
+            rank_tol=self.rank_tol,
+        )
+        max_components, reason = self._max_components(V.shape[1], len(self.classes_))
+        n_components = check_n_components(self.n_components, max_components, reason=reason)
+        self.eigenvalues_ = eigenvalues[:n_components]
+        self.n_components_ = n_components
+        W = basis @ V[:, :n_components]
+        self.components_ = flip_signs(W, axis=0).T.astype(dtype, copy=False)
+        self.mean_ = stats.mean.astype(dtype, copy=False)
+
     # ----- class-structured kernel fast path ------------------------------------------
     def _class_objective_block(self, n_classes, class_sizes):
         """C x C block of a class-structured objective to maximise over ``S_t + eps``, or None."""
@@ -253,9 +361,26 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         Returns
         -------
         self : object
+
+        Notes
+        -----
+        Class-structured linear methods read ``X`` once (class counts, class sums and the
+        centred Gram matrix, :func:`graphdr.stats.class_statistics`) and accept a
+        ``dask.array.Array`` for ``X`` (and ``y``): its statistics are computed chunk by chunk
+        on the active Dask scheduler or ``distributed`` cluster and the array is never
+        materialised (NaN/inf are detected in the same pass).
         """
         self._check_params()
-        X, y_enc = self._validate_input(X, y)
+        if self._has_class_forms(y):
+            stats, dtype, X, y_enc = self._statistics(X, y)
+            if stats is not None:
+                self._fit_from_statistics(stats, dtype)
+                return self
+        elif is_dask_array(X):
+            X = X.compute()  # methods without class structure need the samples in memory
+            X, y_enc = self._validate_input(X, None if y is None else np.asarray(y))
+        else:
+            X, y_enc = self._validate_input(X, y)
         if self._use_class_kernel_path():
             try:
                 self._fit_class_kernel(X, y_enc)
@@ -310,8 +435,26 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         Returns
         -------
         X_new : ndarray of shape (n_samples, n_components_)
+            A lazy ``dask.array.Array`` (same row chunks, computed by ``map_blocks``) when
+            ``X`` is a Dask array.
         """
         check_is_fitted(self)
+        if is_dask_array(X):
+            if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+                raise ValueError(
+                    f"X has {X.shape[1] if X.ndim == 2 else X.shape} features, but "
+                    f"{type(self).__name__} is expecting {self.n_features_in_} features as input."
+                )
+            if len(X.chunks[1]) > 1:
+                X = X.rechunk({1: -1})
+            out_dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.dtype(np.float64)
+            return X.map_blocks(
+                self._transform_array, chunks=(X.chunks[0], (self.n_components_,)),
+                dtype=out_dtype,
+            )
+        return self._transform_array(X)
+
+    def _transform_array(self, X):
         X = validate_data(self, X, reset=False, dtype=_DTYPES)
         if hasattr(self, "nystroem_"):
             Phi = self.nystroem_.transform(X)
@@ -338,7 +481,23 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         return tags
 
 
+def _sym_np(M):
+    return (M + M.T) / 2.0
+
+
 _LABEL_GRAPHS = {"within_class", "between_class", "supervised_knn", "inter_class_knn"}
+_CLASS_GRAPHS = {"within_class", "between_class", "total"}
+
+
+def class_graph_block(name, class_sizes):
+    """(constant degree, C x C block) of a named class graph for class sizes ``J``."""
+    J = np.asarray(class_sizes, dtype=np.float64)
+    n, C = J.sum(), J.shape[0]
+    if name == "within_class":
+        return 1.0, np.diag(1.0 / J)
+    if name == "total":
+        return 1.0, np.full((C, C), 1.0 / n)
+    return 0.0, np.full((C, C), 1.0 / n) - np.diag(1.0 / J)  # between_class
 _GRAPH_NAMES = _LABEL_GRAPHS | {"total", "knn"}
 
 
@@ -439,6 +598,24 @@ class GraphEmbedding(_BaseGraphEmbedding):
         return any(
             isinstance(g, str) and g in _LABEL_GRAPHS for g in (self.intrinsic, self.penalty)
         )
+
+    def _has_class_forms(self, y):
+        return (
+            super()._has_class_forms(y)
+            and isinstance(self.intrinsic, str) and self.intrinsic in _CLASS_GRAPHS
+            and isinstance(self.penalty, str)
+            and self.penalty in _CLASS_GRAPHS | {"degree", "identity"}
+        )
+
+    def _class_forms(self, class_sizes):
+        A = class_graph_block(self.intrinsic, class_sizes)
+        if self.penalty == "identity":
+            B = "identity"
+        elif self.penalty == "degree":
+            B = (A[0], np.zeros_like(A[1]))
+        else:
+            B = class_graph_block(self.penalty, class_sizes)
+        return dict(A=A, B=B, largest=False)
 
     def _check_params(self):
         for name, spec in (("intrinsic", self.intrinsic), ("penalty", self.penalty)):

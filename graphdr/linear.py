@@ -26,6 +26,15 @@ class _LDAGraphs:
             + (f", and the data have rank {n_available}" if n_available < n_classes - 1 else "")
         )
 
+    def _class_forms(self, class_sizes):
+        # S_w = G_c - U^T diag(1/J) U (within-class graph), S_t = G_c - U^T (1/n) U (= G_c)
+        J = np.asarray(class_sizes, dtype=np.float64)
+        return dict(
+            A=(1.0, np.diag(1.0 / J)),
+            B=(1.0, np.full((J.shape[0], J.shape[0]), 1.0 / J.sum())),
+            largest=False,
+        )
+
 
 class _LPPGraphs:
     @property
@@ -61,8 +70,14 @@ class LDA(_LDAGraphs, _BaseGraphEmbedding):
         V^\top (S_t + \epsilon I) V = I ,
 
     with the within-class scatter :math:`S_w = X^\top L(W) X`, :math:`W_{ij} = 1/J_c` for two
-    samples of class ``c``, and the total scatter :math:`S_t`. Both come from class sums and one
-    Gram matrix accumulated in row blocks (no ``n x n`` array). The components maximise the
+    samples of class ``c``, and the total scatter :math:`S_t`. Both come from the class counts,
+    class sums and centred Gram matrix collected in one pass over ``X`` in row blocks
+    (:func:`graphdr.stats.class_statistics`: :math:`S_t = G_c`,
+    :math:`S_w = G_c - \tilde U^\top \operatorname{diag}(1/J)\, \tilde U`; memory
+    ``O(D^2 + C D)`` besides ``X``, no ``n x n`` array). ``X`` (and ``y``) may be a
+    ``dask.array``: the statistics are then computed chunk by chunk on the active Dask scheduler
+    or cluster without materialising ``X``, and ``transform`` of a Dask array returns a lazy
+    Dask array (``map_blocks``). The components maximise the
     Fisher ratio :math:`v^\top S_b v / v^\top S_w v` and span the same subspace as
     scikit-learn's ``LinearDiscriminantAnalysis(solver='eigen')``.
 

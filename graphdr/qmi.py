@@ -299,6 +299,17 @@ class _QMIClosedForm:
         return generalized_eigh(A, B, largest=True, reg=self._resolved_reg(),
                                 rank_tol=self.rank_tol)
 
+    def _class_forms(self, class_sizes):
+        # linear path from class statistics: A = U^T B_M U (adjacency of the QMI graph, a
+        # form with degree 0 and block -B_M), B = S_t = G_c - U^T (1/n) U
+        J = np.asarray(class_sizes, dtype=np.float64)
+        b = qmi_potential_blocks(J)
+        return dict(
+            A=(0.0, -(b["V_IN"] + b["V_ALL"] - 2.0 * b["V_BTW"])),
+            B=(1.0, np.full((J.shape[0], J.shape[0]), 1.0 / J.sum())),
+            largest=True,
+        )
+
     def _class_objective_block(self, n_classes, class_sizes):
         # the class-structured kernel fast path maximises a^T K E B E^T K a over the ridge
         # constraint: B is the QMI block
@@ -325,7 +336,11 @@ class LQMI(_QMIClosedForm, _BaseGraphEmbedding):
     graph embedding that *minimises* :math:`\operatorname{tr}(V^\top X^\top L(M) X V)` with the
     (signed) QMI graph ``M`` as intrinsic graph and the complete graph as penalty.
     :math:`X^\top M X` is formed from the class sums :math:`E^\top X` (``O(n D C)``); no
-    ``n x n`` matrix is built.
+    ``n x n`` matrix is built. The whole fit needs one pass over ``X`` (class counts, class sums
+    and the centred Gram matrix, :func:`graphdr.stats.class_statistics`), so it costs what LDA
+    costs, and ``X`` may be a ``dask.array`` (statistics computed chunk by chunk on the active
+    Dask scheduler or cluster, never materialised; ``transform`` of a Dask array returns a lazy
+    Dask array).
 
     ``M`` has rank ``C - 1``, so at most ``C - 1`` components exist. For balanced classes
     :math:`X^\top M X` is proportional to the between-class scatter and LQMI equals LDA; for any
@@ -422,6 +437,20 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
         The regularised solvers, or paper 000's Algorithm 1 as printed ('paper').
     reg : float, default=1e-3
         Relative ridge of the regularised solvers (0 with 'eigh' gives the paper's problem).
+    approximation : {None, 'nystroem'}, default=None
+        None solves the exact kernel problem (``O(n^2)`` memory; ``O(n^3)`` time with
+        'eigh', one Cholesky factorisation with 'cholesky'). 'nystroem' replaces the kernel by
+        ``n_landmarks`` landmark features (scikit-learn's ``Nystroem``) and solves the linear
+        QMI problem on them: ``O(n m)`` memory and ``O(n m^2)`` time, the ridge defined as in
+        the exact problem (``reg`` times the mean eigenvalue of the approximated centred
+        kernel over ``n - 1`` dimensions). Then ``components_``, ``mean_`` and ``nystroem_``
+        replace ``dual_coef_`` and ``X_fit_``. Not available with ``solver='paper'`` or
+        ``kernel='precomputed'``.
+    n_landmarks : int, default=500
+        Landmarks of the Nystroem approximation (capped at ``n_samples``); with
+        ``n_landmarks = n_samples`` the approximation is the exact kernel.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the landmark choice.
     rank_tol : float or None, default=None
         Relative eigenvalue of the centred kernel below which a direction is dropped (never
         inverted); the constant vector, eigenvalue 0 of every centred kernel, is always dropped.
@@ -429,8 +458,15 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
     Attributes
     ----------
     dual_coef_ : ndarray of shape (n_samples_fit, n_components_)
-        ``transform(X) = K_c(X, X_fit_) @ dual_coef_``.
+        ``transform(X) = K_c(X, X_fit_) @ dual_coef_`` (exact kernel).
     X_fit_ : ndarray of shape (n_samples_fit, n_features)
+    components_ : ndarray of shape (n_components_, n_landmarks)
+        With ``approximation='nystroem'``:
+        ``transform(X) = (nystroem_.transform(X) - mean_) @ components_.T``.
+    mean_ : ndarray of shape (n_landmarks,)
+        Mean landmark features (Nystroem only).
+    nystroem_ : sklearn.kernel_approximation.Nystroem
+        The fitted landmark map (Nystroem only).
     embedding_ : ndarray of shape (n_samples_fit, n_components_)
         Training embedding :math:`\tilde K A`.
     eigenvalues_ : ndarray of shape (n_components_,)
@@ -450,7 +486,8 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
 
     def __init__(
         self, n_components=None, *, kernel="rbf", gamma=None, degree=3, coef0=1.0,
-        kernel_params=None, solver="auto", reg=1e-3, rank_tol=None,
+        kernel_params=None, solver="auto", reg=1e-3, approximation=None, n_landmarks=500,
+        random_state=None, rank_tol=None,
     ):
         self.n_components = n_components
         self.kernel = kernel
@@ -460,6 +497,9 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
         self.kernel_params = kernel_params
         self.solver = solver
         self.reg = reg
+        self.approximation = approximation
+        self.n_landmarks = n_landmarks
+        self.random_state = random_state
         self.rank_tol = rank_tol
 
     def _check_params(self):
@@ -470,6 +510,11 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
             )
         check_option(self.solver, "solver", set(_KQMI_SOLVERS))
         check_positive(self.reg, "reg", allow_zero=True)
+        if self._approximation() is not None and self.solver == "paper":
+            raise ValueError(
+                "solver='paper' needs the exact kernel's eigendecomposition; use "
+                "approximation=None, or solver='auto' with approximation='nystroem'."
+            )
 
     def _resolved_reg(self):
         return 0.0 if self.solver == "paper" else check_positive(self.reg, "reg", allow_zero=True)

@@ -30,7 +30,7 @@ from scipy import linalg
 
 from .graphs import _weighted_centered_gram
 
-__all__ = ["generalized_eigh", "class_kernel_eigh", "data_subspace", "flip_signs"]
+__all__ = ["generalized_eigh", "class_kernel_eigh", "data_subspace", "gram_subspace", "flip_signs"]
 
 
 def _sym(M):
@@ -156,13 +156,26 @@ def data_subspace(X, mean, *, rank_tol=None, block_rows=8192):
     tol = max(n, D) * np.finfo(np.float64).eps if rank_tol is None else rank_tol
     if D <= n:
         G = _weighted_centered_gram(X, mean, block_rows=block_rows)
-        lam, U = linalg.eigh(_sym(G))
-        keep = lam > tol * max(lam[-1], 0.0)
-        return U[:, keep][:, ::-1], None
+        return gram_subspace(G, n, rank_tol=rank_tol), None
     Xc = np.asarray(X, dtype=np.float64) - mean
     U, s, Vt = linalg.svd(Xc, full_matrices=False)
     keep = s**2 > tol * max(s[0] ** 2, 0.0) if s.size else np.zeros(0, bool)
     return Vt[keep].T, U[:, keep] * s[keep]
+
+
+def gram_subspace(G, n_samples, *, rank_tol=None):
+    r"""Orthonormal basis of the range of a centred Gram matrix ``G`` (``D x D``).
+
+    The directions of variance above ``rank_tol * max variance`` (default
+    ``max(n_samples, D) * eps``), by decreasing variance: the ``D <= n`` branch of
+    :func:`data_subspace`, for a Gram matrix accumulated elsewhere (for example by
+    :func:`graphdr.stats.class_statistics`).
+    """
+    D = G.shape[0]
+    tol = max(n_samples, D) * np.finfo(np.float64).eps if rank_tol is None else rank_tol
+    lam, U = linalg.eigh(_sym(G))
+    keep = lam > tol * max(lam[-1], 0.0)
+    return U[:, keep][:, ::-1]
 
 
 def flip_signs(V, axis=0):

@@ -1,0 +1,386 @@
+"""graphdr's benchmark suite (issue 7): one command, ratios measured side by side in one run.
+
+    make bench          # = .venv/bin/python benchmarks/run_all.py
+
+Every measurement runs in a fresh subprocess (clean memory figures) with one BLAS thread
+(OMP/OPENBLAS/MKL_NUM_THREADS=1, set for the children). Absolute times on a shared machine are
+noisy; compare the ratios, which come from the same run. Output: a markdown table on stdout,
+also written to ``benchmarks/results/bench_suite.md``.
+
+Measurements
+------------
+* ``lda``: graphdr.LDA vs scikit-learn LinearDiscriminantAnalysis(solver='eigen') on
+  200,000 x 100 float64 with 10 classes. Time: best of 3 fits; peak memory: tracemalloc peak of
+  one more fit (allocations during fit, the input excluded). graphdr reads X once
+  (class counts, class sums, centred Gram: ``graphdr.stats.class_statistics``).
+* ``lqmi``: graphdr.qmi.LQMI on the same data.
+* ``lda_dask``: graphdr.LDA on the same data as a dask array (20 row chunks, local threaded
+  scheduler), against the in-memory fit.
+* ``kernel``: exact KernelLDA and KQMI (solver='auto' -> class-structured Cholesky path) at
+  n = 2000 and 5000 (10 classes, 20 features, RBF) vs one dense ``scipy.linalg.eigh`` of an
+  n x n symmetric matrix and vs scikit-learn's KernelPCA(n_components=9, kernel='rbf', default
+  eigen_solver); plus the largest principal angle between the Cholesky and the
+  eigendecomposition ('eigh') solutions at n = 1000.
+* ``nystroem``: KQMI(approximation='nystroem', n_landmarks=1000) on 20,000 letter-like samples
+  (26 classes, 16 integer features, generated) vs the exact KQMI on the first 5000 of them;
+  1-NN test error (4000 test samples) in each embedding.
+* ``dee``: graphdr.neighbor.DEE (optimizer 'ld' and 'fp', defaults otherwise) on mnist5k
+  (n = 5000, PCA to 50 dimensions; generated 5000 x 50 data if the file is absent): seconds
+  per iteration (mean spacing of ``history_['time']``) and iterations to converge.
+* ``qmiproj``: graphdr.qmi.QMIProjection (d = 9, 5 iterations) on the same 5000 x 50 data:
+  seconds per iteration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results" / "bench_suite.md"
+MNIST = Path("/work/shared/datasets/mnist5k.npz")
+N_LDA, D_LDA, C_LDA = 200_000, 100, 10
+
+
+# ----- data -----------------------------------------------------------------------------
+def lda_data():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, C_LDA, N_LDA)
+    means = rng.normal(scale=0.5, size=(C_LDA, D_LDA))
+    return rng.normal(size=(N_LDA, D_LDA)) + means[y], y
+
+
+def kernel_data(n, D=20, C=10, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, C, n)
+    return rng.normal(size=(n, D)) + rng.normal(scale=0.8, size=(C, D))[y], y
+
+
+def letter_like(n, seed, C=26, D=16, sub=4, noise=2.4):
+    """Letter-sized data: 26 classes of 4 prototypes each, 16 integer features in 0..15."""
+    protos_rng = np.random.default_rng(12345)
+    centers = protos_rng.uniform(3, 12, size=(C, D))
+    protos = centers[:, None, :] + protos_rng.normal(scale=2.0, size=(C, sub, D))
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, C, n)
+    k = rng.integers(0, sub, n)
+    X = np.clip(np.rint(protos[y, k] + rng.normal(scale=noise, size=(n, D))), 0, 15)
+    return X, y
+
+
+def mnist50():
+    from sklearn.decomposition import PCA
+
+    if MNIST.exists():
+        data = np.load(MNIST)
+        X, y, source = data["X"].astype(np.float64) / 255.0, data["y"], "mnist5k, PCA to 50"
+    else:
+        X, y = kernel_data(5000, D=100)
+        source = "generated 5000 x 100, PCA to 50 (mnist5k not found)"
+    return PCA(50, random_state=0).fit_transform(X), y, source
+
+
+def timed(fn):
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
+
+
+def fit_time_and_peak(make, X, y, repeats=3):
+    seconds = min(timed(lambda: make().fit(X, y))[0] for _ in range(repeats))
+    tracemalloc.start()
+    make().fit(X, y)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return seconds, peak
+
+
+# ----- measurements (each run in its own process) ------------------------------------------
+def m_lda(which):
+    X, y = lda_data()
+    if which == "graphdr":
+        import graphdr
+
+        make = graphdr.LDA
+    elif which == "lqmi":
+        from graphdr.qmi import LQMI
+
+        make = LQMI
+    else:
+        from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+
+        def make():
+            return LinearDiscriminantAnalysis(solver="eigen")
+
+    seconds, peak = fit_time_and_peak(make, X, y)
+    return dict(seconds=seconds, peak=peak, input=X.nbytes)
+
+
+def m_lda_dask():
+    import dask
+    import dask.array as da
+    from scipy.linalg import subspace_angles
+
+    import graphdr
+
+    X, y = lda_data()
+    Xd = da.from_array(X, chunks=(N_LDA // 20, -1))
+    eager = graphdr.LDA().fit(X, y)
+    with dask.config.set(scheduler="threads", num_workers=1):
+        seconds = min(timed(lambda: graphdr.LDA().fit(Xd, y))[0] for _ in range(2))
+        lazy = graphdr.LDA().fit(Xd, y)
+    memory = min(timed(lambda: graphdr.LDA().fit(X, y))[0] for _ in range(2))
+    angle = float(np.max(subspace_angles(lazy.components_.T, eager.components_.T)))
+    return dict(seconds=seconds, memory_seconds=memory, angle=angle)
+
+
+def m_kernel(n):
+    from scipy import linalg
+    from sklearn.decomposition import KernelPCA
+
+    import graphdr
+    from graphdr.qmi import KQMI
+
+    X, y = kernel_data(n)
+    gamma = 1.0 / X.shape[1]
+    Xw, yw = kernel_data(200, seed=1)  # warm-up: imports and first calls out of the timings
+    graphdr.KernelLDA(gamma=gamma).fit(Xw, yw)
+    KQMI(gamma=gamma).fit(Xw, yw)
+    KernelPCA(n_components=9, kernel="rbf", gamma=gamma).fit(Xw)
+    out = {}
+    # best of two fits each: the first large allocations of a process pay for page faults
+    out["klda"] = min(timed(lambda: graphdr.KernelLDA(gamma=gamma).fit(X, y))[0] for _ in range(2))
+    out["kqmi"] = min(timed(lambda: KQMI(gamma=gamma).fit(X, y))[0] for _ in range(2))
+    S = np.random.default_rng(1).normal(size=(n, n))
+    S = S + S.T
+    out["eigh"], _ = timed(lambda: linalg.eigh(S))
+    del S
+    kpca = KernelPCA(n_components=9, kernel="rbf", gamma=gamma)
+    out["kpca"], _ = timed(lambda: kpca.fit(X))
+    out["kpca_solver"] = "auto = arpack"  # sklearn's 'auto' takes arpack for n > 200, < 10 components
+    return out
+
+
+def m_kernel_agreement(n=1000):
+    from scipy.linalg import subspace_angles
+
+    import graphdr
+    from graphdr.qmi import KQMI
+
+    X, y = kernel_data(n)
+    gamma = 1.0 / X.shape[1]
+    out = {}
+    for name, Est in (("klda", graphdr.KernelLDA), ("kqmi", KQMI)):
+        fast = Est(gamma=gamma, solver="cholesky").fit(X, y)
+        slow = Est(gamma=gamma, solver="eigh").fit(X, y)
+        out[name] = float(np.max(subspace_angles(fast.embedding_, slow.embedding_)))
+    return out
+
+
+def m_nystroem():
+    from sklearn.neighbors import KNeighborsClassifier
+
+    from graphdr.qmi import KQMI
+
+    Xtr, ytr = letter_like(20_000, seed=1)
+    Xte, yte = letter_like(4000, seed=2)
+    mean, std = Xtr.mean(axis=0), Xtr.std(axis=0)
+    Xtr, Xte = (Xtr - mean) / std, (Xte - mean) / std
+    gamma = 1.0 / Xtr.shape[1]
+
+    def error(est, X, y):
+        knn = KNeighborsClassifier(1).fit(est.transform(X), y)
+        return 100.0 * (1.0 - knn.score(est.transform(Xte), yte))
+
+    t_nys, nys = timed(
+        lambda: KQMI(gamma=gamma, approximation="nystroem", n_landmarks=1000,
+                     random_state=0).fit(Xtr, ytr)
+    )
+    t_exact, exact = timed(lambda: KQMI(gamma=gamma).fit(Xtr[:5000], ytr[:5000]))
+    return dict(
+        nys_seconds=t_nys, exact_seconds=t_exact, nys_error=error(nys, Xtr, ytr),
+        exact_error=error(exact, Xtr[:5000], ytr[:5000]),
+    )
+
+
+def m_dee():
+    try:
+        from graphdr.neighbor import DEE
+    except Exception as exc:  # written by a colleague; may be absent
+        return dict(available=False, reason=f"{type(exc).__name__}: {exc}")
+    X, y, source = mnist50()
+    out = dict(available=True, source=source)
+    for optimizer in ("ld", "fp"):
+        seconds, est = timed(lambda: DEE(optimizer=optimizer, random_state=0).fit(X, y))
+        t = np.asarray(est.history_["time"])
+        per_iter = float(np.mean(np.diff(t))) if t.size > 1 else float(seconds / max(est.n_iter_, 1))
+        out[optimizer] = dict(seconds=seconds, n_iter=int(est.n_iter_), per_iter=per_iter,
+                              converged=bool(getattr(est, "converged_", True)))
+    return out
+
+
+def m_qmiproj():
+    import warnings
+
+    from graphdr.qmi import QMIProjection
+
+    X, y, source = mnist50()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        seconds, est = timed(lambda: QMIProjection(n_components=9, max_iter=5).fit(X, y))
+    t = np.asarray(est.history_["time"])
+    per_iter = float(np.mean(np.diff(t))) if t.size > 1 else float(seconds)
+    return dict(source=source, seconds=seconds, n_iter=int(est.n_iter_), per_iter=per_iter)
+
+
+MEASUREMENTS = {
+    "lda_graphdr": lambda: m_lda("graphdr"),
+    "lda_sklearn": lambda: m_lda("sklearn"),
+    "lqmi": lambda: m_lda("lqmi"),
+    "lda_dask": m_lda_dask,
+    "kernel_2000": lambda: m_kernel(2000),
+    "kernel_5000": lambda: m_kernel(5000),
+    "kernel_agreement": m_kernel_agreement,
+    "nystroem": m_nystroem,
+    "dee": m_dee,
+    "qmiproj": m_qmiproj,
+}
+
+
+def run_child(name):
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, __file__, "--one", name], capture_output=True,
+                          text=True, env=env)
+    if proc.returncode != 0:
+        print(proc.stderr, file=sys.stderr)
+        return dict(error=proc.stderr.strip().splitlines()[-1] if proc.stderr else "failed")
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    out["_wall"] = time.perf_counter() - t0
+    print(f"  {name}: done in {out['_wall']:.1f} s", file=sys.stderr, flush=True)
+    return out
+
+
+# ----- report ----------------------------------------------------------------------------------
+def ok(flag):
+    return "yes" if flag else "**no**"
+
+
+def report(r, command, total):
+    lines = [
+        "# graphdr benchmark suite",
+        "",
+        f"Command: `{command}` (every measurement in a fresh process, 1 BLAS thread). "
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores, shared with other jobs; "
+        f"total wall time {total:.0f} s. Ratios compare measurements of the same run.",
+        "",
+        "| measurement | graphdr | reference | ratio | target | met |",
+        "|---|---|---|---|---|---|",
+    ]
+    add = lines.append
+    g, s, q = r["lda_graphdr"], r["lda_sklearn"], r["lqmi"]
+    if not any("error" in x for x in (g, s, q)):
+        mb = 1e6
+        add(f"| LDA fit 200k x 100, 10 classes: seconds | {g['seconds']:.2f} | sklearn LDA(eigen) "
+            f"{s['seconds']:.2f} | {g['seconds'] / s['seconds']:.2f} | < 1 | "
+            f"{ok(g['seconds'] < s['seconds'])} |")
+        add(f"| LDA peak memory during fit (tracemalloc), MB | {g['peak'] / mb:.1f} | sklearn "
+            f"{s['peak'] / mb:.1f}; input {g['input'] / mb:.0f} | {g['peak'] / g['input']:.2f} x input"
+            f" | < 3 x input | {ok(g['peak'] < 3 * g['input'])} |")
+        add(f"| LQMI fit 200k x 100: seconds | {q['seconds']:.2f} | sklearn LDA(eigen) "
+            f"{s['seconds']:.2f} | {q['seconds'] / s['seconds']:.2f} | <= 1 (about LDA's cost) | "
+            f"{ok(q['seconds'] <= s['seconds'])} |")
+        add(f"| LQMI peak memory, MB | {q['peak'] / mb:.1f} | sklearn {s['peak'] / mb:.1f} | "
+            f"{q['peak'] / q['input']:.2f} x input | < 3 x input | {ok(q['peak'] < 3 * q['input'])} |")
+    else:
+        add(f"| LDA / LQMI | failed: {g.get('error') or s.get('error') or q.get('error')} | | | | |")
+    dk = r["lda_dask"]
+    if "error" not in dk:
+        add(f"| LDA on a dask array (20 chunks, threaded scheduler): seconds | {dk['seconds']:.2f} "
+            f"| in-memory graphdr.LDA {dk['memory_seconds']:.2f} | "
+            f"{dk['seconds'] / dk['memory_seconds']:.2f} | same fit (angle {dk['angle']:.1e}) | "
+            f"{ok(dk['angle'] < 1e-10)} |")
+    else:
+        add(f"| LDA on a dask array | failed: {dk['error']} | | | | |")
+    for n in (2000, 5000):
+        k = r[f"kernel_{n}"]
+        if "error" in k:
+            add(f"| kernel n={n} | failed: {k['error']} | | | | |")
+            continue
+        for name, label in (("klda", "KernelLDA"), ("kqmi", "KQMI")):
+            add(f"| {label} exact (Cholesky path) n={n}: seconds | {k[name]:.2f} | one dense "
+                f"eigh n x n {k['eigh']:.2f} | {k[name] / k['eigh']:.2f} | < 0.5 | "
+                f"{ok(k[name] < 0.5 * k['eigh'])} |")
+            add(f"| {label} exact n={n} vs KernelPCA | {k[name]:.2f} | sklearn KernelPCA(9, rbf, "
+                f"solver {k['kpca_solver']}) {k['kpca']:.2f} | {k[name] / k['kpca']:.2f} | "
+                f"(reported) | - |")
+    a = r["kernel_agreement"]
+    if "error" not in a:
+        add(f"| Cholesky path vs eigendecomposition path, n=1000: max principal angle | "
+            f"KernelLDA {a['klda']:.1e}, KQMI {a['kqmi']:.1e} | - | - | < 1e-6 | "
+            f"{ok(max(a['klda'], a['kqmi']) < 1e-6)} |")
+    ny = r["nystroem"]
+    if "error" not in ny:
+        add(f"| Nystroem KQMI (1000 landmarks), 20,000 letter-like samples: seconds | "
+            f"{ny['nys_seconds']:.2f} | exact KQMI on 5000: {ny['exact_seconds']:.2f} | - | < 30 s | "
+            f"{ok(ny['nys_seconds'] < 30)} |")
+        add(f"| Nystroem KQMI 1-NN test error, % | {ny['nys_error']:.2f} | exact KQMI on 5000: "
+            f"{ny['exact_error']:.2f} | {ny['nys_error'] - ny['exact_error']:+.2f} points | "
+            f"<= +2 points | {ok(ny['nys_error'] <= ny['exact_error'] + 2)} |")
+    de = r["dee"]
+    if "error" in de or not de.get("available"):
+        add(f"| DEE (LD, FP) n=5000 | not available ({de.get('reason') or de.get('error')}) "
+            "| | | | |")
+    else:
+        for opt in ("ld", "fp"):
+            d = de[opt]
+            add(f"| DEE {opt.upper()} n=5000 ({de['source']}): seconds / iteration | "
+                f"{d['per_iter']:.3f} | {d['n_iter']} iterations, fit {d['seconds']:.2f} s, "
+                f"converged {d['converged']} | - | (reported) | - |")
+    qp = r["qmiproj"]
+    if "error" not in qp:
+        add(f"| QMIProjection n=5000, d=9 ({qp['source']}): seconds / iteration | "
+            f"{qp['per_iter']:.3f} | {qp['n_iter']} iterations, fit {qp['seconds']:.2f} s | - | "
+            "(reported) | - |")
+    else:
+        add(f"| QMIProjection | failed: {qp['error']} | | | | |")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--one", choices=sorted(MEASUREMENTS), help=argparse.SUPPRESS)
+    parser.add_argument("--only", nargs="+", choices=sorted(MEASUREMENTS),
+                        help="run only these measurements (for development)")
+    parser.add_argument("--no-write", action="store_true", help="do not write the results file")
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(MEASUREMENTS[args.one]()))
+        return
+    names = args.only or list(MEASUREMENTS)
+    t0 = time.perf_counter()
+    results = {name: dict(error="not run") for name in MEASUREMENTS}
+    for name in names:
+        results[name] = run_child(name)
+    total = time.perf_counter() - t0
+    command = ".venv/bin/python benchmarks/run_all.py" + (
+        " --only " + " ".join(names) if args.only else "")
+    text = report(results, "make bench` = `" + command if not args.only else command, total)
+    print(text)
+    if not args.no_write and not args.only:
+        RESULTS.write_text(text)
+        print(f"written to {RESULTS.relative_to(HERE.parent)}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,325 @@
+r"""Single-pass sufficient statistics of labelled data, for NumPy and Dask arrays.
+
+Every class-structured linear method (LDA, LQMI, graph embedding with class graphs) needs only
+
+* ``n`` and the class counts :math:`J_c`,
+* the class sums :math:`u_c = \sum_{i \in c} x_i` (``C x D``),
+* the centred Gram matrix :math:`G_c = \sum_i (x_i - m)(x_i - m)^\top` (``D x D``),
+
+from which the total scatter :math:`S_t = G_c`, the centred class sums
+:math:`\tilde U = U - J m^\top` and the within-class scatter
+:math:`S_w = G_c - \tilde U^\top \operatorname{diag}(1/J) \tilde U` follow, as does any other
+class-graph quadratic form :math:`d\,G_c - \tilde U^\top B\, \tilde U`.
+
+Precision. The naive formula :math:`\sum_i x_i x_i^\top - n m m^\top` loses every digit the
+data share (with ``X + 1e8`` nothing is left). Here each chunk is first *shifted* by a point
+:math:`s` near the data (its own mean) and only :math:`x - s` is squared; with
+:math:`G_s = \sum_i (x_i - s)(x_i - s)^\top` and :math:`t = \sum_i (x_i - s) = n (m - s)`,
+
+.. math::
+
+    G_c = G_s - n (m - s)(m - s)^\top = G_s - t t^\top / n ,
+
+where :math:`m - s` is small, so the subtraction cancels nothing of importance. Two chunks
+with shifts :math:`s_a, s_b` are merged on the shift :math:`s_a` with :math:`d = s_b - s_a`:
+
+.. math::
+
+    G_{s_a} = G_a + G_b + t_b d^\top + d\, t_b^\top + n_b d d^\top, \qquad
+    U_{s_a} = U_a + U_b + J_b d^\top, \qquad t_{s_a} = t_a + t_b + n_b d ,
+
+exact algebra in which ``d`` is a difference of chunk means (the data's spread, not their
+offset).
+
+Memory. A NumPy array is read in row blocks of ``block_rows`` rows (``O(block_rows x D)``
+temporary memory, one pass). A ``dask.array`` is never materialised: each row chunk's
+statistics are computed by Dask (on whatever scheduler or ``distributed`` cluster is active)
+and merged in a tree; only ``D x D`` and ``C x D`` arrays travel. NaN/inf are detected in the
+same pass (a flag per chunk).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils.multiclass import check_classification_targets
+
+__all__ = ["ClassStatistics", "class_statistics", "is_dask_array", "check_class_counts"]
+
+_BLOCK_ROWS = 8192
+
+
+def is_dask_array(X):
+    """True for a ``dask.array.Array`` (checked without importing Dask)."""
+    return type(X).__module__.split(".")[0] == "dask" and hasattr(X, "chunks") and hasattr(
+        X, "to_delayed"
+    )
+
+
+@dataclass
+class ClassStatistics:
+    r"""Class counts, class sums and Gram matrix of ``x - shift``, mergeable.
+
+    Attributes
+    ----------
+    n : int
+        Number of samples.
+    classes : ndarray of shape (C,)
+        Sorted labels (or class indices) present.
+    counts : ndarray of shape (C,)
+        Samples per class :math:`J_c`.
+    shift : ndarray of shape (D,)
+        The point :math:`s` the sums are taken about.
+    sums : ndarray of shape (C, D)
+        :math:`\sum_{i \in c} (x_i - s)`.
+    gram : ndarray of shape (D, D)
+        :math:`G_s = \sum_i (x_i - s)(x_i - s)^\top`.
+    nonfinite : str or None
+        ``'nan'`` or ``'inf'`` when the data contain such values (then the other fields are
+        meaningless), ``'overflow'`` when finite data overflowed, else None.
+    """
+
+    n: int
+    classes: np.ndarray
+    counts: np.ndarray
+    shift: np.ndarray
+    sums: np.ndarray
+    gram: np.ndarray
+    nonfinite: str | None = None
+
+    # ----- derived quantities -----------------------------------------------------------
+    @property
+    def n_features(self):
+        return self.shift.shape[0]
+
+    @property
+    def total_shifted_sum(self):
+        """:math:`t = \\sum_i (x_i - s) = n (m - s)`."""
+        return self.sums.sum(axis=0)
+
+    @property
+    def mean(self):
+        """The mean :math:`m = s + t / n`."""
+        return self.shift + self.total_shifted_sum / self.n
+
+    def centered_gram(self):
+        """:math:`G_c = G_s - t t^\\top / n` (the total scatter :math:`S_t`)."""
+        t = self.total_shifted_sum
+        G = self.gram - np.outer(t, t) / self.n
+        return (G + G.T) / 2.0
+
+    def centered_class_sums(self):
+        """:math:`\\tilde U = U - J m^\\top = U_s - J (m - s)^\\top` (``C x D``)."""
+        return self.sums - np.outer(self.counts, self.total_shifted_sum / self.n)
+
+    def class_means(self):
+        """Class means (``C x D``)."""
+        return self.shift + self.sums / self.counts[:, None]
+
+    def within_class_scatter(self):
+        """:math:`S_w = G_c - \\tilde U^\\top \\operatorname{diag}(1/J) \\tilde U`."""
+        U = self.centered_class_sums()
+        return self.centered_gram() - U.T @ (U / self.counts[:, None])
+
+    # ----- combination --------------------------------------------------------------------
+    def merge(self, other):
+        """Statistics of the union of both samples (on this object's shift)."""
+        if self.nonfinite or other.nonfinite:
+            worst = "nan" if "nan" in (self.nonfinite, other.nonfinite) else (
+                "inf" if "inf" in (self.nonfinite, other.nonfinite) else "overflow")
+            return ClassStatistics(self.n + other.n, self.classes, self.counts, self.shift,
+                                   self.sums, self.gram, worst)
+        if self.n == 0 and other.n > 0:
+            return other.merge(self)  # keep the shift of the side that has data
+        d = other.shift - self.shift
+        t_b = other.total_shifted_sum
+        gram = self.gram + other.gram + np.outer(t_b, d) + np.outer(d, t_b) + other.n * np.outer(d, d)
+        other_sums = other.sums + np.outer(other.counts, d)
+        if len(self.classes) == len(other.classes) and np.array_equal(self.classes, other.classes):
+            classes, counts, sums = self.classes, self.counts + other.counts, self.sums + other_sums
+        else:
+            classes = np.union1d(self.classes, other.classes)
+            counts = np.zeros(len(classes), dtype=np.int64)
+            sums = np.zeros((len(classes), self.n_features))
+            for cls, cnt, sm in ((self.classes, self.counts, self.sums),
+                                 (other.classes, other.counts, other_sums)):
+                idx = np.searchsorted(classes, cls)
+                counts[idx] += cnt
+                sums[idx] += sm
+        return ClassStatistics(self.n + other.n, classes, counts, self.shift, sums, gram, None)
+
+
+def _empty(D, classes):
+    return ClassStatistics(0, classes, np.zeros(len(classes), dtype=np.int64), np.zeros(D),
+                           np.zeros((len(classes), D)), np.zeros((D, D)), None)
+
+
+def chunk_statistics(Xb, yb, n_classes=None):
+    """Statistics of one chunk, shifted by the chunk's mean.
+
+    ``yb`` holds class indices ``0 .. n_classes-1`` when ``n_classes`` is given, otherwise raw
+    labels (the chunk's distinct labels become its ``classes``).
+    """
+    Xb = np.asarray(Xb)
+    yb = np.asarray(yb).reshape(-1)
+    nb, D = Xb.shape
+    if yb.shape[0] != nb:
+        raise ValueError(
+            f"X and y must have the same number of samples in every chunk; got {nb} and "
+            f"{yb.shape[0]}."
+        )
+    if n_classes is not None:
+        classes = np.arange(n_classes)
+        codes = yb.astype(np.intp, copy=False)
+        counts = np.bincount(codes, minlength=n_classes).astype(np.int64)
+    else:
+        classes, codes, counts = np.unique(yb, return_inverse=True, return_counts=True)
+        codes = codes.reshape(-1)
+        counts = counts.astype(np.int64)
+    if nb == 0:
+        return _empty(D, classes)
+    Xb = Xb.astype(np.float64, copy=False)
+    with np.errstate(all="ignore"):
+        shift = Xb.mean(axis=0)
+        Xs = Xb - shift
+        gram = Xs.T @ Xs
+        diag = np.diag(gram)
+    nonfinite = None
+    if not np.all(np.isfinite(diag)) or not np.all(np.isfinite(shift)):
+        # a NaN/inf entry makes its column's sum of squares non-finite: look closer
+        if np.isnan(Xb).any():
+            nonfinite = "nan"
+        elif not np.isfinite(Xb).all():
+            nonfinite = "inf"
+        else:
+            nonfinite = "overflow"
+    E = sp.csr_matrix((np.ones(nb), (codes, np.arange(nb))), shape=(len(classes), nb))
+    sums = np.asarray(E @ Xs)
+    return ClassStatistics(nb, classes, counts, shift, sums, gram, nonfinite)
+
+
+def _merge_all(parts):
+    """Pairwise tree merge (keeps the numbers combined of similar size)."""
+    parts = list(parts)
+    while len(parts) > 1:
+        merged = [parts[i].merge(parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
+        if len(parts) % 2:
+            merged.append(parts[-1])
+        parts = merged
+    return parts[0]
+
+
+def _dask_statistics(X, y, n_classes=None, split_every=8):
+    import dask
+    import dask.array as da
+
+    if X.ndim != 2:
+        raise ValueError(f"Expected a 2-D dask array (n_samples, n_features); got {X.ndim}-D.")
+    if any(np.isnan(c) for c in X.chunks[0]):
+        raise ValueError(
+            "The dask array has unknown chunk sizes; call X.compute_chunk_sizes() first."
+        )
+    if len(X.chunks[1]) > 1:
+        X = X.rechunk({1: -1})
+    if is_dask_array(y):
+        if y.ndim != 1:
+            raise ValueError(f"y must be a 1-D array of class labels; got shape {y.shape}.")
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(
+                f"X and y must have the same number of samples; got {X.shape[0]} and "
+                f"{y.shape[0]}."
+            )
+        y = y.rechunk((X.chunks[0],))
+    else:
+        y = np.asarray(y)
+        if y.ndim != 1:
+            raise ValueError(f"y must be a 1-D array of class labels; got shape {y.shape}.")
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(
+                f"X and y must have the same number of samples; got {X.shape[0]} and "
+                f"{y.shape[0]}."
+            )
+        y = da.from_array(y, chunks=(X.chunks[0],))
+    xs = X.to_delayed().ravel()
+    ys = y.to_delayed().ravel()
+    parts = [dask.delayed(chunk_statistics)(xb, yb, n_classes) for xb, yb in zip(xs, ys)]
+    while len(parts) > 1:  # tree reduction on the workers
+        parts = [
+            dask.delayed(_merge_all)(parts[i : i + split_every])
+            for i in range(0, len(parts), split_every)
+        ]
+    return parts[0].compute()
+
+
+def class_statistics(X, y, *, n_classes=None, block_rows=_BLOCK_ROWS):
+    """Class counts, class sums and centred Gram matrix in one pass over ``X``.
+
+    Parameters
+    ----------
+    X : ndarray or dask.array.Array of shape (n_samples, n_features)
+        NumPy arrays are read in row blocks; a Dask array chunk by chunk on the active Dask
+        scheduler (never materialised). Column chunks of a Dask array are merged first.
+    y : array-like or dask.array.Array of shape (n_samples,)
+        Class labels (raw labels, or class indices when ``n_classes`` is given). A Dask ``y``
+        is rechunked to ``X``'s row chunks.
+    n_classes : int or None
+        Number of classes when ``y`` holds indices ``0 .. n_classes-1``.
+    block_rows : int
+        Rows per block for NumPy input.
+
+    Returns
+    -------
+    stats : ClassStatistics
+        Check ``stats.nonfinite`` before use.
+    """
+    if is_dask_array(X):
+        return _dask_statistics(X, y, n_classes)
+    X = np.asarray(X)
+    y = np.asarray(y).reshape(-1)
+    if X.ndim != 2 or y.shape[0] != X.shape[0]:
+        raise ValueError(
+            f"X must be 2-D and y have one label per row; got shapes {X.shape} and {y.shape}."
+        )
+    parts = [
+        chunk_statistics(X[a : a + block_rows], y[a : a + block_rows], n_classes)
+        for a in range(0, X.shape[0], block_rows)
+    ]
+    if not parts:
+        return _empty(X.shape[1], np.arange(n_classes or 0))
+    return _merge_all(parts)
+
+
+def raise_if_nonfinite(stats, input_name="X"):
+    """Raise scikit-learn's messages for NaN / infinite input."""
+    if stats.nonfinite == "nan":
+        raise ValueError(f"Input {input_name} contains NaN.")
+    if stats.nonfinite == "inf":
+        raise ValueError(
+            f"Input {input_name} contains infinity or a value too large for dtype('float64')."
+        )
+    if stats.nonfinite == "overflow":
+        raise ValueError(
+            f"Input {input_name} has values so large that their squares overflow float64; "
+            "rescale the data."
+        )
+
+
+def check_class_counts(classes, counts, *, min_classes=2, min_per_class=1, method="This method"):
+    """:func:`graphdr._validation.check_labels` for labels seen only as (classes, counts)."""
+    classes = np.asarray(classes)
+    check_classification_targets(classes)
+    if len(classes) < min_classes:
+        raise ValueError(
+            f"{method} needs at least {min_classes} classes in y; got {len(classes)} "
+            f"(labels: {classes.tolist()[:5]}). Supervised dimensionality reduction "
+            "cannot separate a single class."
+        )
+    counts = np.asarray(counts)
+    if min_per_class > 1 and counts.min() < min_per_class:
+        small = classes[counts < min_per_class].tolist()[:5]
+        raise ValueError(
+            f"{method} needs at least {min_per_class} samples in every class; classes "
+            f"{small} have fewer ({counts.min()} at the least)."
+        )
