@@ -5,6 +5,8 @@ from .base import GraphEmbedding
 from .kernel import CKFD, KernelLDA, KernelLPP
 from .discriminant import DCV, MMPA
 from .linear import LDA, LDE, LPP, MFA
+from .mkl import MKLDR, SDPSolverError
+from .multiview import KFD, KFDSAMME, KFDVoting, ViewKernel, make_multiview_digits
 from .neighbor import DEE, DSNE, ElasticEmbedding
 from .qmi import KQMI, LQMI, QMIProjection, qmi_graph, qmi_potentials
 
@@ -29,4 +31,11 @@ __all__ = [
     "ElasticEmbedding",
     "MMPA",
     "DCV",
+    "MKLDR",
+    "SDPSolverError",
+    "ViewKernel",
+    "KFD",
+    "KFDVoting",
+    "KFDSAMME",
+    "make_multiview_digits",
 ]

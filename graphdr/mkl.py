@@ -1,0 +1,638 @@
+r"""MKL-DR: dimensionality reduction with multiple kernels (Lin, Liu and Chen; paper 001).
+
+One base kernel :math:`\tilde K_m` per view (:class:`graphdr.multiview.ViewKernel`: centred and
+scale-normalised) and the ensemble :math:`\tilde K_\beta = \sum_m \beta_m \tilde K_m`,
+:math:`\beta \ge 0`. A sample :math:`x` maps to :math:`A^\top \tilde K(x)\beta` (eq. 29) and the
+graph-embedding problem (eq. 17) becomes, with :math:`L`, :math:`L'` the Laplacians of the
+intrinsic and penalty graphs,
+
+.. math::
+
+    \min_{A,\ \beta \ge 0}\ J(A, \beta) = \frac{\operatorname{tr}\big(A^\top (S_W^\beta
+        + 2\epsilon_\beta \tilde K_\beta) A\big)}
+        {\operatorname{tr}\big(A^\top (S_{W'}^\beta + 2\epsilon_\beta \tilde K_\beta) A\big)},
+    \qquad S_W^\beta = 2 \tilde K_\beta L \tilde K_\beta,\
+    S_{W'}^\beta = 2 \tilde K_\beta L' \tilde K_\beta,
+
+with the ridge :math:`\epsilon_\beta = \text{reg}\cdot\operatorname{tr}(L'\tilde K_\beta)/(n-1)`
+on both sides, as in every kernel solver of graphdr (``../shared/notes/algorithms.md`` section
+3; ``reg=0`` is the paper's problem, whose optimum collapses training classes to points so that
+``J = 0`` for almost any ``beta``). Both sides are
+homogeneous of degree 2 in :math:`\beta`, so only the direction of :math:`\beta` matters and
+``kernel_weights_`` is normalised to sum 1.
+
+Algorithm 1 alternates
+
+* **A-step** (eq. 21): for fixed :math:`\beta`, kernel graph embedding on
+  :math:`\tilde K_\beta`, solved in its empirical kernel map ``Z`` by
+  :func:`graphdr.solvers.generalized_eigh`, or for LDA's class graphs by one Cholesky
+  factorisation (:func:`graphdr.solvers.class_kernel_eigh`) (:func:`a_step`);
+* **beta-step** (eq. 25): for fixed ``A``, the :math:`M \times M` matrices
+  :math:`S^A_W[m, m'] = 2\operatorname{tr}(A^\top \tilde K_m L \tilde K_{m'} A)` (eqs. 23-24, no
+  loop over pairs: :func:`beta_matrices`), plus the ridge's
+  :math:`\beta^\top R \beta` on both, and the SDP relaxation of
+  :math:`\min \beta^\top (S^A_W + R) \beta` s.t. :math:`\beta^\top (S^A_{W'} + R) \beta = 1`,
+  :math:`\beta \ge 0` (:func:`beta_step`).
+
+The relaxation is not tight, so :math:`J` may rise between iterations: it is evaluated exactly
+at every iterate and the best pair :math:`(A, \beta)` is kept.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from scipy import linalg
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from . import graphs as _graphs
+from ._validation import check_int, check_labels, check_n_components, check_option, check_positive
+from .kernels import empirical_kernel_map
+from .linear import lde_graphs
+from .multiview import check_views, make_view_kernels
+from .solvers import class_kernel_eigh, flip_signs, generalized_eigh
+
+__all__ = [
+    "MKLDR",
+    "SDPSolverError",
+    "a_step",
+    "beta_step",
+    "beta_matrices",
+    "kernel_scatter",
+]
+
+
+class SDPSolverError(RuntimeError):
+    """The conic solvers could not solve the beta-step SDP."""
+
+
+# ----- graph algebra -------------------------------------------------------------------------
+def _laplacian_apply(graph, U):
+    """L(W) @ U for a ClassGraph, a sparse or a dense graph, without forming L for ClassGraph."""
+    if isinstance(graph, _graphs.ClassGraph):
+        E = graph.indicator()
+        return graph.degrees()[:, None] * U - E @ (graph.block @ np.asarray(E.T @ U))
+    if sp.issparse(graph):
+        d = np.asarray(graph.sum(axis=1)).ravel()
+        return d[:, None] * U - np.asarray(graph @ U)
+    W = np.asarray(graph, dtype=np.float64)
+    return W.sum(axis=1)[:, None] * U - W @ U
+
+
+def _laplacian_trace(graph, K):
+    """tr(L(W) K) for a symmetric K."""
+    if isinstance(graph, _graphs.ClassGraph):
+        E = graph.indicator()
+        KE = np.asarray(E.T @ np.asarray(E.T @ K).T)  # E^T K E (C x C)
+        return float(graph.degrees() @ np.diag(K) - np.sum(graph.block * KE))
+    if sp.issparse(graph):
+        Wc = sp.coo_matrix(graph)
+        d = np.asarray(graph.sum(axis=1)).ravel()
+        return float(d @ np.diag(K) - np.sum(Wc.data * K[Wc.row, Wc.col]))
+    W = np.asarray(graph, dtype=np.float64)
+    return float(W.sum(axis=1) @ np.diag(K) - np.sum(W * K))
+
+
+def kernel_scatter(graph, Ks, beta):
+    r""":math:`S^\beta_W = 2 K_\beta L(W) K_\beta` (eqs. 19-20), an ``n x n`` matrix.
+
+    For tests and small problems only; the solver never forms it.
+    """
+    Kb = sum(b * K for b, K in zip(beta, Ks))
+    return 2.0 * Kb @ _laplacian_apply(graph, Kb)
+
+
+def beta_matrices(graph, Ks, A=None):
+    r"""The ``M x M`` matrix :math:`S^A_W[m, m'] = 2\operatorname{tr}(A^\top K_m L(W) K_{m'} A)`.
+
+    Equals the paper's pairwise sum (eqs. 23-24)
+    :math:`\sum_{ij} w_{ij} (K_{(i)}-K_{(j)})^\top A A^\top (K_{(i)}-K_{(j)})`, from
+    :math:`U_m = K_m A` and :math:`L U_m` at cost :math:`O(M n^2 P + M^2 n P)`.
+
+    Parameters
+    ----------
+    graph : ClassGraph, sparse or dense (n, n)
+        The graph ``W``.
+    Ks : list of ndarray of shape (n, n)
+        Symmetric base kernels.
+    A : ndarray of shape (n, P) or None
+        Sample coefficients; None means :math:`A A^\top = I` (the paper's default start).
+    """
+    Us = [K if A is None else K @ A for K in Ks]
+    LUs = [_laplacian_apply(graph, U) for U in Us]
+    M = len(Us)
+    S = np.empty((M, M))
+    for m in range(M):
+        for k in range(m, M):
+            S[m, k] = S[k, m] = 2.0 * np.vdot(Us[m], LUs[k])
+    return (S + S.T) / 2.0
+
+
+def _ridge_matrix(t, k, reg, n):
+    r"""Quadratic form of the ridge :math:`2\epsilon_\beta\operatorname{tr}(A^\top K_\beta A)`.
+
+    :math:`2 (\text{reg}/(n-1))(t^\top\beta)(k^\top\beta) = \beta^\top R \beta` with
+    :math:`R = (\text{reg}/(n-1))(t k^\top + k t^\top)` (non-negative entries).
+    """
+    return (reg / max(n - 1, 1)) * (np.outer(t, k) + np.outer(k, t))
+
+
+# ----- the two steps -------------------------------------------------------------------------
+def a_step(Ks, beta, intrinsic, penalty, *, reg=1e-3, trace_penalty=None, rank_tol=None,
+           y_encoded=None):
+    r"""Kernel graph embedding on :math:`\tilde K_\beta = \sum_m \beta_m \tilde K_m` (eq. 21).
+
+    Solves the regularised problem (ridge on both sides, as every kernel solver of graphdr)
+
+    .. math::
+
+        (\tilde K_\beta L \tilde K_\beta + \epsilon_\beta \tilde K_\beta) a
+        = \lambda (\tilde K_\beta L' \tilde K_\beta + \epsilon_\beta \tilde K_\beta) a,
+        \qquad \epsilon_\beta = \text{reg}\cdot\operatorname{tr}(L' \tilde K_\beta)/(n-1),
+
+    in the empirical kernel map of :math:`\tilde K_\beta`, or, for LDA's graphs
+    (``y_encoded`` given, ``reg > 0``), by the class-structured Cholesky path
+    :func:`graphdr.solvers.class_kernel_eigh` (no eigendecomposition of the ``n x n`` kernel).
+
+    Parameters
+    ----------
+    Ks : list of ndarray of shape (n, n)
+        Centred base kernels.
+    beta : ndarray of shape (M,)
+        Non-negative kernel weights.
+    intrinsic, penalty : graphs (ClassGraph, sparse or dense)
+        ``W`` and ``W'``.
+    reg : float
+    trace_penalty : ndarray of shape (M,) or None
+        :math:`\operatorname{tr}(L' \tilde K_m)`, computed when None.
+    rank_tol : float or None
+        See :func:`graphdr.kernels.empirical_kernel_map`.
+    y_encoded : ndarray of shape (n,) or None
+        Encoded labels when ``intrinsic``/``penalty`` are LDA's within-class/complete graphs:
+        enables the Cholesky path.
+
+    Returns
+    -------
+    eigenvalues : ndarray of shape (r,)
+        Increasing ratios.
+    A : ndarray of shape (n, r)
+        Dual coefficients, :math:`A^\top(\tilde K_\beta L'\tilde K_\beta + \epsilon_\beta
+        \tilde K_\beta)A = I`.
+    """
+    beta = np.asarray(beta, dtype=np.float64)
+    n = Ks[0].shape[0]
+    Kb = np.zeros((n, n))
+    for b, K in zip(beta, Ks):
+        if b != 0:
+            Kb += b * K
+    if trace_penalty is None:
+        trace_penalty = np.array([_laplacian_trace(penalty, K) for K in Ks])
+    eps = reg * float(beta @ trace_penalty) / max(n - 1, 1)
+    if y_encoded is not None and eps > 0:
+        sizes = np.bincount(y_encoded)
+        try:
+            ratios, A = class_kernel_eigh(Kb, y_encoded, np.diag(1.0 / sizes), eps)
+            return 1.0 - ratios, A
+        except np.linalg.LinAlgError:  # not positive definite: use the eigenvalue path
+            pass
+    Z, P, lam = empirical_kernel_map(Kb, rank_tol)
+    Aq = _graphs.graph_quadratic_form(intrinsic, Z)
+    Bq = _graphs.graph_quadratic_form(penalty, Z)
+    mu, V = generalized_eigh(Aq, Bq, largest=False, ridge=eps, rank_tol=rank_tol)
+    return mu, P @ (V / np.sqrt(lam)[:, None])
+
+
+_SOLVERS = {"clarabel": "CLARABEL", "scs": "SCS"}
+
+
+def beta_step(S_W, S_Wp, *, solver="auto", verbose=0):
+    r"""The SDP relaxation (paper 001, eq. 25) of the beta-step.
+
+    .. math::
+
+        \min_{\beta, B} \operatorname{tr}(S^A_W B) \quad\text{s.t.}\quad
+        \operatorname{tr}(S^A_{W'} B) = 1,\ \beta \ge 0,\ B \ge 0 \text{ (entrywise)},\
+        \begin{bmatrix} 1 & \beta^\top \\ \beta & B \end{bmatrix} \succeq 0 ,
+
+    the relaxation of :math:`\min \beta^\top S^A_W\beta` s.t. :math:`\beta^\top S^A_{W'}\beta = 1,
+    \beta\ge 0` obtained by replacing :math:`\beta\beta^\top` by :math:`B \succeq \beta\beta^\top`.
+    The entrywise :math:`B \ge 0` is implied by :math:`B = \beta\beta^\top, \beta \ge 0` and
+    strengthens the paper's relaxation; it makes the leading eigenvector of ``B`` non-negative.
+    The equality constraint (not an inequality) is the one of the notes.
+
+    Only :math:`B \succeq \beta\beta^\top` ties ``beta`` to ``B``, so the solver's ``beta`` is
+    one point of a set. Two candidates are compared by the true ratio
+    :math:`\beta^\top S^A_W \beta / \beta^\top S^A_{W'} \beta` and the better one returned: the
+    solver's ``beta`` and the rank-one part :math:`\sqrt{\lambda_1} u_1` of ``B``; either is
+    shrunk, if needed, so that :math:`B \succeq \beta\beta^\top` holds.
+
+    The problem is solved after the diagonal scaling that gives :math:`S^A_{W'}` a unit
+    diagonal. Kernels with :math:`S^A_{W'}[m, m] = 0` get weight 0.
+
+    Parameters
+    ----------
+    S_W, S_Wp : ndarray of shape (M, M)
+        Objective and constraint matrices (:func:`beta_matrices`).
+    solver : {'auto', 'clarabel', 'scs'}
+        ``'auto'`` tries Clarabel, then SCS (with a warning that says so).
+    verbose : int
+
+    Returns
+    -------
+    beta : ndarray of shape (M,)
+        Feasible for the SDP together with ``B`` (not normalised).
+    B : ndarray of shape (M, M)
+    info : dict
+        ``solver`` (the one that succeeded), ``status``, ``sdp_value`` (relaxed objective),
+        ``ratio`` (true ratio at ``beta``) and ``choice`` ('solver' or 'rank_one').
+
+    Raises
+    ------
+    SDPSolverError
+        When no solver returns an optimal solution.
+    """
+    import cvxpy as cp
+
+    check_option(solver, "solver", {"auto", "clarabel", "scs"})
+    S_W = np.asarray(S_W, dtype=np.float64)
+    S_Wp = np.asarray(S_Wp, dtype=np.float64)
+    M = S_W.shape[0]
+    if S_W.shape != (M, M) or S_Wp.shape != (M, M):
+        raise ValueError(f"S_W and S_Wp must both be M x M; got {S_W.shape} and {S_Wp.shape}.")
+    if not (np.all(np.isfinite(S_W)) and np.all(np.isfinite(S_Wp))):
+        raise ValueError("The beta-step matrices contain NaN or infinite values.")
+    S_W, S_Wp = (S_W + S_W.T) / 2, (S_Wp + S_Wp.T) / 2
+    diag = np.diag(S_Wp)
+    active = diag > 1e-12 * max(diag.max(), 0.0)
+    if not np.any(active):
+        raise ValueError("The beta-step constraint matrix has no positive diagonal entry: no "
+                         "kernel gives a non-zero penalty-graph scatter.")
+    d = 1.0 / np.sqrt(diag[active])
+    Sw = S_W[np.ix_(active, active)] * np.outer(d, d)
+    Sp = S_Wp[np.ix_(active, active)] * np.outer(d, d)
+    scale = max(np.abs(np.diag(Sw)).max(), np.finfo(float).tiny)
+    Sw = Sw / scale
+    k = Sw.shape[0]
+
+    Y = cp.Variable((k + 1, k + 1), PSD=True)
+    Bv, bv = Y[1:, 1:], Y[1:, 0]
+    constraints = [Y[0, 0] == 1, bv >= 0, Bv >= 0, cp.trace(Sp @ Bv) == 1]
+    problem = cp.Problem(cp.Minimize(cp.trace(Sw @ Bv)), constraints)
+    order = ["clarabel", "scs"] if solver == "auto" else [solver]
+    failures, used = [], None
+    for name in order:
+        try:
+            problem.solve(solver=_SOLVERS[name])
+        except Exception as exc:  # noqa: BLE001 - any solver failure is reported below
+            failures.append(f"{name}: {type(exc).__name__}: {exc}")
+            continue
+        if problem.status in ("optimal", "optimal_inaccurate") and Y.value is not None \
+                and np.all(np.isfinite(Y.value)):
+            used = name
+            break
+        failures.append(f"{name}: status {problem.status!r}")
+    if used is None:
+        raise SDPSolverError(
+            "The beta-step SDP (paper 001, eq. 25) could not be solved: "
+            + "; ".join(failures) + ". Check the base kernels (NaN, constant views) or try "
+            "solver='scs'."
+        )
+    if failures:
+        warnings.warn(
+            f"The beta-step SDP failed with {failures[0]}; it was solved with {used} instead.",
+            UserWarning, stacklevel=2,
+        )
+    Yv = (Y.value + Y.value.T) / 2
+    B = Yv[1:, 1:]
+    lam, U = linalg.eigh(B)
+    u = U[:, -1] * (1.0 if U[:, -1].sum() >= 0 else -1.0)
+    cands = {"rank_one": np.sqrt(max(lam[-1], 0.0)) * np.clip(u, 0.0, None),
+             "solver": np.clip(Yv[1:, 0], 0.0, None)}
+    Bpinv = np.linalg.pinv(B, rcond=1e-10, hermitian=True)
+
+    def ratio(b):
+        den = b @ Sp @ b
+        return (b @ Sw @ b) / den if den > 0 else np.inf
+
+    best_name, best, best_ratio = None, None, np.inf
+    for name, b in cands.items():
+        if not np.any(b > 0):
+            continue
+        q = float(b @ Bpinv @ b)  # B >= b b^T  iff  b in range(B) and b^T B^+ b <= 1
+        if q > 1:
+            b = b / np.sqrt(q)
+        r = ratio(b)
+        if r < best_ratio:
+            best_name, best, best_ratio = name, b, r
+    if best is None:
+        raise SDPSolverError("The beta-step SDP returned beta = 0 and a zero B: no usable "
+                             "kernel weights.")
+    beta = np.zeros(M)
+    beta[active] = d * best
+    B_full = np.zeros((M, M))
+    B_full[np.ix_(active, active)] = B * np.outer(d, d)
+    info = dict(solver=used, status=problem.status, sdp_value=float(problem.value) * scale,
+                ratio=float(best_ratio) * scale, choice=best_name)
+    if verbose > 1:
+        print(f"    beta-step: {used} ({problem.status}), relaxed value {info['sdp_value']:.6g}, "
+              f"ratio at beta {info['ratio']:.6g} ({best_name})")
+    return beta, B_full, info
+
+
+# ----- the estimator -------------------------------------------------------------------------
+class MKLDR(TransformerMixin, BaseEstimator):
+    r"""Multiple-kernel dimensionality reduction (MKL-DR; paper 001, Algorithm 1).
+
+    .. math::
+
+        \min_{A,\ \beta \ge 0}\ \frac{\operatorname{tr}\big(A^\top (\tilde K_\beta L
+        \tilde K_\beta + \epsilon_\beta \tilde K_\beta) A\big)}
+        {\operatorname{tr}\big(A^\top (\tilde K_\beta L' \tilde K_\beta + \epsilon_\beta
+        \tilde K_\beta) A\big)}, \qquad \tilde K_\beta = \sum_{m=1}^M \beta_m \tilde K_m ,
+
+    with one base kernel :math:`\tilde K_m` per view, ``L``/``L'`` the Laplacians of the
+    intrinsic/penalty graphs of LDA (within-class graph / complete graph, eq. 30) or LDE
+    (within-class / between-class neighbour graphs, eqs. 31-32, averaged over the views) and the
+    ridge :math:`\epsilon_\beta = \text{reg}\operatorname{tr}(L'\tilde K_\beta)/(n-1)` (on both
+    sides; for one kernel this is :class:`graphdr.KernelLDA`'s problem). New samples map
+    to :math:`A^\top \tilde K(z) \beta` (eq. 29). See :mod:`graphdr.mkl` for the algorithm.
+
+    Parameters
+    ----------
+    graph : {'lda', 'lde'}, default='lda'
+        The graph-embedding method generalised (MKL-LDA or MKL-LDE).
+    n_components : int or None, default=None
+        Dimension ``P``. None takes all: ``n_classes - 1`` for LDA; for LDE the rank of the
+        penalty scatter (usually large: set it).
+    kernels : str, dict, ViewKernel or list of those, default='rbf'
+        Base kernel of each view (:func:`graphdr.multiview.make_view_kernels`): ``'rbf'``,
+        ``'chi2'``, ``'distance'``, ``'linear'`` or ``'precomputed'`` (then every view of ``fit``
+        is an ``n x n`` kernel matrix and of ``transform`` an ``n_new x n_train`` one).
+    max_iter : int, default=10
+        Iterations (A-step + beta-step) of Algorithm 1.
+    tol : float, default=1e-4
+        Stop when no entry of the normalised ``beta`` moves by more than ``tol``, or when the
+        objective changes by less than ``tol`` relative to its value.
+    init : {'identity', 'uniform'}, default='identity'
+        Start with a beta-step at :math:`AA^\top = I` (the paper's choice) or with equal weights.
+    reg : float, default=1e-3
+        Relative ridge of the A-step (0: the paper's unregularised problem).
+    n_neighbors, n_neighbors_between : int, default=5, 10
+        ``k`` and ``k'`` of LDE's graphs (eqs. 31-32): binary weights, neighbours found with
+        the distance each base kernel induces,
+        :math:`d^2(i, j) = \tilde K_{ii} + \tilde K_{jj} - 2\tilde K_{ij}` (the view's own
+        distance order for RBF, chi-squared and distance kernels), one pair of graphs per view,
+        averaged over the views as in the paper.
+    solver : {'auto', 'clarabel', 'scs'}, default='auto'
+        Conic solver of the beta-step; 'auto' is Clarabel with SCS as fall-back.
+    rank_tol : float or None, default=None
+        Relative eigenvalue below which a direction of :math:`\tilde K_\beta` is dropped.
+    random_state : None, int or RandomState, default=None
+        Unused: the algorithm is deterministic. Kept for API symmetry with other estimators.
+    verbose : int, default=0
+        1 prints the objective and weights per iteration, 2 also the SDP details.
+
+    Attributes
+    ----------
+    kernel_weights_ : ndarray of shape (n_views,)
+        :math:`\beta` of the best iterate, non-negative, summing to 1.
+    dual_coef_ : ndarray of shape (n_samples_fit, n_components_)
+        ``A`` of the best iterate.
+    embedding_ : ndarray of shape (n_samples_fit, n_components_)
+        Training embedding :math:`\tilde K_\beta A`.
+    objective_ : float
+        :math:`J` at the best iterate.
+    eigenvalues_ : ndarray of shape (n_components_,)
+        Regularised ratio (intrinsic over penalty scatter) of each component at the best
+        iterate; their mean is ``objective_`` when the A-step's normalisation holds.
+    n_iter_ : int
+    history_ : dict of lists
+        One entry per iteration: ``'objective'`` (J after the beta-step), ``'objective_a_step'``
+        (J after the A-step), ``'time'`` (seconds since the start of fit), ``'kernel_weights'``
+        (normalised beta after the beta-step), ``'solver'``.
+    initial_kernel_weights_ : ndarray of shape (n_views,)
+        Weights the first A-step used.
+    view_kernels_ : list of ViewKernel
+        Fitted base kernels (keep what ``transform`` needs).
+    classes_ : ndarray of shape (n_classes,)
+    n_components_ : int
+    n_views_ : int
+    n_features_in_views_ : list of int
+    """
+
+    def __init__(
+        self, graph="lda", n_components=None, *, kernels="rbf", max_iter=10, tol=1e-4,
+        init="identity", reg=1e-3, n_neighbors=5, n_neighbors_between=10, solver="auto",
+        rank_tol=None, random_state=None, verbose=0,
+    ):
+        self.graph = graph
+        self.n_components = n_components
+        self.kernels = kernels
+        self.max_iter = max_iter
+        self.tol = tol
+        self.init = init
+        self.reg = reg
+        self.n_neighbors = n_neighbors
+        self.n_neighbors_between = n_neighbors_between
+        self.solver = solver
+        self.rank_tol = rank_tol
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _check_params(self):
+        check_option(self.graph, "graph", {"lda", "lde"})
+        check_int(self.max_iter, "max_iter")
+        check_positive(self.tol, "tol", allow_zero=True)
+        check_option(self.init, "init", {"identity", "uniform"})
+        check_positive(self.reg, "reg", allow_zero=True)
+        check_int(self.n_neighbors, "n_neighbors")
+        check_int(self.n_neighbors_between, "n_neighbors_between")
+        check_option(self.solver, "solver", {"auto", "clarabel", "scs"})
+        check_int(self.verbose, "verbose", min_value=0)
+
+    def _graphs(self, Ks, y_enc):
+        if self.graph == "lda":
+            return _graphs.within_class_graph(y_enc), _graphs.total_graph(y_enc)
+        within, between = None, None
+        for K in Ks:
+            d = np.diag(K)
+            dist = np.sqrt(np.maximum(d[:, None] + d[None, :] - 2 * K, 0.0))
+            w, b = lde_graphs(dist, y_enc, self.n_neighbors, self.n_neighbors_between,
+                              weights="binary", metric="precomputed")
+            within = w if within is None else within + w
+            between = b if between is None else between + b
+        return within / len(Ks), between / len(Ks)
+
+    @staticmethod
+    def _objective(S_num, S_den, beta):
+        den = float(beta @ S_den @ beta)
+        return float(beta @ S_num @ beta) / den if den > 0 else np.inf
+
+    def fit(self, Xs, y):
+        """Learn the kernel weights and the projection.
+
+        Parameters
+        ----------
+        Xs : list of array-like
+            One array of shape ``(n_samples, n_features_m)`` per view, or one ``n x n`` kernel
+            matrix per view with ``kernels='precomputed'``.
+        y : array-like of shape (n_samples,)
+            Class labels.
+
+        Returns
+        -------
+        self : object
+        """
+        start = time.perf_counter()
+        self._check_params()
+        views = check_views(Xs)
+        n = views[0].shape[0]
+        self.classes_, y_enc, _ = check_labels(
+            y, min_per_class=1, method="MKLDR")
+        if len(y_enc) != n:
+            raise ValueError(f"y has {len(y_enc)} labels but the views have {n} rows.")
+        if n < 2:
+            raise ValueError("MKLDR needs at least 2 samples.")
+        kernels = make_view_kernels(self.kernels, len(views))
+        Ks = [vk.fit_kernel(V) for vk, V in zip(kernels, views)]
+        M = len(Ks)
+        intrinsic, penalty = self._graphs(Ks, y_enc)
+        t_pen = np.array([_laplacian_trace(penalty, K) for K in Ks])
+        reg = float(self.reg)
+
+        def matrices(A):
+            S_W = beta_matrices(intrinsic, Ks, A)
+            S_Wp = beta_matrices(penalty, Ks, A)
+            k = np.array([np.trace(K) if A is None else np.vdot(A, K @ A) for K in Ks])
+            R = _ridge_matrix(t_pen, k, reg, n)
+            return S_W + R, S_Wp + R
+
+        def normalise(b):
+            return b / b.sum()
+
+        if self.init == "identity":
+            S_num, S_den = matrices(None)
+            beta, _, info = beta_step(S_num, S_den, solver=self.solver, verbose=self.verbose)
+            beta = normalise(beta)
+            if self.verbose:
+                print(f"[MKLDR] init (A A^T = I): beta = {np.round(beta, 4).tolist()} "
+                      f"({info['solver']})")
+        else:
+            beta = np.full(M, 1.0 / M)
+        self.initial_kernel_weights_ = beta.copy()
+
+        history = dict(objective=[], objective_a_step=[], time=[], kernel_weights=[], solver=[])
+        best = (np.inf, None, None)
+        n_components = None
+        prev_obj = None
+        for it in range(1, self.max_iter + 1):
+            _, A = a_step(Ks, beta, intrinsic, penalty, reg=reg, trace_penalty=t_pen,
+                                rank_tol=self.rank_tol,
+                                y_encoded=y_enc if self.graph == "lda" else None)
+            if n_components is None:
+                if self.graph == "lda":
+                    C = len(self.classes_)
+                    max_c = min(C - 1, A.shape[1])
+                    reason = f"n_classes - 1 = {C - 1} for {C} classes"
+                else:
+                    max_c = A.shape[1]
+                    reason = "the rank of the penalty scatter of the combined kernel"
+                n_components = check_n_components(self.n_components, max_c, reason=reason)
+            if A.shape[1] < n_components:
+                raise ValueError(
+                    f"n_components={n_components} is too large: the combined kernel at "
+                    f"iteration {it} gives only {A.shape[1]} directions."
+                )
+            A = A[:, :n_components]
+            S_num, S_den = matrices(A)
+            obj_a = self._objective(S_num, S_den, beta)
+            if obj_a <= best[0]:
+                best = (obj_a, A, beta.copy())
+            new_beta, _, info = beta_step(S_num, S_den, solver=self.solver,
+                                          verbose=self.verbose)
+            new_beta = normalise(new_beta)
+            obj_b = self._objective(S_num, S_den, new_beta)
+            if obj_b <= best[0]:
+                best = (obj_b, A, new_beta.copy())
+            history["objective"].append(obj_b)
+            history["objective_a_step"].append(obj_a)
+            history["time"].append(time.perf_counter() - start)
+            history["kernel_weights"].append(new_beta.copy())
+            history["solver"].append(info["solver"])
+            if self.verbose:
+                print(f"[MKLDR] iter {it}: J after A-step {obj_a:.6g}, after beta-step "
+                      f"{obj_b:.6g}, beta = {np.round(new_beta, 4).tolist()} "
+                      f"({info['solver']}, {history['time'][-1]:.2f}s)")
+            change = np.max(np.abs(new_beta - beta))
+            beta = new_beta
+            rel = (abs(obj_b - prev_obj) / max(abs(prev_obj), np.finfo(float).tiny)
+                   if prev_obj is not None else np.inf)
+            prev_obj = obj_b
+            if change <= self.tol or rel <= self.tol:
+                break
+        self.n_iter_ = it
+        self.history_ = history
+        obj, A, beta = best
+        self.objective_ = float(obj)
+        self.kernel_weights_ = beta
+        self.dual_coef_ = flip_signs(A, axis=0)
+        self.n_components_ = A.shape[1]
+        self.view_kernels_ = kernels
+        self.n_views_ = M
+        self.n_features_in_views_ = [V.shape[1] for V in views]
+        Kb = sum(b * K for b, K in zip(beta, Ks) if b != 0)
+        self.embedding_ = Kb @ self.dual_coef_
+        U = self.embedding_
+        ridge = reg * float(beta @ t_pen) / max(n - 1, 1) * np.sum(self.dual_coef_ * U, axis=0)
+        self.eigenvalues_ = (np.sum(U * _laplacian_apply(intrinsic, U), axis=0) + ridge) / (
+            np.sum(U * _laplacian_apply(penalty, U), axis=0) + ridge)
+        if self.verbose:
+            print(f"[MKLDR] done after {it} iterations: best J = {obj:.6g}, beta = "
+                  f"{np.round(beta, 4).tolist()}")
+        return self
+
+    def transform(self, Xs):
+        """Embed new samples, :math:`z \\mapsto A^\\top \\tilde K(z)\\beta` (eq. 29).
+
+        Parameters
+        ----------
+        Xs : list of array-like
+            The same views as in ``fit`` (kernels against the training samples, of shape
+            ``(n_new, n_train)``, for precomputed views).
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_new, n_components_)
+        """
+        check_is_fitted(self)
+        views = check_views(Xs, n_views=self.n_views_)
+        out = np.zeros((views[0].shape[0], self.n_components_))
+        for m, (vk, V, b) in enumerate(zip(self.view_kernels_, views, self.kernel_weights_)):
+            if vk.kernel == "precomputed":
+                if V.shape[1] != vk.n_train_:
+                    raise ValueError(
+                        f"View {m} is a precomputed kernel: transform needs the kernel between "
+                        f"new and training samples, with {vk.n_train_} columns; got shape "
+                        f"{V.shape}."
+                    )
+            elif V.shape[1] != self.n_features_in_views_[m]:
+                raise ValueError(
+                    f"View {m} has {V.shape[1]} features but MKLDR was fitted with "
+                    f"{self.n_features_in_views_[m]}."
+                )
+            if b != 0:
+                out += b * (vk.transform(V) @ self.dual_coef_)
+        return out
+
+    def fit_transform(self, Xs, y=None, **fit_params):
+        """Fit, then return the training embedding."""
+        return self.fit(Xs, y).embedding_.copy()
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags

@@ -1,0 +1,221 @@
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.metrics.pairwise import chi2_kernel, manhattan_distances, rbf_kernel
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import graphdr
+from conftest import make_classes, max_angle
+from graphdr.multiview import (
+    KFD,
+    KFDSAMME,
+    KFDVoting,
+    ViewKernel,
+    check_views,
+    make_multiview_digits,
+    make_view_kernels,
+)
+
+
+def centred(K):
+    n = len(K)
+    H = np.eye(n) - 1.0 / n
+    return H @ K @ H
+
+
+# ----- base kernels ---------------------------------------------------------------------
+def test_rbf_view_kernel_default_sigma_centring_and_scale(rng):
+    X = rng.normal(size=(30, 4))
+    vk = ViewKernel("rbf")
+    K = vk.fit_kernel(X)
+    d2 = ((X[:, None] - X[None]) ** 2).sum(-1)
+    sigma2 = d2[~np.eye(30, dtype=bool)].mean()
+    assert vk.sigma_ == pytest.approx(np.sqrt(sigma2))
+    ref = centred(rbf_kernel(X, gamma=1 / sigma2))
+    np.testing.assert_allclose(K, ref * 30 / np.trace(ref), atol=1e-12)
+    assert np.mean(np.diag(K)) == pytest.approx(1.0)
+    Kt = ViewKernel("rbf", normalize="trace").fit_kernel(X)
+    assert np.trace(Kt) == pytest.approx(1.0)
+    # new rows: centred with the training statistics; the training rows are reproduced
+    np.testing.assert_allclose(vk.transform(X), K, atol=1e-12)
+    Xn = rng.normal(size=(5, 4))
+    Kn = rbf_kernel(Xn, X, gamma=1 / sigma2)
+    Kraw = rbf_kernel(X, gamma=1 / sigma2)
+    Kn_c = Kn - Kn.mean(1, keepdims=True) - Kraw.mean(0) + Kraw.mean()
+    np.testing.assert_allclose(vk.transform(Xn), Kn_c * 30 / np.trace(ref), atol=1e-12)
+
+
+def test_chi2_and_linear_view_kernels(rng):
+    H = rng.random((25, 6))
+    H /= H.sum(1, keepdims=True)
+    vk = ViewKernel("chi2", sigma=0.5, normalize=None)
+    np.testing.assert_allclose(vk.fit_kernel(H), centred(chi2_kernel(H, gamma=4.0)), atol=1e-12)
+    with pytest.raises(ValueError, match="non-negative"):
+        ViewKernel("chi2").fit_kernel(H - 0.5)
+    X = rng.normal(size=(20, 3))
+    np.testing.assert_allclose(ViewKernel("linear", normalize=None).fit_kernel(X),
+                               centred(X @ X.T), atol=1e-12)
+
+
+def test_indefinite_distance_kernel_is_repaired(rng):
+    X = rng.normal(size=(40, 5))
+    raw = np.exp(-manhattan_distances(X) ** 2 / 64.0)
+    assert np.linalg.eigvalsh(raw).min() < -1e-2  # this kernel is indefinite
+    vk = ViewKernel("distance", metric="manhattan", sigma=8.0, normalize=None)
+    K = vk.fit_kernel(X)
+    assert vk.psd_basis_ is not None
+    assert np.linalg.eigvalsh(K).min() > -1e-10
+    lam, U = np.linalg.eigh(raw)
+    np.testing.assert_allclose(K, centred((U * np.maximum(lam, 0)) @ U.T), atol=1e-8)
+    np.testing.assert_allclose(vk.transform(X), K, atol=1e-8)
+    # precomputed indefinite matrices are repaired too; PSD ones are left alone
+    assert ViewKernel("precomputed").fit(raw).psd_basis_ is not None
+    assert ViewKernel("precomputed").fit(rbf_kernel(X)).psd_basis_ is None
+
+
+def test_view_kernel_errors(rng):
+    X = rng.normal(size=(10, 3))
+    with pytest.raises(ValueError, match="square"):
+        ViewKernel("precomputed").fit(rbf_kernel(X)[:, :5])
+    vk = ViewKernel("precomputed").fit(rbf_kernel(X))
+    with pytest.raises(ValueError, match="10 columns"):
+        vk.transform(rbf_kernel(X)[:, :5])
+    with pytest.raises(ValueError, match="constant"):
+        ViewKernel("rbf").fit(np.ones((10, 3)))
+    with pytest.raises(ValueError, match="kernel must be one of"):
+        ViewKernel("poly").fit(X)
+    with pytest.raises(ValueError, match="2 features but was fitted with 3"):
+        ViewKernel("rbf").fit(X).transform(X[:, :2])
+    with pytest.raises(ValueError, match="one per view"):
+        make_view_kernels(["rbf"], 2)
+    with pytest.raises(ValueError, match="kernels\\[0\\]"):
+        make_view_kernels(3.0, 1)
+
+
+def test_check_views_errors(rng):
+    X = rng.normal(size=(10, 3))
+    assert len(check_views([X, X[:, :1]])) == 2
+    with pytest.raises(ValueError, match="same number of rows"):
+        check_views([X, X[:7]])
+    with pytest.raises(ValueError, match="empty list"):
+        check_views([])
+    with pytest.raises(ValueError, match="list of views"):
+        check_views(X)
+    with pytest.raises(ValueError, match="2-D"):
+        check_views([X[:, 0]])
+    bad = X.copy()
+    bad[2, 2] = np.nan
+    with pytest.raises(ValueError, match="View 1 contains NaN"):
+        check_views([X, bad])
+    with pytest.raises(ValueError, match="fitted on 3"):
+        check_views([X, X], n_views=3)
+
+
+# ----- baselines ------------------------------------------------------------------------
+@parametrize_with_checks([KFD()])
+def test_kfd_sklearn_contract(estimator, check):
+    check(estimator)
+
+
+def test_kfd_is_kernel_lda_plus_1nn():
+    X, y = make_classes(seed=11)
+    Xtr, ytr, Xte = X[::2], y[::2], X[1::2]
+    kfd = KFD(kernel={"kernel": "rbf", "sigma": 3.0}).fit(Xtr, ytr)
+    kl = graphdr.KernelLDA(gamma=1 / 9.0).fit(Xtr, ytr)
+    assert max_angle(kfd.embedding_, kl.embedding_) < 1e-6
+    assert max_angle(kfd.transform(Xte), kl.transform(Xte)) < 1e-6
+    ref = KNeighborsClassifier(1).fit(kfd.embedding_, ytr).predict(kfd.transform(Xte))
+    np.testing.assert_array_equal(kfd.predict(Xte), ref)
+
+
+def brute_vote(labels, n_classes):
+    """Reference of KFD-Voting's rule: cumulative votes of the 1st, 2nd, ... neighbours."""
+    out = []
+    for L in labels:  # M x k
+        votes = np.zeros(n_classes)
+        choice = None
+        for j in range(L.shape[1]):
+            for m in range(L.shape[0]):
+                votes[L[m, j]] += 1
+            top = np.flatnonzero(votes == votes.max())
+            if len(top) == 1:
+                choice = top[0]
+                break
+        out.append(np.argmax(votes) if choice is None else choice)
+    return np.array(out)
+
+
+@pytest.fixture(scope="module")
+def small_digits():
+    d = make_multiview_digits(views=("pixels", "moments", "noise"), n_samples=200, random_state=3)
+    tr = np.arange(200) < 140
+    return d, tr
+
+
+def test_kfd_voting_rule(small_digits):
+    d, tr = small_digits
+    Vtr, Vte = [V[tr] for V in d.views], [V[~tr] for V in d.views]
+    vote = KFDVoting(kernels=d.kernels, max_neighbors=5).fit(Vtr, d.target[tr])
+    labels = np.stack([est.neighbour_labels(V, 5) for est, V in zip(vote.estimators_, Vte)], 1)
+    np.testing.assert_array_equal(vote.predict(Vte), vote.classes_[brute_vote(labels, 10)])
+    assert np.mean(vote.predict(Vte) != d.target[~tr]) < 0.5
+    with pytest.raises(ValueError, match="fitted on 3"):
+        vote.predict(Vte[:2])
+
+
+def test_kfd_samme_weights_and_vote(small_digits):
+    d, tr = small_digits
+    Vtr, Vte = [V[tr] for V in d.views], [V[~tr] for V in d.views]
+    y = d.target[tr]
+    est = KFDSAMME(kernels=d.kernels, n_estimators=5).fit(Vtr, y)
+    # cross-fitted mistakes: view m's KFD fitted without the fold, 1-NN on the fold
+    from sklearn.model_selection import StratifiedKFold
+
+    wrong = np.zeros((3, len(y)), dtype=bool)
+    for a, b in StratifiedKFold(3).split(Vtr[0], y):
+        for m in range(3):
+            kfd = KFD(kernel=d.kernels[m]).fit(Vtr[m][a], y[a])
+            wrong[m, b] = kfd.predict(Vtr[m][b]) != y[b]
+    np.testing.assert_array_equal(est.training_mistakes_, wrong)
+    assert wrong[2].mean() > 0.6  # the noise view's learner is near chance
+    # replay SAMME: weighted errors, alpha = log((1-e)/e) + log(C-1)
+    w = np.full(len(y), 1 / len(y))
+    for m, a, e in zip(est.learner_indices_, est.learner_weights_, est.learner_errors_):
+        err = wrong @ w
+        assert m == np.argmin(err) and e == pytest.approx(err[m])
+        if e == 0:  # a perfect learner ends boosting and votes alone
+            assert a == 1.0 and len(est.learner_indices_) == 1
+            break
+        assert a == pytest.approx(np.log((1 - e) / e) + np.log(9))
+        w = w * np.exp(a * wrong[m])
+        w /= w.sum()
+    assert 2 not in est.learner_indices_[:1]  # the noise view is never the first learner
+    scores = np.zeros((int((~tr).sum()), 10))
+    for m, a in zip(est.learner_indices_, est.learner_weights_):
+        scores[np.arange(len(scores)), est.estimators_[m].neighbour_labels(Vte[m], 1)[:, 0]] += a
+    np.testing.assert_array_equal(est.predict(Vte), est.classes_[scores.argmax(1)])
+    assert clone(est).get_params() == est.get_params()
+    loo = KFDSAMME(kernels=d.kernels, n_estimators=5, cv=None).fit(Vtr, y)
+    np.testing.assert_array_equal(
+        loo.training_mistakes_,
+        np.stack([k.neighbour_labels(None, 1)[:, 0] != y for k in loo.estimators_]))
+
+
+# ----- data set -------------------------------------------------------------------------
+def test_make_multiview_digits():
+    d = make_multiview_digits(views=("pixels", "orientation", "fourier", "moments", "profiles",
+                                     "noise"))
+    assert [V.shape for V in d.views] == [(1797, 16), (1797, 32), (1797, 16), (1797, 10),
+                                          (1797, 16), (1797, 16)]
+    H = d.views[1]
+    assert np.all(H >= 0) and np.allclose(H.sum(1), 1.0)
+    assert d.kernels[1] == "chi2" and len(d.descriptions) == 6
+    noise = d.views[5]
+    # the noise view carries no class information: class means are within noise level
+    means = np.array([noise[d.target == c].mean(0) for c in range(10)])
+    assert np.abs(means).max() < 0.5
+    Xs, y = make_multiview_digits(views=("pixels",), n_samples=2000, return_X_y=True)
+    assert Xs[0].shape == (2000, 16) and y.shape == (2000,)
+    with pytest.raises(ValueError, match="views must be"):
+        make_multiview_digits(views=("colour",))
