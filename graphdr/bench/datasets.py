@@ -1,0 +1,234 @@
+"""Data sets of ``graphdr bench``: named sets, files, a labelled Swiss roll and an offline suite.
+
+A data set is given on the command line as one of
+
+* a scikit-learn set: ``iris``, ``wine``, ``breast_cancer``, ``digits``;
+* a set of the vendored offline suite (package data in ``graphdr/data``, from the UCI machine
+  learning repository, CC BY 4.0): ``sonar``, ``ionosphere``, ``heart``, ``led7digit``, ``pima``,
+  ``vehicle``, ``vowel``, ``wdbc``;
+* ``swiss_roll`` -- a labelled Swiss roll (paper 000, Figs. 1-2): points of a 2-D strip rolled
+  up in 3-D, the class being one of four equal stretches along the roll. Options as
+  ``swiss_roll:n=1000:classes=4:noise=0.5``;
+* a file path: ``.npz`` with ``X`` and ``y`` (or multi-view ``view_*`` arrays and ``y``; the views
+  are concatenated for single-view methods and their column ranges passed to multi-view
+  methods), ``.csv`` with a header and a label column (``--label-column``, default the column
+  named ``label``, ``class``, ``target`` or ``y``), or LIBSVM/svmlight text (``.svm``,
+  ``.libsvm``, ``.svmlight``, or any path prefixed ``svmlight:``).
+
+Labels may be of any type; they are encoded as 0..C-1 with the original names in ``classes``.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+from dataclasses import dataclass
+from importlib import resources
+
+import numpy as np
+
+__all__ = ["Dataset", "load_dataset", "builtin_names", "vendored_names", "make_labelled_swiss_roll"]
+
+SKLEARN_SETS = ("iris", "wine", "breast_cancer", "digits")
+_SVMLIGHT_EXT = (".svm", ".libsvm", ".svmlight")
+_LABEL_NAMES = ("label", "class", "target", "y")
+
+
+@dataclass
+class Dataset:
+    """A labelled data set: ``X`` (float64), ``y`` (0..C-1), class names, optional views."""
+
+    name: str
+    X: np.ndarray
+    y: np.ndarray
+    classes: np.ndarray
+    source: str
+    views: list | None = None
+
+    @property
+    def n_classes(self):
+        return len(self.classes)
+
+    def describe(self):
+        views = f", {len(self.views)} views" if self.views else ""
+        return (
+            f"{self.name}: {self.X.shape[0]} samples, {self.X.shape[1]} features, "
+            f"{self.n_classes} classes{views} ({self.source})"
+        )
+
+
+def vendored_names():
+    """Names of the data sets shipped in ``graphdr/data``."""
+    root = resources.files("graphdr") / "data"
+    if not root.is_dir():
+        return []
+    return sorted(p.name[:-4] for p in root.iterdir() if p.name.endswith(".npz"))
+
+
+def builtin_names():
+    """Every data set name that needs no file."""
+    return list(SKLEARN_SETS) + vendored_names() + ["swiss_roll"]
+
+
+def _encode(name, X, y, source, classes=None, views=None):
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    if X.ndim != 2:
+        raise ValueError(f"Data set {name!r}: X must be 2-D (samples x features); got {X.shape}.")
+    if y.shape != (X.shape[0],):
+        raise ValueError(
+            f"Data set {name!r}: y must have one label per sample ({X.shape[0]}); got {y.shape}."
+        )
+    if not np.all(np.isfinite(X)):
+        raise ValueError(
+            f"Data set {name!r} contains missing or infinite values; impute or drop them first."
+        )
+    labels, y_enc = np.unique(y, return_inverse=True)
+    if classes is not None and len(classes) == len(labels) and np.issubdtype(y.dtype, np.integer):
+        names = np.asarray(classes)[labels]
+    else:
+        names = labels
+    if len(labels) < 2:
+        raise ValueError(f"Data set {name!r} has a single class; at least two are needed.")
+    return Dataset(name, X, y_enc.astype(np.intp), np.asarray(names), source, views)
+
+
+def make_labelled_swiss_roll(n=1000, classes=4, noise=0.5, random_state=0):
+    """Swiss roll with labels: class ``k`` is the ``k``-th of ``classes`` stretches of the roll.
+
+    Returns ``(X, y)`` with ``X`` of shape ``(n, 3)``.
+    """
+    from sklearn.datasets import make_swiss_roll
+
+    X, t = make_swiss_roll(n_samples=int(n), noise=float(noise), random_state=random_state)
+    edges = np.linspace(t.min(), t.max(), int(classes) + 1)[1:-1]
+    return X, np.searchsorted(edges, t)
+
+
+def _load_npz(name, path, source):
+    with np.load(path, allow_pickle=False) as data:
+        keys = list(data.files)
+        if "y" not in keys:
+            raise ValueError(f"{path}: an .npz data set needs an array 'y'; it has {keys}.")
+        view_keys = sorted(
+            (k for k in keys if k.startswith("view_")),
+            key=lambda k: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", k)],
+        )
+        classes = data["classes"] if "classes" in keys else None
+        y = data["y"]
+        if view_keys:
+            blocks = [np.asarray(data[k], dtype=np.float64).reshape(len(y), -1) for k in view_keys]
+            stops = np.cumsum([b.shape[1] for b in blocks])
+            views = [slice(int(a), int(b)) for a, b in zip(np.r_[0, stops[:-1]], stops)]
+            return _encode(name, np.hstack(blocks), y, source, classes, views)
+        if "X" not in keys:
+            raise ValueError(
+                f"{path}: an .npz data set needs 'X' (or multi-view 'view_*' arrays); "
+                f"it has {keys}."
+            )
+        X = data["X"]
+        return _encode(name, X.reshape(X.shape[0], -1), y, source, classes)
+
+
+def _load_csv(name, path, label_column):
+    with open(path, newline="") as fh:
+        rows = list(csv.reader(fh))
+    if len(rows) < 2:
+        raise ValueError(f"{path}: a CSV data set needs a header row and at least one data row.")
+    header = [h.strip() for h in rows[0]]
+    if label_column is None:
+        matches = [h for h in header if h.lower() in _LABEL_NAMES]
+        if not matches:
+            raise ValueError(
+                f"{path}: say which column holds the labels with --label-column; none is named "
+                f"{' or '.join(_LABEL_NAMES)}. Columns: {header}."
+            )
+        label_column = matches[0]
+    if label_column in header:
+        idx = header.index(label_column)
+    elif str(label_column).isdigit() and int(label_column) < len(header):
+        idx = int(label_column)
+    else:
+        raise ValueError(f"{path}: no label column {label_column!r}. Columns: {header}.")
+    body = [r for r in rows[1:] if r]
+    y = np.array([r[idx].strip() for r in body])
+    try:
+        X = np.array([[float(v) for j, v in enumerate(r) if j != idx] for r in body])
+    except ValueError as exc:
+        raise ValueError(
+            f"{path}: every column except the label column must be numeric ({exc})."
+        ) from None
+    try:
+        y = y.astype(np.int64)
+    except ValueError:
+        pass
+    return _encode(name, X, y, f"CSV file {path}")
+
+
+def _load_svmlight(name, path):
+    from sklearn.datasets import load_svmlight_file
+
+    try:
+        X, y = load_svmlight_file(path)
+    except ValueError as exc:
+        raise ValueError(f"{path}: not a valid LIBSVM/svmlight file ({exc}).") from None
+    return _encode(name, X.toarray(), y, f"LIBSVM file {path}")
+
+
+def _options(parts, allowed):
+    opts = {}
+    for item in parts:
+        key, sep, value = item.partition("=")
+        if not sep or key not in allowed:
+            raise ValueError(f"Unknown data set option {item!r}; allowed: {', '.join(allowed)}.")
+        opts[key] = float(value) if key == "noise" else int(value)
+    return opts
+
+
+def load_dataset(spec, *, label_column=None, random_state=0):
+    """Load a data set from a name or a path (see the module docstring).
+
+    Raises
+    ------
+    ValueError
+        For an unknown name or an unreadable file, naming what is allowed.
+    """
+    text = str(spec).strip()
+    if text.startswith("svmlight:"):
+        path = text[len("svmlight:") :]
+        return _load_svmlight(os.path.splitext(os.path.basename(path))[0], path)
+    if os.path.exists(text):
+        stem, ext = os.path.splitext(os.path.basename(text))
+        ext = ext.lower()
+        if ext == ".npz":
+            return _load_npz(stem, text, f"file {text}")
+        if ext == ".csv":
+            return _load_csv(stem, text, label_column)
+        if ext in _SVMLIGHT_EXT:
+            return _load_svmlight(stem, text)
+        raise ValueError(
+            f"{text}: unknown file type {ext!r}; use .npz, .csv, .svm/.libsvm/.svmlight, or prefix "
+            "an svmlight file with 'svmlight:'."
+        )
+    head, *opts = text.split(":")
+    key = head.lower().replace("-", "_")
+    if key in ("swiss_roll", "swissroll"):
+        o = _options(opts, ("n", "classes", "noise"))
+        X, y = make_labelled_swiss_roll(random_state=random_state, **o)
+        return _encode("swiss_roll", X, y, "generated labelled Swiss roll")
+    if opts:
+        raise ValueError(f"Only swiss_roll takes options; got {text!r}.")
+    if key in SKLEARN_SETS:
+        import sklearn.datasets as skd
+
+        bunch = getattr(skd, f"load_{key}")()
+        names = getattr(bunch, "target_names", None)
+        return _encode(key, bunch.data, bunch.target, "scikit-learn", names)
+    if key in vendored_names():
+        path = resources.files("graphdr") / "data" / f"{key}.npz"
+        with resources.as_file(path) as p:
+            return _load_npz(key, p, "graphdr offline suite (UCI)")
+    raise ValueError(
+        f"Unknown data set {spec!r}: not a file and not one of {', '.join(builtin_names())}."
+    )

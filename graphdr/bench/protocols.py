@@ -1,0 +1,159 @@
+"""Evaluation protocols of ``graphdr bench``: each reproduces one paper's experimental setting.
+
+=============  ===========================================================================
+protocol       setting
+=============  ===========================================================================
+``bouzas``     paper 000, Tables II-V: features scaled to [-1, 1] on the training fold,
+               stratified 10-fold CV, classifiers nearest class centroid, 3-NN, linear SVM
+               (C=100) and RBF SVM (C=100, sigma=1); kernel methods use an RBF kernel with
+               sigma=1 (gamma=0.5); dimensions 1..C-1; per method the minimum error over the
+               dimensions, the dimension in parentheses, the best per data set in bold, a wins
+               row.
+``gavriilidis``  paper 002, Tables 2-4: scaled to [0, 1], 5x2 CV (five repetitions of stratified
+               2-fold CV), k-NN (1-NN by default; the paper does not give k), dimensions
+               1..C-1, QMI with random and LDA initialisation.
+``dee``        paper 003, Fig. 11 and Fig. 6: ten random splits with a fixed number of training
+               samples per class (default 25, as for USPS), 1-NN recognition rate versus
+               dimension 1..min(30, D), and the optimizers' objective-versus-iteration curves.
+``mkldr``      paper 001, Table 1: multi-view data (``.npz`` with ``view_*`` arrays), 1-NN in
+               the learned space, MKL-LDA and MKL-LDE against single-view kernel Fisher
+               discriminants (``kernel-lda:view=each``), KFD-Voting and KFD-SAMME (their own
+               predictions: classifier ``own``); stratified 5-fold CV here.
+``demo``       the quick preset of ``graphdr demo``: standardised features, stratified 10-fold
+               CV, 1-NN, dimensions 1..C-1, graphdr's foundation methods with scikit-learn's
+               PCA, kernel PCA, NCA and t-SNE (pictures only) as reference points.
+=============  ===========================================================================
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Protocol", "PROTOCOLS", "get_protocol"]
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """One experimental setting (all fields can be overridden from the command line)."""
+
+    name: str
+    description: str
+    scaling: str  # 'minmax' ([-1, 1]), 'minmax01' ([0, 1]), 'standard', 'none'
+    split: str  # 'kfold' (stratified, repeated) or 'per_class' (random, n_train per class)
+    n_splits: int = 10
+    n_repeats: int = 1
+    n_train_per_class: float = 25
+    classifiers: tuple = ("1nn",)
+    max_dim: int | None = None  # None: 1..C-1 (capped by each method's own limit)
+    kernel_gamma: float | None = None  # None: each kernel method's default (1 / n_features)
+    svm_gamma: float = 0.5  # RBF SVM on the embedding, sigma = 1
+    methods: tuple = ()
+    datasets: tuple = ()
+    curves: str = "error"  # what the error-vs-dimension plot shows: 'error' or 'recognition'
+
+    def replace(self, **changes):
+        changes = {k: v for k, v in changes.items() if v is not None}
+        return dataclasses.replace(self, **changes)
+
+    def dims(self, n_classes, method_limit):
+        """Dimensions evaluated for a data set with ``n_classes`` and a method's limit."""
+        top = self.max_dim if self.max_dim is not None else n_classes - 1
+        return list(range(1, max(1, min(top, method_limit)) + 1))
+
+    @property
+    def n_folds(self):
+        return self.n_splits * self.n_repeats if self.split == "kfold" else self.n_repeats
+
+    def splits(self, y, seed):
+        """List of (train indices, test indices), deterministic in ``seed``."""
+        y = np.asarray(y)
+        if self.split == "kfold":
+            from sklearn.model_selection import RepeatedStratifiedKFold, StratifiedKFold
+
+            counts = np.bincount(y)
+            if counts.min() < self.n_splits:
+                raise ValueError(
+                    f"Protocol {self.name!r} uses stratified {self.n_splits}-fold CV, but the "
+                    f"smallest class has {counts.min()} samples; use --folds {counts.min()} or "
+                    "less."
+                )
+            if self.n_repeats == 1:
+                cv = StratifiedKFold(self.n_splits, shuffle=True, random_state=seed)
+            else:
+                cv = RepeatedStratifiedKFold(
+                    n_splits=self.n_splits, n_repeats=self.n_repeats, random_state=seed
+                )
+            return list(cv.split(np.zeros((len(y), 1)), y))
+        if self.split == "per_class":
+            out = []
+            for r in range(self.n_repeats):
+                rng = np.random.default_rng([seed, r])
+                train = []
+                for c in np.unique(y):
+                    members = np.flatnonzero(y == c)
+                    k = self.n_train_per_class
+                    k = int(round(k * len(members))) if k < 1 else int(k)
+                    if k >= len(members):
+                        raise ValueError(
+                            f"Protocol {self.name!r} trains on {k} samples per class, but class "
+                            f"{c} has only {len(members)}; lower --train-per-class."
+                        )
+                    train.append(rng.choice(members, size=k, replace=False))
+                train = np.sort(np.concatenate(train))
+                out.append((train, np.setdiff1d(np.arange(len(y)), train)))
+            return out
+        raise ValueError(f"Unknown split {self.split!r}")
+
+    def settings(self):
+        """What identifies the numbers of a run (compared when resuming)."""
+        keys = ("name", "scaling", "split", "n_splits", "n_repeats", "n_train_per_class",
+                "max_dim", "kernel_gamma", "svm_gamma")
+        return {k: getattr(self, k) for k in keys}
+
+
+_FOUNDATION = ("lda", "lpp", "supervised-lpp", "mfa", "lde", "kernel-lda", "supervised-kernel-lpp",
+               "ckfd", "pca", "kernel-pca", "nca", "tsne")
+
+PROTOCOLS = {
+    "bouzas": Protocol(
+        "bouzas", "paper 000 (Bouzas et al.), Tables II-V", scaling="minmax", split="kfold",
+        n_splits=10, classifiers=("ncc", "3nn", "linear-svm", "rbf-svm"), kernel_gamma=0.5,
+        methods=("lda", "lqmi", "supervised-lpp", "kernel-lda", "kqmi", "supervised-kernel-lpp",
+                 "ckfd", "pca", "kernel-pca"),
+        datasets=("vehicle", "vowel", "sonar", "ionosphere"),
+    ),
+    "gavriilidis": Protocol(
+        "gavriilidis", "paper 002 (Gavriilidis & Tefas), Tables 2-4", scaling="minmax01",
+        split="kfold", n_splits=2, n_repeats=5, classifiers=("1nn",),
+        methods=("qmi:init=random", "qmi:init=lda", "mi-a:init=random", "mi-a:init=lda",
+                 "mi-b:init=random", "mi-b:init=lda", "lda", "pca"),
+        datasets=("iris", "wine", "vehicle", "led7digit"),
+    ),
+    "dee": Protocol(
+        "dee", "paper 003 (Zheng et al.), Fig. 11 and Fig. 6", scaling="standard",
+        split="per_class", n_repeats=10, n_train_per_class=25, classifiers=("1nn",), max_dim=30,
+        methods=("dee", "dsne", "mmpa", "dcv", "lda", "pca"), datasets=("digits",),
+        curves="recognition",
+    ),
+    "mkldr": Protocol(
+        "mkldr", "paper 001 (Lin et al.), Table 1", scaling="standard", split="kfold",
+        n_splits=5, classifiers=("1nn",),
+        methods=("mkl-lda", "mkl-lde", "kernel-lda:view=each", "kfd-voting", "kfd-samme"),
+        curves="recognition",
+    ),
+    "demo": Protocol(
+        "demo", "graphdr demo (quick preset)", scaling="standard", split="kfold", n_splits=10,
+        classifiers=("1nn",), methods=_FOUNDATION, datasets=("wine",),
+    ),
+}
+
+
+def get_protocol(name):
+    """Return the :class:`Protocol` called ``name``; ValueError naming the known ones."""
+    key = str(name).strip().lower()
+    if key not in PROTOCOLS:
+        raise ValueError(f"Unknown protocol {name!r}. Known protocols: {', '.join(PROTOCOLS)}.")
+    return PROTOCOLS[key]

@@ -1,0 +1,314 @@
+"""The sweep: plan the cells, run the missing ones (in parallel), then write every output."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import traceback
+
+from . import plots
+from .datasets import load_dataset
+from .evaluation import check_classifier, method_dims, run_cell, run_embedding
+from .methods import MethodUnavailableError, get_method, method_label, parse_method
+from .report import (append_results, aggregate, markdown_tables, read_results, write_html,
+                     write_results)
+
+__all__ = ["run_bench", "BenchResult"]
+
+
+class BenchResult:
+    """What a run produced: rows of results.csv, failed cells, written files."""
+
+    def __init__(self, out, rows, failures, files, n_computed, n_skipped, notes):
+        self.out = out
+        self.rows = rows
+        self.failures = failures
+        self.files = files
+        self.n_computed = n_computed
+        self.n_skipped = n_skipped
+        self.notes = notes
+
+
+def _safe(fn, task):
+    try:
+        return fn(task), None
+    except Exception as exc:  # reported per cell; the sweep goes on
+        return None, "".join(traceback.format_exception_only(type(exc), exc)).strip()
+
+
+def _job(fn, task):
+    return (task, *_safe(fn, task))
+
+
+def _slug(text):
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_")
+
+
+def _parse_methods(names, explicit, notes):
+    parsed = []
+    for name in names:
+        try:
+            parsed.append(parse_method(name))
+        except MethodUnavailableError as exc:
+            if explicit:
+                raise
+            notes.append(f"Skipped {name}: {exc}")
+    if not parsed:
+        raise ValueError("No method to run: every requested method is unavailable.")
+    return parsed
+
+
+def _expand_views(parsed, ds):
+    out = []
+    for ident, spec, params in parsed:
+        if params.get("view") == "each":
+            if not ds.views:
+                raise ValueError(
+                    f"{ident}: view=each needs multi-view data (view_* arrays); data set "
+                    f"{ds.name!r} has a single view."
+                )
+            for v in range(len(ds.views)):
+                p = dict(params, view=v)
+                out.append(":".join([spec.name] + [f"{k}={p[k]}" for k in sorted(p)]))
+        else:
+            out.append(ident)
+    return out
+
+
+def _check_config(out, config, fresh):
+    path = os.path.join(out, "config.json")
+    results = os.path.join(out, "results.csv")
+    if fresh:
+        for f in (path, results):
+            if os.path.exists(f):
+                os.remove(f)
+    if os.path.exists(results) and os.path.exists(path):
+        with open(path) as fh:
+            old = json.load(fh)
+        if old != config:
+            diff = {k: (old.get(k), config.get(k)) for k in set(old) | set(config)
+                    if old.get(k) != config.get(k)}
+            raise ValueError(
+                f"{results} was produced with different settings {diff} (before, now); "
+                "rerun with --fresh to start over or choose another --out."
+            )
+    with open(path, "w") as fh:
+        json.dump(config, fh, indent=1, sort_keys=True)
+
+
+def _parallel(fn, tasks, n_jobs, desc, progress, threads=1, backend="loky"):
+    """Yield (task, result, error) as tasks finish; joblib when n_jobs != 1.
+
+    Each process uses at most ``threads`` BLAS/OpenMP threads: the cells are small, and
+    oversubscribed BLAS threads make them several times slower on a busy machine.
+    """
+    from threadpoolctl import threadpool_limits
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=len(tasks), desc=desc, unit="cell", disable=not progress or not tasks,
+               file=sys.stderr, dynamic_ncols=True)
+    try:
+        if n_jobs == 1 or len(tasks) <= 1:
+            for task in tasks:
+                with threadpool_limits(limits=threads):
+                    res, err = _safe(fn, task)
+                bar.update()
+                yield task, res, err
+        else:
+            from joblib import Parallel, delayed, parallel_config
+
+            limits = dict(inner_max_num_threads=threads) if backend == "loky" else {}
+            with parallel_config(backend=backend, **limits):
+                gen = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
+                    delayed(_job)(fn, t) for t in tasks
+                )
+                for task, res, err in gen:
+                    bar.update()
+                    yield task, res, err
+    finally:
+        bar.close()
+
+
+def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="graphdr-report",
+              n_jobs=1, seed=0, label_column=None, plots_on=True, html_on=True, progress=True,
+              timing=True, fresh=False, command="graphdr bench", title=None, echo=print,
+              threads=1, backend="loky", scatter_per_method=False):
+    """Run ``protocol`` and write results.csv, tables.md, PNG plots and index.html into ``out``.
+
+    Cells (data set, method, fold) already in ``out/results.csv`` are not computed again.
+    The 2-D pictures are one grid per data set (a panel per method), plus one PNG per method
+    with ``scatter_per_method``.
+    ``n_jobs`` worker processes (joblib ``backend``, default loky) run the cells, each with at
+    most ``threads`` BLAS threads.
+    Raises ValueError for unknown data sets, methods, classifiers or changed settings.
+    """
+    notes = []
+    explicit = methods is not None
+    method_names = list(methods) if explicit else list(protocol.methods)
+    parsed = _parse_methods(method_names, explicit, notes)
+    classifiers = [check_classifier(c) for c in (classifiers or protocol.classifiers)]
+    dataset_names = list(datasets) if datasets else list(protocol.datasets)
+    if not dataset_names:
+        raise ValueError(f"Protocol {protocol.name!r} has no default data set; pass --datasets.")
+    loaded = [load_dataset(d, label_column=label_column, random_state=seed) for d in dataset_names]
+    names = [d.name for d in loaded]
+    if len(set(names)) != len(names):
+        raise ValueError(f"Two data sets have the same name: {names}.")
+    if protocol.name == "mkldr" and not all(d.views for d in loaded):
+        raise ValueError("Protocol 'mkldr' needs multi-view data sets (.npz with view_* arrays).")
+    os.makedirs(out, exist_ok=True)
+    config = dict(protocol=protocol.settings(), seed=int(seed), classifiers=sorted(classifiers))
+    _check_config(out, config, fresh)
+
+    results_path = os.path.join(out, "results.csv")
+    rows = read_results(results_path)
+    write_results(results_path, rows, timing)  # drops a truncated line of an interrupted run
+    done = {(r["dataset"], r["method"], r["fold"]) for r in rows}
+
+    tasks, embed_tasks, method_order = [], [], []
+    for ds in loaded:
+        idents = _expand_views(parsed, ds)
+        method_order += [m for m in idents if m not in method_order]
+        splits = protocol.splits(ds.y, seed)
+        common = dict(dataset=ds.name, X=ds.X, y=ds.y, views=ds.views, scaling=protocol.scaling,
+                      gamma=protocol.kernel_gamma, svm_gamma=protocol.svm_gamma, seed=seed)
+        for ident in idents:
+            spec = get_method(ident.split(":")[0])
+            if not spec.predicts:
+                embed_tasks.append(dict(common, method=ident, spec=spec))
+            if not spec.transform:
+                continue
+            for fold, (train, test) in enumerate(splits):
+                if (ds.name, ident, fold) in done:
+                    continue
+                dims = method_dims(ident, protocol, len(train), ds.X.shape[1], ds.n_classes)
+                tasks.append(dict(common, method=ident, spec=spec, fold=fold, train=train,
+                                  test=test, dims=dims, classifiers=classifiers))
+    n_skipped = len(done)
+    echo(f"graphdr bench: protocol {protocol.name}, {len(loaded)} data set(s), "
+         f"{len(method_order)} method(s); {len(tasks)} cell(s) to compute, "
+         f"{n_skipped} already in {results_path}.")
+
+    failures = []
+    for task, res, err in _parallel(run_cell, tasks, n_jobs, "sweep", progress, threads,
+                                       backend):
+        if err:
+            failures.append(f"{task['dataset']} / {task['method']} / fold {task['fold']}: {err}")
+            continue
+        key, new_rows = res
+        append_results(results_path, new_rows, timing)
+        rows.extend(new_rows)
+    write_results(results_path, rows, timing)
+
+    files = [results_path]
+    table_classifiers = classifiers + ["own"]
+    tables = markdown_tables(rows, datasets=names, methods=method_order,
+                             classifiers=table_classifiers,
+                             svm_gamma=protocol.svm_gamma)
+    header = (f"# {title or 'graphdr bench'}: protocol `{protocol.name}` "
+              f"({protocol.description})\n\nCommand: `{command}`\n\n")
+    md_path = os.path.join(out, "tables.md")
+    with open(md_path, "w") as fh:
+        fh.write(header + tables)
+    files.append(md_path)
+
+    figures = []
+    if plots_on:
+        figures = _figures(out, protocol, loaded, rows, method_order, table_classifiers,
+                           embed_tasks, n_jobs, progress, failures, files, threads,
+                           scatter_per_method)
+    if html_on:
+        html_path = os.path.join(out, "index.html")
+        write_html(
+            html_path, title=title or f"graphdr bench - {protocol.name}", command=command,
+            protocol=protocol, dataset_info=[d.describe() for d in loaded], rows=rows,
+            datasets=names, methods=method_order, classifiers=table_classifiers, figures=figures,
+            notes=notes + [f"Failed: {f}" for f in failures],
+        )
+        files.append(html_path)
+    fail_path = os.path.join(out, "failures.txt")
+    if os.path.exists(fail_path):  # from an earlier run
+        os.remove(fail_path)
+    if failures:
+        with open(fail_path, "w") as fh:
+            fh.write("\n".join(failures) + "\n")
+        files.append(fail_path)
+    for note in notes:
+        echo(note)
+    return BenchResult(out, rows, failures, files, len(tasks), n_skipped, notes)
+
+
+def _figures(out, protocol, loaded, rows, methods, classifiers, embed_tasks, n_jobs, progress,
+             failures, files, threads=1, scatter_per_method=False):
+    agg = aggregate(rows)
+    recognition = protocol.curves == "recognition"
+    by_name = {d.name: d for d in loaded}
+    figures = []
+    curve_items = []
+    for ds in loaded:
+        for clf in classifiers:
+            curves = {}
+            for m in methods:
+                dims = agg.get((ds.name, m, clf))
+                if dims:
+                    ks = sorted(dims)
+                    curves[m] = (ks, [dims[k][0] for k in ks], [dims[k][1] for k in ks])
+            if not curves:
+                continue
+            fname = f"error_vs_dim_{_slug(ds.name)}_{clf}.png"
+            plots.plot_error_vs_dim(curves, os.path.join(out, fname), title=ds.name,
+                                    classifier=clf, recognition=recognition)
+            files.append(os.path.join(out, fname))
+            what = "Recognition rate" if recognition else "Test error"
+            curve_items.append((fname, f"{what} versus dimension: {ds.name}, {clf}"))
+    figures.append(("Error versus dimension" if not recognition
+                    else "Recognition rate versus dimension", curve_items))
+
+    embeddings = {}
+    for task, res, err in _parallel(run_embedding, embed_tasks, n_jobs, "2-D embeddings", progress,
+                                      threads):
+        if err:
+            failures.append(f"{task['dataset']} / {task['method']} / 2-D embedding: {err}")
+        else:
+            embeddings[(res["dataset"], res["method"])] = res
+    scatter_items, single_items, curve_figs, weight_figs = [], [], [], []
+    for ds in loaded:
+        embs = [embeddings[(ds.name, m)] for m in methods if (ds.name, m) in embeddings]
+        if not embs:
+            continue
+        classes = by_name[ds.name].classes
+        fname = f"scatter_{_slug(ds.name)}.png"
+        plots.plot_scatter_grid(embs, classes, os.path.join(out, fname),
+                                title=f"2-D embeddings of {ds.name}: held-out half of the samples "
+                                "(t-SNE: all samples)")
+        files.append(os.path.join(out, fname))
+        panels = ", ".join(method_label(e["method"]) for e in embs)
+        scatter_items.append((fname, f"{ds.name}, coloured by class; panels: {panels}. Methods "
+                              "are fitted on a stratified half of the samples and draw the other "
+                              "half (t-SNE, which cannot embed new samples, draws all).", "wide"))
+        for e in embs if scatter_per_method else ():
+            single = f"scatter_{_slug(ds.name)}_{_slug(e['method'])}.png"
+            plots.plot_scatter(e, classes, os.path.join(out, single),
+                               title=f"{method_label(e['method'])} - {ds.name}")
+            files.append(os.path.join(out, single))
+            single_items.append((single, f"{method_label(e['method'])} on {ds.name}", "small"))
+        hist = {e["method"]: e["history"] for e in embs if e["history"]}
+        if hist:
+            fname = f"curves_{_slug(ds.name)}.png"
+            plots.plot_curves(hist, os.path.join(out, fname), title=f"Optimizers on {ds.name}")
+            files.append(os.path.join(out, fname))
+            curve_figs.append((fname, f"objective versus iteration on {ds.name}"))
+        weights = {e["method"]: e["kernel_weights"] for e in embs if e["kernel_weights"]}
+        if weights:
+            fname = f"kernel_weights_{_slug(ds.name)}.png"
+            plots.plot_kernel_weights(weights, os.path.join(out, fname),
+                                      title=f"Kernel weights on {ds.name}")
+            files.append(os.path.join(out, fname))
+            weight_figs.append((fname, f"learned kernel weights on {ds.name}"))
+    figures.append(("2-D embeddings", scatter_items))
+    figures.append(("Optimizer curves", curve_figs))
+    figures.append(("Kernel weights", weight_figs))
+    figures.append(("2-D embedding of each method", single_items))
+    return figures

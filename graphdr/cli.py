@@ -1,0 +1,314 @@
+"""The ``graphdr`` command: ``graphdr demo``, ``graphdr bench`` and ``graphdr list``.
+
+Run ``graphdr bench --help`` for everything the benchmark tool does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import shlex
+import sys
+import time
+
+__all__ = ["main", "build_parser"]
+
+_BENCH_EPILOG = """\
+what it does
+  For every data set, method and fold of the protocol's cross-validation, the method is fitted on
+  the (scaled) training fold, training and test fold are projected to each dimension 1..C-1 (or
+  --max-dim), and every classifier is trained on the projected training fold and scored on the
+  projected test fold. For the pictures, each method is fitted in 2-D on a stratified half of
+  every data set and draws the other half.  Methods of a protocol's default list that this
+  version of graphdr does not have yet are skipped with a note; asking for them by name is an
+  error.
+
+protocols (--protocol; see graphdr/bench/protocols.py)
+  bouzas       paper 000 Tables II-V: scaled to [-1,1], stratified 10-fold CV, classifiers NCC,
+               3-NN, linear SVM (C=100), RBF SVM (C=100, sigma=1); RBF kernel sigma=1 for the
+               kernel methods; dims 1..C-1. Default data: vehicle, vowel, sonar, ionosphere.
+  gavriilidis  paper 002 Tables 2-4: scaled to [0,1], 5x2 CV, 1-NN, dims 1..C-1, the criteria
+               QMI, MI_A and MI_B with random and LDA initialisation (qmi:init=random,
+               qmi:init=lda, mi-a:..., mi-b:...), LDA and PCA. Default data: iris, wine,
+               vehicle, led7digit.
+  dee          paper 003 Fig. 11/6: 10 random splits with 25 training samples per class, 1-NN
+               recognition rate versus dimension 1..30, optimizer curves; DEE, DSNE, MMPA,
+               DCV, LDA, PCA. Default data: digits.
+  mkldr        paper 001 Table 1: multi-view .npz data (pass --datasets), stratified 5-fold
+               CV, 1-NN, MKL-LDA/MKL-LDE against per-view kernel Fisher discriminants
+               (kernel-lda:view=each), KFD-Voting and KFD-SAMME (kfd-voting, kfd-samme: they
+               classify by themselves; their errors appear under the classifier 'own').
+  demo         the preset of `graphdr demo`: standardised features, stratified 10-fold CV,
+               1-NN, the foundation methods and scikit-learn references. Default data: wine.
+  The options above override a protocol's settings (--folds, --repeats, --scaling, ...).
+
+data sets (--datasets a,b,...)
+  scikit-learn: iris, wine, breast_cancer, digits.  Offline suite shipped with graphdr (UCI):
+  sonar, ionosphere, heart, led7digit, pima, vehicle, vowel, wdbc.  Generated: swiss_roll (a
+  labelled Swiss roll; options swiss_roll:n=1000:classes=4:noise=0.5).  Files: .npz with X and
+  y (multi-view: view_0, view_1, ... and y), .csv with a header (label column: --label-column,
+  default a column named label/class/target/y), LIBSVM/svmlight (.svm, .libsvm, .svmlight, or
+  svmlight:PATH).
+
+methods (--methods a,b,...; `graphdr list methods` shows all, with availability)
+  lda, lpp, supervised-lpp (slpp), mfa, lde, kernel-lda (gda, kfd), kernel-lpp,
+  supervised-kernel-lpp (sklpp), ckfd; scikit-learn references pca, kernel-pca (kpca), nca,
+  tsne (2-D pictures only: t-SNE cannot embed new samples); lqmi, kqmi (paper 000); qmi, mi-a,
+  mi-b (paper 002, gradient ascent); dee, dsne, mmpa, dcv, ee (paper 003; ee: pictures only);
+  mkl-lda, mkl-lde (paper 001, multi-view data).  Parameters: name:key=value,
+  e.g. kernel-lda:gamma=0.1 or supervised-lpp:n_neighbors=7; view=K restricts a method to view
+  K of multi-view data (view=each: one method per view).
+
+classifiers (--classifiers a,b,...)
+  ncc (nearest class centroid), 1nn, 3nn, linear-svm (C=100), rbf-svm (C=100, gamma
+  --svm-gamma, default 0.5 = sigma 1).
+
+outputs (in --out)
+  results.csv   long form: dataset, method, classifier, fold, dim, n_test, n_errors, error,
+                fit_seconds.  fit_seconds is wall-clock time and the only column that differs
+                between two runs of the same command (--no-timing leaves it empty, and then two
+                runs give byte-identical files).
+  tables.md     paper-style tables per classifier: mean error over folds (%), minimum over the
+                dimensions with the dimension in parentheses, best per data set in bold, a
+                wins row; then the error at every dimension (mean +- std over folds).
+  *.png         error versus dimension per data set and classifier; a 2-D scatter of every
+                method per data set, coloured by class (one grid per data set; one file per
+                method with --scatter-per-method): methods with a transform are fitted on a
+                stratified half and draw the other half, t-SNE draws all samples; optimizer
+                curves of methods that record history_; kernel weights of multiple-kernel
+                methods (kernel_weights_ or beta_).
+  index.html    everything above in one page, opened from disk (no server, no scripts).
+  config.json   the settings the numbers depend on; failures.txt lists cells that failed.
+
+reproducibility and resumption
+  Splits and every random_state derive from --seed, the data set and the fold (all methods of a
+  fold share the random_state, e.g. the same random initialisation), so results do not depend
+  on --n-jobs or on the order in which cells finish.  Each finished cell is
+  appended to results.csv at once; rerunning the same command skips cells already there (after
+  an interruption it continues where it stopped; adding methods or data sets computes only the
+  new cells).  Changed settings are refused (use --fresh to start over).
+
+exit status
+  0 success; 1 some cells failed (listed in failures.txt; the others are written and a rerun
+  retries the failed ones); 2 bad arguments (unknown data set, method, protocol, classifier, or
+  settings that differ from the results already in --out).
+
+examples
+  graphdr bench --protocol bouzas --out bouzas-report --n-jobs 2
+  graphdr bench --protocol bouzas --datasets sonar,my.csv --label-column species \\
+      --methods lda,kernel-lda:gamma=0.1,pca
+  graphdr bench --protocol demo --datasets iris --methods lda,pca --folds 2 --out tiny
+"""
+
+
+def _csv_list(text):
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def _gamma(text):
+    if text.lower() in ("default", "none", "auto"):
+        return "default"
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"kernel gamma must be a positive number or 'default'; got {text!r}"
+        ) from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"kernel gamma must be positive; got {text!r}")
+    return value
+
+
+def _positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer; got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer; got {text!r}")
+    return value
+
+
+def _n_jobs(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--n-jobs must be an integer; got {text!r}") from None
+    if value == 0:
+        raise argparse.ArgumentTypeError("--n-jobs must be nonzero (-1: all cores)")
+    return value
+
+
+def _add_common(p, default_out):
+    p.add_argument("--out", default=default_out, metavar="DIR",
+                   help=f"output directory (default: {default_out})")
+    p.add_argument("--n-jobs", type=_n_jobs, default=1, metavar="N",
+                   help="parallel worker processes (joblib; -1: all cores; default 1)")
+    p.add_argument("--threads", type=_positive_int, default=1, metavar="T",
+                   help="BLAS/OpenMP threads per process (default 1: the cells are small and "
+                   "extra threads slow them down; raise for large kernel problems)")
+    p.add_argument("--seed", type=int, default=0, help="seed of splits and methods (default 0)")
+    p.add_argument("--fresh", action="store_true",
+                   help="discard results already in DIR instead of resuming")
+    p.add_argument("--no-timing", action="store_true",
+                   help="leave results.csv's fit_seconds empty (byte-identical reruns)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar or messages")
+    p.add_argument("--scatter-per-method", action="store_true",
+                   help="also write one 2-D scatter PNG per method (besides the grid)")
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="graphdr",
+        description="Supervised dimensionality reduction: run the papers' evaluation protocols "
+        "and write tables, plots and an HTML report.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="{demo,bench,list}")
+
+    demo = sub.add_parser(
+        "demo", help="quick tour: every foundation method on wine, 10-fold CV 1-NN error",
+        description="Fit LDA, LPP (unsupervised and supervised), MFA, LDE, KernelLDA, supervised "
+        "KernelLPP and CKFD, with scikit-learn's PCA, kernel PCA, NCA and t-SNE (picture only) as "
+        "reference points, on scikit-learn's wine data (standardised on each training fold); "
+        "write the 10-fold cross-validated 1-NN error per method (tables.md, results.csv), a 2-D "
+        "embedding of each method (PNG) and index.html into --out. Takes well under two "
+        "minutes on two cores. The demo always recomputes (results already in --out are "
+        "replaced).",
+    )
+    _add_common(demo, "graphdr-report")
+    demo.add_argument("--dataset", default="wine",
+                      help="data set (any name or file `graphdr bench` accepts; default wine)")
+    demo.add_argument("--folds", type=_positive_int, default=None,
+                      help="cross-validation folds (default 10)")
+
+    bench = sub.add_parser(
+        "bench", help="run an evaluation protocol over data sets and methods",
+        description="Run one of the papers' evaluation protocols on data sets and methods "
+        "chosen by name, and write results.csv, Markdown tables, PNG plots and index.html.",
+        epilog=_BENCH_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    bench.add_argument("--protocol", default="bouzas",
+                       help="bouzas (default), gavriilidis, dee, mkldr or demo")
+    bench.add_argument("--datasets", "-d", type=_csv_list, default=None, metavar="A,B",
+                       help="data set names or files (default: the protocol's)")
+    bench.add_argument("--methods", "-m", type=_csv_list, default=None, metavar="A,B",
+                       help="method names, optionally name:key=value (default: the protocol's)")
+    bench.add_argument("--classifiers", "-c", type=_csv_list, default=None, metavar="A,B",
+                       help="ncc, 1nn, 3nn, linear-svm, rbf-svm (default: the protocol's)")
+    bench.add_argument("--label-column", default=None, metavar="COL",
+                       help="label column of CSV files (name or 0-based index)")
+    bench.add_argument("--folds", type=_positive_int, default=None,
+                       help="folds of the stratified cross-validation")
+    bench.add_argument("--repeats", type=_positive_int, default=None,
+                       help="repetitions of the cross-validation (or random splits for dee)")
+    bench.add_argument("--train-per-class", type=float, default=None, metavar="K",
+                       help="dee protocol: training samples per class (a fraction if < 1)")
+    bench.add_argument("--max-dim", type=_positive_int, default=None,
+                       help="evaluate dimensions 1..MAX_DIM (default C-1; capped per method)")
+    bench.add_argument("--scaling", choices=("minmax", "minmax01", "standard", "none"),
+                       default=None, help="feature scaling fitted on each training fold: "
+                       "minmax = [-1,1], minmax01 = [0,1]")
+    bench.add_argument("--kernel-gamma", type=_gamma, default=None, metavar="G",
+                       help="RBF gamma of the kernel methods, or 'default' (1/n_features)")
+    bench.add_argument("--svm-gamma", type=float, default=None, metavar="G",
+                       help="gamma of the RBF SVM classifier (default 0.5, i.e. sigma=1)")
+    bench.add_argument("--no-plots", action="store_true", help="skip the PNG figures")
+    bench.add_argument("--no-html", action="store_true", help="skip index.html")
+    _add_common(bench, "graphdr-bench")
+
+    lst = sub.add_parser("list", help="list methods, data sets, protocols or classifiers")
+    lst.add_argument("what", choices=("methods", "datasets", "protocols", "classifiers"))
+    return parser
+
+
+def _command_line(argv):
+    return "graphdr " + " ".join(shlex.quote(a) for a in argv)
+
+
+def _list(what):
+    from .bench import datasets, evaluation, methods, protocols
+
+    if what == "methods":
+        for name, label, kind, sup, desc in methods.describe_methods():
+            print(f"{name:24s} {label:8s} {kind:10s} {sup:13s} {desc}")
+    elif what == "datasets":
+        for name in datasets.builtin_names():
+            print(name)
+    elif what == "protocols":
+        for name, p in protocols.PROTOCOLS.items():
+            print(f"{name:12s} {p.description}")
+    else:
+        for name, desc in evaluation.CLASSIFIERS.items():
+            print(f"{name:12s} {desc}")
+    return 0
+
+
+def _run(args, argv):
+    from .bench.protocols import get_protocol
+    from .bench.runner import run_bench
+
+    echo = (lambda *a, **k: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
+    if args.command == "demo":
+        protocol = get_protocol("demo").replace(n_splits=args.folds)
+        datasets, methods, classifiers, title = [args.dataset], None, None, "graphdr demo"
+        plots_on = html_on = True
+        label_column = None
+    else:
+        protocol = get_protocol(args.protocol)
+        protocol = protocol.replace(
+            n_splits=args.folds, n_repeats=args.repeats, n_train_per_class=args.train_per_class,
+            max_dim=args.max_dim, scaling=args.scaling, svm_gamma=args.svm_gamma,
+        )
+        if args.kernel_gamma == "default":
+            protocol = dataclasses.replace(protocol, kernel_gamma=None)
+        elif args.kernel_gamma is not None:
+            protocol = protocol.replace(kernel_gamma=args.kernel_gamma)
+        datasets, methods, classifiers = args.datasets, args.methods, args.classifiers
+        title, label_column = None, args.label_column
+        plots_on, html_on = not args.no_plots, not args.no_html
+    start = time.perf_counter()
+    result = run_bench(
+        protocol, datasets=datasets, methods=methods, classifiers=classifiers, out=args.out,
+        n_jobs=args.n_jobs, seed=args.seed, label_column=label_column, plots_on=plots_on,
+        html_on=html_on, progress=not args.quiet, timing=not args.no_timing,
+        fresh=args.fresh or args.command == "demo",
+        command=_command_line(argv), title=title, echo=echo, threads=args.threads,
+        scatter_per_method=args.scatter_per_method,
+    )
+    elapsed = time.perf_counter() - start
+    index = os.path.join(args.out, "index.html")
+    echo(f"Wrote {len(result.files)} files to {args.out}/ in {elapsed:.1f} s"
+         + (f"; open {index}" if os.path.exists(index) else "") + ".")
+    if result.failures:
+        print(f"graphdr: {len(result.failures)} cell(s) failed; see "
+              f"{os.path.join(args.out, 'failures.txt')}:", file=sys.stderr)
+        for f in result.failures[:10]:
+            print("  " + f, file=sys.stderr)
+        return 1
+    return 0
+
+
+def main(argv=None):
+    """Entry point of the ``graphdr`` console script; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    if args.command == "list":
+        return _list(args.what)
+    try:
+        return _run(args, argv)
+    except ValueError as exc:
+        print(f"graphdr {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\ngraphdr {args.command}: interrupted; rerun the same command to resume.",
+              file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,258 @@
+"""Unit tests of graphdr.bench: registry, data sets, protocols, one CV cell, results.csv."""
+
+import os
+
+import numpy as np
+import pytest
+from sklearn.datasets import dump_svmlight_file, load_iris
+from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+from sklearn.model_selection import StratifiedKFold
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.preprocessing import MinMaxScaler
+
+from graphdr.bench import datasets as bd
+from graphdr.bench import methods as bm
+from graphdr.bench.evaluation import make_classifier, make_scaler, run_cell, run_embedding
+from graphdr.bench.protocols import PROTOCOLS, get_protocol
+from graphdr.bench.report import aggregate, append_results, read_results, write_results
+
+
+# ----- method registry -------------------------------------------------------------------
+def test_registry_names_aliases_and_unknown():
+    assert bm.get_method("GDA").name == "kernel-lda"
+    assert bm.get_method("slpp").params == {"supervised": True}
+    with pytest.raises(ValueError, match="Unknown method 'nope'.*Known methods: .*lda"):
+        bm.get_method("nope")
+
+
+@pytest.mark.parametrize(
+    "target, message",
+    [("graphdr.not_written_yet:Foo", "module graphdr.not_written_yet does not exist yet"),
+     ("graphdr.linear:NotAClass", "graphdr.linear has no NotAClass")],
+)
+def test_unavailable_method_says_so(target, message):
+    spec = bm.MethodSpec(name="future", target=target, label="F")
+    assert not spec.is_available()
+    with pytest.raises(bm.MethodUnavailableError, match="not available in this version") as exc:
+        spec.resolve()
+    assert message in str(exc.value)
+    assert isinstance(exc.value, ValueError)
+
+
+def test_register_is_one_line(monkeypatch):
+    monkeypatch.setattr(bm, "REGISTRY", dict(bm.REGISTRY))
+    bm.register("my-pca", "sklearn.decomposition:PCA", label="myPCA", kind="reference",
+                supervised=False, max_dims="features")
+    ident, spec, params = bm.parse_method("my-pca")
+    assert (ident, spec.label, params) == ("my-pca", "myPCA", {})
+    assert spec.build(2, random_state=0).n_components == 2
+    with pytest.raises(ValueError, match="kind must be one of"):
+        bm.register("bad", "x:y", label="B", kind="magic")
+
+
+def test_parse_method_parameters_and_build():
+    ident, spec, params = bm.parse_method("kernel-lda:gamma=0.1:reg=0.01")
+    assert ident == "kernel-lda:gamma=0.1:reg=0.01" and params == {"gamma": 0.1, "reg": 0.01}
+    est = spec.build(2, params=params, gamma=0.5)
+    assert est.gamma == 0.1 and est.n_components == 2  # explicit parameter wins over protocol
+    assert bm.get_method("kernel-lda").build(1, gamma=0.5).gamma == 0.5
+    assert bm.get_method("lda").build(1, gamma=0.5).get_params()["n_components"] == 1
+    assert bm.get_method("nca").build(1, random_state=7).random_state == 7
+    with pytest.raises(ValueError, match="name:key=value"):
+        bm.parse_method("lda:oops")
+    with pytest.raises(ValueError, match="has no parameter.*'bogus'"):
+        bm.get_method("lda").build(1, params={"bogus": 1})
+
+
+def test_dim_limits():
+    assert bm.get_method("lda").dim_limit(100, 13, 3) == 2
+    assert bm.get_method("pca").dim_limit(100, 13, 3) == 13
+    assert bm.get_method("kernel-pca").dim_limit(100, 13, 3) == 99
+    assert bm.get_method("tsne").dim_limit(100, 13, 3) == 2
+
+
+# ----- data sets ---------------------------------------------------------------------------
+def test_sklearn_and_vendored_sets():
+    iris = bd.load_dataset("iris")
+    assert iris.X.shape == (150, 4) and iris.n_classes == 3 and list(iris.classes)[0] == "setosa"
+    sonar = bd.load_dataset("sonar")
+    assert sonar.X.shape == (208, 60) and sonar.n_classes == 2
+    assert {"sonar", "ionosphere", "heart", "vehicle", "vowel"} <= set(bd.vendored_names())
+    root = os.path.join(os.path.dirname(bd.__file__), "..", "data")
+    size = sum(os.path.getsize(os.path.join(root, f)) for f in os.listdir(root))
+    assert size < 1_000_000
+
+
+def test_unknown_dataset_message():
+    with pytest.raises(ValueError, match="Unknown data set 'nosuch'.*iris.*sonar.*swiss_roll"):
+        bd.load_dataset("nosuch")
+    with pytest.raises(ValueError, match="Only swiss_roll takes options"):
+        bd.load_dataset("iris:n=3")
+
+
+def test_swiss_roll_labelled():
+    ds = bd.load_dataset("swiss_roll:n=300:classes=3")
+    assert ds.X.shape == (300, 3) and ds.n_classes == 3
+    again = bd.load_dataset("swiss_roll:n=300:classes=3")
+    np.testing.assert_array_equal(ds.X, again.X)
+    with pytest.raises(ValueError, match="Unknown data set option"):
+        bd.load_dataset("swiss_roll:size=3")
+
+
+def test_npz_and_multiview(tmp_path):
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(20, 3)), np.repeat(["a", "b"], 10)
+    np.savez(tmp_path / "plain.npz", X=X, y=y)
+    ds = bd.load_dataset(str(tmp_path / "plain.npz"))
+    assert ds.name == "plain" and list(ds.classes) == ["a", "b"] and ds.views is None
+    np.testing.assert_array_equal(ds.X, X)
+    v0, v1 = rng.normal(size=(20, 2)), rng.normal(size=(20, 4))
+    np.savez(tmp_path / "mv.npz", view_1=v1, view_0=v0, y=np.repeat([0, 1], 10))
+    mv = bd.load_dataset(str(tmp_path / "mv.npz"))
+    assert mv.views == [slice(0, 2), slice(2, 6)]
+    np.testing.assert_array_equal(mv.X[:, mv.views[1]], v1)
+    np.savez(tmp_path / "bad.npz", X=X)
+    with pytest.raises(ValueError, match="needs an array 'y'"):
+        bd.load_dataset(str(tmp_path / "bad.npz"))
+
+
+def test_csv_label_column(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("f1,species,f2\n1.0,cat,2\n3,dog,4\n5,cat,6.5\n")
+    ds = bd.load_dataset(str(path), label_column="species")
+    np.testing.assert_array_equal(ds.X, [[1, 2], [3, 4], [5, 6.5]])
+    np.testing.assert_array_equal(ds.classes[ds.y], ["cat", "dog", "cat"])
+    assert bd.load_dataset(str(path), label_column="1").X.shape == (3, 2)
+    with pytest.raises(ValueError, match="--label-column.*Columns: \\['f1', 'species', 'f2'\\]"):
+        bd.load_dataset(str(path))
+    with pytest.raises(ValueError, match="no label column 'kind'"):
+        bd.load_dataset(str(path), label_column="kind")
+    with pytest.raises(ValueError, match="must be numeric"):
+        bd.load_dataset(str(path), label_column="f1")
+
+
+def test_svmlight_and_unknown_extension(tmp_path):
+    X, y = load_iris(return_X_y=True)
+    dump_svmlight_file(X, y, str(tmp_path / "iris.svm"))
+    ds = bd.load_dataset(str(tmp_path / "iris.svm"))
+    np.testing.assert_allclose(ds.X, X)
+    (tmp_path / "x.xyz").write_text("1")
+    with pytest.raises(ValueError, match="unknown file type '.xyz'"):
+        bd.load_dataset(str(tmp_path / "x.xyz"))
+
+
+# ----- protocols ---------------------------------------------------------------------------
+def test_protocols_known_and_unknown():
+    assert set(PROTOCOLS) >= {"bouzas", "gavriilidis", "dee", "mkldr", "demo"}
+    with pytest.raises(ValueError, match="Unknown protocol 'paper9'.*bouzas"):
+        get_protocol("paper9")
+    b = get_protocol("bouzas")
+    assert b.classifiers == ("ncc", "3nn", "linear-svm", "rbf-svm") and b.kernel_gamma == 0.5
+    assert b.dims(n_classes=4, method_limit=10) == [1, 2, 3]
+    assert b.dims(n_classes=4, method_limit=2) == [1, 2]
+    assert b.replace(max_dim=5).dims(4, 10) == [1, 2, 3, 4, 5]
+
+
+def test_splits_deterministic_and_stratified():
+    y = np.repeat([0, 1, 2], [30, 20, 10])
+    a = get_protocol("bouzas").splits(y, seed=3)
+    b = get_protocol("bouzas").splits(y, seed=3)
+    assert len(a) == 10
+    for (tr1, te1), (tr2, te2) in zip(a, b):
+        np.testing.assert_array_equal(te1, te2)
+        np.testing.assert_array_equal(np.bincount(y[te1]), [3, 2, 1])
+    assert sorted(np.concatenate([te for _, te in a])) == list(range(len(y)))
+    g = get_protocol("gavriilidis").splits(y, seed=0)
+    assert len(g) == 10  # 5 x 2
+    d = get_protocol("dee").replace(n_train_per_class=5, n_repeats=3).splits(y, seed=0)
+    assert len(d) == 3 and all(np.array_equal(np.bincount(y[tr]), [5, 5, 5]) for tr, _ in d)
+    with pytest.raises(ValueError, match="smallest class has 10 samples"):
+        get_protocol("bouzas").replace(n_splits=11).splits(y, seed=0)
+    with pytest.raises(ValueError, match="lower --train-per-class"):
+        get_protocol("dee").replace(n_train_per_class=10).splits(y, seed=0)
+
+
+# ----- one cell against an independent computation ------------------------------------------
+def test_run_cell_matches_sklearn_pipeline():
+    X, y = load_iris(return_X_y=True)
+    train, test = next(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y))
+    task = dict(dataset="iris", method="lda", X=X, y=y, views=None, train=train, test=test,
+                dims=[1, 2], classifiers=["1nn", "ncc"], scaling="minmax", gamma=None,
+                svm_gamma=0.5, seed=0, fold=0)
+    key, rows = run_cell(task)
+    assert key == ("iris", "lda", 0) and len(rows) == 4
+    scaler = MinMaxScaler((-1, 1)).fit(X[train])
+    lda = LinearDiscriminantAnalysis(solver="eigen").fit(scaler.transform(X[train]), y[train])
+    # LDA's 1-D subspace is unique and 1-NN is invariant to scaling it: the errors must agree
+    # with scikit-learn's LDA
+    Ztr = scaler.transform(X[train]) @ lda.scalings_[:, :1]
+    Zte = scaler.transform(X[test]) @ lda.scalings_[:, :1]
+    ref = np.sum(KNeighborsClassifier(1).fit(Ztr, y[train]).predict(Zte) != y[test])
+    row = next(r for r in rows if r["dim"] == 1 and r["classifier"] == "1nn")
+    assert row["n_errors"] == ref and row["error"] == ref / len(test)
+    assert all(r["n_test"] == len(test) for r in rows)
+
+
+def test_run_cell_nested_equals_refit_for_pca():
+    X, y = load_iris(return_X_y=True)
+    train, test = np.arange(0, 150, 2), np.arange(1, 150, 2)
+    base = dict(dataset="iris", X=X, y=y, views=None, train=train, test=test, dims=[1, 2, 3],
+                classifiers=["1nn"], scaling="standard", gamma=None, svm_gamma=0.5, seed=0,
+                fold=0)
+    _, nested = run_cell(dict(base, method="pca"))
+    for d in (1, 2, 3):  # PCA with n_components=d, computed independently
+        from sklearn.decomposition import PCA
+
+        sc = make_scaler("standard").fit(X[train])
+        p = PCA(d).fit(sc.transform(X[train]))
+        pred = make_classifier("1nn").fit(p.transform(sc.transform(X[train])), y[train])
+        ref = np.sum(pred.predict(p.transform(sc.transform(X[test]))) != y[test])
+        assert next(r for r in nested if r["dim"] == d)["n_errors"] == ref
+
+
+def test_unknown_classifier_and_scaling():
+    with pytest.raises(ValueError, match="Unknown classifier 'svm'.*ncc, 1nn"):
+        make_classifier("svm")
+    with pytest.raises(ValueError, match="Unknown scaling 'zscore'"):
+        make_scaler("zscore")
+
+
+def test_run_embedding_held_out_and_tsne():
+    X, y = load_iris(return_X_y=True)
+    base = dict(dataset="iris", X=X, y=y, views=None, scaling="standard", gamma=None, seed=0)
+    emb = run_embedding(dict(base, method="lda"))
+    assert emb["embedding"].shape == (75, 2) and emb["held_out"]
+    assert np.array_equal(np.bincount(emb["y"]), [25, 25, 25])
+    tsne = run_embedding(dict(base, method="tsne:perplexity=10"))
+    assert tsne["embedding"].shape == (150, 2) and not tsne["held_out"]
+
+
+# ----- results.csv ---------------------------------------------------------------------------
+def _row(fold, dim, err, method="lda"):
+    return dict(dataset="iris", method=method, classifier="1nn", fold=fold, dim=dim, n_test=10,
+                n_errors=err, error=err / 10, fit_seconds=0.5)
+
+
+def test_results_roundtrip_and_truncated_cell(tmp_path):
+    path = str(tmp_path / "results.csv")
+    rows = [_row(f, d, f + d) for f in range(2) for d in (1, 2)]
+    write_results(path, rows)
+    back = read_results(path)
+    assert [(r["fold"], r["dim"], r["n_errors"]) for r in back] == [(0, 1, 1), (0, 2, 2),
+                                                                    (1, 1, 2), (1, 2, 3)]
+    append_results(path, [_row(2, 1, 4), _row(2, 2, 5)])
+    with open(path) as fh:
+        text = fh.read()
+    with open(path, "w") as fh:  # an interrupted write: the last line is cut short
+        fh.write(text[:-7])
+    assert {r["fold"] for r in read_results(path)} == {0, 1}  # fold 2 dropped entirely
+    agg = aggregate(back)
+    assert agg[("iris", "lda", "1nn")][2][0] == pytest.approx((0.2 + 0.3) / 2)
+
+
+def test_cell_seed_shared_by_methods_of_a_fold():
+    from graphdr.bench.evaluation import cell_seed
+
+    assert cell_seed(0, "iris", "qmi:init=random", 3) == cell_seed(0, "iris", "mi-a:init=random", 3)
+    seeds = {cell_seed(s, d, "m", f) for s in (0, 1) for d in ("iris", "wine") for f in (0, 1)}
+    assert len(seeds) == 8
