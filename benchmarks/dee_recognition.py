@@ -55,6 +55,9 @@ def split(y, per_class, rng):
 def run(name, reps, per_class, seed):
     d = np.load(SHARED / f"{name}.npz")
     X, y = d["X"].astype(float), d["y"]
+    if name == "vowel":
+        # the shared copy's first columns are the train/test flag, speaker and sex: not features
+        X = X[:, 3:]
     D, C = X.shape[1], len(np.unique(y))
     dims = list(range(1, D + 1))
     err = {m: np.full((reps, D), np.nan) for m in METHODS}
