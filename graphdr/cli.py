@@ -6,6 +6,7 @@ Run ``graphdr bench --help`` for everything the benchmark tool does.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import os
 import shlex
@@ -145,6 +146,13 @@ def _add_common(p, default_out):
                    help=f"output directory (default: {default_out})")
     p.add_argument("--n-jobs", type=_n_jobs, default=1, metavar="N",
                    help="parallel worker processes (joblib; -1: all cores; default 1)")
+    p.add_argument("--backend", choices=("loky", "dask"), default="loky",
+                   help="where parallel cells run: local worker processes (loky, default) or a "
+                   "Dask cluster through joblib (dask; needs graphdr[dask])")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="with --backend dask: address of a running Dask scheduler "
+                   "(e.g. tcp://10.0.0.5:8786); default: start a local cluster on 127.0.0.1 "
+                   "with --n-jobs workers (2 when --n-jobs is 1 or -1)")
     p.add_argument("--threads", type=_positive_int, default=1, metavar="T",
                    help="BLAS/OpenMP threads per process (default 1: the cells are small and "
                    "extra threads slow them down; raise for large kernel problems)")
@@ -268,14 +276,9 @@ def _run(args, argv):
         title, label_column = None, args.label_column
         plots_on, html_on = not args.no_plots, not args.no_html
     start = time.perf_counter()
-    result = run_bench(
-        protocol, datasets=datasets, methods=methods, classifiers=classifiers, out=args.out,
-        n_jobs=args.n_jobs, seed=args.seed, label_column=label_column, plots_on=plots_on,
-        html_on=html_on, progress=not args.quiet, timing=not args.no_timing,
-        fresh=args.fresh or args.command == "demo",
-        command=_command_line(argv), title=title, echo=echo, threads=args.threads,
-        scatter_per_method=args.scatter_per_method,
-    )
+    with _dask_client(args, echo):
+        result = _call_run_bench(run_bench, protocol, datasets, methods, classifiers, args, argv,
+                                 label_column, plots_on, html_on, title, echo)
     elapsed = time.perf_counter() - start
     index = os.path.join(args.out, "index.html")
     echo(f"Wrote {len(result.files)} files to {args.out}/ in {elapsed:.1f} s"
@@ -287,6 +290,44 @@ def _run(args, argv):
             print("  " + f, file=sys.stderr)
         return 1
     return 0
+
+
+@contextlib.contextmanager
+def _dask_client(args, echo):
+    """A Dask client for ``--backend dask`` (connect to --scheduler or start a local cluster)."""
+    if getattr(args, "backend", "loky") != "dask":
+        yield None
+        return
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise ValueError(
+            "--backend dask needs Dask: pip install 'graphdr[dask]' (dask[distributed])."
+        ) from None
+    if args.scheduler:
+        with Client(args.scheduler) as client:
+            echo(f"graphdr bench: running cells on the Dask cluster at {args.scheduler}.")
+            yield client
+        return
+    n_workers = args.n_jobs if args.n_jobs > 1 else 2
+    with LocalCluster(n_workers=n_workers, threads_per_worker=1, host="127.0.0.1",
+                      dashboard_address=None, processes=True) as cluster, Client(cluster) as client:
+        echo(f"graphdr bench: started a local Dask cluster with {n_workers} workers "
+             f"({cluster.scheduler_address}).")
+        yield client
+
+
+def _call_run_bench(run_bench, protocol, datasets, methods, classifiers, args, argv, label_column,
+                    plots_on, html_on, title, echo):
+    return run_bench(
+        protocol, datasets=datasets, methods=methods, classifiers=classifiers, out=args.out,
+        n_jobs=args.n_jobs, seed=args.seed, label_column=label_column, plots_on=plots_on,
+        html_on=html_on, progress=not args.quiet, timing=not args.no_timing,
+        fresh=args.fresh or args.command == "demo",
+        command=_command_line(argv), title=title, echo=echo, threads=args.threads,
+        scatter_per_method=args.scatter_per_method,
+        backend=getattr(args, "backend", "loky"),
+    )
 
 
 def main(argv=None):

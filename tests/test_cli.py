@@ -337,3 +337,26 @@ def test_bad_option_values(option, value, message, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["bench", option, value])
     assert exc.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_dask_backend_gives_the_same_results(tiny_report, tmp_path):
+    """--backend dask runs the cells on a local Dask cluster (loopback) with identical results."""
+    pytest.importorskip("dask.distributed", reason="Dask is not installed (graphdr[dask])")
+    out = tmp_path / "dask"
+    args = [a for a in TINY if a != "--scatter-per-method"]
+    assert main(args + ["--out", str(out), "--backend", "dask", "--no-plots", "--no-html"]) == 0
+    assert _without_timing(_read_csv(out / "results.csv")) == _without_timing(
+        _read_csv(tiny_report / "results.csv"))
+
+
+def test_mkldr_protocol_on_builtin_multiview_digits(tmp_path):
+    out = tmp_path / "mk"
+    args = ["bench", "--protocol", "mkldr", "--datasets", "digits_views:n=120", "--methods",
+            "mkl-lda,kfd-voting", "--folds", "2", "--quiet", "--no-plots", "--no-html"]
+    assert main(args + ["--out", str(out)]) == 0
+    rows = _read_csv(out / "results.csv")
+    assert {r["method"] for r in rows} == {"mkl-lda", "kfd-voting"}
+    errors = [float(r["error"]) for r in rows if r["method"] == "mkl-lda"]
+    assert errors and all(0.0 <= e <= 1.0 for e in errors)
+    # ten balanced-ish classes: MKL-LDA must do far better than chance (90 % error)
+    assert min(errors) < 0.5

@@ -6,6 +6,9 @@ A data set is given on the command line as one of
 * a set of the vendored offline suite (package data in ``graphdr/data``, from the UCI machine
   learning repository, CC BY 4.0): ``sonar``, ``ionosphere``, ``heart``, ``led7digit``, ``pima``,
   ``vehicle``, ``vowel``, ``wdbc``;
+* ``digits_views`` -- six incomplete views of scikit-learn's digits for multi-view methods
+  (:func:`graphdr.multiview.make_multiview_digits`: pooled pixels, orientation histograms,
+  Fourier magnitudes, moments, profiles, pure noise); ``digits_views:n=500`` takes a subset;
 * ``swiss_roll`` -- a labelled Swiss roll (paper 000, Figs. 1-2): points of a 2-D strip rolled
   up in 3-D, the class being one of four equal stretches along the roll. Options as
   ``swiss_roll:n=1000:classes=4:noise=0.5``;
@@ -68,7 +71,7 @@ def vendored_names():
 
 def builtin_names():
     """Every data set name that needs no file."""
-    return list(SKLEARN_SETS) + vendored_names() + ["swiss_roll"]
+    return list(SKLEARN_SETS) + vendored_names() + ["digits_views", "swiss_roll"]
 
 
 def _encode(name, X, y, source, classes=None, views=None):
@@ -217,8 +220,20 @@ def load_dataset(spec, *, label_column=None, random_state=0):
         o = _options(opts, ("n", "classes", "noise"))
         X, y = make_labelled_swiss_roll(random_state=random_state, **o)
         return _encode("swiss_roll", X, y, "generated labelled Swiss roll")
+    if key == "digits_views":
+        from ..multiview import make_multiview_digits
+
+        o = _options(opts, ("n",))
+        data = make_multiview_digits(
+            ("pixels", "orientation", "fourier", "moments", "profiles", "noise"),
+            n_samples=o.get("n"), random_state=random_state,
+        )
+        stops = np.cumsum([v.shape[1] for v in data.views])
+        views = [slice(int(a), int(b)) for a, b in zip(np.r_[0, stops[:-1]], stops)]
+        return _encode("digits_views", np.hstack(data.views), data.target,
+                       "graphdr.multiview.make_multiview_digits", None, views)
     if opts:
-        raise ValueError(f"Only swiss_roll takes options; got {text!r}.")
+        raise ValueError(f"Only swiss_roll and digits_views take options; got {text!r}.")
     if key in SKLEARN_SETS:
         import sklearn.datasets as skd
 

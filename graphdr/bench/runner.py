@@ -110,7 +110,7 @@ def _parallel(fn, tasks, n_jobs, desc, progress, threads=1, backend="loky"):
     bar = tqdm(total=len(tasks), desc=desc, unit="cell", disable=not progress or not tasks,
                file=sys.stderr, dynamic_ncols=True)
     try:
-        if n_jobs == 1 or len(tasks) <= 1:
+        if (n_jobs == 1 and backend == "loky") or len(tasks) <= 1:
             for task in tasks:
                 with threadpool_limits(limits=threads):
                     res, err = _safe(fn, task)
