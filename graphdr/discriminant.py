@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import linalg
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from . import graphs as _graphs
 from ._validation import check_int, check_labels, check_n_components, check_positive
-from .base import _BaseGraphEmbedding
+from .base import _BaseGraphEmbedding, _LinearProjection
 from .solvers import data_subspace, flip_signs
 
 __all__ = ["MMPA", "DCV", "mean_class_distances"]
@@ -147,7 +146,7 @@ class MMPA(_BaseGraphEmbedding):
         return n_available, "the rank of the inter-class neighbour scatter"
 
 
-class DCV(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class DCV(_LinearProjection):
     r"""Discriminative common vectors (Cevikalp, Neamtu, Wilkes and Barkana, 2005).
 
     .. math::
@@ -269,27 +268,3 @@ class DCV(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.n_components_ = n_components
         return self
 
-    def transform(self, X):
-        """Project samples: ``(X - mean_) @ components_.T``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        X_new : ndarray of shape (n_samples, n_components_)
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=_DTYPES)
-        return (X - self.mean_) @ self.components_.T
-
-    @property
-    def _n_features_out(self):
-        return self.n_components_
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
-        return tags

@@ -43,10 +43,11 @@ from scipy import linalg
 from scipy.sparse import linalg as splinalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from . import graphs as _graphs
 from ._validation import check_int, check_labels, check_n_components, check_option, check_positive
+from .base import _LinearProjection
 from .optim import descent
 from .solvers import data_subspace, flip_signs
 
@@ -305,7 +306,7 @@ class _DEEObjective:
         return E, G
 
 
-class _LinearNeighborEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class _LinearNeighborEmbedding(_LinearProjection):
     """Shared validation, data subspace and transform of DEE and DSNE. Not public."""
 
     def _prepare(self, X, y):
@@ -358,30 +359,6 @@ class _LinearNeighborEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin
         self.n_components_ = self.components_.shape[0]
         return self
 
-    def transform(self, X):
-        """Project samples: ``(X - mean_) @ components_.T``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        X_new : ndarray of shape (n_samples, n_components)
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=_DTYPES)
-        return (X - self.mean_) @ self.components_.T
-
-    @property
-    def _n_features_out(self):
-        return self.n_components_
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
-        return tags
 
 
 class DEE(_LinearNeighborEmbedding):

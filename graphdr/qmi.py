@@ -39,10 +39,9 @@ import warnings
 
 import numpy as np
 from scipy import linalg
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from . import graphs as _graphs
 from ._validation import (
@@ -52,7 +51,7 @@ from ._validation import (
     check_option,
     check_positive,
 )
-from .base import _BaseGraphEmbedding
+from .base import _BaseGraphEmbedding, _LinearProjection
 from .linear import LDA
 from .solvers import flip_signs, generalized_eigh
 
@@ -605,7 +604,7 @@ def _complete_basis(Q, Xc, d, rng):
     return Q
 
 
-class QMIProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class QMIProjection(_LinearProjection):
     r"""Orthonormal projection maximising quadratic mutual information by gradient ascent.
 
     .. math::
@@ -878,27 +877,3 @@ class QMIProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         self.components_ = flip_signs(W, axis=0).T.astype(X.dtype, copy=False)
         return self
 
-    def transform(self, X):
-        """Project samples: ``(X - mean_) @ components_.T``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        X_new : ndarray of shape (n_samples, n_components_)
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=_DTYPES)
-        return (X - self.mean_) @ self.components_.T
-
-    @property
-    def _n_features_out(self):
-        return self.n_components_
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
-        return tags

@@ -86,7 +86,7 @@ def test_sklearn_and_vendored_sets():
 def test_unknown_dataset_message():
     with pytest.raises(ValueError, match="Unknown data set 'nosuch'.*iris.*sonar.*swiss_roll"):
         bd.load_dataset("nosuch")
-    with pytest.raises(ValueError, match="Only swiss_roll takes options"):
+    with pytest.raises(ValueError, match="Only swiss_roll and digits_views take options"):
         bd.load_dataset("iris:n=3")
 
 
