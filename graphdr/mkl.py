@@ -36,6 +36,17 @@ Algorithm 1 alternates
 
 The relaxation is not tight, so :math:`J` may rise between iterations: it is evaluated exactly
 at every iterate and the best pair :math:`(A, \beta)` is kept.
+
+**Nystroem** (``approximation='nystroem'``): each base kernel is replaced by landmark features,
+:math:`\tilde K_m \approx \Phi_m\Phi_m^\top` (:meth:`graphdr.multiview.ViewKernel.fit_features`),
+so :math:`\tilde K_\beta = \Psi\Psi^\top` with :math:`\Psi = [\sqrt{\beta_m}\Phi_m]`
+(``n x D``, :math:`D = \sum_m r_m`). ``A`` enters both steps only through
+:math:`\Phi^\top A` (``D x P``), and :math:`\Phi^\top\Phi`, :math:`\Phi^\top L\Phi`,
+:math:`\Phi^\top L'\Phi` are computed once (:class:`_LandmarkProblem`): the A-step is the same
+problem in ``D`` dimensions (the Cholesky path becomes a ``D x D`` factorisation, the eigenvalue
+path the eigendecomposition of :math:`\Psi^\top\Psi`), with the same dual ``A`` as the exact
+path, and the beta-step matrices are traces of ``D``-dimensional blocks. No ``n x n`` matrix is
+formed; with every sample as a landmark the fit is the exact one up to rounding.
 """
 
 from __future__ import annotations
@@ -46,7 +57,9 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 from scipy import linalg
+from sklearn import config_context
 from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from . import graphs as _graphs
@@ -139,6 +152,130 @@ def _ridge_matrix(t, k, reg, n):
     :math:`R = (\text{reg}/(n-1))(t k^\top + k t^\top)` (non-negative entries).
     """
     return (reg / max(n - 1, 1)) * (np.outer(t, k) + np.outer(k, t))
+
+
+# ----- Nystroem path: everything in the stacked landmark-feature space --------------------------
+class _LandmarkProblem:
+    r"""The MKL-DR problem on Nystroem features :math:`\Phi_m` (``n x r_m``, centred).
+
+    With :math:`\Phi = [\Phi_1, \dots, \Phi_M]` (``n x D``) it keeps the ``D x D`` matrices
+    :math:`G = \Phi^\top\Phi`, :math:`Q = \Phi^\top L \Phi` and :math:`Q' = \Phi^\top L'\Phi`
+    (and the class sums :math:`\Phi^\top E` for LDA), computed once at cost ``O(n D^2)``.
+    Since :math:`\tilde K_\beta = \Psi\Psi^\top` with :math:`\Psi = \Phi\,\mathrm{diag}(d)`,
+    :math:`d = (\sqrt{\beta_m})` repeated over the block of view ``m``, both steps then work
+    in ``D`` dimensions: a sample-coefficient matrix ``A`` (``n x P``) is represented by
+    :math:`\Phi^\top A` (``D x P``, its block ``m`` is :math:`\Phi_m^\top A`), from which
+    :math:`\tilde K_m A = \Phi_m \Phi_m^\top A` and
+    :math:`\operatorname{tr}(A^\top \tilde K_m L \tilde K_{m'} A)
+    = \operatorname{tr}\big((\Phi_m^\top A)^\top Q_{mm'} (\Phi_{m'}^\top A)\big)`.
+    """
+
+    def __init__(self, Phis, intrinsic, penalty, y_enc=None):
+        sizes = [P.shape[1] for P in Phis]
+        offsets = np.concatenate([[0], np.cumsum(sizes)])
+        self.blocks = [slice(int(a), int(b)) for a, b in zip(offsets[:-1], offsets[1:])]
+        Phi = np.hstack(Phis) if len(Phis) > 1 else Phis[0]
+        self.Phi = Phi  # n x D: the stacked features (the caller may drop its list)
+        self.n = Phi.shape[0]
+        self.gram = _sym_np(Phi.T @ Phi)
+        self.class_sums = None
+        if y_enc is not None:
+            self.class_sums = np.asarray(
+                _graphs.within_class_graph(y_enc).indicator().T @ Phi).T  # D x C
+            self.class_sizes = np.bincount(y_enc)
+        self.Q = self._form(intrinsic, Phi)
+        self.Qp = self._form(penalty, Phi)
+        self.trace_penalty = np.array([np.trace(self.Qp[b, b]) for b in self.blocks])
+
+    def _form(self, graph, Phi):
+        """Phi^T L Phi, reusing the Gram matrix for a class graph of constant degree."""
+        if isinstance(graph, _graphs.ClassGraph):
+            deg = graph.degrees()
+            if np.allclose(deg, deg[0], rtol=1e-14, atol=0):
+                sums = np.asarray(graph.indicator().T @ Phi)
+                return _sym_np(deg[0] * self.gram - sums.T @ graph.block @ sums)
+        return _sym_np(_graphs.graph_quadratic_form(graph, Phi))
+
+    def scaling(self, beta):
+        return np.concatenate([np.full(b.stop - b.start, np.sqrt(max(w, 0.0)))
+                               for w, b in zip(beta, self.blocks)])
+
+    def ridge(self, beta, reg):
+        return reg * float(beta @ self.trace_penalty) / max(self.n - 1, 1)
+
+    def a_step(self, beta, reg, rank_tol=None, class_path=False):
+        """A-step (eq. 21) in D dimensions; returns (ratios, Phi^T A), same A as :func:`a_step`."""
+        beta = np.asarray(beta, dtype=np.float64)
+        d = self.scaling(beta)
+        eps = self.ridge(beta, reg)
+
+        def scaled(Q):  # diag(d) Q diag(d), one D x D array
+            out = Q * d[:, None]
+            out *= d[None, :]
+            return out
+
+        if class_path and eps > 0 and self.class_sums is not None:
+            # A = (K_beta + eps I)^{-1} E c, as graphdr.solvers.class_kernel_eigh. With
+            # R = (Psi^T Psi + eps I)^{-1} Psi^T E (push-through identity):
+            # E^T K_beta (K_beta + eps I)^{-1} E = (Psi^T E)^T R
+            try:
+                Mb = d[:, None] * self.class_sums
+                Gb = scaled(self.gram)  # Psi^T Psi
+                Gb[np.diag_indices_from(Gb)] += eps
+                R = linalg.cho_solve(
+                    linalg.cho_factor(Gb, overwrite_a=True, check_finite=False), Mb,
+                    check_finite=False)
+                del Gb
+                G = _sym_np(Mb.T @ R)
+                ratios, C = generalized_eigh(_sym_np(G @ np.diag(1.0 / self.class_sizes) @ G), G,
+                                             largest=True)
+                keep = ratios > 0
+                ratios, C = ratios[keep], C[:, keep]
+                # Phi^T A = Phi^T (E c - Psi w) / eps with w = Psi^T A = R c
+                PtA = (self.class_sums @ C - self.gram @ (d[:, None] * (R @ C))) / eps
+                return 1.0 - ratios, PtA
+            except np.linalg.LinAlgError:  # not positive definite: use the eigenvalue path
+                pass
+        # empirical kernel map of K_beta: Z = Psi V with Psi^T Psi = V Lambda V^T
+        lam, V = linalg.eigh(scaled(self.gram), overwrite_a=True)
+        lam, V = lam[::-1], V[:, ::-1]
+        tol = (self.n * np.finfo(np.float64).eps if rank_tol is None else rank_tol) * max(
+            lam[0], 0.0)
+        keep = lam > max(tol, 0.0)
+        if not np.any(keep):
+            raise ValueError("The combined kernel is zero on the landmark features.")
+        lam, V = lam[keep], V[:, keep]
+        Aq = V.T @ (scaled(self.Q) @ V)
+        Bq = V.T @ (scaled(self.Qp) @ V)
+        mu, Vz = generalized_eigh(Aq, Bq, largest=False, ridge=eps, rank_tol=rank_tol)
+        # A = P Lambda^{-1/2} v = Psi V Lambda^{-1} v
+        return mu, self.gram @ (d[:, None] * (V @ (Vz / lam[:, None])))
+
+    def beta_matrices(self, PtA=None):
+        """S_W^A and S_W'^A (M x M) and the ridge vector k (k_m = tr(A^T K_m A))."""
+        M = len(self.blocks)
+        S, Sp = np.empty((M, M)), np.empty((M, M))
+        k = np.empty(M)
+        for m, bm in enumerate(self.blocks):
+            Gm = self.gram[bm, bm] if PtA is None else PtA[bm]
+            k[m] = np.trace(Gm) if PtA is None else np.vdot(Gm, Gm)
+            for j in range(m, M):
+                bj = self.blocks[j]
+                if PtA is None:  # A A^T = I: tr(K_m L K_j) = <Phi_m^T Phi_j, Phi_m^T L Phi_j>
+                    S[m, j] = S[j, m] = 2.0 * np.vdot(self.gram[bm, bj], self.Q[bm, bj])
+                    Sp[m, j] = Sp[j, m] = 2.0 * np.vdot(self.gram[bm, bj], self.Qp[bm, bj])
+                else:
+                    S[m, j] = S[j, m] = 2.0 * np.vdot(PtA[bm], self.Q[bm, bj] @ PtA[bj])
+                    Sp[m, j] = Sp[j, m] = 2.0 * np.vdot(PtA[bm], self.Qp[bm, bj] @ PtA[bj])
+        return S, Sp, k
+
+    def weights(self, beta, PtA):
+        """Weights W on the stacked features with K_beta A = Phi W."""
+        return (self.scaling(beta) ** 2)[:, None] * PtA
+
+
+def _sym_np(M):
+    return (M + M.T) / 2.0
 
 
 # ----- the two steps -------------------------------------------------------------------------
@@ -391,8 +528,26 @@ class MKLDR(TransformerMixin, BaseEstimator):
         Conic solver of the beta-step; 'auto' is Clarabel with SCS as fall-back.
     rank_tol : float or None, default=None
         Relative eigenvalue below which a direction of :math:`\tilde K_\beta` is dropped.
+    approximation : {None, 'nystroem'}, default=None
+        None uses the exact ``n x n`` base kernels. ``'nystroem'`` replaces each view's
+        processed base kernel by landmark features :math:`\Phi_m` (``n x r_m``,
+        :math:`r_m \le` ``n_landmarks``, :meth:`ViewKernel.fit_features
+        <graphdr.multiview.ViewKernel.fit_features>`: same width, repair, centring and
+        normalisation, applied to :math:`\Phi_m\Phi_m^\top \approx \tilde K_m`), so that
+        :math:`\tilde K_\beta = \Psi\Psi^\top`, :math:`\Psi = [\sqrt{\beta_m}\Phi_m]`. The
+        A-step is then a linear graph embedding on :math:`\Psi` and the beta-step matrices
+        :math:`S^A_W[m, m'] = 2\operatorname{tr}((\Phi_m^\top A)^\top\Phi_m^\top L
+        \Phi_{m'}(\Phi_{m'}^\top A))` come from ``D x D`` matrices
+        (:math:`D = \sum_m r_m \le M\,` ``n_landmarks``) computed once: memory
+        :math:`O(nD + D^2)`, time :math:`O(nD^2)` once and :math:`O(D^3)` per iteration; no
+        ``n x n`` matrix is formed. With ``n_landmarks >= n_samples`` it is the exact problem
+        up to rounding. Not available with ``kernels='precomputed'``.
+    n_landmarks : int, default=500
+        Landmark samples of the Nystroem approximation (at least 2; capped at ``n_samples``);
+        the same samples serve every view.
     random_state : None, int or RandomState, default=None
-        Unused: the algorithm is deterministic. Kept for API symmetry with other estimators.
+        Chooses the Nystroem landmarks (a random subset of the training samples). The exact
+        algorithm is deterministic and does not use it.
     verbose : int, default=0
         1 prints the objective and weights per iteration, 2 also the SDP details.
 
@@ -401,7 +556,7 @@ class MKLDR(TransformerMixin, BaseEstimator):
     kernel_weights_ : ndarray of shape (n_views,)
         :math:`\beta` of the best iterate, non-negative, summing to 1.
     dual_coef_ : ndarray of shape (n_samples_fit, n_components_)
-        ``A`` of the best iterate.
+        ``A`` of the best iterate (exact path only).
     embedding_ : ndarray of shape (n_samples_fit, n_components_)
         Training embedding :math:`\tilde K_\beta A`.
     objective_ : float
@@ -418,6 +573,14 @@ class MKLDR(TransformerMixin, BaseEstimator):
         Weights the first A-step used.
     view_kernels_ : list of ViewKernel
         Fitted base kernels (keep what ``transform`` needs).
+    components_ : ndarray of shape (n_components_, n_landmark_features)
+        Nystroem only (instead of ``dual_coef_``): weights ``W`` on the stacked landmark
+        features, :math:`\tilde K_\beta A = [\Phi_1, \dots, \Phi_M] W^\top`; view ``m``
+        owns the columns ``landmark_feature_slices_[m]``.
+    landmark_indices_ : ndarray of shape (min(n_landmarks, n_samples),)
+        Nystroem only: training samples used as landmarks.
+    landmark_feature_slices_ : list of slice
+        Nystroem only: columns of each view in ``components_``.
     classes_ : ndarray of shape (n_classes,)
     n_components_ : int
     n_views_ : int
@@ -427,7 +590,7 @@ class MKLDR(TransformerMixin, BaseEstimator):
     def __init__(
         self, graph="lda", n_components=None, *, kernels="rbf", max_iter=10, tol=1e-4,
         init="identity", reg=1e-3, n_neighbors=5, n_neighbors_between=10, solver="auto",
-        rank_tol=None, random_state=None, verbose=0,
+        rank_tol=None, approximation=None, n_landmarks=500, random_state=None, verbose=0,
     ):
         self.graph = graph
         self.n_components = n_components
@@ -440,6 +603,8 @@ class MKLDR(TransformerMixin, BaseEstimator):
         self.n_neighbors_between = n_neighbors_between
         self.solver = solver
         self.rank_tol = rank_tol
+        self.approximation = approximation
+        self.n_landmarks = n_landmarks
         self.random_state = random_state
         self.verbose = verbose
 
@@ -453,12 +618,29 @@ class MKLDR(TransformerMixin, BaseEstimator):
         check_int(self.n_neighbors_between, "n_neighbors_between")
         check_option(self.solver, "solver", {"auto", "clarabel", "scs"})
         check_int(self.verbose, "verbose", min_value=0)
+        if self.approximation is not None:
+            check_option(self.approximation, "approximation", {"nystroem"})
+            check_int(self.n_landmarks, "n_landmarks", min_value=2)
 
-    def _graphs(self, Ks, y_enc):
+    def _graphs(self, Ks, y_enc, features=False):
+        r"""LDA's class graphs, or LDE's graphs averaged over the views.
+
+        ``features=True``: ``Ks`` are Nystroem features, whose Euclidean distance is the
+        kernel-induced distance of :math:`\Phi_m\Phi_m^\top` (neighbours found in chunks of
+        at most 16 MB of distances: no ``n x n`` matrix).
+        """
         if self.graph == "lda":
             return _graphs.within_class_graph(y_enc), _graphs.total_graph(y_enc)
         within, between = None, None
         for K in Ks:
+            if features:
+                # bounded chunks of query-candidate distances (scikit-learn's working memory)
+                with config_context(working_memory=16):
+                    w, b = lde_graphs(K, y_enc, self.n_neighbors, self.n_neighbors_between,
+                                      weights="binary")
+                within = w if within is None else within + w
+                between = b if between is None else between + b
+                continue
             d = np.diag(K)
             dist = np.sqrt(np.maximum(d[:, None] + d[None, :] - 2 * K, 0.0))
             w, b = lde_graphs(dist, y_enc, self.n_neighbors, self.n_neighbors_between,
@@ -498,18 +680,51 @@ class MKLDR(TransformerMixin, BaseEstimator):
         if n < 2:
             raise ValueError("MKLDR needs at least 2 samples.")
         kernels = make_view_kernels(self.kernels, len(views))
-        Ks = [vk.fit_kernel(V) for vk, V in zip(kernels, views)]
-        M = len(Ks)
-        intrinsic, penalty = self._graphs(Ks, y_enc)
-        t_pen = np.array([_laplacian_trace(penalty, K) for K in Ks])
+        M = len(views)
         reg = float(self.reg)
+        lda = self.graph == "lda"
+        nystroem = self.approximation == "nystroem"
+        if nystroem:
+            for m, vk in enumerate(kernels):
+                if vk.kernel == "precomputed":
+                    raise ValueError(
+                        f"approximation='nystroem' needs the kernel function of every view; "
+                        f"view {m} has kernel='precomputed'. Use approximation=None with "
+                        "precomputed kernels, or pass the views' features."
+                    )
+            n_land = min(int(self.n_landmarks), n)
+            landmarks = check_random_state(self.random_state).permutation(n)[:n_land]
+            Phis = [vk.fit_features(V, landmarks) for vk, V in zip(kernels, views)]
+            intrinsic, penalty = self._graphs(Phis, y_enc, features=True)
+            problem = _LandmarkProblem(Phis, intrinsic, penalty, y_enc if lda else None)
+            del Phis  # problem.Phi holds them, stacked
+            t_pen = problem.trace_penalty
+            if self.verbose:
+                print(f"[MKLDR] Nystroem: {n_land} landmarks, {problem.gram.shape[0]} landmark "
+                      f"features over {M} views")
 
-        def matrices(A):
-            S_W = beta_matrices(intrinsic, Ks, A)
-            S_Wp = beta_matrices(penalty, Ks, A)
-            k = np.array([np.trace(K) if A is None else np.vdot(A, K @ A) for K in Ks])
-            R = _ridge_matrix(t_pen, k, reg, n)
-            return S_W + R, S_Wp + R
+            def solve_a(beta):
+                return problem.a_step(beta, reg, self.rank_tol, class_path=lda)
+
+            def matrices(A):
+                S_W, S_Wp, k = problem.beta_matrices(A)
+                R = _ridge_matrix(t_pen, k, reg, n)
+                return S_W + R, S_Wp + R
+        else:
+            Ks = [vk.fit_kernel(V) for vk, V in zip(kernels, views)]
+            intrinsic, penalty = self._graphs(Ks, y_enc)
+            t_pen = np.array([_laplacian_trace(penalty, K) for K in Ks])
+
+            def solve_a(beta):
+                return a_step(Ks, beta, intrinsic, penalty, reg=reg, trace_penalty=t_pen,
+                              rank_tol=self.rank_tol, y_encoded=y_enc if lda else None)
+
+            def matrices(A):
+                S_W = beta_matrices(intrinsic, Ks, A)
+                S_Wp = beta_matrices(penalty, Ks, A)
+                k = np.array([np.trace(K) if A is None else np.vdot(A, K @ A) for K in Ks])
+                R = _ridge_matrix(t_pen, k, reg, n)
+                return S_W + R, S_Wp + R
 
         def normalise(b):
             return b / b.sum()
@@ -530,9 +745,7 @@ class MKLDR(TransformerMixin, BaseEstimator):
         n_components = None
         prev_obj = None
         for it in range(1, self.max_iter + 1):
-            _, A = a_step(Ks, beta, intrinsic, penalty, reg=reg, trace_penalty=t_pen,
-                                rank_tol=self.rank_tol,
-                                y_encoded=y_enc if self.graph == "lda" else None)
+            _, A = solve_a(beta)
             if n_components is None:
                 if self.graph == "lda":
                     C = len(self.classes_)
@@ -579,17 +792,37 @@ class MKLDR(TransformerMixin, BaseEstimator):
         obj, A, beta = best
         self.objective_ = float(obj)
         self.kernel_weights_ = beta
-        self.dual_coef_ = flip_signs(A, axis=0)
         self.n_components_ = A.shape[1]
         self.view_kernels_ = kernels
         self.n_views_ = M
         self.n_features_in_views_ = [V.shape[1] for V in views]
-        Kb = sum(b * K for b, K in zip(beta, Ks) if b != 0)
-        self.embedding_ = Kb @ self.dual_coef_
-        U = self.embedding_
-        ridge = reg * float(beta @ t_pen) / max(n - 1, 1) * np.sum(self.dual_coef_ * U, axis=0)
-        self.eigenvalues_ = (np.sum(U * _laplacian_apply(intrinsic, U), axis=0) + ridge) / (
-            np.sum(U * _laplacian_apply(penalty, U), axis=0) + ridge)
+        for name in ("dual_coef_", "components_", "landmark_indices_",
+                     "landmark_feature_slices_"):  # a previous fit of the other path
+            self.__dict__.pop(name, None)
+        if nystroem:
+            W = flip_signs(problem.weights(beta, A), axis=0)
+            self.components_ = W.T
+            self.landmark_indices_ = landmarks
+            self.landmark_feature_slices_ = list(problem.blocks)
+            U = np.zeros((n, W.shape[1]))
+            for b, blk in zip(beta, problem.blocks):
+                if b != 0:
+                    U += problem.Phi[:, blk] @ W[blk]
+            self.embedding_ = U
+            # tr(A^T K_beta A) = sum_m beta_m |Phi_m^T A|^2
+            ridge = problem.ridge(beta, reg) * np.sum(
+                problem.scaling(beta)[:, None] ** 2 * A**2, axis=0)
+            self.eigenvalues_ = (np.sum(W * (problem.Q @ W), axis=0) + ridge) / (
+                np.sum(W * (problem.Qp @ W), axis=0) + ridge)
+        else:
+            self.dual_coef_ = flip_signs(A, axis=0)
+            Kb = sum(b * K for b, K in zip(beta, Ks) if b != 0)
+            self.embedding_ = Kb @ self.dual_coef_
+            U = self.embedding_
+            ridge = reg * float(beta @ t_pen) / max(n - 1, 1) * np.sum(self.dual_coef_ * U,
+                                                                        axis=0)
+            self.eigenvalues_ = (np.sum(U * _laplacian_apply(intrinsic, U), axis=0) + ridge) / (
+                np.sum(U * _laplacian_apply(penalty, U), axis=0) + ridge)
         if self.verbose:
             print(f"[MKLDR] done after {it} iterations: best J = {obj:.6g}, beta = "
                   f"{np.round(beta, 4).tolist()}")
@@ -610,6 +843,7 @@ class MKLDR(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         views = check_views(Xs, n_views=self.n_views_)
+        nystroem = hasattr(self, "components_")
         out = np.zeros((views[0].shape[0], self.n_components_))
         for m, (vk, V, b) in enumerate(zip(self.view_kernels_, views, self.kernel_weights_)):
             if vk.kernel == "precomputed":
@@ -624,7 +858,12 @@ class MKLDR(TransformerMixin, BaseEstimator):
                     f"View {m} has {V.shape[1]} features but MKLDR was fitted with "
                     f"{self.n_features_in_views_[m]}."
                 )
-            if b != 0:
+            if b == 0:
+                continue
+            if nystroem:
+                W_m = self.components_[:, self.landmark_feature_slices_[m]]
+                out += vk.transform_features(V) @ W_m.T
+            else:
                 out += b * (vk.transform(V) @ self.dual_coef_)
         return out
 

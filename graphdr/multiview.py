@@ -20,6 +20,11 @@ with ``d_m`` the Euclidean (``'rbf'``), chi-squared (``'chi2'``) or any other di
    feature-space variance) or its centred trace is 1 (``'trace'``), so that no view dominates a
    combination :math:`\sum_m \beta_m K_m` by scale alone.
 
+:meth:`ViewKernel.fit_features` is the Nystroem counterpart of :meth:`ViewKernel.fit_kernel`:
+landmark features :math:`\Phi` (``n x r``, ``r <=`` number of landmarks) with
+:math:`\Phi\Phi^\top` the repaired, centred and normalised kernel of the same steps applied to
+the landmark approximation, in ``O(n r)`` memory (used by ``MKLDR(approximation='nystroem')``).
+
 Baselines of paper 001 (Table 1): :class:`KFD` (kernel Fisher discriminant of one view plus the
 1-nearest-neighbour rule), :class:`KFDVoting` (vote of the per-view 1-NN decisions, ties broken by
 the next neighbours) and :class:`KFDSAMME` (per-view KFD + 1-NN learners combined by multi-class
@@ -155,6 +160,16 @@ class ViewKernel(BaseEstimator):
         Normalising factor ``s``.
     psd_basis_ : ndarray of shape (n_train, r) or None
         Eigenvectors with positive eigenvalue when the kernel was repaired, else None.
+    nystroem_normalization_ : ndarray of shape (n_landmarks, r) or None
+        After :meth:`fit_features`: :math:`U_+\Lambda_+^{-1/2}` of the landmark kernel (None
+        after :meth:`fit_kernel`).
+    landmarks_ : ndarray of shape (n_landmarks, n_features)
+        After :meth:`fit_features`: the landmark samples.
+    landmark_indices_ : ndarray of shape (n_landmarks,)
+        After :meth:`fit_features`: their rows in the training view.
+    feature_mean_ : ndarray of shape (r,)
+        After :meth:`fit_features`: mean training feature (before scaling), removed by
+        :meth:`transform_features`.
     n_features_in_ : int
     n_train_ : int
     """
@@ -253,6 +268,7 @@ class ViewKernel(BaseEstimator):
                 self.psd_basis_ = U[:, keep]
                 K = (U[:, keep] * lam[keep]) @ U[:, keep].T
                 K = (K + K.T) / 2.0
+        self.nystroem_normalization_ = None
         self.centerer_ = KernelCenterer().fit(K)
         Kc = self.centerer_.transform(K)
         trace = float(np.trace(Kc))
@@ -263,6 +279,153 @@ class ViewKernel(BaseEstimator):
             )
         self.scale_ = {"mean_diag": n / trace, "trace": 1.0 / trace, None: 1.0}[self.normalize]
         return Kc * self.scale_
+
+    # ----- Nystroem landmark features ----------------------------------------------------
+    @staticmethod
+    def _mean_sq_euclidean(X):
+        r"""Mean squared Euclidean distance over the pairs of distinct samples, in ``O(n d)``.
+
+        :math:`\sum_{ij}\lVert x_i - x_j\rVert^2 = 2n\sum_i\lVert x_i-\bar x\rVert^2`.
+        """
+        n = X.shape[0]
+        if n < 2:
+            return 0.0
+        Xc = X - X.mean(axis=0)
+        return 2.0 * n * float(np.sum(Xc * Xc)) / (n * (n - 1))
+
+    def fit_features(self, X, landmarks, *, rank_tol=None):
+        r"""Fit on the training view and return Nystroem features of its processed kernel.
+
+        With the landmark samples :math:`x_{l_1}, \dots, x_{l_m}` (rows ``landmarks`` of ``X``),
+        :math:`K_{mm} = U \Lambda U^\top` and its positive part :math:`U_+\Lambda_+U_+^\top`,
+
+        .. math::
+
+            \phi(x) = \Lambda_+^{-1/2} U_+^\top k(x_{l}, x), \qquad
+            \Phi = \sqrt{s}\,(\Phi_0 - \mathbf 1\bar\phi^\top),
+            \qquad \Phi\Phi^\top \approx \tilde K = s\,H\,\Pi_+(K)\,H ,
+
+        with :math:`\bar\phi` the mean training feature (centring in feature space) and ``s``
+        the normalising scale of ``normalize`` computed on :math:`\Phi\Phi^\top` (its trace is
+        :math:`\lVert\Phi\rVert_F^2`). Memory and time are ``O(n m)`` and
+        ``O(n m d + n m^2 + m^3)``; no ``n x n`` matrix is formed. The data-driven ``sigma``
+        (``sigma=None``) is the exact mean of :math:`d^2` over pairs of distinct samples for
+        ``'rbf'`` (in closed form, ``O(n d)``); for the other distances it is the mean of
+        :math:`d^2` over the pairs (sample, landmark) of distinct samples, read from the
+        ``n x m`` distances the features need anyway: the exact mean when every sample is a
+        landmark, an unbiased estimate of it otherwise. With every sample as a landmark,
+        :math:`\Phi\Phi^\top` is the processed kernel of :meth:`fit_kernel` up to the
+        eigenvalues of ``K`` below ``rank_tol * max`` (dropped here; default ``m * eps``).
+        Negative eigenvalues of the landmark kernel are always dropped (the repair of an
+        indefinite kernel, whatever ``repair`` says: a square root is needed).
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, n_features)
+            The view (not a kernel matrix: ``kernel='precomputed'`` is refused).
+        landmarks : array-like of int
+            Indices of the landmark samples.
+        rank_tol : float or None
+            Relative eigenvalue of :math:`K_{mm}` below which a direction is dropped.
+
+        Returns
+        -------
+        Phi : ndarray of shape (n_samples, r)
+            ``r <= len(landmarks)`` features, centred, :math:`\Phi\Phi^\top \approx \tilde K`.
+        """
+        self._check_params()
+        if self.kernel == "precomputed":
+            raise ValueError(
+                "approximation='nystroem' needs the kernel function of the view; "
+                "kernel='precomputed' gives only the kernel matrix. Use the exact path "
+                "(approximation=None) or pass the view's features."
+            )
+        X = np.asarray(X, dtype=np.float64)
+        n = X.shape[0]
+        landmarks = np.asarray(landmarks, dtype=np.intp)
+        self.n_features_in_ = X.shape[1]
+        self.n_train_ = n
+        self.X_fit_ = None
+        self.psd_basis_ = None
+        self.centerer_ = None
+        self.sigma_ = None
+        L = X[landmarks]
+        Knm = None
+        if self.kernel != "linear":
+            if self.sigma is None:
+                if self.kernel == "rbf":
+                    mean = self._mean_sq_euclidean(X)
+                else:  # pairs (sample, landmark); d^2(x, x) = 0 on the l pairs of equal samples
+                    Knm = self._sq_dist(X, L)
+                    mean = float(np.sum(Knm)) / max(n * len(L) - len(L), 1)
+                if not mean > 0:
+                    raise ValueError(
+                        "Every pair of samples is at distance 0 in this view (constant "
+                        "view): a data-driven sigma cannot be set."
+                    )
+                self.sigma_ = float(np.sqrt(mean))
+                if Knm is not None:
+                    Knm /= -mean
+                    np.exp(Knm, out=Knm)
+            else:
+                self.sigma_ = float(self.sigma)
+        if Knm is None:
+            Knm = self._raw(X, L)
+        Kmm = Knm[landmarks]
+        lam, U = linalg.eigh((Kmm + Kmm.T) / 2.0)
+        top = max(lam[-1], 0.0)
+        tol = (len(L) * np.finfo(np.float64).eps if rank_tol is None else rank_tol) * top
+        keep = lam > max(tol, np.finfo(np.float64).tiny)
+        if not np.any(keep):
+            raise ValueError(
+                "This view gives a zero kernel on the landmarks: every sample looks the same. "
+                "Remove the view or change its kernel or sigma."
+            )
+        self.landmarks_ = L
+        self.landmark_indices_ = landmarks
+        self.nystroem_normalization_ = U[:, keep] / np.sqrt(lam[keep])
+        Phi = Knm @ self.nystroem_normalization_
+        del Knm
+        raw_trace = float(np.sum(Phi * Phi))
+        self.feature_mean_ = Phi.mean(axis=0)
+        Phi -= self.feature_mean_
+        trace = float(np.sum(Phi * Phi))
+        if not trace > 1e-12 * max(raw_trace, np.finfo(float).tiny):
+            raise ValueError(
+                "This view gives a constant kernel (zero variance in feature space): every sample "
+                "looks the same. Remove the view or change its kernel or sigma."
+            )
+        self.scale_ = {"mean_diag": n / trace, "trace": 1.0 / trace, None: 1.0}[self.normalize]
+        Phi *= np.sqrt(self.scale_)
+        return Phi
+
+    def transform_features(self, X):
+        r"""Nystroem features of new samples (after :meth:`fit_features`).
+
+        ``transform_features(X_new) @ Phi.T`` approximates ``transform(X_new)`` of the exact
+        kernel: :math:`\sqrt{s}(\phi(x) - \bar\phi)`.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_new, n_features)
+
+        Returns
+        -------
+        Phi_new : ndarray of shape (n_new, r)
+        """
+        check_is_fitted(self, "scale_")
+        if getattr(self, "nystroem_normalization_", None) is None:
+            raise ValueError("This ViewKernel was fitted with fit_kernel (exact kernel); "
+                             "transform_features needs fit_features (Nystroem).")
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2:
+            raise ValueError(f"The view must be a 2-D array; got shape {X.shape}.")
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"The view has {X.shape[1]} features but was fitted with {self.n_features_in_}."
+            )
+        Phi = self._raw(X, self.landmarks_) @ self.nystroem_normalization_
+        return (Phi - self.feature_mean_) * np.sqrt(self.scale_)
 
     def fit(self, X, y=None):
         """Fit on the training view (see :meth:`fit_kernel`). Returns self."""
@@ -282,7 +445,10 @@ class ViewKernel(BaseEstimator):
         -------
         K : ndarray of shape (n_new, n_train)
         """
-        check_is_fitted(self, "centerer_")
+        check_is_fitted(self, "scale_")
+        if getattr(self, "nystroem_normalization_", None) is not None:
+            raise ValueError("This ViewKernel was fitted with fit_features (Nystroem): use "
+                             "transform_features; transform gives exact kernel rows.")
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2:
             raise ValueError(f"The view must be a 2-D array; got shape {X.shape}.")

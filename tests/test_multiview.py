@@ -74,6 +74,81 @@ def test_indefinite_distance_kernel_is_repaired(rng):
     assert ViewKernel("precomputed").fit(rbf_kernel(X)).psd_basis_ is None
 
 
+@pytest.mark.parametrize("spec", [
+    dict(kernel="rbf"),
+    dict(kernel="rbf", sigma=1.5, normalize="trace"),
+    dict(kernel="chi2"),
+    dict(kernel="linear", normalize=None),
+    dict(kernel="distance", metric="manhattan"),  # indefinite: repaired by both paths
+])
+def test_nystroem_features_with_all_landmarks_give_the_exact_kernel(rng, spec):
+    X = rng.random((50, 4))
+    Xn = rng.random((6, 4))
+    exact = ViewKernel(**spec)
+    K = exact.fit_kernel(X)
+    approx = ViewKernel(**spec)
+    Phi = approx.fit_features(X, rng.permutation(50))
+    assert Phi.shape[0] == 50 and Phi.shape[1] <= 50
+    np.testing.assert_allclose(Phi @ Phi.T, K, atol=1e-10)
+    np.testing.assert_allclose(approx.transform_features(X), Phi, atol=1e-12)
+    np.testing.assert_allclose(approx.transform_features(Xn) @ Phi.T, exact.transform(Xn),
+                               atol=1e-10)
+    if exact.sigma_ is not None:
+        assert approx.sigma_ == pytest.approx(exact.sigma_, rel=1e-12)
+
+
+def test_nystroem_features_with_few_landmarks_match_scikit_learn(rng):
+    from sklearn.kernel_approximation import Nystroem
+
+    X = rng.normal(size=(60, 3))
+    idx = np.random.RandomState(0).permutation(60)[:15]
+    vk = ViewKernel("rbf", sigma=2.0)
+    Phi = vk.fit_features(X, idx)
+    # scikit-learn picks the same landmarks from the same seed: K_nm K_mm^-1 K_mn
+    sk = Nystroem(gamma=1 / 4.0, n_components=15, random_state=0).fit(X)
+    np.testing.assert_array_equal(np.sort(sk.component_indices_), np.sort(idx))
+    F = sk.transform(X)
+    Kc = centred(F @ F.T)
+    np.testing.assert_allclose(Phi @ Phi.T, Kc * 60 / np.trace(Kc), atol=1e-8)
+    Xn = rng.normal(size=(4, 3))
+    Fn = sk.transform(Xn)
+    ref = (Fn - F.mean(0)) @ (F - F.mean(0)).T * 60 / np.trace(Kc)
+    np.testing.assert_allclose(vk.transform_features(Xn) @ Phi.T, ref, atol=1e-8)
+
+
+def test_nystroem_data_driven_sigma(rng):
+    X = rng.random((37, 3))
+    off = ~np.eye(37, dtype=bool)
+    # rbf: the exact mean over pairs of distinct samples (closed form), whatever the landmarks
+    d2 = ((X[:, None] - X[None]) ** 2).sum(-1)
+    vk = ViewKernel("rbf")
+    vk.fit_features(X, [3, 5, 8])
+    assert vk.sigma_ ** 2 == pytest.approx(d2[off].mean(), rel=1e-12)
+    # other distances: the mean over the pairs (sample, landmark) of distinct samples
+    idx = np.array([30, 2, 11, 7])
+    for spec in (dict(kernel="chi2"), dict(kernel="distance", metric="manhattan")):
+        vk = ViewKernel(**spec)
+        vk.fit_features(X, idx)
+        D2 = vk._sq_dist(X, X)
+        assert vk.sigma_ ** 2 == pytest.approx(D2[:, idx][off[:, idx]].mean(), rel=1e-12)
+
+
+def test_nystroem_feature_errors(rng):
+    X = rng.normal(size=(10, 3))
+    with pytest.raises(ValueError, match="needs the kernel function"):
+        ViewKernel("precomputed").fit_features(rbf_kernel(X), np.arange(5))
+    with pytest.raises(ValueError, match="constant"):
+        ViewKernel("rbf").fit_features(np.ones((10, 3)), np.arange(5))
+    vk = ViewKernel("rbf")
+    vk.fit_features(X, np.arange(5))
+    with pytest.raises(ValueError, match="use transform_features"):
+        vk.transform(X)
+    with pytest.raises(ValueError, match="2 features but was fitted with 3"):
+        vk.transform_features(X[:, :2])
+    with pytest.raises(ValueError, match="needs fit_features"):
+        ViewKernel("rbf").fit(X).transform_features(X)
+
+
 def test_view_kernel_errors(rng):
     X = rng.normal(size=(10, 3))
     with pytest.raises(ValueError, match="square"):
