@@ -152,16 +152,8 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0)
             if self._approximation() == "nystroem":
                 return self._nystroem_coordinates(X)
-            K = self._kernel(X)
-            if self.kernel == "precomputed" and K.shape[0] != K.shape[1]:
-                raise ValueError(
-                    "With kernel='precomputed', fit expects the square training kernel matrix; "
-                    f"got shape {K.shape}."
-                )
-            if not np.all(np.isfinite(K)):
-                raise ValueError("The kernel matrix contains NaN or infinite values.")
-            self._centerer = KernelCenterer().fit(K)
-            Z, P, lam = empirical_kernel_map(self._centerer.transform(K), self.rank_tol)
+            K, Kc = self._centred_training_kernel(X)
+            Z, P, lam = empirical_kernel_map(Kc, self.rank_tol)
             return dict(coords=Z, eigvecs=P, eigvals=lam, K=K)
         mean = np.mean(X, axis=0, dtype=np.float64)
         basis, coords = data_subspace(X, mean, rank_tol=self.rank_tol)
@@ -171,6 +163,19 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
                 "variance."
             )
         return dict(mean=mean, basis=basis, coords=coords)
+
+    def _centred_training_kernel(self, X):
+        """Training kernel ``K`` (checked: square, finite) and its centred form; fits the centerer."""
+        K = self._kernel(X)
+        if self.kernel == "precomputed" and K.shape[0] != K.shape[1]:
+            raise ValueError(
+                "With kernel='precomputed', fit expects the square training kernel matrix; "
+                f"got shape {K.shape}."
+            )
+        if not np.all(np.isfinite(K)):
+            raise ValueError("The kernel matrix contains NaN or infinite values.")
+        self._centerer = KernelCenterer().fit(K)
+        return K, self._centerer.transform(K)
 
     def _kernel(self, X, Y=None):
         return compute_kernel(
@@ -319,16 +324,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
     def _fit_class_kernel(self, X, y_enc):
         """Solve with :func:`graphdr.solvers.class_kernel_eigh`; no eigendecomposition of K."""
         check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0)
-        K = self._kernel(X)
-        if self.kernel == "precomputed" and K.shape[0] != K.shape[1]:
-            raise ValueError(
-                "With kernel='precomputed', fit expects the square training kernel matrix; "
-                f"got shape {K.shape}."
-            )
-        if not np.all(np.isfinite(K)):
-            raise ValueError("The kernel matrix contains NaN or infinite values.")
-        self._centerer = KernelCenterer().fit(K)
-        Kc = self._centerer.transform(K)
+        K, Kc = self._centred_training_kernel(X)
         sizes = np.bincount(y_enc, minlength=len(self.classes_))
         block = self._class_objective_block(len(sizes), sizes)
         ridge = self._resolved_reg() * np.trace(Kc) / max(K.shape[0] - 1, 1)
