@@ -144,7 +144,8 @@ def data_subspace(X, mean, *, rank_tol=None, block_rows=8192):
 
     Directions whose variance is below ``rank_tol * max variance`` (default ``max(n, D) * eps``)
     are dropped: constant features, duplicated or collinear columns and the null space of
-    ``n < D`` data never reach a solver.
+    ``n < D`` data never reach a solver. Constant features are removed before the
+    factorisation, so their rows of the basis are exactly zero (not rounding noise).
 
     Returns
     -------
@@ -158,9 +159,12 @@ def data_subspace(X, mean, *, rank_tol=None, block_rows=8192):
         G = _weighted_centered_gram(X, mean, block_rows=block_rows)
         return gram_subspace(G, n, rank_tol=rank_tol), None
     Xc = np.asarray(X, dtype=np.float64) - mean
-    U, s, Vt = linalg.svd(Xc, full_matrices=False)
+    varying = np.any(Xc != 0, axis=0)  # constant features get exactly zero weight
+    U, s, Vt = linalg.svd(Xc[:, varying], full_matrices=False)
     keep = s**2 > tol * max(s[0] ** 2, 0.0) if s.size else np.zeros(0, bool)
-    return Vt[keep].T, U[:, keep] * s[keep]
+    basis = np.zeros((D, int(keep.sum())))
+    basis[varying] = Vt[keep].T
+    return basis, U[:, keep] * s[keep]
 
 
 def gram_subspace(G, n_samples, *, rank_tol=None):
@@ -173,9 +177,13 @@ def gram_subspace(G, n_samples, *, rank_tol=None):
     """
     D = G.shape[0]
     tol = max(n_samples, D) * np.finfo(np.float64).eps if rank_tol is None else rank_tol
-    lam, U = linalg.eigh(_sym(G))
-    keep = lam > tol * max(lam[-1], 0.0)
-    return U[:, keep][:, ::-1]
+    G = _sym(G)
+    varying = np.diag(G) > 0  # a constant feature has a zero row: it gets exactly zero weight
+    lam, U = linalg.eigh(G[np.ix_(varying, varying)])
+    keep = lam > tol * max(lam[-1], 0.0) if lam.size else np.zeros(0, bool)
+    basis = np.zeros((D, int(keep.sum())))
+    basis[varying] = U[:, keep][:, ::-1]
+    return basis
 
 
 def flip_signs(V, axis=0):

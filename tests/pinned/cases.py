@@ -1,0 +1,139 @@
+"""Fitted outputs of every estimator on small data, pinned to catch behaviour changes.
+
+``python tests/pinned/cases.py`` rewrites ``outputs.npz`` from the current code: run it only for a
+deliberate change of behaviour, and say which estimators changed in the commit message.
+Every case fixes its parameters explicitly, so a change of a default does not move its pin.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+import numpy as np
+from sklearn.datasets import load_digits, load_iris, load_wine
+from sklearn.preprocessing import scale
+
+import graphdr
+
+PINS = pathlib.Path(__file__).with_name("outputs.npz")
+
+
+def _blobs(n_per_class=(25, 30, 20, 25), n_features=6, seed=3):
+    r = np.random.default_rng(seed)
+    X, y = [], []
+    for c, m in enumerate(n_per_class):
+        X.append(r.normal(scale=2.5, size=n_features) + r.normal(size=(m, n_features)))
+        y.append(np.full(m, c))
+    return np.vstack(X), np.concatenate(y)
+
+
+def datasets():
+    """name -> (X_train, y_train, X_test)."""
+    Xi, yi = load_iris(return_X_y=True)
+    Xw, yw = load_wine(return_X_y=True)
+    Xw = scale(Xw)
+    Xd, yd = load_digits(return_X_y=True)
+    Xd, yd = Xd[:300], yd[:300]  # 64 features, constant pixels
+    Xb, yb = _blobs()
+    Xs = Xd[:40]  # n < D: 40 samples, 64 features
+    ys = yd[:40]
+    return {
+        "iris": (Xi[::2], yi[::2], Xi[1::2]),
+        "wine": (Xw[::2], yw[::2], Xw[1::2]),
+        "digits": (Xd[:200], yd[:200], Xd[200:]),
+        "blobs": (Xb[::2], yb[::2], Xb[1::2]),
+        "small_n": (Xs, ys, Xd[200:230]),
+    }
+
+
+def _views(X):
+    return [X[:, : X.shape[1] // 2], X[:, X.shape[1] // 2 :], X ** 2]
+
+
+#: (case name, data set, estimator factory, multi-view)
+CASES = [
+    ("LDA", "wine", lambda: graphdr.LDA(reg=0.0), False),
+    ("LDA_digits", "digits", lambda: graphdr.LDA(reg=0.0), False),
+    ("LDA_small_n", "small_n", lambda: graphdr.LDA(reg=0.0), False),
+    ("LDA_reg", "wine", lambda: graphdr.LDA(reg=0.1), False),
+    ("LPP", "iris", lambda: graphdr.LPP(supervised=False, n_neighbors=5), False),
+    ("SLPP", "wine", lambda: graphdr.LPP(supervised=True, n_neighbors=4), False),
+    ("MFA", "wine", lambda: graphdr.MFA(n_components=3, n_neighbors=3, n_neighbors_penalty=8), False),
+    ("LDE", "blobs", lambda: graphdr.LDE(n_components=3, n_neighbors=4, n_neighbors_between=6), False),
+    ("GE_class", "wine", lambda: graphdr.GraphEmbedding(intrinsic="within_class", penalty="between_class"), False),
+    ("GE_identity", "iris", lambda: graphdr.GraphEmbedding(n_components=2, intrinsic="within_class", penalty="identity"), False),
+    ("GE_knn_kernel", "iris", lambda: graphdr.GraphEmbedding(n_components=3, intrinsic="supervised_knn", penalty="total", kernel="rbf", gamma=0.5), False),
+    ("KernelLDA_cholesky", "wine", lambda: graphdr.KernelLDA(solver="cholesky", reg=1e-3, gamma=0.05), False),
+    ("KernelLDA_eigh", "wine", lambda: graphdr.KernelLDA(solver="eigh", reg=1e-3, gamma=0.05), False),
+    ("KernelLDA_reg0", "iris", lambda: graphdr.KernelLDA(solver="eigh", reg=0.0, gamma=0.5), False),
+    ("KernelLDA_nystroem", "wine", lambda: graphdr.KernelLDA(approximation="nystroem", n_landmarks=40, random_state=0, gamma=0.05, reg=1e-3), False),
+    ("KernelLDA_linear", "blobs", lambda: graphdr.KernelLDA(kernel="linear", reg=1e-3, solver="cholesky"), False),
+    ("KernelLPP", "iris", lambda: graphdr.KernelLPP(n_components=3, supervised=True, gamma=0.5, reg=1e-3), False),
+    ("KernelLPP_nystroem", "iris", lambda: graphdr.KernelLPP(n_components=3, gamma=0.5, reg=1e-3, approximation="nystroem", n_landmarks=30, random_state=1), False),
+    ("CKFD", "wine", lambda: graphdr.CKFD(gamma=0.05), False),
+    ("CKFD_small_n", "small_n", lambda: graphdr.CKFD(gamma=0.001), False),
+    ("LQMI", "wine", lambda: graphdr.LQMI(reg=0.0), False),
+    ("LQMI_small_n", "small_n", lambda: graphdr.LQMI(reg=0.0), False),
+    ("KQMI_auto", "wine", lambda: graphdr.KQMI(gamma=0.05, reg=1e-3, solver="auto"), False),
+    ("KQMI_eigh", "wine", lambda: graphdr.KQMI(gamma=0.05, reg=1e-3, solver="eigh"), False),
+    ("KQMI_paper", "iris", lambda: graphdr.KQMI(gamma=0.5, solver="paper"), False),
+    ("KQMI_nystroem", "wine", lambda: graphdr.KQMI(gamma=0.05, reg=1e-3, approximation="nystroem", n_landmarks=50, random_state=0), False),
+    ("QMIProjection", "wine", lambda: graphdr.QMIProjection(n_components=2, criterion="mi_a", max_iter=5, random_state=0), False),
+    ("DEE_ld", "wine", lambda: graphdr.DEE(n_components=2, optimizer="ld", max_iter=5, random_state=0), False),
+    ("DEE_fp", "iris", lambda: graphdr.DEE(n_components=2, optimizer="fp", max_iter=5, random_state=0), False),
+    ("DSNE", "wine", lambda: graphdr.DSNE(n_components=2, max_iter=5, random_state=0), False),
+    ("MMPA", "wine", lambda: graphdr.MMPA(n_components=3), False),
+    ("DCV", "small_n", lambda: graphdr.DCV(), False),
+    ("KFD", "wine", lambda: graphdr.KFD(), False),
+    ("MKLDR_lda", "wine", lambda: graphdr.MKLDR(graph="lda", max_iter=2), True),
+    ("MKLDR_lde", "iris", lambda: graphdr.MKLDR(graph="lde", n_components=2, max_iter=1), True),
+    ("MKLDR_nystroem", "wine", lambda: graphdr.MKLDR(graph="lda", max_iter=2, approximation="nystroem", n_landmarks=40, random_state=0), True),
+    ("KFDVoting", "wine", lambda: graphdr.KFDVoting(), True),
+    ("KFDSAMME", "wine", lambda: graphdr.KFDSAMME(n_estimators=5), True),
+    ("ViewKernel", "wine", lambda: graphdr.ViewKernel(), False),
+]
+
+#: the estimator class each case exercises (the part of its name before the first '_')
+ALIASES = {"GE": "GraphEmbedding", "SLPP": "LPP"}
+
+
+def _outputs(est, X, y, X_test):
+    """What the estimator shows a user: transform, else predict (classifiers)."""
+    est.fit(X, y)
+    if hasattr(est, "transform"):
+        return est.transform(X), est.transform(X_test)
+    return est.predict(X)[:, None].astype(float), est.predict(X_test)[:, None].astype(float)
+
+
+def run_case(name):
+    """(training output, test output) of one case."""
+    data = datasets()
+    for case, dataset, make, multiview in CASES:
+        if case != name:
+            continue
+        X, y, X_test = data[dataset]
+        if multiview:
+            X, X_test = _views(X), _views(X_test)
+        return _outputs(make(), X, y, X_test)
+    raise KeyError(name)
+
+
+def run_all():
+    out = {}
+    for case, *_ in CASES:
+        train, test = run_case(case)
+        out[f"{case}/train"], out[f"{case}/test"] = train, test
+    return out
+
+
+def _extra_cases():
+    """ElasticEmbedding has no transform: its training embedding is pinned."""
+    X, y, _ = datasets()["iris"]
+    return {"ElasticEmbedding/train": graphdr.ElasticEmbedding(max_iter=5, random_state=0).fit_transform(X)}
+
+
+if __name__ == "__main__":
+    pins = run_all()
+    pins.update(_extra_cases())
+    np.savez_compressed(PINS, **pins)
+    print(f"wrote {len(pins)} arrays to {PINS}")
