@@ -26,7 +26,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.preprocessing import MinMaxScaler
 
-from graphdr.kernel import KernelLDA
+from graphdr.kernel_methods import KernelLDA
 from graphdr.linear import LDA
 from graphdr.qmi import KQMI, LQMI
 

@@ -27,7 +27,7 @@ Measurements
 * ``dee``: graphdr.neighbor.DEE (optimizer 'ld' and 'fp', defaults otherwise) on mnist5k
   (n = 5000, PCA to 50 dimensions; generated 5000 x 50 data if the file is absent): seconds
   per iteration (mean spacing of ``history_['time']``) and iterations to converge.
-* ``qmiproj``: graphdr.qmi.QMIProjection (d = 9, 5 iterations) on the same 5000 x 50 data:
+* ``qmiproj``: graphdr.qmi_ascent.QMIProjection (d = 9, 5 iterations) on the same 5000 x 50 data:
   seconds per iteration.
 """
 
@@ -231,7 +231,7 @@ def m_dee():
 def m_qmiproj():
     import warnings
 
-    from graphdr.qmi import QMIProjection
+    from graphdr.qmi_ascent import QMIProjection
 
     X, y, source = mnist50()
     with warnings.catch_warnings():

@@ -2,13 +2,14 @@
 multiple kernels and discriminative neighbour embedding, as scikit-learn transformers."""
 
 from .base import GraphEmbedding
-from .kernel import CKFD, KernelLDA, KernelLPP
+from .kernel_methods import CKFD, KernelLDA, KernelLPP
 from .discriminant import DCV, MMPA
 from .linear import LDA, LDE, LPP, MFA
 from .mkl import MKLDR, SDPSolverError
 from .multiview import KFD, KFDSAMME, KFDVoting, ViewKernel, make_multiview_digits
 from .neighbor import DEE, DSNE, ElasticEmbedding
-from .qmi import KQMI, LQMI, QMIProjection, qmi_graph, qmi_potentials
+from .qmi import KQMI, LQMI, qmi_graph, qmi_potentials
+from .qmi_ascent import QMIProjection
 
 __version__ = "0.1.0"
 

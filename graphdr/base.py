@@ -10,7 +10,7 @@ graph ``W^p`` apart:
     V^\top \big(X^\top L(W^p) X + \epsilon I\big) V = I .
 
 In the kernel form ``X`` is replaced by the empirical kernel map ``Z`` of the centred kernel
-(:mod:`graphdr.kernels`), which is the dual problem
+(:mod:`graphdr.kernel_matrices`), which is the dual problem
 :math:`(K L K + \epsilon K) a = \lambda (K L^p K + \epsilon K) a`.
 
 Data flow of :meth:`_BaseGraphEmbedding.fit`:
@@ -41,7 +41,7 @@ from sklearn.utils.validation import assert_all_finite, check_is_fitted, validat
 
 from . import graphs as _graphs
 from ._validation import check_int, check_labels, check_n_components, check_option, check_positive
-from .kernels import check_kernel_params, compute_kernel, empirical_kernel_map
+from .kernel_matrices import check_kernel_params, compute_kernel, empirical_kernel_map
 from .solvers import class_kernel_eigh, data_subspace, flip_signs, generalized_eigh, gram_subspace
 from .stats import check_class_counts, class_statistics, is_dask_array, raise_if_nonfinite
 
@@ -569,7 +569,7 @@ class GraphEmbedding(_BaseGraphEmbedding):
         Ridge :math:`\epsilon` relative to the mean eigenvalue of the constraint matrix.
         None means 0 for the linear method and 1e-3 with a kernel.
     gamma, degree, coef0, kernel_params
-        Kernel parameters (see :func:`graphdr.kernels.compute_kernel`).
+        Kernel parameters (see :func:`graphdr.kernel_matrices.compute_kernel`).
     rank_tol : float or None, default=None
         Relative tolerance below which data variance and constraint eigenvalues count as zero.
 

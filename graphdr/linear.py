@@ -1,7 +1,7 @@
 r"""Linear graph-embedding methods: LDA, LPP (unsupervised and supervised), MFA and LDE.
 
 Each is :class:`graphdr.base.GraphEmbedding` with a fixed pair of graphs; the graph choice
-lives in a small mixin that the kernel versions in :mod:`graphdr.kernel` reuse.
+lives in a small mixin that the kernel versions in :mod:`graphdr.kernel_methods` reuse.
 """
 
 from __future__ import annotations

@@ -64,7 +64,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import graphs as _graphs
 from ._validation import check_int, check_labels, check_n_components, check_option, check_positive
-from .kernels import empirical_kernel_map
+from .kernel_matrices import empirical_kernel_map
 from .linear import lde_graphs
 from .multiview import check_views, make_view_kernels
 from .solvers import class_kernel_eigh, flip_signs, generalized_eigh
@@ -307,7 +307,7 @@ def a_step(Ks, beta, intrinsic, penalty, *, reg=1e-3, trace_penalty=None, rank_t
     trace_penalty : ndarray of shape (M,) or None
         :math:`\operatorname{tr}(L' \tilde K_m)`, computed when None.
     rank_tol : float or None
-        See :func:`graphdr.kernels.empirical_kernel_map`.
+        See :func:`graphdr.kernel_matrices.empirical_kernel_map`.
     y_encoded : ndarray of shape (n,) or None
         Encoded labels when ``intrinsic``/``penalty`` are LDA's within-class/complete graphs:
         enables the Cholesky path.

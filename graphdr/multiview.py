@@ -45,7 +45,7 @@ from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._validation import check_int, check_labels, check_option, check_positive
-from .kernel import KernelLDA
+from .kernel_methods import KernelLDA
 
 __all__ = [
     "ViewKernel",

@@ -11,18 +11,17 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import KernelCenterer, StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from graphdr.kernels import compute_kernel
+from graphdr.kernel_matrices import compute_kernel
 from graphdr.linear import LDA
 from graphdr.qmi import (
     KQMI,
     LQMI,
-    QMIProjection,
     _potentials_sorted,
-    _qmi_objective_and_grad_W,
     qmi_graph,
     qmi_potential_blocks,
     qmi_potentials,
 )
+from graphdr.qmi_ascent import QMIProjection, _qmi_objective_and_grad_W
 
 ANGLE_TOL = 1e-6
 

@@ -1,6 +1,6 @@
 r"""Kernel graph-embedding methods: kernel LDA (GDA / KFD), kernel LPP and CKFD.
 
-All work in the empirical kernel map ``Z`` of the centred kernel (:mod:`graphdr.kernels`);
+All work in the empirical kernel map ``Z`` of the centred kernel (:mod:`graphdr.kernel_matrices`);
 new samples are embedded through the centred kernel against the training samples and
 ``dual_coef_``. Kernel solvers are regularised by default (``reg=1e-3``): without it an RBF
 kernel makes every training class collapse to a point and generalisation suffers
