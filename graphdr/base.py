@@ -1,4 +1,4 @@
-r"""The generic graph-embedding estimator and the machinery every spectral estimator shares.
+r"""The estimator core of graph embedding: validate, pick a space, build graphs, solve, store.
 
 Graph embedding (Yan et al., 2007; paper 000, section II-A) finds the projection ``V`` that keeps
 samples joined in an *intrinsic* graph ``W`` close while keeping samples joined in a *penalty*
@@ -13,41 +13,80 @@ In the kernel form ``X`` is replaced by the empirical kernel map ``Z`` of the ce
 (:mod:`graphdr.kernel_matrices`), which is the dual problem
 :math:`(K L K + \epsilon K) a = \lambda (K L^p K + \epsilon K) a`.
 
-Data flow of :meth:`_BaseGraphEmbedding.fit`:
+:meth:`_BaseGraphEmbedding.fit` reads like the algorithm box:
 
-1. validate ``X`` and ``y`` (:func:`sklearn.utils.validation.validate_data`, labels of any type);
-2. coordinates: the span of the centred data (linear) or the empirical kernel map (kernel);
-3. graphs from :mod:`graphdr.graphs` (class graphs stay ``C x C``, kNN graphs are sparse);
-4. their quadratic forms in those coordinates, then :func:`graphdr.solvers.generalized_eigh`;
-5. components mapped back to features (``components_``) or to dual coefficients
-   (``dual_coef_``), with deterministic signs.
+1. **validate** ``X`` and ``y`` (:func:`sklearn.utils.validation.validate_data`, labels of any
+   type); class-structured linear problems read ``X`` once into class statistics instead
+   (:func:`graphdr.stats.class_statistics`, also for ``dask.array`` input);
+2. **pick the coordinate space** (:mod:`graphdr.spaces`): the span of the centred data, the
+   exact empirical kernel map, or Nystroem landmark features;
+3. **build the graphs** (:mod:`graphdr.graphs`) as a :class:`graphdr.routes.GraphProblem`;
+4. **solve** by one of the routes of :mod:`graphdr.routes` (class statistics, the
+   class-structured kernel Cholesky route, or the generic generalized eigenproblem);
+5. **store** what the space maps the solution to (``components_`` or ``dual_coef_``), with
+   deterministic signs; ``transform`` asks the same space to embed new samples.
 
-Class-structured linear methods (LDA, LQMI, :class:`GraphEmbedding` with class graphs) take a
-shorter route (:meth:`_BaseGraphEmbedding._fit_from_statistics`): one pass over ``X`` collects
-the class counts, class sums and centred Gram matrix (:func:`graphdr.stats.class_statistics`)
-and every quadratic form is ``d G_c - U^T B U`` with the centred class sums ``U``. This is also
-the route of a ``dask.array`` input, which is then never materialised (see :meth:`fit`).
+A subclass only says which problem it solves: its graphs (:meth:`_build_graphs` or
+:meth:`_problem`), optionally their class-structured forms (:meth:`_class_forms`,
+:meth:`_class_objective_block`) and how many components are meaningful (:meth:`_max_components`).
 """
 
 from __future__ import annotations
 
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.kernel_approximation import Nystroem
-from sklearn.preprocessing import KernelCenterer
 from sklearn.utils.validation import assert_all_finite, check_is_fitted, validate_data
 
 from . import graphs as _graphs
 from ._validation import check_int, check_labels, check_n_components, check_option, check_positive
-from .kernel_matrices import check_kernel_params, compute_kernel, empirical_kernel_map
-from .solvers import class_kernel_eigh, data_subspace, flip_signs, generalized_eigh, gram_subspace
-from .stats import check_class_counts, class_statistics, is_dask_array, raise_if_nonfinite
+from .routes import (
+    ClassForms,
+    GraphProblem,
+    solve_class_forms,
+    solve_class_kernel,
+    solve_graph_problem,
+)
+from .spaces import KernelMap, KernelSpec, LinearSpan, NystroemMap
+from .stats import (
+    check_class_counts,
+    check_dask_input,
+    class_statistics,
+    is_dask_array,
+    raise_if_nonfinite,
+)
 
 __all__ = ["GraphEmbedding"]
 
 _DTYPES = [np.float64, np.float32]
+
+
+class Solution(NamedTuple):
+    """What a route returns: eigenvalues and directions in the space's coordinates, or dual
+    coefficients (the class-structured kernel route)."""
+
+    eigenvalues: np.ndarray
+    directions: np.ndarray | None = None
+    dual: np.ndarray | None = None
+
+    @property
+    def n_available(self):
+        return (self.directions if self.dual is None else self.dual).shape[1]
+
+
+class TrainingData(NamedTuple):
+    """Validated training input: samples and encoded labels, or class statistics."""
+
+    X: object
+    y_encoded: np.ndarray | None
+    stats: object
+    dtype: np.dtype
+
+    @property
+    def n_samples(self):
+        return self.stats.n if self.stats is not None else self.X.shape[0]
 
 
 class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -76,18 +115,21 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         """Return (intrinsic graph, penalty graph or 'degree' or 'identity')."""
         raise NotImplementedError
 
+    def _problem(self, X_graph, y_enc, metric):
+        """The :class:`graphdr.routes.GraphProblem` of this method (default: minimise)."""
+        return GraphProblem(*self._build_graphs(X_graph, y_enc, metric))
+
     def _max_components(self, n_available, n_classes):
         """Return (largest meaningful n_components, reason)."""
         return n_available, "the rank of the penalty/constraint matrix"
 
     def _class_forms(self, class_sizes):
-        """Class-structured linear problem, or None.
+        """Class-structured linear problem as :class:`graphdr.routes.ClassForms`, or None.
 
-        A subclass whose (linear) problem uses only class graphs returns
-        ``dict(A=(d_A, B_A), B=(d_B, B_B) or 'identity', largest=bool)``: each form is
-        ``d * G_c - U^T B U`` in centred coordinates (``G_c`` the centred Gram matrix, ``U``
-        the centred class sums, ``B`` a ``C x C`` block, ``d`` the constant degree of the
-        class graph). Then the whole fit needs only :func:`graphdr.stats.class_statistics`.
+        A subclass whose (linear) problem uses only class graphs returns its forms
+        ``d * G_c - U^T B U`` (``G_c`` the centred Gram matrix, ``U`` the centred class sums,
+        ``B`` a ``C x C`` block, ``d`` the constant degree of the class graph). Then the whole
+        fit needs only :func:`graphdr.stats.class_statistics`.
         """
         return None
 
@@ -98,251 +140,15 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             and type(self)._class_forms is not _BaseGraphEmbedding._class_forms
         )
 
-    # ----- fit ---------------------------------------------------------------------------
-    def _validate_input(self, X, y):
-        name = type(self).__name__
-        if self._uses_labels() or y is not None:
-            X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2)
-            self.classes_, y_enc, _ = check_labels(
-                y,
-                min_classes=2 if self._uses_labels() else 1,
-                min_per_class=self._min_per_class if self._uses_labels() else 1,
-                method=name,
-            )
-            return X, y_enc
-        X = validate_data(self, X, dtype=_DTYPES, ensure_min_samples=2)
-        return X, None
-
-    def _approximation(self):
-        """None (exact kernel) or 'nystroem', validated."""
-        approximation = getattr(self, "approximation", None)
-        if approximation is None:
-            return None
-        check_option(approximation, "approximation", {"nystroem"})
-        check_int(self.n_landmarks, "n_landmarks", min_value=2)
-        if self.kernel == "precomputed":
-            raise ValueError(
-                "approximation='nystroem' needs the kernel function, not kernel='precomputed'."
-            )
-        return approximation
-
-    def _nystroem_coordinates(self, X):
-        """Landmark features Phi (Phi Phi^T ~ K), centred and reduced to their span."""
-        params = dict(self.kernel_params or {})
-        if not callable(self.kernel) and self.kernel in ("rbf", "poly", "sigmoid", "laplacian", "chi2"):
-            params.setdefault("gamma", self.gamma if self.gamma is not None else 1.0 / X.shape[1])
-        if self.kernel == "poly":
-            params.setdefault("degree", self.degree)
-        if self.kernel in ("poly", "sigmoid"):
-            params.setdefault("coef0", self.coef0)
-        nystroem = Nystroem(
-            kernel=self.kernel, n_components=min(self.n_landmarks, X.shape[0]),
-            random_state=self.random_state, kernel_params=params or None,
-        ).fit(X)
-        Phi = nystroem.transform(X).astype(np.float64, copy=False)
-        mean = Phi.mean(axis=0)
-        basis, coords = data_subspace(Phi, mean, rank_tol=self.rank_tol)
-        if coords is None:
-            coords = (Phi - mean) @ basis
-        return dict(coords=coords, basis=basis, mean=mean, nystroem=nystroem)
-
-    def _coordinates(self, X):
-        """Coordinates in which the problem is solved, and what maps back from them."""
-        if self._is_kernel():
-            check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0)
-            if self._approximation() == "nystroem":
-                return self._nystroem_coordinates(X)
-            K, Kc = self._centred_training_kernel(X)
-            Z, P, lam = empirical_kernel_map(Kc, self.rank_tol)
-            return dict(coords=Z, eigvecs=P, eigvals=lam, K=K)
-        mean = np.mean(X, axis=0, dtype=np.float64)
-        basis, coords = data_subspace(X, mean, rank_tol=self.rank_tol)
-        if basis.shape[1] == 0:
-            raise ValueError(
-                f"{type(self).__name__} cannot project constant data: every feature has zero "
-                "variance."
-            )
-        return dict(mean=mean, basis=basis, coords=coords)
-
-    def _centred_training_kernel(self, X):
-        """Training kernel ``K`` (checked: square, finite) and its centred form; fits the centerer."""
-        K = self._kernel(X)
-        if self.kernel == "precomputed" and K.shape[0] != K.shape[1]:
-            raise ValueError(
-                "With kernel='precomputed', fit expects the square training kernel matrix; "
-                f"got shape {K.shape}."
-            )
-        if not np.all(np.isfinite(K)):
-            raise ValueError("The kernel matrix contains NaN or infinite values.")
-        self._centerer = KernelCenterer().fit(K)
-        return K, self._centerer.transform(K)
-
-    def _kernel(self, X, Y=None):
-        return compute_kernel(
-            X, Y, kernel=self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0,
-            kernel_params=self.kernel_params,
-        )
-
-    def _graph_input(self, X, space):
-        """Samples (or a distance matrix) on which neighbour graphs are built."""
-        if self._is_kernel() and self.kernel == "precomputed":
-            K = space["K"]
-            d = np.diag(K)
-            return np.sqrt(np.maximum(d[:, None] + d[None, :] - 2 * K, 0.0)), "precomputed"
-        return np.asarray(X, dtype=np.float64), "euclidean"
-
-    def _quadratic_form(self, graph, X, space, kind="laplacian"):
-        if space.get("coords") is not None:
-            return _graphs.graph_quadratic_form(graph, space["coords"], kind=kind)
-        basis = space["basis"]
-        Q = _graphs.graph_quadratic_form(graph, X, kind=kind, mean=space["mean"])
-        return basis.T @ Q @ basis
-
-    def _solve(self, X, y_enc, space):
-        X_graph, metric = self._graph_input(X, space)
-        intrinsic, penalty = self._build_graphs(X_graph, y_enc, metric)
-        A = self._quadratic_form(intrinsic, X, space)
-        if isinstance(penalty, str) and penalty == "degree":
-            B = self._quadratic_form(intrinsic, X, space, kind="degree")
-        elif isinstance(penalty, str) and penalty == "identity":
-            rank = (space["coords"] if space.get("coords") is not None else space["basis"]).shape[1]
-            B = np.eye(rank)
-        else:
-            B = self._quadratic_form(penalty, X, space)
-        return generalized_eigh(A, B, ridge=self._ridge(B, X.shape[0]), rank_tol=self.rank_tol)
-
-    def _ridge(self, B, n_samples):
-        """Absolute ridge: ``reg`` times the mean eigenvalue of the constraint matrix ``B``.
-
-        The mean is over the dimensions of the space the problem lives in: the rank of the data
-        (linear) or the ``n - 1`` dimensions of the centred kernel's feature span (kernel, exact
-        or approximated), so the exact solvers and the class-structured fast path agree.
-        """
-        reg = self._resolved_reg()
-        dims = n_samples - 1 if self._is_kernel() else B.shape[0]
-        return reg * max(np.trace(B), 0.0) / max(dims, 1)
-
-    # ----- class-structured linear path: sufficient statistics only ------------------
-    def _label_requirements(self):
-        labels = self._uses_labels()
-        return dict(
-            min_classes=2 if labels else 1,
-            min_per_class=self._min_per_class if labels else 1,
-            method=type(self).__name__,
-        )
-
-    def _statistics(self, X, y):
-        """Validate the input and collect the class statistics in one pass over ``X``."""
-        name = type(self).__name__
-        if is_dask_array(X):
-            # never materialised: dimensions now, NaN/inf and labels in the statistics pass
-            if X.ndim != 2:
-                raise ValueError(
-                    f"Expected a 2-D array (n_samples, n_features); got a {X.ndim}-D dask array."
-                )
-            if X.dtype.kind not in "fiub":
-                raise ValueError(f"{name} expects numeric X; got a dask array of dtype {X.dtype}.")
-            n, D = X.shape
-            if n < 2:
-                raise ValueError(
-                    f"Found array with {n} sample(s) (shape={X.shape}) while a minimum of 2 is "
-                    "required."
-                )
-            if D < 1:
-                raise ValueError(
-                    f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
-                    "required."
-                )
-            if hasattr(self, "feature_names_in_"):
-                del self.feature_names_in_
-            self.n_features_in_ = int(D)
-            stats = class_statistics(X, y)
-            raise_if_nonfinite(stats)
-            check_class_counts(stats.classes, stats.counts, **self._label_requirements())
-            self.classes_ = stats.classes
-            dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.dtype(np.float64)
-            return stats, dtype, None, None
-        X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2,
-                             ensure_all_finite=False)
-        self.classes_, y_enc, _ = check_labels(y, **self._label_requirements())
-        if X.shape[1] > X.shape[0]:
-            # more features than samples: the SVD route of data_subspace is more accurate
-            assert_all_finite(X, input_name="X")
-            return None, X.dtype, X, y_enc
-        stats = class_statistics(X, y_enc, n_classes=len(self.classes_))
-        raise_if_nonfinite(stats)
-        return stats, X.dtype, None, None
-
-    def _fit_from_statistics(self, stats, dtype):
-        """Solve a class-structured linear problem from :class:`graphdr.stats.ClassStatistics`."""
-        G = stats.centered_gram()
-        basis = gram_subspace(G, stats.n, rank_tol=self.rank_tol)
-        if basis.shape[1] == 0:
-            raise ValueError(
-                f"{type(self).__name__} cannot project constant data: every feature has zero "
-                "variance."
-            )
-        Gb = _sym_np(basis.T @ G @ basis)
-        U = stats.centered_class_sums() @ basis
-        forms = self._class_forms(stats.counts.astype(np.float64))
-
-        def form(spec):
-            if isinstance(spec, str):  # 'identity'
-                return np.eye(basis.shape[1])
-            degree, block = spec
-            return degree * Gb - U.T @ block @ U
-
-        A, B = form(forms["A"]), form(forms["B"])
-        eigenvalues, V = generalized_eigh(
-            A, B, largest=forms.get("largest", False), ridge=self._ridge(B, stats.n),
-            rank_tol=self.rank_tol,
-        )
-        max_components, reason = self._max_components(V.shape[1], len(self.classes_))
-        n_components = check_n_components(self.n_components, max_components, reason=reason)
-        self.eigenvalues_ = eigenvalues[:n_components]
-        self.n_components_ = n_components
-        W = basis @ V[:, :n_components]
-        self.components_ = flip_signs(W, axis=0).T.astype(dtype, copy=False)
-        self.mean_ = stats.mean.astype(dtype, copy=False)
-
-    # ----- class-structured kernel fast path ------------------------------------------
     def _class_objective_block(self, n_classes, class_sizes):
         """C x C block of a class-structured objective to maximise over ``S_t + eps``, or None."""
         return None
 
-    def _use_class_kernel_path(self):
-        solver = getattr(self, "solver", "eigh")
-        check_option(solver, "solver", {"auto", "eigh", "cholesky"})
-        if not self._is_kernel() or self._approximation() is not None or solver == "eigh":
-            return False
-        reg = self._resolved_reg()
-        if reg == 0.0 and solver == "cholesky":
-            raise ValueError("solver='cholesky' needs reg > 0; use solver='eigh' for reg=0.")
-        # the factorised matrix has condition number ~ n / reg: 'auto' keeps it well below 1/eps
-        return solver == "cholesky" or reg >= 1e-6
-
-    def _fit_class_kernel(self, X, y_enc):
-        """Solve with :func:`graphdr.solvers.class_kernel_eigh`; no eigendecomposition of K."""
-        check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0)
-        K, Kc = self._centred_training_kernel(X)
-        sizes = np.bincount(y_enc, minlength=len(self.classes_))
-        block = self._class_objective_block(len(sizes), sizes)
-        ridge = self._resolved_reg() * np.trace(Kc) / max(K.shape[0] - 1, 1)
-        if not ridge > 0:  # a non-positive trace: no PSD kernel
-            raise np.linalg.LinAlgError("the centred kernel has a non-positive trace")
-        ratios, dual = class_kernel_eigh(Kc, y_enc, block, ridge)
-        max_components, reason = self._max_components(len(ratios), len(sizes))
-        n_components = check_n_components(self.n_components, max_components, reason=reason)
-        self.eigenvalues_ = self._eigenvalues_from_ratios(ratios[:n_components])
-        self.n_components_ = n_components
-        self.dual_coef_ = flip_signs(dual[:, :n_components], axis=0)
-        self.X_fit_ = X
-        self.embedding_ = Kc @ self.dual_coef_
-
     def _eigenvalues_from_ratios(self, ratios):
-        """Map the fast path's maximised ratios to the min-form eigenvalues of ``eigenvalues_``."""
+        """Map the Cholesky route's maximised ratios to the min-form eigenvalues."""
         return 1.0 - ratios
 
+    # ----- fit: the five steps ---------------------------------------------------------
     def fit(self, X, y=None):
         """Fit the projection on training data.
 
@@ -366,56 +172,138 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         materialised (NaN/inf are detected in the same pass).
         """
         self._check_params()
+        data = self._training_data(X, y)
+        space = self._coordinate_space(data)
+        solution = self._solve(space, data)
+        self._store(space, solution, data)
+        return self
+
+    def _training_data(self, X, y):
+        """Step 1: validated samples and labels, or class statistics from one pass."""
         if self._has_class_forms(y):
-            stats, dtype, X, y_enc = self._statistics(X, y)
-            if stats is not None:
-                self._fit_from_statistics(stats, dtype)
-                return self
-        elif is_dask_array(X):
+            return self._statistics(X, y)
+        if is_dask_array(X):
             X = X.compute()  # methods without class structure need the samples in memory
-            X, y_enc = self._validate_input(X, None if y is None else np.asarray(y))
-        else:
-            X, y_enc = self._validate_input(X, y)
-        if self._use_class_kernel_path():
+            y = None if y is None else np.asarray(y)
+        labels = self._uses_labels() or y is not None
+        if labels:
+            X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2)
+            self.classes_, y_enc, _ = check_labels(y, **self._label_requirements())
+            return TrainingData(X, y_enc, None, X.dtype)
+        X = validate_data(self, X, dtype=_DTYPES, ensure_min_samples=2)
+        return TrainingData(X, None, None, X.dtype)
+
+    def _label_requirements(self):
+        labels = self._uses_labels()
+        return dict(
+            min_classes=2 if labels else 1,
+            min_per_class=self._min_per_class if labels else 1,
+            method=type(self).__name__,
+        )
+
+    def _statistics(self, X, y):
+        """Validate the input and collect the class statistics in one pass over ``X``."""
+        if is_dask_array(X):  # never materialised: NaN/inf and labels in the statistics pass
+            check_dask_input(X, type(self).__name__)
+            if hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_
+            self.n_features_in_ = int(X.shape[1])
+            stats = class_statistics(X, y)
+            raise_if_nonfinite(stats)
+            check_class_counts(stats.classes, stats.counts, **self._label_requirements())
+            self.classes_ = stats.classes
+            dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.dtype(np.float64)
+            return TrainingData(None, None, stats, dtype)
+        X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2,
+                             ensure_all_finite=False)
+        self.classes_, y_enc, _ = check_labels(y, **self._label_requirements())
+        if X.shape[1] > X.shape[0]:
+            # more features than samples: the SVD route of data_subspace is more accurate
+            assert_all_finite(X, input_name="X")
+            return TrainingData(X, y_enc, None, X.dtype)
+        stats = class_statistics(X, y_enc, n_classes=len(self.classes_))
+        raise_if_nonfinite(stats)
+        return TrainingData(None, None, stats, X.dtype)
+
+    def _approximation(self):
+        """None (exact kernel) or 'nystroem', validated."""
+        approximation = getattr(self, "approximation", None)
+        if approximation is None:
+            return None
+        check_option(approximation, "approximation", {"nystroem"})
+        check_int(self.n_landmarks, "n_landmarks", min_value=2)
+        if self.kernel == "precomputed":
+            raise ValueError(
+                "approximation='nystroem' needs the kernel function, not kernel='precomputed'."
+            )
+        return approximation
+
+    def _coordinate_space(self, data):
+        """Step 2: the space the problem is solved in (:mod:`graphdr.spaces`)."""
+        name = type(self).__name__
+        if data.stats is not None:
+            return LinearSpan.from_statistics(data.stats, self.rank_tol, name)
+        if not self._is_kernel():
+            return LinearSpan(self.rank_tol).fit(data.X, name)
+        spec = KernelSpec.of(self)
+        if self._approximation() == "nystroem":
+            return NystroemMap(spec, self.n_landmarks, self.random_state, self.rank_tol).fit(
+                data.X)
+        return KernelMap(spec, self.rank_tol).fit(data.X)
+
+    def _solve(self, space, data):
+        """Steps 3-4: graphs, then the cheapest route that solves the problem exactly."""
+        reg, n = self._resolved_reg(), data.n_samples
+        if data.stats is not None:
+            forms = self._class_forms(data.stats.counts.astype(np.float64))
+            return Solution(*solve_class_forms(space, forms, reg=reg, n_samples=n,
+                                               rank_tol=self.rank_tol))
+        if self._use_class_kernel_route(space):
+            sizes = np.bincount(data.y_encoded, minlength=len(self.classes_))
+            block = self._class_objective_block(len(sizes), sizes)
             try:
-                self._fit_class_kernel(X, y_enc)
-                return self
+                ratios, dual = solve_class_kernel(space, data.y_encoded, block, reg=reg)
+                return Solution(self._eigenvalues_from_ratios(ratios), dual=dual)
             except np.linalg.LinAlgError:
                 warnings.warn(
                     "The centred kernel plus ridge is not positive definite (the kernel is not "
                     "positive semi-definite); falling back to solver='eigh', which drops the "
                     "kernel's negative eigenvalues.",
                     RuntimeWarning,
-                    stacklevel=2,
+                    stacklevel=3,
                 )
-        space = self._coordinates(X)
-        eigenvalues, V = self._solve(X, y_enc, space)
-        n_classes = len(self.classes_) if y_enc is not None else 1
-        max_components, reason = self._max_components(V.shape[1], n_classes)
-        n_components = check_n_components(self.n_components, max_components, reason=reason)
-        self._store(X, space, eigenvalues[:n_components], V[:, :n_components])
-        return self
+        X_graph, metric = space.graph_input(data.X)
+        problem = self._problem(X_graph, data.y_encoded, metric)
+        return Solution(*solve_graph_problem(space, problem, reg=reg, n_samples=n,
+                                             rank_tol=self.rank_tol))
 
-    def _store(self, X, space, eigenvalues, V):
-        self.eigenvalues_ = eigenvalues
-        self.n_components_ = V.shape[1]
-        if "nystroem" in space:
-            W = space["basis"] @ V
-            W_flipped = flip_signs(W, axis=0)
-            signs = np.where(np.sum(W_flipped * W, axis=0) < 0, -1.0, 1.0)
-            self.nystroem_ = space["nystroem"]
-            self.components_ = W_flipped.T
-            self.mean_ = space["mean"]
-            self.embedding_ = space["coords"] @ (V * signs)
-        elif self._is_kernel():
-            dual = space["eigvecs"] @ (V / np.sqrt(space["eigvals"])[:, None])
-            self.dual_coef_ = flip_signs(dual, axis=0)
-            self.X_fit_ = X
-            self.embedding_ = self._centerer.transform(space["K"]) @ self.dual_coef_
+    def _use_class_kernel_route(self, space):
+        solver = getattr(self, "solver", "eigh")
+        check_option(solver, "solver", {"auto", "eigh", "cholesky"})
+        if not isinstance(space, KernelMap) or solver == "eigh":
+            return False
+        reg = self._resolved_reg()
+        if reg == 0.0 and solver == "cholesky":
+            raise ValueError("solver='cholesky' needs reg > 0; use solver='eigh' for reg=0.")
+        # the factorised matrix has condition number ~ n / reg: 'auto' keeps it well below 1/eps
+        return solver == "cholesky" or reg >= 1e-6
+
+    def _store(self, space, solution, data):
+        """Step 5: keep the leading components, mapped back by the space."""
+        labelled = data.y_encoded is not None or data.stats is not None
+        n_classes = len(self.classes_) if labelled else 1
+        max_components, reason = self._max_components(solution.n_available, n_classes)
+        k = check_n_components(self.n_components, max_components, reason=reason)
+        for name in ("components_", "mean_", "nystroem_", "dual_coef_", "X_fit_", "embedding_"):
+            self.__dict__.pop(name, None)  # a previous fit in another space
+        if solution.dual is not None:
+            fitted = space.solution(dual=solution.dual[:, :k])
         else:
-            W = space["basis"] @ V
-            self.components_ = flip_signs(W, axis=0).T.astype(X.dtype, copy=False)
-            self.mean_ = space["mean"].astype(X.dtype, copy=False)
+            fitted = space.solution(solution.directions[:, :k], dtype=data.dtype)
+        for name, value in fitted.items():
+            setattr(self, name, value)
+        self.eigenvalues_ = solution.eigenvalues[:k]
+        self.n_components_ = k
 
     # ----- transform ---------------------------------------------------------------------
     def transform(self, X):
@@ -452,17 +340,10 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
     def _transform_array(self, X):
         X = validate_data(self, X, reset=False, dtype=_DTYPES)
         if hasattr(self, "nystroem_"):
-            Phi = self.nystroem_.transform(X)
-            return ((Phi - self.mean_) @ self.components_.T).astype(X.dtype, copy=False)
-        if self._is_kernel():
-            K = self._kernel(X, self.X_fit_)
-            if K.shape[1] != self.dual_coef_.shape[0]:
-                raise ValueError(
-                    f"The kernel between new and training samples must have "
-                    f"{self.dual_coef_.shape[0]} columns (one per training sample); got {K.shape[1]}."
-                )
-            return (self._centerer.transform(K) @ self.dual_coef_).astype(X.dtype, copy=False)
-        return (X - self.mean_) @ self.components_.T
+            return NystroemMap.embed(self, X)
+        if hasattr(self, "dual_coef_"):
+            return KernelMap.embed(self, X)
+        return LinearSpan.embed(self, X)
 
     @property
     def _n_features_out(self):
@@ -643,7 +524,7 @@ class GraphEmbedding(_BaseGraphEmbedding):
             B = (A[0], np.zeros_like(A[1]))
         else:
             B = class_graph_block(self.penalty, class_sizes)
-        return dict(A=A, B=B, largest=False)
+        return ClassForms(A, B)
 
     def _check_params(self):
         for name, spec in (("intrinsic", self.intrinsic), ("penalty", self.penalty)):

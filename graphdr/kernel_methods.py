@@ -14,7 +14,7 @@ import numpy as np
 
 from . import graphs as _graphs
 from ._validation import check_positive
-from .base import _BaseGraphEmbedding
+from .base import Solution, _BaseGraphEmbedding
 from .linear import _LDAGraphs, _LPPGraphs
 from .solvers import generalized_eigh
 
@@ -226,8 +226,8 @@ class CKFD(_BaseGraphEmbedding):
     def _resolved_reg(self):
         return 0.0
 
-    def _solve(self, X, y_enc, space):
-        Z = space["coords"]
+    def _solve(self, space, data):
+        Z, y_enc = space.coords, data.y_encoded
         n_classes = len(self.classes_)
         S_w = _graphs.graph_quadratic_form(_graphs.within_class_graph(y_enc), Z)
         S_t = Z.T @ Z
@@ -250,7 +250,7 @@ class CKFD(_BaseGraphEmbedding):
             parts_vals.append(mu[:k])
             parts_vecs.append(Q1 @ V1[:, :k])
         self.n_irregular_ = parts_vecs[0].shape[1] if Q0.shape[1] else 0
-        return np.concatenate(parts_vals), np.hstack(parts_vecs)
+        return Solution(np.concatenate(parts_vals), np.hstack(parts_vecs))
 
     def _max_components(self, n_available, n_classes):
         return n_available, (

@@ -11,6 +11,7 @@ import numpy as np
 from . import graphs as _graphs
 from ._validation import check_int, check_option, check_positive
 from .base import _BaseGraphEmbedding
+from .routes import ClassForms
 
 __all__ = ["LDA", "LPP", "MFA", "LDE"]
 
@@ -29,11 +30,7 @@ class _LDAGraphs:
     def _class_forms(self, class_sizes):
         # S_w = G_c - U^T diag(1/J) U (within-class graph), S_t = G_c - U^T (1/n) U (= G_c)
         J = np.asarray(class_sizes, dtype=np.float64)
-        return dict(
-            A=(1.0, np.diag(1.0 / J)),
-            B=(1.0, np.full((J.shape[0], J.shape[0]), 1.0 / J.sum())),
-            largest=False,
-        )
+        return ClassForms((1.0, np.diag(1.0 / J)), (1.0, np.full((J.shape[0], J.shape[0]), 1.0 / J.sum())))
 
 
 class _LPPGraphs:
@@ -221,10 +218,10 @@ class MFA(_BaseGraphEmbedding):
         check_positive(self.sigma, "sigma", allow_none=True)
 
     def _build_graphs(self, X_graph, y_enc, metric):
-        kw = dict(y=y_enc, weights=self.weights, sigma=self.sigma, metric=metric)
-        intrinsic = _graphs.knn_graph(X_graph, self.n_neighbors, restrict="same", **kw)
-        penalty = _graphs.knn_graph(X_graph, self.n_neighbors_penalty, restrict="different", **kw)
-        return intrinsic, penalty
+        return class_neighbour_graphs(
+            X_graph, y_enc, self.n_neighbors, self.n_neighbors_penalty,
+            weights=self.weights, sigma=self.sigma, metric=metric,
+        )
 
 
 class LDE(_BaseGraphEmbedding):
@@ -282,16 +279,19 @@ class LDE(_BaseGraphEmbedding):
         check_positive(self.sigma, "sigma", allow_none=True)
 
     def _build_graphs(self, X_graph, y_enc, metric):
-        return lde_graphs(
+        return class_neighbour_graphs(
             X_graph, y_enc, self.n_neighbors, self.n_neighbors_between,
             weights=self.weights, sigma=self.sigma, metric=metric,
         )
 
+def class_neighbour_graphs(X, y_enc, n_neighbors, n_neighbors_between, *, weights="heat",
+                           sigma=None, metric="euclidean"):
+    """Same-class and other-class k-nearest-neighbour graphs (sparse).
 
-
-def lde_graphs(X, y_enc, n_neighbors, n_neighbors_between, *, weights="heat", sigma=None,
-               metric="euclidean"):
-    """LDE's within-class and between-class neighbour graphs (paper 001, eqs. 31-32)."""
+    MFA's intrinsic and penalty graphs, and LDE's within-class and between-class graphs (paper
+    001, eqs. 31-32): each sample is joined to its ``n_neighbors`` nearest samples of its class
+    and to its ``n_neighbors_between`` nearest samples of other classes.
+    """
     kw = dict(y=y_enc, weights=weights, sigma=sigma, metric=metric)
     within = _graphs.knn_graph(X, n_neighbors, restrict="same", **kw)
     between = _graphs.knn_graph(X, n_neighbors_between, restrict="different", **kw)

@@ -64,10 +64,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import graphs as _graphs
 from ._validation import check_int, check_labels, check_n_components, check_option, check_positive
-from .kernel_matrices import empirical_kernel_map
-from .linear import lde_graphs
+from .linear import class_neighbour_graphs
 from .multiview import check_views, make_view_kernels
-from .solvers import class_kernel_eigh, flip_signs, generalized_eigh
+from .routes import GraphProblem, solve_class_kernel, solve_graph_problem
+from .solvers import class_ratio_eigh, flip_signs, generalized_eigh
+from .spaces import KernelMap
 
 __all__ = [
     "MKLDR",
@@ -226,11 +227,7 @@ class _LandmarkProblem:
                     linalg.cho_factor(Gb, overwrite_a=True, check_finite=False), Mb,
                     check_finite=False)
                 del Gb
-                G = _sym_np(Mb.T @ R)
-                ratios, C = generalized_eigh(_sym_np(G @ np.diag(1.0 / self.class_sizes) @ G), G,
-                                             largest=True)
-                keep = ratios > 0
-                ratios, C = ratios[keep], C[:, keep]
+                ratios, C = class_ratio_eigh(Mb.T @ R, np.diag(1.0 / self.class_sizes))
                 # Phi^T A = Phi^T (E c - Psi w) / eps with w = Psi^T A = R c
                 PtA = (self.class_sums @ C - self.gram @ (d[:, None] * (R @ C))) / eps
                 return 1.0 - ratios, PtA
@@ -273,9 +270,60 @@ class _LandmarkProblem:
         """Weights W on the stacked features with K_beta A = Phi W."""
         return (self.scaling(beta) ** 2)[:, None] * PtA
 
+    def fitted(self, beta, PtA, reg):
+        """``components_`` on the stacked features, ``embedding_`` and the ratios."""
+        W = flip_signs(self.weights(beta, PtA), axis=0)
+        U = np.zeros((self.n, W.shape[1]))
+        for b, blk in zip(beta, self.blocks):
+            if b != 0:
+                U += self.Phi[:, blk] @ W[blk]
+        # tr(A^T K_beta A) = sum_m beta_m |Phi_m^T A|^2
+        ridge = self.ridge(beta, reg) * np.sum(self.scaling(beta)[:, None] ** 2 * PtA**2, axis=0)
+        ratios = (np.sum(W * (self.Q @ W), axis=0) + ridge) / (
+            np.sum(W * (self.Qp @ W), axis=0) + ridge)
+        return dict(components_=W.T, landmark_feature_slices_=list(self.blocks), embedding_=U,
+                    eigenvalues_=ratios)
+
 
 def _sym_np(M):
     return (M + M.T) / 2.0
+
+
+class _KernelProblem:
+    r"""The MKL-DR problem on the exact centred base kernels :math:`\tilde K_m` (``n x n``)."""
+
+    def __init__(self, Ks, intrinsic, penalty, y_enc=None):
+        self.Ks, self.intrinsic, self.penalty, self.y_enc = Ks, intrinsic, penalty, y_enc
+        self.n = Ks[0].shape[0]
+        self.trace_penalty = np.array([_laplacian_trace(penalty, K) for K in Ks])
+
+    def a_step(self, beta, reg, rank_tol=None, class_path=False):
+        return a_step(self.Ks, beta, self.intrinsic, self.penalty, reg=reg,
+                      trace_penalty=self.trace_penalty, rank_tol=rank_tol,
+                      y_encoded=self.y_enc if class_path else None)
+
+    def beta_matrices(self, A=None):
+        S_W = beta_matrices(self.intrinsic, self.Ks, A)
+        S_Wp = beta_matrices(self.penalty, self.Ks, A)
+        k = np.array([np.trace(K) if A is None else np.vdot(A, K @ A) for K in self.Ks])
+        return S_W, S_Wp, k
+
+    def fitted(self, beta, A, reg):
+        """``dual_coef_``, ``embedding_`` and the per-component ratios of the best iterate."""
+        dual = flip_signs(A, axis=0)
+        U = sum(b * K for b, K in zip(beta, self.Ks) if b != 0) @ dual
+        ridge = reg * float(beta @ self.trace_penalty) / max(self.n - 1, 1) * np.sum(
+            dual * U, axis=0)
+        ratios = (np.sum(U * _laplacian_apply(self.intrinsic, U), axis=0) + ridge) / (
+            np.sum(U * _laplacian_apply(self.penalty, U), axis=0) + ridge)
+        return dict(dual_coef_=dual, embedding_=U, eigenvalues_=ratios)
+
+
+def _regularised_beta_matrices(problem, A, reg):
+    """The beta-step's M x M matrices with the ridge's quadratic form on both sides."""
+    S_W, S_Wp, k = problem.beta_matrices(A)
+    R = _ridge_matrix(problem.trace_penalty, k, reg, problem.n)
+    return S_W + R, S_Wp + R
 
 
 # ----- the two steps -------------------------------------------------------------------------
@@ -329,18 +377,17 @@ def a_step(Ks, beta, intrinsic, penalty, *, reg=1e-3, trace_penalty=None, rank_t
     if trace_penalty is None:
         trace_penalty = np.array([_laplacian_trace(penalty, K) for K in Ks])
     eps = reg * float(beta @ trace_penalty) / max(n - 1, 1)
+    space = KernelMap.from_centred_kernel(Kb, rank_tol)
     if y_encoded is not None and eps > 0:
-        sizes = np.bincount(y_encoded)
         try:
-            ratios, A = class_kernel_eigh(Kb, y_encoded, np.diag(1.0 / sizes), eps)
+            ratios, A = solve_class_kernel(space, y_encoded, np.diag(1.0 / np.bincount(y_encoded)),
+                                           ridge=eps)
             return 1.0 - ratios, A
         except np.linalg.LinAlgError:  # not positive definite: use the eigenvalue path
             pass
-    Z, P, lam = empirical_kernel_map(Kb, rank_tol)
-    Aq = _graphs.graph_quadratic_form(intrinsic, Z)
-    Bq = _graphs.graph_quadratic_form(penalty, Z)
-    mu, V = generalized_eigh(Aq, Bq, largest=False, ridge=eps, rank_tol=rank_tol)
-    return mu, P @ (V / np.sqrt(lam)[:, None])
+    mu, V = solve_graph_problem(space, GraphProblem(intrinsic, penalty), ridge=eps,
+                                rank_tol=rank_tol)
+    return mu, space.dual(V)
 
 
 _SOLVERS = {"clarabel": "CLARABEL", "scs": "SCS"}
@@ -636,14 +683,14 @@ class MKLDR(TransformerMixin, BaseEstimator):
             if features:
                 # bounded chunks of query-candidate distances (scikit-learn's working memory)
                 with config_context(working_memory=16):
-                    w, b = lde_graphs(K, y_enc, self.n_neighbors, self.n_neighbors_between,
+                    w, b = class_neighbour_graphs(K, y_enc, self.n_neighbors, self.n_neighbors_between,
                                       weights="binary")
                 within = w if within is None else within + w
                 between = b if between is None else between + b
                 continue
             d = np.diag(K)
             dist = np.sqrt(np.maximum(d[:, None] + d[None, :] - 2 * K, 0.0))
-            w, b = lde_graphs(dist, y_enc, self.n_neighbors, self.n_neighbors_between,
+            w, b = class_neighbour_graphs(dist, y_enc, self.n_neighbors, self.n_neighbors_between,
                               weights="binary", metric="precomputed")
             within = w if within is None else within + w
             between = b if between is None else between + b
@@ -655,7 +702,7 @@ class MKLDR(TransformerMixin, BaseEstimator):
         return float(beta @ S_num @ beta) / den if den > 0 else np.inf
 
     def fit(self, Xs, y):
-        """Learn the kernel weights and the projection.
+        """Learn the kernel weights and the projection (paper 001, Algorithm 1).
 
         Parameters
         ----------
@@ -671,111 +718,114 @@ class MKLDR(TransformerMixin, BaseEstimator):
         """
         start = time.perf_counter()
         self._check_params()
+        views, y_enc = self._validate(Xs, y)
+        kernels = make_view_kernels(self.kernels, len(views))
+        problem = self._problem(views, kernels, y_enc)
+        beta = self._initial_weights(problem)
+        self.initial_kernel_weights_ = beta.copy()
+        (obj, A, beta), self.history_, self.n_iter_ = self._alternate(problem, beta, start)
+        self.objective_ = float(obj)
+        self.kernel_weights_ = beta
+        self.n_components_ = A.shape[1]
+        self.view_kernels_ = kernels
+        self.n_views_ = len(views)
+        self.n_features_in_views_ = [V.shape[1] for V in views]
+        for name in ("dual_coef_", "components_", "landmark_indices_",
+                     "landmark_feature_slices_"):  # a previous fit of the other path
+            self.__dict__.pop(name, None)
+        for name, value in problem.fitted(beta, A, float(self.reg)).items():
+            setattr(self, name, value)
+        if isinstance(problem, _LandmarkProblem):
+            self.landmark_indices_ = problem.landmarks
+        if self.verbose:
+            print(f"[MKLDR] done after {self.n_iter_} iterations: best J = {obj:.6g}, beta = "
+                  f"{np.round(beta, 4).tolist()}")
+        return self
+
+    def _validate(self, Xs, y):
         views = check_views(Xs)
         n = views[0].shape[0]
-        self.classes_, y_enc, _ = check_labels(
-            y, min_per_class=1, method="MKLDR")
+        self.classes_, y_enc, _ = check_labels(y, min_per_class=1, method="MKLDR")
         if len(y_enc) != n:
             raise ValueError(f"y has {len(y_enc)} labels but the views have {n} rows.")
         if n < 2:
             raise ValueError("MKLDR needs at least 2 samples.")
-        kernels = make_view_kernels(self.kernels, len(views))
-        M = len(views)
-        reg = float(self.reg)
+        return views, y_enc
+
+    def _problem(self, views, kernels, y_enc):
+        """Base kernels (exact) or their landmark features (Nystroem), with the graphs."""
         lda = self.graph == "lda"
-        nystroem = self.approximation == "nystroem"
-        if nystroem:
-            for m, vk in enumerate(kernels):
-                if vk.kernel == "precomputed":
-                    raise ValueError(
-                        f"approximation='nystroem' needs the kernel function of every view; "
-                        f"view {m} has kernel='precomputed'. Use approximation=None with "
-                        "precomputed kernels, or pass the views' features."
-                    )
-            n_land = min(int(self.n_landmarks), n)
-            landmarks = check_random_state(self.random_state).permutation(n)[:n_land]
-            Phis = [vk.fit_features(V, landmarks) for vk, V in zip(kernels, views)]
-            intrinsic, penalty = self._graphs(Phis, y_enc, features=True)
-            problem = _LandmarkProblem(Phis, intrinsic, penalty, y_enc if lda else None)
-            del Phis  # problem.Phi holds them, stacked
-            t_pen = problem.trace_penalty
-            if self.verbose:
-                print(f"[MKLDR] Nystroem: {n_land} landmarks, {problem.gram.shape[0]} landmark "
-                      f"features over {M} views")
-
-            def solve_a(beta):
-                return problem.a_step(beta, reg, self.rank_tol, class_path=lda)
-
-            def matrices(A):
-                S_W, S_Wp, k = problem.beta_matrices(A)
-                R = _ridge_matrix(t_pen, k, reg, n)
-                return S_W + R, S_Wp + R
-        else:
+        if self.approximation != "nystroem":
             Ks = [vk.fit_kernel(V) for vk, V in zip(kernels, views)]
-            intrinsic, penalty = self._graphs(Ks, y_enc)
-            t_pen = np.array([_laplacian_trace(penalty, K) for K in Ks])
+            return _KernelProblem(Ks, *self._graphs(Ks, y_enc), y_enc if lda else None)
+        for m, vk in enumerate(kernels):
+            if vk.kernel == "precomputed":
+                raise ValueError(
+                    f"approximation='nystroem' needs the kernel function of every view; "
+                    f"view {m} has kernel='precomputed'. Use approximation=None with "
+                    "precomputed kernels, or pass the views' features."
+                )
+        n = views[0].shape[0]
+        n_land = min(int(self.n_landmarks), n)
+        landmarks = check_random_state(self.random_state).permutation(n)[:n_land]
+        Phis = [vk.fit_features(V, landmarks) for vk, V in zip(kernels, views)]
+        problem = _LandmarkProblem(Phis, *self._graphs(Phis, y_enc, features=True),
+                                   y_enc if lda else None)
+        problem.landmarks = landmarks
+        if self.verbose:
+            print(f"[MKLDR] Nystroem: {n_land} landmarks, {problem.gram.shape[0]} landmark "
+                  f"features over {len(views)} views")
+        return problem
 
-            def solve_a(beta):
-                return a_step(Ks, beta, intrinsic, penalty, reg=reg, trace_penalty=t_pen,
-                              rank_tol=self.rank_tol, y_encoded=y_enc if lda else None)
+    def _initial_weights(self, problem):
+        M = len(problem.trace_penalty)
+        if self.init != "identity":
+            return np.full(M, 1.0 / M)
+        S_num, S_den = _regularised_beta_matrices(problem, None, float(self.reg))
+        beta, _, info = beta_step(S_num, S_den, solver=self.solver, verbose=self.verbose)
+        beta = beta / beta.sum()
+        if self.verbose:
+            print(f"[MKLDR] init (A A^T = I): beta = {np.round(beta, 4).tolist()} "
+                  f"({info['solver']})")
+        return beta
 
-            def matrices(A):
-                S_W = beta_matrices(intrinsic, Ks, A)
-                S_Wp = beta_matrices(penalty, Ks, A)
-                k = np.array([np.trace(K) if A is None else np.vdot(A, K @ A) for K in Ks])
-                R = _ridge_matrix(t_pen, k, reg, n)
-                return S_W + R, S_Wp + R
-
-        def normalise(b):
-            return b / b.sum()
-
-        if self.init == "identity":
-            S_num, S_den = matrices(None)
-            beta, _, info = beta_step(S_num, S_den, solver=self.solver, verbose=self.verbose)
-            beta = normalise(beta)
-            if self.verbose:
-                print(f"[MKLDR] init (A A^T = I): beta = {np.round(beta, 4).tolist()} "
-                      f"({info['solver']})")
+    def _n_components(self, A, it):
+        if self.graph == "lda":
+            C = len(self.classes_)
+            max_c, reason = min(C - 1, A.shape[1]), f"n_classes - 1 = {C - 1} for {C} classes"
         else:
-            beta = np.full(M, 1.0 / M)
-        self.initial_kernel_weights_ = beta.copy()
+            max_c, reason = A.shape[1], "the rank of the penalty scatter of the combined kernel"
+        return check_n_components(self.n_components, max_c, reason=reason)
 
+    def _alternate(self, problem, beta, start):
+        """A-step and beta-step in turn; returns the best (J, A, beta), history, iterations."""
+        reg, lda = float(self.reg), self.graph == "lda"
         history = dict(objective=[], objective_a_step=[], time=[], kernel_weights=[], solver=[])
-        best = (np.inf, None, None)
-        n_components = None
-        prev_obj = None
+        best, n_components, prev_obj = (np.inf, None, None), None, None
         for it in range(1, self.max_iter + 1):
-            _, A = solve_a(beta)
+            _, A = problem.a_step(beta, reg, self.rank_tol, class_path=lda)
             if n_components is None:
-                if self.graph == "lda":
-                    C = len(self.classes_)
-                    max_c = min(C - 1, A.shape[1])
-                    reason = f"n_classes - 1 = {C - 1} for {C} classes"
-                else:
-                    max_c = A.shape[1]
-                    reason = "the rank of the penalty scatter of the combined kernel"
-                n_components = check_n_components(self.n_components, max_c, reason=reason)
+                n_components = self._n_components(A, it)
             if A.shape[1] < n_components:
                 raise ValueError(
                     f"n_components={n_components} is too large: the combined kernel at "
                     f"iteration {it} gives only {A.shape[1]} directions."
                 )
             A = A[:, :n_components]
-            S_num, S_den = matrices(A)
+            S_num, S_den = _regularised_beta_matrices(problem, A, reg)
             obj_a = self._objective(S_num, S_den, beta)
             if obj_a <= best[0]:
                 best = (obj_a, A, beta.copy())
             new_beta, _, info = beta_step(S_num, S_den, solver=self.solver,
                                           verbose=self.verbose)
-            new_beta = normalise(new_beta)
+            new_beta = new_beta / new_beta.sum()
             obj_b = self._objective(S_num, S_den, new_beta)
             if obj_b <= best[0]:
                 best = (obj_b, A, new_beta.copy())
-            history["objective"].append(obj_b)
-            history["objective_a_step"].append(obj_a)
-            history["time"].append(time.perf_counter() - start)
-            history["kernel_weights"].append(new_beta.copy())
-            history["solver"].append(info["solver"])
+            for key, value in (("objective", obj_b), ("objective_a_step", obj_a),
+                               ("time", time.perf_counter() - start),
+                               ("kernel_weights", new_beta.copy()), ("solver", info["solver"])):
+                history[key].append(value)
             if self.verbose:
                 print(f"[MKLDR] iter {it}: J after A-step {obj_a:.6g}, after beta-step "
                       f"{obj_b:.6g}, beta = {np.round(new_beta, 4).tolist()} "
@@ -787,46 +837,7 @@ class MKLDR(TransformerMixin, BaseEstimator):
             prev_obj = obj_b
             if change <= self.tol or rel <= self.tol:
                 break
-        self.n_iter_ = it
-        self.history_ = history
-        obj, A, beta = best
-        self.objective_ = float(obj)
-        self.kernel_weights_ = beta
-        self.n_components_ = A.shape[1]
-        self.view_kernels_ = kernels
-        self.n_views_ = M
-        self.n_features_in_views_ = [V.shape[1] for V in views]
-        for name in ("dual_coef_", "components_", "landmark_indices_",
-                     "landmark_feature_slices_"):  # a previous fit of the other path
-            self.__dict__.pop(name, None)
-        if nystroem:
-            W = flip_signs(problem.weights(beta, A), axis=0)
-            self.components_ = W.T
-            self.landmark_indices_ = landmarks
-            self.landmark_feature_slices_ = list(problem.blocks)
-            U = np.zeros((n, W.shape[1]))
-            for b, blk in zip(beta, problem.blocks):
-                if b != 0:
-                    U += problem.Phi[:, blk] @ W[blk]
-            self.embedding_ = U
-            # tr(A^T K_beta A) = sum_m beta_m |Phi_m^T A|^2
-            ridge = problem.ridge(beta, reg) * np.sum(
-                problem.scaling(beta)[:, None] ** 2 * A**2, axis=0)
-            self.eigenvalues_ = (np.sum(W * (problem.Q @ W), axis=0) + ridge) / (
-                np.sum(W * (problem.Qp @ W), axis=0) + ridge)
-        else:
-            self.dual_coef_ = flip_signs(A, axis=0)
-            Kb = sum(b * K for b, K in zip(beta, Ks) if b != 0)
-            self.embedding_ = Kb @ self.dual_coef_
-            U = self.embedding_
-            ridge = reg * float(beta @ t_pen) / max(n - 1, 1) * np.sum(self.dual_coef_ * U,
-                                                                        axis=0)
-            self.eigenvalues_ = (np.sum(U * _laplacian_apply(intrinsic, U), axis=0) + ridge) / (
-                np.sum(U * _laplacian_apply(penalty, U), axis=0) + ridge)
-        if self.verbose:
-            print(f"[MKLDR] done after {it} iterations: best J = {obj:.6g}, beta = "
-                  f"{np.round(beta, 4).tolist()}")
-        return self
+        return best, history, it
 
     def transform(self, Xs):
         """Embed new samples, :math:`z \\mapsto A^\\top \\tilde K(z)\\beta` (eq. 29).

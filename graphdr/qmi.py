@@ -46,8 +46,8 @@ from ._validation import (
     check_option,
     check_positive,
 )
-from .base import _BaseGraphEmbedding
-from .solvers import generalized_eigh
+from .base import Solution, _BaseGraphEmbedding
+from .routes import ClassForms, GraphProblem
 
 __all__ = [
     "qmi_graph",
@@ -276,30 +276,22 @@ class _QMIClosedForm:
     def _build_graphs(self, X_graph, y_enc, metric):
         return qmi_graph(y_enc), _graphs.total_graph(y_enc)
 
-    def _solve(self, X, y_enc, space):
+    def _problem(self, X_graph, y_enc, metric):
         # max tr(V^T X^T M X V)  s.t.  V^T (X^T X + eps I) V = I   (X centred).
         # M = E B E^T has zero row sums, so X^T M X is the 'adjacency' form of the class graph
         # (= -X^T L(M) X); it is computed from class sums only.
-        M, total = self._build_graphs(None, y_enc, None)
-        A = self._quadratic_form(M, X, space, kind="adjacency")
-        B = self._quadratic_form(total, X, space)
-        ridge_of = getattr(self, "_ridge", None)  # the core's convention for the ridge
-        if ridge_of is not None:
-            return generalized_eigh(
-                A, B, largest=True, ridge=ridge_of(B, X.shape[0]), rank_tol=self.rank_tol
-            )
-        return generalized_eigh(A, B, largest=True, reg=self._resolved_reg(),
-                                rank_tol=self.rank_tol)
+        M, total = self._build_graphs(X_graph, y_enc, metric)
+        return GraphProblem(M, total, objective_kind="adjacency", maximise=True)
 
     def _class_forms(self, class_sizes):
         # linear path from class statistics: A = U^T B_M U (adjacency of the QMI graph, a
         # form with degree 0 and block -B_M), B = S_t = G_c - U^T (1/n) U
         J = np.asarray(class_sizes, dtype=np.float64)
         b = qmi_potential_blocks(J)
-        return dict(
-            A=(0.0, -(b["V_IN"] + b["V_ALL"] - 2.0 * b["V_BTW"])),
-            B=(1.0, np.full((J.shape[0], J.shape[0]), 1.0 / J.sum())),
-            largest=True,
+        return ClassForms(
+            (0.0, -(b["V_IN"] + b["V_ALL"] - 2.0 * b["V_BTW"])),
+            (1.0, np.full((J.shape[0], J.shape[0]), 1.0 / J.sum())),
+            maximise=True,
         )
 
     def _class_objective_block(self, n_classes, class_sizes):
@@ -511,20 +503,17 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
     def _resolved_reg(self):
         return 0.0 if self.solver == "paper" else check_positive(self.reg, "reg", allow_zero=True)
 
-    def _use_class_kernel_path(self):
-        if self.solver == "paper":
-            return False
-        parent = getattr(super(), "_use_class_kernel_path", None)
-        return bool(parent()) if parent is not None else False
+    def _use_class_kernel_route(self, space):
+        return self.solver != "paper" and super()._use_class_kernel_route(space)
 
-    def _solve(self, X, y_enc, space):
+    def _solve(self, space, data):
         if self.solver != "paper":
-            return super()._solve(X, y_enc, space)
+            return super()._solve(space, data)
         # Algorithm 1 of paper 000: eigenvectors b of P^T M P (P: eigenvectors of the centred
         # K with non-zero eigenvalues L), A = P L^{-1} b. In the empirical-map coordinates used
         # by the base class (a = P L^{-1/2} v) this is v = b / sqrt(L).
-        P, lam = space["eigvecs"], space["eigvals"]
-        PMP = _graphs.graph_quadratic_form(qmi_graph(y_enc), P, kind="adjacency")
+        P, lam = space.eigvecs, space.eigvals
+        PMP = _graphs.graph_quadratic_form(qmi_graph(data.y_encoded), P, kind="adjacency")
         h, Bv = linalg.eigh((PMP + PMP.T) / 2.0)
         h, Bv = h[::-1], Bv[:, ::-1]
-        return h, Bv / np.sqrt(lam)[:, None]
+        return Solution(h, Bv / np.sqrt(lam)[:, None])

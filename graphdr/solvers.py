@@ -30,7 +30,7 @@ from scipy import linalg
 
 from .graphs import _weighted_centered_gram
 
-__all__ = ["generalized_eigh", "class_kernel_eigh", "data_subspace", "gram_subspace", "flip_signs"]
+__all__ = ["generalized_eigh", "class_kernel_eigh", "class_ratio_eigh", "data_subspace", "gram_subspace", "flip_signs"]
 
 
 def _sym(M):
@@ -129,10 +129,20 @@ def class_kernel_eigh(K_centered, y_encoded, block, ridge):
     M[np.diag_indices(n)] += ridge
     R = linalg.cho_solve(linalg.cho_factor(M, overwrite_a=True, check_finite=False), E,
                          check_finite=False)
-    G = _sym(E.T @ (K_centered @ R))
+    ratios, C = class_ratio_eigh(E.T @ (K_centered @ R), block)
+    return ratios, R @ C
+
+
+def class_ratio_eigh(G, block):
+    r"""The ``C x C`` core of :func:`class_kernel_eigh`: :math:`G B G c = \mu G c`, ``mu > 0``.
+
+    ``G`` is :math:`E^\top \tilde K (\tilde K + \epsilon I)^{-1} E` (symmetrised here);
+    returns the positive ratios, decreasing, and the coefficients ``c`` of the class sums.
+    """
+    G = _sym(G)
     ratios, C = generalized_eigh(_sym(G @ block @ G), G, largest=True)
     keep = ratios > 0
-    return ratios[keep], R @ C[:, keep]
+    return ratios[keep], C[:, keep]
 
 
 def data_subspace(X, mean, *, rank_tol=None, block_rows=8192):

@@ -46,7 +46,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
 
-__all__ = ["ClassStatistics", "class_statistics", "is_dask_array", "check_class_counts"]
+__all__ = ["ClassStatistics", "class_statistics", "is_dask_array", "check_class_counts",
+           "check_dask_input"]
 
 _BLOCK_ROWS = 8192
 
@@ -223,25 +224,14 @@ def _dask_statistics(X, y, n_classes=None, split_every=8):
         )
     if len(X.chunks[1]) > 1:
         X = X.rechunk({1: -1})
-    if is_dask_array(y):
-        if y.ndim != 1:
-            raise ValueError(f"y must be a 1-D array of class labels; got shape {y.shape}.")
-        if y.shape[0] != X.shape[0]:
-            raise ValueError(
-                f"X and y must have the same number of samples; got {X.shape[0]} and "
-                f"{y.shape[0]}."
-            )
-        y = y.rechunk((X.chunks[0],))
-    else:
-        y = np.asarray(y)
-        if y.ndim != 1:
-            raise ValueError(f"y must be a 1-D array of class labels; got shape {y.shape}.")
-        if y.shape[0] != X.shape[0]:
-            raise ValueError(
-                f"X and y must have the same number of samples; got {X.shape[0]} and "
-                f"{y.shape[0]}."
-            )
-        y = da.from_array(y, chunks=(X.chunks[0],))
+    y = y if is_dask_array(y) else np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"y must be a 1-D array of class labels; got shape {y.shape}.")
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(
+            f"X and y must have the same number of samples; got {X.shape[0]} and {y.shape[0]}."
+        )
+    y = y.rechunk((X.chunks[0],)) if is_dask_array(y) else da.from_array(y, chunks=(X.chunks[0],))
     xs = X.to_delayed().ravel()
     ys = y.to_delayed().ravel()
     parts = [dask.delayed(chunk_statistics)(xb, yb, n_classes) for xb, yb in zip(xs, ys)]
@@ -289,6 +279,25 @@ def class_statistics(X, y, *, n_classes=None, block_rows=_BLOCK_ROWS):
     if not parts:
         return _empty(X.shape[1], np.arange(n_classes or 0))
     return _merge_all(parts)
+
+
+def check_dask_input(X, name="This estimator"):
+    """Check a ``dask.array`` input's shape and dtype without computing it."""
+    if X.ndim != 2:
+        raise ValueError(
+            f"Expected a 2-D array (n_samples, n_features); got a {X.ndim}-D dask array."
+        )
+    if X.dtype.kind not in "fiub":
+        raise ValueError(f"{name} expects numeric X; got a dask array of dtype {X.dtype}.")
+    n, D = X.shape
+    if n < 2:
+        raise ValueError(
+            f"Found array with {n} sample(s) (shape={X.shape}) while a minimum of 2 is required."
+        )
+    if D < 1:
+        raise ValueError(
+            f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is required."
+        )
 
 
 def raise_if_nonfinite(stats, input_name="X"):

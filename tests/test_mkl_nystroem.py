@@ -9,7 +9,7 @@ from scipy.linalg import subspace_angles
 
 from conftest import make_classes
 from graphdr import graphs as G
-from graphdr.linear import lde_graphs
+from graphdr.linear import class_neighbour_graphs
 from graphdr.mkl import MKLDR, _LandmarkProblem, a_step, beta_matrices
 from graphdr.multiview import ViewKernel, make_multiview_digits
 
@@ -48,7 +48,7 @@ def tiny():
 def test_landmark_beta_matrices_equal_the_dense_ones(tiny, graph):
     X, y, Phis, Ks = tiny
     W, Wp = ((G.within_class_graph(y), G.total_graph(y)) if graph == "lda"
-             else lde_graphs(X, y, 3, 5, weights="binary"))
+             else class_neighbour_graphs(X, y, 3, 5, weights="binary"))
     prob = _LandmarkProblem(Phis, W, Wp, y if graph == "lda" else None)
     A = np.random.default_rng(1).normal(size=(len(y), 2))
     PtA = np.vstack([P.T @ A for P in Phis])

@@ -1,0 +1,128 @@
+r"""Solve routes: (coordinate space, problem) -> (eigenvalues, solution).
+
+A graph-embedding problem (:class:`GraphProblem`) names an *objective* graph and a
+*constraint* (a graph, its degree matrix, or the identity) and whether the ratio is minimised
+(``L(W)`` forms, LDA, LPP, MFA, LDE) or maximised (QMI's adjacency form):
+
+.. math::
+
+    \min_V \operatorname{tr}\big(V^\top (C^\top Q_W C + \epsilon I) V\big) \quad\text{s.t.}\quad
+    V^\top (C^\top Q_{W^p} C + \epsilon I) V = I
+
+in the coordinates ``C`` of a space of :mod:`graphdr.spaces`. Three routes solve it:
+
+* :func:`solve_graph_problem` -- any graphs, any space: quadratic forms in the coordinates,
+  then :func:`graphdr.solvers.generalized_eigh`;
+* :func:`solve_class_forms` -- class graphs on a :class:`~graphdr.spaces.LinearSpan` built
+  from one-pass class statistics: every form is ``d G - U^T B U`` (``C x C`` blocks);
+* :func:`solve_class_kernel` -- a class-structured objective on an exact
+  :class:`~graphdr.spaces.KernelMap`: one Cholesky factorisation, no eigendecomposition of
+  the kernel (:func:`graphdr.solvers.class_kernel_eigh`); returns dual coefficients.
+
+The ridge is :func:`relative_ridge`: ``reg`` times the mean eigenvalue of the constraint over
+the space's dimensions, so that all routes solve the same regularised problem.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .solvers import class_kernel_eigh, generalized_eigh
+
+__all__ = ["GraphProblem", "ClassForms", "relative_ridge", "solve_graph_problem",
+           "solve_class_forms", "solve_class_kernel"]
+
+
+@dataclass
+class GraphProblem:
+    """A graph-embedding problem over the training samples.
+
+    Attributes
+    ----------
+    objective : graph
+        ``W`` (:class:`graphdr.graphs.ClassGraph`, sparse or dense ``n x n``).
+    constraint : graph or {'degree', 'identity'}
+        ``W^p``, the degree matrix of ``W`` (LPP), or the identity (``V^T V = I``).
+    objective_kind : {'laplacian', 'adjacency'}
+        Quadratic form of ``L(W)`` or of ``W`` itself.
+    maximise : bool
+        Largest ratios first (ridge on the constraint only) instead of smallest.
+    """
+
+    objective: Any
+    constraint: Any
+    objective_kind: str = "laplacian"
+    maximise: bool = False
+
+
+@dataclass
+class ClassForms:
+    """A problem whose forms are class-graph forms ``d G - U^T B U``.
+
+    ``objective`` and ``constraint`` are ``(d, B)`` pairs (``B`` a ``C x C`` block), the
+    constraint may also be ``'identity'``.
+    """
+
+    objective: tuple
+    constraint: Any
+    maximise: bool = False
+
+
+def relative_ridge(reg, constraint, dims):
+    """``reg`` times the mean eigenvalue of the constraint matrix over ``dims`` dimensions."""
+    return reg * max(np.trace(constraint), 0.0) / max(dims, 1)
+
+
+def _constraint_form(space, problem):
+    if isinstance(problem.constraint, str) and problem.constraint == "degree":
+        return space.quadratic_form(problem.objective, kind="degree")
+    if isinstance(problem.constraint, str) and problem.constraint == "identity":
+        return np.eye(space.rank)
+    return space.quadratic_form(problem.constraint)
+
+
+def solve_graph_problem(space, problem, *, reg=0.0, n_samples=None, ridge=None, rank_tol=None):
+    """Quadratic forms of the problem's graphs in the space's coordinates, then one solve.
+
+    The ridge is :func:`relative_ridge` of ``reg`` over ``space.ridge_dims(n_samples)``, or the
+    absolute ``ridge`` when given. Returns eigenvalues (ordered as the problem asks) and
+    directions ``V`` in the space's coordinates, with :math:`V^\\top (B + \\epsilon I) V = I`.
+    """
+    A = space.quadratic_form(problem.objective, kind=problem.objective_kind)
+    B = _constraint_form(space, problem)
+    if ridge is None:
+        ridge = relative_ridge(reg, B, space.ridge_dims(n_samples))
+    return generalized_eigh(A, B, largest=problem.maximise, ridge=ridge, rank_tol=rank_tol)
+
+
+def solve_class_forms(space, forms, *, reg, n_samples, rank_tol=None):
+    """The class-structured problem from class statistics (no pass over the samples)."""
+
+    def form(spec):
+        if isinstance(spec, str):  # 'identity'
+            return np.eye(space.rank)
+        return space.class_form(*spec)
+
+    A, B = form(forms.objective), form(forms.constraint)
+    ridge = relative_ridge(reg, B, space.ridge_dims(n_samples))
+    return generalized_eigh(A, B, largest=forms.maximise, ridge=ridge, rank_tol=rank_tol)
+
+
+def solve_class_kernel(space, y_encoded, block, *, reg=0.0, ridge=None):
+    r"""Maximise a class-structured kernel objective over the regularised total scatter.
+
+    The ridge is :math:`\epsilon = \text{reg}\operatorname{tr}(\tilde K)/(n-1)`, the ridge of
+    :func:`solve_graph_problem` on the kernel map with the complete graph as constraint, or the
+    absolute ``ridge`` when given.
+    Returns the maximised ratios (decreasing) and dual coefficients; raises
+    ``numpy.linalg.LinAlgError`` when :math:`\tilde K + \epsilon I` is not positive definite.
+    """
+    Kc = space.K_centred
+    if ridge is None:
+        ridge = reg * np.trace(Kc) / max(Kc.shape[0] - 1, 1)
+    if not ridge > 0:  # a non-positive trace: no PSD kernel
+        raise np.linalg.LinAlgError("the centred kernel has a non-positive trace")
+    return class_kernel_eigh(Kc, y_encoded, block, ridge)

@@ -1,0 +1,313 @@
+r"""Coordinate spaces: where a graph-embedding problem is solved, and how results map back.
+
+Every spectral estimator of graphdr solves its eigenproblem in coordinates ``C`` of the training
+samples chosen so that nothing singular is ever inverted, then maps the solution ``V`` (columns:
+directions in those coordinates) back to what ``transform`` needs. A space is fitted on the
+training data, gives quadratic forms :math:`C^\top Q C` of graphs, and turns ``V`` into fitted
+attributes:
+
+=====================  ===============================================  =========================
+space                  coordinates ``C`` of the training samples        fitted attributes
+=====================  ===============================================  =========================
+:class:`LinearSpan`    :math:`(X - \mathbf 1 m^\top) B`, ``B`` an       ``components_ = (B V)^T``,
+                       orthonormal basis of the span of the centred     ``mean_``
+                       data (constant features, duplicate rows and
+                       the ``n < D`` null space removed)
+:class:`KernelMap`     :math:`Z = P \Lambda^{1/2}` with                 ``dual_coef_ =``
+                       :math:`\tilde K = P \Lambda P^\top` the centred  :math:`P\Lambda^{-1/2}V`,
+                       training kernel (exact kernel methods)           ``X_fit_``, ``embedding_``
+:class:`NystroemMap`   the span of centred Nystroem landmark features   ``components_`` on the
+                       :math:`\Phi` (:math:`\Phi\Phi^\top \approx K`)   features, ``mean_``,
+                                                                        ``nystroem_``
+=====================  ===============================================  =========================
+
+A dual vector ``a`` and a direction ``v`` in :class:`KernelMap` coordinates are the same
+solution, :math:`a = P\Lambda^{-1/2} v`; the ridge :math:`\epsilon\,a^\top\tilde K a` of a
+regularised kernel problem is :math:`\epsilon\lVert v\rVert^2` there, so kernel and linear
+problems go through the same solver (:func:`graphdr.solvers.generalized_eigh`).
+
+Each space also embeds new samples (:meth:`embed`), from the estimator's fitted attributes,
+so ``transform`` is one line for every estimator.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.kernel_approximation import Nystroem
+from sklearn.preprocessing import KernelCenterer
+
+from . import graphs as _graphs
+from .kernel_matrices import check_kernel_params, compute_kernel, empirical_kernel_map
+from .solvers import data_subspace, flip_signs, gram_subspace
+
+__all__ = ["LinearSpan", "KernelMap", "NystroemMap", "KernelSpec"]
+
+
+def _sym(M):
+    return (M + M.T) / 2.0
+
+
+class LinearSpan:
+    r"""The span of the centred training data, :math:`C = (X - \mathbf 1 m^\top) B`.
+
+    ``B`` (``D x r``) is an orthonormal basis of the directions of non-negligible variance
+    (:func:`graphdr.solvers.data_subspace`): constant features get exactly zero weight and
+    ``r <= min(n - 1, D)``. Built either from the samples (:meth:`fit`) or from one-pass class
+    statistics (:meth:`from_statistics`), in which case class-graph forms come from the centred
+    Gram matrix and class sums alone (:meth:`class_form`).
+    """
+
+    is_kernel = False
+
+    def __init__(self, rank_tol=None):
+        self.rank_tol = rank_tol
+
+    def fit(self, X, name="This estimator"):
+        self._X = X
+        self.mean = np.mean(X, axis=0, dtype=np.float64)
+        self.basis, self.coords = data_subspace(X, self.mean, rank_tol=self.rank_tol)
+        self._check_rank(name)
+        return self
+
+    @classmethod
+    def from_statistics(cls, stats, rank_tol=None, name="This estimator"):
+        """The span from :class:`graphdr.stats.ClassStatistics` (no pass over the samples)."""
+        space = cls(rank_tol)
+        G = stats.centered_gram()
+        space.basis = gram_subspace(G, stats.n, rank_tol=rank_tol)
+        space._check_rank(name)
+        space.mean = stats.mean
+        space.coords = None
+        space._X = None
+        space.gram = _sym(space.basis.T @ G @ space.basis)
+        space.class_sums = stats.centered_class_sums() @ space.basis
+        return space
+
+    def _check_rank(self, name):
+        if self.basis.shape[1] == 0:
+            raise ValueError(
+                f"{name} cannot project constant data: every feature has zero variance."
+            )
+
+    @property
+    def rank(self):
+        return self.basis.shape[1]
+
+    def ridge_dims(self, n_samples):
+        """Dimensions over which a relative ridge is averaged: the rank of the data."""
+        return self.rank
+
+    @staticmethod
+    def graph_input(X):
+        """Samples on which neighbour graphs are built: the input features."""
+        return np.asarray(X, dtype=np.float64), "euclidean"
+
+    def quadratic_form(self, graph, kind="laplacian"):
+        r""":math:`C^\top Q C` for the Laplacian, degree or adjacency matrix ``Q`` of ``graph``."""
+        if self.coords is not None:
+            return _graphs.graph_quadratic_form(graph, self.coords, kind=kind)
+        Q = _graphs.graph_quadratic_form(graph, self._X, kind=kind, mean=self.mean)
+        return self.basis.T @ Q @ self.basis
+
+    def class_form(self, degree, block):
+        r"""Class-graph form :math:`d\,G - \tilde U^\top B\,\tilde U` (statistics only)."""
+        return degree * self.gram - self.class_sums.T @ block @ self.class_sums
+
+    def solution(self, V, dtype=np.float64):
+        """Fitted attributes of directions ``V`` (``r x k``): ``components_`` and ``mean_``."""
+        W = self.basis @ V
+        return dict(components_=flip_signs(W, axis=0).T.astype(dtype, copy=False),
+                    mean_=self.mean.astype(dtype, copy=False))
+
+    @staticmethod
+    def embed(estimator, X):
+        """``(X - mean_) @ components_.T``."""
+        return (X - estimator.mean_) @ estimator.components_.T
+
+
+class KernelSpec:
+    """The kernel function of an estimator (kernel, gamma, degree, coef0, kernel_params)."""
+
+    def __init__(self, kernel, gamma=None, degree=3, coef0=1.0, kernel_params=None):
+        self.kernel, self.gamma, self.degree, self.coef0 = kernel, gamma, degree, coef0
+        self.kernel_params = kernel_params
+
+    @classmethod
+    def of(cls, estimator):
+        """The kernel hyper-parameters of a kernel estimator, validated."""
+        spec = cls(estimator.kernel, estimator.gamma, estimator.degree, estimator.coef0,
+                   estimator.kernel_params)
+        check_kernel_params(spec.kernel, spec.gamma, spec.degree, spec.coef0)
+        return spec
+
+    def __call__(self, X, Y=None):
+        return compute_kernel(X, Y, kernel=self.kernel, gamma=self.gamma, degree=self.degree,
+                              coef0=self.coef0, kernel_params=self.kernel_params)
+
+    def nystroem_params(self, n_features):
+        """Keyword arguments of scikit-learn's kernel for :class:`NystroemMap`."""
+        params = dict(self.kernel_params or {})
+        if not callable(self.kernel) and self.kernel in ("rbf", "poly", "sigmoid", "laplacian",
+                                                         "chi2"):
+            params.setdefault("gamma", self.gamma if self.gamma is not None else 1.0 / n_features)
+        if self.kernel == "poly":
+            params.setdefault("degree", self.degree)
+        if self.kernel in ("poly", "sigmoid"):
+            params.setdefault("coef0", self.coef0)
+        return params
+
+
+class KernelMap:
+    r"""Empirical kernel map of the centred training kernel, :math:`Z = P\Lambda^{1/2}`.
+
+    :meth:`fit` computes the kernel ``K`` and its centred form :math:`\tilde K`; the
+    eigendecomposition behind :attr:`coords` is computed only when a route asks for it (the
+    class-structured Cholesky route, :func:`graphdr.routes.solve_class_kernel`, does not).
+    :meth:`from_centred_kernel` wraps a kernel that is already centred (MKL-DR's combined
+    kernel).
+    """
+
+    is_kernel = True
+
+    def __init__(self, kernel_spec, rank_tol=None):
+        self.kernel_spec = kernel_spec
+        self.rank_tol = rank_tol
+
+    def fit(self, X, name="This estimator"):
+        K = self.kernel_spec(X)
+        if self.kernel_spec.kernel == "precomputed" and K.shape[0] != K.shape[1]:
+            raise ValueError(
+                "With kernel='precomputed', fit expects the square training kernel matrix; "
+                f"got shape {K.shape}."
+            )
+        if not np.all(np.isfinite(K)):
+            raise ValueError("The kernel matrix contains NaN or infinite values.")
+        self.X_fit = X
+        self.K = K
+        self.centerer = KernelCenterer().fit(K)
+        self.K_centred = self.centerer.transform(K)
+        self._map = None
+        return self
+
+    @classmethod
+    def from_centred_kernel(cls, K_centred, rank_tol=None):
+        space = cls(None, rank_tol)
+        space.K = space.K_centred = K_centred
+        space.X_fit = space.centerer = None
+        space._map = None
+        return space
+
+    def _kernel_map(self):
+        if self._map is None:
+            self._map = empirical_kernel_map(self.K_centred, self.rank_tol)
+        return self._map
+
+    @property
+    def coords(self):
+        """``Z`` (``n x r``), :math:`ZZ^\top = \tilde K`."""
+        return self._kernel_map()[0]
+
+    @property
+    def eigvecs(self):
+        return self._kernel_map()[1]
+
+    @property
+    def eigvals(self):
+        return self._kernel_map()[2]
+
+    @property
+    def rank(self):
+        return self.coords.shape[1]
+
+    def ridge_dims(self, n_samples):
+        """A relative ridge is averaged over the ``n - 1`` dimensions of the centred kernel."""
+        return n_samples - 1
+
+    def graph_input(self, X):
+        """Samples on which neighbour graphs are built: kernel-induced distances if precomputed."""
+        if self.kernel_spec is not None and self.kernel_spec.kernel == "precomputed":
+            d = np.diag(self.K)
+            return np.sqrt(np.maximum(d[:, None] + d[None, :] - 2 * self.K, 0.0)), "precomputed"
+        return np.asarray(X, dtype=np.float64), "euclidean"
+
+    def quadratic_form(self, graph, kind="laplacian"):
+        return _graphs.graph_quadratic_form(graph, self.coords, kind=kind)
+
+    def dual(self, V):
+        r"""Dual coefficients :math:`a = P\Lambda^{-1/2} v` of directions ``V``."""
+        return self.eigvecs @ (V / np.sqrt(self.eigvals)[:, None])
+
+    def solution(self, V=None, *, dual=None, dtype=None):
+        """Fitted attributes of directions ``V`` (or of dual coefficients ``dual``)."""
+        dual_coef = flip_signs(self.dual(V) if dual is None else dual, axis=0)
+        return dict(dual_coef_=dual_coef, X_fit_=self.X_fit, _centerer=self.centerer,
+                    embedding_=self.K_centred @ dual_coef)
+
+    @staticmethod
+    def embed(estimator, X):
+        """``K_c(X, X_fit_) @ dual_coef_`` with the training kernel's centring."""
+        K = KernelSpec.of(estimator)(X, estimator.X_fit_)
+        if K.shape[1] != estimator.dual_coef_.shape[0]:
+            raise ValueError(
+                f"The kernel between new and training samples must have "
+                f"{estimator.dual_coef_.shape[0]} columns (one per training sample); got "
+                f"{K.shape[1]}."
+            )
+        return (estimator._centerer.transform(K) @ estimator.dual_coef_).astype(X.dtype,
+                                                                                 copy=False)
+
+
+class NystroemMap:
+    r"""Centred Nystroem landmark features :math:`\Phi` (``n x m``), reduced to their span.
+
+    :math:`\Phi\Phi^\top \approx K` with ``m = n_landmarks`` landmarks (scikit-learn's
+    ``Nystroem``): memory ``O(n m)``, time ``O(n m^2)``. The problem is then a linear one on
+    :math:`\Phi` (:class:`LinearSpan` of the features), whose ridge is averaged over ``n - 1``
+    dimensions as for the exact kernel.
+    """
+
+    is_kernel = True
+
+    def __init__(self, kernel_spec, n_landmarks, random_state=None, rank_tol=None):
+        self.kernel_spec = kernel_spec
+        self.n_landmarks = n_landmarks
+        self.random_state = random_state
+        self.rank_tol = rank_tol
+
+    def fit(self, X, name="This estimator"):
+        spec = self.kernel_spec
+        params = spec.nystroem_params(X.shape[1])
+        self.nystroem = Nystroem(
+            kernel=spec.kernel, n_components=min(self.n_landmarks, X.shape[0]),
+            random_state=self.random_state, kernel_params=params or None,
+        ).fit(X)
+        Phi = self.nystroem.transform(X).astype(np.float64, copy=False)
+        self.mean = Phi.mean(axis=0)
+        self.basis, coords = data_subspace(Phi, self.mean, rank_tol=self.rank_tol)
+        self.coords = (Phi - self.mean) @ self.basis if coords is None else coords
+        return self
+
+    @property
+    def rank(self):
+        return self.basis.shape[1]
+
+    def ridge_dims(self, n_samples):
+        return n_samples - 1
+
+    graph_input = staticmethod(LinearSpan.graph_input)
+
+    def quadratic_form(self, graph, kind="laplacian"):
+        return _graphs.graph_quadratic_form(graph, self.coords, kind=kind)
+
+    def solution(self, V, dtype=None):
+        """``components_`` on the landmark features, ``mean_``, ``nystroem_``, ``embedding_``."""
+        W = self.basis @ V
+        W_flipped = flip_signs(W, axis=0)
+        signs = np.where(np.sum(W_flipped * W, axis=0) < 0, -1.0, 1.0)
+        return dict(nystroem_=self.nystroem, components_=W_flipped.T, mean_=self.mean,
+                    embedding_=self.coords @ (V * signs))
+
+    @staticmethod
+    def embed(estimator, X):
+        Phi = estimator.nystroem_.transform(X)
+        return ((Phi - estimator.mean_) @ estimator.components_.T).astype(X.dtype, copy=False)

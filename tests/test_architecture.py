@@ -1,0 +1,131 @@
+"""The package's shape: layers import only downwards, classes stay readable, names differ.
+
+The layers (README, "Architecture") from bottom to top:
+
+0. ``_validation`` -- input checks;
+1. ``graphs``, ``kernel_matrices``, ``stats``, ``optim`` -- graphs, kernels, statistics, optimisers;
+2. ``solvers`` -- eigen-solvers;
+3. ``spaces``, ``routes`` -- coordinate spaces and solve routes;
+4. ``base`` -- the estimator core;
+5. estimators by family;
+6. the experiment tool and the command line (``bench``, ``cli``) and the package's namespace.
+"""
+
+import ast
+import itertools
+import pathlib
+
+import pytest
+
+PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "graphdr"
+
+LAYERS = {
+    "_validation": 0,
+    "graphs": 1, "kernel_matrices": 1, "stats": 1, "optim": 1,
+    "solvers": 2,
+    "spaces": 3, "routes": 3,
+    "base": 4,
+    "linear": 5, "kernel_methods": 5, "qmi": 5, "qmi_ascent": 5, "multiview": 5, "mkl": 5,
+    "neighbor": 5, "discriminant": 5,
+    "bench": 6, "cli": 6, "__init__": 6,
+}
+
+#: a class may exceed this many lines of code only with a reason in its docstring
+MAX_CLASS_LINES = 250
+
+
+def _modules():
+    return sorted(p for p in PACKAGE.rglob("*.py"))
+
+
+def _top_module(path):
+    rel = path.relative_to(PACKAGE).with_suffix("")
+    return rel.parts[0]
+
+
+def _imported_graphdr_modules(path):
+    """Top-level graphdr modules a file imports (relative or absolute imports)."""
+    rel = path.relative_to(PACKAGE.parent).with_suffix("").parts  # ('graphdr', 'bench', 'x')
+    package = list(rel[:-1])  # the package the file is in
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        targets = []
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - (node.level - 1)]
+                if node.module:
+                    targets.append(base + node.module.split("."))
+                else:
+                    targets.extend(base + [alias.name] for alias in node.names)
+            elif node.module:
+                targets.append(node.module.split("."))
+        elif isinstance(node, ast.Import):
+            targets.extend(alias.name.split(".") for alias in node.names)
+        for parts in targets:
+            if parts[0] == "graphdr":
+                found.add(parts[1] if len(parts) > 1 else "__init__")
+    return found
+
+
+def test_every_module_has_a_layer():
+    missing = {_top_module(p) for p in _modules()} - set(LAYERS)
+    assert not missing, f"modules with no layer in tests/test_architecture.py: {missing}"
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_point_downwards(path):
+    layer = LAYERS[_top_module(path)]
+    for imported in _imported_graphdr_modules(path):
+        assert imported in LAYERS, f"{path.name} imports unknown graphdr module {imported!r}"
+        assert LAYERS[imported] <= layer, (
+            f"{path.relative_to(PACKAGE)} (layer {layer}) imports {imported} "
+            f"(layer {LAYERS[imported]}): an import that points upward"
+        )
+
+
+def _code_lines(node, lines):
+    """Lines of code of a class: no blank lines, comments or docstrings."""
+    numbers = set(range(node.lineno, node.end_lineno + 1))
+    for inner in ast.walk(node):
+        body = getattr(inner, "body", None)
+        if (isinstance(inner, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            numbers -= set(range(body[0].lineno, body[0].end_lineno + 1))
+    return sum(1 for i in numbers if lines[i - 1].strip() and not lines[i - 1].strip().startswith("#"))
+
+
+def test_classes_are_short_enough_to_read():
+    long = []
+    for path in _modules():
+        source = path.read_text()
+        lines = source.splitlines()
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.ClassDef):
+                size = _code_lines(node, lines)
+                doc = ast.get_docstring(node) or ""
+                if size > MAX_CLASS_LINES and "Why this class is long" not in doc:
+                    long.append(f"{path.name}:{node.name} ({size} lines)")
+    assert not long, f"classes over {MAX_CLASS_LINES} lines of code with no reason given: {long}"
+
+
+def _one_edit_apart(a, b):
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b)) == 1
+    short, long_ = sorted((a, b), key=len)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
+def test_no_two_module_names_differ_by_one_letter():
+    names = {p.stem for p in _modules() if p.stem != "__init__"}
+    close = [(a, b) for a, b in itertools.combinations(sorted(names), 2) if _one_edit_apart(a, b)]
+    assert not close, f"module names a newcomer confuses: {close}"
+
+
+def test_the_checks_can_fail():
+    """The helpers above detect what they are meant to detect."""
+    assert _one_edit_apart("kernel", "kernels") and not _one_edit_apart("kernel_matrices", "kernel_methods")
+    tree = ast.parse('class A:\n    """doc"""\n' + "    x = 1\n" * 3 + "    # c\n")
+    assert _code_lines(tree.body[0], ('class A:\n    """doc"""\n' + "    x = 1\n" * 3).splitlines()) == 4
