@@ -43,13 +43,19 @@ from sklearn.utils.validation import assert_all_finite, check_is_fitted, validat
 from . import graphs as _graphs
 from ._validation import check_int, check_labels, check_n_components, check_option, check_positive
 from .routes import (
+    SCALINGS,
     ClassForms,
     GraphProblem,
+    metric_transform,
     solve_class_forms,
     solve_class_kernel,
     solve_graph_problem,
 )
+from .kernel_matrices import check_kernel_params
 from .spaces import KernelMap, KernelSpec, LinearSpan, NystroemMap
+from .tuning import WIDTH_KERNELS as tuning_width_kernels
+from .tuning import check_auto, median_gamma
+from .tuning import search as tuning_search
 from .stats import (
     check_class_counts,
     check_dask_input,
@@ -89,6 +95,23 @@ class TrainingData(NamedTuple):
         return self.stats.n if self.stats is not None else self.X.shape[0]
 
 
+def embedded_scatters(space, data, V=None, dual=None):
+    """Within-class and total scatter (``k x k``) of the training embedding of a solution.
+
+    Returns ``(within, total, norms, n_samples, n_classes)`` with ``norms`` the Euclidean norms
+    of the directions in input or feature space.
+    """
+    if data.stats is not None:  # forms from class statistics, in the span's coordinates
+        J = data.stats.counts.astype(np.float64)
+        within = V.T @ space.class_form(1.0, np.diag(1.0 / J)) @ V
+        return within, V.T @ space.gram @ V, np.linalg.norm(V, axis=0), data.stats.n, len(J)
+    Y = space.training_embedding(dual=dual) if dual is not None else space.training_embedding(V)
+    within = _graphs.graph_quadratic_form(_graphs.within_class_graph(data.y_encoded), Y)
+    norms = (np.sqrt(np.maximum(np.sum(dual * Y, axis=0), 0.0)) if dual is not None
+             else np.linalg.norm(V, axis=0))
+    return within, Y.T @ Y, norms, Y.shape[0], int(data.y_encoded.max()) + 1
+
+
 class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Shared fit/transform of linear and kernel graph embedding. Not public."""
 
@@ -106,6 +129,8 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         reg = getattr(self, "reg", 0.0)
         if reg is None:
             return 1e-3 if self._is_kernel() else 0.0
+        if isinstance(reg, str) and reg == "auto":
+            return self.reg_
         return check_positive(reg, "reg", allow_zero=True)
 
     def _check_params(self):
@@ -172,7 +197,11 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         materialised (NaN/inf are detected in the same pass).
         """
         self._check_params()
+        if hasattr(self, "scaling"):
+            check_option(self.scaling, "scaling", set(SCALINGS))
         data = self._training_data(X, y)
+        if self._is_kernel():
+            self._select_kernel(data)
         space = self._coordinate_space(data)
         solution = self._solve(space, data)
         self._store(space, solution, data)
@@ -180,6 +209,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
 
     def _training_data(self, X, y):
         """Step 1: validated samples and labels, or class statistics from one pass."""
+        self._input_scale = 1.0
         if self._has_class_forms(y):
             return self._statistics(X, y)
         if is_dask_array(X):
@@ -189,9 +219,57 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         if labels:
             X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2)
             self.classes_, y_enc, _ = check_labels(y, **self._label_requirements())
-            return TrainingData(X, y_enc, None, X.dtype)
+            return TrainingData(self._rescaled_input(X), y_enc, None, X.dtype)
         X = validate_data(self, X, dtype=_DTYPES, ensure_min_samples=2)
-        return TrainingData(X, None, None, X.dtype)
+        return TrainingData(self._rescaled_input(X), None, None, X.dtype)
+
+    def _rescaled_input(self, X):
+        """``X / 2**e`` for linear methods when ``max|X|`` is outside ``[2**-64, 2**64]``.
+
+        Squares of ``X * 1e-300`` underflow and those of ``X * 1e150`` overflow; dividing by a
+        power of two is exact, and the fitted ``components_`` and ``mean_`` are mapped back in
+        :meth:`_store`, so every scale gives the same embedding.
+        """
+        if self._is_kernel() or X.size == 0:
+            return X
+        top = float(np.max(np.abs(X)))
+        if top == 0.0 or 2.0**-64 <= top <= 2.0**64:
+            return X
+        self._input_scale = float(2.0 ** np.frexp(top)[1])
+        return X / self._input_scale
+
+    def _select_kernel(self, data):
+        """``gamma_`` and ``reg_``: the given values, or chosen from the data (:mod:`graphdr.tuning`)."""
+        gamma = check_auto(self.gamma, "gamma", allow_none=True)
+        reg = check_auto(getattr(self, "reg", None), "reg", allow_none=True)
+        auto_gamma, auto_reg = gamma == "auto", reg == "auto"
+        check_kernel_params(self.kernel, None if auto_gamma else gamma, self.degree, self.coef0)
+        has_width = not callable(self.kernel) and self.kernel in tuning_width_kernels
+        # a precomputed kernel has no width, and its ridge keeps the 1e-3 default
+        searchable = (auto_gamma and has_width) or (
+            auto_reg and self._solver_uses_reg() and self.kernel != "precomputed")
+        self.__dict__.pop("cv_results_", None)
+        if not searchable or data.y_encoded is None:
+            self.gamma_ = (median_gamma(data.X, random_state=getattr(self, "random_state", None))
+                           if auto_gamma and has_width else (None if auto_gamma else gamma))
+            self.reg_ = 1e-3 if auto_reg else (0.0 if reg is None else reg)
+            return
+        block_of = None
+        if self._class_objective_block(2, np.ones(2)) is not None and self._solver_uses_reg():
+            def block_of(sizes):
+                return self._class_objective_block(len(sizes), sizes)
+        self.gamma_, self.reg_, self.cv_results_ = tuning_search(
+            self, data.X, data.y_encoded, block_of=block_of, n_components=self.n_components,
+            scaling=getattr(self, "scaling", "total"), search_gamma=auto_gamma,
+            search_reg=auto_reg and self._solver_uses_reg(),
+            fixed_gamma=None if auto_gamma else gamma,
+            fixed_reg=1e-3 if auto_reg else (0.0 if reg is None else reg),
+            n_jobs=getattr(self, "n_jobs", None), random_state=getattr(self, "random_state", None),
+        )
+
+    def _solver_uses_reg(self):
+        """Whether ``reg`` enters the solved problem (not for unregularised solvers)."""
+        return "reg" in self.get_params()
 
     def _label_requirements(self):
         labels = self._uses_labels()
@@ -217,6 +295,8 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2,
                              ensure_all_finite=False)
         self.classes_, y_enc, _ = check_labels(y, **self._label_requirements())
+        if np.all(np.isfinite(X)):
+            X = self._rescaled_input(X)
         if X.shape[1] > X.shape[0]:
             # more features than samples: the SVD route of data_subspace is more accurate
             assert_all_finite(X, input_name="X")
@@ -297,13 +377,27 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         for name in ("components_", "mean_", "nystroem_", "dual_coef_", "X_fit_", "embedding_"):
             self.__dict__.pop(name, None)  # a previous fit in another space
         if solution.dual is not None:
-            fitted = space.solution(dual=solution.dual[:, :k])
+            fitted = space.solution(dual=self._rescaled(space, data, dual=solution.dual[:, :k]))
         else:
-            fitted = space.solution(solution.directions[:, :k], dtype=data.dtype)
+            V = self._rescaled(space, data, solution.directions[:, :k])
+            fitted = space.solution(V, dtype=data.dtype)
+        if self._input_scale != 1.0 and "components_" in fitted:  # see _rescaled_input
+            fitted["components_"] = fitted["components_"] / self._input_scale
+            fitted["mean_"] = fitted["mean_"] * self._input_scale
         for name, value in fitted.items():
             setattr(self, name, value)
         self.eigenvalues_ = solution.eigenvalues[:k]
         self.n_components_ = k
+
+    def _rescaled(self, space, data, V=None, dual=None):
+        """Directions (or dual coefficients) in the metric of ``scaling`` (:func:`metric_transform`)."""
+        scaling = getattr(self, "scaling", "total")
+        if scaling == "total":
+            return V if dual is None else dual
+        within, total, norms, n, n_classes = embedded_scatters(space, data, V, dual)
+        R = metric_transform(scaling, within, total, norms, n_samples=n, n_classes=n_classes,
+                             reg=self._resolved_reg())
+        return V @ R if dual is None else dual @ R
 
     # ----- transform ---------------------------------------------------------------------
     def transform(self, X):

@@ -29,15 +29,21 @@ _APPROX_DOC = """
     n_landmarks : int, default=500
         Landmarks of the Nystroem approximation (capped at ``n_samples``).
     random_state : int, RandomState instance or None, default=None
-        Seed of the landmark choice."""
+        Seed of the landmark choice, and of the subsample and folds of the ``'auto'`` search.
+    n_jobs : int or None, default=None
+        Parallel jobs over the kernel widths of the ``'auto'`` search (joblib)."""
 
 _KERNEL_PARAMS_DOC = """
     kernel : {'rbf', 'linear', 'poly', 'sigmoid', 'cosine', 'laplacian', 'chi2', 'precomputed'} \
 or callable, default='rbf'
         With 'precomputed', ``fit`` takes the training kernel and ``transform`` the kernel
         between new and training samples.
-    gamma : float or None, default=None
-        RBF/poly/sigmoid coefficient; None means ``1 / n_features``. A Gaussian of width sigma,
+    gamma : 'auto', float or None, default='auto'
+        RBF/poly/sigmoid coefficient. ``'auto'`` chooses it with the labels, by inner
+        stratified cross-validation of the 1-NN and nearest-centroid error in the embedding
+        over ``2**(-3..3)`` times the median heuristic ``1 / median squared distance``
+        (:mod:`graphdr.tuning`; the value is ``gamma_``, the table ``cv_results_``); None
+        means ``1 / n_features``. A Gaussian of width sigma,
         :math:`\\exp(-\\lVert x-x'\\rVert^2/2\\sigma^2)`, is ``gamma = 1 / (2 sigma**2)``.
     degree : int, default=3
     coef0 : float, default=1.0
@@ -66,9 +72,21 @@ class KernelLDA(_LDAGraphs, _BaseGraphEmbedding):
     n_components : int or None, default=None
         At most ``n_classes - 1``.
 %(kernel)s
-    reg : float, default=1e-3
+    reg : 'auto' or float, default='auto'
         Ridge relative to the mean eigenvalue of the centred kernel (over its ``n - 1``
         dimensions); 0 is the unregularised problem (training classes collapse to points).
+        ``'auto'`` chooses it with ``gamma`` over ``10**(-6, -5.5, ..., 0)``, one
+        eigendecomposition per width and fold serving every ridge value (``reg_``); with
+        ``kernel='precomputed'`` or without labels it means 1e-3.
+    scaling : {'within', 'total', 'none'}, default='within'
+        Metric inside the learned subspace (the subspace is the same for all three).
+        ``'within'``: the embedded within-class covariance is the identity,
+        :math:`W^\top \Sigma_w W = I` with :math:`\Sigma_w = S_w / (n - C)` (a ridge
+        :math:`\max(\text{reg}, 10^{-6})` times the mean total variance where it is singular),
+        components ordered by between-class variance -- scikit-learn's LDA ``transform``, and the
+        metric a nearest-neighbour or nearest-centroid classifier needs. ``'total'``: the
+        solver's normalisation, unit total scatter. ``'none'``: unit-norm directions.
+        See :func:`graphdr.routes.metric_transform`.
     solver : {'auto', 'cholesky', 'eigh'}, default='auto'
         'cholesky' uses the class structure: the non-zero solutions come from a ``C x C``
         problem after one Cholesky factorisation of :math:`\tilde K + \epsilon I`
@@ -84,16 +102,25 @@ class KernelLDA(_LDAGraphs, _BaseGraphEmbedding):
     X_fit_ : ndarray of shape (n_samples_fit, n_features)
     embedding_ : ndarray of shape (n_samples_fit, n_components_)
     eigenvalues_ : ndarray of shape (n_components_,)
-        Within-class over total scatter of each component, increasing.
+        Within-class over total scatter of each solver direction, increasing.
+    gamma_ : float or None
+        Kernel coefficient used (chosen from the data when ``gamma='auto'``).
+    reg_ : float
+        Relative ridge used.
+    cv_results_ : dict of ndarray
+        Only after an ``'auto'`` search with labels: ``param_gamma``, ``param_reg``,
+        ``mean_test_error`` (mean of the 1-NN and nearest-centroid errors),
+        ``mean_test_error_1nn``, ``mean_test_error_nc``, ``rank_test_error``; one entry per
+        pair (``pandas.DataFrame(cv_results_)`` gives the table).
     n_components_ : int
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
     """
 
     def __init__(
-        self, n_components=None, *, kernel="rbf", gamma=None, degree=3, coef0=1.0,
-        kernel_params=None, reg=1e-3, solver="auto", approximation=None, n_landmarks=500,
-        random_state=None, rank_tol=None,
+        self, n_components=None, *, kernel="rbf", gamma="auto", degree=3, coef0=1.0,
+        kernel_params=None, reg="auto", scaling="within", solver="auto", approximation=None,
+        n_landmarks=500, random_state=None, n_jobs=None, rank_tol=None,
     ):
         self.n_components = n_components
         self.kernel = kernel
@@ -102,10 +129,12 @@ class KernelLDA(_LDAGraphs, _BaseGraphEmbedding):
         self.coef0 = coef0
         self.kernel_params = kernel_params
         self.reg = reg
+        self.scaling = scaling
         self.solver = solver
         self.approximation = approximation
         self.n_landmarks = n_landmarks
         self.random_state = random_state
+        self.n_jobs = n_jobs
         self.rank_tol = rank_tol
 
     def _class_objective_block(self, n_classes, class_sizes):
@@ -132,12 +161,16 @@ class KernelLPP(_LPPGraphs, _BaseGraphEmbedding):
     weights : {'heat', 'binary'}, default='heat'
     sigma : float or None, default=None
 %(kernel)s
-    reg : float, default=1e-3%(approx)s
+    reg : 'auto' or float, default='auto'
+        Relative ridge (as in :class:`KernelLDA`), chosen with ``gamma`` when ``'auto'`` (with
+        labels; without them ``gamma_`` is the median heuristic and ``reg_`` is 1e-3).%(approx)s
     rank_tol : float or None, default=None
 
     Attributes
     ----------
     dual_coef_, X_fit_, embedding_, eigenvalues_, n_components_, n_features_in_
+        As in :class:`KernelLDA`.
+    gamma_, reg_, cv_results_
         As in :class:`KernelLDA`.
     classes_ : ndarray
         Only when ``y`` was given.
@@ -145,8 +178,8 @@ class KernelLPP(_LPPGraphs, _BaseGraphEmbedding):
 
     def __init__(
         self, n_components=None, *, supervised=False, n_neighbors=5, weights="heat", sigma=None,
-        kernel="rbf", gamma=None, degree=3, coef0=1.0, kernel_params=None, reg=1e-3,
-        approximation=None, n_landmarks=500, random_state=None, rank_tol=None,
+        kernel="rbf", gamma="auto", degree=3, coef0=1.0, kernel_params=None, reg="auto",
+        approximation=None, n_landmarks=500, random_state=None, n_jobs=None, rank_tol=None,
     ):
         self.n_components = n_components
         self.supervised = supervised
@@ -162,6 +195,7 @@ class KernelLPP(_LPPGraphs, _BaseGraphEmbedding):
         self.approximation = approximation
         self.n_landmarks = n_landmarks
         self.random_state = random_state
+        self.n_jobs = n_jobs
         self.rank_tol = rank_tol
 
 
@@ -177,7 +211,8 @@ class CKFD(_BaseGraphEmbedding):
       :math:`\max_v v^\top S_b v / v^\top S_w v`.
 
     Every component is scaled to unit total scatter (:math:`v^\top S_t v = 1`), the irregular
-    ones then multiplied by ``fusion_weight``. Components are ordered by the ratio
+    ones then multiplied by ``fusion_weight``; ``scaling`` then sets the metric of the whole
+    embedding (``'total'`` keeps this one). Components are ordered by the ratio
     :math:`v^\top S_w v / v^\top S_t v` (irregular first, ratio 0), so ``n_components=d`` takes
     the ``d`` most discriminative of both kinds.
 
@@ -187,6 +222,15 @@ class CKFD(_BaseGraphEmbedding):
         At most the number of irregular plus regular discriminants (each at most
         ``n_classes - 1``).
 %(kernel)s
+    scaling : {'within', 'total', 'none'}, default='within'
+        Metric inside the learned subspace (the subspace is the same for all three).
+        ``'within'``: the embedded within-class covariance is the identity,
+        :math:`W^\top \Sigma_w W = I` with :math:`\Sigma_w = S_w / (n - C)` (a ridge
+        :math:`\max(\text{reg}, 10^{-6})` times the mean total variance where it is singular),
+        components ordered by between-class variance -- scikit-learn's LDA ``transform``, and the
+        metric a nearest-neighbour or nearest-centroid classifier needs. ``'total'``: the
+        solver's normalisation, unit total scatter. ``'none'``: unit-norm directions.
+        See :func:`graphdr.routes.metric_transform`.
     fusion_weight : float, default=1.0
         Weight of the irregular features relative to the regular ones.
     null_tol : float, default=1e-9
@@ -197,14 +241,16 @@ class CKFD(_BaseGraphEmbedding):
     ----------
     dual_coef_, X_fit_, embedding_, eigenvalues_, n_components_, classes_, n_features_in_
         As in :class:`KernelLDA`.
+    gamma_, cv_results_
+        As in :class:`KernelLDA` (CKFD has no ridge: ``reg_`` is 0).
     n_irregular_ : int
         How many of the components are irregular.
     """
 
     def __init__(
-        self, n_components=None, *, kernel="rbf", gamma=None, degree=3, coef0=1.0,
-        kernel_params=None, fusion_weight=1.0, null_tol=1e-9, approximation=None,
-        n_landmarks=500, random_state=None, rank_tol=None,
+        self, n_components=None, *, kernel="rbf", gamma="auto", degree=3, coef0=1.0,
+        kernel_params=None, fusion_weight=1.0, null_tol=1e-9, scaling="within", approximation=None,
+        n_landmarks=500, random_state=None, n_jobs=None, rank_tol=None,
     ):
         self.n_components = n_components
         self.kernel = kernel
@@ -214,9 +260,11 @@ class CKFD(_BaseGraphEmbedding):
         self.kernel_params = kernel_params
         self.fusion_weight = fusion_weight
         self.null_tol = null_tol
+        self.scaling = scaling
         self.approximation = approximation
         self.n_landmarks = n_landmarks
         self.random_state = random_state
+        self.n_jobs = n_jobs
         self.rank_tol = rank_tol
 
     def _check_params(self):

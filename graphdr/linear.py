@@ -90,14 +90,23 @@ class LDA(_LDAGraphs, _BaseGraphEmbedding):
         Ridge :math:`\epsilon` relative to the mean eigenvalue of :math:`S_t`; the problem is then
         :math:`\max v^\top S_b v / v^\top (S_t + \epsilon I) v` (shrinkage towards
         large-variance directions). 0 reproduces classical LDA.
+    scaling : {'within', 'total', 'none'}, default='within'
+        Metric inside the learned subspace (the subspace is the same for all three).
+        ``'within'``: the embedded within-class covariance is the identity,
+        :math:`W^\top \Sigma_w W = I` with :math:`\Sigma_w = S_w / (n - C)` (a ridge
+        :math:`\max(\text{reg}, 10^{-6})` times the mean total variance where it is singular),
+        components ordered by between-class variance -- scikit-learn's LDA ``transform``, and the
+        metric a nearest-neighbour or nearest-centroid classifier needs. ``'total'``: the
+        solver's normalisation, unit total scatter. ``'none'``: unit-norm directions.
+        See :func:`graphdr.routes.metric_transform`.
     rank_tol : float or None, default=None
         Relative variance below which a direction of the data counts as absent.
 
     Attributes
     ----------
     components_ : ndarray of shape (n_components_, n_features)
-        Discriminant directions, scaled so that :math:`V^\top S_t V = I` (each embedded
-        coordinate has unit total scatter), with deterministic signs.
+        Discriminant directions in the metric of ``scaling`` (with ``'total'``,
+        :math:`V^\top S_t V = I`), with deterministic signs.
     mean_ : ndarray of shape (n_features,)
     eigenvalues_ : ndarray of shape (n_components_,)
         :math:`v^\top S_w v / v^\top S_t v` per component, increasing (0 = perfect separation).
@@ -114,9 +123,10 @@ class LDA(_LDAGraphs, _BaseGraphEmbedding):
     (150, 2)
     """
 
-    def __init__(self, n_components=None, *, reg=0.0, rank_tol=None):
+    def __init__(self, n_components=None, *, reg=0.0, scaling="within", rank_tol=None):
         self.n_components = n_components
         self.reg = reg
+        self.scaling = scaling
         self.rank_tol = rank_tol
 
 

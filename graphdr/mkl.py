@@ -66,7 +66,7 @@ from . import graphs as _graphs
 from ._validation import check_int, check_labels, check_n_components, check_option, check_positive
 from .linear import class_neighbour_graphs
 from .multiview import check_views, make_view_kernels
-from .routes import GraphProblem, solve_class_kernel, solve_graph_problem
+from .routes import SCALINGS, GraphProblem, metric_transform, solve_class_kernel, solve_graph_problem
 from .solvers import class_ratio_eigh, flip_signs, generalized_eigh
 from .spaces import KernelMap
 
@@ -278,11 +278,12 @@ class _LandmarkProblem:
             if b != 0:
                 U += self.Phi[:, blk] @ W[blk]
         # tr(A^T K_beta A) = sum_m beta_m |Phi_m^T A|^2
-        ridge = self.ridge(beta, reg) * np.sum(self.scaling(beta)[:, None] ** 2 * PtA**2, axis=0)
+        sq_norms = np.sum(self.scaling(beta)[:, None] ** 2 * PtA**2, axis=0)
+        ridge = self.ridge(beta, reg) * sq_norms
         ratios = (np.sum(W * (self.Q @ W), axis=0) + ridge) / (
             np.sum(W * (self.Qp @ W), axis=0) + ridge)
         return dict(components_=W.T, landmark_feature_slices_=list(self.blocks), embedding_=U,
-                    eigenvalues_=ratios)
+                    eigenvalues_=ratios), np.sqrt(sq_norms)
 
 
 def _sym_np(M):
@@ -316,7 +317,8 @@ class _KernelProblem:
             dual * U, axis=0)
         ratios = (np.sum(U * _laplacian_apply(self.intrinsic, U), axis=0) + ridge) / (
             np.sum(U * _laplacian_apply(self.penalty, U), axis=0) + ridge)
-        return dict(dual_coef_=dual, embedding_=U, eigenvalues_=ratios)
+        norms = np.sqrt(np.maximum(np.sum(dual * U, axis=0), 0.0))  # ||w|| = sqrt(a^T K a)
+        return dict(dual_coef_=dual, embedding_=U, eigenvalues_=ratios), norms
 
 
 def _regularised_beta_matrices(problem, A, reg):
@@ -565,6 +567,12 @@ class MKLDR(TransformerMixin, BaseEstimator):
         Start with a beta-step at :math:`AA^\top = I` (the paper's choice) or with equal weights.
     reg : float, default=1e-3
         Relative ridge of the A-step (0: the paper's unregularised problem).
+    scaling : {'within', 'total', 'none'}, default='within'
+        Metric inside the learned subspace, as in :class:`graphdr.KernelLDA`: ``'within'``
+        whitens the embedded within-class covariance of the training samples (with a ridge of
+        ``max(reg, 1e-6)`` times the mean total variance), ``'total'`` keeps the A-step's
+        normalisation (the paper's), ``'none'`` gives unit-norm directions in the combined
+        feature space. The learned subspace and kernel weights do not depend on it.
     n_neighbors, n_neighbors_between : int, default=5, 10
         ``k`` and ``k'`` of LDE's graphs (eqs. 31-32): binary weights, neighbours found with
         the distance each base kernel induces,
@@ -636,8 +644,9 @@ class MKLDR(TransformerMixin, BaseEstimator):
 
     def __init__(
         self, graph="lda", n_components=None, *, kernels="rbf", max_iter=10, tol=1e-4,
-        init="identity", reg=1e-3, n_neighbors=5, n_neighbors_between=10, solver="auto",
-        rank_tol=None, approximation=None, n_landmarks=500, random_state=None, verbose=0,
+        init="identity", reg=1e-3, scaling="within", n_neighbors=5, n_neighbors_between=10,
+        solver="auto", rank_tol=None, approximation=None, n_landmarks=500, random_state=None,
+        verbose=0,
     ):
         self.graph = graph
         self.n_components = n_components
@@ -646,6 +655,7 @@ class MKLDR(TransformerMixin, BaseEstimator):
         self.tol = tol
         self.init = init
         self.reg = reg
+        self.scaling = scaling
         self.n_neighbors = n_neighbors
         self.n_neighbors_between = n_neighbors_between
         self.solver = solver
@@ -657,6 +667,7 @@ class MKLDR(TransformerMixin, BaseEstimator):
 
     def _check_params(self):
         check_option(self.graph, "graph", {"lda", "lde"})
+        check_option(self.scaling, "scaling", set(SCALINGS))
         check_int(self.max_iter, "max_iter")
         check_positive(self.tol, "tol", allow_zero=True)
         check_option(self.init, "init", {"identity", "uniform"})
@@ -733,7 +744,8 @@ class MKLDR(TransformerMixin, BaseEstimator):
         for name in ("dual_coef_", "components_", "landmark_indices_",
                      "landmark_feature_slices_"):  # a previous fit of the other path
             self.__dict__.pop(name, None)
-        for name, value in problem.fitted(beta, A, float(self.reg)).items():
+        fitted, norms = problem.fitted(beta, A, float(self.reg))
+        for name, value in self._in_metric(fitted, norms, y_enc).items():
             setattr(self, name, value)
         if isinstance(problem, _LandmarkProblem):
             self.landmark_indices_ = problem.landmarks
@@ -741,6 +753,22 @@ class MKLDR(TransformerMixin, BaseEstimator):
             print(f"[MKLDR] done after {self.n_iter_} iterations: best J = {obj:.6g}, beta = "
                   f"{np.round(beta, 4).tolist()}")
         return self
+
+    def _in_metric(self, fitted, norms, y_enc):
+        """Fitted attributes in the metric of ``scaling`` (:func:`graphdr.routes.metric_transform`)."""
+        if self.scaling == "total":
+            return fitted
+        U = fitted["embedding_"]
+        within = _graphs.graph_quadratic_form(_graphs.within_class_graph(y_enc), U)
+        R = metric_transform(self.scaling, within, U.T @ U, norms, n_samples=U.shape[0],
+                             n_classes=len(self.classes_), reg=float(self.reg))
+        key = "dual_coef_" if "dual_coef_" in fitted else "components_"
+        coef = fitted[key] @ R if key == "dual_coef_" else fitted[key].T @ R
+        signs = np.where(np.sum(flip_signs(coef, axis=0) * coef, axis=0) < 0, -1.0, 1.0)
+        coef = coef * signs
+        fitted[key] = coef if key == "dual_coef_" else coef.T
+        fitted["embedding_"] = (U @ R) * signs
+        return fitted
 
     def _validate(self, Xs, y):
         views = check_views(Xs)

@@ -96,6 +96,11 @@ def check_views(Xs, *, n_views=None, n_samples=None, name="Xs"):
     for m, X in enumerate(Xs):
         if hasattr(X, "toarray") and not isinstance(X, np.ndarray):
             raise ValueError(f"View {m} is a sparse matrix; pass dense arrays.")
+        if np.iscomplexobj(X):
+            raise ValueError(
+                f"View {m} is complex; MKLDR needs real features (pass, for example, the real "
+                "and imaginary parts or the modulus as real columns)."
+            )
         try:
             arr = np.asarray(X, dtype=np.float64)
         except (TypeError, ValueError) as exc:
@@ -182,6 +187,13 @@ class ViewKernel(BaseEstimator):
         self.normalize = normalize
         self.repair = repair
 
+    @staticmethod
+    def _as_real(X):
+        if np.iscomplexobj(X):
+            raise ValueError("ViewKernel needs a real view; got complex values (pass the real and "
+                             "imaginary parts, or the modulus, as real features).")
+        return np.asarray(X, dtype=np.float64)
+
     def _check_params(self):
         check_option(self.kernel, "kernel", set(_KINDS))
         check_positive(self.sigma, "sigma", allow_none=True)
@@ -221,7 +233,7 @@ class ViewKernel(BaseEstimator):
         K : ndarray of shape (n_samples, n_samples)
         """
         self._check_params()
-        X = np.asarray(X, dtype=np.float64)
+        X = self._as_real(X)
         n = X.shape[0]
         self.n_features_in_ = X.shape[1]
         self.n_train_ = n
@@ -340,7 +352,7 @@ class ViewKernel(BaseEstimator):
                 "kernel='precomputed' gives only the kernel matrix. Use the exact path "
                 "(approximation=None) or pass the view's features."
             )
-        X = np.asarray(X, dtype=np.float64)
+        X = self._as_real(X)
         n = X.shape[0]
         landmarks = np.asarray(landmarks, dtype=np.intp)
         self.n_features_in_ = X.shape[1]
@@ -535,6 +547,8 @@ class KFD(ClassifierMixin, TransformerMixin, BaseEstimator):
         At most ``n_classes - 1``.
     reg : float, default=1e-3
         Relative ridge of :class:`graphdr.KernelLDA`.
+    scaling : {'within', 'total', 'none'}, default='within'
+        Metric of the embedding (:class:`graphdr.KernelLDA`'s ``scaling``).
 
     Attributes
     ----------
@@ -546,10 +560,11 @@ class KFD(ClassifierMixin, TransformerMixin, BaseEstimator):
     n_features_in_ : int
     """
 
-    def __init__(self, kernel="rbf", *, n_components=None, reg=1e-3):
+    def __init__(self, kernel="rbf", *, n_components=None, reg=1e-3, scaling="within"):
         self.kernel = kernel
         self.n_components = n_components
         self.reg = reg
+        self.scaling = scaling
 
     def fit(self, X, y):
         """Fit the base kernel, kernel LDA and the 1-NN index on one view."""
@@ -558,7 +573,7 @@ class KFD(ClassifierMixin, TransformerMixin, BaseEstimator):
         self.view_kernel_ = make_view_kernels(self.kernel, 1)[0]
         K = self.view_kernel_.fit_kernel(X)
         self.kfd_ = KernelLDA(n_components=self.n_components, kernel="precomputed",
-                              reg=self.reg).fit(K, y_enc)
+                              reg=self.reg, scaling=self.scaling).fit(K, y_enc)
         self.embedding_ = self.kfd_.embedding_
         self.n_components_ = self.kfd_.n_components_
         self._y_fit = y_enc
@@ -596,7 +611,8 @@ class _MultiViewKFDBase(ClassifierMixin, BaseEstimator):
             )
         specs = make_view_kernels(self.kernels, len(views))
         self.estimators_ = [
-            KFD(kernel=spec, n_components=self.n_components, reg=self.reg).fit(V, y_enc)
+            KFD(kernel=spec, n_components=self.n_components, reg=self.reg,
+                scaling=self.scaling).fit(V, y_enc)
             for spec, V in zip(specs, views)
         ]
         self.n_views_ = len(views)
@@ -622,6 +638,8 @@ class KFDVoting(_MultiViewKFDBase):
         Base kernel of each view (see :func:`make_view_kernels`).
     n_components : int or None, default=None
     reg : float, default=1e-3
+    scaling : {'within', 'total', 'none'}, default='within'
+        Metric of each view's embedding (:class:`graphdr.KernelLDA`'s ``scaling``).
     max_neighbors : int, default=10
 
     Attributes
@@ -631,10 +649,12 @@ class KFDVoting(_MultiViewKFDBase):
     n_views_ : int
     """
 
-    def __init__(self, kernels="rbf", *, n_components=None, reg=1e-3, max_neighbors=10):
+    def __init__(self, kernels="rbf", *, n_components=None, reg=1e-3, scaling="within",
+                 max_neighbors=10):
         self.kernels = kernels
         self.n_components = n_components
         self.reg = reg
+        self.scaling = scaling
         self.max_neighbors = max_neighbors
 
     def fit(self, Xs, y):
@@ -690,6 +710,8 @@ class KFDSAMME(_MultiViewKFDBase):
     kernels : str, dict, ViewKernel or list of those, default='rbf'
     n_components : int or None, default=None
     reg : float, default=1e-3
+    scaling : {'within', 'total', 'none'}, default='within'
+        Metric of each view's embedding (:class:`graphdr.KernelLDA`'s ``scaling``).
     n_estimators : int, default=50
         Boosting rounds.
     cv : int or None, default=3
@@ -710,10 +732,12 @@ class KFDSAMME(_MultiViewKFDBase):
     n_views_ : int
     """
 
-    def __init__(self, kernels="rbf", *, n_components=None, reg=1e-3, n_estimators=50, cv=3):
+    def __init__(self, kernels="rbf", *, n_components=None, reg=1e-3, scaling="within",
+                 n_estimators=50, cv=3):
         self.kernels = kernels
         self.n_components = n_components
         self.reg = reg
+        self.scaling = scaling
         self.n_estimators = n_estimators
         self.cv = cv
 
@@ -731,7 +755,7 @@ class KFDSAMME(_MultiViewKFDBase):
             if len(np.unique(y_enc[tr])) < 2:
                 raise ValueError("KFDSAMME: a cross-fitting fold has a single class; lower cv.")
             for m, (spec, V) in enumerate(zip(specs, views)):
-                est = KFD(kernel=spec, n_components=self.n_components, reg=self.reg)
+                est = KFD(kernel=spec, n_components=self.n_components, reg=self.reg, scaling=self.scaling)
                 est.fit(V[tr], y_enc[tr])
                 pred[m, te] = est.predict(V[te])
         return pred != y_enc[None, :]

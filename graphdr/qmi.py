@@ -336,15 +336,24 @@ class LQMI(_QMIClosedForm, _BaseGraphEmbedding):
         At most ``n_classes - 1`` (None takes that many); a larger value raises ``ValueError``.
     reg : float, default=0.0
         Ridge :math:`\epsilon` relative to the mean eigenvalue of :math:`X^\top X`.
+    scaling : {'within', 'total', 'none'}, default='within'
+        Metric inside the learned subspace (the subspace is the same for all three).
+        ``'within'``: the embedded within-class covariance is the identity,
+        :math:`W^\top \Sigma_w W = I` with :math:`\Sigma_w = S_w / (n - C)` (a ridge
+        :math:`\max(\text{reg}, 10^{-6})` times the mean total variance where it is singular),
+        components ordered by between-class variance -- scikit-learn's LDA ``transform``, and the
+        metric a nearest-neighbour or nearest-centroid classifier needs. ``'total'``: the
+        solver's normalisation, unit total scatter. ``'none'``: unit-norm directions.
+        See :func:`graphdr.routes.metric_transform`.
     rank_tol : float or None, default=None
         Relative variance below which a direction of the data counts as absent.
 
     Attributes
     ----------
     components_ : ndarray of shape (n_components_, n_features)
-        Projection directions scaled to unit total scatter, :math:`V^\top X^\top X V = I`
-        (paper 000 rescales each to unit length instead; the subspace is the same, and only
-        the relative scale of the embedded coordinates differs).
+        Projection directions in the metric of ``scaling`` (``'total'``:
+        :math:`V^\top X^\top X V = I`; paper 000 rescales each to unit length, ``'none'``; the
+        subspace is the same, and only the metric inside it differs).
     mean_ : ndarray of shape (n_features,)
     eigenvalues_ : ndarray of shape (n_components_,)
         :math:`\gamma = v^\top X^\top M X v / v^\top X^\top X v`, decreasing.
@@ -361,9 +370,10 @@ class LQMI(_QMIClosedForm, _BaseGraphEmbedding):
     (150, 2)
     """
 
-    def __init__(self, n_components=None, *, reg=0.0, rank_tol=None):
+    def __init__(self, n_components=None, *, reg=0.0, scaling="within", rank_tol=None):
         self.n_components = n_components
         self.reg = reg
+        self.scaling = scaling
         self.rank_tol = rank_tol
 
 
@@ -410,17 +420,31 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
 'precomputed'} or callable, default='rbf'
         With 'precomputed', ``fit`` takes the training kernel and ``transform`` the kernel
         between new and training samples.
-    gamma : float or None, default=None
-        RBF/poly/sigmoid coefficient, :math:`k(x,x') = \exp(-\gamma\lVert x-x'\rVert^2)`;
-        None means ``1 / n_features`` (an RBF width :math:`\sigma = \sqrt{D/2}`).
+    gamma : 'auto', float or None, default='auto'
+        RBF/poly/sigmoid coefficient, :math:`k(x,x') = \exp(-\gamma\lVert x-x'\rVert^2)`.
+        ``'auto'`` chooses it (with ``reg``) by inner stratified cross-validation of the 1-NN
+        and nearest-centroid error in the embedding, over ``2**(-3..3)`` times the median
+        heuristic (:mod:`graphdr.tuning`; ``gamma_``, ``cv_results_``); None means
+        ``1 / n_features`` (an RBF width :math:`\sigma = \sqrt{D/2}`).
     degree : int, default=3
     coef0 : float, default=1.0
     kernel_params : dict or None, default=None
         Extra keyword arguments of the kernel.
     solver : {'auto', 'cholesky', 'eigh', 'paper'}, default='auto'
         The regularised solvers, or paper 000's Algorithm 1 as printed ('paper').
-    reg : float, default=1e-3
-        Relative ridge of the regularised solvers (0 with 'eigh' gives the paper's problem).
+    reg : 'auto' or float, default='auto'
+        Relative ridge of the regularised solvers (0 with 'eigh' gives the paper's problem);
+        ``'auto'`` chooses it with ``gamma`` over ``10**(-6, -5.5, ..., 0)`` (``reg_``); with
+        ``kernel='precomputed'`` it means 1e-3.
+    scaling : {'within', 'total', 'none'}, default='within'
+        Metric inside the learned subspace (the subspace is the same for all three).
+        ``'within'``: the embedded within-class covariance is the identity,
+        :math:`W^\top \Sigma_w W = I` with :math:`\Sigma_w = S_w / (n - C)` (a ridge
+        :math:`\max(\text{reg}, 10^{-6})` times the mean total variance where it is singular),
+        components ordered by between-class variance -- scikit-learn's LDA ``transform``, and the
+        metric a nearest-neighbour or nearest-centroid classifier needs. ``'total'``: the
+        solver's normalisation, unit total scatter. ``'none'``: unit-norm directions.
+        See :func:`graphdr.routes.metric_transform`.
     approximation : {None, 'nystroem'}, default=None
         None solves the exact kernel problem (``O(n^2)`` memory; ``O(n^3)`` time with
         'eigh', one Cholesky factorisation with 'cholesky'). 'nystroem' replaces the kernel by
@@ -434,7 +458,9 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
         Landmarks of the Nystroem approximation (capped at ``n_samples``); with
         ``n_landmarks = n_samples`` the approximation is the exact kernel.
     random_state : int, RandomState instance or None, default=None
-        Seed of the landmark choice.
+        Seed of the landmark choice, and of the subsample and folds of the ``'auto'`` search.
+    n_jobs : int or None, default=None
+        Parallel jobs over the kernel widths of the ``'auto'`` search (joblib).
     rank_tol : float or None, default=None
         Relative eigenvalue of the centred kernel below which a direction is dropped (never
         inverted); the constant vector, eigenvalue 0 of every centred kernel, is always dropped.
@@ -469,9 +495,9 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
     """
 
     def __init__(
-        self, n_components=None, *, kernel="rbf", gamma=None, degree=3, coef0=1.0,
-        kernel_params=None, solver="auto", reg=1e-3, approximation=None, n_landmarks=500,
-        random_state=None, rank_tol=None,
+        self, n_components=None, *, kernel="rbf", gamma="auto", degree=3, coef0=1.0,
+        kernel_params=None, solver="auto", reg="auto", scaling="within", approximation=None,
+        n_landmarks=500, random_state=None, n_jobs=None, rank_tol=None,
     ):
         self.n_components = n_components
         self.kernel = kernel
@@ -481,9 +507,11 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
         self.kernel_params = kernel_params
         self.solver = solver
         self.reg = reg
+        self.scaling = scaling
         self.approximation = approximation
         self.n_landmarks = n_landmarks
         self.random_state = random_state
+        self.n_jobs = n_jobs
         self.rank_tol = rank_tol
 
     def _check_params(self):
@@ -493,7 +521,6 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
                 "LQMI for the linear method."
             )
         check_option(self.solver, "solver", set(_KQMI_SOLVERS))
-        check_positive(self.reg, "reg", allow_zero=True)
         if self._approximation() is not None and self.solver == "paper":
             raise ValueError(
                 "solver='paper' needs the exact kernel's eigendecomposition; use "
@@ -501,7 +528,10 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
             )
 
     def _resolved_reg(self):
-        return 0.0 if self.solver == "paper" else check_positive(self.reg, "reg", allow_zero=True)
+        return 0.0 if self.solver == "paper" else super()._resolved_reg()
+
+    def _solver_uses_reg(self):
+        return self.solver != "paper"
 
     def _use_class_kernel_route(self, space):
         return self.solver != "paper" and super()._use_class_kernel_route(space)

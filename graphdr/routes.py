@@ -33,7 +33,7 @@ import numpy as np
 from .solvers import class_kernel_eigh, generalized_eigh
 
 __all__ = ["GraphProblem", "ClassForms", "relative_ridge", "solve_graph_problem",
-           "solve_class_forms", "solve_class_kernel"]
+           "solve_class_forms", "solve_class_kernel", "SCALINGS", "metric_transform"]
 
 
 @dataclass
@@ -126,3 +126,45 @@ def solve_class_kernel(space, y_encoded, block, *, reg=0.0, ridge=None):
     if not ridge > 0:  # a non-positive trace: no PSD kernel
         raise np.linalg.LinAlgError("the centred kernel has a non-positive trace")
     return class_kernel_eigh(Kc, y_encoded, block, ridge)
+
+
+#: values of the ``scaling`` parameter of the discriminant estimators
+SCALINGS = ("within", "total", "none")
+
+
+def metric_transform(scaling, within, total, norms, *, n_samples, n_classes, reg=0.0):
+    r"""``k x k`` matrix ``R`` that gives the embedding ``Y V`` the metric ``scaling`` asks for.
+
+    With the embedded within-class and total scatters :math:`S_w = V^\top C^\top L_w C V` and
+    :math:`S_t` (``k x k``) of the solver's directions ``V`` (columns, any normalisation):
+
+    * ``'within'``: :math:`R = (\Sigma_w + \epsilon I)^{-1/2} Q`, with the within-class
+      covariance :math:`\Sigma_w = S_w / (n - C)` and ``Q`` the eigenvectors of the
+      between-class covariance of the whitened embedding, by decreasing variance. The embedded
+      within-class covariance is then the identity (the metric of a nearest-neighbour or
+      nearest-centroid classifier under the LDA model, as scikit-learn's LDA ``transform``);
+      :math:`\epsilon = \max(\text{reg}, 10^{-6})\operatorname{tr}(\Sigma_t)/k` keeps it finite
+      where :math:`S_w` is singular (classes separated perfectly on the training data).
+    * ``'total'``: ``R = I`` (the solver's normalisation, :math:`V^\top (S_t+\epsilon I) V = I`).
+    * ``'none'``: :math:`R = \operatorname{diag}(1/\lVert w_j\rVert)`, unit-norm directions
+      (``norms`` are the Euclidean norms of the directions in input or feature space).
+
+    The subspace is the same in every case: only the metric inside it changes.
+    """
+    k = within.shape[0]
+    if scaling == "total" or k == 0:
+        return np.eye(k)
+    if scaling == "none":
+        return np.diag(1.0 / np.where(norms > 0, norms, 1.0))
+    dof_within = max(n_samples - n_classes, 1)
+    cov_w = (within + within.T) / (2.0 * dof_within)
+    cov_t = (total + total.T) / (2.0 * max(n_samples - 1, 1))
+    eps = max(reg, 1e-6) * max(np.trace(cov_t), 0.0) / k
+    lam, U = np.linalg.eigh(cov_w)
+    lam = np.maximum(lam, 0.0) + eps
+    if not np.all(lam > 0):  # zero total variance: nothing to whiten
+        return np.eye(k)
+    R = (U / np.sqrt(lam)) @ U.T
+    cov_b = R.T @ (cov_t * (n_samples - 1) - cov_w * dof_within) @ R / max(n_samples - 1, 1)
+    mu, Q = np.linalg.eigh((cov_b + cov_b.T) / 2.0)
+    return R @ Q[:, ::-1]

@@ -113,6 +113,12 @@ class LinearSpan:
         r"""Class-graph form :math:`d\,G - \tilde U^\top B\,\tilde U` (statistics only)."""
         return degree * self.gram - self.class_sums.T @ block @ self.class_sums
 
+    def training_embedding(self, V):
+        """The centred training samples embedded by directions ``V`` (``n x k``)."""
+        if self.coords is not None:
+            return self.coords @ V
+        return (np.asarray(self._X, dtype=np.float64) - self.mean) @ (self.basis @ V)
+
     def solution(self, V, dtype=np.float64):
         """Fitted attributes of directions ``V`` (``r x k``): ``components_`` and ``mean_``."""
         W = self.basis @ V
@@ -135,7 +141,10 @@ class KernelSpec:
     @classmethod
     def of(cls, estimator):
         """The kernel hyper-parameters of a kernel estimator, validated."""
-        spec = cls(estimator.kernel, estimator.gamma, estimator.degree, estimator.coef0,
+        gamma = estimator.gamma
+        if isinstance(gamma, str) and gamma == "auto":  # chosen in fit
+            gamma = estimator.gamma_
+        spec = cls(estimator.kernel, gamma, estimator.degree, estimator.coef0,
                    estimator.kernel_params)
         check_kernel_params(spec.kernel, spec.gamma, spec.degree, spec.coef0)
         return spec
@@ -237,6 +246,10 @@ class KernelMap:
         r"""Dual coefficients :math:`a = P\Lambda^{-1/2} v` of directions ``V``."""
         return self.eigvecs @ (V / np.sqrt(self.eigvals)[:, None])
 
+    def training_embedding(self, V=None, *, dual=None):
+        """The training samples embedded by directions ``V`` or dual coefficients ``dual``."""
+        return self.K_centred @ dual if dual is not None else self.coords @ V
+
     def solution(self, V=None, *, dual=None, dtype=None):
         """Fitted attributes of directions ``V`` (or of dual coefficients ``dual``)."""
         dual_coef = flip_signs(self.dual(V) if dual is None else dual, axis=0)
@@ -298,6 +311,9 @@ class NystroemMap:
 
     def quadratic_form(self, graph, kind="laplacian"):
         return _graphs.graph_quadratic_form(graph, self.coords, kind=kind)
+
+    def training_embedding(self, V):
+        return self.coords @ V
 
     def solution(self, V, dtype=None):
         """``components_`` on the landmark features, ``mean_``, ``nystroem_``, ``embedding_``."""

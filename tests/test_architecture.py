@@ -5,7 +5,7 @@ The layers (README, "Architecture") from bottom to top:
 0. ``_validation`` -- input checks;
 1. ``graphs``, ``kernel_matrices``, ``stats``, ``optim`` -- graphs, kernels, statistics, optimisers;
 2. ``solvers`` -- eigen-solvers;
-3. ``spaces``, ``routes`` -- coordinate spaces and solve routes;
+3. ``spaces``, ``routes``, ``tuning`` -- coordinate spaces, solve routes, kernel selection;
 4. ``base`` -- the estimator core;
 5. estimators by family;
 6. the experiment tool and the command line (``bench``, ``cli``) and the package's namespace.
@@ -23,7 +23,7 @@ LAYERS = {
     "_validation": 0,
     "graphs": 1, "kernel_matrices": 1, "stats": 1, "optim": 1,
     "solvers": 2,
-    "spaces": 3, "routes": 3,
+    "spaces": 3, "routes": 3, "tuning": 3,
     "base": 4,
     "linear": 5, "kernel_methods": 5, "qmi": 5, "qmi_ascent": 5, "multiview": 5, "mkl": 5,
     "neighbor": 5, "discriminant": 5,

@@ -80,7 +80,7 @@ def test_kernel_lpp_equals_dense_dual_problem(supervised):
 def test_precomputed_kernel_equals_rbf():
     X, y = load_iris(return_X_y=True)
     Xtr, Xte, ytr = X[::2], X[1::2], y[::2]
-    a = graphdr.KernelLDA(gamma=0.3).fit(Xtr, ytr)
+    a = graphdr.KernelLDA(gamma=0.3, reg=1e-3).fit(Xtr, ytr)
     b = graphdr.KernelLDA(kernel="precomputed").fit(rbf_kernel(Xtr, gamma=0.3), ytr)
     np.testing.assert_allclose(a.transform(Xte), b.transform(rbf_kernel(Xte, Xtr, gamma=0.3)), atol=1e-8)
     with pytest.raises(ValueError, match="columns|features"):
@@ -101,7 +101,7 @@ def test_unregularised_kernel_lda_collapses_training_classes():
 
 def test_ckfd_irregular_and_regular_discriminants():
     X, y = make_classes(seed=24)
-    est = graphdr.CKFD(gamma=0.2).fit(X, y)
+    est = graphdr.CKFD(gamma=0.2, scaling="total").fit(X, y)
     assert est.n_irregular_ == 2 and est.n_components_ == 4
     Y = est.embedding_
     irregular = Y[:, : est.n_irregular_]
@@ -123,8 +123,8 @@ def test_ckfd_irregular_and_regular_discriminants():
 def test_cholesky_fast_path_equals_eigendecomposition_path():
     X, y = make_classes(n_per_class=(30, 25, 35), seed=25)
     Xte = X[::3] + 0.1
-    fast = graphdr.KernelLDA(gamma=0.05, solver="cholesky").fit(X, y)
-    slow = graphdr.KernelLDA(gamma=0.05, solver="eigh").fit(X, y)
+    fast = graphdr.KernelLDA(gamma=0.05, reg=1e-3, solver="cholesky").fit(X, y)
+    slow = graphdr.KernelLDA(gamma=0.05, reg=1e-3, solver="eigh").fit(X, y)
     np.testing.assert_allclose(fast.eigenvalues_, slow.eigenvalues_, rtol=1e-8)
     assert max_angle(fast.embedding_, slow.embedding_) < 1e-6
     np.testing.assert_allclose(fast.transform(Xte), slow.transform(Xte), atol=1e-7)

@@ -50,7 +50,7 @@ def test_lda_class_structured_path_equals_dense_path():
     Lw = graphs.laplacian(graphs.within_class_graph(y))  # dense n x n, test only
     Lt = np.eye(n) - np.ones((n, n)) / n
     mu, V = linalg.eigh(Xc.T @ Lw @ Xc, Xc.T @ Lt @ Xc)
-    lda = graphdr.LDA().fit(X, y)
+    lda = graphdr.LDA(scaling="total").fit(X, y)
     np.testing.assert_allclose(lda.eigenvalues_, mu[:2], rtol=1e-9)
     assert max_angle(lda.components_.T, V[:, :2]) < 1e-8
     # scaling: unit total scatter per component

@@ -197,7 +197,7 @@ def test_kfd_is_kernel_lda_plus_1nn():
     X, y = make_classes(seed=11)
     Xtr, ytr, Xte = X[::2], y[::2], X[1::2]
     kfd = KFD(kernel={"kernel": "rbf", "sigma": 3.0}).fit(Xtr, ytr)
-    kl = graphdr.KernelLDA(gamma=1 / 9.0).fit(Xtr, ytr)
+    kl = graphdr.KernelLDA(gamma=1 / 9.0, reg=1e-3).fit(Xtr, ytr)
     assert max_angle(kfd.embedding_, kl.embedding_) < 1e-6
     assert max_angle(kfd.transform(Xte), kl.transform(Xte)) < 1e-6
     ref = KNeighborsClassifier(1).fit(kfd.embedding_, ytr).predict(kfd.transform(Xte))

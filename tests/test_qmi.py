@@ -208,7 +208,7 @@ def test_lqmi_spans_lda_subspace_unbalanced():
     X, y = load_wine(return_X_y=True)
     X = StandardScaler().fit_transform(X)
     assert len(set(np.bincount(y))) > 1  # unbalanced
-    lq = LQMI().fit(X, y)
+    lq = LQMI(scaling="total").fit(X, y)
     assert lq.n_components_ == 2
     assert _max_angle(lq.components_.T, LDA().fit(X, y).components_.T) < ANGLE_TOL
     assert _max_angle(lq.components_.T, _sklearn_lda_basis(X, y, 2)) < ANGLE_TOL
@@ -293,7 +293,7 @@ def test_kqmi_regularized_matches_eigenbasis_formula(solver):
     # A = P (c / r), eps = reg * mean eigenvalue of the centred kernel (over n - 1 dimensions).
     X, y = _tiny_kernel_problem()
     reg = 1e-2
-    est = KQMI(kernel="rbf", gamma=0.3, reg=reg, solver=solver).fit(X, y)
+    est = KQMI(kernel="rbf", gamma=0.3, reg=reg, solver=solver, scaling="total").fit(X, y)
     Kc = KernelCenterer().fit_transform(compute_kernel(X, kernel="rbf", gamma=0.3))
     eps = reg * np.trace(Kc) / (len(X) - 1)
     L, P = np.linalg.eigh(Kc)

@@ -1,0 +1,232 @@
+r"""Kernel width and ridge from the data: ``gamma='auto'`` and ``reg='auto'``.
+
+The kernel estimators choose :math:`\gamma` (RBF :math:`k(x, x') = e^{-\gamma\lVert x -
+x'\rVert^2}`) and the relative ridge ``reg`` by an inner stratified cross-validation of the
+error a user's classifier makes in the embedding:
+
+.. math::
+
+    (\hat\gamma, \widehat{\text{reg}}) = \arg\min_{\gamma \in \Gamma,\ \text{reg} \in R}
+    \frac1F \sum_{f=1}^F \tfrac12\big(e_{1\text{-NN}}^{(f)} + e_{\text{NC}}^{(f)}\big),
+
+the mean over ``F`` folds of the 1-nearest-neighbour and nearest-centroid error rates of the
+held-out fold, embedded by the estimator fitted on the other folds (in the estimator's
+``scaling``). The grids are :math:`\Gamma = \gamma_0 \cdot 2^{\{-3, \dots, 3\}}` around the
+median heuristic :math:`\gamma_0 = 1 / \operatorname{median}\lVert x_i - x_j\rVert^2`, and
+:math:`R = 10^{\{-6, -5.5, \dots, 0\}}`. Ties go to the larger ridge, then to the width
+closest to :math:`\gamma_0`.
+
+Cost. The search runs on a stratified subsample of at most ``max_samples`` training samples
+(default 600). For class-structured objectives (kernel LDA, kernel QMI) every ridge value
+reuses one eigendecomposition per width and fold: with :math:`\tilde K = P\Lambda P^\top`
+and :math:`M = \Lambda^{1/2} P^\top E`, the regularised problem
+:math:`\max_w w^\top M B M^\top w / w^\top(\Lambda + \epsilon I) w` has the solutions
+:math:`w = (\Lambda+\epsilon I)^{-1/2} u` with ``u`` the leading left singular vectors of
+:math:`(\Lambda+\epsilon I)^{-1/2} M B^{1/2}` (``r x C``), so each ridge value costs
+``O(r C^2)`` plus the classifiers. Other estimators are refitted for each pair.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from joblib import Parallel, delayed
+from scipy import linalg
+from sklearn.base import clone
+from sklearn.model_selection import StratifiedKFold
+from sklearn.preprocessing import KernelCenterer
+from sklearn.utils import check_random_state
+
+from . import graphs as _graphs
+from .kernel_matrices import compute_kernel
+from .routes import metric_transform
+
+__all__ = ["GAMMA_FACTORS", "REG_GRID", "WIDTH_KERNELS", "median_gamma", "check_auto", "search"]
+
+#: multiples of the median-heuristic width searched by ``gamma='auto'``
+GAMMA_FACTORS = 2.0 ** np.arange(-3, 4)
+#: ridge values searched by ``reg='auto'``
+REG_GRID = 10.0 ** np.arange(-6.0, 0.25, 0.5)
+#: fewer values for estimators that are refitted for every pair
+REG_GRID_REFIT = 10.0 ** np.arange(-6.0, 0.5, 1.5)
+
+#: kernels with a width that ``gamma`` sets
+WIDTH_KERNELS = ("rbf", "laplacian", "chi2", "poly", "sigmoid")
+
+
+def check_auto(value, name, *, allow_none=False):
+    """``value`` is 'auto', a positive finite number (or zero for reg), or None if allowed."""
+    if isinstance(value, str) and value == "auto":
+        return value
+    if value is None and allow_none:
+        return value
+    zero_ok = name == "reg"
+    if (not isinstance(value, numbers.Real) or isinstance(value, bool) or not np.isfinite(value)
+            or value < 0 or (value == 0 and not zero_ok)):
+        allowed = "'auto' or a number >= 0" if zero_ok else (
+            "'auto', None or a positive number" if allow_none else "'auto' or a positive number")
+        raise ValueError(f"{name} must be {allowed}; got {value!r}.")
+    return value
+
+
+def median_gamma(X, *, max_samples=1000, random_state=None):
+    r""":math:`1/\operatorname{median}\lVert x_i - x_j\rVert^2` over distinct pairs (subsampled).
+
+    Returns ``1 / n_features`` when every pair is at distance 0.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    if X.shape[0] > max_samples:
+        X = X[check_random_state(random_state).choice(X.shape[0], max_samples, replace=False)]
+    sq = np.einsum("ij,ij->i", X, X)
+    d2 = sq[:, None] + sq[None, :] - 2.0 * X @ X.T
+    d2 = d2[np.triu_indices(X.shape[0], 1)]
+    d2 = d2[d2 > 1e-12 * max(d2.max(initial=0.0), np.finfo(float).tiny)]
+    return 1.0 / float(np.median(d2)) if d2.size else 1.0 / X.shape[1]
+
+
+def _subsample(y_enc, max_samples, rng):
+    """Stratified subsample of at most ``max_samples`` indices (every class kept)."""
+    n = len(y_enc)
+    if n <= max_samples:
+        return np.arange(n)
+    keep = []
+    for c in np.unique(y_enc):
+        idx = np.flatnonzero(y_enc == c)
+        m = max(int(round(max_samples * len(idx) / n)), min(len(idx), 3))
+        keep.append(rng.choice(idx, m, replace=False))
+    return np.sort(np.concatenate(keep))
+
+
+def _folds(y_enc, n_folds, rng, name):
+    counts = np.bincount(y_enc)
+    if counts.min() < 2:
+        raise ValueError(
+            f"{name}: gamma='auto' / reg='auto' choose the kernel by an inner stratified "
+            f"cross-validation, which needs at least 2 samples in every class (a class here has "
+            f"{counts.min()}). Pass gamma and reg explicitly."
+        )
+    splitter = StratifiedKFold(n_splits=int(min(n_folds, counts.min())), shuffle=True,
+                               random_state=rng.randint(2**31 - 1))
+    return list(splitter.split(np.zeros(len(y_enc)), y_enc))
+
+
+def _sq_distances(A, B):
+    return (np.einsum("ij,ij->i", A, A)[:, None] + np.einsum("ij,ij->i", B, B)[None, :]
+            - 2.0 * A @ B.T)
+
+
+def _errors(Y_train, y_train, Y_test, y_test):
+    """(1-NN error, nearest-centroid error) of the held-out samples (small arrays, NumPy)."""
+    nearest = y_train[np.argmin(_sq_distances(Y_test, Y_train), axis=1)]
+    classes = np.unique(y_train)
+    centroids = np.array([Y_train[y_train == c].mean(axis=0) for c in classes])
+    central = classes[np.argmin(_sq_distances(Y_test, centroids), axis=1)]
+    return float(np.mean(nearest != y_test)), float(np.mean(central != y_test))
+
+
+def _class_path_scores(K, y_enc, folds, block_of, regs, n_components, scaling):
+    """Errors for every ridge value on one kernel matrix, one eigendecomposition per fold."""
+    scores = np.zeros((len(regs), 2))
+    for train, test in folds:
+        centerer = KernelCenterer().fit(K[np.ix_(train, train)])
+        Kc = centerer.transform(K[np.ix_(train, train)])
+        Kt = centerer.transform(K[np.ix_(test, train)])
+        lam, P = linalg.eigh((Kc + Kc.T) / 2.0)
+        keep = lam > len(train) * np.finfo(float).eps * max(lam[-1], 0.0)
+        lam, P = lam[keep], P[:, keep]
+        y_tr = y_enc[train]
+        sizes = np.bincount(y_tr)
+        E = np.zeros((len(train), len(sizes)))
+        E[np.arange(len(train)), y_tr] = 1.0
+        M = np.sqrt(lam)[:, None] * (P.T @ E)  # Lambda^1/2 P^T E
+        b, V = linalg.eigh(block_of(sizes))
+        B_half = V * np.sqrt(np.maximum(b, 0.0))
+        F_train, F_test = P * np.sqrt(lam), Kt @ (P / np.sqrt(lam))
+        mean_eig = np.trace(Kc) / max(len(train) - 1, 1)
+        within = _graphs.within_class_graph(y_tr)
+        for i, reg in enumerate(regs):
+            d = 1.0 / np.sqrt(lam + reg * mean_eig)
+            U, s, _ = linalg.svd((d[:, None] * M) @ B_half, full_matrices=False)
+            k = min(n_components, int(np.sum(s > 1e-12 * max(s[0], 1e-300))))
+            W = d[:, None] * U[:, :k]
+            Y_tr, Y_te = F_train @ W, F_test @ W
+            R = metric_transform(scaling, _graphs.graph_quadratic_form(within, Y_tr), Y_tr.T @ Y_tr,
+                                 np.linalg.norm(W, axis=0), n_samples=len(train),
+                                 n_classes=len(sizes), reg=reg)
+            scores[i] += _errors(Y_tr @ R, y_tr, Y_te @ R, y_enc[test])
+    return scores / len(folds)
+
+
+def _refit_scores(estimator, X, y_enc, folds, gamma, regs):
+    """Errors for every ridge value by refitting the estimator with explicit values."""
+    scores = np.zeros((len(regs), 2))
+    has_reg = "reg" in estimator.get_params()
+    for i, reg in enumerate(regs):
+        params = dict(gamma=gamma, reg=reg) if has_reg else dict(gamma=gamma)
+        for train, test in folds:
+            est = clone(estimator).set_params(**params)
+            Y_tr = est.fit(X[train], y_enc[train]).transform(X[train])
+            scores[i] += _errors(Y_tr, y_enc[train], est.transform(X[test]), y_enc[test])
+    return scores / len(folds)
+
+
+def search(estimator, X, y_enc, *, block_of=None, n_components=None, scaling="total",
+           search_gamma=True, search_reg=True, fixed_gamma=None, fixed_reg=1e-3,
+           regs=None, max_samples=600, n_folds=3, n_jobs=None, random_state=None):
+    """Choose ``gamma`` and ``reg`` (see the module docstring).
+
+    ``block_of(class_sizes)`` gives the ``C x C`` block of a class-structured objective and
+    enables the fast path; otherwise ``estimator`` (with ``gamma``/``reg`` set to 'auto') is
+    cloned and refitted with explicit values for every pair. ``regs`` overrides the ridge
+    grid.
+
+    Returns
+    -------
+    gamma : float or None
+    reg : float
+    cv_results : dict of ndarray
+        ``param_gamma``, ``param_reg``, ``mean_test_error`` (the criterion),
+        ``mean_test_error_1nn``, ``mean_test_error_nc`` and ``rank_test_error``, one entry per
+        pair, ready for ``pandas.DataFrame``.
+    """
+    name = type(estimator).__name__
+    rng = check_random_state(random_state)
+    if block_of is None:  # every pair is a refit: a smaller subsample
+        max_samples = min(max_samples, 500)
+    X = np.asarray(X, dtype=np.float64)
+    idx = _subsample(y_enc, max_samples, rng)
+    precomputed = estimator.kernel == "precomputed"
+    Xs = X[np.ix_(idx, idx)] if precomputed else X[idx]
+    ys = np.unique(y_enc[idx], return_inverse=True)[1]
+    folds = _folds(ys, n_folds, rng, name)
+    kernel = estimator.kernel
+    width = search_gamma and not callable(kernel) and kernel in WIDTH_KERNELS
+    gamma0 = median_gamma(Xs, random_state=rng) if width else fixed_gamma
+    gammas = list(gamma0 * GAMMA_FACTORS) if width else [fixed_gamma]
+    if regs is None:
+        regs = REG_GRID if block_of is not None else REG_GRID_REFIT
+    regs = list(regs) if search_reg else [fixed_reg]
+    k = n_components if n_components is not None else len(np.unique(ys)) - 1
+
+    def scores_for(gamma):
+        if block_of is None:
+            return _refit_scores(estimator, Xs, ys, folds, gamma, regs)
+        K = compute_kernel(Xs, kernel=kernel, gamma=gamma, degree=estimator.degree,
+                           coef0=estimator.coef0, kernel_params=estimator.kernel_params)
+        return _class_path_scores(K, ys, folds, block_of, regs, k, scaling)
+
+    per_gamma = Parallel(n_jobs=n_jobs)(delayed(scores_for)(g) for g in gammas)
+    rows = [(g, r, s[0], s[1]) for g, sc in zip(gammas, per_gamma) for r, s in zip(regs, sc)]
+    table = np.array([[np.nan if g is None else g, r, e1, e2] for g, r, e1, e2 in rows])
+    criterion = (table[:, 2] + table[:, 3]) / 2.0
+    distance = np.abs(np.log(table[:, 0] / gamma0)) if width else np.zeros(len(rows))
+    order = np.lexsort((distance, -table[:, 1], np.round(criterion, 12)))
+    best = order[0]
+    rank = np.empty(len(rows), dtype=int)
+    rank[order] = np.arange(1, len(rows) + 1)
+    cv_results = dict(param_gamma=table[:, 0], param_reg=table[:, 1],
+                      mean_test_error=criterion, mean_test_error_1nn=table[:, 2],
+                      mean_test_error_nc=table[:, 3], rank_test_error=rank)
+    gamma = rows[best][0]
+    return (None if gamma is None else float(gamma)), float(rows[best][1]), cv_results
