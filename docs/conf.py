@@ -20,6 +20,9 @@ extensions = [
     "sphinx.ext.viewcode",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
+    # MathJax shipped with the site (docs/_build/html/_static/mathjax), so that the formulas
+    # render without a network connection (the package's module name has dashes).
+    "sphinx-mathjax-offline",
 ]
 
 templates_path = ["_templates"]
