@@ -1,10 +1,15 @@
-# Two entry points: `make demo` and `make test`. Both create .venv with python3 if needed.
+# Entry points: `make demo`, `make test` (the README's test command), `make docs` (Sphinx site,
+# gallery executed -> docs/_build/html), `make lint` (ruff), `make bench`. Each creates .venv with
+# python3 if needed.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+DOCS_STAMP := $(VENV)/.installed-docs
+LINT_STAMP := $(VENV)/.installed-lint
+SPHINXOPTS ?= -W --keep-going
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench docs lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,5 +28,22 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py
 
+$(DOCS_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[test,docs]"
+	touch $(DOCS_STAMP)
+
+# Warnings are errors (a broken reference or docstring fails), and so is an example that raises.
+docs: $(DOCS_STAMP)
+	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(BIN)/sphinx-build -b html $(SPHINXOPTS) docs docs/_build/html
+	@echo "Documentation: docs/_build/html/index.html"
+
+$(LINT_STAMP): | $(BIN)/python
+	$(BIN)/python -m pip install --quiet "ruff>=0.5"
+	touch $(LINT_STAMP)
+
+lint: $(LINT_STAMP)
+	$(BIN)/ruff check graphdr tests benchmarks examples docs
+
 clean:
-	rm -rf $(VENV) graphdr-report .pytest_cache build *.egg-info
+	rm -rf $(VENV) graphdr-report .pytest_cache build *.egg-info docs/_build docs/generated \
+		docs/auto_examples

@@ -1,6 +1,7 @@
 """MKL-DR exact vs Nystroem: one fit on 2000 samples x 6 views, and 1-NN 10-fold CV on digits.
 
-Run: OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/mkldr_nystroem.py [N_LANDMARKS] [--no-cv]
+Run: OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/mkldr_nystroem.py \
+    [N_LANDMARKS] [--no-cv]
 """
 import sys
 import time

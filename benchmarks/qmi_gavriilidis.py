@@ -110,7 +110,7 @@ def sigma_ablation(name, factors=(0.25, 0.5, 1.0, 2.0, 4.0), anneal=4.0):
     """1-NN error at d = 1 with LDA init: sigma = factor x the default, and annealing."""
     X, y = load(name)
     out = {}
-    for f, (tr, te) in enumerate(folds(y)):
+    for tr, te in folds(y):
         scaler = MinMaxScaler().fit(X[tr])
         Xtr, Xte = scaler.transform(X[tr]), scaler.transform(X[te])
         default = QMIProjection(n_components=1, max_iter=0).fit(Xtr, y[tr]).sigma_

@@ -162,7 +162,7 @@ def m_kernel(n):
     out["kqmi"] = min(timed(lambda: KQMI(gamma=gamma).fit(X, y))[0] for _ in range(2))
     S = np.random.default_rng(1).normal(size=(n, n))
     S = S + S.T
-    out["eigh"], _ = timed(lambda: linalg.eigh(S))
+    out["eigh"], _ = timed(lambda S=S: linalg.eigh(S))
     del S
     kpca = KernelPCA(n_components=9, kernel="rbf", gamma=gamma)
     out["kpca"], _ = timed(lambda: kpca.fit(X))
@@ -220,7 +220,7 @@ def m_dee():
     X, y, source = mnist50()
     out = dict(available=True, source=source)
     for optimizer in ("ld", "fp"):
-        seconds, est = timed(lambda: DEE(optimizer=optimizer, random_state=0).fit(X, y))
+        seconds, est = timed(lambda o=optimizer: DEE(optimizer=o, random_state=0).fit(X, y))
         t = np.asarray(est.history_["time"])
         per_iter = float(np.mean(np.diff(t))) if t.size > 1 else float(seconds / max(est.n_iter_, 1))
         out[optimizer] = dict(seconds=seconds, n_iter=int(est.n_iter_), per_iter=per_iter,

@@ -2,8 +2,8 @@
 multiple kernels and discriminative neighbour embedding, as scikit-learn transformers."""
 
 from .base import GraphEmbedding
-from .kernel_methods import CKFD, KernelLDA, KernelLPP
 from .discriminant import DCV, MMPA
+from .kernel_methods import CKFD, KernelLDA, KernelLPP
 from .linear import LDA, LDE, LPP, MFA
 from .mkl import MKLDR, SDPSolverError
 from .multiview import KFD, KFDSAMME, KFDVoting, ViewKernel, make_multiview_digits

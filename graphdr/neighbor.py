@@ -135,7 +135,7 @@ class _PairWeights:
         ZDZ = (ZDZ + ZDZ.T) / 2 * self.scale_same
         self.forms = (ZDZ - (ZWZ + ZWZ.T) / 2 * self.scale_same, ZDZ)
         if keep and normalize:
-            for s, e, W, M in self._cache:
+            for _s, _e, W, M in self._cache:
                 if M is None:
                     W *= self.scale_diff
                 else:
@@ -543,7 +543,7 @@ class _DSNEObjective:
         )
         self.has_same = P.n_same_pairs > 0
         plogp = 0.0
-        for s, e, W, M in P:
+        for _s, _e, W, _M in P:
             pos = W > 0
             plogp += float(np.sum(W[pos] * np.log(W[pos])))
         self.plogp = plogp
@@ -560,7 +560,7 @@ class _DSNEObjective:
         ny = _pair_sq_dist(Y)
         Zs = Zd = 0.0
         cross = 0.0
-        for s, e, W, M, Dy, U in self._blocks(Y, ny):
+        for _s, _e, W, M, Dy, U in self._blocks(Y, ny):
             zs = float(np.sum(U, where=M))
             Zs += zs
             Zd += float(U.sum()) - zs
@@ -569,7 +569,7 @@ class _DSNEObjective:
         inv_s = 1.0 / Zs if self.has_same else 0.0
         inv_d = 1.0 / Zd
         LY = np.empty_like(Y)
-        for s, e, W, M, Dy, U in self._blocks(Y, ny):
+        for s, e, W, M, _Dy, U in self._blocks(Y, ny):
             Q = (W - U * np.where(M, inv_s, inv_d)) * U
             LY[s:e] = Q.sum(axis=1)[:, None] * Y[s:e] - Q @ Y
         return float(E), LY

@@ -140,7 +140,7 @@ def line_search_wolfe(
         Wolfe constants, ``0 < c1 < c2 < 1``.
     strong : bool
         Strong Wolfe conditions (bracketing and zoom with cubic interpolation, Nocedal and
-            Wright, Algorithms 3.5-3.6). Otherwise the weak Wolfe conditions by doubling and
+        Wright, Algorithms 3.5-3.6). Otherwise the weak Wolfe conditions by doubling and
         bisection (Lewis and Overton), with quadratic-interpolation backtracking while no
         step has satisfied the sufficient-decrease condition.
     max_evals : int

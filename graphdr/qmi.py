@@ -35,7 +35,6 @@ projections, built on the potentials of this module.
 
 from __future__ import annotations
 
-
 import numpy as np
 from scipy import linalg
 
@@ -416,10 +415,10 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
     ----------
     n_components : int or None, default=None
         At most ``n_classes - 1``; a larger value raises ``ValueError``.
-    kernel : {'rbf', 'linear', 'poly', 'sigmoid', 'cosine', 'laplacian', 'chi2', \
-'precomputed'} or callable, default='rbf'
-        With 'precomputed', ``fit`` takes the training kernel and ``transform`` the kernel
-        between new and training samples.
+    kernel : str or callable, default='rbf'
+        'rbf', 'linear', 'poly', 'sigmoid', 'cosine', 'laplacian', 'chi2', 'precomputed' or a
+        callable. With 'precomputed', ``fit`` takes the training kernel and ``transform`` the
+        kernel between new and training samples.
     gamma : 'auto', float or None, default='auto'
         RBF/poly/sigmoid coefficient, :math:`k(x,x') = \exp(-\gamma\lVert x-x'\rVert^2)`.
         ``'auto'`` chooses it (with ``reg``) by inner stratified cross-validation of the 1-NN

@@ -362,6 +362,7 @@ class QMIProjection(_LinearProjection):
                 f"QMIProjection did not converge in max_iter={self.max_iter} iterations "
                 f"(tol={self.tol}); raise max_iter or tol.",
                 ConvergenceWarning,
+                stacklevel=2,
             )
         self.n_iter_ = it
         self.history_ = history

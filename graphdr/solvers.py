@@ -30,7 +30,8 @@ from scipy import linalg
 
 from .graphs import _weighted_centered_gram
 
-__all__ = ["generalized_eigh", "class_kernel_eigh", "class_ratio_eigh", "data_subspace", "gram_subspace", "flip_signs"]
+__all__ = ["generalized_eigh", "class_kernel_eigh", "class_ratio_eigh", "data_subspace",
+           "gram_subspace", "flip_signs"]
 
 
 def _sym(M):

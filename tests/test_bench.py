@@ -158,7 +158,7 @@ def test_splits_deterministic_and_stratified():
     a = get_protocol("bouzas").splits(y, seed=3)
     b = get_protocol("bouzas").splits(y, seed=3)
     assert len(a) == 10
-    for (tr1, te1), (tr2, te2) in zip(a, b):
+    for (_tr1, te1), (_tr2, te2) in zip(a, b):
         np.testing.assert_array_equal(te1, te2)
         np.testing.assert_array_equal(np.bincount(y[te1]), [3, 2, 1])
     assert sorted(np.concatenate([te for _, te in a])) == list(range(len(y)))

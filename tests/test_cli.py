@@ -82,7 +82,7 @@ def test_end_to_end_outputs(tiny_report):
     for meth, (value, dim) in expected.items():
         assert found[meth][:2] == (value, dim)
     best_value = min(float(v) for v, _ in expected.values())
-    for meth, (value, _, bold) in found.items():
+    for value, _, bold in found.values():
         assert bold == (float(value) == best_value)
     wins = next(ln for ln in text.splitlines() if ln.startswith("| wins |"))
     assert [int(c) for c in wins.strip("|").split("|")[1:]] == [
@@ -96,7 +96,7 @@ def test_end_to_end_outputs(tiny_report):
         img = mpimg.imread(out / png)
         assert img.ndim == 3 and img.shape[0] > 100 and img.shape[1] > 100
         assert img[..., :3].std() > 0.01  # not a blank image
-    for meth, (value, dim) in expected.items():
+    for value, dim in expected.values():
         assert f"{value} ({dim})" in html
 
 
@@ -197,27 +197,123 @@ def test_console_script_entry_point():
     assert ep.value == "graphdr.cli:main" and ep.load() is main
 
 
-def test_index_html_renders_in_chromium(tiny_report, tmp_path):
+_CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                   "--no-first-run", "--disable-background-networking",
+                   "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+                   "--window-size=1200,1600", "--force-device-scale-factor=1"]
+
+# Appended to a copy of index.html: once the page has loaded, records what the browser made of
+# it -- every image (loaded? natural size, where it is drawn) and every table (its cell texts as
+# rendered, where it is drawn) -- in a hidden <pre> that `--dump-dom` prints.
+_PROBE = """<script>
+window.addEventListener('load', function () {
+  function box(el) { var r = el.getBoundingClientRect();
+    return [r.left + window.scrollX, r.top + window.scrollY, r.width, r.height]; }
+  var out = {title: document.title, images: [], tables: []};
+  document.querySelectorAll('img').forEach(function (im) {
+    out.images.push({src: im.getAttribute('src'), complete: im.complete,
+                     natural: [im.naturalWidth, im.naturalHeight], box: box(im)}); });
+  document.querySelectorAll('table').forEach(function (t) {
+    out.tables.push({box: box(t), rows: Array.from(t.rows).map(function (r) {
+      return Array.from(r.cells).map(function (c) { return c.innerText.trim(); }); })}); });
+  var pre = document.createElement('pre');
+  pre.id = 'graphdr-probe'; pre.hidden = true; pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});
+</script>"""
+
+
+def _chromium_or_skip():
     browser = next((shutil.which(b) for b in ("chromium", "chromium-browser")
                     if shutil.which(b)), None)
     if browser is None:
-        pytest.skip("chromium is not installed (Debian package 'chromium'); the HTML report "
-                    "cannot be rendered in a headless browser here")
-    shot = tmp_path / "shot.png"
-    cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-           "--no-first-run", "--disable-background-networking", "--disable-component-update",
-           "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}", "--hide-scrollbars",
-           "--window-size=1200,1600", f"--screenshot={shot}",
-           (tiny_report / "index.html").as_uri()]
+        pytest.skip("chromium is not installed (Debian package 'chromium'; .ci/run installs it "
+                    "as root); the HTML report cannot be rendered in a headless browser here")
+    return browser
+
+
+def _chromium(browser, page, profile, *args):
+    cmd = [browser, *_CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args, page.as_uri()]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    img = mpimg.imread(shot)
-    assert img.shape[:2] == (1600, 1200)
-    rgb = img[..., :3]
-    # a rendered page: mostly white background, with dark text and coloured figures on it
+    return proc.stdout
+
+
+def _what_the_browser_shows(browser, report, workdir):
+    """Images and tables of ``report/index.html`` as Chromium loaded and laid them out."""
+    import html
+
+    copy = workdir / "report"
+    shutil.copytree(report, copy)
+    page = copy / "index.html"
+    page.write_text(page.read_text().replace("</body>", _PROBE + "</body>"))
+    dom = _chromium(browser, page, workdir / "profile", "--virtual-time-budget=10000",
+                    "--dump-dom")
+    found = re.search(r'<pre id="graphdr-probe"[^>]*>(.*?)</pre>', dom, re.S)
+    assert found, "the page did not finish loading in the browser: " + dom[-500:]
+    seen = json.loads(html.unescape(found.group(1)))
+    # tables a person can see (the per-dimension tables are folded away in <details>)
+    seen["tables"] = [t for t in seen["tables"] if any(c for row in t["rows"] for c in row)]
+    return seen
+
+
+def test_index_html_renders_in_chromium(tiny_report, tmp_path):
+    browser = _chromium_or_skip()
+    seen = _what_the_browser_shows(browser, tiny_report, tmp_path)
+    assert seen["title"] == "graphdr bench - demo"
+
+    # every figure of the report is on the page, loaded, and drawn at a readable size
+    pngs = sorted(f for f in os.listdir(tiny_report) if f.endswith(".png"))
+    assert sorted(im["src"] for im in seen["images"]) == pngs
+    for im in seen["images"]:
+        assert im["complete"] and min(im["natural"]) > 100, f"{im['src']} did not load: {im}"
+        x, y, w, h = im["box"]
+        assert w > 250 and h > 150, f"{im['src']} is drawn too small: {im}"
+
+    # the error table: one column per method, the numbers of tables.md, a wins row
+    error_table = seen["tables"][0]
+    assert error_table["rows"][0] == ["Data set", "LDA", "PCA"]
+    iris = error_table["rows"][1]
+    assert iris[0] == "iris"
+    md = (tiny_report / "tables.md").read_text()
+    for cell in iris[1:]:
+        assert re.fullmatch(r"\d+\.\d\d \([12]\)", cell), cell
+        assert cell in md
+    assert error_table["rows"][-1][0] == "wins"
+    assert any(t["rows"][0][0] == "Data set" and "PCA" in t["rows"][0]
+               for t in seen["tables"][1:])  # the fit-time table
+
+    # what a person sees on the first screen: a white page with dark text in the table and a
+    # coloured figure where the layout put them
+    shot = tmp_path / "shot.png"
+    _chromium(browser, tiny_report / "index.html", tmp_path / "profile-shot",
+              f"--screenshot={shot}")
+    rgb = mpimg.imread(shot)[..., :3]
+    assert rgb.shape[:2] == (1600, 1200)
     assert (rgb.mean(axis=2) > 0.95).mean() > 0.3
-    assert (rgb.mean(axis=2) < 0.3).mean() > 0.001
-    assert (rgb.max(axis=2) - rgb.min(axis=2) > 0.3).mean() > 0.001
+
+    def region(box):
+        x, y, w, h = (int(round(v)) for v in box)
+        return rgb[y + 2:y + h - 2, x + 2:x + w - 2]
+
+    table = region(error_table["box"])
+    assert table.size and (table.mean(axis=2) < 0.4).mean() > 0.02  # text is drawn
+    first = next(im for im in seen["images"] if im["box"][1] + im["box"][3] <= 1600)
+    figure = region(first["box"])
+    assert figure.size and (figure.max(axis=2) - figure.min(axis=2) > 0.3).mean() > 0.002
+    assert (figure.mean(axis=2) < 0.5).mean() > 0.005  # axes and labels
+
+
+def test_browser_check_sees_a_missing_figure(tiny_report, tmp_path):
+    """The browser check above can fail: a figure missing from the directory is reported."""
+    browser = _chromium_or_skip()
+    broken = tmp_path / "broken"
+    shutil.copytree(tiny_report, broken)
+    os.remove(broken / "scatter_iris_pca.png")
+    seen = _what_the_browser_shows(browser, broken, tmp_path)
+    natural = {im["src"]: im["natural"] for im in seen["images"]}
+    assert natural["scatter_iris_pca.png"] == [0, 0]
+    assert min(natural["scatter_iris_lda.png"]) > 100
 
 
 class _RecordingPCA:

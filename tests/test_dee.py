@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from conftest import make_classes
 from sklearn.datasets import load_iris
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -13,8 +14,6 @@ from graphdr.neighbor import (
     _DSNEObjective,
     _EEObjective,
 )
-
-from conftest import make_classes
 
 
 # ----- independent references -------------------------------------------------------------

@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
+from conftest import make_classes, max_angle
 from scipy import linalg
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from conftest import make_classes, max_angle
 from graphdr.discriminant import DCV, MMPA, mean_class_distances
 
 

@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import make_classes
 
 from graphdr import graphs
-from conftest import make_classes
 
 
 def brute_knn(X, k, y=None, restrict=None):
@@ -82,10 +82,13 @@ def test_class_graph_forms_equal_dense_forms():
     mean = X.mean(0) + 0.5
     Xc = X - mean
     Ddeg = np.diag(W.sum(1))
-    dense = {"adjacency": Xc.T @ W @ Xc, "degree": Xc.T @ Ddeg @ Xc, "laplacian": Xc.T @ (Ddeg - W) @ Xc}
+    dense = {"adjacency": Xc.T @ W @ Xc, "degree": Xc.T @ Ddeg @ Xc,
+             "laplacian": Xc.T @ (Ddeg - W) @ Xc}
     for kind, expected in dense.items():
-        np.testing.assert_allclose(graphs.graph_quadratic_form(G, X, kind=kind, mean=mean), expected, atol=1e-9)
-        np.testing.assert_allclose(graphs.graph_quadratic_form(W, X, kind=kind, mean=mean), expected, atol=1e-9)
+        np.testing.assert_allclose(graphs.graph_quadratic_form(G, X, kind=kind, mean=mean),
+                                   expected, atol=1e-9)
+        np.testing.assert_allclose(graphs.graph_quadratic_form(W, X, kind=kind, mean=mean),
+                                   expected, atol=1e-9)
         np.testing.assert_allclose(
             graphs.graph_quadratic_form(sp.csr_matrix(W), X, kind=kind, mean=mean), expected, atol=1e-9
         )

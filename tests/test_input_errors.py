@@ -2,9 +2,9 @@
 
 import numpy as np
 import pytest
+from conftest import make_classes
 
 import graphdr
-from conftest import make_classes
 
 SUPERVISED = [
     graphdr.LDA,

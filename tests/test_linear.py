@@ -1,17 +1,17 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import make_classes, max_angle
 from scipy import linalg
 from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
+from test_graphs import brute_knn
 
 import graphdr
 from graphdr import graphs
-from conftest import make_classes, max_angle
-from test_graphs import brute_knn
 
 
 @pytest.mark.parametrize("load", [load_iris, load_wine, load_breast_cancer])
@@ -72,7 +72,8 @@ def test_constant_feature_and_duplicate_rows_change_nothing():
     X, y = make_classes(seed=12)
     X2 = np.vstack([np.column_stack([X, np.full(len(X), 3.0)]), np.column_stack([X[:4], np.full(4, 3.0)])])
     y2 = np.concatenate([y, y[:4]])
-    for est in (graphdr.LDA(), graphdr.LPP(n_components=2), graphdr.MFA(n_components=2), graphdr.LDE(n_components=2)):
+    for est in (graphdr.LDA(), graphdr.LPP(n_components=2), graphdr.MFA(n_components=2),
+                graphdr.LDE(n_components=2)):
         Y = est.fit_transform(X2, y2)
         assert np.all(np.isfinite(Y))
         assert np.allclose(est.components_[:, -1], 0, atol=1e-12)

@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import make_classes, max_angle
 from sklearn.base import clone
 from sklearn.datasets import load_iris
 from sklearn.metrics.pairwise import rbf_kernel
@@ -8,7 +9,6 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.preprocessing import StandardScaler
 
 import graphdr
-from conftest import make_classes, max_angle
 from graphdr import graphs as G
 from graphdr.mkl import MKLDR, SDPSolverError, a_step, beta_matrices, beta_step, kernel_scatter
 from graphdr.multiview import ViewKernel, make_multiview_digits

@@ -5,9 +5,9 @@ import tracemalloc
 
 import numpy as np
 import pytest
+from conftest import make_classes
 from scipy.linalg import subspace_angles
 
-from conftest import make_classes
 from graphdr import graphs as G
 from graphdr.linear import class_neighbour_graphs
 from graphdr.mkl import MKLDR, _LandmarkProblem, a_step, beta_matrices

@@ -1,12 +1,12 @@
 import numpy as np
 import pytest
+from conftest import make_classes, max_angle
 from sklearn.base import clone
 from sklearn.metrics.pairwise import chi2_kernel, manhattan_distances, rbf_kernel
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import graphdr
-from conftest import make_classes, max_angle
 from graphdr.multiview import (
     KFD,
     KFDSAMME,

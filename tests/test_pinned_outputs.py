@@ -7,7 +7,6 @@ arithmetic is unchanged), and the embedded subspaces to principal angles below 1
 
 import numpy as np
 import pytest
-
 from conftest import max_angle
 from pinned.cases import ALIASES, CASES, PINS, _extra_cases, run_case
 
@@ -39,8 +38,9 @@ def test_elastic_embedding_is_pinned():
 
 
 def test_every_public_estimator_is_pinned():
-    import graphdr
     from sklearn.base import BaseEstimator
+
+    import graphdr
 
     pinned = {ALIASES.get(c[0].split("_")[0], c[0].split("_")[0]) for c in CASES}
     pinned.add("ElasticEmbedding")

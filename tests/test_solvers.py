@@ -1,9 +1,8 @@
 import numpy as np
-import pytest
+from conftest import max_angle
 from scipy import linalg
 
 from graphdr.solvers import data_subspace, flip_signs, generalized_eigh
-from conftest import max_angle
 
 
 def spd(rng, m, rank=None):

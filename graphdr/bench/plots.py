@@ -52,7 +52,7 @@ def plot_error_vs_dim(curves, path, *, title, classifier, recognition=False):
         ax.set_xlabel(("recognition rate" if recognition else "error") + " (%) at dimension 1")
     else:
         cmap = plt.get_cmap("tab10" if len(curves) <= 10 else "tab20")
-        for i, (m, (dims, mean, std)) in enumerate(curves.items()):
+        for i, (m, (dims, mean, _std)) in enumerate(curves.items()):
             vals = 100 * ((1 - np.asarray(mean)) if recognition else np.asarray(mean))
             ax.plot(dims, vals, marker=_MARKERS[i % len(_MARKERS)], ms=4, lw=1.3,
                     color=cmap(i % cmap.N), label=method_label(m))
@@ -134,7 +134,7 @@ def plot_curves(histories, path, *, title):
     nrows = 2 if with_time else 1
     ncols = len(groups)
     fig, axes = plt.subplots(nrows, ncols, figsize=(3.4 * ncols, 2.7 * nrows), squeeze=False)
-    for j, (base, members) in enumerate(groups.items()):
+    for j, (_base, members) in enumerate(groups.items()):
         for i, (method, h) in enumerate(members):
             obj = np.asarray(h["objective"], dtype=float)
             label = method_label(method) if len(members) > 1 else None

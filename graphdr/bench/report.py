@@ -311,7 +311,7 @@ def _timing_table(rows, datasets, methods):
                 tds.append("<td>-</td>")
                 continue
             per_fold = defaultdict(float)
-            for (fold, dim), s in v.items():
+            for (fold, _dim), s in v.items():
                 per_fold[fold] = s if spec_nested else per_fold[fold] + s
             tds.append(f"<td>{np.mean(list(per_fold.values())):.3f}</td>")
         h.append(f"<tr><td>{html.escape(ds)}</td>" + "".join(tds) + "</tr>")

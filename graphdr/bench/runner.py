@@ -12,8 +12,14 @@ from . import plots
 from .datasets import load_dataset
 from .evaluation import check_classifier, method_dims, run_cell, run_embedding
 from .methods import MethodUnavailableError, get_method, method_label, parse_method
-from .report import (append_results, aggregate, markdown_tables, read_results, write_html,
-                     write_results)
+from .report import (
+    aggregate,
+    append_results,
+    markdown_tables,
+    read_results,
+    write_html,
+    write_results,
+)
 
 __all__ = ["run_bench", "BenchResult"]
 
