@@ -126,10 +126,13 @@ class Lookup:
         agg = self.aggs.get(exp, {})
         if (dataset, method, clf) in agg:
             return agg[(dataset, method, clf)]
-        if ":" not in method:
-            for (ds, m, c), dims in sorted(agg.items()):
-                if ds == dataset and c == clf and m.startswith(method + ":"):
-                    return dims
+        names = {k[0] for k in agg}
+        if dataset not in names:  # a subset: digits -> digits_32pc (quick: digits_8pc)
+            dataset = self.only_dataset(exp, dataset)
+        for (ds, m, c), dims in sorted(agg.items()):
+            if ds == dataset and c == clf and (m == method or (
+                    ":" not in method and m.startswith(method + ":"))):
+                return dims
         return {}
 
     def error(self, exp, dataset, method, clf, dim=None):
@@ -463,12 +466,12 @@ _P002_T4 = {
 }
 
 
-def _p002_table(key, title, values, columns, why):
+def _p002_table(key, exp, title, values, columns, why):
     """``columns``: (column label, our data set, dim)."""
     cells = {}
     for row, vals in values.items():
         for (label, ds, dim), v in zip(columns, vals):
-            cells[(row, label)] = (v, ("qmi", ds, _P002_METHODS[row], "1nn", dim))
+            cells[(row, label)] = (v, (exp, ds, _P002_METHODS[row], "1nn", dim))
     return PaperTable(key, title, tuple(values), tuple(c[0] for c in columns), cells, why=why)
 
 
@@ -499,9 +502,17 @@ PAPER_002 = Paper(
     ),
     experiments=(
         Experiment(
-            "qmi", "Tables 2-4: scaled to [0,1], 5x2 CV, 1-NN, dimensions 1..min(C-1, D)",
-            _GAV, ("digits:per_class=32", "led7digit", "balance_scale", "ionosphere", "wine",
-                   "iris"),
+            "faces", "Table 2 (CMU faces stand-in): scaled to [0,1], 5x2 CV, 1-NN, the "
+            "table's dimensions up to C-1; MI_BA = MI_B (balanced classes)",
+            dataclasses.replace(_GAV, dim_grid=(1, 2, 3, 4, 8)), ("digits:per_class=32",),
+            ("qmi:init=random", "mi-b:init=random", "qmi:init=lda", "mi-b:init=lda", "lda",
+             "pca"),
+            quick_datasets=("digits:per_class=8",), quick_methods=("qmi:init=lda",),
+            quick_protocol=dict(n_repeats=1, dim_grid=(1,), max_dim=1),
+        ),
+        Experiment(
+            "uci", "Tables 3-4: scaled to [0,1], 5x2 CV, 1-NN, dimensions 1..min(C-1, D)",
+            _GAV, ("led7digit", "balance_scale", "ionosphere", "wine", "iris"),
             ("qmi:init=random", "mi-b:init=random", "mi-a:init=random", "qmi:init=lda",
              "mi-b:init=lda", "mi-a:init=lda", "lda", "pca"),
             quick_datasets=("iris",), quick_methods=("qmi:init=random", "mi-b:init=lda"),
@@ -509,26 +520,35 @@ PAPER_002 = Paper(
         ),
     ),
     tables=(
-        _p002_table("table2", "Table 2: error (%) on CMU faces (paper) / digits, 32 per class "
+        _p002_table("table2", "faces", "Table 2: error (%) on CMU faces (paper) / digits, 32 per class "
                     "(ours)", _P002_T2,
-                    [(f"dim {d}", "digits_32pc", d) for d in _P002_T2_DIMS],
+                    [(f"dim {d}", "digits", d) for d in _P002_T2_DIMS],
                     "Stand-in data (10 digit classes instead of 20 faces: dimensions above 9 "
                     "do not exist, and digits are easier at low dimensions). MI_BA is our MI_B "
                     "(MI_A = MI_B on balanced folds). " + _P002_WHY_PROTOCOL),
-        _p002_table("table3", "Table 3: error (%) on Ecoli (paper) / led7digit (ours)", _P002_T3,
+        _p002_table("table3", "uci", "Table 3: error (%) on Ecoli (paper) / led7digit (ours)", _P002_T3,
                     [(f"dim {d}", "led7digit", d) for d in range(1, 8)],
                     "Stand-in data: led7digit's seven noisy binary segments are much harder "
-                    "than Ecoli (Bayes error about 26%), so errors are higher throughout; "
-                    "compare the ordering of the criteria. " + _P002_WHY_PROTOCOL),
-        _p002_table("table4", "Table 4: error (%) on data sets with few classes", _P002_T4,
+                    "than Ecoli for 1-NN (few distinct feature vectors, so many exact ties), "
+                    "and every method, LDA and PCA included, stays far above Ecoli's errors "
+                    "at every dimension (see the all-methods table below): the table shows "
+                    "that the stand-in is hard, not how the criteria rank on Ecoli. "
+                    + _P002_WHY_PROTOCOL),
+        _p002_table("table4", "uci", "Table 4: error (%) on data sets with few classes", _P002_T4,
                     [(f"{name} dim {d}", ds, d) for name, d, ds in _P002_T4_COLS],
                     "The same data sets (ionosphere without its constant attribute). "
-                    + _P002_WHY_PROTOCOL + " Several of the paper's numbers are far from "
-                    "what 1-NN gets on these sets (e.g. 33% error on wine in 1-D, where LDA "
-                    "gives a few percent), which points at a different classifier or "
-                    "step size."),
+                    + _P002_WHY_PROTOCOL + " Where the paper's errors are far above ours "
+                    "(wine: about 30% in 2-D, where LDA followed by 1-NN errs on a few "
+                    "percent in the all-methods table below; ionosphere: 33-44% in 1-D, near "
+                    "the 36% of always answering the larger class), its runs did not reach a "
+                    "good projection, or its classifier differs. Where ours are above theirs, "
+                    "balance with LDA initialisation (about 3 points, one to two standard "
+                    "deviations of our folds) and iris in 2-D with MI_A / MI_B (about 5 "
+                    "points: our ratio criteria get worse from 1-D to 2-D on iris, the "
+                    "paper's get better), the gap is ours to explain: it points at the "
+                    "second direction found by the gradient ascent, not at the data."),
     ),
-    summary_tables=(("qmi", "All methods, minimum error over dimensions (with LDA and PCA "
+    summary_tables=(("uci", "Tables 3-4 data sets, all methods, minimum error over dimensions (with LDA and PCA "
                      "for reference)"),),
     not_reproduced=(
         "Fig. 1 (2-D projections of Ecoli): the 2-D pictures of the stand-in are in the "
