@@ -570,43 +570,88 @@ _P003_FIG6 = {  # seconds per optimizer in Fig. 6's legends
 _P003_FIG6_DATA = {"COIL20": "digits", "ORL": "digits:per_class=40",
                    "Yale": "digits:per_class=16", "USPS": "digits:per_class=60"}
 _P003_OPTS = ("ld", "fp", "cg", "gd")
+_FIG6_REPEATS = 2
 
 
-def _best_rec(lookup, method):
-    got = lookup.error("fig11", lookup.only_dataset("fig11", "digits"), method, "1nn", None)
-    return None if got is None else (100.0 - got[0], got[1])
+_P003_PANELS = {"fig11": "USPS stand-in", "fig11_small": "ORL/Yale stand-in"}
+_P003_DCV = {"fig11": "dcv:null_dim=9", "fig11_small": "dcv"}
 
 
-def _claim003_dcv(lookup):
-    vals = {m.split(":")[0]: _best_rec(lookup, m) for m in ("dee", "dsne", "dcv:null_dim=9",
-                                                            "mmpa")}
-    if any(v is None for v in vals.values()):
-        return "not run", False
+def _curve(lookup, exp, method):
+    """{dim: recognition rate (%)} of ``method`` in experiment ``exp``."""
+    dims = lookup.dims(exp, lookup.only_dataset(exp, "digits"), method, "1nn")
+    return {d: 100.0 * (1.0 - v[0]) for d, v in dims.items()}
+
+
+def _best_rec(lookup, exp, method):
+    c = _curve(lookup, exp, method)
+    if not c:
+        return None
+    d = max(c, key=lambda k: (round(c[k], 9), -k))
+    return c[d], d
+
+
+def _per_panel(test):
+    """Apply ``test(lookup, exp) -> (text, holds)`` to each Fig. 11 panel that was run."""
+    def check(lookup):
+        parts, ok = [], []
+        for exp, name in _P003_PANELS.items():
+            if exp not in lookup.aggs:
+                continue
+            text, holds = test(lookup, exp)
+            parts.append(f"{name}: {text}")
+            ok.append(holds)
+        if not ok:
+            return "not run", False
+        return "; ".join(parts) + (f" (holds on {sum(ok)} of {len(ok)})" if len(ok) > 1
+                                   else ""), all(ok)
+    return check
+
+
+def _claim003_dcv(lookup, exp):
+    vals = {m.split(":")[0]: _best_rec(lookup, exp, m) for m in ("dee", "dsne", _P003_DCV[exp],
+                                                                 "mmpa")}
+    vals = {m: v for m, v in vals.items() if v is not None}
+    if "dcv" not in vals:
+        return "DCV not run", False
     txt = ", ".join(f"{m.upper()} {v[0]:.1f}% (dim {v[1]})" for m, v in vals.items())
-    return f"best recognition: {txt}", vals["dcv"][0] <= min(v[0] for v in vals.values())
+    return f"best recognition {txt}", vals["dcv"][0] <= min(v[0] for v in vals.values())
 
 
-def _claim003_close(lookup):
-    a, b = _best_rec(lookup, "dee"), _best_rec(lookup, "mmpa")
+def _claim003_close(lookup, exp):
+    a, b = _best_rec(lookup, exp, "dee"), _best_rec(lookup, exp, "mmpa")
     if a is None or b is None:
         return "not run", False
-    return f"DEE {a[0]:.1f}% vs MMPA {b[0]:.1f}% (difference {a[0] - b[0]:+.1f})", \
-        abs(a[0] - b[0]) <= 1.0
+    return f"DEE {a[0]:.1f}% vs MMPA {b[0]:.1f}% ({a[0] - b[0]:+.1f})", abs(a[0] - b[0]) <= 1.0
 
 
-def _claim003_dsne(lookup):
-    a, b = _best_rec(lookup, "dsne"), _best_rec(lookup, "dcv:null_dim=9")
+def _claim003_dsne(lookup, exp):
+    a, b = _best_rec(lookup, exp, "dsne"), _best_rec(lookup, exp, _P003_DCV[exp])
     if a is None or b is None:
         return "not run", False
-    return f"DSNE {a[0]:.1f}% vs DCV {b[0]:.1f}% (difference {a[0] - b[0]:+.1f})", \
-        0 < a[0] - b[0] <= 5.0
+    return f"DSNE {a[0]:.1f}% vs DCV {b[0]:.1f}% ({a[0] - b[0]:+.1f})", 0 < a[0] - b[0] <= 5.0
 
 
-def _claim003_lowdim(lookup):
-    a, b = _best_rec(lookup, "dee"), _best_rec(lookup, "mmpa")
-    if a is None or b is None:
+def _near_best_dim(curve, points=1.0):
+    best = max(curve.values())
+    return min(d for d, v in curve.items() if v >= best - points)
+
+
+def _claim003_lowdim(lookup, exp):
+    a, b = _curve(lookup, exp, "dee"), _curve(lookup, exp, "mmpa")
+    if not a or not b:
         return "not run", False
-    return f"best dimension: DEE {a[1]}, MMPA {b[1]}", a[1] <= b[1]
+    da, db = _near_best_dim(a), _near_best_dim(b)
+    return f"within 1 point of its best from dimension DEE {da}, MMPA {db}", da <= db
+
+
+def _claim003_smooth(lookup, exp):
+    a, b = _curve(lookup, exp, "dee"), _curve(lookup, exp, "mmpa")
+    if not a or not b:
+        return "not run", False
+    la, lb = max(a.values()) - a[max(a)], max(b.values()) - b[max(b)]
+    return (f"loss from the best to the largest dimension: DEE {la:.1f} points (dim {max(a)}), "
+            f"MMPA {lb:.1f} (dim {max(b)})"), la < lb
 
 
 def _fig6_claim(test, text):
@@ -651,8 +696,11 @@ def _p003_fig6_table():
         "legends), and LD's iterations", rows, cols, cells, metric="ratio",
         why="Stand-in data (digits subsets of the paper's sample counts: COIL20 -> all 1797 "
         "digits, ORL -> 400, Yale -> 160, USPS -> 600) and our own GD/CG/FP step rules (the "
-        "paper takes them from the SNE, t-SNE and EE papers). Ratios come from one run on a "
-        "shared machine; absolute seconds are not compared.",
+        "paper takes them from the SNE, t-SNE and EE papers). Ours are the best of two timed "
+        "fits after an untimed warm-up, on a shared machine; absolute seconds are not "
+        "compared. On the stand-ins every optimizer converges (tol 1e-3) in tens of "
+        "iterations, so the paper's hundreds of FP / CG / GD iterations, and its 5-50x "
+        "ratios, do not appear.",
     )
 
 
@@ -690,6 +738,12 @@ def _fig6(out, quick, progress, seed, echo):
     rows, figures = [], []
     bar = tqdm(total=len(data) * len(_P003_OPTS), desc="Fig. 6 optimizers", unit="fit",
                disable=not progress, file=sys.stderr, dynamic_ncols=True)
+    warm = load_dataset("digits:per_class=5", random_state=seed)
+    with threadpool_limits(limits=1):  # first calls pay one-off costs: not in the timings
+        for opt in _P003_OPTS:
+            ident, mspec, params = parse_method(f"dee:optimizer={opt}")
+            mspec.build(2, params=params, random_state=seed).fit(
+                StandardScaler().fit_transform(warm.X), warm.y)
     for paper_ds, spec in data.items():
         if quick:
             spec = "digits:per_class=15"
@@ -698,11 +752,13 @@ def _fig6(out, quick, progress, seed, echo):
         hist = {}
         for opt in _P003_OPTS:
             ident, mspec, params = parse_method(f"dee:optimizer={opt}")
-            est = mspec.build(2, params=params, random_state=seed)
-            with threadpool_limits(limits=1):
-                t0 = time.perf_counter()
-                est.fit(X, ds.y)
-                seconds = time.perf_counter() - t0
+            seconds = float("inf")
+            for _ in range(_FIG6_REPEATS):  # best of two: other jobs only add time
+                est = mspec.build(2, params=params, random_state=seed)
+                with threadpool_limits(limits=1):
+                    t0 = time.perf_counter()
+                    est.fit(X, ds.y)
+                    seconds = min(seconds, time.perf_counter() - t0)
             h = _history(est)
             hist[ident] = h
             obj = h["objective"] if h else [float("nan")]
@@ -737,6 +793,10 @@ PAPER_003 = Paper(
          "samples of 64 pixels are not a small-sample-size problem (USPS's 256 pixels are), so "
          "DCV, which needs a null space of the within-class scatter, runs with null_dim=9: the "
          "C-1 directions of smallest within-class scatter"),
+        ("ORL, Yale (Fig. 11(b)-(c): 50% of 10-11 images per person for training)",
+         "digits, 5 training samples per class",
+         "the face sets are not available offline; the same small-sample regime (fewer "
+         "training samples than pixels), where DCV has its null space"),
         ("COIL20, ORL, Yale, USPS (Fig. 6: all samples; USPS 60 per class)",
          "digits (1797), digits:per_class=40 (400), digits:per_class=16 (160), "
          "digits:per_class=60 (600)",
@@ -751,17 +811,30 @@ PAPER_003 = Paper(
             quick_datasets=("digits:per_class=40",), quick_methods=("dee", "dcv:null_dim=9"),
             quick_protocol=dict(n_repeats=1, n_train_per_class=10, max_dim=5, dim_grid=(2, 5)),
         ),
+        Experiment(
+            "fig11_small", "Fig. 11, small-sample panel (ORL / Yale stand-in): 10 random "
+            "splits, 5 training samples per class, 1-NN recognition rate versus dimension",
+            dataclasses.replace(_DEE, max_dim=60, dim_grid=_P003_DIMS, n_train_per_class=5),
+            ("digits",), ("dee", "dsne", "dcv", "mmpa"),
+            quick_datasets=("digits:per_class=40",), quick_methods=("dee", "dcv"),
+            quick_protocol=dict(n_repeats=1, n_train_per_class=3, max_dim=5, dim_grid=(2, 5)),
+        ),
     ),
     tables=(_p003_fig6_table(),),
     claims=(
         Claim("Fig. 11(d), USPS", "\"in USPS dataset, the optimal accuracy for DCV is only "
-              "83%, which is the worst compared with other three algorithms\"", _claim003_dcv),
+              "83%, which is the worst compared with other three algorithms\"",
+              _per_panel(_claim003_dcv)),
         Claim("Fig. 11", "\"The best recognition rate of MMPA and DEE is very close\" "
-              "(taken as within 1 point)", _claim003_close),
+              "(taken as within 1 point)", _per_panel(_claim003_close)),
         Claim("Fig. 11", "\"DSNE only gets a little better recognition rate than DCV\" "
-              "(taken as 0-5 points better)", _claim003_dsne),
+              "(taken as 0-5 points better)", _per_panel(_claim003_dsne)),
         Claim("Fig. 11", "\"DEE reaches the higher recognition rate with lower subspace "
-              "dimension value\" (than MMPA)", _claim003_lowdim),
+              "dimension value\" (taken as: DEE comes within 1 point of its best at a "
+              "dimension no larger than MMPA's)", _per_panel(_claim003_lowdim)),
+        Claim("Fig. 11", "\"the recognition rate curve of DEE is smoother than MMPA's\" "
+              "(taken as: DEE loses less than MMPA from its best to its largest dimension)",
+              _per_panel(_claim003_smooth)),
         Claim("Fig. 6", "\"LD not only achieves the most precise objective values, but also "
               "requires the least runtime\" (most precise: lowest final objective)",
               _fig6_claim(lambda v: _fig6_lowest(v) and _fig6_fastest(v),
