@@ -52,6 +52,7 @@ class Experiment:
     quick_methods: tuple = ()
     quick_protocol: dict = field(default_factory=dict)
     plots: bool = True  # PNG figures (error versus dimension, 2-D pictures)
+    pictures: bool = True  # the 2-D pictures (fitted on half of the data set)
 
     def resolved(self, quick):
         if not quick:
@@ -815,7 +816,7 @@ PAPER_003 = Paper(
             "fig11_small", "Fig. 11, small-sample panel (ORL / Yale stand-in): 10 random "
             "splits, 5 training samples per class, 1-NN recognition rate versus dimension",
             dataclasses.replace(_DEE, max_dim=60, dim_grid=_P003_DIMS, n_train_per_class=5),
-            ("digits",), ("dee", "dsne", "dcv", "mmpa"),
+            ("digits",), ("dee", "dsne", "dcv", "mmpa"), pictures=False,
             quick_datasets=("digits:per_class=40",), quick_methods=("dee", "dcv"),
             quick_protocol=dict(n_repeats=1, n_train_per_class=3, max_dim=5, dim_grid=(2, 5)),
         ),
@@ -953,7 +954,7 @@ def reproduce(paper, *, out=None, quick=False, n_jobs=1, threads=1, seed=0, fres
         res = run_bench(
             protocol, datasets=datasets, methods=methods, classifiers=exp.classifiers,
             out=os.path.join(out, exp.key), n_jobs=n_jobs, seed=seed,
-            plots_on=plots_on and exp.plots,
+            plots_on=plots_on and exp.plots, pictures=exp.pictures,
             html_on=True, progress=progress, timing=timing, fresh=fresh,
             command=command, title=f"Paper {key}: {exp.title}", echo=echo, threads=threads,
         )
