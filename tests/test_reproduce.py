@@ -110,7 +110,7 @@ def test_quick_report_sets_ours_beside_the_papers(quick_runs, key):
 def test_quick_report_000_checks_the_papers_statements(quick_runs):
     text = _report(quick_runs, "000")
     assert "## The paper's statements, checked on our numbers" in text
-    claims = [line for line in text.splitlines() if line.startswith("| Table ")]
+    claims = [line for line in text.splitlines() if line.startswith(("| Table ", "| Figs. "))]
     assert len(claims) == len(PAPERS["000"].claims)
     assert all(line.rstrip().endswith(("| yes |", "| no |")) for line in claims)
     assert "none of the cells" in text  # says why the paper's numbers are missing
