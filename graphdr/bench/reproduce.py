@@ -1095,7 +1095,8 @@ def reproduce(paper, *, out=None, quick=False, n_jobs=1, threads=1, seed=0, fres
               + ", ".join(f"{k} {v:.0f} s" for k, v in exp_seconds.items())
               + f") with --n-jobs {n_jobs}, {threads} BLAS thread(s) per process, seed {seed}; "
               f"graphdr {getattr(graphdr, '__version__', '?')}, Python "
-              f"{platform.python_version()}, {platform.machine()}, {os.cpu_count()} cores{load}. "
+              f"{platform.python_version()}, {platform.machine()}, {os.cpu_count()} cores, "
+              f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}{load}. "
               f"Paper text: "
               f"`papers/{p.file}`. The numbers below are whatever graphdr's methods compute "
               "today: rerun the command after changing a method to update them.", ""]
