@@ -190,3 +190,12 @@ def test_dim_grid():
     assert grid.dims(10, 9) == [1, 5, 9]  # the method's own limit is added
     assert dataclasses.replace(p, dim_grid=()).dims(10, 9) == [9]
     assert "dim_grid" not in p.settings() and grid.settings()["dim_grid"] == [1, 5, 10, 60]
+
+
+def test_help_lists_the_papers(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["reproduce", "--help"])
+    assert exc.value.code == 0
+    text = capsys.readouterr().out
+    for word in ("000", "001", "002", "003", "--quick", "report.md", "results.csv", "stand-in"):
+        assert word in text, word
