@@ -9,6 +9,9 @@ A data set is given on the command line as one of
 * ``digits_views`` -- six incomplete views of scikit-learn's digits for multi-view methods
   (:func:`graphdr.multiview.make_multiview_digits`: pooled pixels, orientation histograms,
   Fourier magnitudes, moments, profiles, pure noise); ``digits_views:n=500`` takes a subset;
+* ``balance_scale`` -- the UCI Balance Scale data set, generated from its definition (the UCI
+  file is exactly the 625 combinations of left weight, left distance, right weight and right
+  distance in 1..5, labelled by which side tips: L, B or R);
 * ``swiss_roll`` -- a labelled Swiss roll (paper 000, Figs. 1-2): points of a 2-D strip rolled
   up in 3-D, the class being one of four equal stretches along the roll. Options as
   ``swiss_roll:n=1000:classes=4:noise=0.5``;
@@ -17,6 +20,9 @@ A data set is given on the command line as one of
   methods), ``.csv`` with a header and a label column (``--label-column``, default the column
   named ``label``, ``class``, ``target`` or ``y``), or LIBSVM/svmlight text (``.svm``,
   ``.libsvm``, ``.svmlight``, or any path prefixed ``svmlight:``).
+
+Any named set takes ``per_class=K``: a random subset of ``K`` samples of each class (all of a
+class that has fewer), drawn with the seed, e.g. ``digits:per_class=32``.
 
 Labels may be of any type; they are encoded as 0..C-1 with the original names in ``classes``.
 """
@@ -31,7 +37,8 @@ from importlib import resources
 
 import numpy as np
 
-__all__ = ["Dataset", "load_dataset", "builtin_names", "vendored_names", "make_labelled_swiss_roll"]
+__all__ = ["Dataset", "load_dataset", "builtin_names", "vendored_names", "make_labelled_swiss_roll",
+           "make_balance_scale"]
 
 SKLEARN_SETS = ("iris", "wine", "breast_cancer", "digits")
 _SVMLIGHT_EXT = (".svm", ".libsvm", ".svmlight")
@@ -71,7 +78,7 @@ def vendored_names():
 
 def builtin_names():
     """Every data set name that needs no file."""
-    return list(SKLEARN_SETS) + vendored_names() + ["digits_views", "swiss_roll"]
+    return list(SKLEARN_SETS) + vendored_names() + ["balance_scale", "digits_views", "swiss_roll"]
 
 
 def _encode(name, X, y, source, classes=None, views=None):
@@ -107,6 +114,33 @@ def make_labelled_swiss_roll(n=1000, classes=4, noise=0.5, random_state=0):
     X, t = make_swiss_roll(n_samples=int(n), noise=float(noise), random_state=random_state)
     edges = np.linspace(t.min(), t.max(), int(classes) + 1)[1:-1]
     return X, np.searchsorted(edges, t)
+
+
+def make_balance_scale():
+    """The UCI Balance Scale data: ``(X, y)``, 625 x 4, labels ``'L'``, ``'B'``, ``'R'``.
+
+    Every combination of left weight, left distance, right weight and right distance in 1..5
+    (the UCI file lists exactly these 625 rows); the scale tips to the side with the larger
+    weight x distance, or balances (B, 49 samples; L and R 288 each).
+    """
+    grid = np.array(np.meshgrid(*[np.arange(1, 6)] * 4, indexing="ij")).reshape(4, -1).T
+    left, right = grid[:, 0] * grid[:, 1], grid[:, 2] * grid[:, 3]
+    y = np.where(left > right, "L", np.where(left < right, "R", "B"))
+    return grid.astype(np.float64), y
+
+
+def _per_class(ds, k, random_state):
+    """A random subset of ``k`` samples per class (all of a smaller class), in data order."""
+    if k < 1:
+        raise ValueError(f"per_class must be a positive integer; got {k}.")
+    rng = np.random.default_rng(random_state)
+    keep = []
+    for c in range(ds.n_classes):
+        members = np.flatnonzero(ds.y == c)
+        keep.append(members if len(members) <= k else rng.choice(members, k, replace=False))
+    keep = np.sort(np.concatenate(keep))
+    return Dataset(f"{ds.name}_{k}pc", ds.X[keep], ds.y[keep], ds.classes,
+                   f"{ds.source}; {k} random samples per class", ds.views)
 
 
 def _load_npz(name, path, source):
@@ -216,6 +250,22 @@ def load_dataset(spec, *, label_column=None, random_state=0):
         )
     head, *opts = text.split(":")
     key = head.lower().replace("-", "_")
+    per_class = [o for o in opts if o.startswith("per_class=")]
+    if per_class and not os.path.exists(head):
+        rest = ":".join([head] + [o for o in opts if not o.startswith("per_class=")])
+        try:
+            k = int(per_class[-1].partition("=")[2])
+        except ValueError:
+            raise ValueError(
+                f"per_class must be a positive integer; got {per_class[-1]!r}."
+            ) from None
+        return _per_class(load_dataset(rest, label_column=label_column,
+                                       random_state=random_state), k, random_state)
+    if key == "balance_scale":
+        if opts:
+            raise ValueError(f"balance_scale takes only per_class=K; got {text!r}.")
+        X, y = make_balance_scale()
+        return _encode("balance_scale", X, y, "UCI Balance Scale, generated from its definition")
     if key in ("swiss_roll", "swissroll"):
         o = _options(opts, ("n", "classes", "noise"))
         X, y = make_labelled_swiss_roll(random_state=random_state, **o)
@@ -233,7 +283,10 @@ def load_dataset(spec, *, label_column=None, random_state=0):
         return _encode("digits_views", np.hstack(data.views), data.target,
                        "graphdr.multiview.make_multiview_digits", None, views)
     if opts:
-        raise ValueError(f"Only swiss_roll and digits_views take options; got {text!r}.")
+        raise ValueError(
+            f"Only swiss_roll and digits_views take options (any named set takes per_class=K); "
+            f"got {text!r}."
+        )
     if key in SKLEARN_SETS:
         import sklearn.datasets as skd
 

@@ -53,6 +53,7 @@ class Protocol:
     methods: tuple = ()
     datasets: tuple = ()
     curves: str = "error"  # what the error-vs-dimension plot shows: 'error' or 'recognition'
+    dim_grid: tuple | None = None  # evaluate only these dimensions (and each method's limit)
 
     def replace(self, **changes):
         changes = {k: v for k, v in changes.items() if v is not None}
@@ -61,7 +62,10 @@ class Protocol:
     def dims(self, n_classes, method_limit):
         """Dimensions evaluated for a data set with ``n_classes`` and a method's limit."""
         top = self.max_dim if self.max_dim is not None else n_classes - 1
-        return list(range(1, max(1, min(top, method_limit)) + 1))
+        cap = max(1, min(top, method_limit))
+        if self.dim_grid is None:
+            return list(range(1, cap + 1))
+        return sorted({d for d in self.dim_grid if d <= cap} | {cap})
 
     @property
     def n_folds(self):
@@ -111,7 +115,10 @@ class Protocol:
         """What identifies the numbers of a run (compared when resuming)."""
         keys = ("name", "scaling", "split", "n_splits", "n_repeats", "n_train_per_class",
                 "max_dim", "kernel_gamma", "svm_gamma")
-        return {k: getattr(self, k) for k in keys}
+        out = {k: getattr(self, k) for k in keys}
+        if self.dim_grid is not None:  # absent otherwise: older results stay resumable
+            out["dim_grid"] = [int(d) for d in self.dim_grid]
+        return out
 
 
 _FOUNDATION = ("lda", "lpp", "supervised-lpp", "mfa", "lde", "kernel-lda", "supervised-kernel-lpp",

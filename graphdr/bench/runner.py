@@ -140,14 +140,15 @@ def _parallel(fn, tasks, n_jobs, desc, progress, threads=1, backend="loky"):
 def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="graphdr-report",
               n_jobs=1, seed=0, label_column=None, plots_on=True, html_on=True, progress=True,
               timing=True, fresh=False, command="graphdr bench", title=None, echo=print,
-              threads=1, backend="loky", scatter_per_method=False):
+              threads=1, backend="loky", scatter_per_method=False, pictures=True):
     """Run ``protocol`` and write results.csv, tables.md, PNG plots and index.html into ``out``.
 
     Cells (data set, method, fold) already in ``out/results.csv`` are not computed again.
     The 2-D pictures are one grid per data set (a panel per method), plus one PNG per method
     with ``scatter_per_method``.
     ``n_jobs`` worker processes (joblib ``backend``, default loky) run the cells, each with at
-    most ``threads`` BLAS threads.
+    most ``threads`` BLAS threads. ``pictures=False`` skips the 2-D pictures (and optimizer
+    and kernel-weight plots), keeping the error-versus-dimension plots.
     Raises ValueError for unknown data sets, methods, classifiers or changed settings.
     """
     notes = []
@@ -182,7 +183,7 @@ def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="g
                       gamma=protocol.kernel_gamma, svm_gamma=protocol.svm_gamma, seed=seed)
         for ident in idents:
             spec = get_method(ident.split(":")[0])
-            if not spec.predicts:
+            if not spec.predicts and pictures:
                 embed_tasks.append(dict(common, method=ident, spec=spec))
             if not spec.transform:
                 continue

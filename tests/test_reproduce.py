@@ -1,0 +1,201 @@
+"""`graphdr reproduce`: the papers' numbers are transcribed completely, a quick run of each paper
+writes a report with the paper's numbers beside ours, the figures it links, and results.csv."""
+
+import csv
+import itertools
+import os
+import re
+
+import numpy as np
+import pytest
+
+from graphdr.bench import datasets as bd
+from graphdr.bench.protocols import get_protocol
+from graphdr.bench.reproduce import PAPERS, paper_numbers, reproduce
+from graphdr.cli import main
+
+# a cell of a comparison table with numbers on both sides: "paper / ours (difference)"
+BOTH = re.compile(r"(-?\d+\.\d+) / (-?\d+\.\d+) \(([+-]\d+\.\d+)\)")
+
+
+@pytest.fixture(scope="module")
+def quick_runs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("reproduce")
+    out = {}
+    for key in ("000", "001", "003"):
+        path, failures = reproduce(key, out=str(root / key), quick=True, progress=False,
+                                   echo=lambda *a: None)
+        assert failures == []
+        out[key] = root / key
+    # paper 002 through the command line
+    assert main(["reproduce", "002", "--quick", "--quiet", "--out", str(root / "002")]) == 0
+    out["002"] = root / "002"
+    return out
+
+
+def _report(quick_runs, key):
+    return (quick_runs[key] / "report.md").read_text()
+
+
+# ----- transcriptions --------------------------------------------------------------------------
+def test_every_table_is_complete():
+    sizes = {  # (table, rows with a paper number, columns)
+        ("002", "table2"): (4, 11), ("002", "table3"): (6, 7), ("002", "table4"): (6, 7),
+        ("003", "fig6"): (4, 3),
+    }
+    for (paper, key), (n_rows, n_cols) in sizes.items():
+        table = next(t for t in PAPERS[paper].tables if t.key == key)
+        assert len(table.rows) == n_rows and len(table.columns) >= n_cols
+        for row, col in itertools.product(table.rows, table.columns[:n_cols]):
+            value, ref = table.cells[(row, col)]
+            assert isinstance(value, float) and ref is not None, (paper, key, row, col)
+    table1 = PAPERS["001"].tables[0]
+    kernels = [r for r in table1.rows if r.startswith("KFD, kernel")]
+    assert len(kernels) == 7  # GB-1, GB-2, SIFT-Dist, SIFT-Grid, C2-SWP, C2-ML, PHOG
+    for row, col in itertools.product(kernels, table1.columns):
+        assert isinstance(table1.cells[(row, col)][0], float)
+    combined = ("KFD-Voting", "KFD-SAMME", "MKL-LDA (all kernels)", "MKL-LDE (all kernels)")
+    for row, col in itertools.product(combined, table1.columns):
+        value, ref = table1.cells[(row, col)]
+        assert 0 < value < 100 and ref is not None
+
+
+def test_derived_numbers_follow_from_the_transcription():
+    t1 = PAPERS["001"].tables[0]
+    cell = {k: v[0] for k, v in t1.cells.items()}
+    for col in t1.columns:
+        best = max(cell[(r, col)] for r in t1.rows if r.startswith("KFD, kernel"))
+        assert cell[("best single-kernel KFD", col)] == best
+        assert cell[("MKL-LDA minus best single KFD", col)] == pytest.approx(
+            cell[("MKL-LDA (all kernels)", col)] - best)
+        assert cell[("MKL-LDA minus KFD-Voting", col)] == pytest.approx(
+            cell[("MKL-LDA (all kernels)", col)] - cell[("KFD-Voting", col)])
+    # the paper's text: "a considerable performance gain of 14.6% over the best ... KFD"
+    assert cell[("MKL-LDA minus best single KFD", t1.columns[0])] == pytest.approx(14.6)
+    numbers = paper_numbers("002")
+    assert len(numbers) == 4 * 11 + 6 * 7 + 6 * 7
+    assert all(0 <= v <= 100 for *_, v in numbers)
+
+
+def test_every_paper_has_experiments_and_comparisons():
+    for key, paper in PAPERS.items():
+        assert paper.experiments and paper.stand_ins
+        assert paper.tables or paper.claims, key
+        assert os.path.basename(paper.file).startswith(key)
+
+
+# ----- quick runs ------------------------------------------------------------------------------
+@pytest.mark.parametrize("key", ["001", "002", "003"])
+def test_quick_report_sets_ours_beside_the_papers(quick_runs, key):
+    text = _report(quick_runs, key)
+    assert text.startswith(f"# Paper {key} reproduced")
+    assert "Command: `graphdr reproduce" in text and "QUICK RUN" in text
+    assert "**Why they differ.**" in text
+    cells = BOTH.findall(text)
+    assert cells, "no cell with the paper's number and ours"
+    for paper, ours, diff in cells:
+        assert float(diff) == pytest.approx(float(ours) - float(paper), abs=0.011)
+    # results.csv: one row per compared number, the same differences
+    with open(quick_runs[key] / "results.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    both = [r for r in rows if r["paper"] and r["ours"] and r["metric"] != "claim"]
+    assert len(both) >= len(cells) > 0
+    for r in both:
+        assert float(r["difference"]) == pytest.approx(float(r["ours"]) - float(r["paper"]),
+                                                       abs=1e-3)
+    transcribed = {(t, r, c) for t, r, c, _ in paper_numbers(key)}
+    assert transcribed <= {(r["table"], r["row"], r["column"]) for r in rows}
+
+
+def test_quick_report_000_checks_the_papers_statements(quick_runs):
+    text = _report(quick_runs, "000")
+    assert "## The paper's statements, checked on our numbers" in text
+    claims = [line for line in text.splitlines() if line.startswith(("| Table ", "| Figs. "))]
+    assert len(claims) == len(PAPERS["000"].claims)
+    assert all(line.rstrip().endswith(("| yes |", "| no |")) for line in claims)
+    assert "none of the cells" in text  # says why the paper's numbers are missing
+    assert "| wins |" in text  # our paper-style tables with the wins row
+
+
+@pytest.mark.parametrize("key", ["000", "001", "002", "003"])
+def test_quick_report_figures_exist(quick_runs, key):
+    text = _report(quick_runs, key)
+    images = re.findall(r"!\[[^\]]*\]\(([^)]+\.png)\)", text)
+    assert images
+    for img in images:
+        path = quick_runs[key] / img
+        assert path.stat().st_size > 1000, img
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    for exp in PAPERS[key].experiments:
+        assert (quick_runs[key] / exp.key / "index.html").exists()
+
+
+def test_fig6_records_every_optimizer(quick_runs):
+    with open(quick_runs["003"] / "fig6.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert {r["optimizer"] for r in rows} == {"ld", "fp", "cg", "gd"}
+    assert all(int(r["iterations"]) >= 1 and float(r["seconds"]) > 0 for r in rows)
+
+
+def test_rerun_resumes_and_logs_both_runs(quick_runs):
+    out = quick_runs["003"]
+    before = (out / "fig11" / "results.csv").read_text()
+    reproduce("003", out=str(out), quick=True, progress=False, echo=lambda *a: None)
+    assert (out / "fig11" / "results.csv").read_text() == before  # nothing recomputed
+    text = (out / "report.md").read_text()
+    log = [line for line in text.splitlines() if line.startswith("| 20")]
+    assert len(log) == 2 and log[1].split("|")[4].strip().startswith("0 /")
+
+
+def test_unknown_paper():
+    with pytest.raises(ValueError, match="Unknown paper '004'.*000, 001, 002, 003"):
+        reproduce("004", out="unused")
+    with pytest.raises(SystemExit):
+        main(["reproduce", "004"])
+
+
+# ----- data sets and protocol pieces used by the reproductions ----------------------------------
+def test_balance_scale_follows_its_definition():
+    ds = bd.load_dataset("balance_scale")
+    assert ds.X.shape == (625, 4) and list(ds.classes) == ["B", "L", "R"]
+    assert np.bincount(ds.y).tolist() == [49, 288, 288]
+    assert len({tuple(r) for r in ds.X}) == 625  # every combination once
+    for row, label in zip(ds.X.astype(int), ds.classes[ds.y]):
+        lw, ld, rw, rd = row
+        assert label == ("L" if lw * ld > rw * rd else "R" if lw * ld < rw * rd else "B")
+
+
+def test_per_class_subset():
+    ds = bd.load_dataset("wine:per_class=20", random_state=3)
+    assert ds.name == "wine_20pc" and np.bincount(ds.y).tolist() == [20, 20, 20]
+    full = bd.load_dataset("wine")
+    rows = {tuple(r) for r in full.X}
+    assert all(tuple(r) in rows for r in ds.X)
+    again = bd.load_dataset("wine:per_class=20", random_state=3)
+    np.testing.assert_array_equal(ds.X, again.X)
+    small = bd.load_dataset("iris:per_class=500")  # fewer than asked: the whole class
+    assert len(small.y) == 150
+    with pytest.raises(ValueError, match="per_class must be a positive integer"):
+        bd.load_dataset("iris:per_class=0")
+    with pytest.raises(ValueError, match="per_class must be a positive integer"):
+        bd.load_dataset("iris:per_class=many")
+
+
+def test_dim_grid():
+    p = get_protocol("dee").replace(max_dim=60)
+    import dataclasses
+
+    grid = dataclasses.replace(p, dim_grid=(1, 5, 10, 60))
+    assert grid.dims(10, 64) == [1, 5, 10, 60]
+    assert grid.dims(10, 9) == [1, 5, 9]  # the method's own limit is added
+    assert dataclasses.replace(p, dim_grid=()).dims(10, 9) == [9]
+    assert "dim_grid" not in p.settings() and grid.settings()["dim_grid"] == [1, 5, 10, 60]
+
+
+def test_help_lists_the_papers(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["reproduce", "--help"])
+    assert exc.value.code == 0
+    text = capsys.readouterr().out
+    for word in ("000", "001", "002", "003", "--quick", "report.md", "results.csv", "stand-in"):
+        assert word in text, word
