@@ -5,9 +5,10 @@ Protocol (paper 002, section 4): features scaled to [0, 1] (fitted on each train
 classifier on the projected data, dimensions 1..C-1, the projection W (D x d, W^T W = I)
 initialised by LDA or randomly; the same random initialisation (random_state = fold index) is
 used for every criterion. The paper does not state k, sigma, the learning rate or the stopping
-rule: we report k = 1 and k = 3 and use QMIProjection's documented defaults (sigma = half the
-median pairwise distance of the initial projection, Armijo backtracking, max_iter = 100,
-tol = 1e-6).
+rule: we report k = 1 and k = 3 and use QMIProjection's behaviour of before issue 12 (``PREVIOUS``
+below: orthonormal W, sigma = half the median pairwise distance of the initial projection,
+Armijo backtracking along the gradient, max_iter = 100, tol = 1e-6, no validation). The current
+defaults are measured by benchmarks/qmi_ascent_protocol.py.
 
 Run (about a minute):
 
@@ -54,6 +55,9 @@ PAPER_TABLE4 = {
     },
 }
 CRITERIA = ("qmi", "mi_b", "mi_a")
+#: QMIProjection's behaviour before issue 12 (the defaults of the time), by explicit parameters.
+PREVIOUS = dict(metric="euclidean", solver="gradient", sigma_factors=(1.0,), cv=None,
+                max_iter=100, tol=1e-6)
 INITS = ("random", "lda")
 NAMES = {"qmi": "QMI", "mi_a": "MI_A", "mi_b": "MI_B"}
 
@@ -94,7 +98,7 @@ def run_dataset(name):
             for crit in CRITERIA:
                 for init in INITS:
                     est = QMIProjection(n_components=d, criterion=crit, init=init,
-                                        random_state=f)
+                                        random_state=f, **PREVIOUS)
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore", ConvergenceWarning)
                         est.fit(Xtr, y[tr])
@@ -113,12 +117,14 @@ def sigma_ablation(name, factors=(0.25, 0.5, 1.0, 2.0, 4.0), anneal=4.0):
     for tr, te in folds(y):
         scaler = MinMaxScaler().fit(X[tr])
         Xtr, Xte = scaler.transform(X[tr]), scaler.transform(X[te])
-        default = QMIProjection(n_components=1, max_iter=0).fit(Xtr, y[tr]).sigma_
+        default = QMIProjection(n_components=1, **dict(PREVIOUS, max_iter=0)).fit(
+            Xtr, y[tr]).sigma_
         for crit in CRITERIA:
             settings = [(f"sigma = {a:g} x default", dict(sigma=a * default)) for a in factors]
             settings.append((f"default sigma, anneal={anneal:g}", dict(anneal=anneal)))
             for label, kw in settings:
-                est = QMIProjection(n_components=1, criterion=crit, init="lda", **kw)
+                est = QMIProjection(n_components=1, criterion=crit, init="lda",
+                                    **dict(PREVIOUS, **kw))
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", ConvergenceWarning)
                     est.fit(Xtr, y[tr])

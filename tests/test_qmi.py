@@ -338,13 +338,15 @@ def test_kqmi_paper_and_regularized_agree_as_reg_goes_to_zero():
 # ----- QMIProjection ----------------------------------------------------------------------------
 @pytest.mark.parametrize("criterion", ["qmi", "mi_a", "mi_b"])
 @pytest.mark.parametrize("init", ["lda", "random", "pca"])
-def test_qmi_projection_history_non_decreasing(criterion, init):
+@pytest.mark.parametrize("metric", ["euclidean", "within"])
+def test_qmi_projection_history_non_decreasing(criterion, init, metric):
     X, y = load_iris(return_X_y=True)
     est = QMIProjection(
-        n_components=2, criterion=criterion, init=init, random_state=0, max_iter=200
+        n_components=2, criterion=criterion, init=init, random_state=0, max_iter=200,
+        metric=metric, sigma_factors=(1.0,), cv=None,
     ).fit(X, y)
     h = est.history_
-    assert set(h) >= {"objective", "time", "step", "sigma"}
+    assert set(h) >= {"objective", "time", "step", "sigma", "level"}
     lengths = {len(v) for v in h.values()}
     assert lengths == {est.n_iter_}
     obj = np.array(h["objective"])
@@ -352,7 +354,8 @@ def test_qmi_projection_history_non_decreasing(criterion, init):
     assert obj[0] >= est.init_objective_ and est.objective_ == obj[-1]
     assert np.all(np.diff(h["time"]) >= 0)
     W = est.components_.T
-    np.testing.assert_allclose(W.T @ W, np.eye(2), atol=1e-10)
+    if metric == "euclidean":
+        np.testing.assert_allclose(W.T @ W, np.eye(2), atol=1e-10)
     # the recorded objective is the criterion of the final projection
     key = {"qmi": "I_T", "mi_a": "MI_A", "mi_b": "MI_B"}[criterion]
     np.testing.assert_allclose(
@@ -363,14 +366,18 @@ def test_qmi_projection_history_non_decreasing(criterion, init):
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_qmi_projection_lda_init_and_completion():
     X, y = load_iris(return_X_y=True)
-    est = QMIProjection(n_components=3, max_iter=0).fit(X, y)
+    kw = dict(metric="euclidean", cv=None)
+    est = QMIProjection(n_components=3, max_iter=0, **kw).fit(X, y)
     W = est.components_.T
     np.testing.assert_allclose(W.T @ W, np.eye(3), atol=1e-10)
     # the first two directions span the LDA subspace
     lda = LDA().fit(X, y).components_.T
     assert _max_angle(W[:, :2], lda) < 1e-8
+    # in the within-class metric without shrinkage the start spans the same LDA subspace
+    Ww = QMIProjection(n_components=3, max_iter=0, cv=None, shrinkage=0.0).fit(X, y)
+    assert _max_angle(Ww.components_.T[:, :2], lda) < 1e-8
     # n_components beyond C-1 also optimises
-    est = QMIProjection(n_components=3, criterion="mi_a", max_iter=30).fit(X, y)
+    est = QMIProjection(n_components=3, criterion="mi_a", max_iter=30, **kw).fit(X, y)
     assert est.objective_ >= est.init_objective_
 
 
@@ -384,7 +391,7 @@ def test_qmi_projection_fixed_sigma_annealing_verbose_callback(capsys):
 
     est = QMIProjection(
         n_components=1, sigma=0.5, anneal=4.0, max_iter=40, verbose=1, callback=cb,
-        criterion="mi_b",
+        criterion="mi_b", sigma_factors=(1.0,), cv=None,
     ).fit(X, y)
     assert est.sigma_ == 0.5 and est.n_iter_ == 3 and len(seen) == 3
     assert est.history_["sigma"][0] > 0.5  # annealing starts wider
@@ -395,7 +402,7 @@ def test_qmi_projection_fixed_sigma_annealing_verbose_callback(capsys):
 def test_qmi_projection_max_iter_warns():
     X, y = load_iris(return_X_y=True)
     with pytest.warns(ConvergenceWarning):
-        QMIProjection(init="random", random_state=0, max_iter=1, tol=0.0).fit(X, y)
+        QMIProjection(init="random", random_state=0, max_iter=1, tol=0.0, cv=None).fit(X, y)
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")

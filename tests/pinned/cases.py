@@ -78,7 +78,7 @@ CASES = [
     ("KQMI_eigh", "wine", lambda: graphdr.KQMI(scaling="total", gamma=0.05, reg=1e-3, solver="eigh"), False),
     ("KQMI_paper", "iris", lambda: graphdr.KQMI(scaling="total", gamma=0.5, solver="paper"), False),
     ("KQMI_nystroem", "wine", lambda: graphdr.KQMI(scaling="total", gamma=0.05, reg=1e-3, approximation="nystroem", n_landmarks=50, random_state=0), False),
-    ("QMIProjection", "wine", lambda: graphdr.QMIProjection(n_components=2, criterion="mi_a", max_iter=5, random_state=0), False),
+    ("QMIProjection", "wine", lambda: graphdr.QMIProjection(n_components=2, criterion="mi_a", max_iter=5, random_state=0, metric="euclidean", solver="gradient", sigma_factors=(1.0,), cv=None, tol=1e-6), False),
     ("DEE_ld", "wine", lambda: graphdr.DEE(n_components=2, optimizer="ld", max_iter=5, random_state=0), False),
     ("DEE_fp", "iris", lambda: graphdr.DEE(n_components=2, optimizer="fp", max_iter=5, random_state=0), False),
     ("DSNE", "wine", lambda: graphdr.DSNE(n_components=2, max_iter=5, random_state=0), False),
