@@ -53,8 +53,8 @@ def main():
     for label, cls in (("KernelLDA", graphdr.KernelLDA), ("KQMI", graphdr.KQMI),
                        ("CKFD", graphdr.CKFD)):
         fixed_kw = dict(gamma=g0) if cls is graphdr.CKFD else dict(gamma=g0, reg=1e-3)
-        t_fixed, _ = timed(lambda: cls(**fixed_kw), X, y)
-        t_auto, est = timed(lambda: cls(random_state=0), X, y, repeats=1)
+        t_fixed, _ = timed(lambda cls=cls, kw=fixed_kw: cls(**kw), X, y)
+        t_auto, est = timed(lambda cls=cls: cls(random_state=0), X, y, repeats=1)
         rows.append((label, t_fixed, t_auto, est.gamma_ / g0, est.reg_))
         print(rows[-1], flush=True)
     lines = [

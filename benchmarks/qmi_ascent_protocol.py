@@ -234,7 +234,8 @@ def main():
         "Paper protocol: features scaled to [0, 1] on each training half, 5x2 CV (stratified, "
         "seeds 0-4), 1-NN on the projection learned on the training half. Digits (sklearn 8x8, "
         "1797 x 64) also under 10-fold CV (seed 0) with [-1, 1] scaling. Errors in % (mean "
-        "over the test folds; digits: MI_A only, to bound the run time). 'previous' is the QMIProjection of before issue 12, reachable "
+        "over the test folds; digits: MI_A only, to bound the run time). 'previous' is the "
+        "QMIProjection of before issue 12, reachable "
         f"as `QMIProjection(..., **{PREVIOUS})`. 'start' is the default's initial projection "
         "(LDA with the shrunk within-class metric; `max_iter=0, cv=None`). Nothing tuned.",
         "",

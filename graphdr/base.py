@@ -42,6 +42,7 @@ from sklearn.utils.validation import assert_all_finite, check_is_fitted, validat
 
 from . import graphs as _graphs
 from ._validation import check_int, check_labels, check_n_components, check_option, check_positive
+from .kernel_matrices import check_kernel_params
 from .routes import (
     SCALINGS,
     ClassForms,
@@ -51,11 +52,7 @@ from .routes import (
     solve_class_kernel,
     solve_graph_problem,
 )
-from .kernel_matrices import check_kernel_params
 from .spaces import KernelMap, KernelSpec, LinearSpan, NystroemMap
-from .tuning import WIDTH_KERNELS as tuning_width_kernels
-from .tuning import check_auto, median_gamma
-from .tuning import search as tuning_search
 from .stats import (
     check_class_counts,
     check_dask_input,
@@ -63,6 +60,9 @@ from .stats import (
     is_dask_array,
     raise_if_nonfinite,
 )
+from .tuning import WIDTH_KERNELS as tuning_width_kernels
+from .tuning import check_auto, median_gamma
+from .tuning import search as tuning_search
 
 __all__ = ["GraphEmbedding"]
 

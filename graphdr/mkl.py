@@ -66,7 +66,13 @@ from . import graphs as _graphs
 from ._validation import check_int, check_labels, check_n_components, check_option, check_positive
 from .linear import class_neighbour_graphs
 from .multiview import check_views, make_view_kernels
-from .routes import SCALINGS, GraphProblem, metric_transform, solve_class_kernel, solve_graph_problem
+from .routes import (
+    SCALINGS,
+    GraphProblem,
+    metric_transform,
+    solve_class_kernel,
+    solve_graph_problem,
+)
 from .solvers import class_ratio_eigh, flip_signs, generalized_eigh
 from .spaces import KernelMap
 

@@ -277,7 +277,8 @@ class QMIProjection(_LinearProjection):
     errors (the earlier one on ties) replaces the initial projection only if it wins the paired
     comparison with it by one standard error: ``c - b >= sqrt(b + c)``, with ``c`` samples it
     corrects and ``b`` samples it breaks (a McNemar-type rule; the ascent must help on held-out
-    data, not merely tie by noise). The final fit on all the data runs the whole path (recorded in ``history_``) and
+    data, not merely tie by noise). The final fit on all the data runs the whole path (recorded
+    in ``history_``) and
     returns that checkpoint.
 
     Gradients are the matrix forms (``notes/algorithms.md``, section 4)

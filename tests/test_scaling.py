@@ -2,12 +2,12 @@
 
 import numpy as np
 import pytest
+from conftest import make_classes, max_angle
 from sklearn.datasets import load_digits, load_iris, load_wine
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.preprocessing import StandardScaler
 
 import graphdr
-from conftest import make_classes, max_angle
 
 
 def _within_covariance(Y, y):

@@ -2,12 +2,12 @@
 
 import numpy as np
 import pytest
+from conftest import make_classes
 from sklearn.datasets import load_wine
 from sklearn.preprocessing import minmax_scale
 
 import graphdr
 from graphdr import tuning
-from conftest import make_classes
 
 
 def _data():

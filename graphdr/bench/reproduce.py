@@ -466,7 +466,7 @@ def _p001_table():
             cells[(row, col)] = (round(paper, 1), ref)
     for row in ("KLDE, each kernel / KLDE-Voting / KLDE-SAMME",):
         rows.append(row)
-        for col, key in zip(cols, ("102", "101")):
+        for col, _key in zip(cols, ("102", "101")):
             cells[(row, col)] = (None, None)
     return PaperTable(
         "table1", "Table 1: recognition rates (%) on Caltech-101 (paper) and on the multi-view "
@@ -640,7 +640,8 @@ PAPER_002 = Paper(
                     "paper's get better), the gap is ours to explain: it points at the "
                     "second direction found by the gradient ascent, not at the data."),
     ),
-    summary_tables=(("uci", "Tables 3-4 data sets, all methods, minimum error over dimensions (with LDA and PCA "
+    summary_tables=(("uci", "Tables 3-4 data sets, all methods, minimum error over dimensions "
+                   "(with LDA and PCA "
                      "for reference)"),),
     not_reproduced=(
         "Fig. 1 (2-D projections of Ecoli): the 2-D pictures of the stand-in are in the "
@@ -1111,7 +1112,7 @@ def reproduce(paper, *, out=None, quick=False, n_jobs=1, threads=1, seed=0, fres
     lines += ["## Data: the paper's and ours", "", "| paper | ours | note |", "|---|---|---|"]
     lines += [f"| {a} | {b} | {c} |" for a, b, c in p.stand_ins]
     lines += ["", "## Experiments run", ""]
-    for exp, protocol, datasets, methods, res in exp_info:
+    for exp, protocol, datasets, methods, _res in exp_info:
         lines.append(f"- **{exp.key}** -- {exp.title}. Protocol `{protocol.name}` "
                      f"({_describe_protocol(protocol, exp.classifiers)}); "
                      f"data: {', '.join(datasets)}; methods: "
@@ -1153,7 +1154,7 @@ def reproduce(paper, *, out=None, quick=False, n_jobs=1, threads=1, seed=0, fres
         lines += [f"## {heading}", "", tables.replace("### ", "#### "), "",
                   f"Errors at every dimension: [{exp_key}/tables.md]({exp_key}/tables.md).", ""]
     lines += ["## Figures", ""]
-    for exp, protocol, datasets, methods, res in exp_info:
+    for exp, _protocol, _datasets, _methods, res in exp_info:
         pngs = sorted(os.path.basename(f) for f in res.files if f.endswith(".png"))
         curves = [f for f in pngs if f.startswith("error_vs_dim")]
         if len(curves) > 2:  # one per data set and classifier: leave them to index.html
