@@ -37,6 +37,7 @@ import warnings
 from typing import NamedTuple
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import assert_all_finite, check_is_fitted, validate_data
 
@@ -216,11 +217,20 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             X = X.compute()  # methods without class structure need the samples in memory
             y = None if y is None else np.asarray(y)
         labels = self._uses_labels() or y is not None
+        sparse = self._accepts_sparse()  # scikit-learn's kernels take sparse X
+        if sp.issparse(X) and not sparse:
+            raise ValueError(
+                f"{type(self).__name__} needs dense X with these settings (its neighbour graphs, "
+                "quadratic forms or precomputed kernel are dense): pass X.toarray(), or use a "
+                "method that takes sparse X: LDA, LQMI, GraphEmbedding with class graphs, or a "
+                "kernel method with a kernel function."
+            )
         if labels:
-            X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2)
+            X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2,
+                                 accept_sparse=sparse)
             self.classes_, y_enc, _ = check_labels(y, **self._label_requirements())
             return TrainingData(self._rescaled_input(X), y_enc, None, X.dtype)
-        X = validate_data(self, X, dtype=_DTYPES, ensure_min_samples=2)
+        X = validate_data(self, X, dtype=_DTYPES, ensure_min_samples=2, accept_sparse=sparse)
         return TrainingData(self._rescaled_input(X), None, None, X.dtype)
 
     def _rescaled_input(self, X):
@@ -230,9 +240,9 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         power of two is exact, and the fitted ``components_`` and ``mean_`` are mapped back in
         :meth:`_store`, so every scale gives the same embedding.
         """
-        if self._is_kernel() or X.size == 0:
+        if self._is_kernel() or X.shape[0] * X.shape[1] == 0:
             return X
-        top = float(np.max(np.abs(X)))
+        top = float(abs(X).max())
         if top == 0.0 or 2.0**-64 <= top <= 2.0**64:
             return X
         self._input_scale = float(2.0 ** np.frexp(top)[1])
@@ -293,11 +303,11 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.dtype(np.float64)
             return TrainingData(None, None, stats, dtype)
         X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2,
-                             ensure_all_finite=False)
+                             ensure_all_finite=False, accept_sparse="csr")
         self.classes_, y_enc, _ = check_labels(y, **self._label_requirements())
-        if np.all(np.isfinite(X)):
+        if np.all(np.isfinite(X.data if sp.issparse(X) else X)):
             X = self._rescaled_input(X)
-        if X.shape[1] > X.shape[0]:
+        if X.shape[1] > X.shape[0] and not sp.issparse(X):
             # more features than samples: the SVD route of data_subspace is more accurate
             assert_all_finite(X, input_name="X")
             return TrainingData(X, y_enc, None, X.dtype)
@@ -432,12 +442,17 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         return self._transform_array(X)
 
     def _transform_array(self, X):
-        X = validate_data(self, X, reset=False, dtype=_DTYPES)
+        X = validate_data(self, X, reset=False, dtype=_DTYPES, accept_sparse=self._accepts_sparse())
         if hasattr(self, "nystroem_"):
             return NystroemMap.embed(self, X)
         if hasattr(self, "dual_coef_"):
             return KernelMap.embed(self, X)
         return LinearSpan.embed(self, X)
+
+    def _accepts_sparse(self):
+        """Sparse X: kernel methods, and class-structured linear problems (statistics)."""
+        kernel = self._is_kernel() and getattr(self, "kernel", None) != "precomputed"
+        return "csr" if kernel or self._has_class_forms(np.zeros(1)) else False
 
     @property
     def _n_features_out(self):
@@ -445,6 +460,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = bool(self._accepts_sparse())
         tags.target_tags.required = self._uses_labels()
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         tags.input_tags.pairwise = getattr(self, "kernel", None) == "precomputed"

@@ -33,6 +33,7 @@ so ``transform`` is one line for every estimator.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.kernel_approximation import Nystroem
 from sklearn.preprocessing import KernelCenterer
 
@@ -100,7 +101,7 @@ class LinearSpan:
     @staticmethod
     def graph_input(X):
         """Samples on which neighbour graphs are built: the input features."""
-        return np.asarray(X, dtype=np.float64), "euclidean"
+        return (X if sp.issparse(X) else np.asarray(X, dtype=np.float64)), "euclidean"
 
     def quadratic_form(self, graph, kind="laplacian"):
         r""":math:`C^\top Q C` for the Laplacian, degree or adjacency matrix ``Q`` of ``graph``."""
@@ -127,7 +128,11 @@ class LinearSpan:
 
     @staticmethod
     def embed(estimator, X):
-        """``(X - mean_) @ components_.T``."""
+        """``(X - mean_) @ components_.T`` (``X @ components_.T - mean_ @ components_.T`` for
+        sparse ``X``, which is not densified)."""
+        if sp.issparse(X):
+            C = estimator.components_
+            return np.asarray(X @ C.T) - estimator.mean_ @ C.T
         return (X - estimator.mean_) @ estimator.components_.T
 
 
@@ -237,7 +242,7 @@ class KernelMap:
         if self.kernel_spec is not None and self.kernel_spec.kernel == "precomputed":
             d = np.diag(self.K)
             return np.sqrt(np.maximum(d[:, None] + d[None, :] - 2 * self.K, 0.0)), "precomputed"
-        return np.asarray(X, dtype=np.float64), "euclidean"
+        return (X if sp.issparse(X) else np.asarray(X, dtype=np.float64)), "euclidean"
 
     def quadratic_form(self, graph, kind="laplacian"):
         return _graphs.graph_quadratic_form(graph, self.coords, kind=kind)

@@ -163,7 +163,8 @@ def chunk_statistics(Xb, yb, n_classes=None):
     ``yb`` holds class indices ``0 .. n_classes-1`` when ``n_classes`` is given, otherwise raw
     labels (the chunk's distinct labels become its ``classes``).
     """
-    Xb = np.asarray(Xb)
+    if not sp.issparse(Xb):
+        Xb = np.asarray(Xb)
     yb = np.asarray(yb).reshape(-1)
     nb, D = Xb.shape
     if yb.shape[0] != nb:
@@ -181,6 +182,8 @@ def chunk_statistics(Xb, yb, n_classes=None):
         counts = counts.astype(np.int64)
     if nb == 0:
         return _empty(D, classes)
+    if sp.issparse(Xb):
+        return _sparse_chunk_statistics(Xb, codes, classes, counts)
     Xb = Xb.astype(np.float64, copy=False)
     with np.errstate(all="ignore"):
         shift = Xb.mean(axis=0)
@@ -199,6 +202,29 @@ def chunk_statistics(Xb, yb, n_classes=None):
     E = sp.csr_matrix((np.ones(nb), (codes, np.arange(nb))), shape=(len(classes), nb))
     sums = np.asarray(E @ Xs)
     return ClassStatistics(nb, classes, counts, shift, sums, gram, nonfinite)
+
+
+def _sparse_chunk_statistics(Xb, codes, classes, counts):
+    r"""Statistics of a sparse chunk from sparse products: ``X`` is never densified.
+
+    With the chunk mean ``s``, :math:`G_s = X^\top X - n_b\, s s^\top` and the class sums
+    :math:`E^\top X - J s^\top`: memory ``O(D^2 + C D)`` besides ``X``. (The shift is applied
+    after the product, so the data's common offset is not removed first; sparse data, counts or
+    one-hot codes, have none worth speaking of.)
+    """
+    Xb = sp.csr_matrix(Xb, dtype=np.float64)
+    nb = Xb.shape[0]
+    nonfinite = None
+    if not np.all(np.isfinite(Xb.data)):
+        nonfinite = "nan" if np.isnan(Xb.data).any() else "inf"
+    with np.errstate(all="ignore"):
+        shift = np.asarray(Xb.mean(axis=0)).ravel()
+        gram = (Xb.T @ Xb).toarray() - nb * np.outer(shift, shift)
+        E = sp.csr_matrix((np.ones(nb), (codes, np.arange(nb))), shape=(len(classes), nb))
+        sums = np.asarray((E @ Xb).todense()) - np.outer(counts, shift)
+    if nonfinite is None and not np.all(np.isfinite(gram)):
+        nonfinite = "overflow"
+    return ClassStatistics(nb, classes, counts, shift, sums, (gram + gram.T) / 2.0, nonfinite)
 
 
 def _merge_all(parts):
@@ -266,7 +292,7 @@ def class_statistics(X, y, *, n_classes=None, block_rows=_BLOCK_ROWS):
     """
     if is_dask_array(X):
         return _dask_statistics(X, y, n_classes)
-    X = np.asarray(X)
+    X = sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X)
     y = np.asarray(y).reshape(-1)
     if X.ndim != 2 or y.shape[0] != X.shape[0]:
         raise ValueError(

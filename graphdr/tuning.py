@@ -31,6 +31,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
 from joblib import Parallel, delayed
 from scipy import linalg
 from sklearn.base import clone
@@ -75,11 +76,15 @@ def median_gamma(X, *, max_samples=1000, random_state=None):
 
     Returns ``1 / n_features`` when every pair is at distance 0.
     """
-    X = np.asarray(X, dtype=np.float64)
+    X = X if sp.issparse(X) else np.asarray(X, dtype=np.float64)
     if X.shape[0] > max_samples:
         X = X[check_random_state(random_state).choice(X.shape[0], max_samples, replace=False)]
-    sq = np.einsum("ij,ij->i", X, X)
-    d2 = sq[:, None] + sq[None, :] - 2.0 * X @ X.T
+    if sp.issparse(X):
+        sq = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+        d2 = sq[:, None] + sq[None, :] - 2.0 * (X @ X.T).toarray()
+    else:
+        sq = np.einsum("ij,ij->i", X, X)
+        d2 = sq[:, None] + sq[None, :] - 2.0 * X @ X.T
     d2 = d2[np.triu_indices(X.shape[0], 1)]
     d2 = d2[d2 > 1e-12 * max(d2.max(initial=0.0), np.finfo(float).tiny)]
     return 1.0 / float(np.median(d2)) if d2.size else 1.0 / X.shape[1]
@@ -194,7 +199,7 @@ def search(estimator, X, y_enc, *, block_of=None, n_components=None, scaling="to
     rng = check_random_state(random_state)
     if block_of is None:  # every pair is a refit: a smaller subsample
         max_samples = min(max_samples, 500)
-    X = np.asarray(X, dtype=np.float64)
+    X = sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X, dtype=np.float64)
     idx = _subsample(y_enc, max_samples, rng)
     precomputed = estimator.kernel == "precomputed"
     Xs = X[np.ix_(idx, idx)] if precomputed else X[idx]
