@@ -4,10 +4,10 @@ kernel methods through scikit-learn's kernels, a clear error elsewhere."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import max_angle
 from sklearn.datasets import load_digits
 
 import graphdr
-from conftest import max_angle
 
 
 def _sparse_data():
