@@ -174,6 +174,16 @@ def test_demo_runs_every_foundation_method(tmp_path):
     assert not os.path.exists(out / "failures.txt")
     assert "t-SNE" in (out / "index.html").read_text()  # t-SNE: picture only
     assert "tsne" not in (out / "results.csv").read_text()
+    # the papers' own methods, each in a sub-report linked from the main page
+    index = (out / "index.html").read_text()
+    for folder, labels in (("qmi", ("LQMI", "KQMI", "MI_A")), ("dee", ("DEE",)),
+                           ("mkldr", ("MKL-LDA", "KFD-Voting"))):
+        assert f'href="{folder}/index.html"' in index
+        tables = (out / folder / "tables.md").read_text()
+        assert all(label in tables for label in labels)
+        assert "nan" not in tables.lower().replace("nanmean", "")
+    assert (out / "dee" / "curves_digits_60pc.png").stat().st_size > 10_000  # optimizer curves
+    assert (out / "mkldr" / "kernel_weights_digits_views.png").exists()
 
 
 def test_help_and_list(capsys):
