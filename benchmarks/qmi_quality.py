@@ -37,11 +37,15 @@ COMMAND = ("OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python "
            "benchmarks/qmi_quality.py")
 
 METHODS = {
-    "LDA": lambda d: LDA(n_components=d),
-    "LQMI": lambda d: LQMI(n_components=d),
-    "KernelLDA (rbf, reg=1e-3)": lambda d: KernelLDA(n_components=d),
-    "KQMI (rbf, reg=1e-3, default)": lambda d: KQMI(n_components=d),
-    "KQMI (rbf, solver='paper')": lambda d: KQMI(n_components=d, solver="paper"),
+    # the settings of graphdr 0.1's defaults, explicit (the results file was made with them)
+    "LDA": lambda d: LDA(n_components=d, scaling="total"),
+    "LQMI": lambda d: LQMI(n_components=d, scaling="total"),
+    "KernelLDA (rbf, reg=1e-3)": lambda d: KernelLDA(n_components=d, gamma=None, reg=1e-3,
+                                                     scaling="total"),
+    "KQMI (rbf, reg=1e-3, default)": lambda d: KQMI(n_components=d, gamma=None, reg=1e-3,
+                                                    scaling="total"),
+    "KQMI (rbf, solver='paper')": lambda d: KQMI(n_components=d, solver="paper", gamma=None,
+                                                 scaling="total"),
 }
 
 
