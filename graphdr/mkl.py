@@ -51,6 +51,7 @@ formed; with every sample as a landmark the fit is the exact one up to rounding.
 
 from __future__ import annotations
 
+import numbers
 import time
 import warnings
 
@@ -58,7 +59,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy import linalg
 from sklearn import config_context
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, TransformerMixin, clone
+from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
@@ -75,6 +77,7 @@ from .routes import (
 )
 from .solvers import class_ratio_eigh, flip_signs, generalized_eigh
 from .spaces import KernelMap
+from .tuning import neighbour_errors
 
 __all__ = [
     "MKLDR",
@@ -399,6 +402,8 @@ def a_step(Ks, beta, intrinsic, penalty, *, reg=1e-3, trace_penalty=None, rank_t
 
 
 _SOLVERS = {"clarabel": "CLARABEL", "scs": "SCS"}
+#: values of ``weight_shrinkage`` tried by ``'auto'``
+SHRINKAGE_GRID = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
 def beta_step(S_W, S_Wp, *, solver="auto", verbose=0):
@@ -579,6 +584,14 @@ class MKLDR(TransformerMixin, BaseEstimator):
         ``max(reg, 1e-6)`` times the mean total variance), ``'total'`` keeps the A-step's
         normalisation (the paper's), ``'none'`` gives unit-norm directions in the combined
         feature space. The learned subspace and kernel weights do not depend on it.
+    weight_shrinkage : 'auto' or float in [0, 1], default='auto'
+        Pull of the learned weights towards equal weights: the final weights are
+        :math:`(1-t)\beta + t/M` (then one more A-step). 0 is the paper's algorithm, 1 kernel LDA
+        on the average kernel. ``'auto'`` chooses ``t`` in (0, 0.25, 0.5, 0.75, 1) by an inner
+        stratified 3-fold cross-validation of the mean 1-NN and nearest-centroid error in the
+        embedding (each fold learns its own weights; ties go to more shrinkage): Algorithm 1's
+        weights fit the training graph and can lose to equal weights on new samples. About
+        three more fits' time.
     n_neighbors, n_neighbors_between : int, default=5, 10
         ``k`` and ``k'`` of LDE's graphs (eqs. 31-32): binary weights, neighbours found with
         the distance each base kernel induces,
@@ -632,6 +645,12 @@ class MKLDR(TransformerMixin, BaseEstimator):
         (normalised beta after the beta-step), ``'solver'``.
     initial_kernel_weights_ : ndarray of shape (n_views,)
         Weights the first A-step used.
+    learned_kernel_weights_ : ndarray of shape (n_views,)
+        Algorithm 1's weights before ``weight_shrinkage``.
+    weight_shrinkage_ : float
+        The ``t`` used.
+    shrinkage_cv_errors_ : ndarray of shape (5,) or None
+        Inner-CV error of each grid value (``'auto'`` only).
     view_kernels_ : list of ViewKernel
         Fitted base kernels (keep what ``transform`` needs).
     components_ : ndarray of shape (n_components_, n_landmark_features)
@@ -650,7 +669,8 @@ class MKLDR(TransformerMixin, BaseEstimator):
 
     def __init__(
         self, graph="lda", n_components=None, *, kernels="rbf", max_iter=10, tol=1e-4,
-        init="identity", reg=1e-3, scaling="within", n_neighbors=5, n_neighbors_between=10,
+        init="identity", reg=1e-3, scaling="within", weight_shrinkage="auto", n_neighbors=5,
+        n_neighbors_between=10,
         solver="auto", rank_tol=None, approximation=None, n_landmarks=500, random_state=None,
         verbose=0,
     ):
@@ -662,6 +682,7 @@ class MKLDR(TransformerMixin, BaseEstimator):
         self.init = init
         self.reg = reg
         self.scaling = scaling
+        self.weight_shrinkage = weight_shrinkage
         self.n_neighbors = n_neighbors
         self.n_neighbors_between = n_neighbors_between
         self.solver = solver
@@ -674,6 +695,12 @@ class MKLDR(TransformerMixin, BaseEstimator):
     def _check_params(self):
         check_option(self.graph, "graph", {"lda", "lde"})
         check_option(self.scaling, "scaling", set(SCALINGS))
+        if not (isinstance(self.weight_shrinkage, str) and self.weight_shrinkage == "auto"):
+            if (not isinstance(self.weight_shrinkage, numbers.Real)
+                    or isinstance(self.weight_shrinkage, bool)
+                    or not 0.0 <= self.weight_shrinkage <= 1.0):
+                raise ValueError("weight_shrinkage must be 'auto' or a number in [0, 1]; got "
+                                 f"{self.weight_shrinkage!r}.")
         check_int(self.max_iter, "max_iter")
         check_positive(self.tol, "tol", allow_zero=True)
         check_option(self.init, "init", {"identity", "uniform"})
@@ -736,29 +763,86 @@ class MKLDR(TransformerMixin, BaseEstimator):
         start = time.perf_counter()
         self._check_params()
         views, y_enc = self._validate(Xs, y)
+        problem = self._learn_weights(views, y_enc, start)
+        shrinkage, self.shrinkage_cv_errors_ = self._choose_shrinkage(views, y_enc)
+        self._finish(problem, shrinkage, y_enc)
+        if self.verbose:
+            print(f"[MKLDR] done after {self.n_iter_} iterations: best J = "
+                  f"{self.objective_:.6g}, beta = {np.round(self.kernel_weights_, 4).tolist()}")
+        return self
+
+    def _learn_weights(self, views, y_enc, start=None):
+        """Algorithm 1 (A-steps and beta-steps); returns the problem for :meth:`_finish`."""
+        start = time.perf_counter() if start is None else start
         kernels = make_view_kernels(self.kernels, len(views))
         problem = self._problem(views, kernels, y_enc)
         beta = self._initial_weights(problem)
         self.initial_kernel_weights_ = beta.copy()
         (obj, A, beta), self.history_, self.n_iter_ = self._alternate(problem, beta, start)
-        self.objective_ = float(obj)
-        self.kernel_weights_ = beta
-        self.n_components_ = A.shape[1]
+        self.objective_, self.learned_kernel_weights_ = float(obj), beta
+        self._best_A = A
         self.view_kernels_ = kernels
         self.n_views_ = len(views)
         self.n_features_in_views_ = [V.shape[1] for V in views]
+        return problem
+
+    def _finish(self, problem, shrinkage, y_enc):
+        r"""Final weights :math:`(1-t)\beta + t/M`, their A-step, and the fitted attributes."""
+        beta, A, reg = self.learned_kernel_weights_, self._best_A, float(self.reg)
+        if shrinkage > 0:
+            beta = (1.0 - shrinkage) * beta + shrinkage / len(beta)
+            A = problem.a_step(beta, reg, self.rank_tol, class_path=self.graph == "lda")[1]
+            A = A[:, : self._best_A.shape[1]]
+            self.objective_ = self._objective(*_regularised_beta_matrices(problem, A, reg), beta)
+        self.weight_shrinkage_ = float(shrinkage)
+        self.kernel_weights_ = beta
+        self.n_components_ = A.shape[1]
         for name in ("dual_coef_", "components_", "landmark_indices_",
                      "landmark_feature_slices_"):  # a previous fit of the other path
             self.__dict__.pop(name, None)
-        fitted, norms = problem.fitted(beta, A, float(self.reg))
+        fitted, norms = problem.fitted(beta, A, reg)
         for name, value in self._in_metric(fitted, norms, y_enc).items():
             setattr(self, name, value)
         if isinstance(problem, _LandmarkProblem):
             self.landmark_indices_ = problem.landmarks
+
+    def _choose_shrinkage(self, views, y_enc):
+        """``weight_shrinkage``, or the grid value with the lowest inner-CV error ('auto')."""
+        if not (isinstance(self.weight_shrinkage, str) and self.weight_shrinkage == "auto"):
+            return float(self.weight_shrinkage), None
+        counts = np.bincount(y_enc)
+        if counts.min() < 2:
+            raise ValueError(
+                "weight_shrinkage='auto' chooses the pull towards equal weights by an inner "
+                "stratified cross-validation, which needs at least 2 samples in every class (a "
+                f"class has {counts.min()}). Pass weight_shrinkage=0.0 (the paper's weights) or "
+                "a value in [0, 1]."
+            )
+        seed = check_random_state(self.random_state).randint(2**31 - 1)
+        folds = StratifiedKFold(int(min(3, counts.min())), shuffle=True, random_state=seed)
+        errors = np.zeros(len(SHRINKAGE_GRID))
+        precomputed = [vk.kernel == "precomputed"
+                       for vk in make_view_kernels(self.kernels, len(views))]
+        for train, test in folds.split(np.zeros(len(y_enc)), y_enc):
+            inner = clone(self).set_params(weight_shrinkage=0.0, verbose=0)
+            inner.classes_ = self.classes_
+            y_train = y_enc[train]
+            problem = inner._learn_weights(
+                [V[np.ix_(train, train)] if pre else V[train] for V, pre in zip(views, precomputed)],
+                y_train)
+            test_views = [V[np.ix_(test, train)] if pre else V[test]
+                          for V, pre in zip(views, precomputed)]
+            for i, t in enumerate(SHRINKAGE_GRID):
+                inner._finish(problem, t, y_train)
+                Y_test = inner.transform(test_views)
+                errors[i] += np.mean(neighbour_errors(inner.embedding_, y_train, Y_test,
+                                                    y_enc[test]))
+        errors /= folds.get_n_splits()
+        best = int(np.flatnonzero(errors <= errors.min() + 1e-12)[-1])  # ties: more shrinkage
         if self.verbose:
-            print(f"[MKLDR] done after {self.n_iter_} iterations: best J = {obj:.6g}, beta = "
-                  f"{np.round(beta, 4).tolist()}")
-        return self
+            print(f"[MKLDR] weight_shrinkage by inner CV: errors {np.round(errors, 4).tolist()} "
+                  f"for {list(SHRINKAGE_GRID)} -> {SHRINKAGE_GRID[best]}")
+        return float(SHRINKAGE_GRID[best]), errors
 
     def _in_metric(self, fitted, norms, y_enc):
         """Fitted attributes in the metric of ``scaling`` (:func:`graphdr.routes.metric_transform`)."""

@@ -121,9 +121,13 @@ def _sq_distances(A, B):
             - 2.0 * A @ B.T)
 
 
-def _errors(Y_train, y_train, Y_test, y_test):
-    """(1-NN error, nearest-centroid error) of the held-out samples (small arrays, NumPy)."""
-    nearest = y_train[np.argmin(_sq_distances(Y_test, Y_train), axis=1)]
+def neighbour_errors(Y_train, y_train, Y_test, y_test):
+    """(1-NN error, nearest-centroid error) of the held-out samples (distances in row blocks
+    of at most 500,000 entries)."""
+    block_rows = max(16, 500_000 // max(len(Y_train), 1))
+    nearest = np.concatenate([
+        y_train[np.argmin(_sq_distances(Y_test[a:a + block_rows], Y_train), axis=1)]
+        for a in range(0, len(Y_test), block_rows)])
     classes = np.unique(y_train)
     centroids = np.array([Y_train[y_train == c].mean(axis=0) for c in classes])
     central = classes[np.argmin(_sq_distances(Y_test, centroids), axis=1)]
@@ -159,7 +163,7 @@ def _class_path_scores(K, y_enc, folds, block_of, regs, n_components, scaling):
             R = metric_transform(scaling, _graphs.graph_quadratic_form(within, Y_tr), Y_tr.T @ Y_tr,
                                  np.linalg.norm(W, axis=0), n_samples=len(train),
                                  n_classes=len(sizes), reg=reg)
-            scores[i] += _errors(Y_tr @ R, y_tr, Y_te @ R, y_enc[test])
+            scores[i] += neighbour_errors(Y_tr @ R, y_tr, Y_te @ R, y_enc[test])
     return scores / len(folds)
 
 
@@ -172,7 +176,7 @@ def _refit_scores(estimator, X, y_enc, folds, gamma, regs):
         for train, test in folds:
             est = clone(estimator).set_params(**params)
             Y_tr = est.fit(X[train], y_enc[train]).transform(X[train])
-            scores[i] += _errors(Y_tr, y_enc[train], est.transform(X[test]), y_enc[test])
+            scores[i] += neighbour_errors(Y_tr, y_enc[train], est.transform(X[test]), y_enc[test])
     return scores / len(folds)
 
 

@@ -214,7 +214,7 @@ def digits_views():
 
 def test_noise_view_gets_a_small_weight_and_history(digits_views):
     d = digits_views
-    est = MKLDR(kernels=d.kernels, max_iter=4).fit(d.views, d.target)
+    est = MKLDR(kernels=d.kernels, max_iter=4, weight_shrinkage=0.0).fit(d.views, d.target)
     beta = est.kernel_weights_
     assert np.all(beta >= 0) and abs(beta.sum() - 1) < 1e-12
     assert beta[d.view_names.index("noise")] < 0.05
@@ -234,11 +234,11 @@ def test_noise_view_gets_a_small_weight_and_history(digits_views):
 def test_transform_reproduces_training_embedding_and_precomputed(digits_views):
     d = digits_views
     views = d.views[:3]
-    est = MKLDR(kernels=d.kernels[:3], max_iter=2).fit(views, d.target)
+    est = MKLDR(kernels=d.kernels[:3], max_iter=2, weight_shrinkage=0.0).fit(views, d.target)
     np.testing.assert_allclose(est.transform(views), est.embedding_, atol=1e-9)
     # the same model from precomputed raw kernels
     raw = [vk._raw(V, V) for vk, V in zip(est.view_kernels_, views)]
-    pre = MKLDR(kernels="precomputed", max_iter=2).fit(raw, d.target)
+    pre = MKLDR(kernels="precomputed", max_iter=2, weight_shrinkage=0.0).fit(raw, d.target)
     np.testing.assert_allclose(pre.kernel_weights_, est.kernel_weights_, atol=1e-6)
     assert max_angle(pre.embedding_, est.embedding_) < 1e-5
     np.testing.assert_allclose(pre.transform(raw), pre.embedding_, atol=1e-9)
@@ -249,7 +249,7 @@ def test_transform_reproduces_training_embedding_and_precomputed(digits_views):
 
 def test_mkl_lde_runs_and_reproduces_embedding(digits_views):
     d = digits_views
-    est = MKLDR(graph="lde", n_components=5, kernels=d.kernels, max_iter=2,
+    est = MKLDR(graph="lde", n_components=5, kernels=d.kernels, max_iter=2, weight_shrinkage=0.0,
                 n_neighbors=4, n_neighbors_between=8).fit(d.views, d.target)
     assert est.embedding_.shape == (240, 5)
     np.testing.assert_allclose(est.transform(d.views), est.embedding_, atol=1e-9)
@@ -332,3 +332,27 @@ def test_lde_graphs_are_the_average_of_per_view_graphs():
     per_view = [graphdr.linear.class_neighbour_graphs(V, y, 3, 4, weights="binary") for V in views]
     np.testing.assert_allclose(within.toarray(), sum(w.toarray() for w, _ in per_view) / 2)
     np.testing.assert_allclose(between.toarray(), sum(b.toarray() for _, b in per_view) / 2)
+
+
+def test_weight_shrinkage_pulls_towards_equal_weights_and_auto_picks_by_inner_cv(digits_views):
+    d = digits_views
+    views, kernels = d.views[:4], d.kernels[:4]
+    paper = MKLDR(kernels=kernels, max_iter=2, weight_shrinkage=0.0).fit(views, d.target)
+    half = MKLDR(kernels=kernels, max_iter=2, weight_shrinkage=0.5).fit(views, d.target)
+    np.testing.assert_allclose(half.learned_kernel_weights_, paper.kernel_weights_, atol=1e-12)
+    np.testing.assert_allclose(half.kernel_weights_, 0.5 * paper.kernel_weights_ + 0.5 / 4)
+    np.testing.assert_allclose(half.transform(views), half.embedding_, atol=1e-9)
+    # t = 1 is kernel LDA on the average of the processed base kernels
+    avg = MKLDR(kernels=kernels, max_iter=2, weight_shrinkage=1.0, scaling="total").fit(
+        views, d.target)
+    K = sum(vk.fit_kernel(V) for vk, V in zip(avg.view_kernels_, views)) / 4
+    ref = graphdr.KernelLDA(kernel="precomputed", reg=1e-3, scaling="total").fit(K, d.target)
+    assert max_angle(avg.embedding_, ref.embedding_) < 1e-6
+    # 'auto': the grid value with the lowest inner-CV error, ties to more shrinkage
+    auto = MKLDR(kernels=kernels, max_iter=2, random_state=0).fit(views, d.target)
+    errors = auto.shrinkage_cv_errors_
+    assert errors.shape == (5,) and np.all((errors >= 0) & (errors <= 1))
+    best = np.flatnonzero(errors <= errors.min() + 1e-12)[-1]
+    assert auto.weight_shrinkage_ == (0.0, 0.25, 0.5, 0.75, 1.0)[best]
+    with pytest.raises(ValueError, match=r"weight_shrinkage must be 'auto' or a number in \[0, 1\]"):
+        MKLDR(weight_shrinkage=1.5).fit(views, d.target)

@@ -87,7 +87,7 @@ def test_landmark_a_step_equals_the_dense_a_step(tiny, path):
 @pytest.mark.parametrize("graph, n_landmarks", [("lda", 240), ("lde", 500)])
 def test_all_samples_as_landmarks_reproduce_the_exact_fit(digits, graph, n_landmarks):
     d = digits
-    kw = dict(kernels=d.kernels, max_iter=3)
+    kw = dict(kernels=d.kernels, max_iter=3, weight_shrinkage=0.0)
     if graph == "lde":
         kw.update(graph="lde", n_components=5, n_neighbors=4, n_neighbors_between=8)
     exact = MKLDR(**kw).fit(d.views, d.target)
@@ -108,9 +108,10 @@ def test_repaired_indefinite_view_is_reproduced(digits):
     d = digits
     kernels = [{"kernel": "distance", "metric": "cityblock"}, "chi2"]
     views = d.views[:2]
-    exact = MKLDR(kernels=kernels, max_iter=2).fit(views, d.target)
+    exact = MKLDR(kernels=kernels, max_iter=2, weight_shrinkage=0.0).fit(views, d.target)
     assert exact.view_kernels_[0].psd_basis_ is not None
-    approx = MKLDR(kernels=kernels, max_iter=2, approximation="nystroem", n_landmarks=240,
+    approx = MKLDR(kernels=kernels, max_iter=2, weight_shrinkage=0.0, approximation="nystroem",
+                   n_landmarks=240,
                    random_state=1).fit(views, d.target)
     np.testing.assert_allclose(approx.kernel_weights_, exact.kernel_weights_, atol=BETA_ATOL)
     assert max_angle(approx.embedding_, exact.embedding_) < 1e-6
@@ -121,7 +122,7 @@ def test_few_landmarks_transform_and_noise_weight(digits, graph):
     d = digits
     kw = dict(n_components=5, n_neighbors=4, n_neighbors_between=8) if graph == "lde" else {}
     est = MKLDR(graph=graph, kernels=d.kernels, max_iter=3, approximation="nystroem",
-                n_landmarks=60, random_state=0, **kw).fit(d.views, d.target)
+                n_landmarks=60, random_state=0, weight_shrinkage=0.0, **kw).fit(d.views, d.target)
     M = len(d.views)
     assert not hasattr(est, "dual_coef_")
     assert est.components_.shape == (est.n_components_,
