@@ -256,3 +256,102 @@ def test_cell_seed_shared_by_methods_of_a_fold():
     assert cell_seed(0, "iris", "qmi:init=random", 3) == cell_seed(0, "iris", "mi-a:init=random", 3)
     seeds = {cell_seed(s, d, "m", f) for s in (0, 1) for d in ("iris", "wine") for f in (0, 1)}
     assert len(seeds) == 8
+
+
+# ----- equal-weight kernel baseline of MKL-DR (kfd-average) -----------------------------------
+
+
+def _processed_rbf(Xtr, Xte):
+    """Base kernel computed by hand (independently of ViewKernel): RBF with sigma^2 the mean
+    squared distance of distinct training pairs, centred on the training set, unit mean
+    diagonal."""
+    def sq(A, B):
+        return np.sum(A**2, 1)[:, None] + np.sum(B**2, 1)[None, :] - 2 * A @ B.T
+
+    n = len(Xtr)
+    d2 = np.maximum(sq(Xtr, Xtr), 0)
+    s2 = d2[~np.eye(n, dtype=bool)].mean()
+    K, Kt = np.exp(-d2 / s2), np.exp(-np.maximum(sq(Xte, Xtr), 0) / s2)
+    H = np.eye(n) - 1.0 / n
+    Kc = H @ K @ H
+    Ktc = Kt - Kt.mean(1, keepdims=True) - K.mean(0)[None, :] + K.mean()
+    scale = n / np.trace(Kc)
+    return Kc * scale, Ktc * scale
+
+
+def _same_embedding(Z1, Z2):
+    """Embeddings equal up to the sign of each component (pairwise distances agree)."""
+    from sklearn.metrics import pairwise_distances
+
+    D1, D2 = pairwise_distances(Z1), pairwise_distances(Z2)
+    np.testing.assert_allclose(D1, D2, rtol=1e-6, atol=1e-8 * D1.max())
+
+
+def test_kfd_average_one_view_is_kernel_lda_on_its_kernel():
+    from graphdr import KernelLDA
+    from graphdr.bench.baselines import AverageKernelLDA
+
+    X, y = load_iris(return_X_y=True)
+    tr, te = np.arange(0, 150, 2), np.arange(1, 150, 2)
+    K, Kt = _processed_rbf(X[tr], X[te])
+    ref = KernelLDA(kernel="precomputed").fit(K, y[tr])
+    est = AverageKernelLDA().fit([X[tr]], y[tr])
+    assert est.n_components_ == 2 and est.n_views_ == 1
+    _same_embedding(est.transform([X[te]]), ref.transform(Kt))
+    _same_embedding(est.embedding_, ref.transform(K))
+
+
+def test_kfd_average_is_kernel_lda_on_the_mean_kernel():
+    from graphdr import KernelLDA
+    from graphdr.bench.baselines import AverageKernelLDA
+
+    X, y = load_iris(return_X_y=True)
+    tr, te = np.arange(0, 150, 2), np.arange(1, 150, 2)
+    views = [X[:, :2], X[:, 2:]]
+    parts = [_processed_rbf(V[tr], V[te]) for V in views]
+    K = (parts[0][0] + parts[1][0]) / 2
+    Kt = (parts[0][1] + parts[1][1]) / 2
+    ref = KernelLDA(kernel="precomputed").fit(K, y[tr])
+    est = AverageKernelLDA().fit([V[tr] for V in views], y[tr])
+    _same_embedding(est.transform([V[te] for V in views]), ref.transform(Kt))
+    # a duplicated view changes nothing: the average of equal kernels is that kernel
+    one = AverageKernelLDA().fit([views[0][tr]], y[tr])
+    two = AverageKernelLDA().fit([views[0][tr], views[0][tr]], y[tr])
+    _same_embedding(one.transform([views[0][te]]), two.transform([views[0][te]] * 2))
+    with pytest.raises(ValueError, match="list of views"):
+        est.transform(X[te])
+    with pytest.raises(ValueError, match="views but the estimator was fitted on 2"):
+        est.transform([X[te]])
+    with pytest.raises(ValueError, match="reg"):
+        AverageKernelLDA(reg=-1.0).fit(views, y)
+
+
+def test_kfd_average_registered_in_the_mkldr_protocol():
+    X, y = load_iris(return_X_y=True)
+    spec = bm.get_method("kfd-average")
+    assert spec.kind == "multiview" and "kfd-average" in get_protocol("mkldr").methods
+    assert bm.get_method("kfd-uniform") is spec
+    train, test = np.arange(0, 150, 2), np.arange(1, 150, 2)
+    views = [slice(0, 2), slice(2, 4)]
+    task = dict(dataset="iris", method="kfd-average", X=X, y=y, views=views, train=train,
+                test=test, dims=[1, 2], classifiers=["1nn"], scaling="standard", gamma=None,
+                svm_gamma=0.5, seed=0, fold=0)
+    _, rows = run_cell(task)
+    from graphdr import KernelLDA
+
+    sc = make_scaler("standard").fit(X[train])
+    Xtr, Xte = sc.transform(X[train]), sc.transform(X[test])
+    parts = [_processed_rbf(Xtr[:, s], Xte[:, s]) for s in views]
+    ref = KernelLDA(kernel="precomputed").fit((parts[0][0] + parts[1][0]) / 2, y[train])
+    Ztr, Zte = ref.transform((parts[0][0] + parts[1][0]) / 2), ref.transform(
+        (parts[0][1] + parts[1][1]) / 2)
+    for d in (1, 2):
+        pred = KNeighborsClassifier(1).fit(Ztr[:, :d], y[train]).predict(Zte[:, :d])
+        assert next(r for r in rows if r["dim"] == d)["n_errors"] == np.sum(pred != y[test])
+
+
+def test_sklearn_lda_methods_registered():
+    for name, solver in (("sklearn-lda", "svd"), ("sklearn-lda-shrinkage", "eigen")):
+        est = bm.get_method(name).build(2)
+        assert isinstance(est, LinearDiscriminantAnalysis) and est.solver == solver
+    assert bm.get_method("sklearn-lda-shrinkage").build(1).shrinkage == "auto"

@@ -4,7 +4,8 @@ Modules: :mod:`~graphdr.bench.datasets` (data by name or file), :mod:`~graphdr.b
 (the method registry), :mod:`~graphdr.bench.protocols` (the papers' settings),
 :mod:`~graphdr.bench.evaluation` (one cross-validation cell), :mod:`~graphdr.bench.report`
 (results.csv, Markdown tables, index.html), :mod:`~graphdr.bench.plots` (PNG figures) and
-:mod:`~graphdr.bench.runner` (the sweep).
+:mod:`~graphdr.bench.runner` (the sweep); :mod:`~graphdr.bench.baselines` holds baselines that are
+not library estimators (the equal-weight kernel LDA of MKL-DR).
 """
 
 from .datasets import load_dataset

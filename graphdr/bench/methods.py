@@ -186,6 +186,8 @@ register("ckfd", "graphdr.kernel_methods:CKFD", label="CKFD", kind="kernel", max
 register("pca", "sklearn.decomposition:PCA", label="PCA", kind="reference", supervised=False, max_dims="features", params=dict(svd_solver="full"), description="principal component analysis (scikit-learn)")
 register("kernel-pca", "sklearn.decomposition:KernelPCA", label="KPCA", kind="kernel", supervised=False, max_dims="samples", params=dict(kernel="rbf", eigen_solver="dense"), aliases=("kpca",), description="kernel PCA, RBF (scikit-learn)")
 register("nca", "sklearn.neighbors:NeighborhoodComponentsAnalysis", label="NCA", kind="reference", max_dims="features", nested=False, description="neighbourhood components analysis (scikit-learn)")
+register("sklearn-lda", "sklearn.discriminant_analysis:LinearDiscriminantAnalysis", label="sk-LDA", kind="reference", max_dims="classes", params=dict(solver="svd"), description="linear discriminant analysis, SVD solver (scikit-learn)")
+register("sklearn-lda-shrinkage", "sklearn.discriminant_analysis:LinearDiscriminantAnalysis", label="sk-LDA-shrink", kind="reference", max_dims="classes", params=dict(solver="eigen", shrinkage="auto"), description="LDA with Ledoit-Wolf shrinkage, eigen solver (scikit-learn)")
 register("tsne", "sklearn.manifold:TSNE", label="t-SNE", kind="reference", supervised=False, max_dims=2, transform=False, params=dict(init="pca"), aliases=("t-sne",), description="t-SNE (scikit-learn); no out-of-sample map: 2-D pictures only")
 # ----- paper 000 (QMI), 002 (QMI by gradient ascent), 003 (DEE and its baselines), 001 (MKL-DR) --
 register("lqmi", "graphdr.qmi:LQMI", label="LQMI", kind="linear", max_dims="classes", description="linear QMI graph embedding (paper 000)")
@@ -202,6 +204,7 @@ register("mkl-lda", "graphdr.mkl:MKLDR", label="MKL-LDA", kind="multiview", max_
 register("kfd-voting", "graphdr.multiview:KFDVoting", label="KFD-Voting", kind="multiview", max_dims="classes", nested=False, predicts=True, description="vote of per-view KFD + 1-NN classifiers (paper 001 baseline)")
 register("kfd-samme", "graphdr.multiview:KFDSAMME", label="KFD-SAMME", kind="multiview", max_dims="classes", nested=False, predicts=True, description="SAMME boosting of per-view KFD classifiers (paper 001 baseline)")
 register("mkl-lde", "graphdr.mkl:MKLDR", label="MKL-LDE", kind="multiview", max_dims="samples", params=dict(graph="lde"), description="MKL-DR over LDE (paper 001)")
+register("kfd-average", "graphdr.bench.baselines:AverageKernelLDA", label="KFD-Average", kind="multiview", max_dims="classes", aliases=("kfd-uniform",), description="kernel LDA on the equal-weight average of the base kernels (MKL-DR's baseline, paper 001)")
 # fmt: on
 
 

@@ -16,9 +16,11 @@ protocol       setting
                samples per class (default 25, as for USPS), 1-NN recognition rate versus
                dimension 1..min(30, D), and the optimizers' objective-versus-iteration curves.
 ``mkldr``      paper 001, Table 1: multi-view data (``.npz`` with ``view_*`` arrays), 1-NN in
-               the learned space, MKL-LDA and MKL-LDE against single-view kernel Fisher
-               discriminants (``kernel-lda:view=each``), KFD-Voting and KFD-SAMME (their own
-               predictions: classifier ``own``); stratified 5-fold CV here.
+               the learned space, MKL-LDA and MKL-LDE against kernel LDA on the equal-weight
+               average of the same base kernels (``kfd-average``: do the learned weights
+               help?), single-view kernel Fisher discriminants (``kernel-lda:view=each``),
+               KFD-Voting and KFD-SAMME (their own predictions: classifier ``own``);
+               stratified 5-fold CV here.
 ``demo``       the quick preset of ``graphdr demo``: standardised features, stratified 10-fold
                CV, 1-NN, dimensions 1..C-1, graphdr's foundation methods with scikit-learn's
                PCA, kernel PCA, NCA and t-SNE (pictures only) as reference points.
@@ -148,7 +150,8 @@ PROTOCOLS = {
     "mkldr": Protocol(
         "mkldr", "paper 001 (Lin et al.), Table 1", scaling="standard", split="kfold",
         n_splits=5, classifiers=("1nn",),
-        methods=("mkl-lda", "mkl-lde", "kernel-lda:view=each", "kfd-voting", "kfd-samme"),
+        methods=("mkl-lda", "mkl-lde", "kfd-average", "kernel-lda:view=each", "kfd-voting",
+                 "kfd-samme"),
         curves="recognition",
     ),
     "demo": Protocol(
