@@ -139,10 +139,11 @@ def folds(y):
 # ----- methods ----------------------------------------------------------------------------
 def build(method, n_classes, n_features, seed):
     """Unfitted estimator of ``method`` (``name`` or ``name@c-1``); None for raw features."""
-    import graphdr
     from sklearn.decomposition import KernelPCA
     from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
     from sklearn.neighbors import NeighborhoodComponentsAnalysis
+
+    import graphdr
 
     name, _, setting = method.partition("@")
     factories = {

@@ -16,6 +16,7 @@ from . import graphs as _graphs
 from ._validation import check_positive
 from .base import Solution, _BaseGraphEmbedding
 from .linear import _LDAGraphs, _LPPGraphs
+from .routes import SCALING_DOC
 from .solvers import generalized_eigh
 
 __all__ = ["KernelLDA", "KernelLPP", "CKFD"]
@@ -78,15 +79,7 @@ class KernelLDA(_LDAGraphs, _BaseGraphEmbedding):
         ``'auto'`` chooses it with ``gamma`` over ``10**(-6, -5.5, ..., 0)``, one
         eigendecomposition per width and fold serving every ridge value (``reg_``); with
         ``kernel='precomputed'`` or without labels it means 1e-3.
-    scaling : {'within', 'total', 'none'}, default='within'
-        Metric inside the learned subspace (the subspace is the same for all three).
-        ``'within'``: the embedded within-class covariance is the identity,
-        :math:`W^\top \Sigma_w W = I` with :math:`\Sigma_w = S_w / (n - C)` (a ridge
-        :math:`\max(\text{reg}, 10^{-6})` times the mean total variance where it is singular),
-        components ordered by between-class variance -- scikit-learn's LDA ``transform``, and the
-        metric a nearest-neighbour or nearest-centroid classifier needs. ``'total'``: the
-        solver's normalisation, unit total scatter. ``'none'``: unit-norm directions.
-        See :func:`graphdr.routes.metric_transform`.
+%(scaling)s
     solver : {'auto', 'cholesky', 'eigh'}, default='auto'
         'cholesky' uses the class structure: the non-zero solutions come from a ``C x C``
         problem after one Cholesky factorisation of :math:`\tilde K + \epsilon I`
@@ -222,15 +215,7 @@ class CKFD(_BaseGraphEmbedding):
         At most the number of irregular plus regular discriminants (each at most
         ``n_classes - 1``).
 %(kernel)s
-    scaling : {'within', 'total', 'none'}, default='within'
-        Metric inside the learned subspace (the subspace is the same for all three).
-        ``'within'``: the embedded within-class covariance is the identity,
-        :math:`W^\top \Sigma_w W = I` with :math:`\Sigma_w = S_w / (n - C)` (a ridge
-        :math:`\max(\text{reg}, 10^{-6})` times the mean total variance where it is singular),
-        components ordered by between-class variance -- scikit-learn's LDA ``transform``, and the
-        metric a nearest-neighbour or nearest-centroid classifier needs. ``'total'``: the
-        solver's normalisation, unit total scatter. ``'none'``: unit-norm directions.
-        See :func:`graphdr.routes.metric_transform`.
+%(scaling)s
     fusion_weight : float, default=1.0
         Weight of the irregular features relative to the regular ones.
     null_tol : float, default=1e-9
@@ -313,5 +298,6 @@ class CKFD(_BaseGraphEmbedding):
 
 
 for _cls in (KernelLDA, KernelLPP, CKFD):
-    _cls.__doc__ = _cls.__doc__ % {"kernel": _KERNEL_PARAMS_DOC, "approx": _APPROX_DOC}
+    _cls.__doc__ = _cls.__doc__.replace("%(scaling)s", SCALING_DOC) % {
+        "kernel": _KERNEL_PARAMS_DOC, "approx": _APPROX_DOC}
 del _cls

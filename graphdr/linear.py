@@ -11,7 +11,7 @@ import numpy as np
 from . import graphs as _graphs
 from ._validation import check_int, check_option, check_positive
 from .base import _BaseGraphEmbedding
-from .routes import ClassForms
+from .routes import SCALING_DOC, ClassForms
 
 __all__ = ["LDA", "LPP", "MFA", "LDE"]
 
@@ -90,15 +90,7 @@ class LDA(_LDAGraphs, _BaseGraphEmbedding):
         Ridge :math:`\epsilon` relative to the mean eigenvalue of :math:`S_t`; the problem is then
         :math:`\max v^\top S_b v / v^\top (S_t + \epsilon I) v` (shrinkage towards
         large-variance directions). 0 reproduces classical LDA.
-    scaling : {'within', 'total', 'none'}, default='within'
-        Metric inside the learned subspace (the subspace is the same for all three).
-        ``'within'``: the embedded within-class covariance is the identity,
-        :math:`W^\top \Sigma_w W = I` with :math:`\Sigma_w = S_w / (n - C)` (a ridge
-        :math:`\max(\text{reg}, 10^{-6})` times the mean total variance where it is singular),
-        components ordered by between-class variance -- scikit-learn's LDA ``transform``, and the
-        metric a nearest-neighbour or nearest-centroid classifier needs. ``'total'``: the
-        solver's normalisation, unit total scatter. ``'none'``: unit-norm directions.
-        See :func:`graphdr.routes.metric_transform`.
+%(scaling)s
     rank_tol : float or None, default=None
         Relative variance below which a direction of the data counts as absent.
 
@@ -306,3 +298,6 @@ def class_neighbour_graphs(X, y_enc, n_neighbors, n_neighbors_between, *, weight
     within = _graphs.knn_graph(X, n_neighbors, restrict="same", **kw)
     between = _graphs.knn_graph(X, n_neighbors_between, restrict="different", **kw)
     return within, between
+
+
+LDA.__doc__ = LDA.__doc__.replace("%(scaling)s", SCALING_DOC)

@@ -46,7 +46,7 @@ from ._validation import (
     check_positive,
 )
 from .base import Solution, _BaseGraphEmbedding
-from .routes import ClassForms, GraphProblem
+from .routes import SCALING_DOC, ClassForms, GraphProblem
 
 __all__ = [
     "qmi_graph",
@@ -335,15 +335,7 @@ class LQMI(_QMIClosedForm, _BaseGraphEmbedding):
         At most ``n_classes - 1`` (None takes that many); a larger value raises ``ValueError``.
     reg : float, default=0.0
         Ridge :math:`\epsilon` relative to the mean eigenvalue of :math:`X^\top X`.
-    scaling : {'within', 'total', 'none'}, default='within'
-        Metric inside the learned subspace (the subspace is the same for all three).
-        ``'within'``: the embedded within-class covariance is the identity,
-        :math:`W^\top \Sigma_w W = I` with :math:`\Sigma_w = S_w / (n - C)` (a ridge
-        :math:`\max(\text{reg}, 10^{-6})` times the mean total variance where it is singular),
-        components ordered by between-class variance -- scikit-learn's LDA ``transform``, and the
-        metric a nearest-neighbour or nearest-centroid classifier needs. ``'total'``: the
-        solver's normalisation, unit total scatter. ``'none'``: unit-norm directions.
-        See :func:`graphdr.routes.metric_transform`.
+%(scaling)s
     rank_tol : float or None, default=None
         Relative variance below which a direction of the data counts as absent.
 
@@ -435,15 +427,7 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
         Relative ridge of the regularised solvers (0 with 'eigh' gives the paper's problem);
         ``'auto'`` chooses it with ``gamma`` over ``10**(-6, -5.5, ..., 0)`` (``reg_``); with
         ``kernel='precomputed'`` it means 1e-3.
-    scaling : {'within', 'total', 'none'}, default='within'
-        Metric inside the learned subspace (the subspace is the same for all three).
-        ``'within'``: the embedded within-class covariance is the identity,
-        :math:`W^\top \Sigma_w W = I` with :math:`\Sigma_w = S_w / (n - C)` (a ridge
-        :math:`\max(\text{reg}, 10^{-6})` times the mean total variance where it is singular),
-        components ordered by between-class variance -- scikit-learn's LDA ``transform``, and the
-        metric a nearest-neighbour or nearest-centroid classifier needs. ``'total'``: the
-        solver's normalisation, unit total scatter. ``'none'``: unit-norm directions.
-        See :func:`graphdr.routes.metric_transform`.
+%(scaling)s
     approximation : {None, 'nystroem'}, default=None
         None solves the exact kernel problem (``O(n^2)`` memory; ``O(n^3)`` time with
         'eigh', one Cholesky factorisation with 'cholesky'). 'nystroem' replaces the kernel by
@@ -546,3 +530,8 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
         h, Bv = linalg.eigh((PMP + PMP.T) / 2.0)
         h, Bv = h[::-1], Bv[:, ::-1]
         return Solution(h, Bv / np.sqrt(lam)[:, None])
+
+
+for _cls in (LQMI, KQMI):
+    _cls.__doc__ = _cls.__doc__.replace("%(scaling)s", SCALING_DOC)
+del _cls

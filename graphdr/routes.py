@@ -33,7 +33,8 @@ import numpy as np
 from .solvers import class_kernel_eigh, generalized_eigh
 
 __all__ = ["GraphProblem", "ClassForms", "relative_ridge", "solve_graph_problem",
-           "solve_class_forms", "solve_class_kernel", "SCALINGS", "metric_transform"]
+           "solve_class_forms", "solve_class_kernel", "SCALINGS", "SCALING_DOC",
+           "metric_transform"]
 
 
 @dataclass
@@ -130,6 +131,17 @@ def solve_class_kernel(space, y_encoded, block, *, reg=0.0, ridge=None):
 
 #: values of the ``scaling`` parameter of the discriminant estimators
 SCALINGS = ("within", "total", "none")
+
+#: the ``scaling`` entry of the discriminant estimators' docstrings (``%(scaling)s``)
+SCALING_DOC = """    scaling : {'within', 'total', 'none'}, default='within'
+        Metric inside the learned subspace (the subspace is the same for all three).
+        ``'within'``: the embedded within-class covariance is the identity,
+        :math:`W^\\top \\Sigma_w W = I` with :math:`\\Sigma_w = S_w / (n - C)` (a ridge
+        :math:`\\max(\\text{reg}, 10^{-6})` times the mean total variance where it is singular),
+        components ordered by between-class variance -- scikit-learn's LDA ``transform``, and the
+        metric a nearest-neighbour or nearest-centroid classifier needs. ``'total'``: the
+        solver's normalisation, unit total scatter. ``'none'``: unit-norm directions.
+        See :func:`graphdr.routes.metric_transform`."""
 
 
 def metric_transform(scaling, within, total, norms, *, n_samples, n_classes, reg=0.0):

@@ -8,7 +8,6 @@ beat it, learning them bought nothing. It is built only from graphdr's public pi
 
 from __future__ import annotations
 
-import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
