@@ -540,6 +540,67 @@ def beta_step(S_W, S_Wp, *, solver="auto", verbose=0):
     return beta, B_full, info
 
 
+def choose_weight_shrinkage(estimator, views, y_enc):
+    """``weight_shrinkage`` of an MKLDR, or the grid value with the lowest inner-CV error.
+
+    For ``'auto'``: each of 3 stratified folds learns its own weights (Algorithm 1) on the other
+    folds, then every ``t`` of :data:`SHRINKAGE_GRID` is scored by the mean of the 1-NN and
+    nearest-centroid errors of the held-out fold. Returns ``(t, errors or None)``.
+    """
+    if not (isinstance(estimator.weight_shrinkage, str) and estimator.weight_shrinkage == "auto"):
+        return float(estimator.weight_shrinkage), None
+    counts = np.bincount(y_enc)
+    if counts.min() < 2:
+        raise ValueError(
+            "weight_shrinkage='auto' chooses the pull towards equal weights by an inner "
+            "stratified cross-validation, which needs at least 2 samples in every class (a "
+            f"class has {counts.min()}). Pass weight_shrinkage=0.0 (the paper's weights) or "
+            "a value in [0, 1]."
+        )
+    seed = check_random_state(estimator.random_state).randint(2**31 - 1)
+    folds = StratifiedKFold(int(min(3, counts.min())), shuffle=True, random_state=seed)
+    errors = np.zeros(len(SHRINKAGE_GRID))
+    precomputed = [vk.kernel == "precomputed"
+                   for vk in make_view_kernels(estimator.kernels, len(views))]
+    for train, test in folds.split(np.zeros(len(y_enc)), y_enc):
+        inner = clone(estimator).set_params(weight_shrinkage=0.0, verbose=0)
+        inner.classes_ = estimator.classes_
+        y_train = y_enc[train]
+        problem = inner._learn_weights(
+            [V[np.ix_(train, train)] if pre else V[train] for V, pre in zip(views, precomputed)],
+            y_train)
+        test_views = [V[np.ix_(test, train)] if pre else V[test]
+                      for V, pre in zip(views, precomputed)]
+        for i, t in enumerate(SHRINKAGE_GRID):
+            inner._finish(problem, t, y_train)
+            Y_test = inner.transform(test_views)
+            errors[i] += np.mean(neighbour_errors(inner.embedding_, y_train, Y_test,
+                                                y_enc[test]))
+    errors /= folds.get_n_splits()
+    best = int(np.flatnonzero(errors <= errors.min() + 1e-12)[-1])  # ties: more shrinkage
+    if estimator.verbose:
+        print(f"[MKLDR] weight_shrinkage by inner CV: errors {np.round(errors, 4).tolist()} "
+              f"for {list(SHRINKAGE_GRID)} -> {SHRINKAGE_GRID[best]}")
+    return float(SHRINKAGE_GRID[best]), errors
+
+
+def _fitted_in_metric(estimator, fitted, norms, y_enc):
+    """Fitted attributes in the metric of ``scaling`` (:func:`graphdr.routes.metric_transform`)."""
+    if estimator.scaling == "total":
+        return fitted
+    U = fitted["embedding_"]
+    within = _graphs.graph_quadratic_form(_graphs.within_class_graph(y_enc), U)
+    R = metric_transform(estimator.scaling, within, U.T @ U, norms, n_samples=U.shape[0],
+                         n_classes=len(estimator.classes_), reg=float(estimator.reg))
+    key = "dual_coef_" if "dual_coef_" in fitted else "components_"
+    coef = fitted[key] @ R if key == "dual_coef_" else fitted[key].T @ R
+    signs = np.where(np.sum(flip_signs(coef, axis=0) * coef, axis=0) < 0, -1.0, 1.0)
+    coef = coef * signs
+    fitted[key] = coef if key == "dual_coef_" else coef.T
+    fitted["embedding_"] = (U @ R) * signs
+    return fitted
+
+
 # ----- the estimator -------------------------------------------------------------------------
 class MKLDR(TransformerMixin, BaseEstimator):
     r"""Multiple-kernel dimensionality reduction (MKL-DR; paper 001, Algorithm 1).
@@ -807,58 +868,10 @@ class MKLDR(TransformerMixin, BaseEstimator):
             self.landmark_indices_ = problem.landmarks
 
     def _choose_shrinkage(self, views, y_enc):
-        """``weight_shrinkage``, or the grid value with the lowest inner-CV error ('auto')."""
-        if not (isinstance(self.weight_shrinkage, str) and self.weight_shrinkage == "auto"):
-            return float(self.weight_shrinkage), None
-        counts = np.bincount(y_enc)
-        if counts.min() < 2:
-            raise ValueError(
-                "weight_shrinkage='auto' chooses the pull towards equal weights by an inner "
-                "stratified cross-validation, which needs at least 2 samples in every class (a "
-                f"class has {counts.min()}). Pass weight_shrinkage=0.0 (the paper's weights) or "
-                "a value in [0, 1]."
-            )
-        seed = check_random_state(self.random_state).randint(2**31 - 1)
-        folds = StratifiedKFold(int(min(3, counts.min())), shuffle=True, random_state=seed)
-        errors = np.zeros(len(SHRINKAGE_GRID))
-        precomputed = [vk.kernel == "precomputed"
-                       for vk in make_view_kernels(self.kernels, len(views))]
-        for train, test in folds.split(np.zeros(len(y_enc)), y_enc):
-            inner = clone(self).set_params(weight_shrinkage=0.0, verbose=0)
-            inner.classes_ = self.classes_
-            y_train = y_enc[train]
-            problem = inner._learn_weights(
-                [V[np.ix_(train, train)] if pre else V[train] for V, pre in zip(views, precomputed)],
-                y_train)
-            test_views = [V[np.ix_(test, train)] if pre else V[test]
-                          for V, pre in zip(views, precomputed)]
-            for i, t in enumerate(SHRINKAGE_GRID):
-                inner._finish(problem, t, y_train)
-                Y_test = inner.transform(test_views)
-                errors[i] += np.mean(neighbour_errors(inner.embedding_, y_train, Y_test,
-                                                    y_enc[test]))
-        errors /= folds.get_n_splits()
-        best = int(np.flatnonzero(errors <= errors.min() + 1e-12)[-1])  # ties: more shrinkage
-        if self.verbose:
-            print(f"[MKLDR] weight_shrinkage by inner CV: errors {np.round(errors, 4).tolist()} "
-                  f"for {list(SHRINKAGE_GRID)} -> {SHRINKAGE_GRID[best]}")
-        return float(SHRINKAGE_GRID[best]), errors
+        return choose_weight_shrinkage(self, views, y_enc)
 
     def _in_metric(self, fitted, norms, y_enc):
-        """Fitted attributes in the metric of ``scaling`` (:func:`graphdr.routes.metric_transform`)."""
-        if self.scaling == "total":
-            return fitted
-        U = fitted["embedding_"]
-        within = _graphs.graph_quadratic_form(_graphs.within_class_graph(y_enc), U)
-        R = metric_transform(self.scaling, within, U.T @ U, norms, n_samples=U.shape[0],
-                             n_classes=len(self.classes_), reg=float(self.reg))
-        key = "dual_coef_" if "dual_coef_" in fitted else "components_"
-        coef = fitted[key] @ R if key == "dual_coef_" else fitted[key].T @ R
-        signs = np.where(np.sum(flip_signs(coef, axis=0) * coef, axis=0) < 0, -1.0, 1.0)
-        coef = coef * signs
-        fitted[key] = coef if key == "dual_coef_" else coef.T
-        fitted["embedding_"] = (U @ R) * signs
-        return fitted
+        return _fitted_in_metric(self, fitted, norms, y_enc)
 
     def _validate(self, Xs, y):
         views = check_views(Xs)
