@@ -427,8 +427,7 @@ def targets(summary, datasets):
                 continue
             n += 1
             if s["failed"]:
-                bad.append(f"{ds}: failed on {s['failed']}/{s['folds']} folds "
-                           f"(`{s['message'][:160]}`)")
+                bad.append(f"{ds}: failed on {s['failed']}/{s['folds']} folds (see Failures)")
                 continue
             e = err(summary, ds, m, "1nn")
             if e is None:
@@ -531,8 +530,9 @@ def report(cells, runs):
         lines.append(f"| {ds} | " + " | ".join(vals) + " |")
     lines.append("")
     if runs:
-        lines += ["## Runs that filled the cache", "", "| end of run (UTC) | command | cells | wall "
-                  "time (min) | note |", "|---|---|---|---|---|"]
+        lines += ["## Runs that filled the cache", "",
+                  "| end of run (UTC) | command | cells | wall time (min) | note |",
+                  "|---|---|---|---|---|"]
         for r in runs:
             lines.append(f"| {r['date']} | `{r['command']}` | {r['cells']} | "
                          f"{r['wall_seconds'] / 60:.1f} | {r.get('note', '')} |")
