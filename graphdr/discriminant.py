@@ -235,13 +235,7 @@ class DCV(_LinearProjection):
         null = lam <= tol * max(lam[-1], scale)
         if self.null_dim is None:
             if not np.any(null):
-                raise ValueError(
-                    "DCV needs the small-sample-size case, where the within-class scatter has a "
-                    f"null space (n_features > n_samples - n_classes); here n_features={D}, "
-                    f"n_samples={n}, n_classes={C} and the within-class scatter is nonsingular "
-                    f"on the {r}-dimensional data span. Reduce the training set or set "
-                    "null_dim to use the eigenvectors of the smallest within-class eigenvalues."
-                )
+                return self._fit_fisher_limit(X, Z, basis, mean, means, sizes, lam, U, C)
             N = U[:, null]
         else:
             if self.null_dim > r:
@@ -264,6 +258,29 @@ class DCV(_LinearProjection):
         W = basis @ (N @ V[:, :n_components])
         self.components_ = flip_signs(W, axis=0).T.astype(X.dtype, copy=False)
         self.eigenvalues_ = mu[:n_components]
+        self.mean_ = mean.astype(X.dtype, copy=False)
+        self.n_components_ = n_components
+        return self
+
+    def _fit_fisher_limit(self, X, Z, basis, mean, means, sizes, lam, U, C):
+        """Nonsingular S_w: orthonormal basis (Gram-Schmidt, in order) of Fisher's subspace."""
+        # S_w^{-1/2} S_b S_w^{-1/2} in the eigenbasis of S_w, with S_b = sum_c n_c m_c m_c^T
+        # (class means of centred data)
+        Mw = (means * np.sqrt(sizes)[:, None]) @ U / np.sqrt(lam)  # C x r
+        _, s, Vt = linalg.svd(Mw, full_matrices=False)
+        ratios = s**2
+        keep = ratios > 1e-10 * max(ratios[0] if ratios.size else 0.0,
+                                    np.finfo(np.float64).tiny)
+        n_components = check_n_components(
+            self.n_components, int(np.sum(keep)),
+            reason=f"the rank of the between-class scatter (at most n_classes - 1 = {C - 1})",
+        )
+        V = U @ (Vt[:n_components].T / np.sqrt(lam)[:, None])  # S_w-orthogonal directions
+        Q, R = linalg.qr(V, mode="economic")
+        Q = Q * np.sign(np.diag(R))[None, :]  # Gram-Schmidt of V's columns, in order
+        self.null_dim_ = 0
+        self.components_ = flip_signs(basis @ Q, axis=0).T.astype(X.dtype, copy=False)
+        self.eigenvalues_ = ratios[:n_components]
         self.mean_ = mean.astype(X.dtype, copy=False)
         self.n_components_ = n_components
         return self

@@ -42,6 +42,7 @@ import scipy.sparse as sp
 from scipy import linalg
 from scipy.sparse import linalg as splinalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
@@ -60,6 +61,9 @@ _BLOCK_PAIRS = 1 << 16
 _CACHE_BYTES = 256 * 2**20
 #: ridge of the Laplacian / fixed-point matrices, relative to their mean eigenvalue
 _MU_REL = 1e-4
+#: candidate shrinkages of DEE(shrinkage='auto') and the folds of their cross-validation
+_SHRINKAGE_GRID = (0.0, 0.2, 0.5, 0.8)
+_CV_FOLDS = 3
 
 
 # ----- pairwise weights in row blocks ------------------------------------------------------
@@ -95,7 +99,7 @@ class _PairWeights:
     """
 
     def __init__(self, Z, y, same_fn, diff_fn, *, normalize=True, store="both",
-                 block_rows=None, cache_bytes=_CACHE_BYTES):
+                 block_rows=None, cache_bytes=_CACHE_BYTES, masses=(1.0, 1.0)):
         self.Z = np.ascontiguousarray(Z, dtype=np.float64)
         self.y = np.asarray(y)
         self.same_fn, self.diff_fn = same_fn, diff_fn
@@ -130,8 +134,8 @@ class _PairWeights:
                 self._cache.append((s, e, Ws, M))
         self.sum_same, self.sum_diff = sum_same, sum_diff
         if normalize:
-            self.scale_same = 1.0 / sum_same if sum_same > 0 else 1.0
-            self.scale_diff = 1.0 / sum_diff if sum_diff > 0 else 1.0
+            self.scale_same = masses[0] / sum_same if sum_same > 0 else 1.0
+            self.scale_diff = masses[1] / sum_diff if sum_diff > 0 else 1.0
         ZDZ = (ZDZ + ZDZ.T) / 2 * self.scale_same
         self.forms = (ZDZ - (ZWZ + ZWZ.T) / 2 * self.scale_same, ZDZ)
         if keep and normalize:
@@ -227,6 +231,26 @@ def _check_init_option(init):
         )
 
 
+def _one_nn_errors(Ztr, ytr, Zte, yte):
+    """Number of test samples whose nearest training sample (Euclidean) has another label."""
+    sq = np.einsum("ij,ij->i", Ztr, Ztr)
+    wrong = 0
+    for s, e in _row_blocks(Zte.shape[0], max(1, _BLOCK_PAIRS // max(Ztr.shape[0], 1))):
+        S = sq[None, :] - 2.0 * (Zte[s:e] @ Ztr.T)
+        wrong += int(np.sum(ytr[np.argmin(S, axis=1)] != yte[s:e]))
+    return wrong
+
+
+def _check_shrinkage(shrinkage):
+    ok = shrinkage == "auto" if isinstance(shrinkage, str) else (
+        isinstance(shrinkage, numbers.Real) and not isinstance(shrinkage, bool)
+        and 0.0 <= shrinkage <= 1.0)
+    if not ok:
+        raise ValueError(
+            f"shrinkage must be 'auto' or a real number in [0, 1]; got {shrinkage!r}."
+        )
+
+
 def _check_verbose(verbose):
     if not isinstance(verbose, (numbers.Integral, bool)) or verbose < 0:
         raise ValueError(f"verbose must be a non-negative integer or bool; got {verbose!r}.")
@@ -267,7 +291,7 @@ class _DEEObjective:
     4 \lambda (L(w^- \circ K) Y)^\top Z`, ``Y = Z A^T``.
     """
 
-    def __init__(self, Z, y, lam, sigma2, *, normalize=True, block_rows=None,
+    def __init__(self, Z, y, lam, sigma2, *, normalize=True, shrinkage=0.0, block_rows=None,
                  cache_bytes=_CACHE_BYTES):
         self.Z = np.ascontiguousarray(Z, dtype=np.float64)
         self.lam = float(lam)
@@ -276,7 +300,15 @@ class _DEEObjective:
             self.Z, y, lambda S: np.exp(-S / (2.0 * self.sigma2)), lambda S: S,
             normalize=normalize, store="diff", block_rows=block_rows, cache_bytes=cache_bytes,
         )
-        self.H, self.Hdeg = self.weights.forms
+        H, Hdeg = self.weights.forms
+        self.shrinkage = g = float(shrinkage)
+        r = H.shape[0]
+        # ridge target: the mean eigenvalue of the attraction matrix on the data span
+        self.nu = float(np.trace(H)) / r if r else 0.0
+        if g > 0:
+            H = (1.0 - g) * H + (g * self.nu) * np.eye(r)
+            Hdeg = (1.0 - g) * Hdeg + (g * self.nu) * np.eye(r)
+        self.H, self.Hdeg = H, Hdeg
 
     def repulsion(self, Y):
         """``(sum w- K, L(w- o K) Y)`` with ``K = exp(-||y_n - y_m||^2)``."""
@@ -338,9 +370,9 @@ class _LinearNeighborEmbedding(_LinearProjection):
         else:
             sigma2 = float(self.sigma) ** 2
         self.sigma_ = float(np.sqrt(sigma2))
-        problem, method, precondition = self._problem(Z, y_enc, sigma2)
         name = type(self).__name__
         A0 = _initial_projection(self.init, Z, basis, d, X.shape[1], self.random_state, name)
+        problem, method, precondition = self._problem(Z, y_enc, sigma2, A0)
         callback = None
         if self.callback is not None:
             def callback(x, info):
@@ -471,19 +503,21 @@ class DEE(_LinearNeighborEmbedding):
         self,
         n_components=2,
         *,
-        lam=10.0,
+        lam=100.0,
         sigma=None,
         optimizer="ld",
         max_iter=1000,
         tol=1e-3,
         init="pca",
         normalize=True,
+        shrinkage="auto",
         random_state=None,
         verbose=0,
         callback=None,
     ):
         self.n_components = n_components
         self.lam = lam
+        self.shrinkage = shrinkage
         self.sigma = sigma
         self.optimizer = optimizer
         self.max_iter = max_iter
@@ -496,6 +530,7 @@ class DEE(_LinearNeighborEmbedding):
 
     def _check_params(self):
         check_positive(self.lam, "lam")
+        _check_shrinkage(self.shrinkage)
         check_positive(self.sigma, "sigma", allow_none=True)
         check_option(self.optimizer, "optimizer", self._optimizers)
         check_int(self.max_iter, "max_iter", min_value=0)
@@ -520,26 +555,70 @@ class DEE(_LinearNeighborEmbedding):
         """
         return self._fit(X, y)
 
-    def _problem(self, Z, y_enc, sigma2):
-        problem = _DEEObjective(Z, y_enc, self.lam, sigma2, normalize=self.normalize)
-        self.mu_ = None
+    def _build(self, Z, y_enc, sigma2, shrinkage):
+        """The objective, the descent method and its preconditioner (and mu) for one fit."""
+        problem = _DEEObjective(Z, y_enc, self.lam, sigma2, normalize=self.normalize,
+                                shrinkage=shrinkage)
         if self.optimizer in ("ld", "fp"):
             H = 4.0 * (problem.H if self.optimizer == "ld" else problem.Hdeg)
-            precondition, self.mu_ = _cholesky_preconditioner(H, type(self).__name__)
-            return problem, "preconditioned", precondition
-        return problem, self.optimizer, None
+            precondition, mu = _cholesky_preconditioner(H, type(self).__name__)
+            return problem, "preconditioned", precondition, mu
+        return problem, self.optimizer, None, None
+
+    def _select_shrinkage(self, Z, y_enc, sigma2, A0):
+        """Smallest shrinkage of the grid within one standard error of the best CV error."""
+        counts = np.bincount(y_enc)
+        n_splits = min(_CV_FOLDS, int(counts.min()))
+        self.shrinkage_scores_ = {}
+        if n_splits < 2:
+            return 0.0
+        seed = 0 if self.random_state is None else self.random_state
+        folds = list(StratifiedKFold(n_splits, shuffle=True, random_state=seed)
+                     .split(Z, y_enc))
+        rescale = isinstance(self.init, str)
+        for g in _SHRINKAGE_GRID:
+            wrong = 0
+            for tr, va in folds:
+                problem, method, precondition, _ = self._build(Z[tr], y_enc[tr], sigma2, g)
+                A_start = _init_scaled(A0, Z[tr]) if rescale else A0
+                res = descent(problem.value_grad, A_start, method=method,
+                              precondition=precondition, max_iter=self.max_iter, tol=self.tol)
+                wrong += _one_nn_errors(Z[tr] @ res.x.T, y_enc[tr], Z[va] @ res.x.T,
+                                        y_enc[va])
+            self.shrinkage_scores_[g] = wrong / len(y_enc)
+        # the smallest shrinkage within one binomial standard error of the best error
+        best = min(self.shrinkage_scores_.values())
+        margin = np.sqrt(best * (1.0 - best) / len(y_enc))
+        return min(g for g, e in self.shrinkage_scores_.items() if e <= best + margin)
+
+    def _problem(self, Z, y_enc, sigma2, A0):
+        if isinstance(self.shrinkage, str):
+            shrinkage = self._select_shrinkage(Z, y_enc, sigma2, A0)
+        else:
+            self.shrinkage_scores_ = None
+            shrinkage = float(self.shrinkage)
+        self.shrinkage_ = shrinkage
+        problem, method, precondition, self.mu_ = self._build(Z, y_enc, sigma2, shrinkage)
+        return problem, method, precondition
 
 
 # ----- DSNE --------------------------------------------------------------------------------
 class _DSNEObjective:
     r"""KL objective of DSNE (eq. 7) and its gradient (eq. 8) in coordinates ``Z``."""
 
-    def __init__(self, Z, y, sigma2, *, block_rows=None, cache_bytes=_CACHE_BYTES):
+    def __init__(self, Z, y, sigma2, *, normalization="classwise", intra_mass=0.5,
+                 block_rows=None, cache_bytes=_CACHE_BYTES):
         self.Z = np.ascontiguousarray(Z, dtype=np.float64)
         kernel = lambda S: np.exp(-S / (2.0 * sigma2))  # noqa: E731
+        self.joint = normalization == "joint"
+        masses = (1.0, 1.0)
+        if self.joint:
+            n_same = int(np.sum(np.bincount(np.asarray(y)) ** 2) - len(y))
+            # with no same-class pair all the mass is on the different-class pairs
+            masses = (intra_mass, 1.0 - intra_mass) if n_same > 0 else (0.0, 1.0)
         self.weights = P = _PairWeights(
             self.Z, y, kernel, kernel, normalize=True, block_rows=block_rows,
-            cache_bytes=cache_bytes,
+            cache_bytes=cache_bytes, masses=masses,
         )
         self.has_same = P.n_same_pairs > 0
         plogp = 0.0
@@ -565,9 +644,13 @@ class _DSNEObjective:
             Zs += zs
             Zd += float(U.sum()) - zs
             cross += float(np.sum(W * np.log1p(Dy)))
-        E = self.plogp + cross + np.log(Zd) + (np.log(Zs) if self.has_same else 0.0)
-        inv_s = 1.0 / Zs if self.has_same else 0.0
-        inv_d = 1.0 / Zd
+        if self.joint:
+            E = self.plogp + cross + np.log(Zs + Zd)
+            inv_s = inv_d = 1.0 / (Zs + Zd)
+        else:
+            E = self.plogp + cross + np.log(Zd) + (np.log(Zs) if self.has_same else 0.0)
+            inv_s = 1.0 / Zs if self.has_same else 0.0
+            inv_d = 1.0 / Zd
         LY = np.empty_like(Y)
         for s, e, W, M, _Dy, U in self._blocks(Y, ny):
             Q = (W - U * np.where(M, inv_s, inv_d)) * U
@@ -637,6 +720,8 @@ class DSNE(_LinearNeighborEmbedding):
         n_components=2,
         *,
         sigma=None,
+        normalization="joint",
+        intra_mass=0.9,
         optimizer="cg",
         max_iter=1000,
         tol=1e-4,
@@ -647,6 +732,8 @@ class DSNE(_LinearNeighborEmbedding):
     ):
         self.n_components = n_components
         self.sigma = sigma
+        self.normalization = normalization
+        self.intra_mass = intra_mass
         self.optimizer = optimizer
         self.max_iter = max_iter
         self.tol = tol
@@ -657,6 +744,13 @@ class DSNE(_LinearNeighborEmbedding):
 
     def _check_params(self):
         check_positive(self.sigma, "sigma", allow_none=True)
+        check_option(self.normalization, "normalization", {"joint", "classwise"})
+        if (not isinstance(self.intra_mass, numbers.Real) or isinstance(self.intra_mass, bool)
+                or not 0.0 < self.intra_mass < 1.0):
+            raise ValueError(
+                f"intra_mass must be a real number in the open interval (0, 1); "
+                f"got {self.intra_mass!r}."
+            )
         check_option(self.optimizer, "optimizer", self._optimizers)
         check_int(self.max_iter, "max_iter", min_value=0)
         check_positive(self.tol, "tol", allow_zero=True)
@@ -679,8 +773,10 @@ class DSNE(_LinearNeighborEmbedding):
         """
         return self._fit(X, y)
 
-    def _problem(self, Z, y_enc, sigma2):
-        return _DSNEObjective(Z, y_enc, sigma2), self.optimizer, None
+    def _problem(self, Z, y_enc, sigma2, A0):
+        problem = _DSNEObjective(Z, y_enc, sigma2, normalization=self.normalization,
+                                 intra_mass=self.intra_mass)
+        return problem, self.optimizer, None
 
 
 # ----- unsupervised elastic embedding -------------------------------------------------------
