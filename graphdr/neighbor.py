@@ -429,14 +429,16 @@ class DEE(_LinearNeighborEmbedding):
     linearly separable, ``H`` is singular, and the plain objective goes to 0 by collapsing
     each class to a point along directions of tiny variance with an unbounded ``A``; that
     does not generalise (250 mnist5k digits, 25 per class, 1-NN on the other 4750 at d = 20:
-    45.8 % error with the plain objective against 18.0 % for PCA and 17-18 % with
-    :math:`\gamma` = 0.5-0.8; ``benchmarks/results/dee_small_sample_25.md``). On data with
+    18.0 % error at the PCA start, 45.8 % after the plain objective, whose first LD step takes
+    :math:`\lVert A\rVert_F` from 0.53 to 2.9e3; 20.5 / 17.1 / 15.5 % with :math:`\gamma` =
+    0.2 / 0.5 / 0.8; ``benchmarks/results/neighbor_diagnosis.md``). On data with
     ``n >> D`` and informative low-variance directions (UCI vehicle) any shrinkage hurts
-    (d = 3: 25.9 % error at 0, 40 % at 0.2). ``shrinkage='auto'`` (default) therefore picks
+    (10-fold CV, d = 3: 25.2 % error at 0, 38.7 % at 0.2, 48.4 % at 0.5;
+    ``benchmarks/results/dee_uci.md``). ``shrinkage='auto'`` (default) therefore picks
     :math:`\gamma` from ``(0, 0.2, 0.5, 0.8)`` by stratified 3-fold cross-validation of the
     1-NN error in the embedding (folds from ``random_state``, 0 when None): the smallest
-    value whose error is within one binomial standard error of the lowest. This costs about
-    six extra fits on two thirds of the data; a class with fewer than two samples disables
+    value whose error is within one binomial standard error of the lowest. This costs twelve
+    extra fits on two thirds of the data; a class with fewer than two samples disables
     it (:math:`\gamma = 0`). The shrunk matrix also replaces ``H`` in the Laplacian and
     fixed-point directions, which keeps them well conditioned.
 
@@ -729,8 +731,10 @@ class DSNE(_LinearNeighborEmbedding):
     (``'classwise'``, above) matches the shape of the same-class similarities and, separately,
     that of the different-class ones; no term compares the two groups, so nothing pushes the
     classes apart, and minimising it can make the starting point worse (UCI vehicle, 10-fold,
-    [-1, 1], d = 3, 1-NN: error 49.6 % at the PCA start, 53.6 % after; the KL divergence falls
-    from 0.090 to 0.030 whatever the optimiser, width or scale of the start). The default
+    [-1, 1], d = 3, 1-NN: error 48.5 % at the PCA start, 51.1 % after, 23.4 % with the joint
+    default; on one fold the KL divergence falls from 0.090 to 0.030 with CG or GD and from
+    any scale of the start while the error stays at or above the start's:
+    ``benchmarks/results/neighbor_diagnosis.md``). The default
     ``'joint'`` keeps the input similarities of eq. (5) but gives the same-class pairs the
     total mass ``intra_mass`` (the different-class pairs ``1 - intra_mass``) and normalises
     the embedded similarities once over all pairs,
@@ -747,8 +751,8 @@ class DSNE(_LinearNeighborEmbedding):
     :math:`u_{ij} = (1 + \lVert A(x_i - x_j)\rVert^2)^{-1}` and :math:`\pi` =
     ``intra_mass``: the embedding must then put a share :math:`\pi` of its similarity on the
     (few) same-class pairs, which draws the classes together and apart from each other. The
-    gradient keeps the form above with :math:`c_{ij} = (p_{ij} - q_{ij}) u_{ij}`. Numbers:
-    ``benchmarks/results/dsne_start.md``.
+    gradient keeps the form above with :math:`c_{ij} = (p_{ij} - q_{ij}) u_{ij}`. Against
+    the start on the shared UCI sets: ``benchmarks/results/dsne_start_*.md``.
     Parameters
     ----------
     n_components : int, default=2
