@@ -56,7 +56,7 @@ def run(per_class, reps, dims, seed):
         te = np.setdiff1d(np.arange(len(y)), tr)
         Xtr, Xte, ytr, yte = X[tr], X[te], y[tr], y[te]
 
-        def score(m, j, est, k=None):
+        def score(m, j, est, k=None, Xtr=Xtr, Xte=Xte, ytr=ytr, yte=yte, rep=rep):
             Ztr, Zte = est.transform(Xtr), est.transform(Xte)
             if k is not None:
                 Ztr, Zte = Ztr[:, :k], Zte[:, :k]

@@ -51,7 +51,7 @@ def dee_part():
     for opt in ("ld", "fp", "cg"):
         seen = []
 
-        def cb(A, info):
+        def cb(A, info, seen=seen):
             if info["iteration"] in (1, 2, 5, 10, 50, 200):
                 seen.append(f"{info['iteration']}: {info['objective']:.3g} / "
                             f"{np.linalg.norm(A):.3g} / "
