@@ -5,7 +5,9 @@ r"""Spectral discriminant baselines of paper 003: MMPA and discriminative common
   :func:`graphdr.solvers.generalized_eigh` through the shared graph-embedding machinery.
 * :class:`DCV` -- discriminative common vectors (Cevikalp et al., 2005): in the null space of
   the within-class scatter every training class collapses to one *common vector*; the
-  principal directions of the common vectors (at most ``C - 1``) are the projection.
+  principal directions of the common vectors (at most ``C - 1``) are the projection; without
+  a null space (``n > D``), the orthonormalised Fisher directions, the limit of the same
+  criterion.
 """
 
 from __future__ import annotations
@@ -162,19 +164,35 @@ class DCV(_LinearProjection):
     :math:`S_\text{com}`).
 
     The null space exists in the small-sample-size case, ``n_features > n_samples - n_classes``
-    (more exactly: when the data rank exceeds that of :math:`S_w`). Otherwise ``fit`` raises a
-    ``ValueError`` unless ``null_dim`` is given, in which case the ``null_dim`` eigenvectors of
-    :math:`S_w` with the smallest eigenvalues stand in for the null space (the approximate
-    variant of Cevikalp et al. for ``n - C >= D``; classes then no longer collapse exactly,
-    and class means replace the common vectors).
+    (more exactly: when the data rank exceeds that of :math:`S_w`); there DCV is exact.
+
+    **No null space** (``n > D``, the usual case), ``null_dim=None``: DCV's criterion is the
+    limit :math:`\varepsilon \to 0` of the regularised Fisher criterion
+    :math:`\operatorname{tr}((W^\top (S_w + \varepsilon I) W)^{-1} W^\top S_b W)`, whose limit
+    subspace is the null-space solution when :math:`S_w` is singular and Fisher's LDA
+    subspace when it is not. DCV then returns the leading generalized eigenvectors of
+    :math:`S_b v = \rho S_w v` (:math:`S_b = \sum_c n_c (m_c - m)(m_c - m)^\top`),
+    orthonormalised by Gram-Schmidt in order of decreasing :math:`\rho` (as DCV
+    orthonormalises its difference vectors): the first ``k`` rows span the first ``k`` Fisher
+    directions, and ``eigenvalues_`` holds the ratios :math:`\rho`. 1-NN error, 10-fold CV,
+    [-1, 1]: equal to scikit-learn's LDA on the two-class sets, vehicle 25.7 % (LDA 24.5 %),
+    led7digit 36.0 % (LDA 40.8 %); the smallest-eigenvalue variant is far worse (vehicle
+    54.0 % with ``null_dim=C-1``): ``benchmarks/results/dcv_uci.md``. Before, this case
+    raised a ``ValueError``.
+
+    With an integer ``null_dim`` the ``null_dim`` eigenvectors of :math:`S_w` with the
+    smallest eigenvalues stand in for the null space (the approximate variant of Cevikalp et
+    al. for ``n - C >= D``; classes then no longer collapse exactly, and class means replace
+    the common vectors).
 
     Parameters
     ----------
     n_components : int or None, default=None
         At most the rank of the common-vector scatter (``<= n_classes - 1``); None takes all.
     null_dim : int or None, default=None
-        None: the exact null space of :math:`S_w` (small-sample-size case only). An integer:
-        that many eigenvectors of :math:`S_w` with the smallest eigenvalues.
+        None: the exact null space of :math:`S_w`, or the Fisher limit when it has none (see
+        above). An integer: that many eigenvectors of :math:`S_w` with the smallest
+        eigenvalues.
     rank_tol : float or None, default=None
         Eigenvalues below ``rank_tol * largest`` count as zero (default ``m * machine eps``
         with ``m`` the data rank, times 100).
@@ -185,9 +203,10 @@ class DCV(_LinearProjection):
         Orthonormal rows; ``transform(X) = (X - mean_) @ components_.T``.
     mean_ : ndarray of shape (n_features,)
     eigenvalues_ : ndarray of shape (n_components_,)
-        Variance of the common vectors along each direction, decreasing.
+        Variance of the common vectors along each direction, decreasing (Fisher ratios
+        :math:`\rho` when :math:`S_w` has no null space).
     null_dim_ : int
-        Dimension of the (approximate) null space used.
+        Dimension of the (approximate) null space used (0 for the Fisher limit).
     n_components_ : int
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
@@ -235,13 +254,7 @@ class DCV(_LinearProjection):
         null = lam <= tol * max(lam[-1], scale)
         if self.null_dim is None:
             if not np.any(null):
-                raise ValueError(
-                    "DCV needs the small-sample-size case, where the within-class scatter has a "
-                    f"null space (n_features > n_samples - n_classes); here n_features={D}, "
-                    f"n_samples={n}, n_classes={C} and the within-class scatter is nonsingular "
-                    f"on the {r}-dimensional data span. Reduce the training set or set "
-                    "null_dim to use the eigenvectors of the smallest within-class eigenvalues."
-                )
+                return self._fit_fisher_limit(X, Z, basis, mean, means, sizes, lam, U, C)
             N = U[:, null]
         else:
             if self.null_dim > r:
@@ -264,6 +277,29 @@ class DCV(_LinearProjection):
         W = basis @ (N @ V[:, :n_components])
         self.components_ = flip_signs(W, axis=0).T.astype(X.dtype, copy=False)
         self.eigenvalues_ = mu[:n_components]
+        self.mean_ = mean.astype(X.dtype, copy=False)
+        self.n_components_ = n_components
+        return self
+
+    def _fit_fisher_limit(self, X, Z, basis, mean, means, sizes, lam, U, C):
+        """Nonsingular S_w: orthonormal basis (Gram-Schmidt, in order) of Fisher's subspace."""
+        # S_w^{-1/2} S_b S_w^{-1/2} in the eigenbasis of S_w, with S_b = sum_c n_c m_c m_c^T
+        # (class means of centred data)
+        Mw = (means * np.sqrt(sizes)[:, None]) @ U / np.sqrt(lam)  # C x r
+        _, s, Vt = linalg.svd(Mw, full_matrices=False)
+        ratios = s**2
+        keep = ratios > 1e-10 * max(ratios[0] if ratios.size else 0.0,
+                                    np.finfo(np.float64).tiny)
+        n_components = check_n_components(
+            self.n_components, int(np.sum(keep)),
+            reason=f"the rank of the between-class scatter (at most n_classes - 1 = {C - 1})",
+        )
+        V = U @ (Vt[:n_components].T / np.sqrt(lam)[:, None])  # S_w-orthogonal directions
+        Q, R = linalg.qr(V, mode="economic")
+        Q = Q * np.sign(np.diag(R))[None, :]  # Gram-Schmidt of V's columns, in order
+        self.null_dim_ = 0
+        self.components_ = flip_signs(basis @ Q, axis=0).T.astype(X.dtype, copy=False)
+        self.eigenvalues_ = ratios[:n_components]
         self.mean_ = mean.astype(X.dtype, copy=False)
         self.n_components_ = n_components
         return self

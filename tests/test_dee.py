@@ -17,8 +17,10 @@ from graphdr.neighbor import (
 
 
 # ----- independent references -------------------------------------------------------------
-def dee_brute(A, X, y, lam, sigma2, normalize):
-    """Eq. (12) and its gradient by a double loop over all ordered pairs."""
+def dee_brute(A, X, y, lam, sigma2, normalize, shrinkage=0.0):
+    """Eq. (12) and its gradient by a double loop over all ordered pairs; with ``shrinkage``
+    g the attraction becomes (1 - g) * attraction + 2 g nu ||A||_F^2, nu = the mean eigenvalue
+    of X^T L(w+) X = (sum_nm w+_nm ||x_nm||^2 / 2) / rank (X full column rank here)."""
     n = X.shape[0]
     wp = np.zeros((n, n))
     wn = np.zeros((n, n))
@@ -40,12 +42,19 @@ def dee_brute(A, X, y, lam, sigma2, normalize):
             dx = X[i] - X[j]
             v = A @ dx
             q = v @ v
-            E += wp[i, j] * q + lam * wn[i, j] * np.exp(-q)
-            G += 2 * (wp[i, j] - lam * wn[i, j] * np.exp(-q)) * np.outer(v, dx)
+            E += (1 - shrinkage) * wp[i, j] * q + lam * wn[i, j] * np.exp(-q)
+            G += 2 * ((1 - shrinkage) * wp[i, j] - lam * wn[i, j] * np.exp(-q)) * np.outer(v, dx)
+    if shrinkage:
+        nu = sum(wp[i, j] * np.sum((X[i] - X[j]) ** 2) for i in range(n) for j in range(n)) / 2
+        nu /= np.linalg.matrix_rank(X - X.mean(0))
+        E += 2 * shrinkage * nu * np.sum(A * A)
+        G += 4 * shrinkage * nu * A
     return E, G
 
 
-def dsne_brute(A, X, y, sigma2):
+def dsne_brute(A, X, y, sigma2, joint=False, intra_mass=0.5):
+    """Eq. (7) by loops; ``joint``: p puts mass intra_mass / 1 - intra_mass on the same-class /
+    different-class pairs and q is normalised over all pairs at once."""
     n = X.shape[0]
     P = np.zeros((n, n))
     U = np.zeros((n, n))
@@ -58,6 +67,13 @@ def dsne_brute(A, X, y, sigma2):
     same = (y[:, None] == y[None, :]) & ~np.eye(n, dtype=bool)
     diff = y[:, None] != y[None, :]
     E = 0.0
+    if joint:
+        p = np.zeros((n, n))
+        p[same] = intra_mass * P[same] / P[same].sum()
+        p[diff] = (1 - intra_mass) * P[diff] / P[diff].sum()
+        q = U / U.sum()
+        off = ~np.eye(n, dtype=bool)
+        return np.sum(p[off] * np.log(p[off] / q[off]))
     for mask in (same, diff):
         p = P[mask] / P[mask].sum()
         q = U[mask] / U[mask].sum()
@@ -104,9 +120,70 @@ def test_dee_objective_and_gradient_match_double_loop(tiny, normalize, cache):
     assert rel_err(G, G_fd) < 1e-6
 
 
+@pytest.mark.parametrize("shrinkage", [0.3, 1.0])
+@pytest.mark.parametrize("cache", [True, False])
+def test_dee_shrunk_objective_and_gradient(tiny, shrinkage, cache):
+    X, y, A = tiny
+    Xc = X - X.mean(0)
+    kw = {} if cache else dict(cache_bytes=0, block_rows=3)
+    ob = _DEEObjective(Xc, y, 0.7, 1.3, shrinkage=shrinkage, **kw)
+    E, G = ob.value_grad(A)
+    Eb, Gb = dee_brute(A, Xc, y, 0.7, 1.3, True, shrinkage=shrinkage)
+    assert E == pytest.approx(Eb, rel=1e-12)
+    assert rel_err(G, Gb) < 1e-10
+    assert rel_err(G, central_fd(lambda B: ob.value_grad(B)[0], A)) < 1e-6
+
+
+def test_dee_plain_objective_collapses_wide_data_and_shrinkage_generalises():
+    """D >= n, linearly separable classes: the paper's objective goes to 0 with an unbounded
+    projection that does not generalise; the shrunk objective stays bounded and does."""
+    r = np.random.default_rng(5)
+    D, C = 120, 3
+    means = np.zeros((C, D))
+    means[:, :10] = r.normal(size=(C, 10))  # class differences along high-variance axes
+    scales = np.linspace(2.0, 0.2, D)
+
+    def sample(m):
+        y = np.repeat(np.arange(C), m)
+        return means[y] + r.normal(size=(len(y), D)) * scales, y
+
+    X, y = sample(8)
+    Xt, yt = sample(60)
+    plain = DEE(n_components=3, shrinkage=0.0, lam=10.0).fit(X, y)
+    shrunk = DEE(n_components=3, shrinkage=0.8, lam=10.0).fit(X, y)
+    assert plain.objective_ < 1e-3 * plain.initial_objective_
+    assert np.linalg.norm(shrunk.components_) < 1e-2 * np.linalg.norm(plain.components_)
+
+    def error(est):
+        from sklearn.neighbors import KNeighborsClassifier
+
+        knn = KNeighborsClassifier(1).fit(est.transform(X), y)
+        return 1 - knn.score(est.transform(Xt), yt)
+
+    assert error(shrunk) < error(plain) - 0.05
+
+
+def test_dee_auto_shrinkage_rule():
+    X, y = make_classes(n_per_class=(9, 8, 10), n_features=30, sep=1.0)
+    est = DEE(n_components=2, max_iter=30).fit(X, y)
+    scores = est.shrinkage_scores_
+    assert set(scores) == {0.0, 0.2, 0.5, 0.8}
+    assert all(0 <= v <= 1 for v in scores.values())
+    best = min(scores.values())
+    margin = np.sqrt(best * (1 - best) / len(y))
+    assert est.shrinkage_ == min(g for g, v in scores.items() if v <= best + margin)
+    # the selected shrinkage is the one of the final fit
+    same = DEE(n_components=2, max_iter=30, shrinkage=est.shrinkage_).fit(X, y)
+    np.testing.assert_allclose(est.components_, same.components_, rtol=1e-10, atol=1e-12)
+    assert same.shrinkage_scores_ is None
+    # too few samples per class to validate: no shrinkage
+    tiny = DEE(n_components=1, max_iter=5).fit(X[[0, 1, 9]], y[[0, 1, 9]])
+    assert tiny.shrinkage_ == 0.0
+
+
 def test_dee_laplacian_direction_is_a_descent_direction(tiny):
     X, y, A = tiny
-    est = DEE(optimizer="ld", max_iter=1).fit(X, y)
+    est = DEE(optimizer="ld", max_iter=1, shrinkage=0.0).fit(X, y)
     ob = _DEEObjective(X - X.mean(0), y, est.lam, est.sigma_ ** 2)
     H = 4 * ob.H + est.mu_ * np.eye(X.shape[1])
     assert np.all(np.linalg.eigvalsh(H) > 0)
@@ -136,7 +213,7 @@ def test_dee_history_is_non_increasing(optimizer):
 
 def test_dee_objective_of_fitted_components_and_exact_transform():
     X, y = make_classes(n_per_class=(9, 7, 8), n_features=5)
-    est = DEE(n_components=2, lam=3.0, max_iter=50).fit(X, y)
+    est = DEE(n_components=2, lam=3.0, max_iter=50, shrinkage=0.0).fit(X, y)
     A = est.components_
     # the fitted objective is eq. (12) at components_ (independent double loop)
     Eb, _ = dee_brute(A, X, y, 3.0, est.sigma_ ** 2, normalize=True)
@@ -156,7 +233,7 @@ def test_dee_default_sigma_is_mean_same_class_distance():
 
 def test_ld_needs_fewer_iterations_than_gd():
     X, y = load_iris(return_X_y=True)
-    kw = dict(n_components=2, max_iter=500, tol=1e-6)
+    kw = dict(n_components=2, max_iter=500, tol=1e-6, shrinkage=0.0)
     ld = DEE(optimizer="ld", **kw).fit(X, y)
     gd = DEE(optimizer="gd", **kw).fit(X, y)
     assert ld.n_iter_ < gd.n_iter_
@@ -184,7 +261,7 @@ def test_dee_init_options_callback_and_verbose(capsys):
         calls.append(A.shape)
         return info["iteration"] == 2
 
-    est = DEE(init=A0, callback=cb, verbose=2, max_iter=50).fit(X, y)
+    est = DEE(init=A0, callback=cb, verbose=2, max_iter=50, shrinkage=0.0).fit(X, y)
     assert calls == [(2, 5), (2, 5)] and est.n_iter_ == 2
     out = capsys.readouterr().out
     assert "[DEE-ld] iter    1" in out
@@ -217,6 +294,11 @@ def test_dee_float32_and_string_labels():
         (dict(init="spectral"), "init must be one of"),
         (dict(init=np.zeros((3, 5))), "init must have shape"),
         (dict(max_iter=-1), "max_iter must be an integer"),
+        (dict(shrinkage=1.5), r"shrinkage must be 'auto' or a real number in \[0, 1\]"),
+        (dict(shrinkage=-0.1), r"shrinkage must be 'auto' or a real number in \[0, 1\]"),
+        (dict(shrinkage="ledoit"), r"shrinkage must be 'auto' or a real number in \[0, 1\]"),
+        (dict(shrinkage=None), r"shrinkage must be 'auto' or a real number in \[0, 1\]"),
+        (dict(shrinkage=float("nan")), r"shrinkage must be 'auto'"),
     ],
 )
 def test_dee_bad_input(params, match):
@@ -242,6 +324,51 @@ def test_dsne_objective_and_gradient(tiny, cache):
     assert E == pytest.approx(dsne_brute(A, X, y, 0.9), rel=1e-10)
     G_fd = central_fd(lambda B: ob.value_grad(B)[0], A)
     assert rel_err(G, G_fd) < 1e-6
+
+
+@pytest.mark.parametrize("intra_mass", [0.5, 0.9])
+@pytest.mark.parametrize("cache", [True, False])
+def test_dsne_joint_objective_and_gradient(tiny, intra_mass, cache):
+    X, y, A = tiny
+    kw = {} if cache else dict(cache_bytes=0, block_rows=4)
+    ob = _DSNEObjective(X, y, 0.9, normalization="joint", intra_mass=intra_mass, **kw)
+    E, G = ob.value_grad(A)
+    assert E == pytest.approx(dsne_brute(A, X, y, 0.9, joint=True, intra_mass=intra_mass),
+                              rel=1e-10)
+    assert rel_err(G, central_fd(lambda B: ob.value_grad(B)[0], A)) < 1e-6
+
+
+def test_dsne_joint_separates_classes_where_classwise_does_not():
+    """The class-wise objective has no term comparing same- and different-class distances;
+    the joint normaliser has, and its optimum puts same-class pairs closer."""
+    X, y = make_classes(n_per_class=(20, 20, 20), n_features=5, sep=1.0)
+
+    def ratio(est):
+        Z = est.transform(X)
+        D2 = np.sum((Z[:, None] - Z[None]) ** 2, axis=-1)
+        same = (y[:, None] == y[None]) & ~np.eye(len(y), dtype=bool)
+        return D2[y[:, None] != y[None]].mean() / D2[same].mean()
+
+    joint = DSNE(max_iter=200).fit(X, y)
+    classwise = DSNE(max_iter=200, normalization="classwise").fit(X, y)
+    start = DSNE(max_iter=0).fit(X, y)
+    assert ratio(joint) > 1.5 * ratio(start)
+    assert ratio(joint) > 1.5 * ratio(classwise)
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        (dict(normalization="global"), "normalization must be one of"),
+        (dict(intra_mass=1.0), r"intra_mass must be a real number in the open interval"),
+        (dict(intra_mass=0), r"intra_mass must be a real number in the open interval"),
+        (dict(intra_mass="half"), r"intra_mass must be a real number in the open interval"),
+    ],
+)
+def test_dsne_bad_new_parameters(params, match):
+    X, y = make_classes()
+    with pytest.raises(ValueError, match=match):
+        DSNE(**params).fit(X, y)
 
 
 def test_dsne_fit_decreases_kl_and_bad_input():
@@ -295,8 +422,9 @@ def test_ee_fit(optimizer):
 @parametrize_with_checks(
     [
         DEE(max_iter=5),
-        DEE(optimizer="cg", max_iter=5),
+        DEE(optimizer="cg", max_iter=5, shrinkage=0.5),
         DSNE(max_iter=5),
+        DSNE(max_iter=5, normalization="classwise"),
         ElasticEmbedding(max_iter=5, n_neighbors=3),
     ]
 )

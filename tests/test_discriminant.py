@@ -46,10 +46,36 @@ def test_dcv_matches_null_space_construction():
     assert max_angle(est.components_.T, W_ref) < 1e-6
 
 
-def test_dcv_needs_small_sample_size_or_null_dim():
+def test_dcv_without_null_space_is_the_orthonormalised_fisher_subspace():
+    """n > D: S_w is nonsingular, DCV returns the Gram-Schmidt basis of Fisher's directions,
+    checked against scikit-learn's LDA (independent) direction by direction."""
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+
+    X, y = make_classes(n_per_class=(30, 25, 35, 20), n_features=7)
+    X[:, 6] = 1.5  # a constant feature
+    est = DCV().fit(X, y)
+    lda = LinearDiscriminantAnalysis(solver="eigen").fit(X[:, :6], y)
+    scalings = np.vstack([lda.scalings_[:, :3], np.zeros((1, 3))])
+    assert est.n_components_ == 3 and est.null_dim_ == 0
+    np.testing.assert_allclose(est.components_ @ est.components_.T, np.eye(3), atol=1e-10)
+    assert np.all(est.components_[:, 6] == 0)
+    for k in (1, 2, 3):  # nested: the first k rows span the first k Fisher directions
+        assert max_angle(est.components_[:k].T, scalings[:, :k]) < 1e-6
+    # eigenvalues_: Fisher ratios v^T S_b v / v^T S_w v of the directions, decreasing
+    Xc = X - X.mean(0)
+    M = np.array([Xc[y == c].mean(0) for c in range(4)])
+    Sb = sum(np.sum(y == c) * np.outer(M[c], M[c]) for c in range(4))
+    Sw = sum((Xc[y == c] - M[c]).T @ (Xc[y == c] - M[c]) for c in range(4))
+    V = scalings
+    ratios = np.diag(V.T @ Sb @ V) / np.diag(V.T @ Sw @ V)
+    np.testing.assert_allclose(est.eigenvalues_, ratios, rtol=1e-8)
+    np.testing.assert_array_equal(est.transform(X), (X - est.mean_) @ est.components_.T)
+    with pytest.raises(ValueError, match="n_components=4 is too large"):
+        DCV(n_components=4).fit(X, y)
+
+
+def test_dcv_null_dim_and_bad_input():
     X, y = make_classes(n_per_class=(20, 20, 20), n_features=5)
-    with pytest.raises(ValueError, match="small-sample-size case"):
-        DCV().fit(X, y)
     est = DCV(null_dim=3).fit(X, y)
     assert est.null_dim_ == 3 and est.n_components_ == 2
     with pytest.raises(ValueError, match="null_dim=9 is too large"):
@@ -110,6 +136,6 @@ def test_mmpa_bad_input():
         MMPA().fit(X, np.zeros(len(X)))
 
 
-@parametrize_with_checks([MMPA(n_components=1), DCV(null_dim=1)])
+@parametrize_with_checks([MMPA(n_components=1), DCV(null_dim=1), DCV()])
 def test_sklearn_compatible(estimator, check):
     check(estimator)

@@ -1,0 +1,103 @@
+"""DSNE against its own starting point (issue 12, item 3): 1-NN error on the shared UCI sets.
+
+Protocol (paper 000's, which the issue used): features scaled to [-1, 1] on the training fold,
+stratified 10-fold cross-validation (shuffled, seed 0), embedding dimension ``--dim`` (default
+3, capped at the number of features), 1-NN on the embedded test fold. Rows:
+
+* ``raw`` -- 1-NN on the scaled features (no reduction);
+* ``start`` -- DSNE's starting point, ``init='pca'`` (the leading principal directions,
+  ``max_iter=0``);
+* ``classwise`` -- DSNE with the paper's objective (eqs. 5-7: ``q`` normalised separately over
+  same-class and over different-class pairs);
+* ``joint(m)`` -- DSNE with one normaliser for ``q`` over all pairs and ``p`` putting mass
+  ``m`` on the same-class pairs (``normalization='joint', intra_mass=m``).
+
+All DSNE runs: CG, ``max_iter=1000``, ``tol=1e-4``, ``sigma=None``.
+
+Usage::
+
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/dsne_start.py \\
+        [--datasets ...] [--dim 3] [--masses 0.8 0.9 0.95] [--out dsne_start]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from sklearn.model_selection import StratifiedKFold
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.preprocessing import MinMaxScaler
+
+from graphdr.neighbor import DSNE
+
+ROOT = Path(__file__).resolve().parent
+RESULTS = ROOT / "results"
+SHARED = Path(os.environ.get("GRAPHDR_SHARED", ROOT.parent.parent / "shared")) / "datasets"
+DATASETS = ["vehicle", "vowel", "sonar", "ionosphere", "wdbc", "heart", "pima", "led7digit"]
+
+
+def err(Ztr, ytr, Zte, yte):
+    return 1.0 - KNeighborsClassifier(1).fit(Ztr, ytr).score(Zte, yte)
+
+
+def run(name, dim, masses):
+    d = np.load(SHARED / f"{name}.npz")
+    X, y = d["X"].astype(float), d["y"]
+    k = min(dim, X.shape[1])
+    rows = ["raw", "start", "classwise"] + [f"joint({m:g})" for m in masses]
+    out = {r: [] for r in rows}
+    secs = {r: 0.0 for r in rows}
+    for tr, te in StratifiedKFold(10, shuffle=True, random_state=0).split(X, y):
+        sc = MinMaxScaler((-1, 1)).fit(X[tr])
+        Xtr, Xte, ytr, yte = sc.transform(X[tr]), sc.transform(X[te]), y[tr], y[te]
+        out["raw"].append(err(Xtr, ytr, Xte, yte))
+        specs = [("start", dict(max_iter=0)), ("classwise", dict(normalization="classwise"))]
+        specs += [(f"joint({m:g})", dict(intra_mass=m)) for m in masses]
+        for r, kw in specs:
+            t = time.perf_counter()
+            est = DSNE(n_components=k, **kw).fit(Xtr, ytr)
+            secs[r] += time.perf_counter() - t
+            out[r].append(err(est.transform(Xtr), ytr, est.transform(Xte), yte))
+    print(name, {r: round(float(np.mean(v)), 3) for r, v in out.items()}, flush=True)
+    return k, out, secs
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--datasets", nargs="+", default=DATASETS)
+    ap.add_argument("--dim", type=int, default=3)
+    ap.add_argument("--masses", nargs="+", type=float, default=[0.8, 0.9, 0.95])
+    ap.add_argument("--out", default="dsne_start")
+    args = ap.parse_args(argv)
+    cmd = ("OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/dsne_start.py "
+           + " ".join(sys.argv[1:] if argv is None else argv))
+    results = {name: run(name, args.dim, args.masses) for name in args.datasets}
+    rows = list(next(iter(results.values()))[1])
+    lines = ["# DSNE against its starting point (PCA) and raw 1-NN", "",
+             f"Command: `{cmd.strip()}`", "",
+             " ".join(l.strip() for l in __doc__.split("\n\n")[1:4]), "",
+             "Entries: mean 1-NN test error over the 10 folds (std in parentheses); lowest per "
+             "data set in bold.", "",
+             "| data set (dim) | " + " | ".join(rows) + " |", "|---" * (len(rows) + 1) + "|"]
+    for name, (k, out, _) in results.items():
+        means = {r: np.mean(v) for r, v in out.items()}
+        best = min(means.values())
+        cells = [(f"**{means[r]:.3f}**" if means[r] == best else f"{means[r]:.3f}")
+                 + f" ({np.std(out[r]):.3f})" for r in rows]
+        lines.append(f"| {name} ({k}) | " + " | ".join(cells) + " |")
+    avg = {r: np.mean([np.mean(res[1][r]) for res in results.values()]) for r in rows}
+    lines += ["| average | " + " | ".join(f"{avg[r]:.3f}" for r in rows) + " |", "",
+              "Fit seconds, all data sets and folds: " + ", ".join(
+                  f"{r} {sum(res[2][r] for res in results.values()):.1f}" for r in rows[1:])
+              + " (shared machine: indicative only).", ""]
+    (RESULTS / f"{args.out}.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
