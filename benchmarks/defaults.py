@@ -282,7 +282,7 @@ def git_commit():
 def summarise(cells):
     """{(dataset, method, classifier): dict(error %, folds, failed, message, n_train, dim)}."""
     acc = {}
-    for (ds, m, fold), rows in cells.items():
+    for (ds, m, _fold), rows in cells.items():
         for r in rows:
             a = acc.setdefault((ds, m, r["classifier"]), dict(err=0, n=0, folds=0, failed=0,
                                                                message="", dims=set(),
