@@ -753,6 +753,7 @@ class DSNE(_LinearNeighborEmbedding):
     (few) same-class pairs, which draws the classes together and apart from each other. The
     gradient keeps the form above with :math:`c_{ij} = (p_{ij} - q_{ij}) u_{ij}`. Against
     the start on the shared UCI sets: ``benchmarks/results/dsne_start_*.md``.
+
     Parameters
     ----------
     n_components : int, default=2
