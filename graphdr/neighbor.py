@@ -42,11 +42,12 @@ import scipy.sparse as sp
 from scipy import linalg
 from scipy.sparse import linalg as splinalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.model_selection import StratifiedKFold
+from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
 from . import graphs as _graphs
+from . import pairs as _pairs
 from ._validation import check_int, check_labels, check_n_components, check_option, check_positive
 from .base import _LinearProjection
 from .optim import descent
@@ -64,6 +65,8 @@ _MU_REL = 1e-4
 #: candidate shrinkages of DEE(shrinkage='auto') and the folds of their cross-validation
 _SHRINKAGE_GRID = (0.0, 0.2, 0.5, 0.8)
 _CV_FOLDS = 3
+#: shrinkage='auto' cross-validates on a stratified subsample of at most this many samples
+_SHRINKAGE_CV_MAX = 5000
 
 
 # ----- pairwise weights in row blocks ------------------------------------------------------
@@ -280,6 +283,65 @@ def _cholesky_preconditioner(H, name):
     return precondition, jitter
 
 
+# ----- sampled pairs (method='approx') ------------------------------------------------------
+def _class_spread(Z, y):
+    """``sum_{n,m} ||z_n - z_m||^2`` over all ordered pairs and over same-class pairs (O(nD))."""
+    def spread(A):
+        return 2.0 * A.shape[0] * float(np.sum((A - A.mean(axis=0)) ** 2)) if len(A) else 0.0
+    same = sum(spread(Z[y == c]) for c in np.unique(y))
+    return spread(Z), same
+
+
+def _sampled_forms(Z, pairs, kernel):
+    r"""Sampled estimates of the attraction forms of a heat-kernel graph on ``pairs``.
+
+    Returns ``(total, Q, Qdeg)``: :math:`\hat S = \sum_t w_t a_t`,
+    :math:`Q = \tfrac12 \sum_t w_t a_t \Delta z_t \Delta z_t^\top = Z^\top D Z -
+    \operatorname{sym}(\sum_t w_t a_t z_{r_t} z_{p_t}^\top)` (the estimate of
+    :math:`Z^\top L(W) Z`) and :math:`Z^\top D Z`, ``D`` the degrees of the symmetrised sampled
+    graph, :math:`a_t` = ``kernel(||Delta z_t||^2)``. The cross term is one sparse product per
+    chunk (``O(terms x r)``), never a ``terms x r x r`` array.
+    """
+    n, r = Z.shape
+    cross = np.zeros((r, r))
+    deg = np.zeros(n)
+    total = 0.0
+    for rows, partners, w in pairs:
+        k, m = partners.shape
+        a = w * kernel(_pairs.sq_distances(Z, rows, partners))
+        total += float(a.sum())
+        W = sp.csr_matrix((a.ravel(), partners.ravel(), np.arange(0, k * m + 1, m)),
+                          shape=(k, n))
+        cross += Z[rows].T @ (W @ Z)
+        deg[rows] += a.sum(axis=1) / 2.0
+        deg += np.bincount(partners.ravel(), a.ravel(), minlength=n) / 2.0
+    Qdeg = (Z * deg[:, None]).T @ Z
+    return total, Qdeg - (cross + cross.T) / 2.0, Qdeg
+
+
+def _sample_groups(y, n_partners, random_state, groups=("same", "different")):
+    rng = check_random_state(random_state)
+    return tuple(_pairs.sample_pairs(y, n_partners, g, rng) for g in groups)
+
+
+class _SampledRepulsion:
+    r"""``(sum_t w_t v_t exp(-||y_r - y_p||^2), gradient w.r.t. Y)`` over sampled pairs, with
+    the input-space weights :math:`v_t` = ``scale * ||z_r - z_p||^2`` computed once."""
+
+    def __init__(self, Z, pairs, scale):
+        self.pairs = pairs
+        self.v = pairs.chunk_arrays(
+            lambda rows, partners: scale * _pairs.sq_distances(Z, rows, partners))
+
+    def __call__(self, Y):
+        def term(j, _rows, _partners, D2):
+            R = self.v[j] * np.exp(-D2)
+            return (R,), (-R,)
+
+        totals, grads = self.pairs.evaluate(Y, term)
+        return float(totals[0]), (grads[0] if grads is not None else np.zeros_like(Y))
+
+
 # ----- DEE ---------------------------------------------------------------------------------
 class _DEEObjective:
     r"""Objective and gradient of DEE (eq. 12) in coordinates ``Z`` (rows are samples).
@@ -287,20 +349,33 @@ class _DEEObjective:
     The attraction is a quadratic form, :math:`\sum w^+_{nm}\lVert A z_{nm}\rVert^2 =
     2 \operatorname{tr}(A Z^\top L(w^+) Z A^\top)`, evaluated from the ``r x r`` matrix
     ``H = Z^T L(w+) Z`` computed once; only the repulsion needs the pairwise loop.
-    ``value_grad(A)`` returns :math:`E(A)` and :math:`\partial E/\partial A = 4 A H -
-    4 \lambda (L(w^- \circ K) Y)^\top Z`, ``Y = Z A^T``.
+    ``value_grad(A)`` returns :math:`E(A)` and :math:`\partial E/\partial A = 4 A H +
+    \lambda (\partial R/\partial Y)^\top Z`, ``Y = Z A^T``, ``R`` the repulsion.
+    With ``pairs = (same, different)`` sampled pairs (:mod:`graphdr.pairs`), ``H`` and ``R``
+    are their unbiased sampled estimates (the normaliser of ``w-`` is exact, in closed form).
     """
 
     def __init__(self, Z, y, lam, sigma2, *, normalize=True, shrinkage=0.0, block_rows=None,
-                 cache_bytes=_CACHE_BYTES):
+                 cache_bytes=_CACHE_BYTES, pairs=None):
         self.Z = np.ascontiguousarray(Z, dtype=np.float64)
         self.lam = float(lam)
         self.sigma2 = float(sigma2)
-        self.weights = _PairWeights(
-            self.Z, y, lambda S: np.exp(-S / (2.0 * self.sigma2)), lambda S: S,
-            normalize=normalize, store="diff", block_rows=block_rows, cache_bytes=cache_bytes,
-        )
-        H, Hdeg = self.weights.forms
+        heat = lambda S: np.exp(-S / (2.0 * self.sigma2))  # noqa: E731
+        if pairs is None:
+            self.weights = _PairWeights(
+                self.Z, y, heat, lambda S: S, normalize=normalize, store="diff",
+                block_rows=block_rows, cache_bytes=cache_bytes,
+            )
+            H, Hdeg = self.weights.forms
+            self._sampled = None
+        else:
+            total, H, Hdeg = _sampled_forms(self.Z, pairs[0], heat)
+            spread_all, spread_same = _class_spread(self.Z, y)
+            s_same = 1.0 / total if normalize and total > 0 else 1.0
+            diff = spread_all - spread_same
+            s_diff = 1.0 / diff if normalize and diff > 0 else 1.0
+            H, Hdeg = H * s_same, Hdeg * s_same
+            self._sampled = _SampledRepulsion(self.Z, pairs[1], s_diff)
         self.shrinkage = g = float(shrinkage)
         r = H.shape[0]
         # ridge target: the mean eigenvalue of the attraction matrix on the data span
@@ -311,7 +386,9 @@ class _DEEObjective:
         self.H, self.Hdeg = H, Hdeg
 
     def repulsion(self, Y):
-        """``(sum w- K, L(w- o K) Y)`` with ``K = exp(-||y_n - y_m||^2)``."""
+        """``(R, dR/dY)``, ``R = sum w- K`` with ``K = exp(-||y_n - y_m||^2)``."""
+        if self._sampled is not None:
+            return self._sampled(Y)
         ny = _pair_sq_dist(Y)
         total = 0.0
         LY = np.empty_like(Y)
@@ -326,15 +403,15 @@ class _DEEObjective:
             Dy *= W
             total += float(Dy.sum())
             LY[s:e] = Dy.sum(axis=1)[:, None] * Y[s:e] - Dy @ Y
-        return total, LY
+        return total, -4.0 * LY
 
     def value_grad(self, A):
         A = np.asarray(A, dtype=np.float64)
         Y = self.Z @ A.T
         AH = A @ self.H
-        rep, LY = self.repulsion(Y)
+        rep, GY = self.repulsion(Y)
         E = 2.0 * float(np.sum(AH * A)) + self.lam * rep
-        G = 4.0 * AH - (4.0 * self.lam) * (LY.T @ self.Z)
+        G = 4.0 * AH + self.lam * (GY.T @ self.Z)
         return E, G
 
 
@@ -360,6 +437,12 @@ class _LinearNeighborEmbedding(_LinearProjection):
         self.mean_ = mean.astype(X.dtype, copy=False)
         return X, Z, basis, y_enc, n_components
 
+    def _pairs(self, y_enc, method, rng):
+        """None (exact sums) or the sampled (same-class, other-class) pairs of one fit."""
+        if method == "exact":
+            return None
+        return _sample_groups(y_enc, self.n_partners, rng)
+
     def _fit(self, X, y):
         """Validate, build the problem (``_problem``), run the optimiser, store the result."""
         t0 = time.perf_counter()
@@ -372,6 +455,7 @@ class _LinearNeighborEmbedding(_LinearProjection):
         self.sigma_ = float(np.sqrt(sigma2))
         name = type(self).__name__
         A0 = _initial_projection(self.init, Z, basis, d, X.shape[1], self.random_state, name)
+        self.method_ = _pairs.resolve_method(self.method, Z.shape[0], name)
         problem, method, precondition = self._problem(Z, y_enc, sigma2, A0)
         callback = None
         if self.callback is not None:
@@ -489,10 +573,23 @@ class DEE(_LinearNeighborEmbedding):
         Scale ``w+`` and ``w-`` to unit sums (see above).
     shrinkage : 'auto' or float in [0, 1], default='auto'
         Shrinkage :math:`\gamma` of the attraction matrix (see above); 0 is the paper's plain
-        objective.
+        objective. Above 5000 samples the cross-validation runs on a stratified subsample of
+        5000.
+    method : {'auto', 'exact', 'approx'}, default='auto'
+        How the sums over pairs of samples are evaluated. ``'exact'``: all ``n (n - 1)`` pairs,
+        in row blocks (:math:`O(n^2 d)` time per evaluation, bounded memory). ``'approx'``:
+        ``n_partners`` partners drawn once per fit for every sample from each group (the other
+        samples of its class, and the samples of the other classes; groups of at most
+        ``n_partners`` taken whole), and the attraction matrix ``H`` and the repulsion replaced
+        by their unbiased estimates (:mod:`graphdr.pairs`): :math:`O(n m D)` once,
+        :math:`O(n m d)` per evaluation, ``8 n m`` bytes. ``'auto'``: ``'exact'`` up to 5000 samples,
+        ``'approx'`` above. Error and speed: ``benchmarks/results/neighbor_scale.md``.
+    n_partners : int, default=128
+        Partners ``m`` per sample and group for ``method='approx'`` (at least 1).
     random_state : int, RandomState instance or None, default=None
         Seed of ``init='random'`` (and of the extra rows of ``'pca'`` when ``n_components``
-        exceeds the data rank) and of the folds of ``shrinkage='auto'`` (0 when None).
+        exceeds the data rank), of the sampled pairs, and of the folds of
+        ``shrinkage='auto'`` (0 when None).
     verbose : int, default=0
         Print the optimiser's progress (1: every 10 iterations, 2: every iteration).
     callback : callable or None, default=None
@@ -525,6 +622,8 @@ class DEE(_LinearNeighborEmbedding):
     mu_ : float or None
         Ridge :math:`\mu` added to the Laplacian (``'ld'``) or degree (``'fp'``) matrix; None
         for ``'cg'`` and ``'gd'``.
+    method_ : str
+        ``'exact'`` or ``'approx'``: how the pairwise sums were evaluated.
     converged_ : bool
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
@@ -552,6 +651,8 @@ class DEE(_LinearNeighborEmbedding):
         init="pca",
         normalize=True,
         shrinkage="auto",
+        method="auto",
+        n_partners=128,
         random_state=None,
         verbose=0,
         callback=None,
@@ -559,6 +660,8 @@ class DEE(_LinearNeighborEmbedding):
         self.n_components = n_components
         self.lam = lam
         self.shrinkage = shrinkage
+        self.method = method
+        self.n_partners = n_partners
         self.sigma = sigma
         self.optimizer = optimizer
         self.max_iter = max_iter
@@ -572,6 +675,8 @@ class DEE(_LinearNeighborEmbedding):
     def _check_params(self):
         check_positive(self.lam, "lam")
         _check_shrinkage(self.shrinkage)
+        _pairs.resolve_method(self.method, 0, type(self).__name__)
+        _pairs.check_n_partners(self.n_partners)
         check_positive(self.sigma, "sigma", allow_none=True)
         check_option(self.optimizer, "optimizer", self._optimizers)
         check_int(self.max_iter, "max_iter", min_value=0)
@@ -596,17 +701,18 @@ class DEE(_LinearNeighborEmbedding):
         """
         return self._fit(X, y)
 
-    def _build(self, Z, y_enc, sigma2, shrinkage):
+    def _build(self, Z, y_enc, sigma2, shrinkage, rng):
         """The objective, the descent method and its preconditioner (and mu) for one fit."""
+        method = _pairs.resolve_method(self.method, Z.shape[0], type(self).__name__)
         problem = _DEEObjective(Z, y_enc, self.lam, sigma2, normalize=self.normalize,
-                                shrinkage=shrinkage)
+                                shrinkage=shrinkage, pairs=self._pairs(y_enc, method, rng))
         if self.optimizer in ("ld", "fp"):
             H = 4.0 * (problem.H if self.optimizer == "ld" else problem.Hdeg)
             precondition, mu = _cholesky_preconditioner(H, type(self).__name__)
             return problem, "preconditioned", precondition, mu
         return problem, self.optimizer, None, None
 
-    def _select_shrinkage(self, Z, y_enc, sigma2, A0):
+    def _select_shrinkage(self, Z, y_enc, sigma2, A0, rng):
         """Smallest shrinkage of the grid within one standard error of the best CV error."""
         counts = np.bincount(y_enc)
         n_splits = min(_CV_FOLDS, int(counts.min()))
@@ -614,13 +720,18 @@ class DEE(_LinearNeighborEmbedding):
         if n_splits < 2:
             return 0.0
         seed = 0 if self.random_state is None else self.random_state
+        if len(y_enc) > _SHRINKAGE_CV_MAX:  # a stratified subsample is enough to choose
+            keep, _ = next(StratifiedShuffleSplit(
+                1, train_size=_SHRINKAGE_CV_MAX, random_state=seed).split(Z, y_enc))
+            Z, y_enc = Z[np.sort(keep)], y_enc[np.sort(keep)]
         folds = list(StratifiedKFold(n_splits, shuffle=True, random_state=seed)
                      .split(Z, y_enc))
         rescale = isinstance(self.init, str)
         for g in _SHRINKAGE_GRID:
             wrong = 0
             for tr, va in folds:
-                problem, method, precondition, _ = self._build(Z[tr], y_enc[tr], sigma2, g)
+                problem, method, precondition, _ = self._build(
+                    Z[tr], y_enc[tr], sigma2, g, rng)
                 A_start = _init_scaled(A0, Z[tr]) if rescale else A0
                 res = descent(problem.value_grad, A_start, method=method,
                               precondition=precondition, max_iter=self.max_iter, tol=self.tol)
@@ -633,13 +744,14 @@ class DEE(_LinearNeighborEmbedding):
         return min(g for g, e in self.shrinkage_scores_.items() if e <= best + margin)
 
     def _problem(self, Z, y_enc, sigma2, A0):
+        rng = check_random_state(self.random_state)
         if isinstance(self.shrinkage, str):
-            shrinkage = self._select_shrinkage(Z, y_enc, sigma2, A0)
+            shrinkage = self._select_shrinkage(Z, y_enc, sigma2, A0, rng)
         else:
             self.shrinkage_scores_ = None
             shrinkage = float(self.shrinkage)
         self.shrinkage_ = shrinkage
-        problem, method, precondition, self.mu_ = self._build(Z, y_enc, sigma2, shrinkage)
+        problem, method, precondition, self.mu_ = self._build(Z, y_enc, sigma2, shrinkage, rng)
         return problem, method, precondition
 
 
@@ -702,6 +814,61 @@ class _DSNEObjective:
         Y = self.Z @ A.T
         E, LY = self.value_grad_Y(Y)
         return E, 4.0 * (LY.T @ self.Z)
+
+
+class _SampledDSNEObjective:
+    r"""DSNE's objective on sampled pairs (:mod:`graphdr.pairs`): the sums over the same-class
+    and the different-class pairs in :class:`_DSNEObjective` replaced by their unbiased
+    estimates (the input normalisers too), same value and gradient otherwise."""
+
+    def __init__(self, Z, y, sigma2, pairs, *, normalization="classwise", intra_mass=0.5):
+        self.Z = np.ascontiguousarray(Z, dtype=np.float64)
+        self.joint = normalization == "joint"
+        self.pairs = pairs
+        kappa = [P.chunk_arrays(lambda r, p: np.exp(-_pairs.sq_distances(self.Z, r, p)
+                                                       / (2.0 * sigma2))) for P in pairs]
+        sums = [sum(w * float(k.sum()) for (_r, _p, w), k in zip(P, K))
+                for P, K in zip(pairs, kappa)]
+        self.has_same = sums[0] > 0
+        masses = (intra_mass, 1.0 - intra_mass) if self.joint else (1.0, 1.0)
+        if not self.has_same:
+            masses = (0.0, 1.0)
+        self.P = [[m_g / s_g * k for k in K] if s_g > 0 else [0.0 * k for k in K]
+                  for m_g, s_g, K in zip(masses, sums, kappa)]
+        plogp = 0.0
+        for P, probs in zip(pairs, self.P):
+            for (_r, _p, w), q in zip(P, probs):
+                pos = q > 0
+                plogp += w * float(np.sum(q[pos] * np.log(q[pos])))
+        self.plogp = plogp
+
+    def value_grad(self, A):
+        Y = self.Z @ A.T
+        parts = []
+        for P, probs in zip(self.pairs, self.P):
+            def term(j, _rows, _partners, D2, probs=probs):
+                u = 1.0 / (1.0 + D2)
+                # cross entropy -p log u = p log(1 + D2), and the normaliser's sum of u
+                return (probs[j] * np.log1p(D2), u), (probs[j] * u, -u * u)
+
+            parts.append(P.evaluate(Y, term, n_out=2))
+        (c_s, z_s), g_s = parts[0]
+        (c_d, z_d), g_d = parts[1]
+        zero = np.zeros((2,) + Y.shape)
+        g_s = zero if g_s is None else g_s
+        g_d = zero if g_d is None else g_d
+        E = self.plogp + c_s + c_d
+        G = g_s[0] + g_d[0]
+        if self.joint:
+            E += np.log(z_s + z_d)
+            G += (g_s[1] + g_d[1]) / (z_s + z_d)
+        else:
+            E += np.log(z_d)
+            G += g_d[1] / z_d
+            if self.has_same:
+                E += np.log(z_s)
+                G += g_s[1] / z_s
+        return float(E), G.T @ self.Z
 
 
 class DSNE(_LinearNeighborEmbedding):
@@ -775,14 +942,26 @@ class DSNE(_LinearNeighborEmbedding):
         Relative decrease of the objective below which the iteration stops.
     init : {'pca', 'random'} or ndarray of shape (n_components, n_features), default='pca'
         As in :class:`DEE`.
+    method : {'auto', 'exact', 'approx'}, default='auto'
+        How the sums over pairs of samples are evaluated. ``'exact'``: all ``n (n - 1)`` pairs,
+        in row blocks (:math:`O(n^2 d)` time per evaluation, bounded memory). ``'approx'``:
+        ``n_partners`` partners drawn once per fit for every sample from each group (the other
+        samples of its class, and the samples of the other classes; groups of at most
+        ``n_partners`` taken whole), and the sums (the input normalisers and the embedded ones)
+        replaced by their unbiased estimates (:mod:`graphdr.pairs`): :math:`O(n m D)` once,
+        :math:`O(n m d)` per evaluation, ``8 n m`` bytes. ``'auto'``: ``'exact'`` up to 5000
+        samples, ``'approx'`` above. Error and speed: ``benchmarks/results/neighbor_scale.md``.
+    n_partners : int, default=128
+        Partners ``m`` per sample and group for ``method='approx'`` (at least 1).
     random_state : int, RandomState instance or None, default=None
+        Seed of ``init='random'`` and of the sampled pairs.
     verbose : int, default=0
     callback : callable or None, default=None
         As in :class:`DEE`.
 
     Attributes
     ----------
-    components_, mean_, objective_, initial_objective_, n_iter_, history_, sigma_,
+    components_, mean_, objective_, initial_objective_, n_iter_, history_, sigma_, method_,
     converged_, classes_, n_features_in_
         As in :class:`DEE`.
     """
@@ -800,12 +979,16 @@ class DSNE(_LinearNeighborEmbedding):
         max_iter=1000,
         tol=1e-4,
         init="pca",
+        method="auto",
+        n_partners=128,
         random_state=None,
         verbose=0,
         callback=None,
     ):
         self.n_components = n_components
         self.sigma = sigma
+        self.method = method
+        self.n_partners = n_partners
         self.normalization = normalization
         self.intra_mass = intra_mass
         self.optimizer = optimizer
@@ -818,6 +1001,8 @@ class DSNE(_LinearNeighborEmbedding):
 
     def _check_params(self):
         check_positive(self.sigma, "sigma", allow_none=True)
+        _pairs.resolve_method(self.method, 0, type(self).__name__)
+        _pairs.check_n_partners(self.n_partners)
         check_option(self.normalization, "normalization", {"joint", "classwise"})
         if (not isinstance(self.intra_mass, numbers.Real) or isinstance(self.intra_mass, bool)
                 or not 0.0 < self.intra_mass < 1.0):
@@ -848,8 +1033,14 @@ class DSNE(_LinearNeighborEmbedding):
         return self._fit(X, y)
 
     def _problem(self, Z, y_enc, sigma2, A0):
-        problem = _DSNEObjective(Z, y_enc, sigma2, normalization=self.normalization,
-                                 intra_mass=self.intra_mass)
+        pairs = self._pairs(y_enc, self.method_, check_random_state(self.random_state))
+        if pairs is None:
+            problem = _DSNEObjective(Z, y_enc, sigma2, normalization=self.normalization,
+                                     intra_mass=self.intra_mass)
+        else:
+            problem = _SampledDSNEObjective(Z, y_enc, sigma2, pairs,
+                                            normalization=self.normalization,
+                                            intra_mass=self.intra_mass)
         return problem, self.optimizer, None
 
 
@@ -857,26 +1048,35 @@ class DSNE(_LinearNeighborEmbedding):
 class _EEObjective:
     r"""EE objective (paper 003, eq. 1) on free coordinates Y, sparse w+ and blocked w-."""
 
-    def __init__(self, X, lam, attract, *, block_rows=None, cache_bytes=_CACHE_BYTES):
+    def __init__(self, X, lam, attract, *, block_rows=None, cache_bytes=_CACHE_BYTES,
+                 pairs=None):
         self.lam = float(lam)
         n = X.shape[0]
         P = sp.csr_matrix(attract, dtype=np.float64)
         total = P.sum()
         self.P = P / total if total > 0 else P
         self.Lp = sp.csr_matrix(_graphs.laplacian(self.P))
+        self.n = n
+        self._sampled = None
+        if pairs is not None:
+            spread = _class_spread(X, np.zeros(n, dtype=np.intp))[0]
+            self._sampled = _SampledRepulsion(X, pairs, 1.0 / spread if spread > 0 else 1.0)
+            return
         # every sample is its own "class": w- = squared input distance on all pairs n != m
         self.weights = _PairWeights(
             X, np.arange(n), lambda S: S, lambda S: S, normalize=True, store="diff",
             block_rows=block_rows, cache_bytes=cache_bytes,
         )
-        self.n = n
 
     def value_grad(self, Y):
         Y = np.asarray(Y, dtype=np.float64)
         lam = self.lam
-        ny = _pair_sq_dist(Y)
         LpY = self.Lp @ Y
         E = 2.0 * float(np.sum(Y * LpY))
+        if self._sampled is not None:
+            rep, GY = self._sampled(Y)
+            return E + lam * rep, 4.0 * LpY + lam * GY
+        ny = _pair_sq_dist(Y)
         LY = LpY.copy()
         for s, e, W, _ in self.weights:
             Dy = ny[s:e, None] + ny[None, :] - 2.0 * (Y[s:e] @ Y.T)
@@ -922,7 +1122,19 @@ class ElasticEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
     init : {'pca', 'random'} or ndarray of shape (n_samples, n_components), default='pca'
         Leading principal components (or Gaussian noise from ``random_state``), scaled to a
         mean squared distance of 1 between embedded samples; or given coordinates.
+    method : {'auto', 'exact', 'approx'}, default='auto'
+        How the sums over pairs of samples are evaluated. ``'exact'``: all ``n (n - 1)`` pairs,
+        in row blocks (:math:`O(n^2 d)` time per evaluation of the repulsion, bounded memory). ``'approx'``:
+        ``n_partners`` partners drawn once per fit for every sample among all other samples
+        (all of them when there are at most ``n_partners``), and the sums replaced by their unbiased estimates
+        (:mod:`graphdr.pairs`): :math:`O(n m D)` once, :math:`O(n m d)` per evaluation,
+        ``12 n m`` bytes; the attraction is the sparse kNN graph either way. ``'auto'``:
+        ``'exact'`` up to 5000 samples, ``'approx'`` above. Error and speed:
+        ``benchmarks/results/neighbor_scale.md``.
+    n_partners : int, default=128
+        Partners ``m`` per sample and group for ``method='approx'`` (at least 1).
     random_state : int, RandomState instance or None, default=None
+        Seed of ``init='random'`` and of the sampled pairs.
     verbose : int, default=0
     callback : callable or None, default=None
         ``callback(Y, info)`` after each iteration; returning True stops.
@@ -930,7 +1142,7 @@ class ElasticEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
     Attributes
     ----------
     embedding_ : ndarray of shape (n_samples, n_components)
-    objective_, initial_objective_, n_iter_, history_, converged_, n_features_in_
+    objective_, initial_objective_, n_iter_, history_, method_, converged_, n_features_in_
         As in :class:`DEE`.
     """
 
@@ -945,12 +1157,16 @@ class ElasticEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         max_iter=500,
         tol=1e-3,
         init="pca",
+        method="auto",
+        n_partners=128,
         random_state=None,
         verbose=0,
         callback=None,
     ):
         self.n_components = n_components
         self.lam = lam
+        self.method = method
+        self.n_partners = n_partners
         self.n_neighbors = n_neighbors
         self.sigma = sigma
         self.optimizer = optimizer
@@ -988,6 +1204,8 @@ class ElasticEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         check_positive(self.lam, "lam")
         check_positive(self.sigma, "sigma", allow_none=True)
         check_int(self.n_neighbors, "n_neighbors")
+        _pairs.resolve_method(self.method, 0, name)
+        _pairs.check_n_partners(self.n_partners)
         check_option(self.optimizer, "optimizer", {"sd", "fp", "cg", "gd"})
         check_int(self.max_iter, "max_iter", min_value=0)
         check_positive(self.tol, "tol", allow_zero=True)
@@ -1001,7 +1219,12 @@ class ElasticEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         Xc = Xf - Xf.mean(axis=0)
         k = min(self.n_neighbors, n - 1)
         Wp = _graphs.knn_graph(Xc, k, weights="heat", sigma=self.sigma)
-        problem = _EEObjective(Xc, self.lam, Wp)
+        self.method_ = _pairs.resolve_method(self.method, n, name)
+        pairs = None
+        if self.method_ == "approx":
+            pairs = _pairs.sample_pairs(np.zeros(n, dtype=np.intp), self.n_partners, "all",
+                                        check_random_state(self.random_state))
+        problem = _EEObjective(Xc, self.lam, Wp, pairs=pairs)
         if isinstance(self.init, str):
             check_option(self.init, "init", {"pca", "random"})
             if self.init == "pca":

@@ -17,9 +17,11 @@ from scipy import linalg
 from sklearn.covariance import ledoit_wolf_shrinkage
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold
+from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
+from . import pairs as _pairs
 from ._validation import check_int, check_labels, check_n_components, check_option, check_positive
 from .base import _LinearProjection
 from .linear import LDA
@@ -38,15 +40,65 @@ _DTYPES = [np.float64, np.float32]
 
 _CRITERIA = {"qmi": "I_T", "mi_a": "MI_A", "mi_b": "MI_B"}
 _TINY = np.finfo(np.float64).tiny
+#: largest number of query x reference distances of the brute-force 1-NN of the validation
+_BRUTE_MAX = 10**8
+
+
+def _sampled_potentials(Y, class_of_row, blocks, sigma, pairs, *, grad=True):
+    r"""Unbiased estimates of the potentials (and gradients) from sampled pairs.
+
+    ``pairs = (same, different)`` (:mod:`graphdr.pairs`): the sums over ordered pairs
+    :math:`k \ne l` of :math:`B[c_k, c_l]\,G_{kl}` are estimated from them; the diagonal
+    (:math:`G_{kk} = 1`) is added exactly. Same conventions as :func:`_potentials_sorted`.
+    """
+    names = list(blocks)
+    B = np.stack([blocks[k] for k in names])  # (3, C, C)
+    diag = {k: float(np.sum(np.diagonal(blocks[k])[class_of_row])) for k in names}
+    scale = 1.0 / (4.0 * sigma**2)
+    values = dict(diag)
+    grads = {k: np.zeros_like(Y) for k in names} if grad else None
+    for P in pairs:
+        def term(_j, rows, partners, D2):
+            G = np.exp(-scale * D2)
+            Bt = B[:, class_of_row[rows][:, None], class_of_row[partners]]  # (3, k, m)
+            vals = [Bt[q] * G for q in range(len(names))]
+            return vals, ([-scale * v for v in vals] if grad else None)
+
+        totals, g = P.evaluate(Y, term, n_out=len(names))
+        for q, k in enumerate(names):
+            values[k] += totals[q]
+            if grad and g is not None:
+                grads[k] += g[q]
+    return values, grads
+
+
+def _sampled_criterion(Y, class_of_row, blocks, sigma, key, pairs, *, grad=True):
+    """The criterion ``key`` and its gradient from sampled pairs: only the potentials it needs
+    (``I_T`` as one combined weight block)."""
+    if key == "I_T":
+        const = _gaussian_constant(sigma, Y.shape[1])
+        combined = {"I_T": blocks["V_IN"] + blocks["V_ALL"] - 2.0 * blocks["V_BTW"]}
+        raw, graw = _sampled_potentials(Y, class_of_row, combined, sigma, pairs, grad=grad)
+        return const * raw["I_T"], (const * graw["I_T"] if grad else None)
+    den = "V_ALL" if key == "MI_A" else "V_BTW"
+    raw, graw = _sampled_potentials(Y, class_of_row, {"V_IN": blocks["V_IN"], den: blocks[den]},
+                                    sigma, pairs, grad=grad)
+    value = raw["V_IN"] / raw[den]
+    if not grad:
+        return value, None
+    return value, (raw[den] * graw["V_IN"] - raw["V_IN"] * graw[den]) / raw[den] ** 2
 
 
 def _criterion_and_gradient(Y, bounds, class_of_row, blocks, sigma, criterion, *, grad=True,
-                            block_size=None):
-    """Value of the criterion and its gradient with respect to Y (rows sorted by class)."""
+                            block_size=None, pairs=None):
+    """Value of the criterion and its gradient with respect to Y (rows sorted by class); the
+    potentials from ``pairs`` (sampled, :func:`_sampled_potentials`) when given."""
+    key = _CRITERIA[criterion]
+    if pairs is not None:
+        return _sampled_criterion(Y, class_of_row, blocks, sigma, key, pairs, grad=grad)
     raw, graw = _potentials_sorted(
         Y, bounds, class_of_row, blocks, sigma, grad=grad, block_size=block_size
     )
-    key = _CRITERIA[criterion]
     # the Gaussian constant multiplies I_T but cancels in the ratios: leave it out of those
     const = _gaussian_constant(sigma, Y.shape[1]) if key == "I_T" else 1.0
     V = {k: const * raw[k] for k in _POTENTIALS}
@@ -64,11 +116,12 @@ def _criterion_and_gradient(Y, bounds, class_of_row, blocks, sigma, criterion, *
 
 
 def _qmi_objective_and_grad_W(W, X_sorted, bounds, class_of_row, blocks, sigma, criterion,
-                              grad=True, block_size=None):
+                              grad=True, block_size=None, pairs=None):
     """Criterion of Y = X W and its Euclidean gradient X^T dI/dY with respect to W."""
     Y = X_sorted @ W
     value, gY = _criterion_and_gradient(
-        Y, bounds, class_of_row, blocks, sigma, criterion, grad=grad, block_size=block_size
+        Y, bounds, class_of_row, blocks, sigma, criterion, grad=grad, block_size=block_size,
+        pairs=pairs,
     )
     return value, (X_sorted.T @ gY if grad else None)
 
@@ -363,8 +416,20 @@ class QMIProjection(_LinearProjection):
         rate ``rho`` of ``solver='paper'``.
     block_size : int or None, default=None
         Rows of the pairwise matrix formed at once (default about ``2e6 / n``).
+    method : {'auto', 'exact', 'approx'}, default='auto'
+        How the sums over pairs of samples are evaluated. ``'exact'``: all ``n^2`` pairs,
+        in row blocks (:math:`O(n^2 d)` time per evaluation, bounded memory). ``'approx'``:
+        ``n_partners`` partners drawn once per fit for every sample from each group (the other
+        samples of its class, and the samples of the other classes; groups of at most
+        ``n_partners`` taken whole), and the potentials (without their diagonal, added exactly)
+        replaced by their unbiased estimates (:mod:`graphdr.pairs`): :math:`O(n m D)` once,
+        :math:`O(n m d)` per evaluation, ``8 n m`` bytes. ``'auto'``: ``'exact'`` up to 5000
+        samples, ``'approx'`` above. Error and speed: ``benchmarks/results/neighbor_scale.md``.
+    n_partners : int, default=128
+        Partners ``m`` per sample and group for ``method='approx'`` (at least 1).
     random_state : int, RandomState instance or None, default=None
-        Seed of ``init='random'`` (and of the random completion of an initial basis).
+        Seed of ``init='random'`` (and of the random completion of an initial basis) and of
+        the sampled pairs (drawn anew for each validation fold).
     verbose : int, default=0
         Print the objective, step, ``sigma`` and elapsed time of every iteration of the final
         fit, and the validation errors.
@@ -390,6 +455,8 @@ class QMIProjection(_LinearProjection):
         Kept checkpoint: 0 is the initial projection, ``k`` the end of level ``k``.
     cv_errors_ : ndarray of shape (n_levels + 1,) or None
         Mean validation 1-NN error of each checkpoint (None without validation).
+    method_ : str
+        ``'exact'`` or ``'approx'``: how the pairwise sums were evaluated.
     objective_ : float
         Value of the criterion at the kept checkpoint (at ``sigma_``).
     init_objective_ : float
@@ -417,10 +484,12 @@ class QMIProjection(_LinearProjection):
     def __init__(
         self, n_components=None, *, criterion="qmi", init="lda", metric="within",
         shrinkage="auto", sigma=None, sigma_factors=(1.0, 0.5, 0.25), cv=3, solver="cg",
-        anneal=None, max_iter=200, tol=1e-5, step_size=0.1, block_size=None, random_state=None,
-        verbose=0, callback=None,
+        anneal=None, max_iter=200, tol=1e-5, step_size=0.1, block_size=None, method="auto",
+        n_partners=128, random_state=None, verbose=0, callback=None,
     ):
         self.n_components = n_components
+        self.method = method
+        self.n_partners = n_partners
         self.criterion = criterion
         self.init = init
         self.metric = metric
@@ -473,6 +542,8 @@ class QMIProjection(_LinearProjection):
         check_positive(self.step_size, "step_size")
         if self.block_size is not None:
             check_int(self.block_size, "block_size")
+        _pairs.resolve_method(self.method, 0, type(self).__name__)
+        _pairs.check_n_partners(self.n_partners)
         if self.callback is not None and not callable(self.callback):
             raise ValueError(f"callback must be callable or None; got {self.callback!r}.")
         return factors
@@ -529,11 +600,15 @@ class QMIProjection(_LinearProjection):
         blocks = qmi_potential_blocks(sizes)
         sigma0 = float(self.sigma) if self.sigma is not None else self._median_sigma(Z @ U)
         sigmas = [float(sigma0 * f) for f in factors]
+        pairs = None
+        if _pairs.resolve_method(self.method, len(cls), type(self).__name__) == "approx":
+            pairs = tuple(_pairs.sample_pairs(cls, self.n_partners, g, rng)
+                          for g in ("same", "different"))
 
         def evaluate(U, sigma, grad=True):
             return _qmi_objective_and_grad_W(
                 U, Zs, bounds, cls, blocks, sigma, self.criterion, grad=grad,
-                block_size=self.block_size,
+                block_size=self.block_size, pairs=pairs,
             )
 
         def to_input(U):
@@ -647,6 +722,7 @@ class QMIProjection(_LinearProjection):
             return self.callback is not None and bool(self.callback(it, W.copy(), float(f)))
 
         mean, checkpoints, info = self._path(Xf, y_enc, sizes, d, factors, record=record)
+        self.method_ = _pairs.resolve_method(self.method, n, type(self).__name__)
         if info["unconverged"]:
             warnings.warn(
                 f"QMIProjection did not converge in max_iter={self.max_iter} iterations at "
@@ -685,7 +761,11 @@ def _choose_checkpoint(wrong):
 
 
 def _nearest_labels(R, labels, Q, block=2048):
-    """Label of the nearest row of ``R`` for each row of ``Q`` (squared distances in blocks)."""
+    """Label of the nearest row of ``R`` for each row of ``Q`` (squared distances in blocks;
+    a k-d tree when ``R`` and ``Q`` are large and of low dimension)."""
+    if R.shape[0] * Q.shape[0] > _BRUTE_MAX and R.shape[1] <= 15:
+        nearest = NearestNeighbors(n_neighbors=1).fit(R).kneighbors(Q, return_distance=False)
+        return labels[nearest[:, 0]]
     sq = np.einsum("ij,ij->i", R, R)
     out = np.empty(Q.shape[0], dtype=labels.dtype)
     for a in range(0, Q.shape[0], block):
