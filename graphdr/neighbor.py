@@ -574,7 +574,7 @@ class DEE(_LinearNeighborEmbedding):
     shrinkage : 'auto' or float in [0, 1], default='auto'
         Shrinkage :math:`\gamma` of the attraction matrix (see above); 0 is the paper's plain
         objective. Above 5000 samples the cross-validation runs on a stratified subsample of
-        5000.
+        5000, with the pairs evaluated as in the main fit (``method_``).
     method : {'auto', 'exact', 'approx'}, default='auto'
         How the sums over pairs of samples are evaluated. ``'exact'``: all ``n (n - 1)`` pairs,
         in row blocks (:math:`O(n^2 d)` time per evaluation, bounded memory). ``'approx'``:
@@ -702,8 +702,9 @@ class DEE(_LinearNeighborEmbedding):
         return self._fit(X, y)
 
     def _build(self, Z, y_enc, sigma2, shrinkage, rng):
-        """The objective, the descent method and its preconditioner (and mu) for one fit."""
-        method = _pairs.resolve_method(self.method, Z.shape[0], type(self).__name__)
+        """The objective, the descent method and its preconditioner (and mu) for one fit (the
+        cross-validation fits of ``shrinkage='auto'`` evaluate the pairs as the main fit)."""
+        method = self.method_
         problem = _DEEObjective(Z, y_enc, self.lam, sigma2, normalize=self.normalize,
                                 shrinkage=shrinkage, pairs=self._pairs(y_enc, method, rng))
         if self.optimizer in ("ld", "fp"):
