@@ -1,0 +1,113 @@
+"""Peak memory and time of every public estimator with its defaults at n = 20,000 (issue 13).
+
+Data: 20,000 samples of 10 Gaussian classes in 50 dimensions (generated, seed 0; 7.6 MB);
+the multi-view estimators (MKLDR, KFD, KFDVoting, KFDSAMME) get two views of 25 columns each.
+Each fit runs in a fresh process; the table gives its wall time and the growth of the
+process's peak resident memory during ``fit`` (``ru_maxrss`` after the fit minus before it,
+data and imports excluded), next to the size of one ``n x n`` float64 matrix (3,052 MB): a
+peak above it means a dense pairwise matrix was formed.
+
+Usage::
+
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/memory_table.py [--n 20000]
+        [--only DEE LDA ...] [--timeout 1800]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+RESULTS = ROOT / "results"
+
+ESTIMATORS = [
+    "LDA", "LPP", "MFA", "LDE", "GraphEmbedding", "LQMI", "KernelLDA", "KernelLPP", "CKFD", "KQMI",
+    "QMIProjection", "DEE", "DSNE", "ElasticEmbedding", "MMPA", "DCV", "MKLDR", "KFD",
+    "KFDVoting", "KFDSAMME",
+]
+MULTIVIEW = {"MKLDR", "KFDVoting", "KFDSAMME"}
+
+CHILD = r"""
+import json, resource, sys, time
+import numpy as np
+name, n = sys.argv[1], int(sys.argv[2])
+rng = np.random.default_rng(0)
+C, D = 10, 50
+y = rng.integers(0, C, n)
+X = rng.normal(size=(n, D)) + rng.normal(scale=0.6, size=(C, D))[y]
+import graphdr
+est = getattr(graphdr, name)()
+data = [X[:, :25], X[:, 25:]] if name in %r else X
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+t0 = time.perf_counter()
+if name == "ElasticEmbedding":
+    est.fit(X)
+else:
+    est.fit(data, y)
+secs = time.perf_counter() - t0
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+info = {}
+for attr in ("method_", "approximation", "gamma_", "n_iter_"):
+    if hasattr(est, attr):
+        v = getattr(est, attr)
+        info[attr] = v if isinstance(v, (int, float, str, type(None))) else str(v)
+print(json.dumps({"secs": secs, "peak_growth_mb": (after - before) / 1024,
+                  "peak_mb": after / 1024, "info": info}))
+""" % (MULTIVIEW,)
+
+
+def run(name, n, timeout):
+    cmd = [sys.executable, "-c", CHILD, name, str(n)]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=True)
+    except subprocess.CalledProcessError as exc:
+        return {"error": (exc.stderr.strip().splitlines() or ["failed"])[-1][:150]}
+    except subprocess.TimeoutExpired:
+        return {"error": f"timeout after {timeout} s"}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--n", type=int, default=20_000)
+    p.add_argument("--only", nargs="+", default=ESTIMATORS)
+    p.add_argument("--timeout", type=int, default=1800)
+    p.add_argument("--out", default="memory_table")
+    args = p.parse_args(argv)
+    nn_mb = args.n**2 * 8 / 2**20
+    lines = [
+        f"# Peak memory of every estimator with its defaults, n = {args.n:,}",
+        "",
+        "Command: `OMP_NUM_THREADS=1 .venv/bin/python benchmarks/memory_table.py "
+        + " ".join(argv if argv is not None else sys.argv[1:]) + "` (2 cores shared with other "
+        "jobs; one process per fit).",
+        "",
+        f"Data: {args.n:,} x 50 float64, 10 classes (multi-view estimators: two views of 25 "
+        f"columns). One n x n float64 matrix: {nn_mb:,.0f} MB.",
+        "",
+        "| estimator | fit seconds | peak memory growth during fit, MB | forms an n x n "
+        "matrix? | fitted details |",
+        "|---|---|---|---|---|",
+    ]
+    for name in args.only:
+        r = run(name, args.n, args.timeout)
+        print(name, r, flush=True)
+        if "error" in r:
+            lines.append(f"| {name} | - | - | - | {r['error']} |")
+            continue
+        dense = "yes" if r["peak_growth_mb"] >= 0.9 * nn_mb else "no"
+        details = ", ".join(f"{k}={v}" for k, v in r["info"].items())
+        lines.append(f"| {name} | {r['secs']:.1f} | {r['peak_growth_mb']:,.0f} | {dense} | "
+                     f"{details} |")
+    text = "\n".join(lines) + "\n"
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / f"{args.out}.md").write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
