@@ -44,7 +44,7 @@ from .kernel_matrices import check_kernel_params, compute_kernel, empirical_kern
 from .solvers import data_subspace, flip_signs, gram_subspace
 from .stats import class_statistics, is_dask_array, raise_if_nonfinite
 
-__all__ = ["LinearSpan", "KernelMap", "NystroemMap", "KernelSpec", "landmark_rows"]
+__all__ = ["LinearSpan", "KernelMap", "NystroemMap", "KernelSpec", "landmark_rows", "take_rows"]
 
 
 def _sym(M):
@@ -288,17 +288,23 @@ def landmark_rows(X, n_landmarks, random_state=None):
     The indices are ``check_random_state(random_state).permutation(n)[:m]``, the draw of
     scikit-learn's ``Nystroem`` and of :class:`graphdr.MKLDR`, so a NumPy and a Dask ``X``
     give the same landmarks for the same seed. Of a ``dask.array`` only these ``m`` rows are
-    computed (fetched in increasing order, then put in the drawn order).
+    computed (:func:`take_rows`).
     """
     n = X.shape[0]
     idx = check_random_state(random_state).permutation(n)[: min(int(n_landmarks), n)]
+    return idx, take_rows(X, idx)
+
+
+def take_rows(X, idx):
+    """``X[idx]`` as a NumPy array; of a ``dask.array`` only these rows are computed (fetched
+    in increasing order, then put in the order of ``idx``)."""
     if not is_dask_array(X):
-        return idx, X[idx]
+        return X[idx]
     order = np.argsort(idx)
-    fetched = np.asarray(X[idx[order]].compute())
+    fetched = np.asarray(X[np.asarray(idx)[order]].compute())
     rows = np.empty_like(fetched)
     rows[order] = fetched
-    return idx, rows
+    return rows
 
 
 def _nystroem_on(kernel, params, landmarks, indices, random_state):
