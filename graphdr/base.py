@@ -152,6 +152,9 @@ def dask_training_data(estimator, X, y):
             "kernel methods (KernelLDA, KQMI) fit lazily. Pass X.compute()."
         )
     check_dask_input(X, name)
+    if any(np.isnan(c) for c in X.chunks[0]):
+        raise ValueError("The dask array has unknown chunk sizes; call X.compute_chunk_sizes() "
+                         "first.")
     if y is None:
         raise ValueError(f"{name} needs class labels y.")
     y = np.asarray(y.compute() if is_dask_array(y) else y)
@@ -235,8 +238,10 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data (the training kernel matrix when ``kernel='precomputed'``).
+        X : array-like or dask.array.Array of shape (n_samples, n_features)
+            Training data (the training kernel matrix when ``kernel='precomputed'``). A Dask
+            array is accepted by class-structured linear methods and, with
+            ``approximation='nystroem'``, by kernel LDA and kernel QMI (see Notes).
         y : array-like of shape (n_samples,)
             Class labels of any type (integers, strings, ...). Unsupervised settings ignore it.
 
@@ -251,6 +256,18 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         ``dask.array.Array`` for ``X`` (and ``y``): its statistics are computed chunk by chunk
         on the active Dask scheduler or ``distributed`` cluster and the array is never
         materialised (NaN/inf are detected in the same pass).
+
+        :class:`~graphdr.KernelLDA` and :class:`~graphdr.KQMI` with
+        ``approximation='nystroem'`` accept a Dask ``X`` too: only the ``n_landmarks`` landmark
+        rows are computed (the rows an in-memory fit with the same ``random_state`` draws),
+        the landmark features of each chunk are reduced at once to their class statistics
+        (the ``n x n_landmarks`` feature matrix is never formed) and the labels, one per
+        sample, are computed. ``gamma='auto'``/``reg='auto'`` compute only the rows of the
+        search's subsample (at most 600), so the choice is the in-memory one. The fit is the
+        in-memory fit up to rounding; ``embedding_`` is not stored (``transform(X)`` gives it
+        lazily). The exact kernel (``approximation=None``) on a Dask array raises
+        ``ValueError``, as do kernel LPP and CKFD (their neighbour graphs or solver need every
+        sample's features in memory); other linear methods compute the array.
         """
         self._check_params()
         if hasattr(self, "scaling"):

@@ -666,6 +666,9 @@ def _check_dask_views(estimator, Xs, y):
         )
     views = []
     for m, X in enumerate(Xs):
+        if any(np.isnan(c) for c in X.chunks[0]):
+            raise ValueError(f"View {m} has unknown chunk sizes; call compute_chunk_sizes() "
+                             "first.")
         if X.ndim != 2 or X.shape[0] < 2 or X.shape[1] < 1:
             raise ValueError(f"View {m} must be a 2-D array with at least 2 samples and 1 "
                              f"feature; got shape {X.shape}.")
@@ -822,7 +825,8 @@ class MKLDR(TransformerMixin, BaseEstimator):
         (:math:`D = \sum_m r_m \le M\,` ``n_landmarks``) computed once: memory
         :math:`O(nD + D^2)`, time :math:`O(nD^2)` once and :math:`O(D^3)` per iteration; no
         ``n x n`` matrix is formed. With ``n_landmarks >= n_samples`` it is the exact problem
-        up to rounding. Not available with ``kernels='precomputed'``.
+        up to rounding. Not available with ``kernels='precomputed'``. With ``graph='lda'``
+        the views may be ``dask.array`` s (see ``fit``).
     n_landmarks : int, default=500
         Landmark samples of the Nystroem approximation (at least 2; capped at ``n_samples``);
         the same samples serve every view.
@@ -839,7 +843,7 @@ class MKLDR(TransformerMixin, BaseEstimator):
     dual_coef_ : ndarray of shape (n_samples_fit, n_components_)
         ``A`` of the best iterate (exact path only).
     embedding_ : ndarray of shape (n_samples_fit, n_components_)
-        Training embedding :math:`\tilde K_\beta A`.
+        Training embedding :math:`\tilde K_\beta A` (not stored after a fit on Dask views).
     objective_ : float
         :math:`J` at the best iterate.
     eigenvalues_ : ndarray of shape (n_components_,)
@@ -957,15 +961,30 @@ class MKLDR(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        Xs : list of array-like
+        Xs : list of array-like or of dask.array.Array
             One array of shape ``(n_samples, n_features_m)`` per view, or one ``n x n`` kernel
-            matrix per view with ``kernels='precomputed'``.
+            matrix per view with ``kernels='precomputed'``. Dask arrays (every view, or none)
+            are accepted with ``approximation='nystroem'``, ``graph='lda'`` and a numeric
+            ``weight_shrinkage`` (see Notes).
         y : array-like of shape (n_samples,)
             Class labels.
 
         Returns
         -------
         self : object
+
+        Notes
+        -----
+        Dask views are never materialised: the landmark rows (the rows an in-memory fit with
+        the same ``random_state`` draws) are computed, each view's landmark features are
+        computed per chunk and reduced with the labels to the class statistics of the stacked
+        features (``D x D`` and ``C x D``; LDA's graphs need nothing else), and the labels,
+        one per sample, are computed. The fit is the in-memory fit up to rounding (the signs of
+        individual landmark features, eigenvector signs of the landmark kernel, may differ;
+        the embedding does not). ``embedding_`` is not stored (``transform`` gives it lazily).
+        Not supported, with a ``ValueError``: the exact kernels, ``graph='lde'`` (neighbour
+        graphs need every sample's features) and ``weight_shrinkage='auto'`` (its inner
+        cross-validation refits on folds; choose ``t`` on an in-memory subsample instead).
         """
         start = time.perf_counter()
         self._check_params()
@@ -1125,13 +1144,14 @@ class MKLDR(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        Xs : list of array-like
+        Xs : list of array-like or of dask.array.Array
             The same views as in ``fit`` (kernels against the training samples, of shape
             ``(n_new, n_train)``, for precomputed views).
 
         Returns
         -------
         X_new : ndarray of shape (n_new, n_components_)
+            A lazy ``dask.array.Array`` (row chunks of the first view) for Dask views.
         """
         check_is_fitted(self)
         if isinstance(Xs, (list, tuple)) and any(is_dask_array(X) for X in Xs):

@@ -18,8 +18,9 @@ closest to :math:`\gamma_0`.
 
 Cost. The search runs on a stratified subsample of at most ``max_samples`` training samples
 (default 600). For a ``dask.array`` ``X`` only the rows of that subsample are computed (the
-labels are in memory), so the choice is the one the same data in memory would give. For class-structured objectives (kernel LDA, kernel QMI) every ridge value
-reuses one eigendecomposition per width and fold: with :math:`\tilde K = P\Lambda P^\top`
+labels are in memory), so the choice is the one the same data in memory would give.
+For class-structured objectives (kernel LDA, kernel QMI) every ridge value reuses one
+eigendecomposition per width and fold: with :math:`\tilde K = P\Lambda P^\top`
 and :math:`M = \Lambda^{1/2} P^\top E`, the regularised problem
 :math:`\max_w w^\top M B M^\top w / w^\top(\Lambda + \epsilon I) w` has the solutions
 :math:`w = (\Lambda+\epsilon I)^{-1/2} u` with ``u`` the leading left singular vectors of

@@ -149,6 +149,8 @@ def test_bad_dask_input(client):
         Xn[row, 2] = np.nan
         with pytest.raises(ValueError, match="NaN"):
             graphdr.KQMI(**nys).fit(da.from_array(Xn, chunks=(50, -1)), y)
+    with pytest.raises(ValueError, match="unknown chunk sizes"):
+        graphdr.KQMI(**nys).fit(Xd[Xd[:, 0] > -np.inf], y)
     fitted = graphdr.KQMI(**nys).fit(Xd, y)
     with pytest.raises(ValueError, match="features"):
         fitted.transform(da.from_array(X[:, :3], chunks=(50, -1)))
@@ -165,6 +167,8 @@ def test_bad_dask_input(client):
         graphdr.MKLDR(**mk).fit([dviews[0], _views(X)[1]], y)
     with pytest.raises(ValueError, match="labels"):
         graphdr.MKLDR(**mk).fit(dviews, y[:-1])
+    with pytest.raises(ValueError, match="unknown chunk sizes"):
+        graphdr.MKLDR(**mk).fit([V[V[:, 0] > -np.inf] for V in dviews], y)
     bad = _views(X)[1].copy()
     bad[7, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
