@@ -102,15 +102,73 @@ def embedded_scatters(space, data, V=None, dual=None):
     Returns ``(within, total, norms, n_samples, n_classes)`` with ``norms`` the Euclidean norms
     of the directions in input or feature space.
     """
-    if data.stats is not None:  # forms from class statistics, in the span's coordinates
-        J = data.stats.counts.astype(np.float64)
+    if space.stats is not None:  # forms from class statistics, in the span's coordinates
+        J = space.stats.counts.astype(np.float64)
         within = V.T @ space.class_form(1.0, np.diag(1.0 / J)) @ V
-        return within, V.T @ space.gram @ V, np.linalg.norm(V, axis=0), data.stats.n, len(J)
+        return within, V.T @ space.gram @ V, np.linalg.norm(V, axis=0), space.stats.n, len(J)
     Y = space.training_embedding(dual=dual) if dual is not None else space.training_embedding(V)
     within = _graphs.graph_quadratic_form(_graphs.within_class_graph(data.y_encoded), Y)
     norms = (np.sqrt(np.maximum(np.sum(dual * Y, axis=0), 0.0)) if dual is not None
              else np.linalg.norm(V, axis=0))
     return within, Y.T @ Y, norms, Y.shape[0], int(data.y_encoded.max()) + 1
+
+
+def dask_training_data(estimator, X, y):
+    """Step 1 of ``fit`` for a ``dask.array`` ``X``: what each kind of estimator can do lazily.
+
+    * class-structured linear problems: one pass of class statistics, ``X`` never
+      materialised (NaN/inf and the labels are checked in the same pass);
+    * class-structured kernel problems (kernel LDA, kernel QMI) with
+      ``approximation='nystroem'``: ``X`` stays lazy (:class:`graphdr.spaces.NystroemMap`
+      computes its landmark rows and the class statistics of its features); the labels, one
+      per sample, are computed;
+    * other kernel settings raise ``ValueError`` (an exact kernel needs ``n x n`` memory; the
+      neighbour graphs of kernel LPP and CKFD's coordinates need the features in memory);
+    * other linear methods (neighbour graphs) compute ``X`` and fit in memory.
+    """
+    name = type(estimator).__name__
+    if estimator._has_class_forms(y):
+        check_dask_input(X, name)
+        estimator.__dict__.pop("feature_names_in_", None)
+        estimator.n_features_in_ = int(X.shape[1])
+        stats = class_statistics(X, y)
+        raise_if_nonfinite(stats)
+        check_class_counts(stats.classes, stats.counts, **estimator._label_requirements())
+        estimator.classes_ = stats.classes
+        dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.dtype(np.float64)
+        return TrainingData(None, None, stats, dtype)
+    if not estimator._is_kernel():  # neighbour graphs need the samples in memory
+        return estimator._training_data(X.compute(), None if y is None else np.asarray(y))
+    if estimator._approximation() is None:
+        raise ValueError(
+            f"{name} on a dask array needs approximation='nystroem' (with n_landmarks): the "
+            "exact kernel is an n x n matrix in memory. Pass approximation='nystroem', or "
+            "X.compute() to fit the exact kernel in memory."
+        )
+    if type(estimator)._class_forms is _BaseGraphEmbedding._class_forms:
+        raise ValueError(
+            f"{name} cannot fit a dask array: its problem needs the landmark features of every "
+            "sample in memory (neighbour graphs or its own solver); only class-structured "
+            "kernel methods (KernelLDA, KQMI) fit lazily. Pass X.compute()."
+        )
+    check_dask_input(X, name)
+    if any(np.isnan(c) for c in X.chunks[0]):
+        raise ValueError("The dask array has unknown chunk sizes; call X.compute_chunk_sizes() "
+                         "first.")
+    if y is None:
+        raise ValueError(f"{name} needs class labels y.")
+    y = np.asarray(y.compute() if is_dask_array(y) else y)
+    if y.ndim != 1 or y.shape[0] != X.shape[0]:
+        raise ValueError(
+            f"X and y must have the same number of samples and y must be 1-D; got X of shape "
+            f"{X.shape} and y of shape {y.shape}."
+        )
+    estimator.__dict__.pop("feature_names_in_", None)
+    estimator.n_features_in_ = int(X.shape[1])
+    estimator.classes_, y_enc, _ = check_labels(y, **estimator._label_requirements())
+    if X.dtype not in (np.float32, np.float64):
+        X = X.astype(np.float64)
+    return TrainingData(X, y_enc, None, X.dtype)
 
 
 class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -180,8 +238,10 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data (the training kernel matrix when ``kernel='precomputed'``).
+        X : array-like or dask.array.Array of shape (n_samples, n_features)
+            Training data (the training kernel matrix when ``kernel='precomputed'``). A Dask
+            array is accepted by class-structured linear methods and, with
+            ``approximation='nystroem'``, by kernel LDA and kernel QMI (see Notes).
         y : array-like of shape (n_samples,)
             Class labels of any type (integers, strings, ...). Unsupervised settings ignore it.
 
@@ -196,6 +256,18 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         ``dask.array.Array`` for ``X`` (and ``y``): its statistics are computed chunk by chunk
         on the active Dask scheduler or ``distributed`` cluster and the array is never
         materialised (NaN/inf are detected in the same pass).
+
+        :class:`~graphdr.KernelLDA` and :class:`~graphdr.KQMI` with
+        ``approximation='nystroem'`` accept a Dask ``X`` too: only the ``n_landmarks`` landmark
+        rows are computed (the rows an in-memory fit with the same ``random_state`` draws),
+        the landmark features of each chunk are reduced at once to their class statistics
+        (the ``n x n_landmarks`` feature matrix is never formed) and the labels, one per
+        sample, are computed. ``gamma='auto'``/``reg='auto'`` compute only the rows of the
+        search's subsample (at most 600), so the choice is the in-memory one. The fit is the
+        in-memory fit up to rounding; ``embedding_`` is not stored (``transform(X)`` gives it
+        lazily). The exact kernel (``approximation=None``) on a Dask array raises
+        ``ValueError``, as do kernel LPP and CKFD (their neighbour graphs or solver need every
+        sample's features in memory); other linear methods compute the array.
         """
         self._check_params()
         if hasattr(self, "scaling"):
@@ -211,11 +283,10 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
     def _training_data(self, X, y):
         """Step 1: validated samples and labels, or class statistics from one pass."""
         self._input_scale = 1.0
+        if is_dask_array(X):
+            return dask_training_data(self, X, y)
         if self._has_class_forms(y):
             return self._statistics(X, y)
-        if is_dask_array(X):
-            X = X.compute()  # methods without class structure need the samples in memory
-            y = None if y is None else np.asarray(y)
         labels = self._uses_labels() or y is not None
         sparse = self._accepts_sparse()  # scikit-learn's kernels take sparse X
         if sp.issparse(X) and not sparse:
@@ -291,17 +362,6 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
 
     def _statistics(self, X, y):
         """Validate the input and collect the class statistics in one pass over ``X``."""
-        if is_dask_array(X):  # never materialised: NaN/inf and labels in the statistics pass
-            check_dask_input(X, type(self).__name__)
-            if hasattr(self, "feature_names_in_"):
-                del self.feature_names_in_
-            self.n_features_in_ = int(X.shape[1])
-            stats = class_statistics(X, y)
-            raise_if_nonfinite(stats)
-            check_class_counts(stats.classes, stats.counts, **self._label_requirements())
-            self.classes_ = stats.classes
-            dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.dtype(np.float64)
-            return TrainingData(None, None, stats, dtype)
         X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2,
                              ensure_all_finite=False, accept_sparse="csr")
         self.classes_, y_enc, _ = check_labels(y, **self._label_requirements())
@@ -338,14 +398,14 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         spec = KernelSpec.of(self)
         if self._approximation() == "nystroem":
             return NystroemMap(spec, self.n_landmarks, self.random_state, self.rank_tol).fit(
-                data.X)
+                data.X, data.y_encoded)
         return KernelMap(spec, self.rank_tol).fit(data.X)
 
     def _solve(self, space, data):
         """Steps 3-4: graphs, then the cheapest route that solves the problem exactly."""
         reg, n = self._resolved_reg(), data.n_samples
-        if data.stats is not None:
-            forms = self._class_forms(data.stats.counts.astype(np.float64))
+        if space.stats is not None:
+            forms = self._class_forms(space.stats.counts.astype(np.float64))
             return Solution(*solve_class_forms(space, forms, reg=reg, n_samples=n,
                                                rank_tol=self.rank_tol))
         if self._use_class_kernel_route(space):

@@ -26,7 +26,8 @@ _APPROX_DOC = """
         None solves the exact kernel problem (``O(n^2)`` memory, ``O(n^3)`` time). 'nystroem'
         replaces the kernel by ``n_landmarks`` landmark features (scikit-learn's ``Nystroem``):
         ``O(n m)`` memory and ``O(n m^2)`` time. Then ``components_``/``mean_``/``nystroem_``
-        replace ``dual_coef_``/``X_fit_``.
+        replace ``dual_coef_``/``X_fit_``. With 'nystroem', KernelLDA (and KQMI) also fit a
+        ``dask.array`` ``X`` without materialising it or its features (see ``fit``).
     n_landmarks : int, default=500
         Landmarks of the Nystroem approximation (capped at ``n_samples``).
     random_state : int, RandomState instance or None, default=None
@@ -94,6 +95,7 @@ class KernelLDA(_LDAGraphs, _BaseGraphEmbedding):
     dual_coef_ : ndarray of shape (n_samples_fit, n_components_)
     X_fit_ : ndarray of shape (n_samples_fit, n_features)
     embedding_ : ndarray of shape (n_samples_fit, n_components_)
+        Training embedding (not stored after a fit on a Dask array).
     eigenvalues_ : ndarray of shape (n_components_,)
         Within-class over total scatter of each solver direction, increasing.
     gamma_ : float or None

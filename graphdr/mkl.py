@@ -67,7 +67,12 @@ from sklearn.utils.validation import check_is_fitted
 from . import graphs as _graphs
 from ._validation import check_int, check_labels, check_n_components, check_option, check_positive
 from .linear import class_neighbour_graphs
-from .multiview import check_views, make_view_kernels
+from .multiview import (
+    check_views,
+    finish_landmark_features,
+    lazy_landmark_features,
+    make_view_kernels,
+)
 from .routes import (
     SCALINGS,
     GraphProblem,
@@ -76,7 +81,8 @@ from .routes import (
     solve_graph_problem,
 )
 from .solvers import class_ratio_eigh, flip_signs, generalized_eigh
-from .spaces import KernelMap
+from .spaces import KernelMap, take_rows
+from .stats import class_statistics, is_dask_array, raise_if_nonfinite
 from .tuning import neighbour_errors
 
 __all__ = [
@@ -197,13 +203,29 @@ class _LandmarkProblem:
         self.Qp = self._form(penalty, Phi)
         self.trace_penalty = np.array([np.trace(self.Qp[b, b]) for b in self.blocks])
 
+    @classmethod
+    def from_statistics(cls, gram, class_sums, y_enc, blocks, intrinsic, penalty):
+        """The problem of class graphs of constant degree (LDA's) from the centred Gram matrix
+        and class sums of the features (``C x D``): no features in memory (Dask views)."""
+        self = cls.__new__(cls)
+        self.blocks, self.Phi, self.n = list(blocks), None, len(y_enc)
+        self.gram = _sym_np(gram)
+        self.class_sums, self.class_sizes = class_sums.T, np.bincount(y_enc)
+        self.Q, self.Qp = self._class_form(intrinsic, class_sums), self._class_form(penalty,
+                                                                                class_sums)
+        self.trace_penalty = np.array([np.trace(self.Qp[b, b]) for b in self.blocks])
+        return self
+
+    def _class_form(self, graph, sums):
+        """d G - S^T B S for a class graph of constant degree d and class sums S (C x D)."""
+        return _sym_np(graph.degrees()[0] * self.gram - sums.T @ graph.block @ sums)
+
     def _form(self, graph, Phi):
         """Phi^T L Phi, reusing the Gram matrix for a class graph of constant degree."""
         if isinstance(graph, _graphs.ClassGraph):
             deg = graph.degrees()
             if np.allclose(deg, deg[0], rtol=1e-14, atol=0):
-                sums = np.asarray(graph.indicator().T @ Phi)
-                return _sym_np(deg[0] * self.gram - sums.T @ graph.block @ sums)
+                return self._class_form(graph, np.asarray(graph.indicator().T @ Phi))
         return _sym_np(_graphs.graph_quadratic_form(graph, Phi))
 
     def scaling(self, beta):
@@ -280,19 +302,26 @@ class _LandmarkProblem:
         return (self.scaling(beta) ** 2)[:, None] * PtA
 
     def fitted(self, beta, PtA, reg):
-        """``components_`` on the stacked features, ``embedding_`` and the ratios."""
+        """``components_`` on the stacked features, ``embedding_`` and the ratios (without
+        features in memory: ``_scatters``, the within-class and total scatter of the embedding,
+        instead of ``embedding_``)."""
         W = flip_signs(self.weights(beta, PtA), axis=0)
-        U = np.zeros((self.n, W.shape[1]))
+        U = np.zeros((self.n, W.shape[1])) if self.Phi is not None else None
         for b, blk in zip(beta, self.blocks):
-            if b != 0:
+            if b != 0 and U is not None:
                 U += self.Phi[:, blk] @ W[blk]
         # tr(A^T K_beta A) = sum_m beta_m |Phi_m^T A|^2
         sq_norms = np.sum(self.scaling(beta)[:, None] ** 2 * PtA**2, axis=0)
         ridge = self.ridge(beta, reg) * sq_norms
         ratios = (np.sum(W * (self.Q @ W), axis=0) + ridge) / (
             np.sum(W * (self.Qp @ W), axis=0) + ridge)
-        return dict(components_=W.T, landmark_feature_slices_=list(self.blocks), embedding_=U,
-                    eigenvalues_=ratios), np.sqrt(sq_norms)
+        fitted = dict(components_=W.T, landmark_feature_slices_=list(self.blocks),
+                      eigenvalues_=ratios)
+        if U is None:  # LDA's graphs: the within-class scatter is Q
+            fitted["_scatters"] = (W.T @ self.Q @ W, W.T @ self.gram @ W, self.n)
+        else:
+            fitted["embedding_"] = U
+        return fitted, np.sqrt(sq_norms)
 
 
 def _sym_np(M):
@@ -586,19 +615,139 @@ def choose_weight_shrinkage(estimator, views, y_enc):
 
 def _fitted_in_metric(estimator, fitted, norms, y_enc):
     """Fitted attributes in the metric of ``scaling`` (:func:`graphdr.routes.metric_transform`)."""
+    scatters = fitted.pop("_scatters", None)
     if estimator.scaling == "total":
         return fitted
-    U = fitted["embedding_"]
-    within = _graphs.graph_quadratic_form(_graphs.within_class_graph(y_enc), U)
-    R = metric_transform(estimator.scaling, within, U.T @ U, norms, n_samples=U.shape[0],
+    U = fitted.get("embedding_")
+    if U is not None:
+        scatters = (_graphs.graph_quadratic_form(_graphs.within_class_graph(y_enc), U), U.T @ U,
+                    U.shape[0])
+    within, total, n = scatters
+    R = metric_transform(estimator.scaling, within, total, norms, n_samples=n,
                          n_classes=len(estimator.classes_), reg=float(estimator.reg))
     key = "dual_coef_" if "dual_coef_" in fitted else "components_"
     coef = fitted[key] @ R if key == "dual_coef_" else fitted[key].T @ R
     signs = np.where(np.sum(flip_signs(coef, axis=0) * coef, axis=0) < 0, -1.0, 1.0)
     coef = coef * signs
     fitted[key] = coef if key == "dual_coef_" else coef.T
-    fitted["embedding_"] = (U @ R) * signs
+    if U is not None:
+        fitted["embedding_"] = (U @ R) * signs
     return fitted
+
+
+# ----- Dask views (Nystroem, LDA's graphs) -----------------------------------------------------
+def _check_dask_views(estimator, Xs, y):
+    """Views given as ``dask.array``: what the lazy path supports, checked without computing.
+
+    Returns the views (one column chunk each, row chunks of the first view) and the encoded
+    labels (computed: one per sample).
+    """
+    if not all(is_dask_array(X) for X in Xs):
+        raise ValueError("Give every view as a dask array, or none: a list mixing dask and "
+                         "in-memory views is not supported.")
+    if estimator.approximation != "nystroem":
+        raise ValueError(
+            "MKLDR on dask views needs approximation='nystroem' (with n_landmarks): the exact "
+            "base kernels are n x n matrices in memory. Pass approximation='nystroem', or "
+            "compute the views."
+        )
+    if estimator.graph != "lda":
+        raise ValueError(
+            f"MKLDR(graph={estimator.graph!r}) on dask views is not supported: LDE's "
+            "neighbour graphs need every sample's features in memory. Use graph='lda', or "
+            "compute the views."
+        )
+    if isinstance(estimator.weight_shrinkage, str):
+        raise ValueError(
+            "weight_shrinkage='auto' chooses the shrinkage by an inner cross-validation that "
+            "refits on folds, which is not done on dask views: pass a number in [0, 1] (0 is "
+            "the paper's weights, 1 equal weights), for example the one 'auto' chooses on an "
+            "in-memory subsample (its weight_shrinkage_)."
+        )
+    views = []
+    for m, X in enumerate(Xs):
+        if any(np.isnan(c) for c in X.chunks[0]):
+            raise ValueError(f"View {m} has unknown chunk sizes; call compute_chunk_sizes() "
+                             "first.")
+        if X.ndim != 2 or X.shape[0] < 2 or X.shape[1] < 1:
+            raise ValueError(f"View {m} must be a 2-D array with at least 2 samples and 1 "
+                             f"feature; got shape {X.shape}.")
+        if X.dtype.kind not in "fiub":
+            raise ValueError(f"View {m} must be numeric; got dtype {X.dtype}.")
+        if X.shape[0] != Xs[0].shape[0]:
+            raise ValueError("All views must have the same number of rows (samples); got "
+                             f"{[V.shape[0] for V in Xs]}.")
+        views.append(X.rechunk((Xs[0].chunks[0], -1)))
+    y = np.asarray(y.compute() if is_dask_array(y) else y)
+    estimator.classes_, y_enc, _ = check_labels(y, min_per_class=1, method="MKLDR")
+    if len(y_enc) != views[0].shape[0]:
+        raise ValueError(f"y has {len(y_enc)} labels but the views have {views[0].shape[0]} rows.")
+    return views, y_enc
+
+
+def _dask_landmark_problem(estimator, views, kernels, y_enc):
+    r""":class:`_LandmarkProblem` of dask views from one pass over the data.
+
+    The landmark rows are computed (the same rows as in memory for the same ``random_state``),
+    each view's uncentred features are computed per chunk
+    (:func:`graphdr.multiview.lazy_landmark_features`) and reduced with the labels to class
+    statistics of the stacked features (:func:`graphdr.stats.class_statistics`): mean, centred
+    Gram matrix :math:`G_c` and centred class sums :math:`	ilde U`. With the per-view scales
+    :math:`s_m` (from the diagonal blocks of :math:`G_c`) and
+    :math:`S = \operatorname{diag}(\sqrt{s_m})`, the problem's matrices are :math:`S G_c S`
+    and :math:`	ilde U S`: the features of the in-memory path, never formed.
+    """
+    import dask.array as da
+
+    n = views[0].shape[0]
+    landmarks = check_random_state(estimator.random_state).permutation(n)[
+        : min(int(estimator.n_landmarks), n)]
+    feats = [lazy_landmark_features(vk, V, landmarks, take_rows(V, landmarks),
+                                    rank_tol=None) for vk, V in zip(kernels, views)]
+    stats = class_statistics(da.concatenate(feats, axis=1), y_enc,
+                             n_classes=len(estimator.classes_))
+    raise_if_nonfinite(stats, "Xs")
+    offsets = np.concatenate([[0], np.cumsum([F.shape[1] for F in feats])])
+    blocks = [slice(int(a), int(b)) for a, b in zip(offsets[:-1], offsets[1:])]
+    G, mean = stats.centered_gram(), stats.mean
+    d = np.concatenate([
+        np.full(b.stop - b.start, np.sqrt(finish_landmark_features(vk, mean[b], G[b, b], n)))
+        for vk, b in zip(kernels, blocks)])
+    problem = _LandmarkProblem.from_statistics(
+        G * d[:, None] * d[None, :], stats.centered_class_sums() * d[None, :], y_enc, blocks,
+        *estimator._graphs(None, y_enc))
+    problem.landmarks = landmarks
+    return problem
+
+
+def _view_embedding(V, estimator, m):
+    """View ``m``'s term of :math:`A^\top \tilde K(z)\beta` for the rows ``V`` of that view."""
+    V = np.asarray(V, dtype=np.float64)
+    if not np.all(np.isfinite(V)):
+        raise ValueError(f"View {m} contains NaN or infinite values.")
+    vk = estimator.view_kernels_[m]
+    if hasattr(estimator, "components_"):
+        W_m = estimator.components_[:, estimator.landmark_feature_slices_[m]]
+        return vk.transform_features(V) @ W_m.T
+    return estimator.kernel_weights_[m] * (vk.transform(V) @ estimator.dual_coef_)
+
+
+def _lazy_transform(estimator, Xs):
+    """``transform`` of dask views: a lazy dask array (row chunks of the first view)."""
+    if len(Xs) != estimator.n_views_ or not all(is_dask_array(X) for X in Xs):
+        raise ValueError(f"Xs must hold {estimator.n_views_} views, all dask arrays or none; got "
+                         f"{len(Xs)} views of types {[type(X).__name__ for X in Xs]}.")
+    rows, parts = Xs[0].chunks[0], []
+    for m, (vk, V, b) in enumerate(zip(estimator.view_kernels_, Xs, estimator.kernel_weights_)):
+        width = vk.n_train_ if vk.kernel == "precomputed" else estimator.n_features_in_views_[m]
+        if V.ndim != 2 or V.shape != (Xs[0].shape[0], width):
+            raise ValueError(f"View {m} must have shape ({Xs[0].shape[0]}, {width}); got "
+                             f"{V.shape}.")
+        if b != 0:
+            parts.append(V.rechunk((rows, -1)).map_blocks(
+                _view_embedding, estimator, m, dtype=np.float64,
+                chunks=(rows, (estimator.n_components_,))))
+    return sum(parts[1:], parts[0])
 
 
 # ----- the estimator -------------------------------------------------------------------------
@@ -676,7 +825,8 @@ class MKLDR(TransformerMixin, BaseEstimator):
         (:math:`D = \sum_m r_m \le M\,` ``n_landmarks``) computed once: memory
         :math:`O(nD + D^2)`, time :math:`O(nD^2)` once and :math:`O(D^3)` per iteration; no
         ``n x n`` matrix is formed. With ``n_landmarks >= n_samples`` it is the exact problem
-        up to rounding. Not available with ``kernels='precomputed'``.
+        up to rounding. Not available with ``kernels='precomputed'``. With ``graph='lda'``
+        the views may be ``dask.array`` s (see ``fit``).
     n_landmarks : int, default=500
         Landmark samples of the Nystroem approximation (at least 2; capped at ``n_samples``);
         the same samples serve every view.
@@ -693,7 +843,7 @@ class MKLDR(TransformerMixin, BaseEstimator):
     dual_coef_ : ndarray of shape (n_samples_fit, n_components_)
         ``A`` of the best iterate (exact path only).
     embedding_ : ndarray of shape (n_samples_fit, n_components_)
-        Training embedding :math:`\tilde K_\beta A`.
+        Training embedding :math:`\tilde K_\beta A` (not stored after a fit on Dask views).
     objective_ : float
         :math:`J` at the best iterate.
     eigenvalues_ : ndarray of shape (n_components_,)
@@ -811,15 +961,30 @@ class MKLDR(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        Xs : list of array-like
+        Xs : list of array-like or of dask.array.Array
             One array of shape ``(n_samples, n_features_m)`` per view, or one ``n x n`` kernel
-            matrix per view with ``kernels='precomputed'``.
+            matrix per view with ``kernels='precomputed'``. Dask arrays (every view, or none)
+            are accepted with ``approximation='nystroem'``, ``graph='lda'`` and a numeric
+            ``weight_shrinkage`` (see Notes).
         y : array-like of shape (n_samples,)
             Class labels.
 
         Returns
         -------
         self : object
+
+        Notes
+        -----
+        Dask views are never materialised: the landmark rows (the rows an in-memory fit with
+        the same ``random_state`` draws) are computed, each view's landmark features are
+        computed per chunk and reduced with the labels to the class statistics of the stacked
+        features (``D x D`` and ``C x D``; LDA's graphs need nothing else), and the labels,
+        one per sample, are computed. The fit is the in-memory fit up to rounding (the signs of
+        individual landmark features, eigenvector signs of the landmark kernel, may differ;
+        the embedding does not). ``embedding_`` is not stored (``transform`` gives it lazily).
+        Not supported, with a ``ValueError``: the exact kernels, ``graph='lde'`` (neighbour
+        graphs need every sample's features) and ``weight_shrinkage='auto'`` (its inner
+        cross-validation refits on folds; choose ``t`` on an in-memory subsample instead).
         """
         start = time.perf_counter()
         self._check_params()
@@ -858,7 +1023,7 @@ class MKLDR(TransformerMixin, BaseEstimator):
         self.weight_shrinkage_ = float(shrinkage)
         self.kernel_weights_ = beta
         self.n_components_ = A.shape[1]
-        for name in ("dual_coef_", "components_", "landmark_indices_",
+        for name in ("dual_coef_", "components_", "landmark_indices_", "embedding_",
                      "landmark_feature_slices_"):  # a previous fit of the other path
             self.__dict__.pop(name, None)
         fitted, norms = problem.fitted(beta, A, reg)
@@ -874,6 +1039,8 @@ class MKLDR(TransformerMixin, BaseEstimator):
         return _fitted_in_metric(self, fitted, norms, y_enc)
 
     def _validate(self, Xs, y):
+        if isinstance(Xs, (list, tuple)) and any(is_dask_array(X) for X in Xs):
+            return _check_dask_views(self, Xs, y)
         views = check_views(Xs)
         n = views[0].shape[0]
         self.classes_, y_enc, _ = check_labels(y, min_per_class=1, method="MKLDR")
@@ -896,6 +1063,8 @@ class MKLDR(TransformerMixin, BaseEstimator):
                     f"view {m} has kernel='precomputed'. Use approximation=None with "
                     "precomputed kernels, or pass the views' features."
                 )
+        if is_dask_array(views[0]):
+            return _dask_landmark_problem(self, views, kernels, y_enc)
         n = views[0].shape[0]
         n_land = min(int(self.n_landmarks), n)
         landmarks = check_random_state(self.random_state).permutation(n)[:n_land]
@@ -975,17 +1144,19 @@ class MKLDR(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        Xs : list of array-like
+        Xs : list of array-like or of dask.array.Array
             The same views as in ``fit`` (kernels against the training samples, of shape
             ``(n_new, n_train)``, for precomputed views).
 
         Returns
         -------
         X_new : ndarray of shape (n_new, n_components_)
+            A lazy ``dask.array.Array`` (row chunks of the first view) for Dask views.
         """
         check_is_fitted(self)
+        if isinstance(Xs, (list, tuple)) and any(is_dask_array(X) for X in Xs):
+            return _lazy_transform(self, Xs)
         views = check_views(Xs, n_views=self.n_views_)
-        nystroem = hasattr(self, "components_")
         out = np.zeros((views[0].shape[0], self.n_components_))
         for m, (vk, V, b) in enumerate(zip(self.view_kernels_, views, self.kernel_weights_)):
             if vk.kernel == "precomputed":
@@ -1000,18 +1171,14 @@ class MKLDR(TransformerMixin, BaseEstimator):
                     f"View {m} has {V.shape[1]} features but MKLDR was fitted with "
                     f"{self.n_features_in_views_[m]}."
                 )
-            if b == 0:
-                continue
-            if nystroem:
-                W_m = self.components_[:, self.landmark_feature_slices_[m]]
-                out += vk.transform_features(V) @ W_m.T
-            else:
-                out += b * (vk.transform(V) @ self.dual_coef_)
+            if b != 0:
+                out += _view_embedding(V, self, m)
         return out
 
     def fit_transform(self, Xs, y=None, **fit_params):
-        """Fit, then return the training embedding."""
-        return self.fit(Xs, y).embedding_.copy()
+        """Fit, then return the training embedding (lazy for dask views)."""
+        self.fit(Xs, y)
+        return self.embedding_.copy() if hasattr(self, "embedding_") else self.transform(Xs)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

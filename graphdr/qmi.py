@@ -436,7 +436,11 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
         the exact problem (``reg`` times the mean eigenvalue of the approximated centred
         kernel over ``n - 1`` dimensions). Then ``components_``, ``mean_`` and ``nystroem_``
         replace ``dual_coef_`` and ``X_fit_``. Not available with ``solver='paper'`` or
-        ``kernel='precomputed'``.
+        ``kernel='precomputed'``. With 'nystroem', ``X`` may be a ``dask.array``: only the
+        landmark rows are computed, the features of each chunk are reduced to class
+        statistics (``O(m^2)`` memory per chunk besides the chunk's features, the
+        ``n x m`` feature matrix is never formed), and ``transform`` of a Dask array is lazy;
+        the exact kernel on a Dask array raises ``ValueError``.
     n_landmarks : int, default=500
         Landmarks of the Nystroem approximation (capped at ``n_samples``); with
         ``n_landmarks = n_samples`` the approximation is the exact kernel.
@@ -461,7 +465,7 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
     nystroem_ : sklearn.kernel_approximation.Nystroem
         The fitted landmark map (Nystroem only).
     embedding_ : ndarray of shape (n_samples_fit, n_components_)
-        Training embedding :math:`\tilde K A`.
+        Training embedding :math:`\tilde K A` (not stored after a fit on a Dask array).
     eigenvalues_ : ndarray of shape (n_components_,)
         Values of the QMI quotient of each component, decreasing.
     n_components_ : int

@@ -36,12 +36,15 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.kernel_approximation import Nystroem
 from sklearn.preprocessing import KernelCenterer
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import assert_all_finite
 
 from . import graphs as _graphs
 from .kernel_matrices import check_kernel_params, compute_kernel, empirical_kernel_map
 from .solvers import data_subspace, flip_signs, gram_subspace
+from .stats import class_statistics, is_dask_array, raise_if_nonfinite
 
-__all__ = ["LinearSpan", "KernelMap", "NystroemMap", "KernelSpec"]
+__all__ = ["LinearSpan", "KernelMap", "NystroemMap", "KernelSpec", "landmark_rows", "take_rows"]
 
 
 def _sym(M):
@@ -59,6 +62,8 @@ class LinearSpan:
     """
 
     is_kernel = False
+    #: the class statistics the space was built from (:meth:`from_statistics`), else None
+    stats = None
 
     def __init__(self, rank_tol=None):
         self.rank_tol = rank_tol
@@ -82,6 +87,7 @@ class LinearSpan:
         space._X = None
         space.gram = _sym(space.basis.T @ G @ space.basis)
         space.class_sums = stats.centered_class_sums() @ space.basis
+        space.stats = stats
         return space
 
     def _check_rank(self, name):
@@ -182,6 +188,7 @@ class KernelMap:
     """
 
     is_kernel = True
+    stats = None
 
     def __init__(self, kernel_spec, rank_tol=None):
         self.kernel_spec = kernel_spec
@@ -275,6 +282,54 @@ class KernelMap:
                                                                                  copy=False)
 
 
+def landmark_rows(X, n_landmarks, random_state=None):
+    """Indices and rows of ``min(n_landmarks, n)`` landmarks drawn from ``X``.
+
+    The indices are ``check_random_state(random_state).permutation(n)[:m]``, the draw of
+    scikit-learn's ``Nystroem`` and of :class:`graphdr.MKLDR`, so a NumPy and a Dask ``X``
+    give the same landmarks for the same seed. Of a ``dask.array`` only these ``m`` rows are
+    computed (:func:`take_rows`).
+    """
+    n = X.shape[0]
+    idx = check_random_state(random_state).permutation(n)[: min(int(n_landmarks), n)]
+    return idx, take_rows(X, idx)
+
+
+def take_rows(X, idx):
+    """``X[idx]`` as a NumPy array; of a ``dask.array`` only these rows are computed (fetched
+    in increasing order, then put in the order of ``idx``)."""
+    if not is_dask_array(X):
+        return X[idx]
+    order = np.argsort(idx)
+    fetched = np.asarray(X[np.asarray(idx)[order]].compute())
+    rows = np.empty_like(fetched)
+    rows[order] = fetched
+    return rows
+
+
+def _nystroem_on(kernel, params, landmarks, indices, random_state):
+    """scikit-learn's ``Nystroem`` fitted on exactly these landmark rows, in this order.
+
+    ``Nystroem.fit`` draws its own landmarks; given the rows placed so that its draw (seed 0)
+    puts them back in order, it computes the same normalisation as a fit on the full data
+    whose draw chose them.
+    """
+    m = landmarks.shape[0]
+    placed = np.empty_like(landmarks)
+    placed[np.random.RandomState(0).permutation(m)] = landmarks
+    nystroem = Nystroem(kernel=kernel, n_components=m, random_state=0,
+                        kernel_params=params or None).fit(placed)
+    nystroem.component_indices_ = np.asarray(indices)
+    return nystroem.set_params(random_state=random_state)
+
+
+def _landmark_features(Xb, nystroem):
+    """Nystroem features of one chunk (float64); NaN/inf in the chunk raise ``ValueError``."""
+    Xb = np.asarray(Xb)
+    assert_all_finite(Xb, input_name="X")
+    return nystroem.transform(Xb).astype(np.float64, copy=False)
+
+
 class NystroemMap:
     r"""Centred Nystroem landmark features :math:`\Phi` (``n x m``), reduced to their span.
 
@@ -282,9 +337,19 @@ class NystroemMap:
     ``Nystroem``): memory ``O(n m)``, time ``O(n m^2)``. The problem is then a linear one on
     :math:`\Phi` (:class:`LinearSpan` of the features), whose ridge is averaged over ``n - 1``
     dimensions as for the exact kernel.
+
+    A ``dask.array`` ``X`` (with encoded labels) is never materialised: only the landmark rows
+    are computed (:func:`landmark_rows`, the same rows as for NumPy input with the same
+    ``random_state``), the features of each chunk are computed by ``map_blocks`` and reduced
+    at once to class statistics (:func:`graphdr.stats.class_statistics`: counts, class sums and
+    centred Gram matrix of :math:`\Phi`, ``m x m``). The space then holds no coordinates, only
+    the class forms :math:`d\,G - \tilde U^\top B \tilde U` (:meth:`class_form`), which is
+    what class-structured problems (kernel LDA, kernel QMI) need.
     """
 
     is_kernel = True
+    #: class statistics of the features (Dask input), else None
+    stats = None
 
     def __init__(self, kernel_spec, n_landmarks, random_state=None, rank_tol=None):
         self.kernel_spec = kernel_spec
@@ -292,9 +357,11 @@ class NystroemMap:
         self.random_state = random_state
         self.rank_tol = rank_tol
 
-    def fit(self, X, name="This estimator"):
+    def fit(self, X, y_encoded=None, name="This estimator"):
         spec = self.kernel_spec
         params = spec.nystroem_params(X.shape[1])
+        if is_dask_array(X):
+            return self._fit_dask(X, y_encoded, params)
         self.nystroem = Nystroem(
             kernel=spec.kernel, n_components=min(self.n_landmarks, X.shape[0]),
             random_state=self.random_state, kernel_params=params or None,
@@ -305,6 +372,29 @@ class NystroemMap:
         self.coords = (Phi - self.mean) @ self.basis if coords is None else coords
         return self
 
+    def _fit_dask(self, X, y_encoded, params):
+        """Landmarks, then the class statistics of the lazy features in one pass."""
+        if y_encoded is None:
+            raise ValueError("The Nystroem approximation on a dask array needs class labels y.")
+        indices, landmarks = landmark_rows(X, self.n_landmarks, self.random_state)
+        assert_all_finite(landmarks, input_name="X")
+        self.nystroem = _nystroem_on(self.kernel_spec.kernel, params, landmarks, indices,
+                                     self.random_state)
+        if len(X.chunks[1]) > 1:
+            X = X.rechunk({1: -1})
+        Phi = X.map_blocks(_landmark_features, self.nystroem, dtype=np.float64,
+                           chunks=(X.chunks[0], (landmarks.shape[0],)))
+        stats = class_statistics(Phi, y_encoded, n_classes=int(np.max(y_encoded)) + 1)
+        raise_if_nonfinite(stats)
+        G = stats.centered_gram()
+        self.basis = gram_subspace(G, stats.n, rank_tol=self.rank_tol)
+        self.mean = stats.mean
+        self.gram = _sym(self.basis.T @ G @ self.basis)
+        self.class_sums = stats.centered_class_sums() @ self.basis
+        self.coords = None
+        self.stats = stats
+        return self
+
     @property
     def rank(self):
         return self.basis.shape[1]
@@ -313,6 +403,7 @@ class NystroemMap:
         return n_samples - 1
 
     graph_input = staticmethod(LinearSpan.graph_input)
+    class_form = LinearSpan.class_form
 
     def quadratic_form(self, graph, kind="laplacian"):
         return _graphs.graph_quadratic_form(graph, self.coords, kind=kind)
@@ -321,12 +412,15 @@ class NystroemMap:
         return self.coords @ V
 
     def solution(self, V, dtype=None):
-        """``components_`` on the landmark features, ``mean_``, ``nystroem_``, ``embedding_``."""
+        """``components_`` on the landmark features, ``mean_``, ``nystroem_``, ``embedding_``
+        (not for Dask input: ``transform(X)`` gives it lazily)."""
         W = self.basis @ V
         W_flipped = flip_signs(W, axis=0)
         signs = np.where(np.sum(W_flipped * W, axis=0) < 0, -1.0, 1.0)
-        return dict(nystroem_=self.nystroem, components_=W_flipped.T, mean_=self.mean,
-                    embedding_=self.coords @ (V * signs))
+        fitted = dict(nystroem_=self.nystroem, components_=W_flipped.T, mean_=self.mean)
+        if self.coords is not None:
+            fitted["embedding_"] = self.coords @ (V * signs)
+        return fitted
 
     @staticmethod
     def embed(estimator, X):

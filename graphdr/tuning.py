@@ -17,8 +17,10 @@ median heuristic :math:`\gamma_0 = 1 / \operatorname{median}\lVert x_i - x_j\rVe
 closest to :math:`\gamma_0`.
 
 Cost. The search runs on a stratified subsample of at most ``max_samples`` training samples
-(default 600). For class-structured objectives (kernel LDA, kernel QMI) every ridge value
-reuses one eigendecomposition per width and fold: with :math:`\tilde K = P\Lambda P^\top`
+(default 600). For a ``dask.array`` ``X`` only the rows of that subsample are computed (the
+labels are in memory), so the choice is the one the same data in memory would give.
+For class-structured objectives (kernel LDA, kernel QMI) every ridge value reuses one
+eigendecomposition per width and fold: with :math:`\tilde K = P\Lambda P^\top`
 and :math:`M = \Lambda^{1/2} P^\top E`, the regularised problem
 :math:`\max_w w^\top M B M^\top w / w^\top(\Lambda + \epsilon I) w` has the solutions
 :math:`w = (\Lambda+\epsilon I)^{-1/2} u` with ``u`` the leading left singular vectors of
@@ -42,6 +44,7 @@ from sklearn.utils import check_random_state
 from . import graphs as _graphs
 from .kernel_matrices import compute_kernel
 from .routes import metric_transform
+from .stats import is_dask_array
 
 __all__ = ["GAMMA_FACTORS", "REG_GRID", "WIDTH_KERNELS", "median_gamma", "check_auto", "search"]
 
@@ -74,11 +77,16 @@ def check_auto(value, name, *, allow_none=False):
 def median_gamma(X, *, max_samples=1000, random_state=None):
     r""":math:`1/\operatorname{median}\lVert x_i - x_j\rVert^2` over distinct pairs (subsampled).
 
-    Returns ``1 / n_features`` when every pair is at distance 0.
+    Returns ``1 / n_features`` when every pair is at distance 0. Of a ``dask.array`` only the
+    subsampled rows are computed.
     """
-    X = X if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+    dask = is_dask_array(X)
+    X = X if sp.issparse(X) or dask else np.asarray(X, dtype=np.float64)
     if X.shape[0] > max_samples:
-        X = X[check_random_state(random_state).choice(X.shape[0], max_samples, replace=False)]
+        rows = check_random_state(random_state).choice(X.shape[0], max_samples, replace=False)
+        X = X[np.sort(rows)] if dask else X[rows]  # the median does not depend on the order
+    if dask:
+        X = np.asarray(X.compute(), dtype=np.float64)
     if sp.issparse(X):
         sq = np.asarray(X.multiply(X).sum(axis=1)).ravel()
         d2 = sq[:, None] + sq[None, :] - 2.0 * (X @ X.T).toarray()
@@ -203,10 +211,13 @@ def search(estimator, X, y_enc, *, block_of=None, n_components=None, scaling="to
     rng = check_random_state(random_state)
     if block_of is None:  # every pair is a refit: a smaller subsample
         max_samples = min(max_samples, 500)
-    X = sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+    if not is_dask_array(X):
+        X = sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X, dtype=np.float64)
     idx = _subsample(y_enc, max_samples, rng)
     precomputed = estimator.kernel == "precomputed"
     Xs = X[np.ix_(idx, idx)] if precomputed else X[idx]
+    if is_dask_array(Xs):  # only the subsample's rows are computed
+        Xs = np.asarray(Xs.compute(), dtype=np.float64)
     ys = np.unique(y_enc[idx], return_inverse=True)[1]
     folds = _folds(ys, n_folds, rng, name)
     kernel = estimator.kernel
