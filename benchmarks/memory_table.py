@@ -3,7 +3,7 @@
 Data: 20,000 samples of 10 Gaussian classes in 50 dimensions (generated, seed 0; 7.6 MB);
 the multi-view estimators (MKLDR, KFD, KFDVoting, KFDSAMME) get two views of 25 columns each.
 Each fit runs in a fresh process; the table gives its wall time and the growth of the
-process's peak resident memory during ``fit`` (``ru_maxrss`` after the fit minus before it,
+process's peak resident memory during ``fit`` (``VmHWM`` after the fit minus before it,
 data and imports excluded), next to the size of one ``n x n`` float64 matrix (3,052 MB): a
 peak above it means a dense pairwise matrix was formed.
 
@@ -32,36 +32,42 @@ ESTIMATORS = [
 MULTIVIEW = {"MKLDR", "KFDVoting", "KFDSAMME"}
 
 CHILD = r"""
-import json, resource, sys, time
+import json, sys, time
 import numpy as np
 name, n = sys.argv[1], int(sys.argv[2])
+
+def peak_mb():  # VmHWM: this process's peak RSS (ru_maxrss would include the parent's)
+    with open("/proc/self/status") as f:
+        return next(int(l.split()[1]) for l in f if l.startswith("VmHWM")) / 1024
+
 rng = np.random.default_rng(0)
 C, D = 10, 50
 y = rng.integers(0, C, n)
 X = rng.normal(size=(n, D)) + rng.normal(scale=0.6, size=(C, D))[y]
 import graphdr
+MULTIVIEW = set(sys.argv[3].split(","))
 est = getattr(graphdr, name)()
-data = [X[:, :25], X[:, 25:]] if name in %r else X
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+data = [X[:, :25], X[:, 25:]] if name in MULTIVIEW else X
+before = peak_mb()
 t0 = time.perf_counter()
 if name == "ElasticEmbedding":
     est.fit(X)
 else:
     est.fit(data, y)
 secs = time.perf_counter() - t0
-after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+after = peak_mb()
 info = {}
 for attr in ("method_", "approximation", "gamma_", "n_iter_"):
     if hasattr(est, attr):
         v = getattr(est, attr)
         info[attr] = v if isinstance(v, (int, float, str, type(None))) else str(v)
-print(json.dumps({"secs": secs, "peak_growth_mb": (after - before) / 1024,
-                  "peak_mb": after / 1024, "info": info}))
-""" % (MULTIVIEW,)
+print(json.dumps({"secs": secs, "peak_growth_mb": after - before, "peak_mb": after,
+                  "info": info}))
+"""
 
 
 def run(name, n, timeout):
-    cmd = [sys.executable, "-c", CHILD, name, str(n)]
+    cmd = [sys.executable, "-c", CHILD, name, str(n), ",".join(sorted(MULTIVIEW))]
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=True)
     except subprocess.CalledProcessError as exc:

@@ -53,7 +53,7 @@ from .routes import (
     solve_class_kernel,
     solve_graph_problem,
 )
-from .spaces import KernelMap, KernelSpec, LinearSpan, NystroemMap
+from .spaces import KernelMap, KernelSpec, LinearSpan, NystroemMap, resolve_approximation
 from .stats import (
     check_class_counts,
     check_dask_input,
@@ -375,12 +375,13 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         raise_if_nonfinite(stats)
         return TrainingData(None, None, stats, X.dtype)
 
-    def _approximation(self):
-        """None (exact kernel) or 'nystroem', validated."""
-        approximation = getattr(self, "approximation", None)
+    def _approximation(self, X=None):
+        """None (exact kernel) or 'nystroem', validated; ``'auto'`` by the size of ``X``."""
+        exact_only = self.kernel == "precomputed" or getattr(self, "solver", None) == "paper"
+        approximation = resolve_approximation(getattr(self, "approximation", None), X,
+                                              exact_only)
         if approximation is None:
             return None
-        check_option(approximation, "approximation", {"nystroem"})
         check_int(self.n_landmarks, "n_landmarks", min_value=2)
         if self.kernel == "precomputed":
             raise ValueError(
@@ -396,7 +397,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         if not self._is_kernel():
             return LinearSpan(self.rank_tol).fit(data.X, name)
         spec = KernelSpec.of(self)
-        if self._approximation() == "nystroem":
+        if self._approximation(data.X) == "nystroem":
             return NystroemMap(spec, self.n_landmarks, self.random_state, self.rank_tol).fit(
                 data.X, data.y_encoded)
         return KernelMap(spec, self.rank_tol).fit(data.X)

@@ -22,12 +22,15 @@ from .solvers import generalized_eigh
 __all__ = ["KernelLDA", "KernelLPP", "CKFD"]
 
 _APPROX_DOC = """
-    approximation : {None, 'nystroem'}, default=None
+    approximation : {'auto', None, 'nystroem'}, default='auto'
         None solves the exact kernel problem (``O(n^2)`` memory, ``O(n^3)`` time). 'nystroem'
         replaces the kernel by ``n_landmarks`` landmark features (scikit-learn's ``Nystroem``):
         ``O(n m)`` memory and ``O(n m^2)`` time. Then ``components_``/``mean_``/``nystroem_``
         replace ``dual_coef_``/``X_fit_``. With 'nystroem', KernelLDA (and KQMI) also fit a
         ``dask.array`` ``X`` without materialising it or its features (see ``fit``).
+        ``'auto'`` (default) is the exact problem up to 20,000 samples and ``'nystroem'`` above
+        (and for a ``dask.array``), so that no ``n x n`` matrix is formed for larger data unless
+        asked for with None; with ``kernel='precomputed'`` it is always exact.
     n_landmarks : int, default=500
         Landmarks of the Nystroem approximation (capped at ``n_samples``).
     random_state : int, RandomState instance or None, default=None
@@ -114,7 +117,7 @@ class KernelLDA(_LDAGraphs, _BaseGraphEmbedding):
 
     def __init__(
         self, n_components=None, *, kernel="rbf", gamma="auto", degree=3, coef0=1.0,
-        kernel_params=None, reg="auto", scaling="within", solver="auto", approximation=None,
+        kernel_params=None, reg="auto", scaling="within", solver="auto", approximation="auto",
         n_landmarks=500, random_state=None, n_jobs=None, rank_tol=None,
     ):
         self.n_components = n_components
@@ -174,7 +177,7 @@ class KernelLPP(_LPPGraphs, _BaseGraphEmbedding):
     def __init__(
         self, n_components=None, *, supervised=False, n_neighbors=5, weights="heat", sigma=None,
         kernel="rbf", gamma="auto", degree=3, coef0=1.0, kernel_params=None, reg="auto",
-        approximation=None, n_landmarks=500, random_state=None, n_jobs=None, rank_tol=None,
+        approximation="auto", n_landmarks=500, random_state=None, n_jobs=None, rank_tol=None,
     ):
         self.n_components = n_components
         self.supervised = supervised
@@ -236,7 +239,7 @@ class CKFD(_BaseGraphEmbedding):
 
     def __init__(
         self, n_components=None, *, kernel="rbf", gamma="auto", degree=3, coef0=1.0,
-        kernel_params=None, fusion_weight=1.0, null_tol=1e-9, scaling="within", approximation=None,
+        kernel_params=None, fusion_weight=1.0, null_tol=1e-9, scaling="within", approximation="auto",
         n_landmarks=500, random_state=None, n_jobs=None, rank_tol=None,
     ):
         self.n_components = n_components

@@ -81,7 +81,7 @@ from .routes import (
     solve_graph_problem,
 )
 from .solvers import class_ratio_eigh, flip_signs, generalized_eigh
-from .spaces import KernelMap, take_rows
+from .spaces import KernelMap, resolve_approximation, take_rows
 from .stats import class_statistics, is_dask_array, raise_if_nonfinite
 from .tuning import neighbour_errors
 
@@ -645,7 +645,7 @@ def _check_dask_views(estimator, Xs, y):
     if not all(is_dask_array(X) for X in Xs):
         raise ValueError("Give every view as a dask array, or none: a list mixing dask and "
                          "in-memory views is not supported.")
-    if estimator.approximation != "nystroem":
+    if estimator.approximation not in ("nystroem", "auto"):
         raise ValueError(
             "MKLDR on dask views needs approximation='nystroem' (with n_landmarks): the exact "
             "base kernels are n x n matrices in memory. Pass approximation='nystroem', or "
@@ -812,7 +812,10 @@ class MKLDR(TransformerMixin, BaseEstimator):
         Conic solver of the beta-step; 'auto' is Clarabel with SCS as fall-back.
     rank_tol : float or None, default=None
         Relative eigenvalue below which a direction of :math:`\tilde K_\beta` is dropped.
-    approximation : {None, 'nystroem'}, default=None
+    approximation : {'auto', None, 'nystroem'}, default='auto'
+        ``'auto'`` (default) is the exact problem up to 20,000 samples and ``'nystroem'`` above
+        (and for a ``dask.array``), so that no ``n x n`` matrix is formed for larger data unless
+        asked for with None; with a precomputed base kernel it is always exact.
         None uses the exact ``n x n`` base kernels. ``'nystroem'`` replaces each view's
         processed base kernel by landmark features :math:`\Phi_m` (``n x r_m``,
         :math:`r_m \le` ``n_landmarks``, :meth:`ViewKernel.fit_features
@@ -882,7 +885,7 @@ class MKLDR(TransformerMixin, BaseEstimator):
         self, graph="lda", n_components=None, *, kernels="rbf", max_iter=10, tol=1e-4,
         init="identity", reg=1e-3, scaling="within", weight_shrinkage="auto", n_neighbors=5,
         n_neighbors_between=10,
-        solver="auto", rank_tol=None, approximation=None, n_landmarks=500, random_state=None,
+        solver="auto", rank_tol=None, approximation="auto", n_landmarks=500, random_state=None,
         verbose=0,
     ):
         self.graph = graph
@@ -921,7 +924,7 @@ class MKLDR(TransformerMixin, BaseEstimator):
         check_option(self.solver, "solver", {"auto", "clarabel", "scs"})
         check_int(self.verbose, "verbose", min_value=0)
         if self.approximation is not None:
-            check_option(self.approximation, "approximation", {"nystroem"})
+            check_option(self.approximation, "approximation", {"auto", "nystroem"})
             check_int(self.n_landmarks, "n_landmarks", min_value=2)
 
     def _graphs(self, Ks, y_enc, features=False):
@@ -1053,7 +1056,8 @@ class MKLDR(TransformerMixin, BaseEstimator):
     def _problem(self, views, kernels, y_enc):
         """Base kernels (exact) or their landmark features (Nystroem), with the graphs."""
         lda = self.graph == "lda"
-        if self.approximation != "nystroem":
+        exact_only = any(vk.kernel == "precomputed" for vk in kernels)
+        if resolve_approximation(self.approximation, len(y_enc), exact_only) != "nystroem":
             Ks = [vk.fit_kernel(V) for vk, V in zip(kernels, views)]
             return _KernelProblem(Ks, *self._graphs(Ks, y_enc), y_enc if lda else None)
         for m, vk in enumerate(kernels):

@@ -428,7 +428,11 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
         ``'auto'`` chooses it with ``gamma`` over ``10**(-6, -5.5, ..., 0)`` (``reg_``); with
         ``kernel='precomputed'`` it means 1e-3.
 %(scaling)s
-    approximation : {None, 'nystroem'}, default=None
+    approximation : {'auto', None, 'nystroem'}, default='auto'
+        ``'auto'`` (default) is the exact problem up to 20,000 samples and ``'nystroem'`` above
+        (and for a ``dask.array``), so that no ``n x n`` matrix is formed for larger data unless
+        asked for with None; with ``kernel='precomputed'`` and ``solver='paper'`` it is always
+        exact.
         None solves the exact kernel problem (``O(n^2)`` memory; ``O(n^3)`` time with
         'eigh', one Cholesky factorisation with 'cholesky'). 'nystroem' replaces the kernel by
         ``n_landmarks`` landmark features (scikit-learn's ``Nystroem``) and solves the linear
@@ -483,7 +487,7 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
 
     def __init__(
         self, n_components=None, *, kernel="rbf", gamma="auto", degree=3, coef0=1.0,
-        kernel_params=None, solver="auto", reg="auto", scaling="within", approximation=None,
+        kernel_params=None, solver="auto", reg="auto", scaling="within", approximation="auto",
         n_landmarks=500, random_state=None, n_jobs=None, rank_tol=None,
     ):
         self.n_components = n_components
@@ -508,10 +512,11 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
                 "LQMI for the linear method."
             )
         check_option(self.solver, "solver", set(_KQMI_SOLVERS))
-        if self._approximation() is not None and self.solver == "paper":
+        if self.approximation == "nystroem" and self.solver == "paper":
             raise ValueError(
                 "solver='paper' needs the exact kernel's eigendecomposition; use "
-                "approximation=None, or solver='auto' with approximation='nystroem'."
+                "approximation=None (or the default), or solver='auto' with "
+                "approximation='nystroem'."
             )
 
     def _resolved_reg(self):

@@ -40,11 +40,33 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import assert_all_finite
 
 from . import graphs as _graphs
+from ._validation import check_option
 from .kernel_matrices import check_kernel_params, compute_kernel, empirical_kernel_map
 from .solvers import data_subspace, flip_signs, gram_subspace
 from .stats import class_statistics, is_dask_array, raise_if_nonfinite
 
 __all__ = ["LinearSpan", "KernelMap", "NystroemMap", "KernelSpec", "landmark_rows", "take_rows"]
+
+
+#: ``approximation='auto'``: the exact kernel up to this many samples, Nystroem landmarks above
+AUTO_EXACT_KERNEL_MAX = 20_000
+
+
+def resolve_approximation(approximation, X, exact_only=False):
+    """None (exact kernel) or ``'nystroem'`` for ``approximation`` in {None, 'auto',
+    'nystroem'}. ``'auto'`` keeps the exact kernel for at most :data:`AUTO_EXACT_KERNEL_MAX`
+    samples, or when ``exact_only`` (a precomputed kernel, or a solver that needs the exact
+    eigendecomposition); ``X`` is the training data or its number of samples, and a dask
+    array (or None: unknown) takes Nystroem."""
+    if approximation is None:
+        return None
+    check_option(approximation, "approximation", {"auto", "nystroem"})
+    if approximation == "nystroem":
+        return "nystroem"
+    n_samples = X if X is None or isinstance(X, int) else (
+        None if is_dask_array(X) else X.shape[0])
+    small = n_samples is not None and n_samples <= AUTO_EXACT_KERNEL_MAX
+    return None if exact_only or small else "nystroem"
 
 
 def _sym(M):

@@ -134,9 +134,9 @@ def test_bad_dask_input(client):
     Xd = da.from_array(X, chunks=(50, -1))
     nys = dict(approximation="nystroem", n_landmarks=20, random_state=0, gamma=0.1, reg=1e-3)
     with pytest.raises(ValueError, match="approximation='nystroem'"):
-        graphdr.KernelLDA(gamma=0.1, reg=1e-3).fit(Xd, y)
+        graphdr.KernelLDA(gamma=0.1, reg=1e-3, approximation=None).fit(Xd, y)
     with pytest.raises(ValueError, match="approximation='nystroem'"):
-        graphdr.KQMI(gamma=0.1, reg=1e-3).fit(Xd, y)
+        graphdr.KQMI(gamma=0.1, reg=1e-3, approximation=None).fit(Xd, y)
     with pytest.raises(ValueError, match="cannot fit a dask array"):
         graphdr.KernelLPP(**nys).fit(Xd, y)
     with pytest.raises(ValueError, match="same number of samples"):
@@ -158,7 +158,7 @@ def test_bad_dask_input(client):
     dviews = [da.from_array(V, chunks=(50, -1)) for V in _views(X)]
     mk = dict(approximation="nystroem", n_landmarks=20, random_state=0, weight_shrinkage=0.0)
     with pytest.raises(ValueError, match="approximation='nystroem'"):
-        graphdr.MKLDR(weight_shrinkage=0.0).fit(dviews, y)
+        graphdr.MKLDR(weight_shrinkage=0.0, approximation=None).fit(dviews, y)
     with pytest.raises(ValueError, match="LDE"):
         graphdr.MKLDR(graph="lde", **mk).fit(dviews, y)
     with pytest.raises(ValueError, match="weight_shrinkage='auto'"):
@@ -173,3 +173,26 @@ def test_bad_dask_input(client):
     bad[7, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         graphdr.MKLDR(**mk).fit([dviews[0], da.from_array(bad, chunks=(50, -1))], y)
+
+
+def test_default_approximation_takes_nystroem_for_dask_and_large_inputs(client, monkeypatch):
+    """approximation='auto': Nystroem on a dask array, and above AUTO_EXACT_KERNEL_MAX
+    samples in memory (no n x n kernel); the exact kernel below it."""
+    from graphdr import spaces
+
+    X, y = _data(n=300)
+    Xd = da.from_array(X, chunks=(50, -1))
+    est = graphdr.KQMI(gamma=0.1, reg=1e-3, n_landmarks=20, random_state=0).fit(Xd, y)
+    assert hasattr(est, "nystroem_") and not hasattr(est, "dual_coef_")
+    assert hasattr(graphdr.KernelLDA(gamma=0.1, reg=1e-3).fit(X, y), "dual_coef_")
+    monkeypatch.setattr(spaces, "AUTO_EXACT_KERNEL_MAX", 200)
+    for cls in (graphdr.KernelLDA, graphdr.KQMI, graphdr.CKFD, graphdr.KernelLPP):
+        fitted = cls(gamma=0.1, n_landmarks=20, random_state=0).fit(X, y)
+        assert hasattr(fitted, "nystroem_"), cls.__name__
+    # a precomputed kernel stays exact
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    K = rbf_kernel(X, gamma=0.1)
+    assert hasattr(graphdr.KernelLDA(kernel="precomputed").fit(K, y), "dual_coef_")
+    mk = graphdr.MKLDR(weight_shrinkage=0.0, n_landmarks=20, random_state=0, max_iter=2)
+    assert hasattr(mk.fit(_views(X), y), "components_")
