@@ -59,7 +59,9 @@ from .stats import (
     check_dask_input,
     class_statistics,
     is_dask_array,
+    power_of_two_scale,
     raise_if_nonfinite,
+    scaled_class_statistics,
 )
 from .tuning import WIDTH_KERNELS as tuning_width_kernels
 from .tuning import check_auto, median_gamma
@@ -313,11 +315,8 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         """
         if self._is_kernel() or X.shape[0] * X.shape[1] == 0:
             return X
-        top = float(abs(X).max())
-        if top == 0.0 or 2.0**-64 <= top <= 2.0**64:
-            return X
-        self._input_scale = float(2.0 ** np.frexp(top)[1])
-        return X / self._input_scale
+        self._input_scale = power_of_two_scale(abs(X).max())
+        return X if self._input_scale == 1.0 else X / self._input_scale
 
     def _select_kernel(self, data):
         """``gamma_`` and ``reg_``: the given values, or chosen from the data (:mod:`graphdr.tuning`)."""
@@ -365,14 +364,12 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2,
                              ensure_all_finite=False, accept_sparse="csr")
         self.classes_, y_enc, _ = check_labels(y, **self._label_requirements())
-        if np.all(np.isfinite(X.data if sp.issparse(X) else X)):
-            X = self._rescaled_input(X)
         if X.shape[1] > X.shape[0] and not sp.issparse(X):
             # more features than samples: the SVD route of data_subspace is more accurate
             assert_all_finite(X, input_name="X")
-            return TrainingData(X, y_enc, None, X.dtype)
-        stats = class_statistics(X, y_enc, n_classes=len(self.classes_))
-        raise_if_nonfinite(stats)
+            return TrainingData(self._rescaled_input(X), y_enc, None, X.dtype)
+        # one pass; max|X| only when the statistics leave the power-of-two scale in doubt
+        stats, self._input_scale = scaled_class_statistics(X, y_enc, len(self.classes_))
         return TrainingData(None, None, stats, X.dtype)
 
     def _approximation(self):
