@@ -35,12 +35,16 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from sklearn.kernel_approximation import Nystroem
-from sklearn.preprocessing import KernelCenterer
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import assert_all_finite
 
 from . import graphs as _graphs
-from .kernel_matrices import check_kernel_params, compute_kernel, empirical_kernel_map
+from .kernel_matrices import (
+    TrainingCentring,
+    check_kernel_params,
+    compute_kernel,
+    empirical_kernel_map,
+)
 from .solvers import data_subspace, flip_signs, gram_subspace, symmetrise_from_lower
 from .stats import class_statistics, is_dask_array, raise_if_nonfinite
 
@@ -202,15 +206,15 @@ class KernelMap:
                 "With kernel='precomputed', fit expects the square training kernel matrix; "
                 f"got shape {K.shape}."
             )
-        if not np.isfinite(np.sum(K)) and not np.all(np.isfinite(K)):  # no n x n mask if finite
-            raise ValueError("The kernel matrix contains NaN or infinite values.")
         self.X_fit = X
         self.K = K if precomputed else None  # the caller's matrix (graph_input), left intact
         if precomputed or callable(self.kernel_spec.kernel) or not K.flags.c_contiguous:
             K = np.array(K, dtype=np.float64, order="C")
-        self.centerer = KernelCenterer().fit(K)
-        # centred in place (the same arithmetic as KernelCenterer.transform): one n x n array
-        self._K_centred = self.centerer.transform(K, copy=False)
+        # centred in place (KernelCenterer's arithmetic): one n x n array
+        self.centerer = TrainingCentring.centre_in_place(K)
+        if not np.isfinite(self.centerer.K_fit_all_) and not np.all(np.isfinite(K)):
+            raise ValueError("The kernel matrix contains NaN or infinite values.")
+        self._K_centred = K
         self.owns_kernel = True
         self._saved_diagonal = None
         self._map = None
