@@ -231,7 +231,11 @@ class KernelMap:
 
     @property
     def K_centred(self):
-        r"""The centred training kernel :math:`\tilde K` (restored if a factorisation used it)."""
+        r"""The centred training kernel :math:`\tilde K`.
+
+        After :meth:`factorise_in_place` it is restored from its kept lower triangle and
+        diagonal (so it is then exactly symmetric; the upper triangle equals the original one
+        up to the rounding that keeps a centred kernel from being exactly symmetric)."""
         if self._saved_diagonal is not None:
             symmetrise_from_lower(self._K_centred, self._saved_diagonal)
             self._saved_diagonal = None
