@@ -330,8 +330,8 @@ def class_statistics(X, y, *, n_classes=None, block_rows=None):
     n_classes : int or None
         Number of classes when ``y`` holds indices ``0 .. n_classes-1``.
     block_rows : int or None
-        Rows per block for NumPy input (None: 4096 for dense arrays, a block that stays in
-        cache, and 8192 for sparse ones).
+        Rows per block for NumPy input (None: up to 4096 for dense arrays, a block that stays
+        in cache, and 8192 for sparse ones).
 
     Returns
     -------
@@ -352,7 +352,9 @@ def class_statistics(X, y, *, n_classes=None, block_rows=None):
             codes = codes.reshape(-1)
         else:
             classes, codes = np.arange(n_classes), y.astype(np.intp, copy=False)
-        return _dense_statistics(X, codes, classes, block_rows or _DENSE_BLOCK_ROWS)
+        # a block of at most ~4 MB (but 256 rows) stays in cache for wide data too
+        default = max(256, min(_DENSE_BLOCK_ROWS, (1 << 19) // max(X.shape[1], 1)))
+        return _dense_statistics(X, codes, classes, block_rows or default)
     block_rows = block_rows or _BLOCK_ROWS
     parts = [
         chunk_statistics(X[a : a + block_rows], y[a : a + block_rows], n_classes)
