@@ -39,8 +39,12 @@ def check_labels(y, *, min_classes=2, min_per_class=1, method="This method"):
         raise ValueError(
             f"{method} expects y as a 1-D array of class labels; got an array of shape {y.shape}."
         )
-    check_classification_targets(y)
-    classes, y_encoded, class_sizes = np.unique(y, return_inverse=True, return_counts=True)
+    encoded = _encode_small_integers(y)
+    if encoded is None:
+        check_classification_targets(y)
+        classes, y_encoded, class_sizes = np.unique(y, return_inverse=True, return_counts=True)
+    else:
+        classes, y_encoded, class_sizes = encoded
     if len(classes) < min_classes:
         raise ValueError(
             f"{method} needs at least {min_classes} classes in y; got {len(classes)} "
@@ -54,6 +58,25 @@ def check_labels(y, *, min_classes=2, min_per_class=1, method="This method"):
             f"{small} have fewer ({class_sizes.min()} at the least)."
         )
     return classes, y_encoded.ravel().astype(np.intp), class_sizes
+
+
+def _encode_small_integers(y):
+    """``np.unique(y, return_inverse=True, return_counts=True)`` by counting, for integer
+    labels of a small range (no sort), else None.
+
+    A 1-D integer array is always a valid classification target ('binary' or 'multiclass'),
+    so scikit-learn's target check has nothing to reject.
+    """
+    if y.size == 0 or not (y.dtype.kind == "i" or (y.dtype.kind == "u" and y.dtype.itemsize < 8)):
+        return None
+    lo, hi = int(y.min()), int(y.max())
+    if hi - lo > 4 * y.size + 1024:
+        return None
+    counts = np.bincount(y.astype(np.intp) - lo, minlength=hi - lo + 1)
+    present = np.flatnonzero(counts)
+    lookup = np.zeros(counts.shape[0], dtype=np.intp)
+    lookup[present] = np.arange(present.shape[0])
+    return (present + lo).astype(y.dtype), lookup[y.astype(np.intp) - lo], counts[present]
 
 
 def check_n_components(n_components, max_components, *, reason, param="n_components"):

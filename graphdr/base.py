@@ -59,7 +59,9 @@ from .stats import (
     check_dask_input,
     class_statistics,
     is_dask_array,
+    power_of_two_scale,
     raise_if_nonfinite,
+    scaled_class_statistics,
 )
 from .tuning import WIDTH_KERNELS as tuning_width_kernels
 from .tuning import check_auto, median_gamma
@@ -77,6 +79,7 @@ class Solution(NamedTuple):
     eigenvalues: np.ndarray
     directions: np.ndarray | None = None
     dual: np.ndarray | None = None
+    embedding: np.ndarray | None = None  # K_c @ dual, when the route has it for free
 
     @property
     def n_available(self):
@@ -96,17 +99,19 @@ class TrainingData(NamedTuple):
         return self.stats.n if self.stats is not None else self.X.shape[0]
 
 
-def embedded_scatters(space, data, V=None, dual=None):
+def embedded_scatters(space, data, V=None, dual=None, Y=None):
     """Within-class and total scatter (``k x k``) of the training embedding of a solution.
 
     Returns ``(within, total, norms, n_samples, n_classes)`` with ``norms`` the Euclidean norms
-    of the directions in input or feature space.
+    of the directions in input or feature space. ``Y`` is the training embedding of ``dual``
+    when already known.
     """
     if space.stats is not None:  # forms from class statistics, in the span's coordinates
         J = space.stats.counts.astype(np.float64)
         within = V.T @ space.class_form(1.0, np.diag(1.0 / J)) @ V
         return within, V.T @ space.gram @ V, np.linalg.norm(V, axis=0), space.stats.n, len(J)
-    Y = space.training_embedding(dual=dual) if dual is not None else space.training_embedding(V)
+    if Y is None:
+        Y = space.training_embedding(dual=dual) if dual is not None else space.training_embedding(V)
     within = _graphs.graph_quadratic_form(_graphs.within_class_graph(data.y_encoded), Y)
     norms = (np.sqrt(np.maximum(np.sum(dual * Y, axis=0), 0.0)) if dual is not None
              else np.linalg.norm(V, axis=0))
@@ -313,11 +318,8 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         """
         if self._is_kernel() or X.shape[0] * X.shape[1] == 0:
             return X
-        top = float(abs(X).max())
-        if top == 0.0 or 2.0**-64 <= top <= 2.0**64:
-            return X
-        self._input_scale = float(2.0 ** np.frexp(top)[1])
-        return X / self._input_scale
+        self._input_scale = power_of_two_scale(abs(X).max())
+        return X if self._input_scale == 1.0 else X / self._input_scale
 
     def _select_kernel(self, data):
         """``gamma_`` and ``reg_``: the given values, or chosen from the data (:mod:`graphdr.tuning`)."""
@@ -365,14 +367,12 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2,
                              ensure_all_finite=False, accept_sparse="csr")
         self.classes_, y_enc, _ = check_labels(y, **self._label_requirements())
-        if np.all(np.isfinite(X.data if sp.issparse(X) else X)):
-            X = self._rescaled_input(X)
         if X.shape[1] > X.shape[0] and not sp.issparse(X):
             # more features than samples: the SVD route of data_subspace is more accurate
             assert_all_finite(X, input_name="X")
-            return TrainingData(X, y_enc, None, X.dtype)
-        stats = class_statistics(X, y_enc, n_classes=len(self.classes_))
-        raise_if_nonfinite(stats)
+            return TrainingData(self._rescaled_input(X), y_enc, None, X.dtype)
+        # one pass; max|X| only when the statistics leave the power-of-two scale in doubt
+        stats, self._input_scale = scaled_class_statistics(X, y_enc, len(self.classes_))
         return TrainingData(None, None, stats, X.dtype)
 
     def _approximation(self, X=None):
@@ -413,8 +413,9 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             sizes = np.bincount(data.y_encoded, minlength=len(self.classes_))
             block = self._class_objective_block(len(sizes), sizes)
             try:
-                ratios, dual = solve_class_kernel(space, data.y_encoded, block, reg=reg)
-                return Solution(self._eigenvalues_from_ratios(ratios), dual=dual)
+                ratios, dual, Y = solve_class_kernel(space, data.y_encoded, block, reg=reg,
+                                                     with_embedding=True)
+                return Solution(self._eigenvalues_from_ratios(ratios), dual=dual, embedding=Y)
             except np.linalg.LinAlgError:
                 warnings.warn(
                     "The centred kernel plus ridge is not positive definite (the kernel is not "
@@ -448,10 +449,12 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         for name in ("components_", "mean_", "nystroem_", "dual_coef_", "X_fit_", "embedding_"):
             self.__dict__.pop(name, None)  # a previous fit in another space
         if solution.dual is not None:
-            fitted = space.solution(dual=self._rescaled(space, data, dual=solution.dual[:, :k]))
+            Y = None if solution.embedding is None else solution.embedding[:, :k]
+            R = self._metric(space, data, dual=solution.dual[:, :k], Y=Y)
+            fitted = space.solution(dual=solution.dual[:, :k] @ R, embedding=None if Y is None else Y @ R)
         else:
-            V = self._rescaled(space, data, solution.directions[:, :k])
-            fitted = space.solution(V, dtype=data.dtype)
+            V = solution.directions[:, :k]
+            fitted = space.solution(V @ self._metric(space, data, V), dtype=data.dtype)
         if self._input_scale != 1.0 and "components_" in fitted:  # see _rescaled_input
             fitted["components_"] = fitted["components_"] / self._input_scale
             fitted["mean_"] = fitted["mean_"] * self._input_scale
@@ -460,15 +463,15 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         self.eigenvalues_ = solution.eigenvalues[:k]
         self.n_components_ = k
 
-    def _rescaled(self, space, data, V=None, dual=None):
-        """Directions (or dual coefficients) in the metric of ``scaling`` (:func:`metric_transform`)."""
+    def _metric(self, space, data, V=None, dual=None, Y=None):
+        """``k x k`` map of directions (or dual coefficients) to the metric of ``scaling``
+        (:func:`metric_transform`); ``Y`` is the training embedding of ``dual`` if known."""
         scaling = getattr(self, "scaling", "total")
         if scaling == "total":
-            return V if dual is None else dual
-        within, total, norms, n, n_classes = embedded_scatters(space, data, V, dual)
-        R = metric_transform(scaling, within, total, norms, n_samples=n, n_classes=n_classes,
-                             reg=self._resolved_reg())
-        return V @ R if dual is None else dual @ R
+            return np.eye((V if dual is None else dual).shape[1])
+        within, total, norms, n, n_classes = embedded_scatters(space, data, V, dual, Y)
+        return metric_transform(scaling, within, total, norms, n_samples=n, n_classes=n_classes,
+                                reg=self._resolved_reg())
 
     # ----- transform ---------------------------------------------------------------------
     def transform(self, X):

@@ -19,7 +19,8 @@ from scipy import linalg
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.preprocessing import KernelCenterer
 
-__all__ = ["KERNELS", "compute_kernel", "empirical_kernel_map", "KernelCenterer"]
+__all__ = ["KERNELS", "compute_kernel", "empirical_kernel_map", "KernelCenterer",
+           "TrainingCentring"]
 
 #: Names accepted by the ``kernel`` parameter of kernel estimators (a callable works too).
 KERNELS = ("rbf", "linear", "poly", "sigmoid", "cosine", "laplacian", "chi2", "precomputed")
@@ -59,6 +60,50 @@ def compute_kernel(X, Y=None, *, kernel="rbf", gamma=None, degree=3, coef0=1.0, 
     if kernel in ("poly", "sigmoid"):
         params.setdefault("coef0", coef0)
     return np.asarray(pairwise_kernels(X, Y, metric=kernel, **params), dtype=np.float64)
+
+
+class TrainingCentring:
+    r"""Centring in feature space, fitted on the training kernel and applied in place.
+
+    With the column means :math:`\bar k` of the training kernel and their mean
+    :math:`\bar{\bar k}`, a kernel ``K`` between samples and the training samples is centred as
+    :math:`K - \mathbf 1 \bar k^\top - (K \mathbf 1 / n) \mathbf 1^\top + \bar{\bar k}`:
+    the arithmetic of scikit-learn's ``KernelCenterer`` (same operations in the same order),
+    done on the training kernel in place and in blocks of rows that stay in cache (one
+    reduction pass for the column means and one pass for the rest, no ``n x n`` copy).
+    """
+
+    def __init__(self, column_means):
+        self.K_fit_rows_ = column_means
+        self.K_fit_all_ = np.sum(column_means) / column_means.shape[0]
+
+    @classmethod
+    def centre_in_place(cls, K, block_rows=128):
+        """Centre the C-ordered float64 training kernel ``K`` in place; returns the centring."""
+        n = K.shape[0]
+        centring = cls(np.sum(K, axis=0) / n)
+        rows, total = centring.K_fit_rows_, centring.K_fit_all_
+        for a in range(0, n, block_rows):
+            B = K[a : a + block_rows]
+            row_means = np.sum(B, axis=1) / n
+            B -= rows
+            B -= row_means[:, None]
+            B += total
+        return centring
+
+    def transform(self, K):
+        """Centred copy of a kernel ``K`` between new samples and the training samples."""
+        K = np.array(K, dtype=np.float64, copy=True)
+        if K.ndim != 2 or K.shape[1] != self.K_fit_rows_.shape[0]:
+            raise ValueError(
+                f"The kernel against the training samples must have "
+                f"{self.K_fit_rows_.shape[0]} columns; got shape {K.shape}."
+            )
+        K_pred_cols = (np.sum(K, axis=1) / self.K_fit_rows_.shape[0])[:, None]
+        K -= self.K_fit_rows_
+        K -= K_pred_cols
+        K += self.K_fit_all_
+        return K
 
 
 def empirical_kernel_map(K_centered, rank_tol=None):

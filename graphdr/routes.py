@@ -112,21 +112,30 @@ def solve_class_forms(space, forms, *, reg, n_samples, rank_tol=None):
     return generalized_eigh(A, B, largest=forms.maximise, ridge=ridge, rank_tol=rank_tol)
 
 
-def solve_class_kernel(space, y_encoded, block, *, reg=0.0, ridge=None):
+def solve_class_kernel(space, y_encoded, block, *, reg=0.0, ridge=None, with_embedding=False):
     r"""Maximise a class-structured kernel objective over the regularised total scatter.
 
     The ridge is :math:`\epsilon = \text{reg}\operatorname{tr}(\tilde K)/(n-1)`, the ridge of
     :func:`solve_graph_problem` on the kernel map with the complete graph as constraint, or the
     absolute ``ridge`` when given.
-    Returns the maximised ratios (decreasing) and dual coefficients; raises
-    ``numpy.linalg.LinAlgError`` when :math:`\tilde K + \epsilon I` is not positive definite.
+    Returns the maximised ratios (decreasing) and dual coefficients, and with
+    ``with_embedding`` the training embedding :math:`\tilde K a` (free, see
+    :func:`graphdr.solvers.class_kernel_eigh`); raises ``numpy.linalg.LinAlgError`` when
+    :math:`\tilde K + \epsilon I` is not positive definite. A space that owns its kernel
+    (:meth:`graphdr.spaces.KernelMap.fit`) has it factorised in place, without an ``n x n``
+    copy (:meth:`graphdr.spaces.KernelMap.factorise_in_place`).
     """
     Kc = space.K_centred
     if ridge is None:
         ridge = reg * np.trace(Kc) / max(Kc.shape[0] - 1, 1)
     if not ridge > 0:  # a non-positive trace: no PSD kernel
         raise np.linalg.LinAlgError("the centred kernel has a non-positive trace")
-    return class_kernel_eigh(Kc, y_encoded, block, ridge)
+    if getattr(space, "owns_kernel", False):
+        ratios, dual, embedding = space.factorise_in_place(
+            lambda K: class_kernel_eigh(K, y_encoded, block, ridge, overwrite_k=True))
+    else:
+        ratios, dual, embedding = class_kernel_eigh(Kc, y_encoded, block, ridge)
+    return (ratios, dual, embedding) if with_embedding else (ratios, dual)
 
 
 #: values of the ``scaling`` parameter of the discriminant estimators

@@ -31,7 +31,7 @@ from scipy import linalg
 from .graphs import _weighted_centered_gram
 
 __all__ = ["generalized_eigh", "class_kernel_eigh", "class_ratio_eigh", "data_subspace",
-           "gram_subspace", "flip_signs"]
+           "gram_subspace", "flip_signs", "symmetrise_from_lower"]
 
 
 def _sym(M):
@@ -89,7 +89,7 @@ def generalized_eigh(A, B, *, largest=False, reg=0.0, ridge=None, rank_tol=None)
     return mu, P @ C
 
 
-def class_kernel_eigh(K_centered, y_encoded, block, ridge):
+def class_kernel_eigh(K_centered, y_encoded, block, ridge, *, overwrite_k=False):
     r"""Regularised kernel problem with a class-structured objective, without ``eigh`` of K.
 
     .. math::
@@ -100,8 +100,11 @@ def class_kernel_eigh(K_centered, y_encoded, block, ridge):
     Every solution with a non-zero ratio has the form :math:`a = R c` with
     :math:`R = (\tilde K + \epsilon I)^{-1} E` (``n x C``): the objective's range is spanned by the
     class sums. With :math:`G = E^\top \tilde K R` the problem becomes the ``C x C`` problem
-    :math:`G B G c = \mu G c`. Cost: one Cholesky factorisation of the ``n x n`` matrix and ``C``
-    triangular solves, several times cheaper than a dense eigendecomposition of ``K``.
+    :math:`G B G c = \mu G c`. Since :math:`(\tilde K + \epsilon I) R = E`, the products with
+    :math:`\tilde K` come for free: :math:`\tilde K R = E - \epsilon R`, so
+    :math:`G = E^\top E - \epsilon E^\top R` and the training embedding
+    :math:`\tilde K a = (E - \epsilon R) c`. Cost: one Cholesky factorisation of the ``n x n``
+    matrix and ``2 C`` triangular solves; no other ``O(n^2)`` work.
 
     Parameters
     ----------
@@ -113,6 +116,11 @@ def class_kernel_eigh(K_centered, y_encoded, block, ridge):
         The class block ``B`` of the objective (for kernel LDA ``diag(1 / J_c)``).
     ridge : float
         :math:`\epsilon > 0` (the Cholesky factorisation needs it).
+    overwrite_k : bool
+        Factorise ``K_centered`` (a C-contiguous float64 array) in place instead of a copy:
+        its diagonal and upper triangle then hold the factor, its strict lower triangle is kept
+        (:func:`symmetrise_from_lower` restores the matrix from it and the saved diagonal). When
+        the factorisation fails the matrix is restored before the error is raised.
 
     Returns
     -------
@@ -120,18 +128,46 @@ def class_kernel_eigh(K_centered, y_encoded, block, ridge):
         Values of the ratio, decreasing (``k <= C - 1``).
     dual : ndarray of shape (n, k)
         Dual coefficients ``a`` with :math:`a^\top(\tilde K^2 + \epsilon \tilde K) a = 1`.
+    embedding : ndarray of shape (n, k)
+        :math:`\tilde K a`, the training samples embedded.
     """
     if not ridge > 0:
         raise ValueError("class_kernel_eigh needs a positive ridge (reg > 0).")
     n = K_centered.shape[0]
     E = np.zeros((n, block.shape[0]))
     E[np.arange(n), y_encoded] = 1.0
-    M = np.array(K_centered, dtype=np.float64, copy=True)
+    in_place = overwrite_k and K_centered.dtype == np.float64 and K_centered.flags.c_contiguous
+    if in_place:
+        diag = K_centered.diagonal().copy()
+        M = K_centered.T  # Fortran-ordered view of the symmetric matrix: LAPACK works in place
+    else:
+        M = np.array(K_centered, dtype=np.float64, copy=True)  # as before (MKL-DR is pinned)
     M[np.diag_indices(n)] += ridge
-    R = linalg.cho_solve(linalg.cho_factor(M, overwrite_a=True, check_finite=False), E,
-                         check_finite=False)
-    ratios, C = class_ratio_eigh(E.T @ (K_centered @ R), block)
-    return ratios, R @ C
+    try:
+        factor = linalg.cho_factor(M, lower=in_place, overwrite_a=True, check_finite=False)
+    except np.linalg.LinAlgError:
+        if in_place:
+            symmetrise_from_lower(K_centered, diag)
+        raise
+    R = linalg.cho_solve(factor, E, check_finite=False)
+    # K R = E - eps R; from a copy, K R is formed as before (MKL-DR's iterations are pinned)
+    KR = E - ridge * R if in_place else K_centered @ R
+    ratios, C = class_ratio_eigh(E.T @ KR, block)
+    return ratios, R @ C, KR @ C
+
+
+def symmetrise_from_lower(K, diag, block=512):
+    """Copy the strict lower triangle of the C-ordered ``K`` onto its upper triangle and set its
+    diagonal to ``diag`` (undoes :func:`class_kernel_eigh` with ``overwrite_k=True``), in
+    blocks of rows."""
+    n = K.shape[0]
+    for a in range(0, n, block):
+        b = min(a + block, n)
+        K[a:b, b:] = K[b:, a:b].T
+        square = K[a:b, a:b]
+        square[np.triu_indices(b - a, 1)] = square.T[np.triu_indices(b - a, 1)]
+    K[np.diag_indices(n)] = diag
+    return K
 
 
 def class_ratio_eigh(G, block):
@@ -197,16 +233,18 @@ def gram_subspace(G, n_samples, *, rank_tol=None):
     return basis
 
 
-def flip_signs(V, axis=0):
-    """Make the largest-magnitude entry of each column (axis=0) or row (axis=1) positive."""
+def flip_signs(V, axis=0, return_signs=False):
+    """Make the largest-magnitude entry of each column (axis=0) or row (axis=1) positive.
+
+    With ``return_signs`` (``axis=0``) also return the signs applied to the columns."""
     V = np.asarray(V)
     if V.size == 0:
-        return V
+        return (V, np.ones(V.shape[1])) if return_signs else V
     idx = np.argmax(np.abs(V), axis=axis)
     if axis == 0:
         signs = np.sign(V[idx, np.arange(V.shape[1])])
         signs[signs == 0] = 1
-        return V * signs
+        return (V * signs, signs) if return_signs else V * signs
     signs = np.sign(V[np.arange(V.shape[0]), idx])
     signs[signs == 0] = 1
     return V * signs[:, None]

@@ -35,14 +35,18 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from sklearn.kernel_approximation import Nystroem
-from sklearn.preprocessing import KernelCenterer
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import assert_all_finite
 
 from . import graphs as _graphs
 from ._validation import check_option
-from .kernel_matrices import check_kernel_params, compute_kernel, empirical_kernel_map
-from .solvers import data_subspace, flip_signs, gram_subspace
+from .kernel_matrices import (
+    TrainingCentring,
+    check_kernel_params,
+    compute_kernel,
+    empirical_kernel_map,
+)
+from .solvers import data_subspace, flip_signs, gram_subspace, symmetrise_from_lower
 from .stats import class_statistics, is_dask_array, raise_if_nonfinite
 
 __all__ = ["LinearSpan", "KernelMap", "NystroemMap", "KernelSpec", "landmark_rows", "take_rows"]
@@ -218,27 +222,56 @@ class KernelMap:
 
     def fit(self, X, name="This estimator"):
         K = self.kernel_spec(X)
-        if self.kernel_spec.kernel == "precomputed" and K.shape[0] != K.shape[1]:
+        precomputed = self.kernel_spec.kernel == "precomputed"
+        if precomputed and K.shape[0] != K.shape[1]:
             raise ValueError(
                 "With kernel='precomputed', fit expects the square training kernel matrix; "
                 f"got shape {K.shape}."
             )
-        if not np.all(np.isfinite(K)):
-            raise ValueError("The kernel matrix contains NaN or infinite values.")
         self.X_fit = X
-        self.K = K
-        self.centerer = KernelCenterer().fit(K)
-        self.K_centred = self.centerer.transform(K)
+        self.K = K if precomputed else None  # the caller's matrix (graph_input), left intact
+        if precomputed or callable(self.kernel_spec.kernel) or not K.flags.c_contiguous:
+            K = np.array(K, dtype=np.float64, order="C")
+        # centred in place (KernelCenterer's arithmetic): one n x n array
+        self.centerer = TrainingCentring.centre_in_place(K)
+        if not np.isfinite(self.centerer.K_fit_all_) and not np.all(np.isfinite(K)):
+            raise ValueError("The kernel matrix contains NaN or infinite values.")
+        self._K_centred = K
+        self.owns_kernel = True
+        self._saved_diagonal = None
         self._map = None
         return self
 
     @classmethod
     def from_centred_kernel(cls, K_centred, rank_tol=None):
         space = cls(None, rank_tol)
-        space.K = space.K_centred = K_centred
-        space.X_fit = space.centerer = None
+        space.K = space._K_centred = K_centred
+        space.X_fit = space.centerer = space._saved_diagonal = None
+        space.owns_kernel = False
         space._map = None
         return space
+
+    @property
+    def K_centred(self):
+        r"""The centred training kernel :math:`\tilde K`.
+
+        After :meth:`factorise_in_place` it is restored from its kept lower triangle and
+        diagonal (so it is then exactly symmetric; the upper triangle equals the original one
+        up to the rounding that keeps a centred kernel from being exactly symmetric)."""
+        if self._saved_diagonal is not None:
+            symmetrise_from_lower(self._K_centred, self._saved_diagonal)
+            self._saved_diagonal = None
+        return self._K_centred
+
+    def factorise_in_place(self, solve):
+        """``solve(K)`` on the space's own centred kernel, which ``solve`` may overwrite except
+        for its strict lower triangle (:func:`graphdr.solvers.class_kernel_eigh` with
+        ``overwrite_k=True``); :attr:`K_centred` restores the matrix when next asked for."""
+        K = self.K_centred
+        diagonal = K.diagonal().copy()
+        out = solve(K)
+        self._saved_diagonal = diagonal
+        return out
 
     def _kernel_map(self):
         if self._map is None:
@@ -284,11 +317,14 @@ class KernelMap:
         """The training samples embedded by directions ``V`` or dual coefficients ``dual``."""
         return self.K_centred @ dual if dual is not None else self.coords @ V
 
-    def solution(self, V=None, *, dual=None, dtype=None):
-        """Fitted attributes of directions ``V`` (or of dual coefficients ``dual``)."""
-        dual_coef = flip_signs(self.dual(V) if dual is None else dual, axis=0)
+    def solution(self, V=None, *, dual=None, dtype=None, embedding=None):
+        """Fitted attributes of directions ``V`` (or of dual coefficients ``dual``, with their
+        training ``embedding`` :math:`\tilde K a` when a route computed it)."""
+        dual_coef, signs = flip_signs(self.dual(V) if dual is None else dual, axis=0,
+                                      return_signs=True)
+        embedding = self.K_centred @ dual_coef if embedding is None else embedding * signs
         return dict(dual_coef_=dual_coef, X_fit_=self.X_fit, _centerer=self.centerer,
-                    embedding_=self.K_centred @ dual_coef)
+                    embedding_=embedding)
 
     @staticmethod
     def embed(estimator, X):

@@ -13,7 +13,8 @@ class-graph quadratic form :math:`d\,G_c - \tilde U^\top B\, \tilde U`.
 
 Precision. The naive formula :math:`\sum_i x_i x_i^\top - n m m^\top` loses every digit the
 data share (with ``X + 1e8`` nothing is left). Here each chunk is first *shifted* by a point
-:math:`s` near the data (its own mean) and only :math:`x - s` is squared; with
+:math:`s` near the data (its own mean; for a dense NumPy array one shift for all blocks, the
+mean of about 1024 rows spread over the array) and only :math:`x - s` is squared; with
 :math:`G_s = \sum_i (x_i - s)(x_i - s)^\top` and :math:`t = \sum_i (x_i - s) = n (m - s)`,
 
 .. math::
@@ -31,8 +32,10 @@ with shifts :math:`s_a, s_b` are merged on the shift :math:`s_a` with :math:`d =
 exact algebra in which ``d`` is a difference of chunk means (the data's spread, not their
 offset).
 
-Memory. A NumPy array is read in row blocks of ``block_rows`` rows (``O(block_rows x D)``
-temporary memory, one pass). A ``dask.array`` is never materialised: each row chunk's
+Memory and time. A NumPy array is read in row blocks of ``block_rows`` rows
+(``O(block_rows x D)`` temporary memory, one pass whose cost is about that of one
+:math:`X^\top X`: per block a shifted copy in cache, a symmetric rank-k update and a one-hot
+product for the class sums). A ``dask.array`` is never materialised: each row chunk's
 statistics are computed by Dask (on whatever scheduler or ``distributed`` cluster is active)
 and merged in a tree; only ``D x D`` and ``C x D`` arrays travel. NaN/inf are detected in the
 same pass (a flag per chunk).
@@ -47,9 +50,10 @@ import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
 
 __all__ = ["ClassStatistics", "class_statistics", "is_dask_array", "check_class_counts",
-           "check_dask_input"]
+           "check_dask_input", "scaled_class_statistics", "power_of_two_scale"]
 
 _BLOCK_ROWS = 8192
+_DENSE_BLOCK_ROWS = 4096
 
 
 def is_dask_array(X):
@@ -269,7 +273,50 @@ def _dask_statistics(X, y, n_classes=None, split_every=8):
     return parts[0].compute()
 
 
-def class_statistics(X, y, *, n_classes=None, block_rows=_BLOCK_ROWS):
+def _dense_statistics(X, codes, classes, block_rows=_BLOCK_ROWS):
+    r"""Statistics of a dense NumPy array in one pass, on one shift for all row blocks.
+
+    The shift :math:`s` is the mean of about 1024 rows spread evenly over ``X`` (close to the
+    mean :math:`m`, so :math:`m - s` is of the order of the data's spread, not its offset). Each
+    block of rows is shifted into a reused float64 buffer (which also converts float32 input),
+    then :math:`G_s \mathrel{+}= X_s^\top X_s` (a symmetric rank-k update) and
+    :math:`U_s \mathrel{+}= E_b^\top X_s` with the block's one-hot class indicator ``E_b``:
+    one read of ``X``, no copy of it, no separate mean pass and no merge.
+    """
+    n, D = X.shape
+    C = len(classes)
+    counts = np.bincount(codes, minlength=C).astype(np.int64)
+    if n == 0:
+        return _empty(D, classes)
+    b = max(1, min(int(block_rows), n))
+    with np.errstate(all="ignore"):
+        shift = np.mean(X[:: max(1, n // 1024)], axis=0, dtype=np.float64)
+        gram = np.zeros((D, D))
+        sums = np.zeros((C, D))
+        buf = np.empty((b, D))
+        onehot = np.zeros((b, C))
+        for a in range(0, n, b):
+            Xb = X[a : a + b]
+            m = Xb.shape[0]
+            Xs, E = buf[:m], onehot[:m]
+            np.subtract(Xb, shift, out=Xs)
+            gram += Xs.T @ Xs
+            E[:] = 0.0
+            E[np.arange(m), codes[a : a + b]] = 1.0
+            sums += E.T @ Xs
+    nonfinite = None
+    if not (np.all(np.isfinite(np.diag(gram))) and np.all(np.isfinite(shift))):
+        # a NaN/inf entry makes its column's sum of squares non-finite: look closer
+        if np.isnan(X).any():
+            nonfinite = "nan"
+        elif not np.isfinite(X).all():
+            nonfinite = "inf"
+        else:
+            nonfinite = "overflow"
+    return ClassStatistics(n, classes, counts, shift, sums, gram, nonfinite)
+
+
+def class_statistics(X, y, *, n_classes=None, block_rows=None):
     """Class counts, class sums and centred Gram matrix in one pass over ``X``.
 
     Parameters
@@ -282,8 +329,9 @@ def class_statistics(X, y, *, n_classes=None, block_rows=_BLOCK_ROWS):
         is rechunked to ``X``'s row chunks.
     n_classes : int or None
         Number of classes when ``y`` holds indices ``0 .. n_classes-1``.
-    block_rows : int
-        Rows per block for NumPy input.
+    block_rows : int or None
+        Rows per block for NumPy input (None: up to 4096 for dense arrays, a block that stays
+        in cache, and 8192 for sparse ones).
 
     Returns
     -------
@@ -298,6 +346,16 @@ def class_statistics(X, y, *, n_classes=None, block_rows=_BLOCK_ROWS):
         raise ValueError(
             f"X must be 2-D and y have one label per row; got shapes {X.shape} and {y.shape}."
         )
+    if not sp.issparse(X) and X.dtype.kind in "fiub":
+        if n_classes is None:
+            classes, codes = np.unique(y, return_inverse=True)
+            codes = codes.reshape(-1)
+        else:
+            classes, codes = np.arange(n_classes), y.astype(np.intp, copy=False)
+        # a block of at most ~4 MB (but 256 rows) stays in cache for wide data too
+        default = max(256, min(_DENSE_BLOCK_ROWS, (1 << 19) // max(X.shape[1], 1)))
+        return _dense_statistics(X, codes, classes, block_rows or default)
+    block_rows = block_rows or _BLOCK_ROWS
     parts = [
         chunk_statistics(X[a : a + block_rows], y[a : a + block_rows], n_classes)
         for a in range(0, X.shape[0], block_rows)
@@ -305,6 +363,53 @@ def class_statistics(X, y, *, n_classes=None, block_rows=_BLOCK_ROWS):
     if not parts:
         return _empty(X.shape[1], np.arange(n_classes or 0))
     return _merge_all(parts)
+
+
+def power_of_two_scale(top):
+    """``2**e`` with ``top / 2**e`` in ``[0.5, 1)`` when ``top`` is outside ``[2**-64, 2**64]``,
+    else 1.0 (dividing by a power of two is exact)."""
+    top = float(top)
+    if top == 0.0 or 2.0**-64 <= top <= 2.0**64:
+        return 1.0
+    return float(2.0 ** np.frexp(top)[1])
+
+
+def _magnitude_bounds(stats):
+    r"""Lower and upper bounds on :math:`\max_{ij} |x_{ij}|` from the statistics alone.
+
+    Upper: :math:`|x_{ij}| \le |s_j| + \sqrt{(G_s)_{jj}}`. Lower: the mean,
+    :math:`|m_j|`, and half the centred root mean square, :math:`\sqrt{(G_c)_{jj} / n} / 2`
+    (:math:`|x_{ij} - m_j| \le 2 \max |x|`).
+    """
+    with np.errstate(all="ignore"):
+        upper = np.max(np.abs(stats.shift) + np.sqrt(np.maximum(np.diag(stats.gram), 0.0)))
+        lower = max(np.max(np.abs(stats.mean)),
+                    np.sqrt(max(np.max(np.diag(stats.centered_gram())), 0.0) / stats.n) / 2.0)
+    return float(lower), float(upper)
+
+
+def scaled_class_statistics(X, y_encoded, n_classes):
+    """:func:`class_statistics` of ``X / scale``, ``scale`` = :func:`power_of_two_scale` of
+    ``max |X|``, for a validated NumPy or sparse ``X``; returns ``(stats, scale)``.
+
+    Squares of ``X * 1e-300`` underflow and those of ``X * 1e150`` overflow. ``max |X|`` is only
+    computed (one more pass) when the bounds of :func:`_magnitude_bounds` leave the scale in
+    doubt; otherwise the statistics of the single pass are used as they are. NaN/inf raise the
+    errors of :func:`raise_if_nonfinite`.
+    """
+    stats = class_statistics(X, y_encoded, n_classes=n_classes)
+    if stats.nonfinite in ("nan", "inf"):
+        raise_if_nonfinite(stats)
+    if stats.nonfinite is None and stats.n > 0:
+        lower, upper = _magnitude_bounds(stats)
+        if 2.0**-64 <= lower and upper <= 2.0**64:
+            return stats, 1.0
+    values = X.data if sp.issparse(X) else X
+    scale = power_of_two_scale(abs(values).max()) if values.size else 1.0
+    if scale != 1.0:
+        stats = class_statistics(X / scale, y_encoded, n_classes=n_classes)
+    raise_if_nonfinite(stats)
+    return stats, scale
 
 
 def check_dask_input(X, name="This estimator"):

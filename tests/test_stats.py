@@ -145,3 +145,77 @@ def test_graph_embedding_class_graphs_statistics_equal_general_path(penalty, mon
     if penalty == "total":
         lda = graphdr.LDA().fit(X, y)
         assert np.max(subspace_angles(fast_components[:2].T, lda.components_.T)) < 1e-8
+
+
+# ----- the one-pass dense path (graphdr.stats._dense_statistics) ----------------------------
+def _brute_force(X, y):
+    """Class counts, sums, centred Gram (= (n-1) np.cov) and S_w by loops over classes."""
+    X = np.asarray(X, dtype=np.float64)
+    classes = np.unique(y)
+    sums = np.array([X[y == c].sum(axis=0) for c in classes])
+    Sw = sum(np.cov(X[y == c].T, bias=True) * (y == c).sum() for c in classes)
+    return classes, np.bincount(np.searchsorted(classes, y)), sums, np.cov(X.T) * (len(X) - 1), Sw
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("block_rows", [None, 1, 13, 4096])
+def test_one_pass_statistics_equal_brute_force(dtype, block_rows):
+    rng = np.random.default_rng(3)
+    n, D = 257, 7
+    y = rng.choice([-3, 0, 5, 11], size=n)  # integer labels with gaps and a negative one
+    X = (rng.normal(size=(n, D)) + 0.5 * y[:, None]).astype(dtype)
+    X[:, 2] = 4.25  # a constant feature
+    st = class_statistics(X, y, block_rows=block_rows)
+    classes, counts, sums, gram, Sw = _brute_force(X, y)
+    np.testing.assert_array_equal(st.classes, classes)
+    np.testing.assert_array_equal(st.counts, counts)
+    np.testing.assert_allclose(st.class_means() * st.counts[:, None], sums, rtol=1e-12, atol=1e-10)
+    np.testing.assert_allclose(st.centered_gram(), gram, rtol=1e-12, atol=1e-10)
+    np.testing.assert_allclose(st.within_class_scatter(), Sw, rtol=1e-12, atol=1e-10)
+    # the constant feature: zero variance up to rounding of its (exactly representable) value
+    assert np.abs(st.centered_gram()[2]).max() == 0.0
+    assert st.nonfinite is None
+
+
+def test_one_pass_statistics_with_class_indices_and_sorted_rows():
+    # rows sorted by class (the single shift is taken from rows spread over the array)
+    X, y = _data(n=3000, D=4, C=5, offset=1e7)
+    order = np.argsort(y, kind="stable")
+    X, y = X[order], y[order]
+    st = class_statistics(X, y, n_classes=5, block_rows=100)
+    ref = _reference(X - 1e7, y)
+    np.testing.assert_allclose(st.centered_gram(), ref["gram"], rtol=1e-8)
+    np.testing.assert_allclose(st.within_class_scatter(), ref["Sw"], rtol=1e-8)
+
+
+def test_labels_encoded_by_counting_equal_np_unique():
+    from graphdr._validation import check_labels
+
+    rng = np.random.default_rng(0)
+    for y in (rng.integers(-50, 50, 400).astype(np.int8), rng.integers(0, 7, 100).astype(np.uint16),
+              np.array([10**12, 5, 10**12, 5]), rng.integers(0, 3, 50).astype(float)):
+        classes, codes, sizes = check_labels(y)
+        ref = np.unique(y, return_inverse=True, return_counts=True)
+        assert classes.dtype == ref[0].dtype
+        np.testing.assert_array_equal(classes, ref[0])
+        np.testing.assert_array_equal(codes, ref[1].ravel())
+        np.testing.assert_array_equal(sizes, ref[2])
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-30, 1.0, 1e30, 1e200])
+def test_magnitude_bounds_bracket_the_largest_entry(scale):
+    from graphdr.stats import _magnitude_bounds, scaled_class_statistics
+
+    X, y = _data(n=300, D=5)
+    X = X * scale
+    st = class_statistics(X, y)
+    top = np.abs(X).max()
+    if st.nonfinite is None and np.all(np.diag(st.gram) > 0):
+        lower, upper = _magnitude_bounds(st)
+        assert lower <= top * (1 + 1e-12) and top <= upper * (1 + 1e-12)
+    # the scaled statistics are those of X / 2**e, with 2**e chosen as before from max|X|
+    stats, factor = scaled_class_statistics(X, y, 3)
+    expected = 1.0 if 2.0**-64 <= top <= 2.0**64 else 2.0 ** np.frexp(top)[1]
+    assert factor == expected
+    ref = _reference(X / factor, y)
+    np.testing.assert_allclose(stats.centered_gram(), ref["gram"], rtol=1e-10)
