@@ -191,7 +191,8 @@ def run_child(name, n, kwargs, timeout=3600):
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=True)
     except subprocess.CalledProcessError as exc:
-        return {"error": exc.stderr.strip().splitlines()[-1]}
+        lines = (exc.stderr or "").strip().splitlines()
+        return {"error": lines[-1] if lines else f"exit status {exc.returncode}"}
     except subprocess.TimeoutExpired:
         return {"error": f"timeout {timeout} s"}
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -232,22 +233,36 @@ def main(argv=None):
     args = p.parse_args(argv)
     cmd = "OMP_NUM_THREADS=1 .venv/bin/python benchmarks/neighbor_scale.py " + " ".join(
         argv if argv is not None else sys.argv[1:])
-    sections = [f"# Sampled pairs: error and scale\n\nCommand: `{cmd.strip()}` (2 cores shared "
-                f"with other jobs, one BLAS thread).\n"]
-    if "gradient" in args.parts:
-        sections.append("## Sampled objective and gradient at the PCA start (mnist5k, PCA 50)"
-                        "\n\nRelative error, mean of 5 draws of the pairs.\n\n"
-                        + part_gradient())
-    if "accuracy" in args.parts:
-        sections.append(f"## Exact against sampled fits (mnist5k halves, {args.splits} "
-                        "splits, 1-NN error)\n\n" + part_accuracy(args.splits))
-    if "scale" in args.parts:
-        sections.append("## Time and memory (generated: 10 classes, 50 features)\n\n"
-                        + part_scale(args.sizes))
-    text = "\n\n".join(sections) + "\n"
+    path = RESULTS / f"{args.out}.md"
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / f"{args.out}.md").write_text(text)
-    print(text)
+    titles = {
+        "gradient": "## Sampled objective and gradient at the PCA start (mnist5k, PCA 50)",
+        "accuracy": "## Exact against sampled fits (mnist5k halves, 1-NN error)",
+        "scale": "## Time and memory (generated: 10 classes, 50 features)",
+    }
+    # sections of parts not rerun are kept from the existing file (each says its command)
+    sections = {}
+    if path.exists():
+        for chunk in path.read_text().split("\n## ")[1:]:
+            title = "## " + chunk.split("\n", 1)[0]
+            for part, t in titles.items():
+                if t == title:
+                    sections[part] = "## " + chunk.strip()
+    runners = {
+        "gradient": lambda: "Relative error, mean of 5 draws of the pairs.\n\n"
+        + part_gradient(),
+        "accuracy": lambda: f"{args.splits} random splits.\n\n" + part_accuracy(args.splits),
+        "scale": lambda: part_scale(args.sizes),
+    }
+    for part in ("gradient", "accuracy", "scale"):
+        if part not in args.parts:
+            continue
+        sections[part] = f"{titles[part]}\n\nCommand: `{cmd.strip()}` (2 cores shared with " \
+            f"other jobs, one BLAS thread).\n\n" + runners[part]()
+        text = "# Sampled pairs: error and scale\n\n" + "\n\n".join(
+            sections[p] for p in ("gradient", "accuracy", "scale") if p in sections) + "\n"
+        path.write_text(text)  # after every part: a later failure loses nothing
+    print(path.read_text())
 
 
 if __name__ == "__main__":
