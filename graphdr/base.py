@@ -397,7 +397,8 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         if not self._is_kernel():
             return LinearSpan(self.rank_tol).fit(data.X, name)
         spec = KernelSpec.of(self)
-        if self._approximation(data.X) == "nystroem":
+        self.approximation_ = self._approximation(data.X)
+        if self.approximation_ == "nystroem":
             return NystroemMap(spec, self.n_landmarks, self.random_state, self.rank_tol).fit(
                 data.X, data.y_encoded)
         return KernelMap(spec, self.rank_tol).fit(data.X)

@@ -31,6 +31,7 @@ _APPROX_DOC = """
         ``'auto'`` (default) is the exact problem up to 20,000 samples and ``'nystroem'`` above
         (and for a ``dask.array``), so that no ``n x n`` matrix is formed for larger data unless
         asked for with None; with ``kernel='precomputed'`` it is always exact.
+        The choice made is stored in ``approximation_`` (None or ``'nystroem'``).
     n_landmarks : int, default=500
         Landmarks of the Nystroem approximation (capped at ``n_samples``).
     random_state : int, RandomState instance or None, default=None

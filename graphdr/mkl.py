@@ -816,6 +816,7 @@ class MKLDR(TransformerMixin, BaseEstimator):
         ``'auto'`` (default) is the exact problem up to 20,000 samples and ``'nystroem'`` above
         (and for a ``dask.array``), so that no ``n x n`` matrix is formed for larger data unless
         asked for with None; with a precomputed base kernel it is always exact.
+        The choice made is stored in ``approximation_`` (None or ``'nystroem'``).
         None uses the exact ``n x n`` base kernels. ``'nystroem'`` replaces each view's
         processed base kernel by landmark features :math:`\Phi_m` (``n x r_m``,
         :math:`r_m \le` ``n_landmarks``, :meth:`ViewKernel.fit_features
@@ -1057,7 +1058,8 @@ class MKLDR(TransformerMixin, BaseEstimator):
         """Base kernels (exact) or their landmark features (Nystroem), with the graphs."""
         lda = self.graph == "lda"
         exact_only = any(vk.kernel == "precomputed" for vk in kernels)
-        if resolve_approximation(self.approximation, len(y_enc), exact_only) != "nystroem":
+        self.approximation_ = resolve_approximation(self.approximation, len(y_enc), exact_only)
+        if self.approximation_ != "nystroem":
             Ks = [vk.fit_kernel(V) for vk, V in zip(kernels, views)]
             return _KernelProblem(Ks, *self._graphs(Ks, y_enc), y_enc if lda else None)
         for m, vk in enumerate(kernels):

@@ -433,6 +433,7 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
         (and for a ``dask.array``), so that no ``n x n`` matrix is formed for larger data unless
         asked for with None; with ``kernel='precomputed'`` and ``solver='paper'`` it is always
         exact.
+        The choice made is stored in ``approximation_`` (None or ``'nystroem'``).
         None solves the exact kernel problem (``O(n^2)`` memory; ``O(n^3)`` time with
         'eigh', one Cholesky factorisation with 'cholesky'). 'nystroem' replaces the kernel by
         ``n_landmarks`` landmark features (scikit-learn's ``Nystroem``) and solves the linear
