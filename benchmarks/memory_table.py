@@ -99,7 +99,21 @@ def main(argv=None):
         "matrix? | fitted details |",
         "|---|---|---|---|---|",
     ]
-    for name in args.only:
+    path = RESULTS / f"{args.out}.md"
+    kept = {}  # rows of estimators not rerun, from the existing file (with their command)
+    if path.exists() and set(args.only) != set(ESTIMATORS):
+        text = path.read_text()
+        old_cmd = text.split("Command: `", 1)[1].split("`", 1)[0] if "Command: `" in text else "?"
+        for line in text.splitlines():
+            cells = [c.strip() for c in line.split("|")]
+            if len(cells) > 2 and cells[1] in ESTIMATORS and cells[1] not in args.only:
+                kept[cells[1]] = line.rstrip()
+    for name in ESTIMATORS:
+        if name in kept:
+            lines.append(kept[name])
+            continue
+        if name not in args.only:
+            continue
         r = run(name, args.n, args.timeout)
         print(name, r, flush=True)
         if "error" in r:
@@ -109,9 +123,12 @@ def main(argv=None):
         details = ", ".join(f"{k}={v}" for k, v in r["info"].items())
         lines.append(f"| {name} | {r['secs']:.1f} | {r['peak_growth_mb']:,.0f} | {dense} | "
                      f"{details} |")
+    if kept:
+        lines += ["", f"Rows kept from the previous file (made by `{old_cmd}`): "
+                  + ", ".join(kept) + "."]
     text = "\n".join(lines) + "\n"
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / f"{args.out}.md").write_text(text)
+    path.write_text(text)
     print(text)
 
 

@@ -46,6 +46,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._validation import check_int, check_labels, check_option, check_positive
 from .kernel_methods import KernelLDA
+from .linear import LDA
+from .spaces import resolve_approximation
 
 __all__ = [
     "ViewKernel",
@@ -623,32 +625,61 @@ class KFD(ClassifierMixin, TransformerMixin, BaseEstimator):
         Relative ridge of :class:`graphdr.KernelLDA`.
     scaling : {'within', 'total', 'none'}, default='within'
         Metric of the embedding (:class:`graphdr.KernelLDA`'s ``scaling``).
+    approximation : {'auto', None, 'nystroem'}, default='auto'
+        None: the exact ``n x n`` base kernel and :class:`graphdr.KernelLDA` on it.
+        ``'nystroem'``: the base kernel's landmark features :math:`\Phi`
+        (:meth:`ViewKernel.fit_features`, ``n_landmarks`` landmarks drawn with
+        ``random_state``; :math:`\Phi\Phi^\top \approx \tilde K`) and :class:`graphdr.LDA`
+        on them with the same relative ridge and scaling: ``O(n m)`` memory. ``'auto'``: exact
+        up to 20,000 samples, ``'nystroem'`` above (exact for a precomputed kernel).
+    n_landmarks : int, default=500
+    random_state : int, RandomState instance or None, default=None
+        Seed of the landmarks.
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
     view_kernel_ : ViewKernel
-    kfd_ : KernelLDA
-        Fitted on the processed kernel (``kernel='precomputed'``).
+    kfd_ : KernelLDA or LDA
+        Fitted on the processed kernel (``kernel='precomputed'``), or :class:`graphdr.LDA` on
+        its landmark features (``approximation_ == 'nystroem'``).
+    approximation_ : None or 'nystroem'
+        The choice of ``approximation='auto'``.
     embedding_ : ndarray of shape (n_samples_fit, n_components_)
     n_features_in_ : int
     """
 
-    def __init__(self, kernel="rbf", *, n_components=None, reg=1e-3, scaling="within"):
+    def __init__(self, kernel="rbf", *, n_components=None, reg=1e-3, scaling="within",
+                 approximation="auto", n_landmarks=500, random_state=None):
         self.kernel = kernel
         self.n_components = n_components
         self.reg = reg
         self.scaling = scaling
+        self.approximation = approximation
+        self.n_landmarks = n_landmarks
+        self.random_state = random_state
 
     def fit(self, X, y):
         """Fit the base kernel, kernel LDA and the 1-NN index on one view."""
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         self.classes_, y_enc, _ = check_labels(y, method="KFD")
         self.view_kernel_ = make_view_kernels(self.kernel, 1)[0]
-        K = self.view_kernel_.fit_kernel(X)
-        self.kfd_ = KernelLDA(n_components=self.n_components, kernel="precomputed",
-                              reg=self.reg, scaling=self.scaling).fit(K, y_enc)
-        self.embedding_ = self.kfd_.embedding_
+        n = X.shape[0]
+        self.approximation_ = resolve_approximation(
+            self.approximation, n, exact_only=self.view_kernel_.kernel == "precomputed")
+        if self.approximation_ == "nystroem":
+            check_int(self.n_landmarks, "n_landmarks", min_value=2)
+            landmarks = check_random_state(self.random_state).permutation(n)[
+                : min(self.n_landmarks, n)]
+            Phi = self.view_kernel_.fit_features(X, landmarks)
+            self.kfd_ = LDA(n_components=self.n_components, reg=self.reg,
+                            scaling=self.scaling).fit(Phi, y_enc)
+            self.embedding_ = self.kfd_.transform(Phi)
+        else:
+            K = self.view_kernel_.fit_kernel(X)
+            self.kfd_ = KernelLDA(n_components=self.n_components, kernel="precomputed",
+                                  reg=self.reg, scaling=self.scaling).fit(K, y_enc)
+            self.embedding_ = self.kfd_.embedding_
         self.n_components_ = self.kfd_.n_components_
         self._y_fit = y_enc
         self._nn = NearestNeighbors().fit(self.embedding_)
@@ -658,6 +689,8 @@ class KFD(ClassifierMixin, TransformerMixin, BaseEstimator):
         """Embedding of new samples, shape (n_samples, n_components_)."""
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
+        if self.approximation_ == "nystroem":
+            return self.kfd_.transform(self.view_kernel_.transform_features(X))
         return self.kfd_.transform(self.view_kernel_.transform(X))
 
     def neighbour_labels(self, X=None, k=1):
@@ -684,13 +717,14 @@ class _MultiViewKFDBase(ClassifierMixin, BaseEstimator):
                 f"y has {len(y_enc)} labels but the views have {views[0].shape[0]} rows."
             )
         specs = make_view_kernels(self.kernels, len(views))
-        self.estimators_ = [
-            KFD(kernel=spec, n_components=self.n_components, reg=self.reg,
-                scaling=self.scaling).fit(V, y_enc)
-            for spec, V in zip(specs, views)
-        ]
+        self.estimators_ = [self._kfd(spec).fit(V, y_enc) for spec, V in zip(specs, views)]
         self.n_views_ = len(views)
         return views, y_enc
+
+    def _kfd(self, spec):
+        return KFD(kernel=spec, n_components=self.n_components, reg=self.reg,
+                   scaling=self.scaling, approximation=self.approximation,
+                   n_landmarks=self.n_landmarks, random_state=self.random_state)
 
     def _check_predict_views(self, Xs):
         check_is_fitted(self)
@@ -715,6 +749,8 @@ class KFDVoting(_MultiViewKFDBase):
     scaling : {'within', 'total', 'none'}, default='within'
         Metric of each view's embedding (:class:`graphdr.KernelLDA`'s ``scaling``).
     max_neighbors : int, default=10
+    approximation, n_landmarks, random_state
+        Of each view's :class:`KFD` (``'auto'``: exact up to 20,000 samples, Nystroem above).
 
     Attributes
     ----------
@@ -724,12 +760,15 @@ class KFDVoting(_MultiViewKFDBase):
     """
 
     def __init__(self, kernels="rbf", *, n_components=None, reg=1e-3, scaling="within",
-                 max_neighbors=10):
+                 max_neighbors=10, approximation="auto", n_landmarks=500, random_state=None):
         self.kernels = kernels
         self.n_components = n_components
         self.reg = reg
         self.scaling = scaling
         self.max_neighbors = max_neighbors
+        self.approximation = approximation
+        self.n_landmarks = n_landmarks
+        self.random_state = random_state
 
     def fit(self, Xs, y):
         """Fit one KFD per view. ``Xs`` is a list of views."""
@@ -791,6 +830,8 @@ class KFDSAMME(_MultiViewKFDBase):
     cv : int or None, default=3
         Folds of the cross-fitted training decisions (stratified, deterministic); None for
         leave-one-out decisions in the full embedding.
+    approximation, n_landmarks, random_state
+        Of each view's :class:`KFD` (``'auto'``: exact up to 20,000 samples, Nystroem above).
 
     Attributes
     ----------
@@ -807,13 +848,17 @@ class KFDSAMME(_MultiViewKFDBase):
     """
 
     def __init__(self, kernels="rbf", *, n_components=None, reg=1e-3, scaling="within",
-                 n_estimators=50, cv=3):
+                 n_estimators=50, cv=3, approximation="auto", n_landmarks=500,
+                 random_state=None):
         self.kernels = kernels
         self.n_components = n_components
         self.reg = reg
         self.scaling = scaling
         self.n_estimators = n_estimators
         self.cv = cv
+        self.approximation = approximation
+        self.n_landmarks = n_landmarks
+        self.random_state = random_state
 
     def _training_mistakes(self, views, y_enc):
         """M x n boolean matrix: is the learner of view m wrong on training sample i?"""
@@ -829,8 +874,7 @@ class KFDSAMME(_MultiViewKFDBase):
             if len(np.unique(y_enc[tr])) < 2:
                 raise ValueError("KFDSAMME: a cross-fitting fold has a single class; lower cv.")
             for m, (spec, V) in enumerate(zip(specs, views)):
-                est = KFD(kernel=spec, n_components=self.n_components, reg=self.reg, scaling=self.scaling)
-                est.fit(V[tr], y_enc[tr])
+                est = self._kfd(spec).fit(V[tr], y_enc[tr])
                 pred[m, te] = est.predict(V[te])
         return pred != y_enc[None, :]
 

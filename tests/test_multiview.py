@@ -204,6 +204,37 @@ def test_kfd_is_kernel_lda_plus_1nn():
     np.testing.assert_array_equal(kfd.predict(Xte), ref)
 
 
+def test_kfd_nystroem_with_every_landmark_matches_the_exact_kfd():
+    """approximation='nystroem' with all samples as landmarks: LDA on features F with
+    F F^T = the processed kernel spans kernel LDA's embedding (tiny ridge in both)."""
+    X, y = make_classes(seed=12)
+    Xtr, ytr, Xte = X[::2], y[::2], X[1::2]
+    spec = {"kernel": "rbf", "sigma": 3.0}
+    exact = KFD(kernel=spec, reg=1e-9, approximation=None).fit(Xtr, ytr)
+    nys = KFD(kernel=spec, reg=1e-9, approximation="nystroem", n_landmarks=len(ytr),
+              random_state=0).fit(Xtr, ytr)
+    assert exact.approximation_ is None and nys.approximation_ == "nystroem"
+    assert max_angle(nys.embedding_, exact.embedding_) < 1e-4
+    assert max_angle(nys.transform(Xte), exact.transform(Xte)) < 1e-4
+
+
+def test_kfd_baselines_take_landmarks_above_the_auto_threshold(monkeypatch):
+    from graphdr import spaces
+
+    X, y = make_classes(n_per_class=(30, 30, 30), seed=13)
+    monkeypatch.setattr(spaces, "AUTO_EXACT_KERNEL_MAX", 50)
+    kfd = KFD(n_landmarks=20, random_state=0).fit(X, y)
+    assert kfd.approximation_ == "nystroem" and kfd.view_kernel_.landmarks_.shape[0] == 20
+    assert kfd.score(X, y) > 0.8
+    views = [X[:, :3], X[:, 2:]]
+    vote = KFDVoting(n_landmarks=20, random_state=0).fit(views, y)
+    assert all(e.approximation_ == "nystroem" for e in vote.estimators_)
+    samme = KFDSAMME(n_landmarks=20, random_state=0, n_estimators=3).fit(views, y)
+    assert all(e.approximation_ == "nystroem" for e in samme.estimators_)
+    with pytest.raises(ValueError, match="approximation"):
+        KFD(approximation="fast").fit(X, y)
+
+
 def brute_vote(labels, n_classes):
     """Reference of KFD-Voting's rule: cumulative votes of the 1st, 2nd, ... neighbours."""
     out = []
