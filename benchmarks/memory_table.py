@@ -57,7 +57,7 @@ else:
 secs = time.perf_counter() - t0
 after = peak_mb()
 info = {}
-for attr in ("method_", "approximation", "gamma_", "n_iter_"):
+for attr in ("method_", "approximation_", "gamma_", "n_iter_"):
     if hasattr(est, attr):
         v = getattr(est, attr)
         info[attr] = v if isinstance(v, (int, float, str, type(None))) else str(v)
