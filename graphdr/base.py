@@ -379,7 +379,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         """None (exact kernel) or 'nystroem', validated; ``'auto'`` by the size of ``X``."""
         exact_only = self.kernel == "precomputed" or getattr(self, "solver", None) == "paper"
         approximation = resolve_approximation(getattr(self, "approximation", None), X,
-                                              exact_only)
+                                              exact_only, self._cholesky_route_possible())
         if approximation is None:
             return None
         check_int(self.n_landmarks, "n_landmarks", min_value=2)
@@ -429,6 +429,14 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         problem = self._problem(X_graph, data.y_encoded, metric)
         return Solution(*solve_graph_problem(space, problem, reg=reg, n_samples=n,
                                              rank_tol=self.rank_tol))
+
+    def _cholesky_route_possible(self):
+        """Whether the exact fit would take the class-structured Cholesky route (one ``n x n``
+        factorisation, no eigendecomposition): it sets how large ``approximation='auto'`` keeps
+        the exact kernel (:func:`graphdr.spaces.resolve_approximation`)."""
+        reg = getattr(self, "reg", 0.0)
+        return getattr(self, "solver", "eigh") in ("auto", "cholesky") and not (
+            isinstance(reg, (int, float)) and reg == 0)
 
     def _use_class_kernel_route(self, space):
         solver = getattr(self, "solver", "eigh")

@@ -28,9 +28,12 @@ _APPROX_DOC = """
         ``O(n m)`` memory and ``O(n m^2)`` time. Then ``components_``/``mean_``/``nystroem_``
         replace ``dual_coef_``/``X_fit_``. With 'nystroem', KernelLDA (and KQMI) also fit a
         ``dask.array`` ``X`` without materialising it or its features (see ``fit``).
-        ``'auto'`` (default) is the exact problem up to 20,000 samples and ``'nystroem'`` above
-        (and for a ``dask.array``), so that no ``n x n`` matrix is formed for larger data unless
-        asked for with None; with ``kernel='precomputed'`` it is always exact.
+        ``'auto'`` (default) is the exact problem up to 20,000 samples on the Cholesky route
+        of KernelLDA and KQMI (one ``n x n`` factorisation) and up to 3,000 samples where the
+        exact fit needs a dense eigendecomposition (KernelLPP, CKFD, ``solver='eigh'``), and
+        ``'nystroem'`` above (and for a ``dask.array``), so that no ``n x n`` matrix is formed
+        for larger data unless asked for with None; with ``kernel='precomputed'`` it is always
+        exact.
         The choice made is stored in ``approximation_`` (None or ``'nystroem'``).
     n_landmarks : int, default=500
         Landmarks of the Nystroem approximation (capped at ``n_samples``).

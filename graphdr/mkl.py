@@ -813,7 +813,8 @@ class MKLDR(TransformerMixin, BaseEstimator):
     rank_tol : float or None, default=None
         Relative eigenvalue below which a direction of :math:`\tilde K_\beta` is dropped.
     approximation : {'auto', None, 'nystroem'}, default='auto'
-        ``'auto'`` (default) is the exact problem up to 20,000 samples and ``'nystroem'`` above
+        ``'auto'`` (default) is the exact problem up to 3,000 samples (every iteration
+        solves a dense ``n x n`` eigenproblem) and ``'nystroem'`` above
         (and for a ``dask.array``), so that no ``n x n`` matrix is formed for larger data unless
         asked for with None; with a precomputed base kernel it is always exact.
         The choice made is stored in ``approximation_`` (None or ``'nystroem'``).

@@ -631,7 +631,8 @@ class KFD(ClassifierMixin, TransformerMixin, BaseEstimator):
         (:meth:`ViewKernel.fit_features`, ``n_landmarks`` landmarks drawn with
         ``random_state``; :math:`\Phi\Phi^\top \approx \tilde K`) and :class:`graphdr.LDA`
         on them with the same relative ridge and scaling: ``O(n m)`` memory. ``'auto'``: exact
-        up to 20,000 samples, ``'nystroem'`` above (exact for a precomputed kernel).
+        up to 3,000 samples (the exact base kernel is processed with several ``n x n``
+        copies), ``'nystroem'`` above (exact for a precomputed kernel).
     n_landmarks : int, default=500
     random_state : int, RandomState instance or None, default=None
         Seed of the landmarks.
@@ -750,7 +751,7 @@ class KFDVoting(_MultiViewKFDBase):
         Metric of each view's embedding (:class:`graphdr.KernelLDA`'s ``scaling``).
     max_neighbors : int, default=10
     approximation, n_landmarks, random_state
-        Of each view's :class:`KFD` (``'auto'``: exact up to 20,000 samples, Nystroem above).
+        Of each view's :class:`KFD` (``'auto'``: exact up to 3,000 samples, Nystroem above).
 
     Attributes
     ----------
@@ -831,7 +832,7 @@ class KFDSAMME(_MultiViewKFDBase):
         Folds of the cross-fitted training decisions (stratified, deterministic); None for
         leave-one-out decisions in the full embedding.
     approximation, n_landmarks, random_state
-        Of each view's :class:`KFD` (``'auto'``: exact up to 20,000 samples, Nystroem above).
+        Of each view's :class:`KFD` (``'auto'``: exact up to 3,000 samples, Nystroem above).
 
     Attributes
     ----------

@@ -52,14 +52,20 @@ from .stats import class_statistics, is_dask_array, raise_if_nonfinite
 __all__ = ["LinearSpan", "KernelMap", "NystroemMap", "KernelSpec", "landmark_rows", "take_rows"]
 
 
-#: ``approximation='auto'``: the exact kernel up to this many samples, Nystroem landmarks above
+#: ``approximation='auto'`` of the class-structured Cholesky route (KernelLDA, KQMI): the exact
+#: kernel up to this many samples (one ``n x n`` matrix, factorised in place), Nystroem above
 AUTO_EXACT_KERNEL_MAX = 20_000
+#: ``approximation='auto'`` of the estimators whose exact fit needs a dense eigendecomposition
+#: or several ``n x n`` matrices (KernelLPP, CKFD, ``solver='eigh'``, MKLDR, the KFD family):
+#: ``O(n^3)`` with a large constant, e.g. KernelLPP at 5000 samples takes minutes and GBs
+AUTO_EXACT_EIGEN_MAX = 3_000
 
 
-def resolve_approximation(approximation, X, exact_only=False):
+def resolve_approximation(approximation, X, exact_only=False, cholesky_route=False):
     """None (exact kernel) or ``'nystroem'`` for ``approximation`` in {None, 'auto',
     'nystroem'}. ``'auto'`` keeps the exact kernel for at most :data:`AUTO_EXACT_KERNEL_MAX`
-    samples, or when ``exact_only`` (a precomputed kernel, or a solver that needs the exact
+    samples on the class-structured ``cholesky_route`` and :data:`AUTO_EXACT_EIGEN_MAX`
+    otherwise, or when ``exact_only`` (a precomputed kernel, or a solver that needs the exact
     eigendecomposition); ``X`` is the training data or its number of samples, and a dask
     array (or None: unknown) takes Nystroem."""
     if approximation is None:
@@ -69,7 +75,8 @@ def resolve_approximation(approximation, X, exact_only=False):
         return "nystroem"
     n_samples = X if X is None or isinstance(X, int) else (
         None if is_dask_array(X) else X.shape[0])
-    small = n_samples is not None and n_samples <= AUTO_EXACT_KERNEL_MAX
+    exact_max = AUTO_EXACT_KERNEL_MAX if cholesky_route else AUTO_EXACT_EIGEN_MAX
+    small = n_samples is not None and n_samples <= exact_max
     return None if exact_only or small else "nystroem"
 
 

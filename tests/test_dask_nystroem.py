@@ -186,7 +186,7 @@ def test_default_approximation_takes_nystroem_for_dask_and_large_inputs(client, 
     assert hasattr(est, "nystroem_") and not hasattr(est, "dual_coef_")
     assert hasattr(graphdr.KernelLDA(gamma=0.1, reg=1e-3).fit(X, y), "dual_coef_")
     monkeypatch.setattr(spaces, "AUTO_EXACT_KERNEL_MAX", 200)
-    for cls in (graphdr.KernelLDA, graphdr.KQMI, graphdr.CKFD, graphdr.KernelLPP):
+    for cls in (graphdr.KernelLDA, graphdr.KQMI):
         fitted = cls(gamma=0.1, n_landmarks=20, random_state=0).fit(X, y)
         assert hasattr(fitted, "nystroem_"), cls.__name__
     # a precomputed kernel stays exact
@@ -194,5 +194,26 @@ def test_default_approximation_takes_nystroem_for_dask_and_large_inputs(client, 
 
     K = rbf_kernel(X, gamma=0.1)
     assert hasattr(graphdr.KernelLDA(kernel="precomputed").fit(K, y), "dual_coef_")
+
+
+def test_auto_threshold_is_lower_where_the_exact_fit_needs_an_eigendecomposition(monkeypatch):
+    """'auto' keeps the exact kernel up to AUTO_EXACT_KERNEL_MAX samples on the class-structured
+    Cholesky route (KernelLDA, KQMI), and only up to AUTO_EXACT_EIGEN_MAX where the exact fit is a
+    dense eigendecomposition: KernelLPP, CKFD, solver='eigh', reg=0, MKLDR."""
+    from graphdr import spaces
+
+    X, y = _data(n=300)
+    monkeypatch.setattr(spaces, "AUTO_EXACT_EIGEN_MAX", 200)
+    kw = dict(gamma=0.1, n_landmarks=20, random_state=0)
+    for est in (graphdr.KernelLDA(**kw), graphdr.KQMI(**kw)):
+        assert est.fit(X, y).approximation_ is None, type(est).__name__
+        assert hasattr(est, "dual_coef_")
+    for est in (graphdr.KernelLPP(**kw), graphdr.CKFD(**kw),
+                graphdr.KernelLDA(solver="eigh", **kw), graphdr.KQMI(solver="eigh", **kw),
+                graphdr.KernelLDA(reg=0.0, **kw)):
+        assert est.fit(X, y).approximation_ == "nystroem", est
+        assert hasattr(est, "nystroem_") and not hasattr(est, "dual_coef_")
     mk = graphdr.MKLDR(weight_shrinkage=0.0, n_landmarks=20, random_state=0, max_iter=2)
-    assert hasattr(mk.fit(_views(X), y), "components_")
+    assert mk.fit(_views(X), y).approximation_ == "nystroem"
+    monkeypatch.setattr(spaces, "AUTO_EXACT_EIGEN_MAX", 300)  # n = 300: exact again
+    assert graphdr.KernelLPP(**kw).fit(X, y).approximation_ is None

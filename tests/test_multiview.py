@@ -222,7 +222,7 @@ def test_kfd_baselines_take_landmarks_above_the_auto_threshold(monkeypatch):
     from graphdr import spaces
 
     X, y = make_classes(n_per_class=(30, 30, 30), seed=13)
-    monkeypatch.setattr(spaces, "AUTO_EXACT_KERNEL_MAX", 50)
+    monkeypatch.setattr(spaces, "AUTO_EXACT_EIGEN_MAX", 50)
     kfd = KFD(n_landmarks=20, random_state=0).fit(X, y)
     assert kfd.approximation_ == "nystroem" and kfd.view_kernel_.landmarks_.shape[0] == 20
     assert kfd.score(X, y) > 0.8

@@ -3,6 +3,7 @@
 import warnings
 
 import numpy as np
+from scipy.stats import norm
 import pytest
 from scipy.linalg import subspace_angles
 from scipy.spatial.distance import pdist
@@ -199,11 +200,13 @@ def test_validation_errors_match_brute_force_and_final_fit_stops_at_the_kept_lev
             wrong[va, k] = knn.predict(inner.transform(X[va])) != y[va]
     np.testing.assert_allclose(est.cv_errors_, wrong.mean(axis=0))
     # the best checkpoint replaces the start only if it corrects c samples and breaks b with
-    # c - b >= sqrt(b + c)
+    # McNemar's statistic (c - b)^2 / (b + c) above the chi-square(1) 95 % quantile
+    from scipy.stats import chi2
+
     best = int(np.argmin(wrong.sum(axis=0)))
     c = np.sum(wrong[:, 0] & ~wrong[:, best])
     b = np.sum(~wrong[:, 0] & wrong[:, best])
-    keep = best if best > 0 and c - b >= np.sqrt(b + c) else 0
+    keep = best if best > 0 and c > b and (c - b) ** 2 / (b + c) >= chi2.ppf(0.95, 1) else 0
     assert est.checkpoint_ == keep
     ref = (QMIProjection(cv=None, max_iter=0, **kw) if keep == 0 else
            QMIProjection(cv=None, **dict(kw, sigma_factors=FACTORS[:keep]))).fit(X, y)
@@ -225,15 +228,21 @@ def test_validation_prefers_the_start_on_ties():
 def test_choose_checkpoint_rule():
     from graphdr.qmi_ascent import _choose_checkpoint
 
+    one_se = 2 * norm.sf(1.0)  # the level at which z = 1: c - b >= sqrt(b + c)
     wrong = np.zeros((20, 3), dtype=bool)
     wrong[:4, 0] = True  # the start misses 4 samples
     wrong[:1, 1] = True  # checkpoint 1 corrects 3 of them: 3 - 0 >= sqrt(3) -> kept
     wrong[:2, 2] = True
-    assert _choose_checkpoint(wrong) == 1
+    assert _choose_checkpoint(wrong, one_se) == 1
+    assert _choose_checkpoint(wrong) == 0  # at 5 %: 3 < 1.96 sqrt(3)
+    assert _choose_checkpoint(wrong, 1.0) == 1  # level 1: the fewest errors
     wrong[4:7, 1] = True  # now it also breaks 3: 3 - 3 < sqrt(6); best is 2 (2 - 0 >= sqrt 2)
-    assert _choose_checkpoint(wrong) == 2
+    assert _choose_checkpoint(wrong, one_se) == 2
     wrong[7:9, 2] = True  # 2 - 2 < 2: not significant -> the start
-    assert _choose_checkpoint(wrong) == 0
+    assert _choose_checkpoint(wrong, one_se) == 0
+    wrong = np.zeros((20, 2), dtype=bool)
+    wrong[:4, 0] = True  # corrects 4, breaks 0: 4 >= 1.96 * 2 -> kept at 5 %, not at 1 %
+    assert _choose_checkpoint(wrong) == 1 and _choose_checkpoint(wrong, 0.01) == 0
 
 
 def test_validation_skipped_for_a_singleton_class():
@@ -261,6 +270,9 @@ def test_validation_skipped_for_a_singleton_class():
         (dict(sigma_factors=(1.0, np.nan)), "sigma_factors"),
         (dict(cv=1), "cv must be an integer >= 2"),
         (dict(cv=2.5), "cv must be an integer >= 2"),
+        (dict(significance=0.0), "significance must be a float in \\(0, 1\\]"),
+        (dict(significance=1.5), "significance must be a float in \\(0, 1\\]"),
+        (dict(significance="5%"), "significance must be a float"),
         (dict(max_iter=-1), "max_iter must be an integer >= 0"),
         (dict(step_size=0.0), "step_size must be > 0"),
     ],
