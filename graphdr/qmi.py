@@ -431,9 +431,9 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
     approximation : {'auto', None, 'nystroem'}, default='auto'
         ``'auto'`` (default) is the exact problem up to 20,000 samples (3,000 with
         ``solver='eigh'`` or ``reg=0``, which need a dense eigendecomposition) and
-        ``'nystroem'`` above (and for a ``dask.array``), so that no ``n x n`` matrix is formed for larger data unless
-        asked for with None; with ``kernel='precomputed'`` and ``solver='paper'`` it is always
-        exact.
+        ``'nystroem'`` above (and for a ``dask.array``), so that no ``n x n`` matrix is formed
+        for larger data unless asked for with None; with ``kernel='precomputed'`` and
+        ``solver='paper'`` it is always exact.
         The choice made is stored in ``approximation_`` (None or ``'nystroem'``).
         None solves the exact kernel problem (``O(n^2)`` memory; ``O(n^3)`` time with
         'eigh', one Cholesky factorisation with 'cholesky'). 'nystroem' replaces the kernel by

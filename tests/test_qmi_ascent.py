@@ -3,10 +3,10 @@
 import warnings
 
 import numpy as np
-from scipy.stats import norm
 import pytest
 from scipy.linalg import subspace_angles
 from scipy.spatial.distance import pdist
+from scipy.stats import norm
 from sklearn.covariance import ledoit_wolf_shrinkage
 from sklearn.datasets import load_iris, load_wine
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
