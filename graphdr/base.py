@@ -212,6 +212,10 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         """Return (largest meaningful n_components, reason)."""
         return n_available, "the rank of the penalty/constraint matrix"
 
+    def _default_n_components(self, eigenvalues, k):
+        """Number of components that ``n_components=None`` keeps of the ``k`` available."""
+        return k
+
     def _class_forms(self, class_sizes):
         """Class-structured linear problem as :class:`graphdr.routes.ClassForms`, or None.
 
@@ -455,6 +459,8 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         n_classes = len(self.classes_) if labelled else 1
         max_components, reason = self._max_components(solution.n_available, n_classes)
         k = check_n_components(self.n_components, max_components, reason=reason)
+        if self.n_components is None:
+            k = self._default_n_components(solution.eigenvalues, k)
         for name in ("components_", "mean_", "nystroem_", "dual_coef_", "X_fit_", "embedding_"):
             self.__dict__.pop(name, None)  # a previous fit in another space
         if solution.dual is not None:

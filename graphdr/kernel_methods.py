@@ -79,7 +79,8 @@ class KernelLDA(_LDAGraphs, _BaseGraphEmbedding):
     Parameters
     ----------
     n_components : int or None, default=None
-        At most ``n_classes - 1``.
+        At most ``n_classes - 1``. None takes that many, less the directions without
+        between-class variance (as :class:`graphdr.LDA`); ``n_components_`` records it.
 %(kernel)s
     reg : 'auto' or float, default='auto'
         Ridge relative to the mean eigenvalue of the centred kernel (over its ``n - 1``

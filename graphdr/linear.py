@@ -11,7 +11,7 @@ import numpy as np
 from . import graphs as _graphs
 from ._validation import check_int, check_option, check_positive
 from .base import _BaseGraphEmbedding
-from .routes import SCALING_DOC, ClassForms
+from .routes import SCALING_DOC, ClassForms, discriminative_count
 
 __all__ = ["LDA", "LPP", "MFA", "LDE"]
 
@@ -26,6 +26,10 @@ class _LDAGraphs:
             f"n_classes - 1 = {n_classes - 1} for {n_classes} classes"
             + (f", and the data have rank {n_available}" if n_available < n_classes - 1 else "")
         )
+
+    def _default_n_components(self, eigenvalues, k):
+        # between-class share of each direction: 1 - v^T S_w v / v^T S_t v
+        return discriminative_count(1.0 - np.asarray(eigenvalues[:k], dtype=np.float64))
 
     def _class_forms(self, class_sizes):
         # S_w = G_c - U^T diag(1/J) U (within-class graph), S_t = G_c - U^T (1/n) U (= G_c)
@@ -85,7 +89,10 @@ class LDA(_LDAGraphs, _BaseGraphEmbedding):
     Parameters
     ----------
     n_components : int or None, default=None
-        At most ``n_classes - 1`` (None takes that many).
+        At most ``n_classes - 1``. None takes that many, less the directions without
+        between-class variance (between-class share of variance below ``1e-6`` times the
+        largest: a rank-deficient between-class scatter, as scikit-learn's LDA drops them);
+        ``n_components_`` records the number kept.
     reg : float, default=0.0
         Ridge :math:`\epsilon` relative to the mean eigenvalue of :math:`S_t`; the problem is then
         :math:`\max v^\top S_b v / v^\top (S_t + \epsilon I) v` (shrinkage towards

@@ -46,7 +46,7 @@ from ._validation import (
     check_positive,
 )
 from .base import Solution, _BaseGraphEmbedding
-from .routes import SCALING_DOC, ClassForms, GraphProblem
+from .routes import SCALING_DOC, ClassForms, GraphProblem, discriminative_count
 
 __all__ = [
     "qmi_graph",
@@ -302,6 +302,10 @@ class _QMIClosedForm:
     def _eigenvalues_from_ratios(self, ratios):
         return ratios
 
+    def _default_n_components(self, eigenvalues, k):
+        # the QMI quotient of each direction is its between-class share (decreasing)
+        return discriminative_count(eigenvalues[:k])
+
 
 class LQMI(_QMIClosedForm, _BaseGraphEmbedding):
     r"""Linear quadratic-MI embedding (paper 000, Algorithm 2).
@@ -332,7 +336,9 @@ class LQMI(_QMIClosedForm, _BaseGraphEmbedding):
     Parameters
     ----------
     n_components : int or None, default=None
-        At most ``n_classes - 1`` (None takes that many); a larger value raises ``ValueError``.
+        At most ``n_classes - 1``; a larger value raises ``ValueError``. None takes that many,
+        less the directions without between-class variance (QMI quotient below ``1e-6`` times
+        the largest, as :class:`graphdr.LDA`); ``n_components_`` records it.
     reg : float, default=0.0
         Ridge :math:`\epsilon` relative to the mean eigenvalue of :math:`X^\top X`.
 %(scaling)s
@@ -406,7 +412,8 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
     Parameters
     ----------
     n_components : int or None, default=None
-        At most ``n_classes - 1``; a larger value raises ``ValueError``.
+        At most ``n_classes - 1``; a larger value raises ``ValueError``. None takes that many,
+        less the directions without between-class variance (as :class:`graphdr.LDA`).
     kernel : str or callable, default='rbf'
         'rbf', 'linear', 'poly', 'sigmoid', 'cosine', 'laplacian', 'chi2', 'precomputed' or a
         callable. With 'precomputed', ``fit`` takes the training kernel and ``transform`` the

@@ -138,6 +138,24 @@ def solve_class_kernel(space, y_encoded, block, *, reg=0.0, ridge=None, with_emb
     return (ratios, dual, embedding) if with_embedding else (ratios, dual)
 
 
+#: a discriminant direction whose between-class share of variance is below this fraction of the
+#: largest share carries no class information (``n_components=None`` leaves it out)
+NO_BETWEEN_VARIANCE = 1e-6
+
+
+def discriminative_count(share):
+    """How many leading directions ``n_components=None`` keeps: those whose between-class
+    share of variance (``share``, decreasing) is above :data:`NO_BETWEEN_VARIANCE` times the
+    largest. Fewer than all only for a rank-deficient between-class scatter (class means on a
+    lower-dimensional affine subspace), as the rank tolerance of scikit-learn's LDA; at least
+    one."""
+    share = np.asarray(share, dtype=np.float64)
+    k = share.shape[0]
+    if k <= 1 or not np.all(np.isfinite(share)) or not share.max() > 0:
+        return k
+    return max(int(np.sum(share > NO_BETWEEN_VARIANCE * share.max())), 1)
+
+
 #: values of the ``scaling`` parameter of the discriminant estimators
 SCALINGS = ("within", "total", "none")
 

@@ -189,3 +189,24 @@ def test_feature_names_and_deterministic_signs():
     np.testing.assert_allclose(graphdr.LDA().fit(X[perm], y[perm]).components_, lda.components_, atol=1e-10)
     # negating X negates every direction; the sign rule maps both to the same components
     np.testing.assert_allclose(graphdr.LDA().fit(-X, y).components_, lda.components_, atol=1e-10)
+
+
+def test_default_n_components_leaves_out_directions_without_between_class_variance():
+    """Four classes whose means lie exactly on a line: the between-class scatter has rank 1.
+    n_components=None keeps that one direction, as scikit-learn's LDA does; an explicit
+    n_components is honoured."""
+    rng = np.random.default_rng(3)
+    y = np.repeat(np.arange(4), 40)
+    X = rng.normal(size=(160, 3))
+    for c in range(4):  # class means exactly c * (1, 2, 0)
+        X[y == c] += c * np.array([1.0, 2.0, 0.0]) - X[y == c].mean(axis=0)
+    sk = LinearDiscriminantAnalysis().fit(X, y)
+    assert sk.transform(X).shape[1] == 1
+    for est in (graphdr.LDA(), graphdr.KernelLDA(kernel="linear", reg=1e-9), graphdr.LQMI(),
+                graphdr.KQMI(kernel="linear", reg=1e-9)):
+        est.fit(X, y)
+        assert est.n_components_ == 1, type(est).__name__
+        assert max_angle(est.transform(X), sk.transform(X)) < 1e-6
+    assert graphdr.LDA(n_components=3).fit(X, y).n_components_ == 3
+    # generic class means: all C - 1 directions
+    assert graphdr.LDA().fit(X + rng.normal(scale=0.3, size=(4, 3))[y], y).n_components_ == 3
