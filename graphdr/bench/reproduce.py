@@ -635,7 +635,7 @@ PAPER_002 = Paper(
                     "the 36% of always answering the larger class), its runs did not reach a "
                     "good projection, or its classifier differs. Where ours are above theirs, "
                     "balance with LDA initialisation (about 3 points, one to two standard "
-                    "deviations of our folds) and iris in 2-D with MI_A / MI_B (about 5 "
+                    "deviations of our folds) and iris in 2-D with MI_A / MI_B (about 2 to 3 "
                     "points: our ratio criteria get worse from 1-D to 2-D on iris, the "
                     "paper's get better), the gap is ours to explain: it points at the "
                     "second direction found by the gradient ascent, not at the data."),
