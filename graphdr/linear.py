@@ -86,6 +86,16 @@ class LDA(_LDAGraphs, _BaseGraphEmbedding):
     rows and ``n < D`` need no special care; where :math:`S_w` is singular inside that span the
     directions of its null space (perfect separation on the training set) come first.
 
+    When to use it. The default ``d = C - 1`` is one dimension for two classes. 1-NN in it
+    loses to 1-NN on the raw features where the classes are far from Gaussian with a shared
+    covariance, or the data have many more features than classes: sonar 27.9 % against
+    15.4 %, mnist2k (784 pixels, 9 dimensions) 21.6 % against 8.8 %, led7digit 41.6 % against
+    35.6 % (``benchmarks/results/defaults.md``: paper 000's protocol, 10-fold CV, [-1, 1]
+    scaling). It wins where that model holds: heart 18.9 % against 24.4 %, vehicle
+    24.5 % against 30.3 %, wine 1.7 % against 5.1 %. A nearest-centroid classifier is its
+    natural partner (led7digit 25.8 %). For 1-NN on curved classes use :class:`KernelLDA`
+    or :class:`KQMI` (sonar 13.9 %, mnist2k 4.7 %).
+
     Parameters
     ----------
     n_components : int or None, default=None
@@ -141,6 +151,15 @@ class LPP(_LPPGraphs, _BaseGraphEmbedding):
     ``supervised=True`` keeps only neighbours of the same class (paper 000's supervised LPP).
     ``X`` is centred first.
 
+    When to use it. LPP preserves neighbourhoods; it does not separate classes. With the
+    default (every direction of the data, ``d = D``) it only changes the metric, and 1-NN in
+    it loses to 1-NN on the raw features on 8 of 12 sets (``benchmarks/results/defaults.md``:
+    paper 000's protocol, 10-fold CV, [-1, 1] scaling): wdbc 16.7 % against 4.7 %,
+    breast_cancer 16.2 % against 4.6 %, mnist2k 66.5 % against 8.8 % (supervised: 16.9 %,
+    16.2 %, 66.3 %). Fewer directions help (``n_components = C - 1``: wdbc 9.1 %, mnist2k
+    22.6 %) but still lose. Use it for unsupervised structure and pictures; for class
+    separation use :class:`LDA`, :class:`MFA` or the kernel discriminants.
+
     Parameters
     ----------
     n_components : int or None, default=None
@@ -188,6 +207,14 @@ class MFA(_BaseGraphEmbedding):
     where the intrinsic graph ``W`` joins each sample to its ``n_neighbors`` nearest neighbours
     of the same class and the penalty graph ``W^p`` joins it to its ``n_neighbors_penalty``
     nearest neighbours of other classes (the marginal pairs). Both graphs are sparse.
+
+    When to use it. With the default ``d = D`` MFA reweights every direction and 1-NN in it
+    loses to 1-NN on the raw features on 5 of 12 sets (``benchmarks/results/defaults.md``: paper
+    000's protocol, 10-fold CV, [-1, 1] scaling): wdbc 15.3 % against 4.7 %,
+    breast_cancer 16.3 % against 4.6 %, wine 10.1 % against 5.1 %, mnist2k 53.5 % against
+    8.8 %. At ``n_components = C - 1`` it beats the raw features on those three small sets
+    (4.0 %, 4.0 %, 1.7 %) but not on sonar (37.5 % in one dimension) or mnist2k (20.9 %):
+    choose a small ``n_components``, and prefer the kernel discriminants for images.
 
     Parameters
     ----------
@@ -249,6 +276,13 @@ class LDE(_BaseGraphEmbedding):
     LDE's ``max tr(V^T X^T L(W') X V)`` s.t. ``V^T X^T L(W) X V = I`` with the roles of
     objective and constraint swapped, which has the same eigenvectors and stays well-posed when
     the within-class scatter is singular.
+
+    When to use it. With the default ``d = D``, 1-NN in LDE's embedding loses to 1-NN on the
+    raw features on 6 of 12 sets (``benchmarks/results/defaults.md``: paper 000's protocol,
+    10-fold CV, [-1, 1] scaling): wdbc 10.7 % against 4.7 %, breast_cancer 10.2 %
+    against 4.6 %, wine 10.1 % against 5.1 %, mnist2k 51.5 % against 8.8 %. At
+    ``n_components = C - 1`` it wins on those small sets (4.4 %, 4.0 %, 0.6 %) but not on
+    sonar (26.9 %) or mnist2k (23.7 %): choose a small ``n_components``.
 
     Parameters
     ----------
