@@ -15,7 +15,8 @@ so that nothing is tuned on the test folds:
   (rows ``method@c-1`` in the CSV), the same dimension as the discriminant methods.
 
 Every other hyper-parameter is the estimator's default (kernel widths included: graphdr's
-kernel methods and KernelPCA use gamma = 1/D, not paper 000's sigma = 1), except
+kernel methods choose gamma and the ridge by inner cross-validation, ``gamma='auto'`` and
+``reg='auto'``; scikit-learn's KernelPCA uses gamma = 1/D; paper 000 has sigma = 1), except
 ``random_state``, fixed per fold so that the numbers are reproducible. ``raw`` is no reduction
 (the scaled features).
 

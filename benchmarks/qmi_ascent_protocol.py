@@ -34,6 +34,7 @@ import time
 import warnings
 
 import numpy as np
+from scipy.stats import norm
 from sklearn.datasets import load_digits, load_iris, load_wine
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.exceptions import ConvergenceWarning
@@ -42,7 +43,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.preprocessing import MinMaxScaler
 
 from graphdr.qmi import qmi_potentials
-from graphdr.qmi_ascent import QMIProjection
+from graphdr.qmi_ascent import QMIProjection, _choose_checkpoint
 
 DATA_DIR = os.environ.get("GRAPHDR_DATA", os.path.join(os.path.dirname(__file__), "..", "..",
                                                        "shared", "datasets"))
@@ -195,14 +196,9 @@ RULES = (0.0, 1.0, 1.96)  # level 1, the previous default (one standard error), 
 
 
 def choose(wrong, z):
-    """graphdr's rule (_choose_checkpoint) with the standard-error multiple z (default 1.96:
-    McNemar's test at the 5 % level, ``significance=0.05``)."""
-    best = int(np.argmin(wrong.sum(axis=0)))
-    if best == 0:
-        return 0
-    b = int(np.sum(~wrong[:, 0] & wrong[:, best]))
-    c = int(np.sum(wrong[:, 0] & ~wrong[:, best]))
-    return best if c > b and c - b >= z * np.sqrt(b + c) else 0
+    """graphdr's rule (``_choose_checkpoint``) at the standard-error multiple z, i.e. at the
+    McNemar level ``significance = 2 P(N > z)`` (z = 1.96: the default 0.05; z = 0: level 1)."""
+    return _choose_checkpoint(wrong, 2.0 * float(norm.sf(z)))
 
 
 # ----- 3. paper 002 Table 4 --------------------------------------------------------------------

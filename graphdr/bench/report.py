@@ -344,7 +344,7 @@ def write_html(path, *, title, command, protocol, dataset_info, rows, datasets, 
         + ("; dimensions 1..C-1" if protocol.max_dim is None else
            f"; dimensions 1..{protocol.max_dim}")
         + (f"; RBF kernel gamma {protocol.kernel_gamma:g}" if protocol.kernel_gamma is not None
-           else "; kernel gamma: each method's default (1/n_features)")
+           else "; kernel gamma: each method's default (gamma='auto': chosen by inner cross-validation)")
         + '.<br>Files: <a href="results.csv">results.csv</a> (long form), '
         '<a href="tables.md">tables.md</a>.</p>',
         "<h2>Data sets</h2><ul>" + "".join(f"<li>{html.escape(d)}</li>" for d in dataset_info)
