@@ -14,7 +14,6 @@ import warnings
 
 import numpy as np
 from scipy import linalg
-from scipy.stats import norm
 from sklearn.covariance import ledoit_wolf_shrinkage
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold
@@ -34,6 +33,7 @@ from .qmi import (
     qmi_potential_blocks,
 )
 from .solvers import data_subspace, flip_signs
+from .tuning import check_significance, choose_checkpoint
 
 __all__ = ["QMIProjection"]
 
@@ -329,13 +329,15 @@ class QMIProjection(_LinearProjection):
     is repeated on ``cv - 1`` folds of the training data and every sample of the remaining fold
     is classified by 1-nearest-neighbour at every checkpoint. The checkpoint with the fewest
     errors (the earlier one on ties) replaces the initial projection only if it wins the paired
-    comparison with it at the level ``significance`` (McNemar's test, two-sided):
-    ``c - b >= z sqrt(b + c)`` with ``z`` the normal quantile of ``1 - significance/2`` (1.96
-    by default), ``c`` samples it corrects and ``b`` samples it breaks. The ascent must help on
-    held-out data, not merely tie by noise: the validation folds are small, and at one
-    standard error (``z = 1``) the kept checkpoint lost to the start on 5 of 18 benchmark cases
-    (``benchmarks/results/qmi_ascent_protocol.md``). The final fit on all the data runs the
-    whole path (recorded in ``history_``) and returns that checkpoint.
+    comparison with it at the level ``significance``: the exact (binomial) McNemar test,
+    two-sided, of the ``c`` samples it corrects against the ``b`` samples it breaks
+    (:func:`graphdr.tuning.choose_checkpoint`). The ascent must help on held-out data, not
+    merely tie by noise: the validation folds are small, and with the rule at one standard
+    error (``c - b >= sqrt(b + c)``) the kept checkpoint lost to the start on 5 of 18 benchmark
+    cases, with the normal approximation of McNemar's test at 5 % (``c - b >= 1.96 sqrt(b +
+    c)``, too liberal for the few discordant samples of a fold) on 1 of 18, and with the exact
+    test on none (``benchmarks/results/qmi_ascent_protocol.md``). The final fit on all the
+    data runs the whole path (recorded in ``history_``) and returns that checkpoint.
 
     Gradients are the matrix forms (``notes/algorithms.md``, section 4)
     :math:`\partial V/\partial U = -\sigma^{-2} Z^\top L(\Omega_V \circ G) Z U` with
@@ -413,7 +415,7 @@ class QMIProjection(_LinearProjection):
         checkpoint, reduced to the size of the smallest class; None (or a smallest class of
         one sample) keeps the last checkpoint without validation.
     significance : float in (0, 1], default=0.05
-        Level of the McNemar test by which a checkpoint must beat the initial projection on
+        Level of the exact McNemar test by which a checkpoint must beat the initial projection on
         the inner validation to replace it; 1 keeps the checkpoint with the fewest errors.
     solver : {'cg', 'gradient', 'paper'}, default='cg'
         Ascent direction and step rule (see above).
@@ -550,10 +552,7 @@ class QMIProjection(_LinearProjection):
             )
         if self.cv is not None:
             check_int(self.cv, "cv", min_value=2)
-        if (not isinstance(self.significance, numbers.Real) or isinstance(self.significance, bool)
-                or not 0.0 < self.significance <= 1.0):
-            raise ValueError(
-                f"significance must be a float in (0, 1]; got {self.significance!r}.")
+        check_significance(self.significance)
         if self.anneal is not None:
             a = check_positive(self.anneal, "anneal")
             if a < 1:
@@ -719,7 +718,7 @@ class QMIProjection(_LinearProjection):
         Xf = np.asarray(X, dtype=np.float64)
         wrong = self._validate_checkpoints(Xf, y_enc, d, factors)
         cv_errors = None if wrong is None else wrong.mean(axis=0)
-        keep = len(factors) if wrong is None else _choose_checkpoint(wrong, self.significance)
+        keep = len(factors) if wrong is None else choose_checkpoint(wrong, self.significance)
         if self.verbose and cv_errors is not None:
             print("[QMIProjection] validation 1-NN error per checkpoint "
                   f"(initial, then each sigma level): {np.round(cv_errors, 4).tolist()}; "
@@ -766,20 +765,6 @@ class QMIProjection(_LinearProjection):
         self.mean_ = mean.astype(X.dtype, copy=False)
         self.components_ = flip_signs(W, axis=0).T.astype(X.dtype, copy=False)
         return self
-
-
-def _choose_checkpoint(wrong, significance=0.05):
-    """The checkpoint with the fewest validation errors (the earliest on ties), kept instead of
-    the start (column 0) only if it wins McNemar's test at the level ``significance``: with
-    ``b`` samples right at the start and wrong at the checkpoint and ``c`` the reverse,
-    ``c - b >= z sqrt(b + c)``, ``z`` the standard normal quantile of ``1 - significance/2``."""
-    best = int(np.argmin(wrong.sum(axis=0)))
-    if best == 0:
-        return 0
-    b = int(np.sum(~wrong[:, 0] & wrong[:, best]))
-    c = int(np.sum(wrong[:, 0] & ~wrong[:, best]))
-    z = float(norm.isf(significance / 2.0)) if significance < 1 else 0.0
-    return best if c > b and c - b >= z * np.sqrt(b + c) else 0
 
 
 def _nearest_labels(R, labels, Q, block=2048):

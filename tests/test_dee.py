@@ -165,7 +165,8 @@ def test_dee_plain_objective_collapses_wide_data_and_shrinkage_generalises():
 
 def test_dee_auto_shrinkage_rule():
     X, y = make_classes(n_per_class=(9, 8, 10), n_features=30, sep=1.0)
-    est = DEE(n_components=2, max_iter=30).fit(X, y)
+    est = DEE(n_components=2, max_iter=30, significance=None).fit(X, y)
+    assert est.checkpoint_ == 1  # significance=None: no comparison with the start
     scores = est.shrinkage_scores_
     assert set(scores) == {0.0, 0.2, 0.5, 0.8}
     assert all(0 <= v <= 1 for v in scores.values())
@@ -199,7 +200,7 @@ def test_dee_laplacian_direction_is_a_descent_direction(tiny):
 @pytest.mark.parametrize("optimizer", ["ld", "fp", "cg", "gd"])
 def test_dee_history_is_non_increasing(optimizer):
     X, y = make_classes(n_per_class=(15, 12, 18), n_features=6)
-    est = DEE(optimizer=optimizer, max_iter=60, tol=1e-6).fit(X, y)
+    est = DEE(optimizer=optimizer, max_iter=60, tol=1e-6, significance=None).fit(X, y)
     h = est.history_
     assert est.n_iter_ >= 2
     assert {len(v) for v in h.values()} == {est.n_iter_}
@@ -349,8 +350,8 @@ def test_dsne_joint_separates_classes_where_classwise_does_not():
         same = (y[:, None] == y[None]) & ~np.eye(len(y), dtype=bool)
         return D2[y[:, None] != y[None]].mean() / D2[same].mean()
 
-    joint = DSNE(max_iter=200).fit(X, y)
-    classwise = DSNE(max_iter=200, normalization="classwise").fit(X, y)
+    joint = DSNE(max_iter=200, cv=None).fit(X, y)
+    classwise = DSNE(max_iter=200, normalization="classwise", cv=None).fit(X, y)
     start = DSNE(max_iter=0).fit(X, y)
     assert ratio(joint) > 1.5 * ratio(start)
     assert ratio(joint) > 1.5 * ratio(classwise)
@@ -373,7 +374,7 @@ def test_dsne_bad_new_parameters(params, match):
 
 def test_dsne_fit_decreases_kl_and_bad_input():
     X, y = make_classes()
-    est = DSNE(max_iter=40).fit(X, y)
+    est = DSNE(max_iter=40, cv=None).fit(X, y)
     obj = [est.initial_objective_] + est.history_["objective"]
     assert np.all(np.diff(obj) <= 0) and obj[-1] < obj[0]
     assert est.objective_ >= 0  # a sum of KL divergences
@@ -418,15 +419,92 @@ def test_ee_fit(optimizer):
         ElasticEmbedding(lam=0).fit(X)
 
 
+# ----- inner validation against the start ---------------------------------------------------
+def _start_errors_by_hand(X, y, start_components, n_folds=3, seed=0):
+    """1-NN misclassifications of the held-out folds in a fixed projection (scikit-learn's
+    KNeighborsClassifier; the start is the same projection in every fold up to scale)."""
+    from sklearn.model_selection import StratifiedKFold
+    from sklearn.neighbors import KNeighborsClassifier
+
+    Z = (X - X.mean(axis=0)) @ start_components.T
+    wrong = np.zeros(len(y), dtype=bool)
+    folds = StratifiedKFold(n_folds, shuffle=True, random_state=seed).split(X, y)
+    for tr, va in folds:
+        pred = KNeighborsClassifier(1, algorithm="brute").fit(Z[tr], y[tr]).predict(Z[va])
+        wrong[va] = pred != y[va]
+    return wrong
+
+
+@pytest.mark.parametrize("Est", [DEE, DSNE])
+def test_inner_validation_keeps_the_start_unless_the_optimum_wins(Est):
+    def make(**kw):
+        return Est(**{"n_components": 2, "max_iter": 40, **kw})
+
+    X, y = make_classes(n_per_class=(25, 25, 25), n_features=6, sep=1.0)
+    start = make(max_iter=0, **({"shrinkage": 0.0} if Est is DEE else {})).fit(X, y)
+    # the start's held-out error, recomputed independently
+    wrong0 = _start_errors_by_hand(X, y, start.components_)
+    loose = make(significance=1.0).fit(X, y)
+    assert loose.cv_errors_[0] == pytest.approx(wrong0.mean())
+    # at level 1 the projection with fewer held-out errors is kept
+    assert loose.checkpoint_ == int(loose.cv_errors_[1] < loose.cv_errors_[0])
+    # at a level no small fold can reach, the start is returned without iterating
+    strict = make(significance=1e-12).fit(X, y)
+    assert strict.checkpoint_ == 0 and strict.n_iter_ == 0
+    np.testing.assert_allclose(strict.components_, start.components_, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(strict.cv_errors_, loose.cv_errors_)
+
+
+def test_inner_validation_keeps_an_optimum_that_clearly_wins():
+    """Class differences along the lowest-variance axis: the PCA start misses them, DSNE finds
+    them, and the held-out gain is far beyond noise."""
+    r = np.random.default_rng(0)
+    y = np.repeat(np.arange(3), 40)
+    X = r.normal(size=(120, 5)) * np.array([5.0, 4.0, 3.0, 2.0, 0.3])
+    X[:, 4] += 2.0 * y
+    est = DSNE(n_components=2, max_iter=100).fit(X, y)
+    assert est.checkpoint_ == 1 and est.n_iter_ > 0
+    assert est.cv_errors_[1] < est.cv_errors_[0] - 0.3
+    off = DSNE(n_components=2, max_iter=100, cv=None).fit(X, y)
+    assert off.cv_errors_ is None and off.checkpoint_ == 1
+    np.testing.assert_allclose(est.components_, off.components_, rtol=1e-10, atol=1e-12)
+
+
+def test_inner_validation_verbose_and_bad_parameters(capsys):
+    X, y = make_classes()
+    DSNE(max_iter=5, verbose=1).fit(X, y)
+    assert "inner validation 1-NN error: start" in capsys.readouterr().out
+    for bad in (0, 1.5, "0.05", None):
+        with pytest.raises(ValueError, match="significance must be a float in"):
+            DSNE(significance=bad).fit(X, y)
+    with pytest.raises(ValueError, match="significance must be a float in"):
+        DEE(significance=0).fit(X, y)
+    with pytest.raises(ValueError, match="cv must be an integer"):
+        DSNE(cv=1).fit(X, y)
+
+
 # ----- scikit-learn contract ----------------------------------------------------------------------
+def _expected_failures(estimator):
+    """The default inner validation may keep the starting projection: the final fit then runs
+    no iteration and reports ``n_iter_ = 0``, which ``check_transformer_n_iter`` rejects."""
+    validated = (isinstance(estimator, DSNE) and estimator.cv is not None) or (
+        isinstance(estimator, DEE) and estimator.shrinkage == "auto"
+        and estimator.significance is not None)
+    return {"check_transformer_n_iter": "the inner validation may keep the start (n_iter_=0)"
+            } if validated else {}
+
+
 @parametrize_with_checks(
     [
         DEE(max_iter=5),
+        DEE(max_iter=5, significance=None),
+        DSNE(max_iter=5, cv=None),
         DEE(optimizer="cg", max_iter=5, shrinkage=0.5),
         DSNE(max_iter=5),
         DSNE(max_iter=5, normalization="classwise"),
         ElasticEmbedding(max_iter=5, n_neighbors=3),
-    ]
+    ],
+    expected_failed_checks=_expected_failures,
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)

@@ -1,12 +1,12 @@
 """Tests of QMIProjection's metric, solvers, sigma path and inner validation (issue 12)."""
 
+import math
 import warnings
 
 import numpy as np
 import pytest
 from scipy.linalg import subspace_angles
 from scipy.spatial.distance import pdist
-from scipy.stats import norm
 from sklearn.covariance import ledoit_wolf_shrinkage
 from sklearn.datasets import load_iris, load_wine
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
@@ -225,24 +225,53 @@ def test_validation_prefers_the_start_on_ties():
     np.testing.assert_allclose(est.components_, start.components_)
 
 
-def test_choose_checkpoint_rule():
-    from graphdr.qmi_ascent import _choose_checkpoint
+def _exact_mcnemar_brute(b, c):
+    """Two-sided exact McNemar p-value by summing binomial(b + c, 1/2) terms by hand."""
+    n = b + c
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, k) for k in range(max(b, c), n + 1)) / 2.0**n
+    return min(1.0, 2.0 * tail)
 
-    one_se = 2 * norm.sf(1.0)  # the level at which z = 1: c - b >= sqrt(b + c)
-    wrong = np.zeros((20, 3), dtype=bool)
-    wrong[:4, 0] = True  # the start misses 4 samples
-    wrong[:1, 1] = True  # checkpoint 1 corrects 3 of them: 3 - 0 >= sqrt(3) -> kept
+
+@pytest.mark.parametrize("b, c", [(0, 0), (0, 4), (0, 5), (0, 6), (1, 6), (2, 9), (3, 3),
+                                  (5, 1), (10, 25), (40, 62)])
+def test_mcnemar_pvalue_against_the_binomial_sum(b, c):
+    from graphdr.tuning import mcnemar_pvalue
+
+    assert mcnemar_pvalue(b, c) == pytest.approx(_exact_mcnemar_brute(b, c), rel=1e-12)
+    assert mcnemar_pvalue(b, c) == pytest.approx(mcnemar_pvalue(c, b), rel=1e-12)
+
+
+def test_choose_checkpoint_rule():
+    from graphdr.tuning import choose_checkpoint
+
+    wrong = np.zeros((40, 3), dtype=bool)
+    wrong[:5, 0] = True  # the start misses 5 samples
+    wrong[:1, 1] = True  # checkpoint 1 corrects 4 of them: p = 2/16 = 0.125
     wrong[:2, 2] = True
-    assert _choose_checkpoint(wrong, one_se) == 1
-    assert _choose_checkpoint(wrong) == 0  # at 5 %: 3 < 1.96 sqrt(3)
-    assert _choose_checkpoint(wrong, 1.0) == 1  # level 1: the fewest errors
-    wrong[4:7, 1] = True  # now it also breaks 3: 3 - 3 < sqrt(6); best is 2 (2 - 0 >= sqrt 2)
-    assert _choose_checkpoint(wrong, one_se) == 2
-    wrong[7:9, 2] = True  # 2 - 2 < 2: not significant -> the start
-    assert _choose_checkpoint(wrong, one_se) == 0
-    wrong = np.zeros((20, 2), dtype=bool)
-    wrong[:4, 0] = True  # corrects 4, breaks 0: 4 >= 1.96 * 2 -> kept at 5 %, not at 1 %
-    assert _choose_checkpoint(wrong) == 1 and _choose_checkpoint(wrong, 0.01) == 0
+    assert choose_checkpoint(wrong) == 0  # not significant at 5 %
+    assert choose_checkpoint(wrong, 0.2) == 1  # significant at 20 %
+    assert choose_checkpoint(wrong, 1.0) == 1  # level 1: the fewest errors
+    wrong[:, 0] = False
+    wrong[:8, 0] = True  # the start misses 8; checkpoint 1 corrects 7, breaks 0: p = 2/128
+    wrong[:, 2] = True  # checkpoint 2 misses everything
+    assert choose_checkpoint(wrong) == 1 and choose_checkpoint(wrong, 0.01) == 0
+    wrong[8:10, 1] = True  # now it also breaks 2: p(2, 7) = 0.18 -> not at 5 %
+    assert _exact_mcnemar_brute(2, 7) > 0.05
+    assert choose_checkpoint(wrong) == 0
+    wrong[:, 2] = False  # checkpoint 2 corrects all 8: fewest errors, p = 2/256
+    assert choose_checkpoint(wrong) == 2
+    no_gain = np.zeros((10, 2), dtype=bool)
+    assert choose_checkpoint(no_gain, 1.0) == 0  # ties go to the start
+
+
+@pytest.mark.parametrize("bad", [0, 0.0, -0.1, 1.5, float("nan"), "0.05", True, None])
+def test_significance_domain(bad):
+    from graphdr.tuning import check_significance
+
+    with pytest.raises(ValueError, match="significance must be a float in"):
+        check_significance(bad)
 
 
 def test_validation_skipped_for_a_singleton_class():
