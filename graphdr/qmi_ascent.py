@@ -363,10 +363,10 @@ class QMIProjection(_LinearProjection):
 
     When to use it. Under paper 002's protocol (1-NN, 5x2 CV, d = C - 1;
     ``benchmarks/results/qmi_ascent_protocol.md``) the default MI_A beats its LDA start on
-    vehicle (26.3 % against 27.4 %) and digits (3.4 % against 3.9 %; 10-fold 2.7 % against
-    3.6 %), keeps the start on iris, wine, ionosphere, heart, wdbc and pima, and loses 0.4
-    points on sonar (26.8 % against 26.4 %: 4 of 1040 test predictions); the QMI criterion
-    keeps its start on all eight sets. The ascent pays when LDA's Gaussian picture is doubtful
+    vehicle (26.7 % against 27.4 %) and digits (3.6 % against 3.9 %; 10-fold 2.7 % against
+    3.6 %) and keeps the start on iris, wine, ionosphere, heart, sonar, wdbc and pima; the QMI
+    criterion keeps its start on all eight sets: never worse than the start in the 18 cases.
+    The ascent pays when LDA's Gaussian picture is doubtful
     (vehicle, digits); for two-class data (d = 1) ``max_iter=0`` (the shrunk LDA start) is as
     good and much cheaper. With ``significance=1`` (the checkpoint with the fewest validation
     errors) the gains are larger where the ascent helps (vehicle 25.5 %, digits 3.1 %) and the
