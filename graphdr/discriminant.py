@@ -93,7 +93,7 @@ class MMPA(_BaseGraphEmbedding):
     against 4.6 %, wine 10.1 % against 5.1 %, mnist2k 51.5 % against 8.8 %. At
     ``n_components = C - 1`` it wins on the small sets (4.2 %, 3.9 %, 0.6 %) but not on sonar
     (26.4 %) or mnist2k (21.9 %). In the small-sample regime of paper 003 (60 digits per
-    class, raw pixels) it is far behind DEE (66.7 % against 11.6 % at d = 30,
+    class, raw pixels) it is far behind DEE (66.7 % against 11.4 % at d = 30,
     ``benchmarks/results/dee_small_sample_60.md``).
 
     Parameters
@@ -199,7 +199,7 @@ class DCV(_LinearProjection):
     1-NN on the raw features on sonar (27.9 % against 15.4 %, one dimension) and mnist2k
     (25.9 % against 8.8 %) (``benchmarks/results/defaults.md``: paper 000's protocol, 10-fold
     CV, [-1, 1] scaling), and in paper 003's small-sample protocol DEE is far better
-    (``benchmarks/results/dee_small_sample_60.md``: 81.9 % against 11.6 % at 60 digits per
+    (``benchmarks/results/dee_small_sample_60.md``: 81.9 % against 11.4 % at 60 digits per
     class). Use :class:`KernelLDA` or :class:`DEE` instead unless you need DCV's common vectors.
 
     Parameters
