@@ -49,10 +49,12 @@ or callable, default='rbf'
         between new and training samples.
     gamma : 'auto', float or None, default='auto'
         RBF/poly/sigmoid coefficient. ``'auto'`` chooses it with the labels, by inner
-        stratified cross-validation of the 1-NN and nearest-centroid error in the embedding
-        over ``2**(-3..3)`` times the median heuristic ``1 / median squared distance``
-        (:mod:`graphdr.tuning`; the value is ``gamma_``, the table ``cv_results_``); None
-        means ``1 / n_features``. A Gaussian of width sigma,
+        stratified cross-validation of the nearest-neighbour and nearest-centroid errors in
+        the embedding around the median heuristic ``1 / median squared distance``: for
+        KernelLDA ``4**(-5..1)`` times it (5 folds; the small widths reach the linear limit),
+        for KernelLPP and CKFD, which are refitted for every value, ``2**(-3..3)`` times it
+        (3 folds) (:mod:`graphdr.tuning`; the value is ``gamma_``, the table
+        ``cv_results_``); None means ``1 / n_features``. A Gaussian of width sigma,
         :math:`\\exp(-\\lVert x-x'\\rVert^2/2\\sigma^2)`, is ``gamma = 1 / (2 sigma**2)``.
     degree : int, default=3
     coef0 : float, default=1.0
@@ -85,7 +87,7 @@ class KernelLDA(_LDAGraphs, _BaseGraphEmbedding):
     reg : 'auto' or float, default='auto'
         Ridge relative to the mean eigenvalue of the centred kernel (over its ``n - 1``
         dimensions); 0 is the unregularised problem (training classes collapse to points).
-        ``'auto'`` chooses it with ``gamma`` over ``10**(-6, -5.5, ..., 0)``, one
+        ``'auto'`` chooses it with ``gamma`` over ``10**(-6, -5.5, ..., 2)``, one
         eigendecomposition per width and fold serving every ridge value (``reg_``); with
         ``kernel='precomputed'`` or without labels it means 1e-3.
 %(scaling)s

@@ -427,9 +427,10 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
         kernel between new and training samples.
     gamma : 'auto', float or None, default='auto'
         RBF/poly/sigmoid coefficient, :math:`k(x,x') = \exp(-\gamma\lVert x-x'\rVert^2)`.
-        ``'auto'`` chooses it (with ``reg``) by inner stratified cross-validation of the 1-NN
-        and nearest-centroid error in the embedding, over ``2**(-3..3)`` times the median
-        heuristic (:mod:`graphdr.tuning`; ``gamma_``, ``cv_results_``); None means
+        ``'auto'`` chooses it (with ``reg``) by inner stratified 5-fold cross-validation of the
+        mean 1-NN, 3-NN and nearest-centroid error in the embedding, over ``4**(-5..1)`` times
+        the median heuristic (:mod:`graphdr.tuning`; ``gamma_``, ``cv_results_``); the small
+        widths reach the linear limit (regularised linear QMI). None means
         ``1 / n_features`` (an RBF width :math:`\sigma = \sqrt{D/2}`).
     degree : int, default=3
     coef0 : float, default=1.0
@@ -439,7 +440,7 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
         The regularised solvers, or paper 000's Algorithm 1 as printed ('paper').
     reg : 'auto' or float, default='auto'
         Relative ridge of the regularised solvers (0 with 'eigh' gives the paper's problem);
-        ``'auto'`` chooses it with ``gamma`` over ``10**(-6, -5.5, ..., 0)`` (``reg_``); with
+        ``'auto'`` chooses it with ``gamma`` over ``10**(-6, -5.5, ..., 2)`` (``reg_``); with
         ``kernel='precomputed'`` it means 1e-3.
 %(scaling)s
     approximation : {'auto', None, 'nystroem'}, default='auto'

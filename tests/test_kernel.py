@@ -148,9 +148,9 @@ def test_indefinite_precomputed_kernel_falls_back_to_eigh_with_a_warning():
 
 def test_nystroem_with_every_sample_as_landmark_is_exact():
     X, y = make_classes(n_per_class=(20, 18, 22), seed=27)
-    exact = graphdr.KernelLDA(gamma=0.05, solver="eigh").fit(X, y)
-    approx = graphdr.KernelLDA(gamma=0.05, approximation="nystroem", n_landmarks=len(X),
-                               random_state=0).fit(X, y)
+    exact = graphdr.KernelLDA(gamma=0.05, reg=1e-3, solver="eigh").fit(X, y)
+    approx = graphdr.KernelLDA(gamma=0.05, reg=1e-3, approximation="nystroem",
+                               n_landmarks=len(X), random_state=0).fit(X, y)
     np.testing.assert_allclose(approx.eigenvalues_, exact.eigenvalues_, rtol=1e-6)
     assert max_angle(approx.embedding_, exact.embedding_) < 1e-6
     np.testing.assert_allclose(approx.transform(X), approx.embedding_, atol=1e-8)

@@ -17,20 +17,53 @@ def _data():
 
 @pytest.mark.parametrize("scaling", ["within", "total"])
 def test_fast_path_equals_refitting_the_estimator_on_every_pair(scaling):
-    X, y = _data()
+    X, y = _data()  # 89 samples: no subsample, the folds are the first draw of the seed
     est = graphdr.KernelLDA(scaling=scaling)
-    kw = dict(n_components=None, scaling=scaling, regs=[1e-4, 1e-2, 1.0], random_state=0)
+    regs = [1e-4, 1e-2, 1.0, 30.0]
     block = lambda sizes: np.diag(1.0 / sizes)  # noqa: E731 - kernel LDA's between-class block
-    fast = tuning.search(est, X, y, block_of=block, **kw)[2]
+    fast = tuning.search(est, X, y, block_of=block, n_components=None, scaling=scaling,
+                         regs=regs, random_state=0)[2]
     # brute force: KernelLDA refitted with explicit (gamma, reg) on the same folds
-    brute = tuning.search(est, X, y, block_of=None, **kw)[2]
-    np.testing.assert_allclose(fast["param_gamma"], brute["param_gamma"])
-    np.testing.assert_allclose(fast["param_reg"], brute["param_reg"])
-    n_test = len(y) / 3
-    np.testing.assert_allclose(fast["mean_test_error_1nn"], brute["mean_test_error_1nn"],
-                               atol=1.01 / n_test)  # at most one tie broken differently
-    np.testing.assert_allclose(fast["mean_test_error_nc"], brute["mean_test_error_nc"],
-                               atol=1.01 / n_test)
+    folds = tuning._folds(y, tuning.N_FOLDS, np.random.RandomState(0), "test")
+    assert len(folds) == 5
+    g0 = tuning.median_gamma(X)
+    brute = []
+    for gamma in g0 * tuning.GAMMA_FACTORS:
+        for reg in regs:
+            errors = np.zeros(3)
+            for train, test in folds:
+                fitted = graphdr.KernelLDA(gamma=gamma, reg=reg, scaling=scaling).fit(
+                    X[train], y[train])
+                errors += tuning.classifier_errors(fitted.transform(X[train]), y[train],
+                                                   fitted.transform(X[test]), y[test])
+            brute.append(np.r_[gamma, reg, errors / len(folds)])
+    brute = np.array(brute)
+    np.testing.assert_allclose(fast["param_gamma"], brute[:, 0])
+    np.testing.assert_allclose(fast["param_reg"], brute[:, 1])
+    n_test = len(y) / 5
+    for col, key in zip((2, 3, 4), ("1nn", "3nn", "nc")):
+        # at most one near-tie broken differently in one fold
+        np.testing.assert_allclose(fast[f"mean_test_error_{key}"], brute[:, col],
+                                   atol=1.01 / n_test / 5)
+
+
+def test_classifier_errors_against_scikit_learn_and_a_hand_count():
+    from sklearn.neighbors import KNeighborsClassifier, NearestCentroid
+
+    rng = np.random.RandomState(0)
+    A, B = rng.randn(60, 3), rng.randn(40, 3)
+    ya, yb = rng.randint(0, 3, 60), rng.randint(0, 3, 40)
+    e1, e3, enc = tuning.classifier_errors(A, ya, B, yb)
+    for k, e in ((1, e1), (3, e3)):
+        pred = KNeighborsClassifier(n_neighbors=k).fit(A, ya).predict(B)
+        assert e == pytest.approx(np.mean(pred != yb))
+    assert enc == pytest.approx(np.mean(NearestCentroid().fit(A, ya).predict(B) != yb))
+    # repeated rows: the 1-NN vote goes to the majority of the samples at distance 0
+    A = np.array([[0.0, 0.0]] * 3 + [[5.0, 5.0]] * 2)
+    ya = np.array([1, 1, 0, 0, 2])
+    e1, _, _ = tuning.classifier_errors(A, ya, np.array([[0.0, 0.0], [5.0, 5.0]]),
+                                        np.array([1, 0]))
+    assert e1 == 0.0  # (two 1s against one 0; one 0 against one 2: the smaller label)
 
 
 def test_auto_picks_the_best_pair_of_its_table_and_refits_with_it():
@@ -43,8 +76,8 @@ def test_auto_picks_the_best_pair_of_its_table_and_refits_with_it():
     assert np.isclose(table["mean_test_error"][chosen][0], table["mean_test_error"].min())
     assert est.gamma_ == pytest.approx(table["param_gamma"][chosen][0])
     assert est.reg_ == pytest.approx(table["param_reg"][chosen][0])
-    # the grid is 7 widths around the median heuristic times 13 ridges
-    assert len(table["param_gamma"]) == 7 * 13
+    # the grid is 7 widths around the median heuristic times 17 ridges
+    assert len(table["param_gamma"]) == 7 * 17
     g0 = tuning.median_gamma(X)
     np.testing.assert_allclose(np.unique(table["param_gamma"]), g0 * tuning.GAMMA_FACTORS)
     explicit = graphdr.KQMI(gamma=est.gamma_, reg=est.reg_).fit(X, y)
@@ -71,6 +104,9 @@ def test_refit_path_for_kernel_lpp_and_ckfd():
     X, y = _data()
     lpp = graphdr.KernelLPP(n_components=2, supervised=True, random_state=0).fit(X, y)
     assert len(lpp.cv_results_["param_reg"]) == 7 * len(tuning.REG_GRID_REFIT)
+    np.testing.assert_allclose(np.unique(lpp.cv_results_["param_gamma"]),
+                               tuning.median_gamma(X) * tuning.GAMMA_FACTORS_REFIT)
+    assert "mean_test_error_3nn" not in lpp.cv_results_
     ckfd = graphdr.CKFD(random_state=0).fit(X, y)
     assert len(ckfd.cv_results_["param_gamma"]) == 7 and ckfd.gamma_ > 0
     # without labels there is nothing to cross-validate: the median heuristic
