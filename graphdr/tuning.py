@@ -59,7 +59,8 @@ from .kernel_matrices import compute_kernel
 from .routes import metric_transform
 from .stats import is_dask_array
 
-__all__ = ["GAMMA_FACTORS", "REG_GRID", "GAMMA_FACTORS_REFIT", "REG_GRID_REFIT", "WIDTH_KERNELS", "median_gamma", "check_auto", "search",
+__all__ = ["GAMMA_FACTORS", "REG_GRID", "GAMMA_FACTORS_REFIT", "REG_GRID_REFIT", "WIDTH_KERNELS",
+           "median_gamma", "check_auto", "search", "classifier_errors",
            "choose_checkpoint", "check_significance"]
 
 #: multiples of the median-heuristic width searched by ``gamma='auto'`` (class-structured
