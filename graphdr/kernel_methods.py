@@ -51,10 +51,10 @@ or callable, default='rbf'
         RBF/poly/sigmoid coefficient. ``'auto'`` chooses it with the labels, by inner
         stratified cross-validation of the nearest-neighbour and nearest-centroid errors in
         the embedding around the median heuristic ``1 / median squared distance``: for
-        KernelLDA ``4**(-5..1)`` times it (5 folds; the small widths reach the linear limit),
-        for KernelLPP and CKFD, which are refitted for every value, ``2**(-3..3)`` times it
-        (3 folds) (:mod:`graphdr.tuning`; the value is ``gamma_``, the table
-        ``cv_results_``); None means ``1 / n_features``. A Gaussian of width sigma,
+        KernelLDA ``4**(-5..1)`` times it (the small widths reach the linear limit), for
+        KernelLPP and CKFD, which are refitted for every value, ``2**(-3..3)`` times it
+        (:mod:`graphdr.tuning`; the value is ``gamma_``, the table ``cv_results_``); None
+        means ``1 / n_features``. A Gaussian of width sigma,
         :math:`\\exp(-\\lVert x-x'\\rVert^2/2\\sigma^2)`, is ``gamma = 1 / (2 sigma**2)``.
     degree : int, default=3
     coef0 : float, default=1.0

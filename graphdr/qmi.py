@@ -427,7 +427,7 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
         kernel between new and training samples.
     gamma : 'auto', float or None, default='auto'
         RBF/poly/sigmoid coefficient, :math:`k(x,x') = \exp(-\gamma\lVert x-x'\rVert^2)`.
-        ``'auto'`` chooses it (with ``reg``) by inner stratified 5-fold cross-validation of the
+        ``'auto'`` chooses it (with ``reg``) by inner stratified 3-fold cross-validation of the
         mean 1-NN, 3-NN and nearest-centroid error in the embedding, over ``4**(-5..1)`` times
         the median heuristic (:mod:`graphdr.tuning`; ``gamma_``, ``cv_results_``); the small
         widths reach the linear limit (regularised linear QMI). None means
