@@ -64,8 +64,8 @@ def main():
         "",
         f"Data: {name}, {len(y)} samples, {len(np.unique(y))} classes. Fixed fit: gamma = the "
         "median heuristic, reg = 1e-3 (best of 3 runs); 'auto' fit: one run, search on a "
-        "stratified subsample of 600, 3 folds, 7 widths x 13 ridges (7 widths for CKFD, "
-        "refitted). Machine: "
+        "stratified subsample of 600, 3 folds, 7 widths x 17 ridges (CKFD: 500 samples, 7 "
+        "widths, refitted). Machine: "
         f"{platform.machine()}, 1 BLAS thread, shared with other work (ratios from one run).",
         "",
         "| estimator | fixed fit (s) | 'auto' fit (s) | ratio | chosen gamma / median | chosen reg |",

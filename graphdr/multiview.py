@@ -147,9 +147,13 @@ class ViewKernel(BaseEstimator):
         :math:`d^2 = \sum_k (x_k - x'_k)^2 / (x_k + x'_k)` for non-negative histograms;
         ``'distance'``: ``d`` is ``metric``; ``'linear'``: :math:`x^\top x'`; ``'precomputed'``:
         the view *is* the kernel matrix (``n x n`` in ``fit``, ``n_new x n_train`` after).
-    sigma : float or None, default=None
+    sigma : 'auto', float or None, default=None
         Kernel width. None is data-driven: :math:`\sigma^2` is the mean of :math:`d^2` over the
-        pairs of distinct training samples.
+        pairs of distinct training samples (paper 001's choice). ``'auto'`` lets
+        :class:`graphdr.MKLDR` choose it from the labels (kernel LDA on the view, inner
+        cross-validation over :math:`\sigma^{-2} = \gamma_0 \cdot 4^{\{-5..1\}}` around the
+        median heuristic :math:`\gamma_0`, :func:`graphdr.tuning.search_kernels`); fitted
+        without labels (or by the KFD baselines) it means None.
     metric : str or callable, default='euclidean'
         Distance of ``kernel='distance'`` (any :func:`sklearn.metrics.pairwise_distances` metric).
     normalize : {'mean_diag', 'trace'} or None, default='mean_diag'
@@ -198,7 +202,11 @@ class ViewKernel(BaseEstimator):
 
     def _check_params(self):
         check_option(self.kernel, "kernel", set(_KINDS))
-        check_positive(self.sigma, "sigma", allow_none=True)
+        if not (isinstance(self.sigma, str) and self.sigma == "auto"):
+            if isinstance(self.sigma, str):
+                raise ValueError(f"sigma must be 'auto', None or a positive number; got "
+                                 f"{self.sigma!r}.")
+            check_positive(self.sigma, "sigma", allow_none=True)
         if self.normalize is not None:
             check_option(self.normalize, "normalize", {"mean_diag", "trace"})
         if self.repair is not None:
@@ -251,7 +259,7 @@ class ViewKernel(BaseEstimator):
         else:
             self.X_fit_ = X
             if self.kernel != "linear":
-                if self.sigma is None:
+                if self.sigma in (None, "auto"):
                     d2 = self._sq_dist(X, X)
                     off = d2[~np.eye(n, dtype=bool)] if n > 1 else d2.ravel()
                     mean = float(np.mean(off)) if off.size else 0.0
@@ -366,7 +374,7 @@ class ViewKernel(BaseEstimator):
         L = X[landmarks]
         Knm = None
         if self.kernel != "linear":
-            if self.sigma is None:
+            if self.sigma in (None, "auto"):
                 if self.kernel == "rbf":
                     mean = self._mean_sq_euclidean(X)
                 else:  # pairs (sample, landmark); d^2(x, x) = 0 on the l pairs of equal samples
@@ -527,7 +535,7 @@ def lazy_landmark_features(vk, X, landmarks, L, *, rank_tol=None):
     if not np.all(np.isfinite(L)):
         raise ValueError("A view contains NaN or infinite values (in a landmark row).")
     if vk.kernel != "linear":
-        if vk.sigma is None:
+        if vk.sigma in (None, "auto"):
             if vk.kernel == "rbf":  # sum_ij |x_i - x_j|^2 = 2 n sum_i |x_i - mean|^2
                 Xf = X.astype(np.float64)
                 mean = 2.0 * float(((Xf - Xf.mean(axis=0)) ** 2).sum().compute()) / max(n - 1, 1)

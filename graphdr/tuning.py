@@ -65,7 +65,7 @@ from .routes import metric_transform
 from .stats import is_dask_array
 
 __all__ = ["GAMMA_FACTORS", "REG_GRID", "GAMMA_FACTORS_REFIT", "REG_GRID_REFIT", "WIDTH_KERNELS",
-           "median_gamma", "check_auto", "search", "classifier_errors",
+           "median_gamma", "check_auto", "search", "search_kernels", "classifier_errors",
            "choose_checkpoint", "check_significance"]
 
 #: multiples of the median-heuristic width searched by ``gamma='auto'`` (class-structured
@@ -367,20 +367,52 @@ def search(estimator, X, y_enc, *, block_of=None, n_components=None, scaling="to
         return _class_path_scores(K, ys, folds, block_of, regs, k, scaling)
 
     per_gamma = Parallel(n_jobs=n_jobs)(delayed(scores_for)(g) for g in gammas)
+    return _choice(gammas, regs, per_gamma, smooth=fast, gamma0=gamma0 if width else None)
+
+
+def _choice(gammas, regs, per_gamma, *, smooth, gamma0):
+    """The best (gamma, reg) of the error tables of every width, and ``cv_results``."""
     params = np.array([[np.nan if g is None else g, r] for g in gammas for r in regs])
     errors = np.vstack(per_gamma)  # (pairs, classifiers): 1-NN[, 3-NN], NC
     criterion = errors.mean(axis=1)
-    if fast:  # averaged with the neighbouring ridge values of the same width
+    if smooth:  # averaged with the neighbouring ridge values of the same width
         criterion = ridge_smoothed(criterion.reshape(len(gammas), len(regs))).ravel()
-    distance = np.abs(np.log(params[:, 0] / gamma0)) if width else np.zeros(len(params))
+    distance = (np.abs(np.log(params[:, 0] / gamma0)) if gamma0 is not None
+                else np.zeros(len(params)))
     order = np.lexsort((distance, -params[:, 1], np.round(criterion, 12)))
     best = order[0]
     rank = np.empty(len(params), dtype=int)
     rank[order] = np.arange(1, len(params) + 1)
     cv_results = dict(param_gamma=params[:, 0], param_reg=params[:, 1],
                       mean_test_error=criterion, mean_test_error_1nn=errors[:, 0])
-    if fast:
+    if errors.shape[1] == 3:
         cv_results["mean_test_error_3nn"] = errors[:, 1]
     cv_results.update(mean_test_error_nc=errors[:, -1], rank_test_error=rank)
     gamma = gammas[best // len(regs)]
     return (None if gamma is None else float(gamma)), float(regs[best % len(regs)]), cv_results
+
+
+def search_kernels(kernel_of, y_enc, *, block_of, name, n_components=None, scaling="within",
+                   search_reg=True, fixed_reg=1e-3, max_samples=None, n_folds=None,
+                   n_jobs=None, random_state=None):
+    """The class-structured search of :func:`search` for a kernel given as a function.
+
+    ``kernel_of(rows)`` receives the indices of the stratified subsample and returns
+    ``(gamma0, kernel_at)``: the median-heuristic width (None for a kernel without a width)
+    and a function ``gamma -> K`` (``len(rows) x len(rows)``). The widths searched are
+    ``gamma0 * GAMMA_FACTORS`` (the same criterion, folds and ridge grid as :func:`search`);
+    MKLDR chooses its base kernels' widths and its ridge with it. Returns ``(gamma, reg,
+    cv_results)``.
+    """
+    rng = check_random_state(random_state)
+    idx = _subsample(y_enc, MAX_SAMPLES if max_samples is None else max_samples, rng)
+    ys = np.unique(y_enc[idx], return_inverse=True)[1]
+    folds = _folds(ys, N_FOLDS if n_folds is None else n_folds, rng, name)
+    gamma0, kernel_at = kernel_of(idx)
+    gammas = [None] if gamma0 is None else list(gamma0 * GAMMA_FACTORS)
+    regs = list(REG_GRID) if search_reg else [fixed_reg]
+    k = n_components if n_components is not None else len(np.unique(ys)) - 1
+    per_gamma = Parallel(n_jobs=n_jobs)(
+        delayed(_class_path_scores)(kernel_at(g), ys, folds, block_of, regs, k, scaling)
+        for g in gammas)
+    return _choice(gammas, regs, per_gamma, smooth=True, gamma0=gamma0)

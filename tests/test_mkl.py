@@ -356,3 +356,37 @@ def test_weight_shrinkage_pulls_towards_equal_weights_and_auto_picks_by_inner_cv
     assert auto.weight_shrinkage_ == (0.0, 0.25, 0.5, 0.75, 1.0)[best]
     with pytest.raises(ValueError, match=r"weight_shrinkage must be 'auto' or a number in \[0, 1\]"):
         MKLDR(weight_shrinkage=1.5).fit(views, d.target)
+
+
+def test_auto_widths_and_ridge_come_from_their_tables(digits_views):
+    d = digits_views
+    kernels = [{"kernel": k, "sigma": "auto"} for k in d.kernels]
+    est = MKLDR(kernels=kernels, reg="auto", max_iter=2, weight_shrinkage=0.0,
+                random_state=0).fit(d.views, d.target)
+    for vk, table in zip(est.view_kernels_, est.kernel_cv_results_):
+        best = np.argmin(table["rank_test_error"])
+        assert vk.sigma_ == pytest.approx(1.0 / np.sqrt(table["param_gamma"][best]))
+        assert table["mean_test_error"][best] == pytest.approx(table["mean_test_error"].min())
+    reg_table = est.reg_cv_results_
+    assert est.reg_ == reg_table["param_reg"][np.argmin(reg_table["rank_test_error"])]
+    # the chosen values given explicitly give the same fit, with no search
+    fixed = MKLDR(kernels=[{"kernel": k, "sigma": vk.sigma_}
+                           for k, vk in zip(d.kernels, est.view_kernels_)],
+                  reg=est.reg_, max_iter=2, weight_shrinkage=0.0).fit(d.views, d.target)
+    assert fixed.kernel_cv_results_ is None and fixed.reg_cv_results_ is None
+    np.testing.assert_allclose(fixed.kernel_weights_, est.kernel_weights_, atol=1e-8)
+    assert max_angle(fixed.embedding_, est.embedding_) < 1e-6
+    # a ViewKernel fitted without labels reads 'auto' as paper 001's mean-distance width
+    from graphdr.multiview import ViewKernel
+    a = ViewKernel(sigma="auto").fit_kernel(d.views[0])
+    np.testing.assert_allclose(a, ViewKernel().fit_kernel(d.views[0]))
+
+
+@pytest.mark.parametrize("params, match", [
+    (dict(reg="best"), r"reg must be 'auto' or a number >= 0"),
+    (dict(kernels={"kernel": "rbf", "sigma": "median"}), r"sigma must be 'auto', None or a "),
+])
+def test_bad_auto_values_of_mkldr(digits_views, params, match):
+    with pytest.raises(ValueError, match=match):
+        MKLDR(max_iter=1, weight_shrinkage=0.0, **params).fit(digits_views.views,
+                                                             digits_views.target)

@@ -138,3 +138,21 @@ def test_a_class_too_small_for_the_inner_folds_is_a_clear_error():
         graphdr.KernelLDA().fit(X, y)
     # explicit values need no inner folds
     graphdr.KernelLDA(gamma=0.1, reg=1e-3).fit(X, y)
+
+
+def test_search_kernels_with_an_rbf_family_is_the_estimator_search():
+    from sklearn.metrics.pairwise import euclidean_distances
+
+    X, y = _data()
+    block = lambda sizes: np.diag(1.0 / sizes)  # noqa: E731
+
+    def rbf_family(rows):
+        D2 = euclidean_distances(X[rows], squared=True)
+        return tuning.median_gamma(X[rows]), lambda g: np.exp(-g * D2)
+
+    got = tuning.search_kernels(rbf_family, y, block_of=block, name="test", random_state=0)
+    want = tuning.search(graphdr.KernelLDA(), X, y, block_of=block, scaling="within",
+                         random_state=0)
+    assert got[0] == pytest.approx(want[0]) and got[1] == want[1]
+    for key in want[2]:
+        np.testing.assert_allclose(got[2][key], want[2][key], atol=1e-12)
