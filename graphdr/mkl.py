@@ -83,7 +83,7 @@ from .routes import (
 from .solvers import class_ratio_eigh, flip_signs, generalized_eigh
 from .spaces import KernelMap, resolve_approximation, take_rows
 from .stats import class_statistics, is_dask_array, raise_if_nonfinite
-from .tuning import check_auto, neighbour_errors, search_kernels
+from .tuning import check_auto, inverse_median, neighbour_errors, search_kernels
 
 __all__ = [
     "MKLDR",
@@ -656,23 +656,23 @@ def choose_kernels(estimator, views, y_enc):
         def width_family(rows, m=m, vk=vk):
             Vs = _subsample_rows(views, kernels, m, rows)
             D2 = vk._sq_dist(Vs, Vs)
-            off = D2[np.triu_indices(len(rows), 1)]
-            off = off[off > 1e-12 * max(off.max(initial=0.0), np.finfo(float).tiny)]
-            if not off.size:
+            gamma0 = inverse_median(D2)
+            if gamma0 is None:
                 raise ValueError(f"View {m}: every pair of samples is at distance 0 (a constant "
                                  "view): a kernel width cannot be chosen. Remove the view.")
-            return 1.0 / float(np.median(off)), lambda g: np.exp(-g * D2)
+            return gamma0, lambda g: np.exp(-g * D2)
 
         gamma, _, cv[m] = search_kernels(width_family, y_enc, **kw)
         vk.set_params(sigma=float(1.0 / np.sqrt(gamma)))
-    reg, reg_cv = (None, None) if auto_reg else (float(estimator.reg), None)
-    if auto_reg:
-        def average_kernel(rows):
-            K = sum(clone(vk).fit_kernel(_subsample_rows(views, kernels, m, rows))
-                    for m, vk in enumerate(kernels)) / len(kernels)
-            return None, lambda g: K
+    def average_kernel(rows):
+        K = sum(clone(vk).fit_kernel(_subsample_rows(views, kernels, m, rows))
+                for m, vk in enumerate(kernels)) / len(kernels)
+        return None, lambda g: K
 
+    if auto_reg:
         _, reg, reg_cv = search_kernels(average_kernel, y_enc, **kw)
+    else:
+        reg, reg_cv = float(estimator.reg), None
     if estimator.verbose:
         sig = [None if vk.sigma in (None, "auto") else round(float(vk.sigma), 4) for vk in kernels]
         print(f"[MKLDR] base kernel widths {sig}, reg {reg:g}")

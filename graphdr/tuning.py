@@ -60,12 +60,12 @@ from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
 
-from .kernel_matrices import compute_kernel
+from .kernel_matrices import TrainingCentring, compute_kernel
 from .routes import metric_transform
 from .stats import is_dask_array
 
 __all__ = ["GAMMA_FACTORS", "REG_GRID", "GAMMA_FACTORS_REFIT", "REG_GRID_REFIT", "WIDTH_KERNELS",
-           "median_gamma", "check_auto", "search", "search_kernels", "classifier_errors",
+           "median_gamma", "inverse_median", "check_auto", "search", "search_kernels", "classifier_errors",
            "choose_checkpoint", "check_significance"]
 
 #: multiples of the median-heuristic width searched by ``gamma='auto'`` (class-structured
@@ -169,9 +169,16 @@ def median_gamma(X, *, max_samples=1000, random_state=None):
     else:
         sq = np.einsum("ij,ij->i", X, X)
         d2 = sq[:, None] + sq[None, :] - 2.0 * X @ X.T
-    d2 = d2[np.triu_indices(X.shape[0], 1)]
+    gamma = inverse_median(d2)
+    return 1.0 / X.shape[1] if gamma is None else gamma
+
+
+def inverse_median(d2):
+    r""":math:`1/\operatorname{median}` of the squared distances ``d2`` (``n x n``) over the
+    distinct pairs at a non-zero distance; None when every pair is at distance 0."""
+    d2 = d2[np.triu_indices(d2.shape[0], 1)]
     d2 = d2[d2 > 1e-12 * max(d2.max(initial=0.0), np.finfo(float).tiny)]
-    return 1.0 / float(np.median(d2)) if d2.size else 1.0 / X.shape[1]
+    return 1.0 / float(np.median(d2)) if d2.size else None
 
 
 def _subsample(y_enc, max_samples, rng):
@@ -252,14 +259,6 @@ def classifier_errors(Y_train, y_train, Y_test, y_test):
             float(np.mean(central != y_test)))
 
 
-def _centred(K_train, K_test):
-    """The training kernel centred in feature space, and the test rows centred alike."""
-    col = K_train.mean(axis=0)
-    Kc = K_train - col[None, :] - col[:, None] + col.mean()
-    Kt = K_test - col[None, :] - K_test.mean(axis=1)[:, None] + col.mean()
-    return Kc, Kt
-
-
 def ridge_smoothed(table):
     """Mean of each entry of ``table`` (widths x ridges) and its two neighbours along the
     ridge axis (the edge entry counts twice at the ends)."""
@@ -272,7 +271,8 @@ def _class_path_scores(K, y_enc, folds, block_of, regs, n_components, scaling):
     eigendecomposition per fold."""
     scores = np.zeros((len(regs), 3))
     for train, test in folds:
-        Kc, Kt = _centred(K[np.ix_(train, train)], K[np.ix_(test, train)])
+        Kc = np.ascontiguousarray(K[np.ix_(train, train)])
+        Kt = TrainingCentring.centre_in_place(Kc).transform(K[np.ix_(test, train)])
         lam, P = linalg.eigh((Kc + Kc.T) / 2.0, overwrite_a=True, check_finite=False)
         keep = lam > len(train) * np.finfo(float).eps * max(lam[-1], 0.0)
         lam, P = lam[keep], P[:, keep]
@@ -291,9 +291,9 @@ def _class_path_scores(K, y_enc, folds, block_of, regs, n_components, scaling):
             k = min(n_components, int(np.sum(s > 1e-12 * max(s[0], 1e-300))))
             W = d[:, None] * U[:, :k]
             Y_tr, Y_te = F_train @ W, F_test @ W
-            sums = E.T @ Y_tr  # class sums: Y^T L_w Y = Y^T Y - S^T diag(1/n_c) S
-            R = metric_transform(scaling, Y_tr.T @ Y_tr - sums.T @ (sums / sizes[:, None]),
-                                 Y_tr.T @ Y_tr,
+            gram, sums = Y_tr.T @ Y_tr, E.T @ Y_tr
+            # within-class scatter from the class sums: Y^T L_w Y = Y^T Y - S^T diag(1/n_c) S
+            R = metric_transform(scaling, gram - sums.T @ (sums / sizes[:, None]), gram,
                                  np.linalg.norm(W, axis=0), n_samples=len(train),
                                  n_classes=len(sizes), reg=reg)
             scores[i] += classifier_errors(Y_tr @ R, y_tr, Y_te @ R, y_enc[test])
