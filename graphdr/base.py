@@ -64,7 +64,7 @@ from .stats import (
     scaled_class_statistics,
 )
 from .tuning import WIDTH_KERNELS as tuning_width_kernels
-from .tuning import check_auto, median_gamma
+from .tuning import check_auto, median_gamma, press_ridge
 from .tuning import search as tuning_search
 
 __all__ = ["GraphEmbedding"]
@@ -140,6 +140,11 @@ def dask_training_data(estimator, X, y):
         raise_if_nonfinite(stats)
         check_class_counts(stats.classes, stats.counts, **estimator._label_requirements())
         estimator.classes_ = stats.classes
+        if estimator._auto_linear_reg and isinstance(estimator.reg, str):  # labels in memory
+            labels = np.asarray(y.compute() if is_dask_array(y) else y)
+            select_linear_reg(estimator, X, np.searchsorted(stats.classes, labels))
+        else:
+            select_linear_reg(estimator, None, None)
         dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.dtype(np.float64)
         return TrainingData(None, None, stats, dtype)
     if not estimator._is_kernel():  # neighbour graphs need the samples in memory
@@ -176,11 +181,70 @@ def dask_training_data(estimator, X, y):
     return TrainingData(X, y_enc, None, X.dtype)
 
 
+def select_kernel(est, data):
+    """``gamma_`` and ``reg_``: the given values, or chosen from the data (:mod:`graphdr.tuning`)."""
+    gamma = check_auto(est.gamma, "gamma", allow_none=True)
+    reg = check_auto(getattr(est, "reg", None), "reg", allow_none=True)
+    auto_gamma, auto_reg = gamma == "auto", reg == "auto"
+    check_kernel_params(est.kernel, None if auto_gamma else gamma, est.degree, est.coef0)
+    has_width = not callable(est.kernel) and est.kernel in tuning_width_kernels
+    # a precomputed kernel has no width, and its ridge keeps the 1e-3 default
+    searchable = (auto_gamma and has_width) or (
+        auto_reg and est._solver_uses_reg() and est.kernel != "precomputed")
+    est.__dict__.pop("cv_results_", None)
+    if not searchable or data.y_encoded is None:
+        est.gamma_ = (median_gamma(data.X, random_state=getattr(est, "random_state", None))
+                      if auto_gamma and has_width else (None if auto_gamma else gamma))
+        est.reg_ = 1e-3 if auto_reg else (0.0 if reg is None else reg)
+        return
+    block_of = None
+    if est._class_objective_block(2, np.ones(2)) is not None and est._solver_uses_reg():
+        def block_of(sizes):
+            return est._class_objective_block(len(sizes), sizes)
+    est.gamma_, est.reg_, est.cv_results_ = tuning_search(
+        est, data.X, data.y_encoded, block_of=block_of, n_components=est.n_components,
+        scaling=getattr(est, "scaling", "total"), search_gamma=auto_gamma,
+        search_reg=auto_reg and est._solver_uses_reg(),
+        fixed_gamma=None if auto_gamma else gamma,
+        fixed_reg=1e-3 if auto_reg else (0.0 if reg is None else reg),
+        n_jobs=getattr(est, "n_jobs", None), random_state=getattr(est, "random_state", None),
+    )
+
+
+
+def check_linear_reg(est):
+    """``reg`` of a linear estimator: a number >= 0, or 'auto' where it is supported."""
+    reg = getattr(est, "reg", None)
+    if isinstance(reg, str) and reg == "auto" and not est._auto_linear_reg:
+        raise ValueError(
+            f"{type(est).__name__}: reg must be a number >= 0; got 'auto' (reg='auto' is "
+            "available for LDA, LQMI and the kernel estimators)."
+        )
+    if reg is not None and not (isinstance(reg, str) and reg == "auto"):
+        est._resolved_reg()
+
+
+def select_linear_reg(est, X, y_enc):
+    """``reg_`` (and ``cv_results_``) of a linear estimator whose ``reg`` may be 'auto':
+    the given value, or the leave-one-out ridge (:func:`graphdr.tuning.press_ridge`)."""
+    if not est._auto_linear_reg:
+        return
+    est.__dict__.pop("cv_results_", None)
+    if isinstance(est.reg, str):
+        est.reg_, est.cv_results_ = press_ridge(
+            X, y_enc, name=type(est).__name__, random_state=getattr(est, "random_state", 0))
+    else:
+        est.reg_ = float(est.reg)
+
+
 class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Shared fit/transform of linear and kernel graph embedding. Not public."""
 
     #: smallest class size the method accepts
     _min_per_class = 1
+    #: a linear estimator whose ``reg='auto'`` is the leave-one-out ridge
+    #: (:func:`graphdr.tuning.press_ridge`)
+    _auto_linear_reg = False
 
     # ----- what subclasses define ------------------------------------------------------
     def _uses_labels(self):
@@ -195,6 +259,8 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             return 1e-3 if self._is_kernel() else 0.0
         if isinstance(reg, str) and reg == "auto":
             return self.reg_
+        if self._is_kernel() or self._auto_linear_reg:
+            check_auto(reg, "reg")  # names 'auto' among the allowed values
         return check_positive(reg, "reg", allow_zero=True)
 
     def _check_params(self):
@@ -281,9 +347,11 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         self._check_params()
         if hasattr(self, "scaling"):
             check_option(self.scaling, "scaling", set(SCALINGS))
+        if not self._is_kernel():
+            check_linear_reg(self)
         data = self._training_data(X, y)
         if self._is_kernel():
-            self._select_kernel(data)
+            select_kernel(self, data)
         space = self._coordinate_space(data)
         solution = self._solve(space, data)
         self._store(space, solution, data)
@@ -325,35 +393,6 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         self._input_scale = power_of_two_scale(abs(X).max())
         return X if self._input_scale == 1.0 else X / self._input_scale
 
-    def _select_kernel(self, data):
-        """``gamma_`` and ``reg_``: the given values, or chosen from the data (:mod:`graphdr.tuning`)."""
-        gamma = check_auto(self.gamma, "gamma", allow_none=True)
-        reg = check_auto(getattr(self, "reg", None), "reg", allow_none=True)
-        auto_gamma, auto_reg = gamma == "auto", reg == "auto"
-        check_kernel_params(self.kernel, None if auto_gamma else gamma, self.degree, self.coef0)
-        has_width = not callable(self.kernel) and self.kernel in tuning_width_kernels
-        # a precomputed kernel has no width, and its ridge keeps the 1e-3 default
-        searchable = (auto_gamma and has_width) or (
-            auto_reg and self._solver_uses_reg() and self.kernel != "precomputed")
-        self.__dict__.pop("cv_results_", None)
-        if not searchable or data.y_encoded is None:
-            self.gamma_ = (median_gamma(data.X, random_state=getattr(self, "random_state", None))
-                           if auto_gamma and has_width else (None if auto_gamma else gamma))
-            self.reg_ = 1e-3 if auto_reg else (0.0 if reg is None else reg)
-            return
-        block_of = None
-        if self._class_objective_block(2, np.ones(2)) is not None and self._solver_uses_reg():
-            def block_of(sizes):
-                return self._class_objective_block(len(sizes), sizes)
-        self.gamma_, self.reg_, self.cv_results_ = tuning_search(
-            self, data.X, data.y_encoded, block_of=block_of, n_components=self.n_components,
-            scaling=getattr(self, "scaling", "total"), search_gamma=auto_gamma,
-            search_reg=auto_reg and self._solver_uses_reg(),
-            fixed_gamma=None if auto_gamma else gamma,
-            fixed_reg=1e-3 if auto_reg else (0.0 if reg is None else reg),
-            n_jobs=getattr(self, "n_jobs", None), random_state=getattr(self, "random_state", None),
-        )
-
     def _solver_uses_reg(self):
         """Whether ``reg`` enters the solved problem (not for unregularised solvers)."""
         return "reg" in self.get_params()
@@ -374,9 +413,11 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         if X.shape[1] > X.shape[0] and not sp.issparse(X):
             # more features than samples: the SVD route of data_subspace is more accurate
             assert_all_finite(X, input_name="X")
+            select_linear_reg(self, X, y_enc)
             return TrainingData(self._rescaled_input(X), y_enc, None, X.dtype)
         # one pass; max|X| only when the statistics leave the power-of-two scale in doubt
         stats, self._input_scale = scaled_class_statistics(X, y_enc, len(self.classes_))
+        select_linear_reg(self, X, y_enc)
         return TrainingData(None, None, stats, X.dtype)
 
     def _approximation(self, X=None):

@@ -132,7 +132,9 @@ class LDA(_LDAGraphs, _BaseGraphEmbedding):
     (150, 2)
     """
 
-    def __init__(self, n_components=None, *, reg=0.0, scaling="within", rank_tol=None):
+    _auto_linear_reg = True
+
+    def __init__(self, n_components=None, *, reg="auto", scaling="within", rank_tol=None):
         self.n_components = n_components
         self.reg = reg
         self.scaling = scaling

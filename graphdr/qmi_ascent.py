@@ -577,7 +577,7 @@ class QMIProjection(_LinearProjection):
             return _complete_basis(np.zeros((r, 0)), Zc, d, rng)
         if self.metric == "within":
             return _between_directions(Z, y_enc, d, rng)
-        lda = LDA().fit(X, y_enc)
+        lda = LDA(reg=0.0).fit(X, y_enc)  # the classical LDA of the paper's initialisation
         Q = _retract(lda.components_.T.astype(np.float64))[:, : min(d, lda.n_components_)]
         return _complete_basis(Q, Zc, d, rng)
 

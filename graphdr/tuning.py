@@ -62,10 +62,11 @@ from sklearn.utils import check_random_state
 
 from .kernel_matrices import TrainingCentring, compute_kernel
 from .routes import metric_transform
-from .stats import is_dask_array
+from .stats import is_dask_array, power_of_two_scale
 
 __all__ = ["GAMMA_FACTORS", "REG_GRID", "GAMMA_FACTORS_REFIT", "REG_GRID_REFIT", "WIDTH_KERNELS",
-           "median_gamma", "inverse_median", "check_auto", "search", "search_kernels", "classifier_errors",
+           "median_gamma", "inverse_median", "check_auto", "search", "search_kernels",
+           "press_curve", "press_ridge", "PRESS_GRID", "classifier_errors",
            "choose_checkpoint", "check_significance"]
 
 #: multiples of the median-heuristic width searched by ``gamma='auto'`` (class-structured
@@ -266,30 +267,39 @@ def ridge_smoothed(table):
     return (padded[:, :-2] + padded[:, 1:-1] + padded[:, 2:]) / 3.0
 
 
-def _class_path_scores(K, y_enc, folds, block_of, regs, n_components, scaling):
-    """(1-NN, 3-NN, NC) errors for every ridge value on one kernel matrix, one
-    eigendecomposition per fold."""
+def _kernel_fold_features(K, train, test):
+    """Training and held-out features of one fold of a kernel matrix: ``F_train = P
+    Lambda^1/2`` and ``F_test = K_t P Lambda^-1/2`` from the eigendecomposition of the centred
+    training kernel (``F_train^T F_train = Lambda``), and the ridge unit ``tr(K_c)/(n-1)``."""
+    Kc = np.ascontiguousarray(K[np.ix_(train, train)])
+    Kt = TrainingCentring.centre_in_place(Kc).transform(K[np.ix_(test, train)])
+    unit = np.trace(Kc) / max(len(train) - 1, 1)
+    lam, P = linalg.eigh((Kc + Kc.T) / 2.0, overwrite_a=True, check_finite=False)
+    keep = lam > len(train) * np.finfo(float).eps * max(lam[-1], 0.0)
+    lam, P = lam[keep], P[:, keep]
+    return P * np.sqrt(lam), Kt @ (P / np.sqrt(lam)), lam, unit
+
+
+def _ridge_path_scores(features, y_enc, folds, block_of, regs, n_components, scaling):
+    """(1-NN, 3-NN, NC) errors for every ridge value, one factorisation per fold.
+
+    ``features(train, test)`` gives :func:`_kernel_fold_features` of a fold; every ridge
+    value then costs ``O(r C^2)`` plus the classifiers (see the module docstring)."""
     scores = np.zeros((len(regs), 3))
     for train, test in folds:
-        Kc = np.ascontiguousarray(K[np.ix_(train, train)])
-        Kt = TrainingCentring.centre_in_place(Kc).transform(K[np.ix_(test, train)])
-        lam, P = linalg.eigh((Kc + Kc.T) / 2.0, overwrite_a=True, check_finite=False)
-        keep = lam > len(train) * np.finfo(float).eps * max(lam[-1], 0.0)
-        lam, P = lam[keep], P[:, keep]
+        F_train, F_test, lam, unit = features(train, test)
         y_tr = y_enc[train]
         sizes = np.bincount(y_tr)
         E = np.zeros((len(train), len(sizes)))
         E[np.arange(len(train)), y_tr] = 1.0
-        M = np.sqrt(lam)[:, None] * (P.T @ E)  # Lambda^1/2 P^T E
+        M = F_train.T @ E  # Lambda^1/2 P^T E: centred class sums in the principal coordinates
         b, V = linalg.eigh(block_of(sizes))
         B_half = V * np.sqrt(np.maximum(b, 0.0))
-        F_train, F_test = P * np.sqrt(lam), Kt @ (P / np.sqrt(lam))
-        mean_eig = np.trace(Kc) / max(len(train) - 1, 1)
         for i, reg in enumerate(regs):
-            d = 1.0 / np.sqrt(lam + reg * mean_eig)
+            d = 1.0 / np.sqrt(lam + reg * unit)
             U, s, _ = linalg.svd((d[:, None] * M) @ B_half, full_matrices=False)
             k = min(n_components, int(np.sum(s > 1e-12 * max(s[0], 1e-300))))
-            W = d[:, None] * U[:, :k]
+            W = d[:, None] * U[:, :k]  # directions in orthonormal coordinates of the span
             Y_tr, Y_te = F_train @ W, F_test @ W
             gram, sums = Y_tr.T @ Y_tr, E.T @ Y_tr
             # within-class scatter from the class sums: Y^T L_w Y = Y^T Y - S^T diag(1/n_c) S
@@ -298,6 +308,13 @@ def _class_path_scores(K, y_enc, folds, block_of, regs, n_components, scaling):
                                  n_classes=len(sizes), reg=reg)
             scores[i] += classifier_errors(Y_tr @ R, y_tr, Y_te @ R, y_enc[test])
     return scores / len(folds)
+
+
+def _class_path_scores(K, y_enc, folds, block_of, regs, n_components, scaling):
+    """(1-NN, 3-NN, NC) errors for every ridge value on one kernel matrix, one
+    eigendecomposition per fold."""
+    return _ridge_path_scores(lambda train, test: _kernel_fold_features(K, train, test), y_enc,
+                              folds, block_of, regs, n_components, scaling)
 
 
 def _refit_scores(estimator, X, y_enc, folds, gamma, regs):
@@ -390,6 +407,110 @@ def _choice(gammas, regs, per_gamma, *, smooth, gamma0):
     cv_results.update(mean_test_error_nc=errors[:, -1], rank_test_error=rank)
     gamma = gammas[best // len(regs)]
     return (None if gamma is None else float(gamma)), float(regs[best % len(regs)]), cv_results
+
+
+#: relative ridges searched by the leave-one-out (PRESS) choice of linear estimators
+PRESS_GRID = 10.0 ** np.arange(-6.0, 2.125, 0.25)
+#: rows (stratified subsample) on which the PRESS choice is made
+MAX_SAMPLES_PRESS = 2000
+
+
+def press_curve(U, lam, y_enc, regs, unit):
+    r"""Leave-one-out squared error of ridge regression of the centred class indicators.
+
+    .. math::
+
+        \operatorname{PRESS}(\epsilon) = \frac1n \sum_{i=1}^n \Big\lVert
+        \frac{r_i(\epsilon)}{1 - h_{ii}(\epsilon)} \Big\rVert^2, \qquad
+        R(\epsilon) = \tilde Y - U F_\epsilon U^\top \tilde Y, \quad
+        h_{ii} = \tfrac1n + \sum_j U_{ij}^2 f_j, \quad f_j = \frac{\lambda_j}{\lambda_j +
+        \epsilon},
+
+    for the centred data with principal coordinates ``U`` (``n x r``, orthonormal columns)
+    and eigenvalues ``lam`` of its total scatter, :math:`\tilde Y` the centred one-hot
+    labels and :math:`\epsilon = \text{reg} \cdot \text{unit}` for each ``reg`` of
+    ``regs`` (the :math:`1/n` of the leverage is the intercept). Ridge regression of the
+    class indicators spans the regularised LDA subspace (optimal scoring), and its
+    leave-one-out residuals have this closed form, so every ridge value costs ``O(n r C)``.
+    A ridge at which a sample is interpolated (``h_ii = 1``) scores ``inf``.
+    """
+    n = U.shape[0]
+    Y = np.zeros((n, int(y_enc.max()) + 1))
+    Y[np.arange(n), y_enc] = 1.0
+    Y -= Y.mean(axis=0)
+    UtY, U2 = U.T @ Y, U * U
+    out = np.empty(len(regs))
+    for i, reg in enumerate(regs):
+        f = lam / (lam + reg * unit)
+        slack = 1.0 - 1.0 / n - U2 @ f
+        if slack.min() <= 1e-10:
+            out[i] = np.inf
+            continue
+        R = Y - U @ (f[:, None] * UtY)
+        out[i] = float(np.sum((R / slack[:, None]) ** 2)) / n
+    return out
+
+
+def _principal_coordinates(X):
+    """``(U, lam)`` of the centred rows of ``X``: orthonormal principal coordinates and the
+    non-zero eigenvalues of the total scatter (SVD of the rows, or eigendecomposition of
+    their centred Gram matrix when there are more features than rows or ``X`` is sparse)."""
+    n = X.shape[0]
+    if sp.issparse(X) or X.shape[1] > n:
+        K = X @ X.T
+        K = np.ascontiguousarray(K.toarray() if sp.issparse(K) else K, dtype=np.float64)
+        TrainingCentring.centre_in_place(K)
+        lam, U = linalg.eigh((K + K.T) / 2.0, overwrite_a=True, check_finite=False)
+    else:
+        Xc = X - X.mean(axis=0)
+        U, s, _ = linalg.svd(Xc, full_matrices=False, check_finite=False)
+        lam = s**2
+    keep = lam > n * np.finfo(float).eps * max(lam.max(initial=0.0), 0.0)
+    return U[:, keep], lam[keep]
+
+
+def press_ridge(X, y_enc, *, name, max_samples=None, random_state=None):
+    r"""``reg='auto'`` of a class-structured linear estimator (:class:`graphdr.LDA`,
+    :class:`graphdr.LQMI`): the relative ridge of the smallest :func:`press_curve`.
+
+    The ridge :math:`\epsilon = \text{reg}\cdot\operatorname{tr}(S_t)/\operatorname{rank}(S_t)`
+    regularises the total scatter as in the estimator. The curve is computed on a stratified
+    subsample of at most ``max_samples`` (2000) rows over :data:`PRESS_GRID` (ties go to the
+    larger ridge); from ``m`` subsampled rows of ``n`` the chosen value is multiplied by
+    ``m / n``: the penalty of ridge regression is a prior precision, the same in absolute
+    terms for any ``n``, while :math:`\operatorname{tr}(S_t)` grows with ``n``. ``X`` is dense,
+    sparse or a ``dask.array`` (only the subsample's rows are computed).
+
+    Returns ``(reg, cv_results)`` with ``cv_results`` ``param_reg`` (relative to the
+    subsample), ``mean_test_error`` (the PRESS per sample) and ``rank_test_error``.
+    """
+    rng = check_random_state(random_state)
+    n = len(y_enc)
+    if np.bincount(y_enc).min() < 2:
+        raise ValueError(
+            f"{name}: reg='auto' chooses the ridge by the leave-one-out error, which needs at "
+            f"least 2 samples in every class (a class here has {np.bincount(y_enc).min()}). "
+            "Pass reg explicitly (0 for classical LDA)."
+        )
+    idx = _subsample(y_enc, MAX_SAMPLES_PRESS if max_samples is None else max_samples, rng)
+    Xs = X[idx]
+    if is_dask_array(Xs):
+        Xs = Xs.compute()
+    Xs = sp.csr_matrix(Xs, dtype=np.float64) if sp.issparse(Xs) else np.asarray(Xs, dtype=np.float64)
+    if Xs.shape[0] * Xs.shape[1]:  # exact power-of-two rescaling: no under- or overflow
+        Xs = Xs / power_of_two_scale(abs(Xs).max())
+    U, lam = _principal_coordinates(Xs)
+    regs = np.asarray(PRESS_GRID)
+    if lam.size == 0:  # every row equal: any ridge gives the same (empty) problem
+        press = np.zeros(len(regs))
+    else:
+        press = press_curve(U, lam, np.unique(y_enc[idx], return_inverse=True)[1], regs,
+                            float(lam.sum()) / lam.size)
+    order = np.lexsort((-regs, np.round(press / max(np.min(press), 1e-300), 9)))
+    rank = np.empty(len(regs), dtype=int)
+    rank[order] = np.arange(1, len(regs) + 1)
+    reg = float(regs[order[0]]) * len(idx) / n
+    return reg, dict(param_reg=regs.copy(), mean_test_error=press, rank_test_error=rank)
 
 
 def search_kernels(kernel_of, y_enc, *, block_of, name, n_components=None, scaling="within",

@@ -37,7 +37,7 @@ def test_kernel_lda_linear_kernel_matches_lda_in_sample():
     X, y = load_wine(return_X_y=True)
     X = StandardScaler().fit_transform(X)
     klda = graphdr.KernelLDA(kernel="linear", reg=1e-10).fit(X, y)
-    lda = graphdr.LDA().fit(X, y)
+    lda = graphdr.LDA(reg=0.0).fit(X, y)
     assert max_angle(klda.embedding_, lda.transform(X)) < 1e-6
     np.testing.assert_allclose(klda.transform(X), klda.embedding_, atol=1e-8)
 
@@ -117,7 +117,7 @@ def test_ckfd_irregular_and_regular_discriminants():
     # with a linear kernel on n >> D data there is no null space of S_w
     lin = graphdr.CKFD(kernel="linear").fit(X, y)
     assert lin.n_irregular_ == 0
-    assert max_angle(lin.embedding_, graphdr.LDA().fit_transform(X, y)) < 1e-6
+    assert max_angle(lin.embedding_, graphdr.LDA(reg=0.0).fit_transform(X, y)) < 1e-6
 
 
 def test_cholesky_fast_path_equals_eigendecomposition_path():

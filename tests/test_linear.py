@@ -17,7 +17,7 @@ from graphdr import graphs
 @pytest.mark.parametrize("load", [load_iris, load_wine, load_breast_cancer])
 def test_lda_spans_sklearn_eigen_subspace(load):
     X, y = load(return_X_y=True)
-    ours = graphdr.LDA().fit(X, y)
+    ours = graphdr.LDA(reg=0.0).fit(X, y)
     ref = LinearDiscriminantAnalysis(solver="eigen").fit(X, y)
     k = len(np.unique(y)) - 1
     assert ours.n_components_ == k
@@ -31,7 +31,7 @@ def test_lda_on_digits_where_sklearn_eigen_fails():
     X, y = load_digits(return_X_y=True)
     with pytest.raises(np.linalg.LinAlgError):
         LinearDiscriminantAnalysis(solver="eigen").fit(X, y)
-    ours = graphdr.LDA().fit(X, y)
+    ours = graphdr.LDA(reg=0.0).fit(X, y)
     assert ours.n_components_ == 9 and np.all(np.isfinite(ours.components_))
     # constant pixels get no weight
     constant = X.std(0) == 0
@@ -39,7 +39,7 @@ def test_lda_on_digits_where_sklearn_eigen_fails():
     # same subspace as scikit-learn's SVD solver, which handles the singular scatter
     ref = LinearDiscriminantAnalysis(solver="svd").fit(X, y)
     assert max_angle(ours.components_.T, ref.scalings_[:, :9]) < 1e-6
-    acc = cross_val_score(make_pipeline(graphdr.LDA(), KNeighborsClassifier(1)), X, y, cv=3)
+    acc = cross_val_score(make_pipeline(graphdr.LDA(reg=0.0), KNeighborsClassifier(1)), X, y, cv=3)
     assert acc.mean() > 0.9
 
 
@@ -50,7 +50,7 @@ def test_lda_class_structured_path_equals_dense_path():
     Lw = graphs.laplacian(graphs.within_class_graph(y))  # dense n x n, test only
     Lt = np.eye(n) - np.ones((n, n)) / n
     mu, V = linalg.eigh(Xc.T @ Lw @ Xc, Xc.T @ Lt @ Xc)
-    lda = graphdr.LDA(scaling="total").fit(X, y)
+    lda = graphdr.LDA(reg=0.0, scaling="total").fit(X, y)
     np.testing.assert_allclose(lda.eigenvalues_, mu[:2], rtol=1e-9)
     assert max_angle(lda.components_.T, V[:, :2]) < 1e-8
     # scaling: unit total scatter per component
@@ -62,7 +62,7 @@ def test_lda_small_sample_size_collapses_classes():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(15, 40))
     y = np.repeat([0, 1, 2], 5)
-    Y = graphdr.LDA().fit_transform(X, y)
+    Y = graphdr.LDA(reg=0.0).fit_transform(X, y)
     assert np.all(np.isfinite(Y))
     for c in range(3):
         assert np.ptp(Y[y == c], axis=0).max() < 1e-8 * np.ptp(Y, axis=0).max()
@@ -72,13 +72,13 @@ def test_constant_feature_and_duplicate_rows_change_nothing():
     X, y = make_classes(seed=12)
     X2 = np.vstack([np.column_stack([X, np.full(len(X), 3.0)]), np.column_stack([X[:4], np.full(4, 3.0)])])
     y2 = np.concatenate([y, y[:4]])
-    for est in (graphdr.LDA(), graphdr.LPP(n_components=2), graphdr.MFA(n_components=2),
+    for est in (graphdr.LDA(reg=0.0), graphdr.LPP(n_components=2), graphdr.MFA(n_components=2),
                 graphdr.LDE(n_components=2)):
         Y = est.fit_transform(X2, y2)
         assert np.all(np.isfinite(Y))
         assert np.allclose(est.components_[:, -1], 0, atol=1e-12)
-    a = graphdr.LDA().fit(X2, y2).components_[:, :-1]
-    b = graphdr.LDA().fit(np.vstack([X, X[:4]]), y2).components_
+    a = graphdr.LDA(reg=0.0).fit(X2, y2).components_[:, :-1]
+    b = graphdr.LDA(reg=0.0).fit(np.vstack([X, X[:4]]), y2).components_
     np.testing.assert_allclose(a, b, atol=1e-9)
 
 
@@ -150,7 +150,7 @@ def test_graph_embedding_with_user_graphs_equals_brute_force():
         mu, V = linalg.eigh(dense_problem(X, W)[0], Xc.T @ Xc)
         assert max_angle(est.components_.T, V[:, :2]) < 1e-7
     lda = graphdr.GraphEmbedding(intrinsic="within_class", penalty="total").fit(X, y)
-    assert max_angle(lda.components_[:2].T, graphdr.LDA().fit(X, y).components_.T) < 1e-8
+    assert max_angle(lda.components_[:2].T, graphdr.LDA(reg=0.0).fit(X, y).components_.T) < 1e-8
 
 
 def test_string_labels_equal_integer_labels():
@@ -164,7 +164,7 @@ def test_string_labels_equal_integer_labels():
 
 def test_float32_stays_float32():
     X, y = make_classes(seed=19)
-    for est in (graphdr.LDA(), graphdr.LPP(n_components=2)):
+    for est in (graphdr.LDA(reg=0.0), graphdr.LPP(n_components=2)):
         Y = est.fit_transform(X.astype(np.float32), y)
         assert Y.dtype == np.float32 and est.components_.dtype == np.float32
         np.testing.assert_allclose(Y, est.fit_transform(X, y), rtol=1e-3, atol=1e-3)
@@ -172,7 +172,7 @@ def test_float32_stays_float32():
 
 def test_pipeline_and_grid_search_over_n_components():
     X, y = load_wine(return_X_y=True)
-    pipe = make_pipeline(graphdr.LDA(), KNeighborsClassifier(1))
+    pipe = make_pipeline(graphdr.LDA(reg=0.0), KNeighborsClassifier(1))
     search = GridSearchCV(pipe, {"lda__n_components": [1, 2]}, cv=3).fit(X, y)
     assert search.best_params_["lda__n_components"] in (1, 2)
     assert search.best_score_ > 0.9
@@ -202,11 +202,11 @@ def test_default_n_components_leaves_out_directions_without_between_class_varian
         X[y == c] += c * np.array([1.0, 2.0, 0.0]) - X[y == c].mean(axis=0)
     sk = LinearDiscriminantAnalysis().fit(X, y)
     assert sk.transform(X).shape[1] == 1
-    for est in (graphdr.LDA(), graphdr.KernelLDA(kernel="linear", reg=1e-9), graphdr.LQMI(),
+    for est in (graphdr.LDA(reg=0.0), graphdr.KernelLDA(kernel="linear", reg=1e-9), graphdr.LQMI(reg=0.0),
                 graphdr.KQMI(kernel="linear", reg=1e-9)):
         est.fit(X, y)
         assert est.n_components_ == 1, type(est).__name__
         assert max_angle(est.transform(X), sk.transform(X)) < 1e-6
-    assert graphdr.LDA(n_components=3).fit(X, y).n_components_ == 3
+    assert graphdr.LDA(reg=0.0, n_components=3).fit(X, y).n_components_ == 3
     # generic class means: all C - 1 directions
-    assert graphdr.LDA().fit(X + rng.normal(scale=0.3, size=(4, 3))[y], y).n_components_ == 3
+    assert graphdr.LDA(reg=0.0).fit(X + rng.normal(scale=0.3, size=(4, 3))[y], y).n_components_ == 3

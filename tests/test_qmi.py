@@ -208,9 +208,9 @@ def test_lqmi_spans_lda_subspace_unbalanced():
     X, y = load_wine(return_X_y=True)
     X = StandardScaler().fit_transform(X)
     assert len(set(np.bincount(y))) > 1  # unbalanced
-    lq = LQMI(scaling="total").fit(X, y)
+    lq = LQMI(reg=0.0, scaling="total").fit(X, y)
     assert lq.n_components_ == 2
-    assert _max_angle(lq.components_.T, LDA().fit(X, y).components_.T) < ANGLE_TOL
+    assert _max_angle(lq.components_.T, LDA(reg=0.0).fit(X, y).components_.T) < ANGLE_TOL
     assert _max_angle(lq.components_.T, _sklearn_lda_basis(X, y, 2)) < ANGLE_TOL
     assert np.all(np.diff(lq.eigenvalues_) <= 0)
     # the eigenvalues are the QMI quotients v^T X^T M X v / v^T X^T X v
@@ -226,10 +226,10 @@ def test_lqmi_matches_dense_generalized_eigenproblem():
     Xc = X - X.mean(0)
     M = _dense_paper_M(y)
     gam, V = eigh(Xc.T @ M @ Xc, Xc.T @ Xc)
-    lq = LQMI().fit(X, y)
+    lq = LQMI(reg=0.0).fit(X, y)
     np.testing.assert_allclose(lq.eigenvalues_, gam[::-1][:3], rtol=1e-8)
     for k in (1, 2, 3):
-        est = LQMI(n_components=k).fit(X, y)
+        est = LQMI(reg=0.0, n_components=k).fit(X, y)
         assert _max_angle(est.components_.T, V[:, ::-1][:, :k]) < ANGLE_TOL
 
 
@@ -237,8 +237,8 @@ def test_lqmi_equals_lda_for_balanced_classes_at_every_dimension():
     X, y = make_blobs(n_samples=100, centers=5, n_features=7, cluster_std=2.0, random_state=3)
     assert np.all(np.bincount(y) == 20)
     for k in range(1, 5):
-        lq = LQMI(n_components=k).fit(X, y)
-        assert _max_angle(lq.components_.T, LDA(n_components=k).fit(X, y).components_.T) < ANGLE_TOL
+        lq = LQMI(reg=0.0, n_components=k).fit(X, y)
+        assert _max_angle(lq.components_.T, LDA(reg=0.0, n_components=k).fit(X, y).components_.T) < ANGLE_TOL
         assert _max_angle(lq.components_.T, _sklearn_lda_basis(X, y, k)) < ANGLE_TOL
 
 
@@ -247,7 +247,7 @@ def test_lqmi_no_nan_on_degenerate_data():
     X[:, 3] = 1.0  # a constant feature
     X = np.vstack([X, X[:2]])  # duplicate rows
     y = np.concatenate([y, y[:2]])
-    Z = LQMI().fit_transform(X, y)
+    Z = LQMI(reg=0.0).fit_transform(X, y)
     assert Z.shape == (12, 2) and np.all(np.isfinite(Z))
 
 
@@ -255,7 +255,7 @@ def test_lqmi_no_nan_on_degenerate_data():
 def test_kqmi_linear_kernel_matches_lqmi_in_sample():
     X, y = load_wine(return_X_y=True)
     X = StandardScaler().fit_transform(X)
-    lq = LQMI().fit(X, y)
+    lq = LQMI(reg=0.0).fit(X, y)
     kq = KQMI(kernel="linear", reg=1e-12, solver="eigh").fit(X, y)
     assert _max_angle(kq.embedding_, lq.transform(X)) < ANGLE_TOL
     assert _max_angle(kq.transform(X), lq.transform(X)) < ANGLE_TOL
@@ -263,7 +263,7 @@ def test_kqmi_linear_kernel_matches_lqmi_in_sample():
     Xb, yb = make_blobs(n_samples=60, centers=4, n_features=5, random_state=1)
     for k in (1, 2, 3):
         a = KQMI(n_components=k, kernel="linear", reg=1e-12, solver="eigh").fit(Xb, yb).embedding_
-        b = LQMI(n_components=k).fit(Xb, yb).transform(Xb)
+        b = LQMI(reg=0.0, n_components=k).fit(Xb, yb).transform(Xb)
         assert _max_angle(a, b) < ANGLE_TOL
 
 
@@ -371,7 +371,7 @@ def test_qmi_projection_lda_init_and_completion():
     W = est.components_.T
     np.testing.assert_allclose(W.T @ W, np.eye(3), atol=1e-10)
     # the first two directions span the LDA subspace
-    lda = LDA().fit(X, y).components_.T
+    lda = LDA(reg=0.0).fit(X, y).components_.T
     assert _max_angle(W[:, :2], lda) < 1e-8
     # in the within-class metric without shrinkage the start spans the same LDA subspace
     Ww = QMIProjection(n_components=3, max_iter=0, cv=None, shrinkage=0.0).fit(X, y)

@@ -20,7 +20,7 @@ def _within_covariance(Y, y):
 @pytest.mark.parametrize("load", [load_iris, load_wine, load_digits])
 def test_within_scaling_is_scikit_learns_transform(load):
     X, y = load(return_X_y=True)
-    ours = graphdr.LDA().fit_transform(X, y)  # scaling='within' is the default
+    ours = graphdr.LDA(reg=0.0).fit_transform(X, y)  # scaling='within' is the default
     ref = LinearDiscriminantAnalysis(solver="svd").fit(X, y).transform(X)
     k = ours.shape[1]
     ref = ref[:, :k]
@@ -35,8 +35,8 @@ def test_within_scaling_is_scikit_learns_transform(load):
 @pytest.mark.parametrize(
     "make",
     [
-        lambda: graphdr.LDA(),
-        lambda: graphdr.LQMI(),
+        lambda: graphdr.LDA(reg=0.0),
+        lambda: graphdr.LQMI(reg=0.0),
         # a linear kernel keeps the within-class scatter non-singular (an RBF kernel collapses
         # training classes, and the ridge then sets the metric: see the test below)
         lambda: graphdr.KernelLDA(kernel="linear", reg=1e-9),
@@ -62,7 +62,7 @@ def test_within_scaling_whitens_the_embedded_within_class_covariance(make):
 def test_scalings_span_the_same_subspace_and_none_gives_unit_norm():
     X, y = load_wine(return_X_y=True)
     X = StandardScaler().fit_transform(X)
-    fits = {s: graphdr.LQMI(scaling=s).fit(X, y) for s in ("within", "total", "none")}
+    fits = {s: graphdr.LQMI(reg=0.0, scaling=s).fit(X, y) for s in ("within", "total", "none")}
     for s in ("within", "none"):
         assert max_angle(fits[s].components_.T, fits["total"].components_.T) < 1e-8
     np.testing.assert_allclose(np.linalg.norm(fits["none"].components_, axis=1), 1.0, rtol=1e-12)
@@ -87,7 +87,7 @@ def test_within_scaling_is_finite_when_classes_separate_perfectly():
     # scatter is zero in the learned subspace, and the ridge keeps the metric finite
     X, y = load_digits(return_X_y=True)
     X, y = X[:40], y[:40]
-    for est in (graphdr.LDA(), graphdr.KQMI(solver="paper", gamma=0.01)):
+    for est in (graphdr.LDA(reg=0.0), graphdr.KQMI(solver="paper", gamma=0.01)):
         total = est.set_params(scaling="total").fit(X, y).transform(X)
         Y = est.set_params(scaling="within").fit(X, y).transform(X)
         assert np.all(np.isfinite(Y))

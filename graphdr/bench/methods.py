@@ -173,7 +173,7 @@ def register(name, target, **fields):
 
 # fmt: off
 # ----- graphdr's foundation (paper 000's baselines) -------------------------------------------
-register("lda", "graphdr.linear:LDA", label="LDA", kind="linear", max_dims="classes", description="linear discriminant analysis")
+register("lda", "graphdr.linear:LDA", label="LDA", kind="linear", max_dims="classes", params=dict(reg=0.0), description="classical linear discriminant analysis (no ridge, as in the papers)")
 register("lpp", "graphdr.linear:LPP", label="LPP", kind="linear", supervised=False, max_dims="features", params=dict(supervised=False), description="locality preserving projections (unsupervised)")
 register("supervised-lpp", "graphdr.linear:LPP", label="S-LPP", kind="linear", max_dims="features", params=dict(supervised=True), aliases=("slpp", "lpp-supervised"), description="LPP on same-class neighbours")
 register("mfa", "graphdr.linear:MFA", label="MFA", kind="linear", max_dims="features", description="marginal Fisher analysis")
@@ -190,7 +190,7 @@ register("sklearn-lda", "sklearn.discriminant_analysis:LinearDiscriminantAnalysi
 register("sklearn-lda-shrinkage", "sklearn.discriminant_analysis:LinearDiscriminantAnalysis", label="sk-LDA-shrink", kind="reference", max_dims="classes", params=dict(solver="eigen", shrinkage="auto"), description="LDA with Ledoit-Wolf shrinkage, eigen solver (scikit-learn)")
 register("tsne", "sklearn.manifold:TSNE", label="t-SNE", kind="reference", supervised=False, max_dims=2, transform=False, params=dict(init="pca"), aliases=("t-sne",), description="t-SNE (scikit-learn); no out-of-sample map: 2-D pictures only")
 # ----- paper 000 (QMI), 002 (QMI by gradient ascent), 003 (DEE and its baselines), 001 (MKL-DR) --
-register("lqmi", "graphdr.qmi:LQMI", label="LQMI", kind="linear", max_dims="classes", description="linear QMI graph embedding (paper 000)")
+register("lqmi", "graphdr.qmi:LQMI", label="LQMI", kind="linear", max_dims="classes", params=dict(reg=0.0), description="linear QMI graph embedding (paper 000, no ridge)")
 register("kqmi", "graphdr.qmi:KQMI", label="KQMI", kind="kernel", max_dims="classes", description="kernel QMI graph embedding (paper 000)")
 register("qmi", "graphdr.qmi_ascent:QMIProjection", label="QMI", kind="iterative", max_dims="features", nested=False, params=dict(criterion="qmi"), description="Torkkola's QMI by gradient ascent (paper 002)")
 register("mi-a", "graphdr.qmi_ascent:QMIProjection", label="MI_A", kind="iterative", max_dims="features", nested=False, params=dict(criterion="mi_a"), description="QMI ratio criterion MI_A = V_IN / V_ALL (paper 002)")
