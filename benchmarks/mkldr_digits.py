@@ -71,7 +71,7 @@ def main():
         times["KFD-SAMME"] += time.perf_counter() - t
         t = time.perf_counter()
         sc = StandardScaler().fit(np.hstack(Vtr))
-        lda = graphdr.LDA().fit(sc.transform(np.hstack(Vtr)), y[tr])
+        lda = graphdr.LDA(reg=0.0).fit(sc.transform(np.hstack(Vtr)), y[tr])
         errors["LDA (concatenated views)"].append(one_nn_error(
             lda.transform(sc.transform(np.hstack(Vtr))), y[tr],
             lda.transform(sc.transform(np.hstack(Vte))), y[te]))

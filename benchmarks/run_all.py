@@ -148,11 +148,11 @@ def m_lda_dask():
 
     X, y = lda_data()
     Xd = da.from_array(X, chunks=(N_LDA // 20, -1))
-    eager = graphdr.LDA().fit(X, y)
+    eager = graphdr.LDA(reg=0.0).fit(X, y)
     with dask.config.set(scheduler="threads", num_workers=1):
-        seconds = min(timed(lambda: graphdr.LDA().fit(Xd, y))[0] for _ in range(2))
-        lazy = graphdr.LDA().fit(Xd, y)
-    memory = min(timed(lambda: graphdr.LDA().fit(X, y))[0] for _ in range(2))
+        seconds = min(timed(lambda: graphdr.LDA(reg=0.0).fit(Xd, y))[0] for _ in range(2))
+        lazy = graphdr.LDA(reg=0.0).fit(Xd, y)
+    memory = min(timed(lambda: graphdr.LDA(reg=0.0).fit(X, y))[0] for _ in range(2))
     angle = float(np.max(subspace_angles(lazy.components_.T, eager.components_.T)))
     return dict(seconds=seconds, memory_seconds=memory, angle=angle)
 

@@ -333,12 +333,13 @@ class LQMI(_QMIClosedForm, _BaseGraphEmbedding):
     :math:`X^\top M X` is proportional to the between-class scatter and LQMI equals LDA; for any
     class sizes the two span the same subspace at ``n_components = C - 1``.
 
-    When to use it. LQMI spans LDA's subspace at ``d = C - 1`` and gives the same errors
+    When to use it. LQMI spans LDA's subspace at ``d = C - 1`` (with the same ridge,
+    ``reg='auto'`` chooses the same one) and gives the same errors
     (``benchmarks/results/defaults.md``: paper 000's protocol, 10-fold CV, [-1, 1] scaling): it
-    loses to 1-NN on the raw features on sonar (27.9 % against 15.4 %, one
-    dimension), mnist2k (21.6 % against 8.8 %) and led7digit (41.6 % against 35.6 %), and wins
-    on heart (18.9 % against 24.4 %), vehicle and wine. Use it as LDA (with a nearest-centroid
-    classifier, or where the classes are roughly Gaussian); :class:`KQMI` for curved classes.
+    loses to 1-NN on the raw features on sonar (28.4 % against 15.4 %, one dimension) and
+    mnist2k (11.9 % against 8.8 %), and wins on heart (19.3 % against 24.4 %), vehicle and
+    wine. Use it as LDA (with a nearest-centroid classifier, or where the classes are roughly
+    Gaussian); :class:`KQMI` for curved classes.
 
     Parameters
     ----------
@@ -346,8 +347,11 @@ class LQMI(_QMIClosedForm, _BaseGraphEmbedding):
         At most ``n_classes - 1``; a larger value raises ``ValueError``. None takes that many,
         less the directions without between-class variance (QMI quotient below ``1e-6`` times
         the largest, as :class:`graphdr.LDA`); ``n_components_`` records it.
-    reg : float, default=0.0
-        Ridge :math:`\epsilon` relative to the mean eigenvalue of :math:`X^\top X`.
+    reg : 'auto' or float, default='auto'
+        Ridge :math:`\epsilon` relative to the mean eigenvalue of :math:`X^\top X`. 0 is
+        paper 000's LQMI; 'auto' chooses it as :class:`graphdr.LDA` does (the leave-one-out
+        error of ridge regression of the class indicators, :func:`graphdr.tuning.press_ridge`):
+        the ridge regularises the total scatter, which both methods share.
 %(scaling)s
     rank_tol : float or None, default=None
         Relative variance below which a direction of the data counts as absent.
@@ -362,6 +366,9 @@ class LQMI(_QMIClosedForm, _BaseGraphEmbedding):
     eigenvalues_ : ndarray of shape (n_components_,)
         :math:`\gamma = v^\top X^\top M X v / v^\top X^\top X v`, decreasing.
     n_components_ : int
+    reg_ : float
+    cv_results_ : dict of ndarray
+        As in :class:`graphdr.LDA` (only with ``reg='auto'``).
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
 

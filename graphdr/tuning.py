@@ -32,6 +32,13 @@ kernel, and the relative ridge to a shrinkage of the linear problem, so the sear
 the other limit, the class means in the kernel feature space (kernel nearest-centroid
 directions).
 
+The class-structured linear estimators (:class:`graphdr.LDA`, :class:`graphdr.LQMI`) choose
+their ridge in closed form instead (:func:`press_ridge`): the ridge regression of the class
+indicators with the smallest leave-one-out squared error, which needs one SVD and no
+classifier. The same criterion for the kernel estimators' width and ridge gave the same mean
+error as the cross-validation above on the sets of ``benchmarks/results/defaults.md`` and
+was not adopted for them.
+
 Cost. The search runs on a stratified subsample of at most ``max_samples`` training samples
 (600, 500 for the refitted estimators). For a ``dask.array``
 ``X`` only the rows of that subsample are computed (the labels are in memory), so the choice
