@@ -64,7 +64,7 @@ def main():
             scaler = MinMaxScaler((-1, 1)).fit(X[tr])
             Xtr, Xte = scaler.transform(X[tr]), scaler.transform(X[te])
             preds = {}
-            for key, est in (("g", graphdr.LDA()), ("s", LinearDiscriminantAnalysis())):
+            for key, est in (("g", graphdr.LDA(reg=0.0)), ("s", LinearDiscriminantAnalysis())):
                 est.fit(Xtr, y[tr])
                 Ztr, Zte = est.transform(Xtr), est.transform(Xte)
                 knn = KNeighborsClassifier(1).fit(Ztr, y[tr])
