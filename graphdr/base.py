@@ -211,7 +211,6 @@ def select_kernel(est, data):
     )
 
 
-
 def check_linear_reg(est):
     """``reg`` of a linear estimator: a number >= 0, or 'auto' where it is supported."""
     reg = getattr(est, "reg", None)

@@ -274,39 +274,30 @@ def ridge_smoothed(table):
     return (padded[:, :-2] + padded[:, 1:-1] + padded[:, 2:]) / 3.0
 
 
-def _kernel_fold_features(K, train, test):
-    """Training and held-out features of one fold of a kernel matrix: ``F_train = P
-    Lambda^1/2`` and ``F_test = K_t P Lambda^-1/2`` from the eigendecomposition of the centred
-    training kernel (``F_train^T F_train = Lambda``), and the ridge unit ``tr(K_c)/(n-1)``."""
-    Kc = np.ascontiguousarray(K[np.ix_(train, train)])
-    Kt = TrainingCentring.centre_in_place(Kc).transform(K[np.ix_(test, train)])
-    unit = np.trace(Kc) / max(len(train) - 1, 1)
-    lam, P = linalg.eigh((Kc + Kc.T) / 2.0, overwrite_a=True, check_finite=False)
-    keep = lam > len(train) * np.finfo(float).eps * max(lam[-1], 0.0)
-    lam, P = lam[keep], P[:, keep]
-    return P * np.sqrt(lam), Kt @ (P / np.sqrt(lam)), lam, unit
-
-
-def _ridge_path_scores(features, y_enc, folds, block_of, regs, n_components, scaling):
-    """(1-NN, 3-NN, NC) errors for every ridge value, one factorisation per fold.
-
-    ``features(train, test)`` gives :func:`_kernel_fold_features` of a fold; every ridge
-    value then costs ``O(r C^2)`` plus the classifiers (see the module docstring)."""
+def _class_path_scores(K, y_enc, folds, block_of, regs, n_components, scaling):
+    """(1-NN, 3-NN, NC) errors for every ridge value on one kernel matrix, one
+    eigendecomposition per fold."""
     scores = np.zeros((len(regs), 3))
     for train, test in folds:
-        F_train, F_test, lam, unit = features(train, test)
+        Kc = np.ascontiguousarray(K[np.ix_(train, train)])
+        Kt = TrainingCentring.centre_in_place(Kc).transform(K[np.ix_(test, train)])
+        lam, P = linalg.eigh((Kc + Kc.T) / 2.0, overwrite_a=True, check_finite=False)
+        keep = lam > len(train) * np.finfo(float).eps * max(lam[-1], 0.0)
+        lam, P = lam[keep], P[:, keep]
         y_tr = y_enc[train]
         sizes = np.bincount(y_tr)
         E = np.zeros((len(train), len(sizes)))
         E[np.arange(len(train)), y_tr] = 1.0
-        M = F_train.T @ E  # Lambda^1/2 P^T E: centred class sums in the principal coordinates
+        M = np.sqrt(lam)[:, None] * (P.T @ E)  # Lambda^1/2 P^T E
         b, V = linalg.eigh(block_of(sizes))
         B_half = V * np.sqrt(np.maximum(b, 0.0))
+        F_train, F_test = P * np.sqrt(lam), Kt @ (P / np.sqrt(lam))
+        mean_eig = np.trace(Kc) / max(len(train) - 1, 1)
         for i, reg in enumerate(regs):
-            d = 1.0 / np.sqrt(lam + reg * unit)
+            d = 1.0 / np.sqrt(lam + reg * mean_eig)
             U, s, _ = linalg.svd((d[:, None] * M) @ B_half, full_matrices=False)
             k = min(n_components, int(np.sum(s > 1e-12 * max(s[0], 1e-300))))
-            W = d[:, None] * U[:, :k]  # directions in orthonormal coordinates of the span
+            W = d[:, None] * U[:, :k]
             Y_tr, Y_te = F_train @ W, F_test @ W
             gram, sums = Y_tr.T @ Y_tr, E.T @ Y_tr
             # within-class scatter from the class sums: Y^T L_w Y = Y^T Y - S^T diag(1/n_c) S
@@ -315,13 +306,6 @@ def _ridge_path_scores(features, y_enc, folds, block_of, regs, n_components, sca
                                  n_classes=len(sizes), reg=reg)
             scores[i] += classifier_errors(Y_tr @ R, y_tr, Y_te @ R, y_enc[test])
     return scores / len(folds)
-
-
-def _class_path_scores(K, y_enc, folds, block_of, regs, n_components, scaling):
-    """(1-NN, 3-NN, NC) errors for every ridge value on one kernel matrix, one
-    eigendecomposition per fold."""
-    return _ridge_path_scores(lambda train, test: _kernel_fold_features(K, train, test), y_enc,
-                              folds, block_of, regs, n_components, scaling)
 
 
 def _refit_scores(estimator, X, y_enc, folds, gamma, regs):
