@@ -244,6 +244,9 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
     #: a linear estimator whose ``reg='auto'`` is the leave-one-out ridge
     #: (:func:`graphdr.tuning.press_ridge`)
     _auto_linear_reg = False
+    #: the constraint is the regularised total scatter, ``V^T (S_t + eps I) V = I``: the
+    #: ``'within'`` metric whitens the regularised within-class scatter (``routes.metric_transform``)
+    _ridge_on_total_scatter = False
 
     # ----- what subclasses define ------------------------------------------------------
     def _uses_labels(self):
@@ -525,8 +528,12 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         if scaling == "total":
             return np.eye((V if dual is None else dual).shape[1])
         within, total, norms, n, n_classes = embedded_scatters(space, data, V, dual, Y)
+        reg = self._resolved_reg()
+        # the solver's directions satisfy V^T (S_t + eps I) V = I: the ridge's embedded form
+        ridge_form = np.eye(total.shape[0]) - total if (
+            self._ridge_on_total_scatter and reg > 0) else None
         return metric_transform(scaling, within, total, norms, n_samples=n, n_classes=n_classes,
-                                reg=self._resolved_reg())
+                                reg=reg, ridge_form=ridge_form)
 
     # ----- transform ---------------------------------------------------------------------
     def transform(self, X):

@@ -18,6 +18,8 @@ __all__ = ["LDA", "LPP", "MFA", "LDE"]
 
 # ----- graph choices shared by the linear and kernel versions ---------------------------
 class _LDAGraphs:
+    _ridge_on_total_scatter = True  # min S_w subject to the regularised total scatter
+
     def _build_graphs(self, X_graph, y_enc, metric):
         return _graphs.within_class_graph(y_enc), _graphs.total_graph(y_enc)
 

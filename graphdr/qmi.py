@@ -266,6 +266,8 @@ def qmi_potentials(Y, y, sigma, *, block_size=None):
 class _QMIClosedForm:
     """Shared pieces of LQMI and KQMI: the QMI graph against the total scatter."""
 
+    _ridge_on_total_scatter = True
+
     def _max_components(self, n_available, n_classes):
         return min(n_classes - 1, n_available), (
             f"the QMI graph M has rank n_classes - 1 = {n_classes - 1} for {n_classes} classes"

@@ -163,27 +163,36 @@ SCALINGS = ("within", "total", "none")
 SCALING_DOC = """    scaling : {'within', 'total', 'none'}, default='within'
         Metric inside the learned subspace (the subspace is the same for all three).
         ``'within'``: the embedded within-class covariance is the identity,
-        :math:`W^\\top \\Sigma_w W = I` with :math:`\\Sigma_w = S_w / (n - C)` (a ridge
-        :math:`\\max(\\text{reg}, 10^{-6})` times the mean total variance where it is singular),
-        components ordered by between-class variance -- scikit-learn's LDA ``transform``, and the
-        metric a nearest-neighbour or nearest-centroid classifier needs. ``'total'``: the
-        solver's normalisation, unit total scatter. ``'none'``: unit-norm directions.
+        :math:`W^\\top \\Sigma_w W = I` with :math:`\\Sigma_w = S_w / (n - C)`, components
+        ordered by between-class variance -- scikit-learn's LDA ``transform``, and the metric a
+        nearest-neighbour or nearest-centroid classifier needs. With a ridge
+        :math:`\\epsilon > 0` on the total scatter (LDA, LQMI, KernelLDA and KQMI with
+        ``reg > 0``) it is the within-class covariance of the same regularised model,
+        :math:`\\Sigma_w = (S_w + \\epsilon I) / (n - C)`; elsewhere a ridge
+        :math:`\\max(\\text{reg}, 10^{-6})` times the mean total variance where it is singular.
+        ``'total'``: the solver's normalisation, unit regularised total scatter. ``'none'``:
+        unit-norm directions.
         See :func:`graphdr.routes.metric_transform`."""
 
 
-def metric_transform(scaling, within, total, norms, *, n_samples, n_classes, reg=0.0):
+def metric_transform(scaling, within, total, norms, *, n_samples, n_classes, reg=0.0,
+                     ridge_form=None):
     r"""``k x k`` matrix ``R`` that gives the embedding ``Y V`` the metric ``scaling`` asks for.
 
     With the embedded within-class and total scatters :math:`S_w = V^\top C^\top L_w C V` and
     :math:`S_t` (``k x k``) of the solver's directions ``V`` (columns, any normalisation):
 
     * ``'within'``: :math:`R = (\Sigma_w + \epsilon I)^{-1/2} Q`, with the within-class
-      covariance :math:`\Sigma_w = S_w / (n - C)` and ``Q`` the eigenvectors of the
-      between-class covariance of the whitened embedding, by decreasing variance. The embedded
-      within-class covariance is then the identity (the metric of a nearest-neighbour or
-      nearest-centroid classifier under the LDA model, as scikit-learn's LDA ``transform``);
-      :math:`\epsilon = \max(\text{reg}, 10^{-6})\operatorname{tr}(\Sigma_t)/k` keeps it finite
-      where :math:`S_w` is singular (classes separated perfectly on the training data).
+      covariance :math:`\Sigma_w = (S_w + E) / (n - C)` and ``Q`` the eigenvectors of the
+      between-class covariance of the whitened embedding, by decreasing variance. ``E`` is
+      ``ridge_form``, the solver's ridge in the embedded coordinates, :math:`\epsilon_s V^\top
+      V` for a ridge :math:`\epsilon_s I` (zero when None): the embedded within-class
+      covariance is then the identity under the regularised model the solver fitted, the
+      Mahalanobis metric of a nearest-neighbour or nearest-centroid classifier under the LDA
+      model with the ridge (with ``reg=0``, scikit-learn's LDA ``transform``).
+      :math:`\epsilon = 10^{-6}\operatorname{tr}(\Sigma_t)/k` with ``ridge_form``, otherwise
+      :math:`\max(\text{reg}, 10^{-6})\operatorname{tr}(\Sigma_t)/k`, keeps it finite where
+      :math:`S_w` is singular (classes separated perfectly on the training data).
     * ``'total'``: ``R = I`` (the solver's normalisation, :math:`V^\top (S_t+\epsilon I) V = I`).
     * ``'none'``: :math:`R = \operatorname{diag}(1/\lVert w_j\rVert)`, unit-norm directions
       (``norms`` are the Euclidean norms of the directions in input or feature space).
@@ -196,14 +205,18 @@ def metric_transform(scaling, within, total, norms, *, n_samples, n_classes, reg
     if scaling == "none":
         return np.diag(1.0 / np.where(norms > 0, norms, 1.0))
     dof_within = max(n_samples - n_classes, 1)
+    between = (total + total.T - within - within.T) / 2.0
+    if ridge_form is not None:
+        within = within + ridge_form
     cov_w = (within + within.T) / (2.0 * dof_within)
     cov_t = (total + total.T) / (2.0 * max(n_samples - 1, 1))
-    eps = max(reg, 1e-6) * max(np.trace(cov_t), 0.0) / k
+    floor = 1e-6 if ridge_form is not None else max(reg, 1e-6)
+    eps = floor * max(np.trace(cov_t), 0.0) / k
     lam, U = np.linalg.eigh(cov_w)
     lam = np.maximum(lam, 0.0) + eps
     if not np.all(lam > 0):  # zero total variance: nothing to whiten
         return np.eye(k)
     R = (U / np.sqrt(lam)) @ U.T
-    cov_b = R.T @ (cov_t * (n_samples - 1) - cov_w * dof_within) @ R / max(n_samples - 1, 1)
+    cov_b = R.T @ between @ R / max(n_samples - 1, 1)
     mu, Q = np.linalg.eigh((cov_b + cov_b.T) / 2.0)
     return R @ Q[:, ::-1]

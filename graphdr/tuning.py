@@ -301,9 +301,10 @@ def _class_path_scores(K, y_enc, folds, block_of, regs, n_components, scaling):
             Y_tr, Y_te = F_train @ W, F_test @ W
             gram, sums = Y_tr.T @ Y_tr, E.T @ Y_tr
             # within-class scatter from the class sums: Y^T L_w Y = Y^T Y - S^T diag(1/n_c) S
+            # W^T (Lambda + eps I) W = I: the ridge's embedded form is I - gram (as the estimator)
             R = metric_transform(scaling, gram - sums.T @ (sums / sizes[:, None]), gram,
                                  np.linalg.norm(W, axis=0), n_samples=len(train),
-                                 n_classes=len(sizes), reg=reg)
+                                 n_classes=len(sizes), reg=reg, ridge_form=np.eye(k) - gram)
             scores[i] += classifier_errors(Y_tr @ R, y_tr, Y_te @ R, y_enc[test])
     return scores / len(folds)
 

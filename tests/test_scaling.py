@@ -82,6 +82,57 @@ def test_none_scaling_of_a_kernel_method_gives_unit_norm_in_feature_space():
     np.testing.assert_allclose(np.diag(a.T @ Kc @ a), 1.0, rtol=1e-8)
 
 
+@pytest.mark.parametrize("est", [graphdr.LDA, graphdr.LQMI])
+@pytest.mark.parametrize("reg", [0.05, 1.0])
+def test_within_scaling_whitens_the_regularised_within_class_scatter(est, reg):
+    # with a ridge eps = reg * tr(S_t) / D on the total scatter, the 'within' metric whitens the
+    # within-class covariance of the same regularised model: W^T (S_w + eps I) W / (n - C) = I
+    X, y = load_wine(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    n, D = X.shape
+    C = len(np.unique(y))
+    S_t = (X - X.mean(0)).T @ (X - X.mean(0))
+    S_w = sum((X[y == c] - X[y == c].mean(0)).T @ (X[y == c] - X[y == c].mean(0))
+              for c in np.unique(y))
+    eps = reg * np.trace(S_t) / D
+    W = est(reg=reg).fit(X, y).components_.T
+    np.testing.assert_allclose(W.T @ (S_w + eps * np.eye(D)) @ W / (n - C), np.eye(W.shape[1]),
+                               atol=1e-5)
+    # the plain within-class covariance is not the identity: the ridge is in the metric
+    assert np.abs(W.T @ S_w @ W / (n - C) - np.eye(W.shape[1])).max() > 1e-3 * reg
+    # for LDA it is the solver's normalisation rescaled by its eigenvalues (V^T(S_w+eps)V = diag)
+    if est is graphdr.LDA:
+        total = graphdr.LDA(reg=reg, scaling="total").fit(X, y)
+        expected = total.transform(X) * np.sqrt((n - C) / total.eigenvalues_)
+        got = graphdr.LDA(reg=reg).fit(X, y).transform(X)
+        signs = np.sign(np.sum(got * expected, axis=0))
+        # (up to the 1e-6 floor of the metric's ridge)
+        np.testing.assert_allclose(got, expected * signs, atol=1e-5 * np.abs(expected).max())
+
+
+@pytest.mark.parametrize("est", [graphdr.KernelLDA, graphdr.KQMI])
+@pytest.mark.parametrize("solver", ["cholesky", "eigh"])
+def test_kernel_within_scaling_whitens_the_regularised_within_class_scatter(est, solver):
+    # feature space: a^T (K L_w K + eps K) a / (n - C) = I with eps = reg * tr(K) / (n - 1)
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    X, y = load_iris(return_X_y=True)
+    n, C, reg, gamma = len(y), 3, 0.1, 0.5
+    model = est(gamma=gamma, reg=reg, solver=solver).fit(X, y)
+    H = np.eye(n) - 1.0 / n
+    K = H @ rbf_kernel(X, gamma=gamma) @ H
+    A = model.dual_coef_
+    Y = model.transform(X)
+    np.testing.assert_allclose(Y - Y.mean(0), K @ A, atol=1e-8 * np.abs(Y).max())
+    within = sum((Y[y == c] - Y[y == c].mean(0)).T @ (Y[y == c] - Y[y == c].mean(0))
+                 for c in range(C))
+    eps = reg * np.trace(K) / (n - 1)
+    # (up to the metric's floor of 1e-6 times the embedded total variance)
+    np.testing.assert_allclose((within + eps * A.T @ K @ A) / (n - C), np.eye(A.shape[1]),
+                               atol=1e-3)
+    assert np.abs(within / (n - C) - np.eye(A.shape[1])).max() > 0.05
+
+
 def test_within_scaling_is_finite_when_classes_separate_perfectly():
     # n < D, or an unregularised RBF kernel: training classes collapse to points, the within-class
     # scatter is zero in the learned subspace, and the ridge keeps the metric finite
