@@ -164,7 +164,7 @@ class KernelLPP(_LPPGraphs, _BaseGraphEmbedding):
     8.8 %%; supervised: 19.4 %%, 8.6 %%, 46.1 %%) (``benchmarks/results/defaults.md``: paper
     000's protocol, 10-fold CV, [-1, 1] scaling). The supervised version at
     ``n_components = C - 1`` does better (ionosphere 6.3 %%, mnist2k 7.2 %%). For class
-    separation prefer :class:`KernelLDA` or :class:`KQMI` (ionosphere 6.6 %%, mnist2k 4.7 %%).
+    separation prefer :class:`KernelLDA` or :class:`KQMI` (ionosphere 6.8 %%, mnist2k 4.5 %%).
 
     Parameters
     ----------
@@ -232,8 +232,8 @@ class CKFD(_BaseGraphEmbedding):
     When to use it. CKFD is within 3 points of 1-NN on the raw features on 11 of 12 sets and
     loses on pima (32.8 %% against 29.7 %%) (``benchmarks/results/defaults.md``: paper 000's
     protocol, 10-fold CV, [-1, 1] scaling). It has the lowest error of graphdr's defaults on
-    sonar (11.1 %%) and vowel (0.2 %%); :class:`KernelLDA` is better on 8 of the 12 sets (pima
-    28.0 %%, vehicle 14.8 %% against 19.6 %%) at a fraction of the cost. Use CKFD when the
+    sonar (11.1 %%) and vowel (0.2 %%); :class:`KernelLDA` is better on 9 of the 12 sets (pima
+    27.7 %%, vehicle 16.0 %% against 19.6 %%) at a fraction of the cost. Use CKFD when the
     irregular (null-space) discriminant information matters: few samples in many dimensions.
 
     Parameters

@@ -339,7 +339,7 @@ class LQMI(_QMIClosedForm, _BaseGraphEmbedding):
     ``reg='auto'`` chooses the same one) and gives the same errors
     (``benchmarks/results/defaults.md``: paper 000's protocol, 10-fold CV, [-1, 1] scaling): it
     loses to 1-NN on the raw features on sonar (28.4 % against 15.4 %, one dimension) and
-    mnist2k (11.9 % against 8.8 %), and wins on heart (19.3 % against 24.4 %), vehicle and
+    mnist2k (11.6 % against 8.8 %), and wins on heart (19.3 % against 24.4 %), vehicle and
     wine. Use it as LDA (with a nearest-centroid classifier, or where the classes are roughly
     Gaussian); :class:`KQMI` for curved classes.
 
