@@ -548,6 +548,15 @@ def report(cells, runs):
 
 
 # ----- main -------------------------------------------------------------------------------
+def record_run(runs, path, script, n_cells, t0):
+    """Append this run (end time, command line, cells, wall time since ``t0``) to ``runs`` and
+    write them to ``path``."""
+    cmd = " ".join([script] + sys.argv[1:])
+    runs.append(dict(date=time.strftime("%Y-%m-%d %H:%M", time.gmtime()), command=cmd,
+                     cells=n_cells, wall_seconds=round(time.perf_counter() - t0, 1)))
+    path.write_text(json.dumps(runs, indent=1))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", nargs="+", choices=DATASETS)
@@ -602,12 +611,7 @@ def main(argv=None):
                   f"({float(r['seconds']):.1f}s, {time.perf_counter() - t0:.0f}s total)",
                   flush=True)
         if todo:
-            cmd = "benchmarks/defaults.py" + ("" if len(sys.argv) < 2 else " " +
-                                              " ".join(sys.argv[1:]))
-            runs.append(dict(date=time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
-                             command=cmd, cells=len(todo),
-                             wall_seconds=round(time.perf_counter() - t0, 1)))
-            RUNS_PATH.write_text(json.dumps(runs, indent=1))
+            record_run(runs, RUNS_PATH, "benchmarks/defaults.py", len(todo), t0)
     if cells:
         report(cells, runs)
         print(f"wrote {MD_PATH}")

@@ -302,17 +302,14 @@ def main(argv=None):
             for r in rows:
                 r["commit"] = commit
             cells[key] = rows
-            if i % 20 == 0 or i == len(todo) - 1:
+            if i % 20 == 0:  # the complete cache is written after the loop
                 write_cache(cells)
             print(f"[{i + 1}/{len(todo)}] {key}: 1-NN errors {rows[0]['n_errors']} "
                   f"({rows[0]['seconds']:.1f}s, {time.perf_counter() - t0:.0f}s total)",
                   flush=True)
         write_cache(cells)
         if todo:
-            runs.append(dict(date=time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
-                             command="benchmarks/targets_repeated.py " + " ".join(sys.argv[1:]),
-                             cells=len(todo), wall_seconds=round(time.perf_counter() - t0, 1)))
-            RUNS_PATH.write_text(json.dumps(runs, indent=1))
+            base.record_run(runs, RUNS_PATH, "benchmarks/targets_repeated.py", len(todo), t0)
     if cells:
         report(cells, runs)
         print(f"wrote {MD_PATH}")
