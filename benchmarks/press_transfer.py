@@ -26,7 +26,7 @@ Usage::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/press_transfer.py
 
-Writes ``benchmarks/results/press_transfer.md`` (about 3 minutes on 2 cores).
+Writes ``benchmarks/results/press_transfer.md`` (under a minute on 2 cores).
 """
 
 from __future__ import annotations
