@@ -30,7 +30,8 @@ what it does
 protocols (--protocol; see graphdr/bench/protocols.py)
   bouzas       paper 000 Tables II-V: scaled to [-1,1], stratified 10-fold CV, classifiers NCC,
                3-NN, linear SVM (C=100), RBF SVM (C=100, sigma=1); RBF kernel sigma=1 for the
-               kernel methods; dims 1..C-1. Default data: vehicle, vowel, sonar, ionosphere.
+               kernel methods; unit-length projections (--projection none, the paper's);
+               dims 1..C-1. Default data: vehicle, vowel, sonar, ionosphere.
   gavriilidis  paper 002 Tables 2-4: scaled to [0,1], 5x2 CV, 1-NN, dims 1..C-1, the criteria
                QMI, MI_A and MI_B with random and LDA initialisation (qmi:init=random,
                qmi:init=lda, mi-a:..., mi-b:...), LDA and PCA. Default data: iris, wine,
@@ -262,6 +263,10 @@ def build_parser():
                        help="RBF gamma of the kernel methods, or 'default' (1/n_features)")
     bench.add_argument("--svm-gamma", type=float, default=None, metavar="G",
                        help="gamma of the RBF SVM classifier (default 0.5, i.e. sigma=1)")
+    bench.add_argument("--projection", choices=("within", "total", "none", "default"),
+                       default=None, help="scaling of the projections of the estimators that "
+                       "have one (bouzas: none, the paper's unit-length vectors; 'default': "
+                       "each estimator's own, 'within')")
     bench.add_argument("--no-plots", action="store_true", help="skip the PNG figures")
     bench.add_argument("--no-html", action="store_true", help="skip index.html")
     _add_common(bench, "graphdr-bench")
@@ -326,6 +331,10 @@ def _run(args, argv):
             protocol = dataclasses.replace(protocol, kernel_gamma=None)
         elif args.kernel_gamma is not None:
             protocol = protocol.replace(kernel_gamma=args.kernel_gamma)
+        if args.projection == "default":
+            protocol = dataclasses.replace(protocol, projection=None)
+        elif args.projection is not None:
+            protocol = protocol.replace(projection=args.projection)
         datasets, methods, classifiers = args.datasets, args.methods, args.classifiers
         title, label_column = None, args.label_column
         plots_on, html_on = not args.no_plots, not args.no_html

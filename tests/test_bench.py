@@ -4,7 +4,7 @@ import os
 
 import numpy as np
 import pytest
-from sklearn.datasets import dump_svmlight_file, load_iris
+from sklearn.datasets import dump_svmlight_file, load_iris, load_wine
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.model_selection import StratifiedKFold
 from sklearn.neighbors import KNeighborsClassifier
@@ -208,6 +208,47 @@ def test_run_cell_nested_equals_refit_for_pca():
         pred = make_classifier("1nn").fit(p.transform(sc.transform(X[train])), y[train])
         ref = np.sum(pred.predict(p.transform(sc.transform(X[test]))) != y[test])
         assert next(r for r in nested if r["dim"] == d)["n_errors"] == ref
+
+
+def test_projection_is_passed_as_scaling_unless_the_method_sets_it():
+    assert bm.get_method("kqmi").build(1, projection="none").scaling == "none"
+    assert bm.get_method("kqmi").build(1).scaling == "within"  # the estimator's default
+    kept = bm.get_method("kqmi").build(1, params={"scaling": "total"}, projection="none")
+    assert kept.scaling == "total"
+    assert not hasattr(bm.get_method("pca").build(1, projection="none"), "scaling")
+    b = get_protocol("bouzas")
+    assert b.projection == "none" and b.settings()["projection"] == "none"
+    assert "projection" not in get_protocol("demo").settings()  # older runs stay resumable
+
+
+def test_run_cell_with_the_papers_unit_length_projections():
+    # paper 000 normalises each projection vector to unit length; the RBF SVM with a fixed
+    # sigma sees that scale. Checked: the cell's estimator has unit-length directions spanning
+    # scikit-learn's LDA subspace, and the cell's error is the SVM's on that embedding.
+    X, y = load_wine(return_X_y=True)
+    train, test = next(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y))
+    task = dict(dataset="wine", method="lda", X=X, y=y, views=None, train=train, test=test,
+                dims=[2], classifiers=["rbf-svm"], scaling="minmax", gamma=None,
+                svm_gamma=0.5, seed=0, fold=0, projection="none")
+    _, rows = run_cell(task)
+    scaler = MinMaxScaler((-1, 1)).fit(X[train])
+    Xtr, Xte = scaler.transform(X[train]), scaler.transform(X[test])
+    est = bm.get_method("lda").build(2, projection="none").fit(Xtr, y[train])
+    W = est.components_.T
+    np.testing.assert_allclose(np.linalg.norm(W, axis=0), 1.0, rtol=1e-10)
+    ref_lda = LinearDiscriminantAnalysis(solver="eigen").fit(Xtr, y[train])
+    # the same subspace as scikit-learn's LDA (cosines of the principal angles are 1)
+    Q1, _ = np.linalg.qr(W)
+    Q2, _ = np.linalg.qr(ref_lda.scalings_[:, :2])
+    np.testing.assert_allclose(np.linalg.svd(Q1.T @ Q2, compute_uv=False), 1.0, atol=1e-8)
+    svm = make_classifier("rbf-svm").fit((Xtr - est.mean_) @ W, y[train])
+    ref = np.sum(svm.predict((Xte - est.mean_) @ W) != y[test])
+    assert rows[0]["n_errors"] == ref
+    _, within = run_cell(dict(task, projection=None))  # the default metric differs in scale
+    est_w = bm.get_method("lda").build(2).fit(Xtr, y[train])
+    assert not np.allclose(np.linalg.norm(est_w.components_, axis=1), 1.0)
+    assert within[0]["n_errors"] == np.sum(make_classifier("rbf-svm").fit(
+        est_w.transform(Xtr), y[train]).predict(est_w.transform(Xte)) != y[test])
 
 
 def test_unknown_classifier_and_scaling():

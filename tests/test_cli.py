@@ -437,12 +437,30 @@ def test_multiview_methods_views_and_own_classifier(monkeypatch, tmp_path):
     [("--n-jobs", "0", "--n-jobs must be nonzero"),
      ("--kernel-gamma", "-1", "kernel gamma must be positive"),
      ("--kernel-gamma", "wide", "a positive number or 'default'"),
-     ("--folds", "0", "expected a positive integer")],
+     ("--folds", "0", "expected a positive integer"),
+     ("--projection", "unit", "invalid choice: 'unit'")],
 )
 def test_bad_option_values(option, value, message, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["bench", option, value])
     assert exc.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_projection_option_reaches_the_estimators(tmp_path):
+    # the demo protocol keeps each estimator's metric; --projection none asks for unit-length
+    # directions and is recorded in config.json (a resumed run compares it); 'default' drops
+    # the bouzas protocol's own setting
+    base = ["bench", "--protocol", "demo", "--datasets", "iris", "--methods", "lda",
+            "--folds", "2", "--quiet", "--no-plots", "--no-html"]
+    assert main(base + ["--projection", "none", "--out", str(tmp_path / "n")]) == 0
+    assert main(base + ["--out", str(tmp_path / "d")]) == 0
+    cfg_n = json.loads((tmp_path / "n" / "config.json").read_text())
+    cfg_d = json.loads((tmp_path / "d" / "config.json").read_text())
+    assert cfg_n["protocol"]["projection"] == "none" and "projection" not in cfg_d["protocol"]
+    b = ["bench", "--protocol", "bouzas", "--datasets", "iris", "--methods", "lda", "--folds",
+         "2", "--quiet", "--no-plots", "--no-html", "--classifiers", "ncc"]
+    assert main(b + ["--projection", "default", "--out", str(tmp_path / "b")]) == 0
+    assert "projection" not in json.loads((tmp_path / "b" / "config.json").read_text())["protocol"]
 
 
 def test_dask_backend_gives_the_same_results(tiny_report, tmp_path):

@@ -115,12 +115,13 @@ class _Views:
         return X if self.views is None else [X[:, s] for s in self.views]
 
 
-def _fit(spec, params, k, X, y, *, gamma, seed, views):
+def _fit(spec, params, k, X, y, *, gamma, seed, views, projection=None):
     """Fit a method; return (estimator, embedding of X, fit seconds, view feeder)."""
     feed = _Views(spec, views)
 
     def fit(n_components):
-        est = spec.build(n_components, params=params, gamma=gamma, random_state=seed)
+        est = spec.build(n_components, params=params, gamma=gamma, random_state=seed,
+                         projection=projection)
         t0 = time.perf_counter()
         if not spec.transform:
             Z = est.fit_transform(X)
@@ -143,7 +144,8 @@ def run_cell(task):
     """Cross-validation cell: one data set, one method, one fold, every dimension and classifier.
 
     ``task`` is a dict with keys dataset, method (canonical id), X, y, views, train, test,
-    dims, classifiers, scaling, gamma, svm_gamma, seed, fold. Returns ``(key, rows)``; the
+    dims, classifiers, scaling, gamma, svm_gamma, seed, fold, and optionally projection (the
+    protocol's ``scaling`` of the estimators). Returns ``(key, rows)``; the
     rows are dicts of the columns of ``results.csv``.
     """
     ident, spec, params = _method(task)
@@ -169,7 +171,8 @@ def run_cell(task):
                 task, spec, params, ident, Xtr, Xte, ytr, yte, dims, seed, views)
         if spec.nested:
             est, Ztr, seconds, feed = _fit(spec, params, max(dims), Xtr, ytr,
-                                           gamma=task["gamma"], seed=seed, views=views)
+                                           gamma=task["gamma"], seed=seed, views=views,
+                                           projection=task.get("projection"))
             Zte = est.transform(feed(Xte))
             for d in dims:
                 if d <= Ztr.shape[1]:
@@ -177,7 +180,8 @@ def run_cell(task):
         else:
             for d in dims:
                 est, Ztr, seconds, feed = _fit(spec, params, d, Xtr, ytr, gamma=task["gamma"],
-                                               seed=seed, views=views)
+                                               seed=seed, views=views,
+                                               projection=task.get("projection"))
                 embeddings[d] = (Ztr[:, :d], est.transform(feed(Xte))[:, :d], seconds)
         rows = []
         for d, (Ztr, Zte, seconds) in embeddings.items():
@@ -201,7 +205,8 @@ def _run_predictor(task, spec, params, ident, Xtr, Xte, ytr, yte, dims, seed, vi
     feed = _Views(spec, views)
     rows = []
     for d in dims:
-        est = spec.build(d, params=params, gamma=task["gamma"], random_state=seed)
+        est = spec.build(d, params=params, gamma=task["gamma"], random_state=seed,
+                         projection=task.get("projection"))
         t0 = time.perf_counter()
         est.fit(feed(Xtr), ytr)
         seconds = time.perf_counter() - t0
@@ -285,7 +290,7 @@ def run_embedding(task):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est, Z, seconds, feed = _fit(spec, params, k, Xtr, y[train], gamma=task["gamma"],
-                                     seed=seed, views=views)
+                                     seed=seed, views=views, projection=task.get("projection"))
         if spec.transform:
             Z = est.transform(feed(scaler.transform(X[test])))
     return dict(

@@ -123,7 +123,8 @@ class MethodSpec:
         return max(1, limits[spec])
 
     # ----- building -----------------------------------------------------------------------
-    def build(self, n_components, *, params=None, gamma=None, random_state=None):
+    def build(self, n_components, *, params=None, gamma=None, random_state=None,
+              projection=None):
         """Return an unfitted estimator.
 
         Parameters
@@ -136,6 +137,9 @@ class MethodSpec:
             ``params`` set it. None keeps the estimator's default.
         random_state : int
             Passed when the estimator has a ``random_state`` parameter.
+        projection : str or None
+            The protocol's normalisation of the projections; passed as ``scaling`` to
+            estimators that have one unless ``params`` set it. None keeps the default.
         """
         cls = self.resolve()
         kwargs = dict(self.params)
@@ -145,6 +149,8 @@ class MethodSpec:
             kwargs["n_components"] = n_components
         if self.kind == "kernel" and gamma is not None and "gamma" in accepted:
             kwargs.setdefault("gamma", gamma)
+        if projection is not None and "scaling" in accepted:
+            kwargs.setdefault("scaling", projection)
         if "random_state" in accepted and "random_state" not in kwargs:
             kwargs["random_state"] = random_state
         unknown = sorted(set(kwargs) - set(accepted)) if accepted else []

@@ -1215,5 +1215,7 @@ def _describe_protocol(protocol, classifiers=None):
                 "largest)")
     gamma = ("" if protocol.kernel_gamma is None
              else f", RBF kernel gamma {protocol.kernel_gamma:g}")
+    projection = ("" if protocol.projection is None
+                  else f", projections with scaling='{protocol.projection}'")
     return (f"scaling {protocol.scaling}, {split}, classifiers "
-            f"{', '.join(classifiers or protocol.classifiers)}, {dims}{gamma}")
+            f"{', '.join(classifiers or protocol.classifiers)}, {dims}{gamma}{projection}")

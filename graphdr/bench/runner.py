@@ -180,7 +180,8 @@ def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="g
         method_order += [m for m in idents if m not in method_order]
         splits = protocol.splits(ds.y, seed)
         common = dict(dataset=ds.name, X=ds.X, y=ds.y, views=ds.views, scaling=protocol.scaling,
-                      gamma=protocol.kernel_gamma, svm_gamma=protocol.svm_gamma, seed=seed)
+                      gamma=protocol.kernel_gamma, svm_gamma=protocol.svm_gamma, seed=seed,
+                      projection=protocol.projection)
         for ident in idents:
             spec = get_method(ident.split(":")[0])
             if not spec.predicts and pictures:
