@@ -171,7 +171,11 @@ SCALING_DOC = """    scaling : {'within', 'total', 'none'}, default='within'
         :math:`\\Sigma_w = (S_w + \\epsilon I) / (n - C)`; elsewhere a ridge
         :math:`\\max(\\text{reg}, 10^{-6})` times the mean total variance where it is singular.
         ``'total'``: the solver's normalisation, unit regularised total scatter. ``'none'``:
-        unit-norm directions.
+        unit-norm directions (the papers' normalisation).
+        A classifier with a fixed length scale sees the metric too: kernel embeddings hold
+        their training classes tighter than new samples, so in the ``'within'`` metric an RBF
+        SVM with a fixed ``gamma`` can fail (``benchmarks/results/bouzas.md``); give it a
+        width from the data (scikit-learn's ``gamma='scale'``) or use ``'none'``.
         See :func:`graphdr.routes.metric_transform`."""
 
 
