@@ -1,4 +1,5 @@
-# Entry points: `make demo`, `make test` (the README's test command), `make docs` (Sphinx site,
+# Entry points: `make demo`, `make test` (the README's test command), `make test-portable` (the
+# numerical tests under another OpenBLAS kernel, one thread), `make docs` (Sphinx site,
 # gallery executed -> docs/_build/html), `make lint` (ruff), `make bench`. Each creates .venv with
 # python3 if needed.
 PYTHON ?= python3
@@ -9,7 +10,7 @@ DOCS_STAMP := $(VENV)/.installed-docs
 LINT_STAMP := $(VENV)/.installed-lint
 SPHINXOPTS ?= -W --keep-going
 
-.PHONY: demo test bench docs lint clean
+.PHONY: demo test test-portable bench docs lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +25,16 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --durations=15
+
+# The numerical modules again under an older OpenBLAS kernel and one BLAS thread: the same
+# results on another CPU (README, "Portability").
+PORTABLE_TESTS = tests/test_pinned_outputs.py tests/test_determinism.py tests/test_solvers.py \
+	tests/test_kernel.py tests/test_kernel_inplace.py tests/test_linear.py \
+	tests/test_linear_ridge.py tests/test_qmi.py tests/test_qmi_ascent.py tests/test_mkl.py \
+	tests/test_dee.py tests/test_graphs.py tests/test_tuning.py tests/test_scaling.py
+test-portable: $(STAMP)
+	OPENBLAS_CORETYPE=Prescott OPENBLAS_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 -q \
+		-p no:cacheprovider $(PORTABLE_TESTS)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py

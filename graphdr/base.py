@@ -193,7 +193,7 @@ def select_kernel(est, data):
         auto_reg and est._solver_uses_reg() and est.kernel != "precomputed")
     est.__dict__.pop("cv_results_", None)
     if not searchable or data.y_encoded is None:
-        est.gamma_ = (median_gamma(data.X, random_state=getattr(est, "random_state", None))
+        est.gamma_ = (median_gamma(data.X)
                       if auto_gamma and has_width else (None if auto_gamma else gamma))
         est.reg_ = 1e-3 if auto_reg else (0.0 if reg is None else reg)
         return
@@ -207,7 +207,7 @@ def select_kernel(est, data):
         search_reg=auto_reg and est._solver_uses_reg(),
         fixed_gamma=None if auto_gamma else gamma,
         fixed_reg=1e-3 if auto_reg else (0.0 if reg is None else reg),
-        n_jobs=getattr(est, "n_jobs", None), random_state=getattr(est, "random_state", None),
+        n_jobs=getattr(est, "n_jobs", None),
     )
 
 
@@ -231,7 +231,7 @@ def select_linear_reg(est, X, y_enc):
     est.__dict__.pop("cv_results_", None)
     if isinstance(est.reg, str):
         est.reg_, est.cv_results_ = press_ridge(
-            X, y_enc, name=type(est).__name__, random_state=getattr(est, "random_state", 0))
+            X, y_enc, name=type(est).__name__)
     else:
         est.reg_ = float(est.reg)
 
@@ -509,10 +509,14 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         if solution.dual is not None:
             Y = None if solution.embedding is None else solution.embedding[:, :k]
             R = self._metric(space, data, dual=solution.dual[:, :k], Y=Y)
-            fitted = space.solution(dual=solution.dual[:, :k] @ R, embedding=None if Y is None else Y @ R)
+            dual = solution.dual[:, :k] @ R
+            Y = space.training_embedding(dual=dual) if Y is None else Y @ R
+            signs = space.signs(y_encoded=data.y_encoded, embedding=Y)
+            fitted = space.solution(dual=dual * signs, embedding=Y * signs)
         else:
             V = solution.directions[:, :k]
-            fitted = space.solution(V @ self._metric(space, data, V), dtype=data.dtype)
+            V = V @ self._metric(space, data, V)
+            fitted = space.solution(V * space.signs(V, data.y_encoded), dtype=data.dtype)
         if self._input_scale != 1.0 and "components_" in fitted:  # see _rescaled_input
             fitted["components_"] = fitted["components_"] / self._input_scale
             fitted["mean_"] = fitted["mean_"] * self._input_scale
@@ -521,7 +525,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         self.eigenvalues_ = solution.eigenvalues[:k]
         self.n_components_ = k
 
-    def _metric(self, space, data, V=None, dual=None, Y=None):
+    def _metric(self, space, data, V=None, dual=None, Y=None, rotate=True):
         """``k x k`` map of directions (or dual coefficients) to the metric of ``scaling``
         (:func:`metric_transform`); ``Y`` is the training embedding of ``dual`` if known."""
         scaling = getattr(self, "scaling", "total")
@@ -533,7 +537,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         ridge_form = np.eye(total.shape[0]) - total if (
             self._ridge_on_total_scatter and reg > 0) else None
         return metric_transform(scaling, within, total, norms, n_samples=n, n_classes=n_classes,
-                                reg=reg, ridge_form=ridge_form)
+                                reg=reg, ridge_form=ridge_form, rotate=rotate)
 
     # ----- transform ---------------------------------------------------------------------
     def transform(self, X):

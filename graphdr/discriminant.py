@@ -19,7 +19,7 @@ from sklearn.utils.validation import validate_data
 from . import graphs as _graphs
 from ._validation import check_int, check_labels, check_n_components, check_positive
 from .base import _BaseGraphEmbedding, _LinearProjection
-from .solvers import data_subspace, flip_signs
+from .solvers import data_subspace, embedding_signs
 
 __all__ = ["MMPA", "DCV", "mean_class_distances"]
 
@@ -271,7 +271,8 @@ class DCV(_LinearProjection):
         null = lam <= tol * max(lam[-1], scale)
         if self.null_dim is None:
             if not np.any(null):
-                return self._fit_fisher_limit(X, Z, basis, mean, means, sizes, lam, U, C)
+                return self._fit_fisher_limit(X, Z, y_enc, basis, mean, means, sizes, lam,
+                                              U, C)
             N = U[:, null]
         else:
             if self.null_dim > r:
@@ -291,14 +292,15 @@ class DCV(_LinearProjection):
             self.n_components, max_components,
             reason=f"the rank of the common-vector scatter (at most n_classes - 1 = {C - 1})",
         )
-        W = basis @ (N @ V[:, :n_components])
-        self.components_ = flip_signs(W, axis=0).T.astype(X.dtype, copy=False)
+        V = N @ V[:, :n_components]
+        W = (basis @ V) * embedding_signs(Z @ V, y_enc)  # the sign convention (solvers)
+        self.components_ = W.T.astype(X.dtype, copy=False)
         self.eigenvalues_ = mu[:n_components]
         self.mean_ = mean.astype(X.dtype, copy=False)
         self.n_components_ = n_components
         return self
 
-    def _fit_fisher_limit(self, X, Z, basis, mean, means, sizes, lam, U, C):
+    def _fit_fisher_limit(self, X, Z, y_enc, basis, mean, means, sizes, lam, U, C):
         """Nonsingular S_w: orthonormal basis (Gram-Schmidt, in order) of Fisher's subspace."""
         # S_w^{-1/2} S_b S_w^{-1/2} in the eigenbasis of S_w, with S_b = sum_c n_c m_c m_c^T
         # (class means of centred data)
@@ -315,7 +317,8 @@ class DCV(_LinearProjection):
         Q, R = linalg.qr(V, mode="economic")
         Q = Q * np.sign(np.diag(R))[None, :]  # Gram-Schmidt of V's columns, in order
         self.null_dim_ = 0
-        self.components_ = flip_signs(basis @ Q, axis=0).T.astype(X.dtype, copy=False)
+        W = (basis @ Q) * embedding_signs(Z @ Q, y_enc)  # the sign convention (solvers)
+        self.components_ = W.T.astype(X.dtype, copy=False)
         self.eigenvalues_ = ratios[:n_components]
         self.mean_ = mean.astype(X.dtype, copy=False)
         self.n_components_ = n_components

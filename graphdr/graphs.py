@@ -119,6 +119,59 @@ def _heat_weights(sq_dist, sigma):
     return np.exp(-sq_dist / scale)
 
 
+#: distances within this relative gap of a query's k-th distance count as tied with it
+TIE_RTOL = 1e-9
+
+
+def _first_k_with_ties(dist, idx, k, rtol=TIE_RTOL):
+    """The ``k`` nearest of each row's sorted candidates (``dist``, ``idx``: ``q x m``, ``m >= k``),
+    ties at the k-th distance resolved by the smaller index.
+
+    Returns ``(dist, idx)`` of shape ``(q, k)`` and a mask of the rows whose tie at the k-th
+    distance reaches the last candidate (more candidates may tie: ask for more).
+    """
+    q, m = dist.shape
+    kth = dist[:, k - 1 : k]
+    tied = np.abs(dist - kth) <= rtol * kth
+    below = (dist < kth) & ~tied
+    # order: the certainly nearer first (by distance), then the tied ones by index
+    key_rank = np.where(below, 0, np.where(tied, 1, 2))
+    order = np.lexsort((np.where(tied, idx, 0), np.where(below, dist, 0.0), key_rank), axis=1)
+    order = order[:, :k]
+    incomplete = tied[:, -1] if m > k else np.zeros(q, dtype=bool)
+    return np.take_along_axis(dist, order, 1), np.take_along_axis(idx, order, 1), incomplete
+
+
+def _kneighbors(nn, fitted, queries, k, self_in):
+    """``k`` nearest candidates of each query with machine-independent ties: distances within
+    :data:`TIE_RTOL` of the k-th count as equal and go to the smaller candidate index (tree
+    searches and rounding otherwise decide them, e.g. on data with repeated values)."""
+    n_candidates = fitted.shape[0]
+    available = n_candidates - (1 if self_in else 0)
+    m = min(available, 2 * k + 1)
+    rows = np.arange(n_candidates if self_in else queries.shape[0])
+    out_d = np.empty((len(rows), k))
+    out_i = np.empty((len(rows), k), dtype=np.intp)
+    while len(rows):
+        if self_in:
+            all_self = len(rows) == n_candidates
+            d, i = nn.kneighbors(None if all_self else fitted[rows], n_neighbors=m
+                                 + (0 if all_self else 1))
+            if not all_self:  # drop each query itself (kneighbors(None) does so)
+                keep = i != rows[:, None]
+                surplus = keep.sum(axis=1) > m  # the query was not among them: drop the last
+                keep[surplus, -1] = False
+                d, i = d[keep].reshape(len(rows), m), i[keep].reshape(len(rows), m)
+        else:
+            d, i = nn.kneighbors(queries[rows], n_neighbors=m)
+        d_k, i_k, more = _first_k_with_ties(d, i, k)
+        done = ~more | (m == available)
+        out_d[rows[done]], out_i[rows[done]] = d_k[done], i_k[done]
+        rows = rows[~done]
+        m = min(available, 2 * m)
+    return out_d, out_i
+
+
 def knn_graph(
     X,
     n_neighbors=5,
@@ -192,14 +245,11 @@ def knn_graph(
                 pos = np.searchsorted(candidates, queries)
                 keep = order != pos[:, None]
                 order = order[keep].reshape(len(queries), -1)
-            idx = order[:, :k]
-            dist = np.take_along_axis(sub, idx, axis=1)
+            dist, idx, _ = _first_k_with_ties(np.take_along_axis(sub, order, axis=1), order, k)
         else:
-            nn = NearestNeighbors(metric=metric).fit(X[candidates])
-            if self_in:
-                dist, idx = nn.kneighbors(None, n_neighbors=k)
-            else:
-                dist, idx = nn.kneighbors(X[queries], n_neighbors=k)
+            fitted = X[candidates]
+            nn = NearestNeighbors(metric=metric).fit(fitted)
+            dist, idx = _kneighbors(nn, fitted, None if self_in else X[queries], k, self_in)
         rows.append(np.repeat(queries, k))
         cols.append(candidates[idx.ravel()])
         dists.append(dist.ravel())

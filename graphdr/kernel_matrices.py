@@ -19,7 +19,8 @@ from scipy import linalg
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.preprocessing import KernelCenterer
 
-__all__ = ["KERNELS", "compute_kernel", "empirical_kernel_map", "KernelCenterer",
+__all__ = ["KERNELS", "compute_kernel", "empirical_kernel_map", "kernel_distances",
+           "KernelCenterer",
            "TrainingCentring"]
 
 #: Names accepted by the ``kernel`` parameter of kernel estimators (a callable works too).
@@ -138,3 +139,25 @@ def empirical_kernel_map(K_centered, rank_tol=None):
         )
     lam, P = lam[keep], P[:, keep]
     return P * np.sqrt(lam), P, lam
+
+
+#: kernel-induced squared distances below this many machine epsilons of ``k(x,x) + k(x',x')``
+#: are rounding noise of the kernel trick, and are set to zero
+DISTANCE_NOISE_EPS = 1024
+
+
+def kernel_distances(K):
+    r"""Kernel-induced distances :math:`\sqrt{k(x,x) + k(x',x') - 2k(x,x')}` of a square kernel.
+
+    The kernel trick computes a squared distance as a difference of numbers of the size of
+    :math:`k(x,x)`: its rounding error is a few machine epsilons of that size, so repeated
+    samples get distances of about :math:`10^{-8}` whose order depends on the machine's
+    arithmetic. Squared distances below ``DISTANCE_NOISE_EPS * eps * (k(x,x) + k(x',x'))`` are
+    set to exactly zero, so ties between repeated samples are ties on every machine.
+    """
+    K = np.asarray(K, dtype=np.float64)
+    d = np.diag(K)
+    scale = d[:, None] + d[None, :]
+    d2 = scale - 2.0 * K
+    d2[d2 <= DISTANCE_NOISE_EPS * np.finfo(np.float64).eps * np.abs(scale)] = 0.0
+    return np.sqrt(d2)

@@ -38,7 +38,10 @@ _APPROX_DOC = """
     n_landmarks : int, default=500
         Landmarks of the Nystroem approximation (capped at ``n_samples``).
     random_state : int, RandomState instance or None, default=None
-        Seed of the landmark choice, and of the subsample and folds of the ``'auto'`` search.
+        Seed of a random choice of the Nystroem landmarks. None takes the landmarks by the
+        content of the rows (:mod:`graphdr.sampling`): the same on every fit and whatever the
+        row order. The ``'auto'`` search never uses it: its subsample and folds come from the
+        rows' content too, so ``gamma_`` and ``reg_`` do not depend on it.
     n_jobs : int or None, default=None
         Parallel jobs over the kernel widths of the ``'auto'`` search (joblib)."""
 
@@ -317,6 +320,27 @@ class CKFD(_BaseGraphEmbedding):
             parts_vecs.append(Q1 @ V1[:, :k])
         self.n_irregular_ = parts_vecs[0].shape[1] if Q0.shape[1] else 0
         return Solution(np.concatenate(parts_vals), np.hstack(parts_vecs))
+
+    def _metric(self, space, data, V=None, dual=None, Y=None):
+        """The metric of ``scaling`` for the irregular and the regular components apart.
+
+        The irregular components have (nearly) zero within-class scatter by construction:
+        whitened together with the regular ones, the regular block inherits the rounding of
+        that near-singular scatter and its directions rotate under a 1e-10 change of the data.
+        Each block is given the metric on its own (block-diagonal ``R``); the irregular
+        block, whose between-class covariance is the same in every whitened direction, keeps
+        the solver's order (no rotation by between-class variance)."""
+        k = (V if dual is None else dual).shape[1]
+        r = min(self.n_irregular_, k)
+        if getattr(self, "scaling", "total") == "total" or r in (0, k):
+            return super()._metric(space, data, V, dual, Y)
+        R = np.zeros((k, k))
+        for cols, rotate in ((slice(0, r), False), (slice(r, k), True)):
+            R[cols, cols] = super()._metric(
+                space, data, None if V is None else V[:, cols],
+                None if dual is None else dual[:, cols], None if Y is None else Y[:, cols],
+                rotate=rotate)
+        return R
 
     def _max_components(self, n_available, n_classes):
         return n_available, (

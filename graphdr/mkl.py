@@ -60,12 +60,11 @@ import scipy.sparse as sp
 from scipy import linalg
 from sklearn import config_context
 from sklearn.base import BaseEstimator, TransformerMixin, clone
-from sklearn.model_selection import StratifiedKFold
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from . import graphs as _graphs
 from ._validation import check_int, check_labels, check_n_components, check_option, check_positive
+from .kernel_matrices import kernel_distances
 from .linear import class_neighbour_graphs
 from .multiview import (
     check_views,
@@ -80,7 +79,8 @@ from .routes import (
     solve_class_kernel,
     solve_graph_problem,
 )
-from .solvers import class_ratio_eigh, flip_signs, generalized_eigh
+from .sampling import canonical_order, landmark_indices, row_keys, stratified_folds
+from .solvers import class_ratio_eigh, embedding_signs, generalized_eigh, orientation_signs
 from .spaces import KernelMap, resolve_approximation, take_rows
 from .stats import class_statistics, is_dask_array, raise_if_nonfinite
 from .tuning import check_auto, inverse_median, neighbour_errors, search_kernels
@@ -305,7 +305,7 @@ class _LandmarkProblem:
         """``components_`` on the stacked features, ``embedding_`` and the ratios (without
         features in memory: ``_scatters``, the within-class and total scatter of the embedding,
         instead of ``embedding_``)."""
-        W = flip_signs(self.weights(beta, PtA), axis=0)
+        W = self.weights(beta, PtA)
         U = np.zeros((self.n, W.shape[1])) if self.Phi is not None else None
         for b, blk in zip(beta, self.blocks):
             if b != 0 and U is not None:
@@ -319,6 +319,7 @@ class _LandmarkProblem:
                       eigenvalues_=ratios)
         if U is None:  # LDA's graphs: the within-class scatter is Q
             fitted["_scatters"] = (W.T @ self.Q @ W, W.T @ self.gram @ W, self.n)
+            fitted["_class_means"] = (self.class_sums.T @ W) / self.class_sizes[:, None]
         else:
             fitted["embedding_"] = U
         return fitted, np.sqrt(sq_norms)
@@ -349,7 +350,7 @@ class _KernelProblem:
 
     def fitted(self, beta, A, reg):
         """``dual_coef_``, ``embedding_`` and the per-component ratios of the best iterate."""
-        dual = flip_signs(A, axis=0)
+        dual = A
         U = sum(b * K for b, K in zip(beta, self.Ks) if b != 0) @ dual
         ridge = reg * float(beta @ self.trace_penalty) / max(self.n - 1, 1) * np.sum(
             dual * U, axis=0)
@@ -588,12 +589,14 @@ def choose_weight_shrinkage(estimator, views, y_enc, kernels=None):
             f"class has {counts.min()}). Pass weight_shrinkage=0.0 (the paper's weights) or "
             "a value in [0, 1]."
         )
-    seed = check_random_state(estimator.random_state).randint(2**31 - 1)
-    folds = StratifiedKFold(int(min(3, counts.min())), shuffle=True, random_state=seed)
     errors = np.zeros(len(SHRINKAGE_GRID))
     precomputed = [vk.kernel == "precomputed"
                    for vk in make_view_kernels(estimator.kernels, len(views))]
-    for train, test in folds.split(np.zeros(len(y_enc)), y_enc):
+    # folds dealt by content key, each in canonical order: the same whatever the row order
+    keys = row_keys(views, precomputed=precomputed)
+    folds = stratified_folds(y_enc, int(min(3, counts.min())), keys)
+    for train, test in folds:
+        train = train[canonical_order(keys[train], y_enc[train])]
         inner = clone(estimator).set_params(weight_shrinkage=0.0, verbose=0)
         if kernels is not None:
             inner.set_params(kernels=list(kernels))
@@ -609,7 +612,7 @@ def choose_weight_shrinkage(estimator, views, y_enc, kernels=None):
             Y_test = inner.transform(test_views)
             errors[i] += np.mean(neighbour_errors(inner.embedding_, y_train, Y_test,
                                                 y_enc[test]))
-    errors /= folds.get_n_splits()
+    errors /= len(folds)
     best = int(np.flatnonzero(errors <= errors.min() + 1e-12)[-1])  # ties: more shrinkage
     if estimator.verbose:
         print(f"[MKLDR] weight_shrinkage by inner CV: errors {np.round(errors, 4).tolist()} "
@@ -637,7 +640,7 @@ def choose_kernels(estimator, views, y_enc):
     of :math:`d^2`) with the ridge searched jointly. ``reg='auto'`` is the ridge kernel LDA
     prefers on the equal-weight average of the base kernels (the ``weight_shrinkage=1`` end of
     MKL-DR, where its problem is kernel LDA's). Every search uses the same stratified
-    subsample and folds (seeded by ``random_state``). Returns ``(kernels, reg, per-view
+    subsample and folds (chosen by the rows' content keys). Returns ``(kernels, reg, per-view
     cv_results or None, cv_results of the ridge or None)``.
     """
     kernels = make_view_kernels(estimator.kernels, len(views))
@@ -647,7 +650,7 @@ def choose_kernels(estimator, views, y_enc):
     if not (auto_reg or any(widths)):
         return kernels, float(estimator.reg), None, None
     kw = dict(block_of=lambda sizes: np.diag(1.0 / sizes), name="MKLDR",
-              random_state=check_random_state(estimator.random_state).randint(2**31 - 1))
+              keys=row_keys(views, precomputed=[vk.kernel == "precomputed" for vk in kernels]))
     cv = [None] * len(views)
     for m, vk in enumerate(kernels):
         if not widths[m]:
@@ -682,22 +685,29 @@ def choose_kernels(estimator, views, y_enc):
 def _fitted_in_metric(estimator, fitted, norms, y_enc):
     """Fitted attributes in the metric of ``scaling`` (:func:`graphdr.routes.metric_transform`)."""
     scatters = fitted.pop("_scatters", None)
-    if estimator.scaling == "total":
-        return fitted
+    means = fitted.pop("_class_means", None)
     U = fitted.get("embedding_")
     if U is not None:
         scatters = (_graphs.graph_quadratic_form(_graphs.within_class_graph(y_enc), U), U.T @ U,
                     U.shape[0])
     within, total, n = scatters
-    R = metric_transform(estimator.scaling, within, total, norms, n_samples=n,
-                         n_classes=len(estimator.classes_), reg=estimator.reg_)
+    if estimator.scaling == "total":
+        R = np.eye(total.shape[0])
+    else:
+        R = metric_transform(estimator.scaling, within, total, norms, n_samples=n,
+                             n_classes=len(estimator.classes_), reg=estimator.reg_)
     key = "dual_coef_" if "dual_coef_" in fitted else "components_"
     coef = fitted[key] @ R if key == "dual_coef_" else fitted[key].T @ R
-    signs = np.where(np.sum(flip_signs(coef, axis=0) * coef, axis=0) < 0, -1.0, 1.0)
+    # the sign convention (graphdr.solvers.orientation_signs)
+    if U is not None:
+        U = U @ R
+        signs = embedding_signs(U, y_enc)
+        fitted["embedding_"] = U * signs
+    else:  # class statistics only: class means and root-mean-square of the embedding
+        scale = np.sqrt(np.maximum(np.diag(R.T @ total @ R), 0.0) / n)
+        signs = orientation_signs(means @ R, coef, scale)
     coef = coef * signs
     fitted[key] = coef if key == "dual_coef_" else coef.T
-    if U is not None:
-        fitted["embedding_"] = (U @ R) * signs
     return fitted
 
 
@@ -766,8 +776,7 @@ def _dask_landmark_problem(estimator, views, kernels, y_enc):
     import dask.array as da
 
     n = views[0].shape[0]
-    landmarks = check_random_state(estimator.random_state).permutation(n)[
-        : min(int(estimator.n_landmarks), n)]
+    landmarks = landmark_indices(views, estimator.n_landmarks, estimator.random_state)
     feats = [lazy_landmark_features(vk, V, landmarks, take_rows(V, landmarks),
                                     rank_tol=None) for vk, V in zip(kernels, views)]
     stats = class_statistics(da.concatenate(feats, axis=1), y_enc,
@@ -914,8 +923,10 @@ class MKLDR(TransformerMixin, BaseEstimator):
         Landmark samples of the Nystroem approximation (at least 2; capped at ``n_samples``);
         the same samples serve every view.
     random_state : None, int or RandomState, default=None
-        Chooses the Nystroem landmarks (a random subset of the training samples). The exact
-        algorithm is deterministic and does not use it.
+        Seed of a random choice of the Nystroem landmarks. None takes them by the content of
+        the rows (:mod:`graphdr.sampling`): the same on every fit and whatever the row order.
+        The exact algorithm and the ``'auto'`` choices (widths, ridge, weight shrinkage, by
+        subsample and folds chosen by content) do not use it.
     verbose : int, default=0
         1 prints the objective and weights per iteration, 2 also the SDP details.
 
@@ -1033,8 +1044,7 @@ class MKLDR(TransformerMixin, BaseEstimator):
                 within = w if within is None else within + w
                 between = b if between is None else between + b
                 continue
-            d = np.diag(K)
-            dist = np.sqrt(np.maximum(d[:, None] + d[None, :] - 2 * K, 0.0))
+            dist = kernel_distances(K)
             w, b = class_neighbour_graphs(dist, y_enc, self.n_neighbors, self.n_neighbors_between,
                               weights="binary", metric="precomputed")
             within = w if within is None else within + w
@@ -1161,7 +1171,7 @@ class MKLDR(TransformerMixin, BaseEstimator):
             return _dask_landmark_problem(self, views, kernels, y_enc)
         n = views[0].shape[0]
         n_land = min(int(self.n_landmarks), n)
-        landmarks = check_random_state(self.random_state).permutation(n)[:n_land]
+        landmarks = landmark_indices(views, n_land, self.random_state)
         Phis = [vk.fit_features(V, landmarks) for vk, V in zip(kernels, views)]
         problem = _LandmarkProblem(Phis, *self._graphs(Phis, y_enc, features=True),
                                    y_enc if lda else None)

@@ -47,6 +47,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._validation import check_int, check_labels, check_option, check_positive
 from .kernel_methods import KernelLDA
 from .linear import LDA
+from .sampling import landmark_indices, row_keys, stratified_folds
 from .spaces import resolve_approximation
 
 __all__ = [
@@ -678,8 +679,7 @@ class KFD(ClassifierMixin, TransformerMixin, BaseEstimator):
             self.approximation, n, exact_only=self.view_kernel_.kernel == "precomputed")
         if self.approximation_ == "nystroem":
             check_int(self.n_landmarks, "n_landmarks", min_value=2)
-            landmarks = check_random_state(self.random_state).permutation(n)[
-                : min(self.n_landmarks, n)]
+            landmarks = landmark_indices(X, self.n_landmarks, self.random_state)
             Phi = self.view_kernel_.fit_features(X, landmarks)
             self.kfd_ = LDA(n_components=self.n_components, reg=self.reg,
                             scaling=self.scaling).fit(Phi, y_enc)
@@ -874,11 +874,11 @@ class KFDSAMME(_MultiViewKFDBase):
         if self.cv is None:
             return np.stack([est.neighbour_labels(None, 1)[:, 0] != y_enc
                              for est in self.estimators_])
-        from sklearn.model_selection import StratifiedKFold
-
-        folds = StratifiedKFold(self.cv, shuffle=False).split(views[0], y_enc)
-        pred = np.empty((len(views), len(y_enc)), dtype=np.intp)
         specs = make_view_kernels(self.kernels, len(views))
+        # folds dealt by the rows' content: the same whatever the row order
+        keys = row_keys(views, precomputed=[s.kernel == "precomputed" for s in specs])
+        folds = stratified_folds(y_enc, self.cv, keys)
+        pred = np.empty((len(views), len(y_enc)), dtype=np.intp)
         for tr, te in folds:
             if len(np.unique(y_enc[tr])) < 2:
                 raise ValueError("KFDSAMME: a cross-fitting fold has a single class; lower cv.")

@@ -42,8 +42,6 @@ import scipy.sparse as sp
 from scipy import linalg
 from scipy.sparse import linalg as splinalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
 from . import graphs as _graphs
@@ -51,7 +49,8 @@ from . import pairs as _pairs
 from ._validation import check_int, check_labels, check_n_components, check_option, check_positive
 from .base import _LinearProjection
 from .optim import descent
-from .solvers import data_subspace, flip_signs
+from .sampling import row_keys, seeded, stratified_folds, stratified_subsample
+from .solvers import data_subspace, embedding_signs
 from .tuning import check_significance, choose_checkpoint
 
 __all__ = ["DEE", "ElasticEmbedding", "DSNE"]
@@ -208,10 +207,10 @@ def _initial_projection(init, Z, basis, n_components, n_features, random_state, 
             k = min(n_components, r)
             A[np.arange(k), np.arange(k)] = 1.0
             if n_components > r:
-                rng = check_random_state(random_state)
+                rng = seeded(random_state)
                 A[k:] = rng.standard_normal((n_components - k, r)) * 1e-2
         else:
-            rng = check_random_state(random_state)
+            rng = seeded(random_state)
             A = rng.standard_normal((n_components, r))
         return _init_scaled(A, Z)
     A0 = np.asarray(init, dtype=np.float64)
@@ -245,14 +244,12 @@ def _one_nn_wrong(Ztr, ytr, Zte, yte):
     return wrong
 
 
-def _validation_subsample(Z, y_enc, seed):
-    """At most ``_SHRINKAGE_CV_MAX`` rows, stratified: the inner validation's data."""
-    if len(y_enc) <= _SHRINKAGE_CV_MAX:
-        return Z, y_enc
-    keep, _ = next(StratifiedShuffleSplit(
-        1, train_size=_SHRINKAGE_CV_MAX, random_state=seed).split(Z, y_enc))
-    keep = np.sort(keep)
-    return Z[keep], y_enc[keep]
+def _validation_subsample(Z, y_enc, keys):
+    """At most ``_SHRINKAGE_CV_MAX`` rows, stratified, chosen and ordered by the rows' content
+    ``keys`` (:mod:`graphdr.sampling`): the inner validation's data, the same whatever the row
+    order. Returns ``(Z, y_enc, keys)`` of those rows."""
+    keep = stratified_subsample(y_enc, _SHRINKAGE_CV_MAX, keys)
+    return Z[keep], y_enc[keep], keys[keep]
 
 
 def _check_shrinkage(shrinkage):
@@ -331,7 +328,7 @@ def _sampled_forms(Z, pairs, kernel):
 
 
 def _sample_groups(y, n_partners, random_state, groups=("same", "different")):
-    rng = check_random_state(random_state)
+    rng = seeded(random_state)
     return tuple(_pairs.sample_pairs(y, n_partners, g, rng) for g in groups)
 
 
@@ -454,15 +451,14 @@ class _LinearNeighborEmbedding(_LinearProjection):
             return None
         return _sample_groups(y_enc, self.n_partners, rng)
 
-    def _folds(self, y_enc, n_folds):
-        """``n_folds`` stratified inner folds (fewer if a class is smaller; seeded by
-        ``random_state``, 0 when None), or None when a class has fewer than two samples."""
+    @staticmethod
+    def _folds(y_enc, n_folds, keys):
+        """``n_folds`` stratified inner folds (fewer if a class is smaller), dealt by the rows'
+        content ``keys``, or None when a class has fewer than two samples."""
         n_splits = min(n_folds, int(np.bincount(y_enc).min()))
         if n_splits < 2:
             return None
-        seed = 0 if self.random_state is None else self.random_state
-        return list(StratifiedKFold(n_splits, shuffle=True, random_state=seed)
-                    .split(np.zeros(len(y_enc)), y_enc))
+        return stratified_folds(y_enc, n_splits, keys)
 
     def _held_out_wrong(self, Z, y_enc, folds, A0, build):
         """1-NN misclassifications of every held-out sample, ``(n, 2)`` bool: column 0 in the
@@ -492,7 +488,7 @@ class _LinearNeighborEmbedding(_LinearProjection):
         name = type(self).__name__
         A0 = _initial_projection(self.init, Z, basis, d, X.shape[1], self.random_state, name)
         self.method_ = _pairs.resolve_method(self.method, Z.shape[0], name)
-        problem, method, precondition = self._problem(Z, y_enc, sigma2, A0)
+        problem, method, precondition = self._problem(Z, y_enc, sigma2, A0, row_keys(X))
         if self.verbose and self.cv_errors_ is not None:
             print(f"[{name}] inner validation 1-NN error: start {self.cv_errors_[0]:.4f}, "
                   f"optimised {self.cv_errors_[1]:.4f}; keeping the "
@@ -512,7 +508,8 @@ class _LinearNeighborEmbedding(_LinearProjection):
         self.objective_ = float(res.fun)
         self.initial_objective_ = float(res.f0)
         self.converged_ = bool(res.converged)
-        self.components_ = flip_signs(res.x @ basis.T, axis=1).astype(X.dtype, copy=False)
+        signs = embedding_signs(Z @ res.x.T, y_enc)  # the sign convention (solvers)
+        self.components_ = (signs[:, None] * (res.x @ basis.T)).astype(X.dtype, copy=False)
         self.n_components_ = self.components_.shape[0]
         return self
 
@@ -561,7 +558,8 @@ class DEE(_LinearNeighborEmbedding):
     (10-fold CV, d = 3: 25.2 % error at 0, 38.7 % at 0.2, 48.4 % at 0.5;
     ``benchmarks/results/dee_uci.md``). ``shrinkage='auto'`` (default) therefore picks
     :math:`\gamma` from ``(0, 0.2, 0.5, 0.8)`` by stratified 3-fold cross-validation of the
-    1-NN error in the embedding (folds from ``random_state``, 0 when None): the smallest
+    1-NN error in the embedding (folds dealt by the rows' content, :mod:`graphdr.sampling`,
+    so the choice depends on neither the row order nor ``random_state``): the smallest
     value whose error is within one binomial standard error of the lowest. The same folds then
     decide whether the optimisation helps at all: the start is one more candidate, and ``fit``
     returns it (``checkpoint_ = 0``, no iteration) when it makes fewer held-out 1-NN errors
@@ -653,8 +651,9 @@ class DEE(_LinearNeighborEmbedding):
         Partners ``m`` per sample and group for ``method='approx'`` (at least 1).
     random_state : int, RandomState instance or None, default=None
         Seed of ``init='random'`` (and of the extra rows of ``'pca'`` when ``n_components``
-        exceeds the data rank), of the sampled pairs, and of the folds of
-        ``shrinkage='auto'`` (0 when None).
+        exceeds the data rank) and of the sampled pairs; None is the fixed seed 0, so two
+        default fits agree. The inner validation does not use it (content-keyed folds, seed
+        0 for its sampled pairs).
     verbose : int, default=0
         Print the optimiser's progress (1: every 10 iterations, 2: every iteration).
     callback : callable or None, default=None
@@ -786,13 +785,16 @@ class DEE(_LinearNeighborEmbedding):
             return problem, "preconditioned", precondition, mu
         return problem, self.optimizer, None, None
 
-    def _select_shrinkage(self, Z, y_enc, sigma2, A0, rng):
+    def _select_shrinkage(self, Z, y_enc, sigma2, A0, keys):
         """Smallest shrinkage of the grid within one standard error of the best CV error, and
-        the held-out 1-NN misclassifications ``(n, 2)`` of the start and of that shrinkage."""
+        the held-out 1-NN misclassifications ``(n, 2)`` of the start and of that shrinkage.
+        The subsample and folds come from the rows' content, the sampled pairs of the inner
+        fits from the fixed seed 0: the choice depends on neither row order nor
+        ``random_state``."""
         self.shrinkage_scores_ = {}
-        seed = 0 if self.random_state is None else self.random_state
-        Z, y_enc = _validation_subsample(Z, y_enc, seed)
-        folds = self._folds(y_enc, _CV_FOLDS)
+        Z, y_enc, keys = _validation_subsample(Z, y_enc, keys)
+        folds = self._folds(y_enc, _CV_FOLDS, keys)
+        rng = seeded(0)
         if folds is None:
             return 0.0, None
         wrong = {}
@@ -807,11 +809,11 @@ class DEE(_LinearNeighborEmbedding):
         g = min(g for g, e in self.shrinkage_scores_.items() if e <= best + margin)
         return g, wrong[g]
 
-    def _problem(self, Z, y_enc, sigma2, A0):
-        rng = check_random_state(self.random_state)
+    def _problem(self, Z, y_enc, sigma2, A0, keys):
+        rng = seeded(self.random_state)
         wrong = None
         if isinstance(self.shrinkage, str):
-            shrinkage, wrong = self._select_shrinkage(Z, y_enc, sigma2, A0, rng)
+            shrinkage, wrong = self._select_shrinkage(Z, y_enc, sigma2, A0, keys)
         else:
             self.shrinkage_scores_ = None
             shrinkage = float(self.shrinkage)
@@ -1039,7 +1041,7 @@ class DSNE(_LinearNeighborEmbedding):
         As in :class:`DEE`.
     cv : int or None, default=3
         Number of stratified folds (at least 2) of the inner validation against the start
-        (reduced to the size of the smallest class; folds from ``random_state``, 0 when None);
+        (reduced to the size of the smallest class; folds dealt by the rows' content);
         None keeps the optimised projection without validation (the paper's algorithm).
     significance : float in (0, 1], default=0.05
         Level of the exact McNemar test by which the optimised projection must beat the start
@@ -1056,7 +1058,8 @@ class DSNE(_LinearNeighborEmbedding):
     n_partners : int, default=128
         Partners ``m`` per sample and group for ``method='approx'`` (at least 1).
     random_state : int, RandomState instance or None, default=None
-        Seed of ``init='random'`` and of the sampled pairs.
+        Seed of ``init='random'`` and of the sampled pairs; None is the fixed seed 0, so two
+        default fits agree.
     verbose : int, default=0
     callback : callable or None, default=None
         As in :class:`DEE`.
@@ -1153,19 +1156,20 @@ class DSNE(_LinearNeighborEmbedding):
                                             intra_mass=self.intra_mass)
         return problem, self.optimizer, None
 
-    def _problem(self, Z, y_enc, sigma2, A0):
-        rng = check_random_state(self.random_state)
+    def _problem(self, Z, y_enc, sigma2, A0, keys):
         wrong = None
         if self.cv is not None and self.max_iter > 0:
-            seed = 0 if self.random_state is None else self.random_state
-            Zv, yv = _validation_subsample(Z, y_enc, seed)
-            folds = self._folds(yv, self.cv)
+            # subsample and folds by content, sampled pairs from the fixed seed 0: the
+            # checkpoint depends on neither row order nor random_state
+            Zv, yv, kv = _validation_subsample(Z, y_enc, keys)
+            folds = self._folds(yv, self.cv, kv)
+            rng = seeded(0)
             if folds is not None:
                 wrong = self._held_out_wrong(
                     Zv, yv, folds, A0, lambda tr: self._build(Zv[tr], yv[tr], sigma2, rng))
         self.cv_errors_ = None if wrong is None else wrong.mean(axis=0)
         self.checkpoint_ = 1 if wrong is None else choose_checkpoint(wrong, self.significance)
-        return self._build(Z, y_enc, sigma2, check_random_state(self.random_state))
+        return self._build(Z, y_enc, sigma2, seeded(self.random_state))
 
 
 # ----- unsupervised elastic embedding -------------------------------------------------------
@@ -1291,7 +1295,8 @@ class ElasticEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
     n_partners : int, default=128
         Partners ``m`` per sample and group for ``method='approx'`` (at least 1).
     random_state : int, RandomState instance or None, default=None
-        Seed of ``init='random'`` and of the sampled pairs.
+        Seed of ``init='random'`` and of the sampled pairs; None is the fixed seed 0, so two
+        default fits agree.
     verbose : int, default=0
     callback : callable or None, default=None
         ``callback(Y, info)`` after each iteration; returning True stops.
@@ -1380,7 +1385,7 @@ class ElasticEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         pairs = None
         if self.method_ == "approx":
             pairs = _pairs.sample_pairs(np.zeros(n, dtype=np.intp), self.n_partners, "all",
-                                        check_random_state(self.random_state))
+                                        seeded(self.random_state))
         problem = _EEObjective(Xc, self.lam, Wp, pairs=pairs)
         if isinstance(self.init, str):
             check_option(self.init, "init", {"pca", "random"})
@@ -1390,10 +1395,10 @@ class ElasticEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
                 k0 = min(d, len(s))
                 Y0[:, :k0] = U[:, :k0] * s[:k0]
                 if k0 < d or not np.any(Y0):
-                    Y0[:, k0:] = check_random_state(self.random_state).standard_normal(
+                    Y0[:, k0:] = seeded(self.random_state).standard_normal(
                         (n, d - k0)) * 1e-2
             else:
-                Y0 = check_random_state(self.random_state).standard_normal((n, d))
+                Y0 = seeded(self.random_state).standard_normal((n, d))
             Y0 -= Y0.mean(axis=0)
             msd = 2.0 * n / (n - 1) * float(np.sum(np.var(Y0, axis=0)))
             if msd > 0:
@@ -1424,7 +1429,8 @@ class ElasticEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         self.objective_ = float(res.fun)
         self.initial_objective_ = float(res.f0)
         self.converged_ = bool(res.converged)
-        self.embedding_ = res.x.astype(X.dtype, copy=False)
+        # the objective is invariant to each axis' sign: orient by the convention (solvers)
+        self.embedding_ = (res.x * embedding_signs(res.x)).astype(X.dtype, copy=False)
         return self.embedding_
 
     @property

@@ -495,7 +495,10 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
         Landmarks of the Nystroem approximation (capped at ``n_samples``); with
         ``n_landmarks = n_samples`` the approximation is the exact kernel.
     random_state : int, RandomState instance or None, default=None
-        Seed of the landmark choice, and of the subsample and folds of the ``'auto'`` search.
+        Seed of a random choice of the Nystroem landmarks. None takes the landmarks by the
+        content of the rows (:mod:`graphdr.sampling`): the same on every fit and whatever the
+        row order. The ``'auto'`` search never uses it: its subsample and folds come from the
+        rows' content too, so ``gamma_`` and ``reg_`` do not depend on it.
     n_jobs : int or None, default=None
         Parallel jobs over the kernel widths of the ``'auto'`` search (joblib).
     rank_tol : float or None, default=None

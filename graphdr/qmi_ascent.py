@@ -16,9 +16,7 @@ import numpy as np
 from scipy import linalg
 from sklearn.covariance import ledoit_wolf_shrinkage
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.model_selection import StratifiedKFold
 from sklearn.neighbors import NearestNeighbors
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
 from . import pairs as _pairs
@@ -32,7 +30,8 @@ from .qmi import (
     _potentials_sorted,
     qmi_potential_blocks,
 )
-from .solvers import data_subspace, flip_signs
+from .sampling import canonical_order, row_keys, seeded, stratified_folds
+from .solvers import data_subspace, embedding_signs
 from .tuning import check_significance, choose_checkpoint
 
 __all__ = ["QMIProjection"]
@@ -446,7 +445,9 @@ class QMIProjection(_LinearProjection):
         Partners ``m`` per sample and group for ``method='approx'`` (at least 1).
     random_state : int, RandomState instance or None, default=None
         Seed of ``init='random'`` (and of the random completion of an initial basis) and of
-        the sampled pairs (drawn anew for each validation fold).
+        the sampled pairs; None is the fixed seed 0, so two default fits agree. The inner
+        validation uses folds dealt by the rows' content and the seed 0, so the checkpoint
+        depends on neither the row order nor ``random_state``.
     verbose : int, default=0
         Print the objective, step, ``sigma`` and elapsed time of every iteration of the final
         fit, and the validation errors.
@@ -592,13 +593,14 @@ class QMIProjection(_LinearProjection):
         med = np.sqrt(np.median(D2[iu])) if iu[0].size else 0.0
         return 0.5 * med if med > 0 else 1.0
 
-    def _path(self, X, y_enc, sizes, d, factors, *, last_level=None, record=None):
+    def _path(self, X, y_enc, sizes, d, factors, *, last_level=None, record=None,
+              random_state=None):
         """Whiten, initialise and ascend the sigma levels; checkpoints in input coordinates.
 
         Returns ``(mean, checkpoints, info)``: ``checkpoints[k]`` is ``(W, objective, sigma)``
         (``W`` of shape ``D x d``) for ``k = 0`` (initial) and after each level run.
         """
-        rng = check_random_state(self.random_state)
+        rng = seeded(self.random_state if random_state is None else random_state)
         Xf = np.asarray(X, dtype=np.float64)
         mean = Xf.mean(axis=0)
         Xc = Xf - mean
@@ -677,13 +679,17 @@ class QMIProjection(_LinearProjection):
         if k < 2:
             return None
         wrong = np.zeros((len(y_enc), len(factors) + 1), dtype=bool)
-        folds = StratifiedKFold(n_splits=k, shuffle=False).split(np.zeros(len(y_enc)), y_enc)
-        for tr, va in folds:
+        # folds by the rows' content, each in canonical order, and the fixed seed 0 for any
+        # randomness of the inner fits: the checkpoint depends on neither row order nor
+        # random_state (graphdr.sampling)
+        keys = row_keys(X)
+        for tr, va in stratified_folds(y_enc, k, keys):
+            tr = tr[canonical_order(keys[tr], y_enc[tr])]
             y_tr = y_enc[tr]
             _, y_tr, s_tr = np.unique(y_tr, return_inverse=True, return_counts=True)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
-                mean, checkpoints, _ = self._path(X[tr], y_tr, s_tr, d, factors)
+                mean, checkpoints, _ = self._path(X[tr], y_tr, s_tr, d, factors, random_state=0)
             labels = np.unique(y_enc[tr])[y_tr]
             for j, (W, _, _) in enumerate(checkpoints):
                 pred = _nearest_labels((X[tr] - mean) @ W, labels, (X[va] - mean) @ W)
@@ -763,7 +769,8 @@ class QMIProjection(_LinearProjection):
         self.init_objective_ = info["init_objective"]
         self.n_components_ = d
         self.mean_ = mean.astype(X.dtype, copy=False)
-        self.components_ = flip_signs(W, axis=0).T.astype(X.dtype, copy=False)
+        W = W * embedding_signs((Xf - mean) @ W, y_enc)  # the sign convention (solvers)
+        self.components_ = W.T.astype(X.dtype, copy=False)
         return self
 
 

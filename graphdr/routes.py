@@ -180,7 +180,7 @@ SCALING_DOC = """    scaling : {'within', 'total', 'none'}, default='within'
 
 
 def metric_transform(scaling, within, total, norms, *, n_samples, n_classes, reg=0.0,
-                     ridge_form=None):
+                     ridge_form=None, rotate=True):
     r"""``k x k`` matrix ``R`` that gives the embedding ``Y V`` the metric ``scaling`` asks for.
 
     With the embedded within-class and total scatters :math:`S_w = V^\top C^\top L_w C V` and
@@ -202,6 +202,9 @@ def metric_transform(scaling, within, total, norms, *, n_samples, n_classes, reg
       (``norms`` are the Euclidean norms of the directions in input or feature space).
 
     The subspace is the same in every case: only the metric inside it changes.
+    ``rotate=False`` leaves out ``Q`` (``'within'``): for directions whose between-class
+    covariance is the same in the whitened metric (CKFD's irregular components), the order
+    by between-class variance is not defined and the solver's order is kept.
     """
     k = within.shape[0]
     if scaling == "total" or k == 0:
@@ -221,6 +224,8 @@ def metric_transform(scaling, within, total, norms, *, n_samples, n_classes, reg
     if not np.all(lam > 0):  # zero total variance: nothing to whiten
         return np.eye(k)
     R = (U / np.sqrt(lam)) @ U.T
+    if not rotate:
+        return R
     cov_b = R.T @ between @ R / max(n_samples - 1, 1)
     mu, Q = np.linalg.eigh((cov_b + cov_b.T) / 2.0)
     return R @ Q[:, ::-1]

@@ -31,7 +31,8 @@ from scipy import linalg
 from .graphs import _weighted_centered_gram
 
 __all__ = ["generalized_eigh", "class_kernel_eigh", "class_ratio_eigh", "data_subspace",
-           "gram_subspace", "flip_signs", "symmetrise_from_lower"]
+           "gram_subspace", "class_means", "orientation_signs", "embedding_signs",
+           "symmetrise_from_lower"]
 
 
 def _sym(M):
@@ -233,18 +234,70 @@ def gram_subspace(G, n_samples, *, rank_tol=None):
     return basis
 
 
-def flip_signs(V, axis=0, return_signs=False):
-    """Make the largest-magnitude entry of each column (axis=0) or row (axis=1) positive.
+#: relative gap under which two magnitudes count as tied in :func:`orientation_signs`, and the
+#: size (relative to the component's root-mean-square) above which a class mean decides
+ORIENTATION_RTOL = 1e-6
 
-    With ``return_signs`` (``axis=0``) also return the signs applied to the columns."""
-    V = np.asarray(V)
-    if V.size == 0:
-        return (V, np.ones(V.shape[1])) if return_signs else V
-    idx = np.argmax(np.abs(V), axis=axis)
-    if axis == 0:
-        signs = np.sign(V[idx, np.arange(V.shape[1])])
-        signs[signs == 0] = 1
-        return (V * signs, signs) if return_signs else V * signs
-    signs = np.sign(V[np.arange(V.shape[0]), idx])
-    signs[signs == 0] = 1
-    return V * signs[:, None]
+
+def class_means(Z, y_encoded, n_classes=None):
+    """Mean of the rows of ``Z`` (``n x k``) in each class ``0 .. C-1`` (``C x k``)."""
+    Z = np.asarray(Z, dtype=np.float64)
+    y_encoded = np.asarray(y_encoded)
+    n_classes = int(y_encoded.max()) + 1 if n_classes is None else n_classes
+    E = np.zeros((n_classes, Z.shape[0]))
+    E[y_encoded, np.arange(Z.shape[0])] = 1.0
+    counts = np.maximum(E.sum(axis=1), 1.0)
+    return (E @ Z) / counts[:, None]
+
+
+def _first_largest(S, rtol):
+    """Per column of ``S``: the first row whose magnitude is within ``rtol`` of the largest."""
+    a = np.abs(S)
+    return np.argmax(a >= (1.0 - rtol) * a.max(axis=0), axis=0)
+
+
+def orientation_signs(means, fallback, scale, rtol=ORIENTATION_RTOL):
+    r"""Signs (``k``) that orient each component by a statistic far from zero.
+
+    The sign convention of every graphdr embedding. For component ``j``:
+
+    1. if a class mean of the embedded training data, ``means[:, j]`` (``C x k``, classes in
+       the order of ``classes_``), exceeds ``rtol * scale[j]`` in magnitude (``scale`` the
+       root-mean-square of the component), the class mean of largest magnitude is made
+       positive;
+    2. otherwise (no labels, ``means=None``, or class means that vanish by symmetry) the
+       largest-magnitude entry of ``fallback[:, j]`` is made positive (the embedded training
+       samples, or the component's weights when the samples are not at hand).
+
+    Magnitudes within a relative ``rtol`` of the largest count as tied, and the first of them
+    (in class or row order) decides. A sign therefore changes only when the input moves a
+    statistic across one of these thresholds, not when rounding reorders two equal magnitudes
+    (as "the largest entry is positive" does when two entries have the same magnitude: two
+    balanced classes, symmetric data, tied eigenvalues): a perturbation of relative size
+    ``1e-10`` keeps every sign unless the data sit within that distance of a threshold.
+    """
+    fallback = np.asarray(fallback, dtype=np.float64)
+    k = fallback.shape[1]
+    signs = np.ones(k)
+    if k == 0:
+        return signs
+    use_means = np.zeros(k, dtype=bool)
+    if means is not None and len(means):
+        means = np.asarray(means, dtype=np.float64)
+        use_means = np.abs(means).max(axis=0) > rtol * np.asarray(scale, dtype=np.float64)
+        pick = _first_largest(means, rtol)
+        signs[use_means] = np.sign(means[pick, np.arange(k)])[use_means]
+    if fallback.shape[0] and not np.all(use_means):
+        pick = _first_largest(fallback, rtol)
+        signs[~use_means] = np.sign(fallback[pick, np.arange(k)])[~use_means]
+    signs[signs == 0] = 1.0
+    return signs
+
+
+def embedding_signs(Z, y_encoded=None, rtol=ORIENTATION_RTOL):
+    """:func:`orientation_signs` of the embedded training samples ``Z`` (``n x k``) with
+    their encoded labels (None: no labels, the samples alone decide)."""
+    Z = np.asarray(Z, dtype=np.float64)
+    means = None if y_encoded is None else class_means(Z, y_encoded)
+    scale = np.sqrt(np.mean(Z**2, axis=0)) if Z.shape[0] else np.zeros(Z.shape[1])
+    return orientation_signs(means, Z, scale, rtol)

@@ -35,7 +35,6 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from sklearn.kernel_approximation import Nystroem
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import assert_all_finite
 
 from . import graphs as _graphs
@@ -45,8 +44,16 @@ from .kernel_matrices import (
     check_kernel_params,
     compute_kernel,
     empirical_kernel_map,
+    kernel_distances,
 )
-from .solvers import data_subspace, flip_signs, gram_subspace, symmetrise_from_lower
+from .sampling import landmark_indices, take_rows
+from .solvers import (
+    data_subspace,
+    embedding_signs,
+    gram_subspace,
+    orientation_signs,
+    symmetrise_from_lower,
+)
 from .stats import class_statistics, is_dask_array, raise_if_nonfinite
 
 __all__ = ["LinearSpan", "KernelMap", "NystroemMap", "KernelSpec", "landmark_rows", "take_rows"]
@@ -159,10 +166,22 @@ class LinearSpan:
             return self.coords @ V
         return (np.asarray(self._X, dtype=np.float64) - self.mean) @ (self.basis @ V)
 
+    def signs(self, V, y_encoded=None):
+        """The sign convention (:func:`graphdr.solvers.orientation_signs`) of directions ``V``:
+        from the embedded training samples, or from the class statistics (class means, the
+        components' root-mean-square, then the weights ``B V``) when the space holds no
+        samples."""
+        if self.stats is None:
+            return embedding_signs(self.training_embedding(V), y_encoded)
+        counts = np.maximum(self.stats.counts.astype(np.float64), 1.0)
+        means = (self.class_sums @ V) / counts[:, None]
+        scale = np.sqrt(np.maximum(np.sum(V * (self.gram @ V), axis=0), 0.0) / self.stats.n)
+        return orientation_signs(means, self.basis @ V, scale)
+
     def solution(self, V, dtype=np.float64):
         """Fitted attributes of directions ``V`` (``r x k``): ``components_`` and ``mean_``."""
         W = self.basis @ V
-        return dict(components_=flip_signs(W, axis=0).T.astype(dtype, copy=False),
+        return dict(components_=W.T.astype(dtype, copy=False),
                     mean_=self.mean.astype(dtype, copy=False))
 
     @staticmethod
@@ -309,8 +328,7 @@ class KernelMap:
     def graph_input(self, X):
         """Samples on which neighbour graphs are built: kernel-induced distances if precomputed."""
         if self.kernel_spec is not None and self.kernel_spec.kernel == "precomputed":
-            d = np.diag(self.K)
-            return np.sqrt(np.maximum(d[:, None] + d[None, :] - 2 * self.K, 0.0)), "precomputed"
+            return kernel_distances(self.K), "precomputed"
         return (X if sp.issparse(X) else np.asarray(X, dtype=np.float64)), "euclidean"
 
     def quadratic_form(self, graph, kind="laplacian"):
@@ -324,12 +342,16 @@ class KernelMap:
         """The training samples embedded by directions ``V`` or dual coefficients ``dual``."""
         return self.K_centred @ dual if dual is not None else self.coords @ V
 
+    def signs(self, V=None, y_encoded=None, *, embedding=None):
+        """The sign convention of directions ``V`` (or of the training ``embedding`` of dual
+        coefficients): :func:`graphdr.solvers.embedding_signs`."""
+        return embedding_signs(self.coords @ V if embedding is None else embedding, y_encoded)
+
     def solution(self, V=None, *, dual=None, dtype=None, embedding=None):
         """Fitted attributes of directions ``V`` (or of dual coefficients ``dual``, with their
         training ``embedding`` :math:`\tilde K a` when a route computed it)."""
-        dual_coef, signs = flip_signs(self.dual(V) if dual is None else dual, axis=0,
-                                      return_signs=True)
-        embedding = self.K_centred @ dual_coef if embedding is None else embedding * signs
+        dual_coef = self.dual(V) if dual is None else dual
+        embedding = self.K_centred @ dual_coef if embedding is None else embedding
         return dict(dual_coef_=dual_coef, X_fit_=self.X_fit, _centerer=self.centerer,
                     embedding_=embedding)
 
@@ -348,28 +370,16 @@ class KernelMap:
 
 
 def landmark_rows(X, n_landmarks, random_state=None):
-    """Indices and rows of ``min(n_landmarks, n)`` landmarks drawn from ``X``.
+    """Indices and rows of ``min(n_landmarks, n)`` landmarks of ``X``.
 
-    The indices are ``check_random_state(random_state).permutation(n)[:m]``, the draw of
-    scikit-learn's ``Nystroem`` and of :class:`graphdr.MKLDR`, so a NumPy and a Dask ``X``
-    give the same landmarks for the same seed. Of a ``dask.array`` only these ``m`` rows are
-    computed (:func:`take_rows`).
+    The indices are :func:`graphdr.sampling.landmark_indices`: with ``random_state=None`` the
+    rows of smallest content key (the same on every fit, whatever the row order), with a seed
+    ``check_random_state(random_state).permutation(n)[:m]``, the draw of scikit-learn's
+    ``Nystroem`` and of :class:`graphdr.MKLDR`. A NumPy and a Dask ``X`` give the same
+    landmarks. Of a ``dask.array`` only these ``m`` rows are computed (:func:`take_rows`).
     """
-    n = X.shape[0]
-    idx = check_random_state(random_state).permutation(n)[: min(int(n_landmarks), n)]
+    idx = landmark_indices(X, n_landmarks, random_state)
     return idx, take_rows(X, idx)
-
-
-def take_rows(X, idx):
-    """``X[idx]`` as a NumPy array; of a ``dask.array`` only these rows are computed (fetched
-    in increasing order, then put in the order of ``idx``)."""
-    if not is_dask_array(X):
-        return X[idx]
-    order = np.argsort(idx)
-    fetched = np.asarray(X[np.asarray(idx)[order]].compute())
-    rows = np.empty_like(fetched)
-    rows[order] = fetched
-    return rows
 
 
 def _nystroem_on(kernel, params, landmarks, indices, random_state):
@@ -427,10 +437,14 @@ class NystroemMap:
         params = spec.nystroem_params(X.shape[1])
         if is_dask_array(X):
             return self._fit_dask(X, y_encoded, params)
-        self.nystroem = Nystroem(
-            kernel=spec.kernel, n_components=min(self.n_landmarks, X.shape[0]),
-            random_state=self.random_state, kernel_params=params or None,
-        ).fit(X)
+        if self.random_state is None:  # landmarks by content key: the same on every fit
+            indices, landmarks = landmark_rows(X, self.n_landmarks)
+            self.nystroem = _nystroem_on(spec.kernel, params, landmarks, indices, None)
+        else:
+            self.nystroem = Nystroem(
+                kernel=spec.kernel, n_components=min(self.n_landmarks, X.shape[0]),
+                random_state=self.random_state, kernel_params=params or None,
+            ).fit(X)
         Phi = self.nystroem.transform(X).astype(np.float64, copy=False)
         self.mean = Phi.mean(axis=0)
         self.basis, coords = data_subspace(Phi, self.mean, rank_tol=self.rank_tol)
@@ -469,6 +483,7 @@ class NystroemMap:
 
     graph_input = staticmethod(LinearSpan.graph_input)
     class_form = LinearSpan.class_form
+    signs = LinearSpan.signs
 
     def quadratic_form(self, graph, kind="laplacian"):
         return _graphs.graph_quadratic_form(graph, self.coords, kind=kind)
@@ -479,12 +494,9 @@ class NystroemMap:
     def solution(self, V, dtype=None):
         """``components_`` on the landmark features, ``mean_``, ``nystroem_``, ``embedding_``
         (not for Dask input: ``transform(X)`` gives it lazily)."""
-        W = self.basis @ V
-        W_flipped = flip_signs(W, axis=0)
-        signs = np.where(np.sum(W_flipped * W, axis=0) < 0, -1.0, 1.0)
-        fitted = dict(nystroem_=self.nystroem, components_=W_flipped.T, mean_=self.mean)
+        fitted = dict(nystroem_=self.nystroem, components_=(self.basis @ V).T, mean_=self.mean)
         if self.coords is not None:
-            fitted["embedding_"] = self.coords @ (V * signs)
+            fitted["embedding_"] = self.coords @ V
         return fitted
 
     @staticmethod

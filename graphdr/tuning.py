@@ -39,10 +39,14 @@ classifier. The same criterion for the kernel estimators' width and ridge gave t
 error as the cross-validation above on the sets of ``benchmarks/results/defaults.md`` and
 was not adopted for them.
 
+Determinism. The subsample and the folds are chosen by a key of each row's content
+(:mod:`graphdr.sampling`), not drawn at random: the choice is the same on every fit, on every
+machine, whatever the row order and ``random_state``.
+
 Cost. The search runs on a stratified subsample of at most ``max_samples`` training samples
 (600, 500 for the refitted estimators). For a ``dask.array``
-``X`` only the rows of that subsample are computed (the labels are in memory), so the choice
-is the one the same data in memory would give.
+``X`` one pass computes the row keys, then only the rows of that subsample are computed (the
+labels are in memory), so the choice is the one the same data in memory would give.
 For class-structured objectives (kernel LDA, kernel QMI) every ridge value reuses one
 eigendecomposition per width and fold: with :math:`\tilde K = P\Lambda P^\top`
 and :math:`M = \Lambda^{1/2} P^\top E`, the regularised problem
@@ -64,11 +68,10 @@ from joblib import Parallel, delayed
 from scipy import linalg
 from scipy.stats import binom
 from sklearn.base import clone
-from sklearn.model_selection import StratifiedKFold
-from sklearn.utils import check_random_state
 
 from .kernel_matrices import TrainingCentring, compute_kernel
 from .routes import metric_transform
+from .sampling import row_keys, smallest_keys, stratified_folds, stratified_subsample, take_rows
 from .stats import is_dask_array, power_of_two_scale
 
 __all__ = ["GAMMA_FACTORS", "REG_GRID", "GAMMA_FACTORS_REFIT", "REG_GRID_REFIT", "WIDTH_KERNELS",
@@ -158,17 +161,19 @@ def choose_checkpoint(wrong, significance=0.05):
     return best if c > b and mcnemar_pvalue(b, c) <= significance else 0
 
 
-def median_gamma(X, *, max_samples=1000, random_state=None):
+def median_gamma(X, *, max_samples=1000, keys=None):
     r""":math:`1/\operatorname{median}\lVert x_i - x_j\rVert^2` over distinct pairs (subsampled).
 
-    Returns ``1 / n_features`` when every pair is at distance 0. Of a ``dask.array`` only the
-    subsampled rows are computed.
+    Returns ``1 / n_features`` when every pair is at distance 0. Beyond ``max_samples`` rows
+    the median is taken over the ``max_samples`` rows of smallest content key
+    (:mod:`graphdr.sampling`; ``keys`` when already computed): the same rows whatever their
+    order. Of a ``dask.array`` only those rows are computed (after one pass for the keys).
     """
     dask = is_dask_array(X)
     X = X if sp.issparse(X) or dask else np.asarray(X, dtype=np.float64)
     if X.shape[0] > max_samples:
-        rows = check_random_state(random_state).choice(X.shape[0], max_samples, replace=False)
-        X = X[np.sort(rows)] if dask else X[rows]  # the median does not depend on the order
+        rows = smallest_keys(row_keys(X) if keys is None else keys, max_samples)
+        X = X[np.sort(rows)] if dask else X[np.sort(rows)]  # the median ignores the order
     if dask:
         X = np.asarray(X.compute(), dtype=np.float64)
     if sp.issparse(X):
@@ -189,20 +194,9 @@ def inverse_median(d2):
     return 1.0 / float(np.median(d2)) if d2.size else None
 
 
-def _subsample(y_enc, max_samples, rng):
-    """Stratified subsample of at most ``max_samples`` indices (every class kept)."""
-    n = len(y_enc)
-    if n <= max_samples:
-        return np.arange(n)
-    keep = []
-    for c in np.unique(y_enc):
-        idx = np.flatnonzero(y_enc == c)
-        m = max(int(round(max_samples * len(idx) / n)), min(len(idx), 3))
-        keep.append(rng.choice(idx, m, replace=False))
-    return np.sort(np.concatenate(keep))
-
-
-def _folds(y_enc, n_folds, rng, name):
+def _folds(y_enc, n_folds, keys, name):
+    """Stratified inner folds dealt by content key (:func:`graphdr.sampling.stratified_folds`),
+    ``min(n_folds, smallest class)`` of them."""
     counts = np.bincount(y_enc)
     if counts.min() < 2:
         raise ValueError(
@@ -210,9 +204,15 @@ def _folds(y_enc, n_folds, rng, name):
             f"cross-validation, which needs at least 2 samples in every class (a class here has "
             f"{counts.min()}). Pass gamma and reg explicitly."
         )
-    splitter = StratifiedKFold(n_splits=int(min(n_folds, counts.min())), shuffle=True,
-                               random_state=rng.randint(2**31 - 1))
-    return list(splitter.split(np.zeros(len(y_enc)), y_enc))
+    return stratified_folds(y_enc, int(min(n_folds, counts.min())), keys)
+
+
+def search_rows(keys, y_enc, max_samples, n_folds, name):
+    """The subsample (indices in canonical order), its encoded labels and its inner folds:
+    chosen by the rows' content keys, so the same whatever the row order and on every fit."""
+    idx = stratified_subsample(y_enc, max_samples, keys)
+    ys = np.unique(y_enc[idx], return_inverse=True)[1]
+    return idx, ys, _folds(ys, n_folds, keys[idx], name)
 
 
 def _sq_distances(A, B):
@@ -324,7 +324,7 @@ def _refit_scores(estimator, X, y_enc, folds, gamma, regs):
 
 def search(estimator, X, y_enc, *, block_of=None, n_components=None, scaling="total",
            search_gamma=True, search_reg=True, fixed_gamma=None, fixed_reg=1e-3,
-           regs=None, max_samples=None, n_folds=None, n_jobs=None, random_state=None):
+           regs=None, max_samples=None, n_folds=None, n_jobs=None):
     """Choose ``gamma`` and ``reg`` (see the module docstring).
 
     ``block_of(class_sizes)`` gives the ``C x C`` block of a class-structured objective and
@@ -343,24 +343,23 @@ def search(estimator, X, y_enc, *, block_of=None, n_components=None, scaling="to
         ``pandas.DataFrame``.
     """
     name = type(estimator).__name__
-    rng = check_random_state(random_state)
     fast = block_of is not None
     if max_samples is None:
         max_samples = MAX_SAMPLES if fast else MAX_SAMPLES_REFIT
     if not is_dask_array(X):
         X = sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X, dtype=np.float64)
-    idx = _subsample(y_enc, max_samples, rng)
     precomputed = estimator.kernel == "precomputed"
-    Xs = X[np.ix_(idx, idx)] if precomputed else X[idx]
-    if is_dask_array(Xs):  # only the subsample's rows are computed
-        Xs = np.asarray(Xs.compute(), dtype=np.float64)
-    ys = np.unique(y_enc[idx], return_inverse=True)[1]
     if n_folds is None:
         n_folds = N_FOLDS if fast else N_FOLDS_REFIT
-    folds = _folds(ys, n_folds, rng, name)
+    idx, ys, folds = search_rows(row_keys(X, precomputed=precomputed), y_enc, max_samples,
+                                 n_folds, name)
+    if is_dask_array(X):  # only the subsample's rows are computed (increasing, then placed)
+        Xs = take_rows(X, idx)
+    else:
+        Xs = X[np.ix_(idx, idx)] if precomputed else X[idx]
     kernel = estimator.kernel
     width = search_gamma and not callable(kernel) and kernel in WIDTH_KERNELS
-    gamma0 = median_gamma(Xs, random_state=rng) if width else fixed_gamma
+    gamma0 = median_gamma(Xs) if width else fixed_gamma
     factors = GAMMA_FACTORS if fast else GAMMA_FACTORS_REFIT
     gammas = list(gamma0 * factors) if width else [fixed_gamma]
     if regs is None:
@@ -461,7 +460,7 @@ def _principal_coordinates(X):
     return U[:, keep], lam[keep]
 
 
-def press_ridge(X, y_enc, *, name, max_samples=None, random_state=None):
+def press_ridge(X, y_enc, *, name, max_samples=None):
     r"""``reg='auto'`` of a class-structured linear estimator (:class:`graphdr.LDA`,
     :class:`graphdr.LQMI`): the relative ridge of the smallest :func:`press_curve`.
 
@@ -476,7 +475,6 @@ def press_ridge(X, y_enc, *, name, max_samples=None, random_state=None):
     Returns ``(reg, cv_results)`` with ``cv_results`` ``param_reg`` (relative to the
     subsample), ``mean_test_error`` (the PRESS per sample) and ``rank_test_error``.
     """
-    rng = check_random_state(random_state)
     n = len(y_enc)
     if np.bincount(y_enc).min() < 2:
         raise ValueError(
@@ -484,10 +482,10 @@ def press_ridge(X, y_enc, *, name, max_samples=None, random_state=None):
             f"least 2 samples in every class (a class here has {np.bincount(y_enc).min()}). "
             "Pass reg explicitly (0 for classical LDA)."
         )
-    idx = _subsample(y_enc, MAX_SAMPLES_PRESS if max_samples is None else max_samples, rng)
-    Xs = X[idx]
-    if is_dask_array(Xs):
-        Xs = Xs.compute()
+    max_samples = MAX_SAMPLES_PRESS if max_samples is None else max_samples
+    # the subsample by content key, in canonical order: the same whatever the row order
+    idx = stratified_subsample(y_enc, max_samples, row_keys(X))
+    Xs = take_rows(X, idx) if is_dask_array(X) else X[idx]
     Xs = sp.csr_matrix(Xs, dtype=np.float64) if sp.issparse(Xs) else np.asarray(Xs, dtype=np.float64)
     if Xs.shape[0] * Xs.shape[1]:  # exact power-of-two rescaling: no under- or overflow
         Xs = Xs / power_of_two_scale(abs(Xs).max())
@@ -505,9 +503,9 @@ def press_ridge(X, y_enc, *, name, max_samples=None, random_state=None):
     return reg, dict(param_reg=regs.copy(), mean_test_error=press, rank_test_error=rank)
 
 
-def search_kernels(kernel_of, y_enc, *, block_of, name, n_components=None, scaling="within",
-                   search_reg=True, fixed_reg=1e-3, max_samples=None, n_folds=None,
-                   n_jobs=None, random_state=None):
+def search_kernels(kernel_of, y_enc, *, keys, block_of, name, n_components=None,
+                   scaling="within", search_reg=True, fixed_reg=1e-3, max_samples=None,
+                   n_folds=None, n_jobs=None):
     """The class-structured search of :func:`search` for a kernel given as a function.
 
     ``kernel_of(rows)`` receives the indices of the stratified subsample and returns
@@ -517,10 +515,8 @@ def search_kernels(kernel_of, y_enc, *, block_of, name, n_components=None, scali
     MKLDR chooses its base kernels' widths and its ridge with it. Returns ``(gamma, reg,
     cv_results)``.
     """
-    rng = check_random_state(random_state)
-    idx = _subsample(y_enc, MAX_SAMPLES if max_samples is None else max_samples, rng)
-    ys = np.unique(y_enc[idx], return_inverse=True)[1]
-    folds = _folds(ys, N_FOLDS if n_folds is None else n_folds, rng, name)
+    idx, ys, folds = search_rows(keys, y_enc, MAX_SAMPLES if max_samples is None else max_samples,
+                                 N_FOLDS if n_folds is None else n_folds, name)
     gamma0, kernel_at = kernel_of(idx)
     gammas = [None] if gamma0 is None else list(gamma0 * GAMMA_FACTORS)
     regs = list(REG_GRID) if search_reg else [fixed_reg]

@@ -3,8 +3,8 @@
 The layers (README, "Architecture") from bottom to top:
 
 0. ``_validation`` -- input checks;
-1. ``graphs``, ``kernel_matrices``, ``stats``, ``optim``, ``pairs`` -- graphs, kernels, statistics,
-   optimisers, sampled pairs;
+1. ``graphs``, ``kernel_matrices``, ``stats``, ``optim``, ``pairs``, ``sampling`` -- graphs, kernels,
+   statistics, optimisers, sampled pairs, content-keyed subsamples and folds;
 2. ``solvers`` -- eigen-solvers;
 3. ``spaces``, ``routes``, ``tuning`` -- coordinate spaces, solve routes, kernel selection;
 4. ``base`` -- the estimator core;
@@ -22,7 +22,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "graphdr"
 
 LAYERS = {
     "_validation": 0,
-    "graphs": 1, "kernel_matrices": 1, "stats": 1, "optim": 1, "pairs": 1,
+    "graphs": 1, "kernel_matrices": 1, "stats": 1, "optim": 1, "pairs": 1, "sampling": 1,
     "solvers": 2,
     "spaces": 3, "routes": 3, "tuning": 3,
     "base": 4,

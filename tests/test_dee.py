@@ -420,16 +420,17 @@ def test_ee_fit(optimizer):
 
 
 # ----- inner validation against the start ---------------------------------------------------
-def _start_errors_by_hand(X, y, start_components, n_folds=3, seed=0):
+def _start_errors_by_hand(X, y, start_components, n_folds=3):
     """1-NN misclassifications of the held-out folds in a fixed projection (scikit-learn's
-    KNeighborsClassifier; the start is the same projection in every fold up to scale)."""
-    from sklearn.model_selection import StratifiedKFold
+    KNeighborsClassifier; the start is the same projection in every fold up to scale). The
+    folds are the documented content-keyed folds (graphdr.sampling)."""
     from sklearn.neighbors import KNeighborsClassifier
+
+    from graphdr.sampling import row_keys, stratified_folds
 
     Z = (X - X.mean(axis=0)) @ start_components.T
     wrong = np.zeros(len(y), dtype=bool)
-    folds = StratifiedKFold(n_folds, shuffle=True, random_state=seed).split(X, y)
-    for tr, va in folds:
+    for tr, va in stratified_folds(y, n_folds, row_keys(X)):
         pred = KNeighborsClassifier(1, algorithm="brute").fit(Z[tr], y[tr]).predict(Z[va])
         wrong[va] = pred != y[va]
     return wrong

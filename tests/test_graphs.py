@@ -2,8 +2,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from conftest import make_classes
+from sklearn.datasets import load_iris
 
 from graphdr import graphs
+from graphdr.graphs import knn_graph
 
 
 def brute_knn(X, k, y=None, restrict=None):
@@ -124,3 +126,36 @@ def test_as_graph_rejects_bad_graphs():
         graphs.as_graph(np.full((4, 4), np.nan), 4)
     with pytest.raises(ValueError, match="restrict"):
         graphs.knn_graph(np.ones((4, 2)), 2, restrict="same")
+
+
+def _brute_knn(X, k, y=None, restrict=None, rtol=1e-9):
+    """Brute-force oracle: the k nearest by distance, distances within rtol of the k-th tied
+    and taken by the smaller index; symmetrised with 'or'."""
+    n = len(X)
+    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+    A = np.zeros((n, n))
+    for i in range(n):
+        if restrict is None:
+            cand = [j for j in range(n) if j != i]
+        elif restrict == "same":
+            cand = [j for j in range(n) if y[j] == y[i] and j != i]
+        else:
+            cand = [j for j in range(n) if y[j] != y[i]]
+        d = D[i, cand]
+        kth = np.sort(d)[k - 1]
+        below = [cand[o] for o in np.argsort(d, kind="stable") if d[o] < kth * (1 - rtol)]
+        tied = sorted(c for c, dc in zip(cand, d) if abs(dc - kth) <= rtol * kth)
+        A[i, (below + tied)[:k]] = 1
+    return np.maximum(A, A.T)
+
+
+@pytest.mark.parametrize("restrict", [None, "same", "different"])
+@pytest.mark.parametrize("k", [1, 4, 9])
+def test_knn_ties_go_to_the_smaller_index_on_every_machine(restrict, k):
+    """Iris has repeated rows and many equal distances: which tied neighbour is kept must not
+    depend on the tree search or on rounding (a 1e-12 perturbation keeps the graph)."""
+    X, y = load_iris(return_X_y=True)
+    W = knn_graph(X, k, y=y, restrict=restrict)
+    np.testing.assert_array_equal(W.toarray(), _brute_knn(X, k, y, restrict))
+    Xp = X * (1 + 1e-12 * np.random.default_rng(0).normal(size=X.shape))
+    assert abs(knn_graph(Xp, k, y=y, restrict=restrict) - W).sum() == 0

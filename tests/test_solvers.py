@@ -2,7 +2,13 @@ import numpy as np
 from conftest import max_angle
 from scipy import linalg
 
-from graphdr.solvers import data_subspace, flip_signs, generalized_eigh
+from graphdr.solvers import (
+    class_means,
+    data_subspace,
+    embedding_signs,
+    generalized_eigh,
+    orientation_signs,
+)
 
 
 def spd(rng, m, rank=None):
@@ -72,9 +78,46 @@ def test_data_subspace_wide_data_uses_svd(rng):
     np.testing.assert_allclose(coords, (X - X.mean(0)) @ basis, atol=1e-10)
 
 
-def test_flip_signs_is_deterministic(rng):
-    V = rng.normal(size=(5, 3))
-    flipped = flip_signs(V * np.array([-1, 1, -1]))
-    np.testing.assert_allclose(flipped, flip_signs(V))
-    assert np.all(flipped[np.argmax(np.abs(flipped), axis=0), range(3)] > 0)
-    np.testing.assert_allclose(flip_signs(V.T, axis=1), flip_signs(V).T)
+def test_class_means_are_the_means_of_each_class(rng):
+    Z = rng.normal(size=(9, 2))
+    y = np.array([0, 1, 2, 0, 1, 2, 0, 0, 1])
+    want = np.vstack([Z[y == c].mean(axis=0) for c in range(3)])
+    np.testing.assert_allclose(class_means(Z, y), want, rtol=1e-14)
+
+
+def test_orientation_follows_the_largest_class_mean(rng):
+    # component 0: class 2 has the largest |mean| and it is negative -> flipped;
+    # component 1: class 1 has the largest |mean| and it is positive -> kept
+    y = np.repeat([0, 1, 2], 4)
+    Z = np.zeros((12, 2))
+    Z[:, 0] = np.repeat([1.0, 0.5, -3.0], 4) + 0.01 * rng.normal(size=12)
+    Z[:, 1] = np.repeat([-1.0, 2.0, 0.2], 4) + 0.01 * rng.normal(size=12)
+    np.testing.assert_array_equal(embedding_signs(Z, y), [-1.0, 1.0])
+    np.testing.assert_array_equal(embedding_signs(-Z, y), [1.0, -1.0])
+
+
+def test_tied_class_means_go_to_the_first_class():
+    # two balanced classes: m_0 = -m_1 exactly; a 1e-12 change must not move the decision
+    # (the largest-entry rule decides such ties by rounding)
+    y = np.array([0, 0, 1, 1])
+    for eps in (0.0, 1e-12, -1e-12):
+        Z = np.array([[-1.0 - eps], [-1.0], [1.0], [1.0 + eps]])
+        assert embedding_signs(Z, y)[0] == -1.0  # class 0 (mean -1) made positive
+
+
+def test_orientation_falls_back_to_the_samples_when_class_means_vanish():
+    # symmetric within each class: every class mean is exactly zero
+    y = np.array([0, 0, 1, 1])
+    Z = np.array([[2.0], [-2.0], [-3.0], [3.0]])
+    assert embedding_signs(Z, y)[0] == -1.0  # the sample of largest |z| is row 2 (-3)
+    # no labels: the samples decide, ties to the first row
+    Z = np.array([[-3.0], [3.0], [1.0]])
+    assert embedding_signs(Z)[0] == -1.0
+    assert embedding_signs(Z * (1 + np.array([[0.0], [1e-12], [0.0]])))[0] == -1.0
+
+
+def test_orientation_signs_without_samples_use_the_weights():
+    means = np.zeros((3, 2))
+    W = np.array([[0.1, -0.2], [-0.5, 0.1], [0.3, 0.1]])
+    np.testing.assert_array_equal(orientation_signs(means, W, np.ones(2)), [-1.0, -1.0])
+    np.testing.assert_array_equal(orientation_signs(None, W, np.ones(2)), [-1.0, -1.0])

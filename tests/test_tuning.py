@@ -8,6 +8,7 @@ from sklearn.preprocessing import minmax_scale
 
 import graphdr
 from graphdr import tuning
+from graphdr.sampling import row_keys
 
 
 def _data():
@@ -17,15 +18,16 @@ def _data():
 
 @pytest.mark.parametrize("scaling", ["within", "total"])
 def test_fast_path_equals_refitting_the_estimator_on_every_pair(scaling):
-    X, y = _data()  # 89 samples: no subsample, the folds are the first draw of the seed
+    X, y = _data()  # 89 samples: no subsample, all rows in canonical order
     est = graphdr.KernelLDA(scaling=scaling)
     regs = [1e-4, 1e-2, 1.0, 30.0]
     block = lambda sizes: np.diag(1.0 / sizes)  # noqa: E731 - kernel LDA's between-class block
     fast = tuning.search(est, X, y, block_of=block, n_components=None, scaling=scaling,
-                         regs=regs, random_state=0)[2]
-    # brute force: KernelLDA refitted with explicit (gamma, reg) on the same folds
-    folds = tuning._folds(y, tuning.N_FOLDS, np.random.RandomState(0), "test")
-    assert len(folds) == tuning.N_FOLDS
+                         regs=regs)[2]
+    # brute force: KernelLDA refitted with explicit (gamma, reg) on the same rows and folds
+    idx, y, folds = tuning.search_rows(row_keys(X), y, tuning.MAX_SAMPLES, tuning.N_FOLDS, "t")
+    X = X[idx]
+    assert len(folds) == tuning.N_FOLDS and len(idx) == 89
     g0 = tuning.median_gamma(X)
     brute = []
     for gamma in g0 * tuning.GAMMA_FACTORS:
@@ -150,9 +152,8 @@ def test_search_kernels_with_an_rbf_family_is_the_estimator_search():
         D2 = euclidean_distances(X[rows], squared=True)
         return tuning.median_gamma(X[rows]), lambda g: np.exp(-g * D2)
 
-    got = tuning.search_kernels(rbf_family, y, block_of=block, name="test", random_state=0)
-    want = tuning.search(graphdr.KernelLDA(), X, y, block_of=block, scaling="within",
-                         random_state=0)
+    got = tuning.search_kernels(rbf_family, y, keys=row_keys(X), block_of=block, name="test")
+    want = tuning.search(graphdr.KernelLDA(), X, y, block_of=block, scaling="within")
     assert got[0] == pytest.approx(want[0]) and got[1] == want[1]
     for key in want[2]:
         np.testing.assert_allclose(got[2][key], want[2][key], atol=1e-12)

@@ -2,6 +2,8 @@
 
 ``python tests/pinned/cases.py`` rewrites ``outputs.npz`` from the current code: run it only for a
 deliberate change of behaviour, and say which estimators changed in the commit message.
+``python tests/pinned/cases.py --compare`` prints the largest differences from the pins by
+solver kind (run it under another ``OPENBLAS_CORETYPE`` or ``NPY_DISABLE_CPU_FEATURES``).
 Every case fixes its parameters explicitly, so a change of a default does not move its pin.
 """
 
@@ -96,6 +98,40 @@ CASES = [
 #: the estimator class each case exercises (the part of its name before the first '_')
 ALIASES = {"GE": "GraphEmbedding", "SLPP": "LPP"}
 
+#: Relative tolerance of each kind of solver, and where it comes from. Outputs are compared by
+#: the Gram matrix of the training and test embeddings stacked (invariant to a rotation inside
+#: the embedded subspace, which a whitened spectral solution with tied eigenvalues may take),
+#: by principal angles, and column by column (signs included) unless the case has ties.
+#: Across OpenBLAS core types (SkylakeX, Haswell, Sandybridge, Prescott), one thread, and
+#: NumPy's AVX2 and SSE loops (``NPY_DISABLE_CPU_FEATURES``), the measured differences were at
+#: most 1.1e-11 (exact), 2.6e-10 (unregularised kernel), 7.5e-9 (MKL-DR) and 5e-12
+#: (iterative): 4 to 100 times below these (README, "Portability").
+TOLERANCES = {
+    # closed-form eigen-solvers: eps times the condition number of the whitened problem
+    # (S_t + eps I on these sets: at most ~1e5) with a margin of 100
+    "exact": 1e-9,
+    # reg=0 kernel problems: the constraint K~^2 is singular up to rank_tol, so the directions
+    # of the smallest kept kernel eigenvalues are determined only to ~ eps / rank_tol
+    "kernel_reg0": 1e-8,
+    # MKL-DR: the kernel weights come from an SDP/QP solved by Clarabel to 1e-8 (its eps_abs,
+    # eps_rel); the embedding inherits that error through the A-step
+    "sdp": 1e-7,
+    # a fixed number of descent steps: rounding is carried through every step's line search
+    "iterative": 1e-9,
+}
+
+#: cases whose pinned subspace has tied eigenvalues (any rotation inside is as good): only the
+#: Gram matrix and the principal angles are unique, not the columns
+TIED = {"LDA_small_n", "LQMI_small_n", "KernelLDA_reg0", "KQMI_paper"}
+
+#: the solver kind of each case (default "exact")
+KIND = {
+    "KernelLDA_reg0": "kernel_reg0", "KQMI_paper": "kernel_reg0",
+    "MKLDR_lda": "sdp", "MKLDR_lde": "sdp", "MKLDR_nystroem": "sdp",
+    "QMIProjection": "iterative", "DEE_ld": "iterative", "DEE_fp": "iterative",
+    "DSNE": "iterative", "ElasticEmbedding": "iterative",
+}
+
 
 def _outputs(est, X, y, X_test):
     """What the estimator shows a user: transform, else predict (classifiers)."""
@@ -132,8 +168,38 @@ def _extra_cases():
     return {"ElasticEmbedding/train": graphdr.ElasticEmbedding(max_iter=5, random_state=0).fit_transform(X)}
 
 
+def compare():
+    """The largest relative difference from the pinned outputs of each solver kind (Gram
+    matrix of the stacked embeddings, and signed columns where no eigenvalues tie)."""
+    pinned = np.load(PINS)
+    got = run_all()
+    got.update(_extra_cases())
+    worst = {}
+    for key in got:
+        case, part = key.split("/")
+        if part != "train":
+            continue
+        stack = [np.asarray(d[key], float) for d in (got, pinned)]
+        if f"{case}/test" in got:
+            stack = [np.vstack([a, np.asarray(d[f"{case}/test"], float)])
+                     for a, d in zip(stack, (got, pinned))]
+        A, B = stack
+        gram = np.abs(A @ A.T - B @ B.T).max() / np.abs(B @ B.T).max()
+        cols = 0.0 if case in TIED else np.abs(A - B).max() / np.abs(B).max()
+        kind = KIND.get(case, "exact")
+        g, c = worst.get(kind, (0.0, 0.0))
+        worst[kind] = (max(g, gram), max(c, cols))
+    for kind, (g, c) in worst.items():
+        print(f"{kind:12s} Gram {g:.1e}  columns {c:.1e}  (tolerance {TOLERANCES[kind]:.0e})")
+
+
 if __name__ == "__main__":
-    pins = run_all()
-    pins.update(_extra_cases())
-    np.savez_compressed(PINS, **pins)
-    print(f"wrote {len(pins)} arrays to {PINS}")
+    import sys
+
+    if sys.argv[1:] == ["--compare"]:
+        compare()
+    else:
+        pins = run_all()
+        pins.update(_extra_cases())
+        np.savez_compressed(PINS, **pins)
+        print(f"wrote {len(pins)} arrays to {PINS}")

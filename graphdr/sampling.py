@@ -1,0 +1,211 @@
+r"""Subsamples and folds chosen by the content of the rows: deterministic and order-free.
+
+Hyper-parameters chosen from the data (``gamma='auto'``, ``reg='auto'``, DEE's shrinkage, the
+QMI checkpoints) are chosen on a subsample and inner folds. Drawn at random, they change from
+fit to fit (KQMI's width moved by a factor of 1000 between two fits on one data set) and with
+the order of the rows. Here both come from a key of each row's content instead:
+
+.. math::
+
+    h(x) = \sum_{j:\ x_j \neq 0} \operatorname{mix}\big(\operatorname{bits}(x_j) \oplus
+    \operatorname{mix}(j + 1)\big) \bmod 2^{64},
+
+with :math:`\operatorname{bits}(x_j)` the IEEE-754 bits of the float64 value rounded to
+:data:`KEY_BITS` significant bits and mix the SplitMix64 finaliser (a bijection of 64-bit
+integers that spreads every input bit over the output). The key is exact integer arithmetic
+on the values themselves, so it is the same on every machine, for dense, sparse and Dask
+input, and it moves with the row when rows are permuted. The rounding keeps it under a
+relative perturbation of about 1e-10 (a row changes only if one of its values lies within
+that distance of a rounding boundary, a chance of about 1e-10 / 2**-12 per value) and, for
+all but a fraction of about 2**(12 - 24) of the values, under a conversion to float32; rows
+that agree to that precision are ordered by the key of their exact bits. Sorting rows by key is then a
+pseudo-random order that depends only on the data:
+
+* :func:`stratified_subsample` keeps, in every class, the rows of smallest key;
+* :func:`stratified_folds` deals each class's rows, in key order, to the folds in turn;
+* :func:`canonical_order` puts rows in key order, so that a computation on a subsample gives
+  the same bits whatever the order the rows came in.
+
+Identical rows have identical keys; which of two identical rows is taken does not matter.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import check_random_state
+
+__all__ = ["row_keys", "canonical_order", "stratified_subsample", "stratified_folds",
+           "smallest_keys", "take_rows", "landmark_indices", "seeded"]
+
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_BLOCK_ROWS = 4096
+
+
+def _mix(z):
+    """SplitMix64 finaliser, element-wise on a uint64 array (arithmetic modulo 2**64)."""
+    z = z ^ (z >> np.uint64(30))
+    z = z * _M1
+    z = z ^ (z >> np.uint64(27))
+    z = z * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+#: significant bits of each value that its row's (first) key depends on
+KEY_BITS = 12
+_DROP = np.uint64(52 - KEY_BITS)
+_HALF = np.uint64(1) << (_DROP - np.uint64(1))
+_MASK = ~((np.uint64(1) << _DROP) - np.uint64(1))
+
+
+def _value_bits(values):
+    """IEEE-754 bits of the values as float64 (``-0.0`` as ``0.0``): exact, and rounded to
+    :data:`KEY_BITS` significant bits (round half up on the magnitude, in integer arithmetic)."""
+    v = np.ascontiguousarray(np.asarray(values, dtype=np.float64) + 0.0)
+    exact = v.view(np.uint64)
+    return (exact + _HALF) & _MASK, exact
+
+
+def _hash_entries(values, columns):
+    """The mixed (rounded, exact) contributions of entries with their column codes."""
+    rounded, exact = _value_bits(values)
+    zero = np.asarray(values) == 0
+    h = [_mix(bits ^ columns) for bits in (rounded, exact)]
+    for part in h:
+        part[zero] = 0
+    return h
+
+
+def _dense_keys(X):
+    X = np.asarray(X)
+    n, D = X.shape
+    columns = _mix(np.arange(1, D + 1, dtype=np.uint64))[None, :]
+    keys = np.empty((n, 2), dtype=np.uint64)
+    for a in range(0, n, _BLOCK_ROWS):
+        rounded, exact = _hash_entries(X[a : a + _BLOCK_ROWS], columns)
+        keys[a : a + _BLOCK_ROWS, 0] = rounded.sum(axis=1, dtype=np.uint64)
+        keys[a : a + _BLOCK_ROWS, 1] = exact.sum(axis=1, dtype=np.uint64)
+    return keys
+
+
+def _sparse_keys(X):
+    X = sp.csr_matrix(X)
+    X.sum_duplicates()
+    columns = _mix(X.indices.astype(np.uint64) + np.uint64(1))
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    keys = np.zeros((X.shape[0], 2), dtype=np.uint64)
+    for j, part in enumerate(_hash_entries(X.data, columns)):
+        np.add.at(keys[:, j], rows, part)
+    return keys
+
+
+def row_keys(X, *, precomputed=False):
+    """Keys of each row's content, ``(n, 2)`` uint64: of the values rounded to
+    :data:`KEY_BITS` significant bits, and of the exact values (see the module docstring).
+
+    ``X`` is a NumPy array, a SciPy sparse matrix, a ``dask.array`` (one pass, one key per
+    row computed) or a list of views (their keys combined; ``precomputed`` then one flag per
+    view). With ``precomputed=True`` ``X`` is a square kernel between the samples: a row's key
+    is that of its sorted values, which permuting the samples (rows and columns together)
+    does not change.
+    """
+    if isinstance(X, (list, tuple)):
+        flags = precomputed if isinstance(precomputed, (list, tuple)) else [precomputed] * len(X)
+        keys = np.zeros((X[0].shape[0], 2), dtype=np.uint64)
+        for m, (view, flag) in enumerate(zip(X, flags)):
+            keys = keys + _mix(row_keys(view, precomputed=flag) + np.uint64(m + 1))
+        return keys
+    if precomputed:
+        return _dense_keys(np.sort(np.asarray(X, dtype=np.float64), axis=1))
+    if sp.issparse(X):
+        return _sparse_keys(X)
+    if _is_dask(X):
+        if len(X.chunks[1]) > 1:
+            X = X.rechunk({1: -1})
+        return np.asarray(X.map_blocks(_dense_keys, chunks=(X.chunks[0], (2,)),
+                                       dtype=np.uint64).compute())
+    return _dense_keys(X)
+
+
+def canonical_order(keys, y_enc=None):
+    """Indices that put the rows in key order: by the rounded key, then the exact one, then
+    the label (only identical rows with different labels tie on both keys)."""
+    keys = np.asarray(keys)
+    label = np.zeros(len(keys), dtype=np.intp) if y_enc is None else np.asarray(y_enc)
+    return np.lexsort((label, keys[:, 1], keys[:, 0]))
+
+
+def smallest_keys(keys, m):
+    """Indices of the ``m`` rows of smallest key, in key order."""
+    order = canonical_order(keys)
+    return order[: min(int(m), len(order))]
+
+
+def stratified_subsample(y_enc, max_samples, keys):
+    """At most about ``max_samples`` indices, in canonical order, every class kept.
+
+    Class ``c`` of ``n_c`` rows keeps ``max(round(max_samples n_c / n), min(n_c, 3))`` rows,
+    those of smallest key; all rows when ``n <= max_samples``.
+    """
+    y_enc = np.asarray(y_enc)
+    n = len(y_enc)
+    if n <= max_samples:
+        return canonical_order(keys, y_enc)
+    keep = []
+    for c in np.unique(y_enc):
+        idx = np.flatnonzero(y_enc == c)
+        m = max(int(round(max_samples * len(idx) / n)), min(len(idx), 3))
+        keep.append(idx[canonical_order(keys[idx])[:m]])
+    keep = np.concatenate(keep)
+    return keep[canonical_order(keys[keep], y_enc[keep])]
+
+
+def stratified_folds(y_enc, n_folds, keys):
+    """``n_folds`` stratified (train, test) index pairs: each class's rows, in key order, are
+    dealt to the folds in turn. Indices are increasing within each fold."""
+    y_enc = np.asarray(y_enc)
+    fold = np.empty(len(y_enc), dtype=np.intp)
+    for c in np.unique(y_enc):
+        idx = np.flatnonzero(y_enc == c)
+        fold[idx[canonical_order(keys[idx])]] = np.arange(len(idx)) % n_folds
+    return [(np.flatnonzero(fold != f), np.flatnonzero(fold == f)) for f in range(n_folds)]
+
+
+def _is_dask(X):
+    return hasattr(X, "map_blocks") and hasattr(X, "compute")
+
+
+def take_rows(X, idx):
+    """``X[idx]`` as a NumPy array; of a ``dask.array`` only these rows are computed (fetched
+    in increasing order, then put in the order of ``idx``)."""
+    if not _is_dask(X):
+        return X[idx]
+    order = np.argsort(idx)
+    fetched = np.asarray(X[np.asarray(idx)[order]].compute())
+    rows = np.empty_like(fetched)
+    rows[order] = fetched
+    return rows
+
+
+def landmark_indices(X, n_landmarks, random_state=None, *, precomputed=False):
+    """Indices of ``m = min(n_landmarks, n)`` landmarks of ``X`` (array, Dask array or views).
+
+    ``random_state=None`` (the default of every estimator) takes the ``m`` rows of smallest
+    content key (:func:`row_keys`): a pseudo-random choice that is the same on every fit and
+    whatever the row order. A seed (or ``RandomState``) takes
+    ``check_random_state(random_state).permutation(n)[:m]``, the draw of scikit-learn's
+    ``Nystroem``.
+    """
+    n = X[0].shape[0] if isinstance(X, (list, tuple)) else X.shape[0]
+    m = min(int(n_landmarks), n)
+    if random_state is None:
+        return smallest_keys(row_keys(X, precomputed=precomputed), m)
+    return check_random_state(random_state).permutation(n)[:m]
+
+
+def seeded(random_state):
+    """``check_random_state`` with ``None`` read as the fixed seed 0: the randomness an
+    estimator needs (a random start, sampled pairs) is then the same on every default fit;
+    another seed is a deliberate choice."""
+    return check_random_state(0 if random_state is None else random_state)

@@ -1,0 +1,113 @@
+"""Content-keyed subsamples and folds (graphdr.sampling): deterministic and order-free."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from graphdr.sampling import (
+    KEY_BITS,
+    canonical_order,
+    landmark_indices,
+    row_keys,
+    seeded,
+    stratified_folds,
+    stratified_subsample,
+)
+
+
+def _data(n=300, D=6, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, D))
+    X[rng.random(size=X.shape) < 0.3] = 0.0  # zeros, as sparse data have
+    y = rng.integers(0, 3, n)
+    return X, y
+
+
+def test_keys_move_with_the_rows_and_agree_across_input_types():
+    X, _ = _data()
+    keys = row_keys(X)
+    perm = np.random.default_rng(1).permutation(len(X))
+    np.testing.assert_array_equal(row_keys(X[perm]), keys[perm])
+    np.testing.assert_array_equal(row_keys(sp.csr_matrix(X)), keys)
+    np.testing.assert_array_equal(row_keys(np.asfortranarray(X)), keys)
+    negative_zeros = X.copy()
+    negative_zeros[X == 0] = -0.0
+    assert np.signbit(negative_zeros).sum() > np.signbit(X).sum()
+    np.testing.assert_array_equal(row_keys(negative_zeros), keys)  # -0.0 is 0.0
+    assert len(np.unique(keys[:, 0])) == len(X)  # distinct rows, distinct keys
+
+
+def test_rounded_key_ignores_float32_and_tiny_perturbations_exact_key_does_not():
+    X, _ = _data()
+    keys = row_keys(X)
+    X32 = X.astype(np.float32)
+    # float32 keeps 24 bits: a value moves across a KEY_BITS rounding boundary with
+    # probability about 2**(KEY_BITS - 24) (here 6 values in 1800: at most a few rows)
+    assert KEY_BITS < 24
+    assert np.mean(row_keys(X32)[:, 0] == keys[:, 0]) > 0.97
+    perturbed = X * (1 + 1e-10 * np.random.default_rng(2).normal(size=X.shape))
+    assert np.mean(row_keys(perturbed)[:, 0] == keys[:, 0]) > 0.99
+    assert np.all(row_keys(perturbed)[:, 1] != keys[:, 1])
+
+
+def test_precomputed_keys_do_not_depend_on_the_sample_order():
+    X, _ = _data(n=50)
+    K = X @ X.T
+    perm = np.random.default_rng(3).permutation(50)
+    np.testing.assert_array_equal(row_keys(K[np.ix_(perm, perm)], precomputed=True),
+                                  row_keys(K, precomputed=True)[perm])
+
+
+def test_views_combine_their_keys():
+    X, _ = _data()
+    views = [X[:, :3], X[:, 3:]]
+    perm = np.random.default_rng(4).permutation(len(X))
+    np.testing.assert_array_equal(row_keys([V[perm] for V in views]), row_keys(views)[perm])
+    assert not np.array_equal(row_keys(views), row_keys(views[::-1]))
+
+
+def test_subsample_and_folds_are_the_same_set_in_any_row_order():
+    X, y = _data(n=900)
+    keys = row_keys(X)
+    idx = stratified_subsample(y, 300, keys)
+    perm = np.random.default_rng(5).permutation(len(y))
+    idx_p = stratified_subsample(y[perm], 300, keys[perm])
+    np.testing.assert_array_equal(X[perm][idx_p], X[idx])  # same rows, same (canonical) order
+    # stratified: every class keeps its share (within rounding) and at least 3 rows
+    for c in range(3):
+        share = np.mean(y[idx] == c)
+        assert share == pytest.approx(np.mean(y == c), abs=0.01)
+    folds = stratified_folds(y[idx], 3, keys[idx])
+    folds_p = stratified_folds(y[perm][idx_p], 3, keys[perm][idx_p])
+    for (_, te), (_, te_p) in zip(folds, folds_p):
+        np.testing.assert_array_equal(te, te_p)
+    tests = np.concatenate([te for _, te in folds])
+    np.testing.assert_array_equal(np.sort(tests), np.arange(len(idx)))  # a partition
+    for tr, te in folds:
+        assert np.intersect1d(tr, te).size == 0
+        for c in range(3):  # stratified: each fold holds a third of every class (+-1)
+            assert abs(np.sum(y[idx][te] == c) - np.sum(y[idx] == c) / 3) <= 1
+
+
+def test_small_data_keep_every_row_in_canonical_order():
+    X, y = _data(n=40)
+    keys = row_keys(X)
+    idx = stratified_subsample(y, 600, keys)
+    np.testing.assert_array_equal(idx, canonical_order(keys, y))
+    assert sorted(idx) == list(range(40))
+
+
+def test_landmarks_by_content_unless_a_seed_is_given():
+    X, _ = _data()
+    perm = np.random.default_rng(6).permutation(len(X))
+    a = landmark_indices(X, 50)
+    b = landmark_indices(X[perm], 50)
+    np.testing.assert_array_equal(X[perm][b], X[a])
+    np.testing.assert_array_equal(landmark_indices(X, 50, 0),
+                                  np.random.RandomState(0).permutation(len(X))[:50])
+    assert len(landmark_indices(X, 10_000)) == len(X)
+
+
+def test_seeded_reads_none_as_zero():
+    assert seeded(None).randint(10**9) == seeded(0).randint(10**9)
+    assert seeded(3).randint(10**9) == np.random.RandomState(3).randint(10**9)
