@@ -1,4 +1,5 @@
-# Entry points: `make demo`, `make test` (the README's test command), `make test-portable` (the
+# Entry points: `make demo`, `make test` (the README's test command), `make test-slow` (the
+# tests marked slow), `make test-portable` (the
 # numerical tests under another OpenBLAS kernel, one thread), `make docs` (Sphinx site,
 # gallery executed -> docs/_build/html), `make lint` (ruff), `make bench`. Each creates .venv with
 # python3 if needed.
@@ -10,7 +11,7 @@ DOCS_STAMP := $(VENV)/.installed-docs
 LINT_STAMP := $(VENV)/.installed-lint
 SPHINXOPTS ?= -W --keep-going
 
-.PHONY: demo test test-portable bench docs lint clean
+.PHONY: demo test test-slow test-portable bench docs lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,7 +25,11 @@ demo: $(STAMP)
 	$(BIN)/graphdr demo --out graphdr-report
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 --durations=15
+	$(BIN)/python -m pytest -n 2 -m "not slow" --durations=15
+
+# The tests marked slow (the demo pipeline, estimator checks of default searches); CI runs them.
+test-slow: $(STAMP)
+	$(BIN)/python -m pytest -n 2 -m slow --durations=10
 
 # The numerical modules again under an older OpenBLAS kernel and one BLAS thread: the same
 # results on another CPU (README, "Portability").

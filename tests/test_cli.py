@@ -162,6 +162,7 @@ def test_unavailable_method_error(monkeypatch, tmp_path, capsys):
     assert "'future-method'" in err and "not available in this version" in err
 
 
+@pytest.mark.slow
 def test_demo_runs_every_foundation_method(tmp_path):
     out = tmp_path / "demo"
     assert main(["demo", "--dataset", "iris", "--folds", "2", "--out", str(out), "--quiet",

@@ -84,7 +84,8 @@ def test_landmark_a_step_equals_the_dense_a_step(tiny, path):
 
 
 # ----- the estimator ------------------------------------------------------------------------
-@pytest.mark.parametrize("graph, n_landmarks", [("lda", 240), ("lde", 500)])
+@pytest.mark.parametrize("graph, n_landmarks",
+                         [("lda", 240), pytest.param("lde", 500, marks=pytest.mark.slow)])
 def test_all_samples_as_landmarks_reproduce_the_exact_fit(digits, graph, n_landmarks):
     d = digits
     kw = dict(kernels=d.kernels, max_iter=3, weight_shrinkage=0.0)
@@ -157,7 +158,7 @@ def test_refit_switches_between_paths(digits):
     np.testing.assert_allclose(est.transform(d.views), est.embedding_, atol=1e-9)
 
 
-@pytest.mark.parametrize("graph", ["lda", "lde"])
+@pytest.mark.parametrize("graph", ["lda", pytest.param("lde", marks=pytest.mark.slow)])
 def test_no_n_by_n_allocation(graph):
     rng = np.random.default_rng(0)
     n = 4000
