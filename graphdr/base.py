@@ -65,6 +65,7 @@ from .stats import (
 )
 from .tuning import WIDTH_KERNELS as tuning_width_kernels
 from .tuning import check_auto, median_gamma, press_ridge
+from .tuning import loo_search as tuning_loo_search
 from .tuning import search as tuning_search
 
 __all__ = ["GraphEmbedding"]
@@ -197,18 +198,17 @@ def select_kernel(est, data):
                       if auto_gamma and has_width else (None if auto_gamma else gamma))
         est.reg_ = 1e-3 if auto_reg else (0.0 if reg is None else reg)
         return
-    block_of = None
+    fixed = dict(search_gamma=auto_gamma, search_reg=auto_reg and est._solver_uses_reg(),
+                 fixed_gamma=None if auto_gamma else gamma,
+                 fixed_reg=1e-3 if auto_reg else (0.0 if reg is None else reg),
+                 n_jobs=getattr(est, "n_jobs", None))
     if est._class_objective_block(2, np.ones(2)) is not None and est._solver_uses_reg():
-        def block_of(sizes):
-            return est._class_objective_block(len(sizes), sizes)
+        # class-structured (kernel LDA, kernel QMI): exact leave-one-out in closed form
+        est.gamma_, est.reg_, est.cv_results_ = tuning_loo_search(est, data.X, data.y_encoded,
+                                                                  **fixed)
+        return
     est.gamma_, est.reg_, est.cv_results_ = tuning_search(
-        est, data.X, data.y_encoded, block_of=block_of, n_components=est.n_components,
-        scaling=getattr(est, "scaling", "total"), search_gamma=auto_gamma,
-        search_reg=auto_reg and est._solver_uses_reg(),
-        fixed_gamma=None if auto_gamma else gamma,
-        fixed_reg=1e-3 if auto_reg else (0.0 if reg is None else reg),
-        n_jobs=getattr(est, "n_jobs", None),
-    )
+        est, data.X, data.y_encoded, scaling=getattr(est, "scaling", "total"), **fixed)
 
 
 def check_linear_reg(est):

@@ -51,11 +51,13 @@ or callable, default='rbf'
         With 'precomputed', ``fit`` takes the training kernel and ``transform`` the kernel
         between new and training samples.
     gamma : 'auto', float or None, default='auto'
-        RBF/poly/sigmoid coefficient. ``'auto'`` chooses it with the labels, by inner
-        stratified cross-validation of the nearest-neighbour and nearest-centroid errors in
-        the embedding around the median heuristic ``1 / median squared distance``: for
-        KernelLDA ``4**(-5..1)`` times it (the small widths reach the linear limit), for
-        KernelLPP and CKFD, which are refitted for every value, ``2**(-3..3)`` times it
+        RBF/poly/sigmoid coefficient. ``'auto'`` chooses it with the labels around the
+        median heuristic ``1 / median squared distance``: for KernelLDA, ``4**(-5..1)`` times
+        it (the small widths reach the linear limit) with the smallest exact leave-one-out
+        error of kernel ridge regression of the class indicators, in closed form (no
+        classifier, no random folds); for KernelLPP and CKFD, which are refitted for every
+        value, ``2**(-3..3)`` times it by inner stratified cross-validation of the
+        nearest-neighbour and nearest-centroid errors in the embedding
         (:mod:`graphdr.tuning`; the value is ``gamma_``, the table ``cv_results_``); None
         means ``1 / n_features``. A Gaussian of width sigma,
         :math:`\\exp(-\\lVert x-x'\\rVert^2/2\\sigma^2)`, is ``gamma = 1 / (2 sigma**2)``.
@@ -97,7 +99,7 @@ class KernelLDA(_LDAGraphs, _BaseGraphEmbedding):
         Ridge relative to the mean eigenvalue of the centred kernel (over its ``n - 1``
         dimensions); 0 is the unregularised problem (training classes collapse to points).
         ``'auto'`` chooses it with ``gamma`` over ``10**(-6, -5.5, ..., 2)``, one
-        eigendecomposition per width and fold serving every ridge value (``reg_``); with
+        eigendecomposition per width serving every ridge value (``reg_``); with
         ``kernel='precomputed'`` or without labels it means 1e-3.
 %(scaling)s
     solver : {'auto', 'cholesky', 'eigh'}, default='auto'
@@ -123,9 +125,12 @@ class KernelLDA(_LDAGraphs, _BaseGraphEmbedding):
         Relative ridge used.
     cv_results_ : dict of ndarray
         Only after an ``'auto'`` search with labels: ``param_gamma``, ``param_reg``,
-        ``mean_test_error`` (mean of the 1-NN and nearest-centroid errors),
-        ``mean_test_error_1nn``, ``mean_test_error_nc``, ``rank_test_error``; one entry per
-        pair (``pandas.DataFrame(cv_results_)`` gives the table).
+        ``mean_test_error`` (the criterion: the leave-one-out squared error per sample),
+        ``mean_test_error_loo`` (leave-one-out error rate of the nearest class target),
+        ``rank_test_error``; one entry per pair (``pandas.DataFrame(cv_results_)`` gives the
+        table, :func:`graphdr.plotting.plot_cv_results` the picture). KernelLPP and CKFD
+        record their cross-validated errors instead (``mean_test_error`` the mean of
+        ``mean_test_error_1nn`` and ``mean_test_error_nc``).
     n_components_ : int
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int

@@ -133,7 +133,8 @@ class LDA(_LDAGraphs, _BaseGraphEmbedding):
         choice above, over ``10**(-6, -5.75, ..., 2)`` on a stratified subsample of at most
         2000 rows (the value found on ``m`` of ``n`` rows is multiplied by ``m / n``: a ridge
         penalty is a prior precision, while :math:`S_t` grows with ``n``); ``O(m r C)`` per
-        value after one SVD. The subsample is fixed (seed 0), so the fit is deterministic.
+        value after one SVD. The subsample is chosen by the rows' content (:mod:`graphdr.sampling`),
+        so the fit is deterministic and does not depend on the row order.
         On mnist5k (4500 training rows, ``benchmarks/results/press_transfer.md``) the
         transferred choice is within one grid step of the choice on all rows (geometric mean
         ratio 0.99; 2.2 without the factor); a subsample with fewer rows than the data's rank

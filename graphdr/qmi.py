@@ -456,10 +456,11 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
         kernel between new and training samples.
     gamma : 'auto', float or None, default='auto'
         RBF/poly/sigmoid coefficient, :math:`k(x,x') = \exp(-\gamma\lVert x-x'\rVert^2)`.
-        ``'auto'`` chooses it (with ``reg``) by inner stratified 3-fold cross-validation of the
-        mean 1-NN, 3-NN and nearest-centroid error in the embedding, over ``4**(-5..1)`` times
-        the median heuristic (:mod:`graphdr.tuning`; ``gamma_``, ``cv_results_``); the small
-        widths reach the linear limit (regularised linear QMI). None means
+        ``'auto'`` chooses it (with ``reg``) by the exact leave-one-out error of kernel ridge
+        regression of the class indicators (closed form, the criterion of
+        :class:`KernelLDA`), over ``4**(-5..1)`` times the median heuristic
+        (:mod:`graphdr.tuning`; ``gamma_``, ``cv_results_``); the small widths reach the
+        linear limit (regularised linear QMI). None means
         ``1 / n_features`` (an RBF width :math:`\sigma = \sqrt{D/2}`).
     degree : int, default=3
     coef0 : float, default=1.0

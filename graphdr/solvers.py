@@ -227,6 +227,8 @@ def gram_subspace(G, n_samples, *, rank_tol=None):
     tol = max(n_samples, D) * np.finfo(np.float64).eps if rank_tol is None else rank_tol
     G = _sym(G)
     varying = np.diag(G) > 0  # a constant feature has a zero row: it gets exactly zero weight
+    if not varying.any():  # every feature constant (scipy < 1.11 rejects an empty eigh)
+        return np.zeros((D, 0))
     lam, U = linalg.eigh(G[np.ix_(varying, varying)])
     keep = lam > tol * max(lam[-1], 0.0) if lam.size else np.zeros(0, bool)
     basis = np.zeros((D, int(keep.sum())))

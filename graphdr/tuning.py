@@ -1,62 +1,68 @@
 r"""Kernel width and ridge from the data: ``gamma='auto'`` and ``reg='auto'``.
 
-The kernel estimators choose :math:`\gamma` (RBF :math:`k(x, x') = e^{-\gamma\lVert x -
-x'\rVert^2}`) and the relative ridge ``reg`` by an inner stratified cross-validation of the
-error a user's classifier makes in the embedding:
+The class-structured kernel estimators (:class:`graphdr.KernelLDA`, :class:`graphdr.KQMI`)
+choose :math:`\gamma` (RBF :math:`k(x, x') = e^{-\gamma\lVert x - x'\rVert^2}`) and the relative
+ridge ``reg`` by the exact leave-one-out error of kernel ridge regression of the class
+indicators (:func:`loo_search`):
 
 .. math::
 
     (\hat\gamma, \widehat{\text{reg}}) = \arg\min_{\gamma \in \Gamma,\ \text{reg} \in R}
-    \tfrac13 \sum_{\rho \in \{\text{reg}^-,\, \text{reg},\, \text{reg}^+\}} e(\gamma, \rho),
-    \qquad e(\gamma, \rho) = \frac1F \sum_{f=1}^F \tfrac13\big(e_{1\text{-NN}}^{(f)}
+    \frac1m \sum_{i=1}^m \Big\lVert \frac{r_i(\gamma, \text{reg})}{1 - h_{ii}(\gamma,
+    \text{reg})} \Big\rVert^2 ,
+
+the PRESS of the regression of the centred one-hot labels on the kernel features, with
+residuals :math:`r_i` and leverages :math:`h_{ii}` of its hat matrix, over a stratified
+subsample of at most ``m = 1000`` rows (:data:`MAX_SAMPLES_LOO`). Kernel Fisher discriminant
+analysis is this regression (optimal scoring: the coefficients span the regularised
+discriminant subspace), and its leave-one-out residuals have a closed form (Cawley & Talbot,
+*Efficient leave-one-out cross-validation of kernel Fisher discriminant classifiers*, Pattern
+Recognition 36, 2003): one eigendecomposition of the centred kernel per width gives every
+ridge value at ``O(m r C)`` (:func:`kernel_press_path`). No classifier is trained and nothing
+is random. The grids are :math:`\Gamma = \gamma_0 \cdot 4^{\{-5, \dots, 1\}}` around the
+median heuristic :math:`\gamma_0 = 1 / \operatorname{median}\lVert x_i - x_j\rVert^2` and
+:math:`R = 10^{\{-6, -5.5, \dots, 2\}}`; the pairs within 0.1 % of the smallest criterion
+count as equally good, and the largest ridge among them is chosen (then the width closest to
+:math:`\gamma_0`). The small widths reach the linear limit: as
+:math:`\gamma \to 0` the centred RBF kernel tends to :math:`2\gamma` times the centred linear
+kernel, and the relative ridge to a shrinkage of the linear problem, so the search can return
+(nearly) the regularised linear discriminant where the classes are linearly separated best and
+a local kernel where they are not. How the choice compares with the nested cross-validation a
+careful user would run, and what it costs: ``benchmarks/results/model_selection.md`` and
+``model_selection_cost.md`` (``benchmarks/model_selection.py``).
+
+The estimators refitted for every pair (supervised :class:`graphdr.KernelLPP`,
+:class:`graphdr.CKFD`) and the cross-validation oracle of that benchmark use :func:`search`:
+an inner stratified cross-validation of the error a user's classifier makes in the embedding,
+
+.. math::
+
+    e(\gamma, \rho) = \frac1F \sum_{f=1}^F \tfrac13\big(e_{1\text{-NN}}^{(f)}
     + e_{3\text{-NN}}^{(f)} + e_{\text{NC}}^{(f)}\big),
 
 the mean over ``F = 3`` folds of the 1-nearest-neighbour, 3-nearest-neighbour and
 nearest-centroid error rates of the held-out fold, embedded by the estimator fitted on the
-other folds (in the estimator's ``scaling``), averaged with the two neighbouring ridge values
-:math:`\text{reg}^\pm` of the grid (the edge value twice at the ends). Neighbouring ridges
-give nearly the same embedding, but their fold errors are noisy: on a few hundred samples the
-minimum of the raw table is partly chosen by noise, which the average over three neighbours
-reduces. A test sample with several training samples at the same (smallest) distance gets
-the majority class among them in the 1-NN error, so that
-equivalent embeddings score the same (data with repeated rows, e.g. binary features, otherwise
-make the 1-NN error depend on floating-point rounding). The grids are
-:math:`\Gamma = \gamma_0 \cdot 4^{\{-5, \dots, 1\}}` around the median heuristic
-:math:`\gamma_0 = 1 / \operatorname{median}\lVert x_i - x_j\rVert^2` and
-:math:`R = 10^{\{-6, -5.5, \dots, 2\}}`. Ties go to the larger ridge, then to the width
-closest to :math:`\gamma_0`. The small widths reach the linear limit: as
-:math:`\gamma \to 0` the centred RBF kernel tends to :math:`2\gamma` times the centred linear
-kernel, and the relative ridge to a shrinkage of the linear problem, so the search can return
-(nearly) the regularised linear discriminant where the classes are linearly separated best
-(heart, pima) and a local kernel where they are not (vehicle, sonar). The large ridges reach
-the other limit, the class means in the kernel feature space (kernel nearest-centroid
-directions).
-
-The class-structured linear estimators (:class:`graphdr.LDA`, :class:`graphdr.LQMI`) choose
-their ridge in closed form instead (:func:`press_ridge`): the ridge regression of the class
-indicators with the smallest leave-one-out squared error, which needs one SVD and no
-classifier. The same criterion for the kernel estimators' width and ridge gave the same mean
-error as the cross-validation above on the sets of ``benchmarks/results/defaults.md`` and
-was not adopted for them.
-
-Determinism. The subsample and the folds are chosen by a key of each row's content
-(:mod:`graphdr.sampling`), not drawn at random: the choice is the same on every fit, on every
-machine, whatever the row order and ``random_state``.
-
-Cost. The search runs on a stratified subsample of at most ``max_samples`` training samples
-(600, 500 for the refitted estimators). For a ``dask.array``
-``X`` one pass computes the row keys, then only the rows of that subsample are computed (the
-labels are in memory), so the choice is the one the same data in memory would give.
-For class-structured objectives (kernel LDA, kernel QMI) every ridge value reuses one
-eigendecomposition per width and fold: with :math:`\tilde K = P\Lambda P^\top`
-and :math:`M = \Lambda^{1/2} P^\top E`, the regularised problem
+other folds (in the estimator's ``scaling``); on the class-structured fast path it is averaged
+with the two neighbouring ridge values of the grid (neighbouring ridges give nearly the same
+embedding, but their fold errors are noisy). A test sample with several training samples at
+the same (smallest) distance gets the majority class among them in the 1-NN error, so that
+equivalent embeddings score the same. For class-structured objectives every ridge value reuses
+one eigendecomposition per width and fold: with :math:`\tilde K = P\Lambda P^\top` and
+:math:`M = \Lambda^{1/2} P^\top E`, the regularised problem
 :math:`\max_w w^\top M B M^\top w / w^\top(\Lambda + \epsilon I) w` has the solutions
 :math:`w = (\Lambda+\epsilon I)^{-1/2} u` with ``u`` the leading left singular vectors of
-:math:`(\Lambda+\epsilon I)^{-1/2} M B^{1/2}` (``r x C``), so each ridge value costs
-``O(r C^2)`` plus the classifiers. Other estimators (KernelLPP, CKFD) are refitted for each
-pair; for them the search is cheaper: 3 folds, :math:`\Gamma = \gamma_0 \cdot
-2^{\{-3, \dots, 3\}}`, :math:`R = 10^{\{-6, -4.5, \dots, 0\}}` and the criterion
-:math:`\tfrac12(e_{1\text{-NN}} + e_{\text{NC}})` (plain 1-NN).
+:math:`(\Lambda+\epsilon I)^{-1/2} M B^{1/2}` (``r x C``). The refitted estimators search
+:math:`\Gamma = \gamma_0 \cdot 2^{\{-3, \dots, 3\}}`, :math:`R = 10^{\{-6, -4.5, \dots, 0\}}`
+with the criterion :math:`\tfrac12(e_{1\text{-NN}} + e_{\text{NC}})`.
+
+The class-structured linear estimators (:class:`graphdr.LDA`, :class:`graphdr.LQMI`) choose
+their ridge by the same leave-one-out criterion on the data (:func:`press_ridge`).
+
+Determinism. Subsamples and folds are chosen by a key of each row's content
+(:mod:`graphdr.sampling`), not drawn at random: the choice is the same on every fit, on every
+machine, whatever the row order and ``random_state``. For a ``dask.array`` ``X`` one pass
+computes the row keys, then only the rows of the subsample are computed (the labels are in
+memory), so the choice is the one the same data in memory would give.
 """
 from __future__ import annotations
 
@@ -77,7 +83,8 @@ from .stats import is_dask_array, power_of_two_scale
 __all__ = ["GAMMA_FACTORS", "REG_GRID", "GAMMA_FACTORS_REFIT", "REG_GRID_REFIT", "WIDTH_KERNELS",
            "median_gamma", "inverse_median", "check_auto", "search", "search_kernels",
            "press_curve", "press_ridge", "PRESS_GRID", "classifier_errors",
-           "choose_checkpoint", "check_significance"]
+           "choose_checkpoint", "check_significance", "loo_search", "kernel_press_path",
+           "MAX_SAMPLES_LOO", "PLATEAU_RTOL"]
 
 #: multiples of the median-heuristic width searched by ``gamma='auto'`` (class-structured
 #: estimators: down to the linear limit)
@@ -406,7 +413,7 @@ PRESS_GRID = 10.0 ** np.arange(-6.0, 2.125, 0.25)
 MAX_SAMPLES_PRESS = 2000
 
 
-def press_curve(U, lam, y_enc, regs, unit):
+def press_curve(U, lam, y_enc, regs, unit, *, with_loo_error=False):
     r"""Leave-one-out squared error of ridge regression of the centred class indicators.
 
     .. math::
@@ -424,13 +431,18 @@ def press_curve(U, lam, y_enc, regs, unit):
     class indicators spans the regularised LDA subspace (optimal scoring), and its
     leave-one-out residuals have this closed form, so every ridge value costs ``O(n r C)``.
     A ridge at which a sample is interpolated (``h_ii = 1``) scores ``inf``.
+    With ``with_loo_error`` also returns the leave-one-out error rate of the nearest class
+    target: the held-out fitted indicators :math:`\tilde y_i - r_i / (1 - h_{ii})` assigned to
+    the class of the closest centred indicator (an interpolated sample counts as an error).
     """
     n = U.shape[0]
     Y = np.zeros((n, int(y_enc.max()) + 1))
     Y[np.arange(n), y_enc] = 1.0
-    Y -= Y.mean(axis=0)
+    priors = Y.mean(axis=0)
+    Y -= priors
+    targets = np.eye(len(priors)) - priors  # the centred indicator of each class
     UtY, U2 = U.T @ Y, U * U
-    out = np.empty(len(regs))
+    out, wrong = np.empty(len(regs)), np.ones(len(regs))
     for i, reg in enumerate(regs):
         f = lam / (lam + reg * unit)
         slack = 1.0 - 1.0 / n - U2 @ f
@@ -439,7 +451,11 @@ def press_curve(U, lam, y_enc, regs, unit):
             continue
         R = Y - U @ (f[:, None] * UtY)
         out[i] = float(np.sum((R / slack[:, None]) ** 2)) / n
-    return out
+        if with_loo_error:
+            held_out = Y - R / slack[:, None]
+            d2 = _sq_distances(held_out, targets)
+            wrong[i] = float(np.mean(np.argmin(d2, axis=1) != y_enc))
+    return (out, wrong) if with_loo_error else out
 
 
 def _principal_coordinates(X):
@@ -501,6 +517,131 @@ def press_ridge(X, y_enc, *, name, max_samples=None):
     rank[order] = np.arange(1, len(regs) + 1)
     reg = float(regs[order[0]]) * len(idx) / n
     return reg, dict(param_reg=regs.copy(), mean_test_error=press, rank_test_error=rank)
+
+
+#: rows (stratified, by content key) on which the leave-one-out choice of the class-structured
+#: kernel estimators is made
+MAX_SAMPLES_LOO = 1000
+#: relative width of the flat end of the leave-one-out curve: pairs within it of the minimum
+#: count as equally good, and the largest ridge among them is chosen
+PLATEAU_RTOL = 1e-3
+
+
+def kernel_press_path(K, y_enc, regs):
+    r"""Leave-one-out errors of kernel ridge regression of the class indicators, every ridge.
+
+    One eigendecomposition of the centred kernel :math:`\tilde K = P \Lambda P^\top` gives,
+    for every relative ridge ``reg`` (:math:`\epsilon = \text{reg} \cdot
+    \operatorname{tr}\tilde K / (n - 1)`, as in the estimators), the hat matrix
+    :math:`H = \tfrac1n \mathbf 1\mathbf 1^\top + P \Lambda (\Lambda + \epsilon I)^{-1}
+    P^\top` of the regression of the centred one-hot labels :math:`\tilde Y` on the kernel
+    features (optimal scoring: its coefficients span the regularised kernel Fisher subspace)
+    and its exact leave-one-out residuals :math:`r_i / (1 - h_{ii})` (Cawley & Talbot, 2003).
+
+    Returns ``(press, loo_error)``: the mean squared leave-one-out residual per sample
+    (:func:`press_curve`) and the leave-one-out error rate of the nearest class target (the
+    held-out sample's fitted indicator :math:`\tilde y_i - r_i / (1 - h_{ii})` assigned to
+    the class whose centred indicator is closest), one value per ridge.
+    """
+    n = K.shape[0]
+    Kc = np.array(K, dtype=np.float64, order="C")
+    TrainingCentring.centre_in_place(Kc)
+    unit = float(np.trace(Kc)) / max(n - 1, 1)
+    # divide and conquer ('evd'): every eigenvector at about half the time of the default
+    lam, P = linalg.eigh((Kc + Kc.T) / 2.0, overwrite_a=True, check_finite=False, driver="evd")
+    keep = lam > n * np.finfo(float).eps * max(lam[-1], 0.0)
+    P, lam = P[:, keep], lam[keep]
+    regs = np.asarray(regs, dtype=np.float64)
+    if lam.size == 0:  # every row the same in feature space: every ridge alike
+        return np.zeros(len(regs)), np.full(len(regs), 1.0 - np.bincount(y_enc).max() / n)
+    return press_curve(P, lam, y_enc, regs, max(unit, np.finfo(float).tiny),
+                       with_loo_error=True)
+
+
+def _kernel_family(X, estimator, gammas):
+    """``gamma -> K`` over the rows of ``X``: the squared distances once for the RBF kernel."""
+    if estimator.kernel == "rbf":
+        sq = np.einsum("ij,ij->i", X, X) if not sp.issparse(X) else np.asarray(
+            X.multiply(X).sum(axis=1)).ravel()
+        G = X @ X.T
+        G = np.asarray(G.toarray() if sp.issparse(G) else G)
+        D2 = np.maximum(sq[:, None] + sq[None, :] - 2.0 * G, 0.0)
+        np.fill_diagonal(D2, 0.0)
+        return lambda gamma: np.exp(-gamma * D2)
+    return lambda gamma: compute_kernel(
+        X, kernel=estimator.kernel, gamma=gamma, degree=estimator.degree,
+        coef0=estimator.coef0, kernel_params=estimator.kernel_params)
+
+
+def loo_search(estimator, X, y_enc, *, search_gamma=True, search_reg=True, fixed_gamma=None,
+               fixed_reg=1e-3, regs=None, max_samples=None, n_jobs=None):
+    r"""``gamma='auto'`` / ``reg='auto'`` of the class-structured kernel estimators
+    (:class:`graphdr.KernelLDA`, :class:`graphdr.KQMI`): exact leave-one-out, closed form.
+
+    .. math::
+
+        (\hat\gamma, \widehat{\text{reg}}) = \arg\min_{\gamma\in\Gamma,\
+        \text{reg}\in R} \frac1m \sum_{i=1}^m \Big\lVert \frac{r_i(\gamma,
+        \text{reg})}{1 - h_{ii}(\gamma, \text{reg})}\Big\rVert^2
+
+    over the stratified subsample of at most ``max_samples`` (1000) rows of smallest content
+    key (:mod:`graphdr.sampling`), with the residuals and leverages of
+    :func:`kernel_press_path`: one eigendecomposition per width, every ridge at
+    ``O(m r C)``. :math:`\Gamma = \gamma_0 \cdot 4^{\{-5,\dots,1\}}` around the median
+    heuristic, :math:`R` = :data:`REG_GRID`. The pairs within ``PLATEAU_RTOL`` (0.1 %) of
+    the smallest criterion count as equally good (the curve is flat where the small kernel
+    eigenvalues carry no label information): the largest ridge among them is chosen, then the
+    width closest to :math:`\gamma_0`; a smaller ridge would give the same held-out fits
+    from a worse-conditioned system. The same rows and the same choice whatever the row
+    order and ``random_state``.
+
+    Returns ``(gamma, reg, cv_results)`` with ``param_gamma``, ``param_reg``,
+    ``mean_test_error`` (the criterion), ``mean_test_error_loo`` (leave-one-out error rate
+    of the nearest class target) and ``rank_test_error``.
+    """
+    name = type(estimator).__name__
+    if not is_dask_array(X):
+        X = sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+    precomputed = estimator.kernel == "precomputed"
+    max_samples = MAX_SAMPLES_LOO if max_samples is None else max_samples
+    keys = row_keys(X, precomputed=precomputed)
+    idx = stratified_subsample(y_enc, max_samples, keys)
+    ys = np.unique(y_enc[idx], return_inverse=True)[1]
+    if np.bincount(ys).min() < 2:
+        raise ValueError(
+            f"{name}: gamma='auto' / reg='auto' choose the kernel by leave-one-out, which needs "
+            f"at least 2 samples in every class (a class here has {np.bincount(ys).min()}). "
+            "Pass gamma and reg explicitly.")
+    if is_dask_array(X):
+        Xs = take_rows(X, idx)
+    else:
+        Xs = X[np.ix_(idx, idx)] if precomputed else X[idx]
+    kernel = estimator.kernel
+    width = search_gamma and not callable(kernel) and kernel in WIDTH_KERNELS
+    gamma0 = median_gamma(Xs) if width else fixed_gamma
+    gammas = list(gamma0 * GAMMA_FACTORS) if width else [fixed_gamma]
+    regs = np.asarray(REG_GRID if regs is None else regs) if search_reg else np.array([fixed_reg])
+    kernel_at = ((lambda gamma: Xs) if precomputed else _kernel_family(Xs, estimator, gammas))
+    per_gamma = Parallel(n_jobs=n_jobs)(
+        delayed(kernel_press_path)(kernel_at(g), ys, regs) for g in gammas)
+    press = np.concatenate([p for p, _ in per_gamma])
+    loo = np.concatenate([e for _, e in per_gamma])
+    params = np.array([[np.nan if g is None else g, r] for g in gammas for r in regs])
+    distance = (np.abs(np.log(params[:, 0] / gamma0)) if width else np.zeros(len(params)))
+    finite = np.isfinite(press)
+    scale = max(np.min(press[finite]) if finite.any() else 1.0, 1e-300)
+    # the flat end of the curve: within PLATEAU_RTOL of the minimum, the largest ridge (the
+    # better-conditioned fit), then the width closest to gamma0; the rest by the criterion
+    plateau = finite & (press <= scale * (1.0 + PLATEAU_RTOL))
+    key = np.where(plateau, 0.0, np.where(finite, np.round(press / scale, 9), np.inf))
+    order = np.lexsort((distance, -params[:, 1], key))
+    best = order[0]
+    rank = np.empty(len(params), dtype=int)
+    rank[order] = np.arange(1, len(params) + 1)
+    cv_results = dict(param_gamma=params[:, 0], param_reg=params[:, 1], mean_test_error=press,
+                      mean_test_error_loo=loo, rank_test_error=rank)
+    gamma = gammas[best // len(regs)]
+    return (None if gamma is None else float(gamma)), float(regs[best % len(regs)]), cv_results
 
 
 def search_kernels(kernel_of, y_enc, *, keys, block_of, name, n_components=None,

@@ -9,7 +9,8 @@ The layers (README, "Architecture") from bottom to top:
 3. ``spaces``, ``routes``, ``tuning`` -- coordinate spaces, solve routes, kernel selection;
 4. ``base`` -- the estimator core;
 5. estimators by family;
-6. the experiment tool and the command line (``bench``, ``cli``) and the package's namespace.
+6. the experiment tool, the command line and pictures (``bench``, ``cli``, ``plotting``) and
+   the package's namespace.
 """
 
 import ast
@@ -28,7 +29,7 @@ LAYERS = {
     "base": 4,
     "linear": 5, "kernel_methods": 5, "qmi": 5, "qmi_ascent": 5, "multiview": 5, "mkl": 5,
     "neighbor": 5, "discriminant": 5,
-    "bench": 6, "cli": 6, "__init__": 6,
+    "bench": 6, "cli": 6, "plotting": 6, "__init__": 6,
 }
 
 #: a class may exceed this many lines of code only with a reason in its docstring
