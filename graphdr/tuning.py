@@ -13,7 +13,7 @@ indicators (:func:`loo_search`):
 
 the PRESS of the regression of the centred one-hot labels on the kernel features, with
 residuals :math:`r_i` and leverages :math:`h_{ii}` of its hat matrix, over a stratified
-subsample of at most ``m = 1000`` rows (:data:`MAX_SAMPLES_LOO`). Kernel Fisher discriminant
+subsample of at most ``m = 600`` rows (:data:`MAX_SAMPLES_LOO`). Kernel Fisher discriminant
 analysis is this regression (optimal scoring: the coefficients span the regularised
 discriminant subspace), and its leave-one-out residuals have a closed form (Cawley & Talbot,
 *Efficient leave-one-out cross-validation of kernel Fisher discriminant classifiers*, Pattern
@@ -407,6 +407,8 @@ def _choice(gammas, regs, per_gamma, *, smooth, gamma0):
     return (None if gamma is None else float(gamma)), float(regs[best % len(regs)]), cv_results
 
 
+#: entries of the fitted values computed at once by :func:`press_curve` (32 MB)
+PRESS_BLOCK_ENTRIES = 4_000_000
 #: relative ridges searched by the leave-one-out (PRESS) choice of linear estimators
 PRESS_GRID = 10.0 ** np.arange(-6.0, 2.125, 0.25)
 #: rows (stratified subsample) on which the PRESS choice is made
@@ -441,20 +443,28 @@ def press_curve(U, lam, y_enc, regs, unit, *, with_loo_error=False):
     priors = Y.mean(axis=0)
     Y -= priors
     targets = np.eye(len(priors)) - priors  # the centred indicator of each class
-    UtY, U2 = U.T @ Y, U * U
-    out, wrong = np.empty(len(regs)), np.ones(len(regs))
-    for i, reg in enumerate(regs):
-        f = lam / (lam + reg * unit)
-        slack = 1.0 - 1.0 / n - U2 @ f
-        if slack.min() <= 1e-10:
-            out[i] = np.inf
+    regs = np.asarray(regs, dtype=np.float64)
+    UtY, n_classes = U.T @ Y, Y.shape[1]
+    shrink = lam[:, None] / (lam[:, None] + regs[None, :] * unit)  # f_j per ridge (r x R)
+    slack = 1.0 - 1.0 / n - (U * U) @ shrink  # 1 - h_ii per ridge (n x R)
+    out, wrong = np.full(len(regs), np.inf), np.ones(len(regs))
+    # the fitted values of a block of ridges in one product (n x block*C entries at most
+    # PRESS_BLOCK_ENTRIES), instead of one product per ridge
+    block = max(1, PRESS_BLOCK_ENTRIES // max(n * n_classes, 1))
+    for a in range(0, len(regs), block):
+        cols = np.arange(a, min(a + block, len(regs)))
+        cols = cols[slack[:, cols].min(axis=0) > 1e-10]  # a ridge that interpolates: inf
+        if not cols.size:
             continue
-        R = Y - U @ (f[:, None] * UtY)
-        out[i] = float(np.sum((R / slack[:, None]) ** 2)) / n
+        coef = (shrink[:, cols, None] * UtY[:, None, :]).reshape(len(lam), -1)
+        fitted = (U @ coef).reshape(n, len(cols), n_classes)
+        loo = (Y[:, None, :] - fitted) / slack[:, cols, None]  # r_i / (1 - h_ii)
+        out[cols] = np.einsum("irc,irc->r", loo, loo) / n
         if with_loo_error:
-            held_out = Y - R / slack[:, None]
-            d2 = _sq_distances(held_out, targets)
-            wrong[i] = float(np.mean(np.argmin(d2, axis=1) != y_enc))
+            for j, col in enumerate(cols):
+                held_out = Y - loo[:, j, :]
+                d2 = _sq_distances(held_out, targets)
+                wrong[col] = float(np.mean(np.argmin(d2, axis=1) != y_enc))
     return (out, wrong) if with_loo_error else out
 
 
@@ -521,7 +531,7 @@ def press_ridge(X, y_enc, *, name, max_samples=None):
 
 #: rows (stratified, by content key) on which the leave-one-out choice of the class-structured
 #: kernel estimators is made
-MAX_SAMPLES_LOO = 1000
+MAX_SAMPLES_LOO = 600
 #: relative width of the flat end of the leave-one-out curve: pairs within it of the minimum
 #: count as equally good, and the largest ridge among them is chosen
 PLATEAU_RTOL = 1e-3
@@ -584,7 +594,7 @@ def loo_search(estimator, X, y_enc, *, search_gamma=True, search_reg=True, fixed
         \text{reg}\in R} \frac1m \sum_{i=1}^m \Big\lVert \frac{r_i(\gamma,
         \text{reg})}{1 - h_{ii}(\gamma, \text{reg})}\Big\rVert^2
 
-    over the stratified subsample of at most ``max_samples`` (1000) rows of smallest content
+    over the stratified subsample of at most ``max_samples`` (600) rows of smallest content
     key (:mod:`graphdr.sampling`), with the residuals and leverages of
     :func:`kernel_press_path`: one eigendecomposition per width, every ridge at
     ``O(m r C)``. :math:`\Gamma = \gamma_0 \cdot 4^{\{-5,\dots,1\}}` around the median

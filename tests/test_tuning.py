@@ -116,6 +116,26 @@ def test_kernel_press_path_is_the_brute_force_leave_one_out():
     assert len(set(np.round(press, 6))) == len(regs)  # the ridges do differ
 
 
+def test_kernel_press_path_in_blocks_of_ridges_is_the_same(monkeypatch):
+    """The fitted values of several ridges come from one product, in blocks of at most
+    PRESS_BLOCK_ENTRIES entries: any block size gives the same curve, and a ridge that
+    interpolates a sample scores inf in every block."""
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    rng = np.random.RandomState(1)
+    X, y = rng.randn(40, 3), np.arange(40) % 4
+    K = rbf_kernel(X, gamma=50.0)  # nearly the identity: the tiny ridges interpolate
+    regs = 10.0 ** np.arange(-12.0, 2.0)
+    whole = tuning.kernel_press_path(K, y, regs)
+    monkeypatch.setattr(tuning, "PRESS_BLOCK_ENTRIES", 3 * 40 * 4)  # 3 ridges per block
+    blocks = tuning.kernel_press_path(K, y, regs)
+    np.testing.assert_allclose(blocks[0], whole[0], rtol=1e-12)
+    np.testing.assert_array_equal(blocks[1], whole[1])
+    assert np.isinf(whole[0][0]) and np.all(np.isfinite(whole[0][-5:]))
+    want_press, want_wrong = _brute_force_loo(K, y, regs[-5:])
+    np.testing.assert_allclose(whole[0][-5:], want_press, rtol=1e-8)
+
+
 def test_auto_picks_the_smallest_leave_one_out_error_and_refits_with_it():
     X, y = _data()
     est = graphdr.KQMI(random_state=0).fit(X, y)
