@@ -279,12 +279,14 @@ def test_auto_switches_to_sampled_pairs_above_the_threshold(monkeypatch, data):
     monkeypatch.setattr(P, "AUTO_EXACT_MAX", 50)  # the data have 63 samples
 
     # the exact pairwise code must not run at all
-    import graphdr.neighbor as nb
+    from graphdr.neighbor import dee, dsne, elastic
 
     def forbidden(*a, **k):
         raise AssertionError("exact pairwise sums used with method='approx'")
 
-    monkeypatch.setattr(nb, "_PairWeights", forbidden)
+    for module in (dee, dsne, elastic):  # every estimator module that builds exact pairs
+        if hasattr(module, "_PairWeights"):
+            monkeypatch.setattr(module, "_PairWeights", forbidden)
     est = DEE(shrinkage=0.0, n_partners=8, random_state=0).fit(X, y)
     assert est.method_ == "approx"
     assert np.all(np.isfinite(est.components_))
