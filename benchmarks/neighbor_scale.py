@@ -64,8 +64,7 @@ def part_gradient(partners=(16, 32, 64, 128, 256), draws=5):
         _sample_groups,
         _SampledDSNEObjective,
     )
-    from graphdr.qmi import qmi_potential_blocks
-    from graphdr.qmi_ascent import _criterion_and_gradient
+    from graphdr.qmi import _criterion_and_gradient, qmi_potential_blocks
 
     X, y = mnist()
     Z = PCA(50, random_state=0).fit_transform(X)
@@ -113,7 +112,7 @@ def part_gradient(partners=(16, 32, 64, 128, 256), draws=5):
 # ----- part 2: embeddings fitted exactly and with sampled pairs -------------------------------
 def part_accuracy(splits):
     from graphdr.neighbor import DEE, DSNE, ElasticEmbedding
-    from graphdr.qmi_ascent import QMIProjection
+    from graphdr.qmi import QMIProjection
 
     X, y = mnist()
     cases = [("DEE", 2), ("DEE", 10), ("DSNE", 2), ("DSNE", 10), ("QMIProjection", 9),
@@ -167,7 +166,7 @@ C, D = 10, 50
 y = rng.integers(0, C, n)
 X = rng.normal(size=(n, D)) + rng.normal(scale=0.6, size=(C, D))[y]
 from graphdr.neighbor import DEE, DSNE, ElasticEmbedding
-from graphdr.qmi_ascent import QMIProjection
+from graphdr.qmi import QMIProjection
 cls = {"DEE": DEE, "DSNE": DSNE, "ElasticEmbedding": ElasticEmbedding,
        "QMIProjection": QMIProjection}[name]
 t0 = time.perf_counter()

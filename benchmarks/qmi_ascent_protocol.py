@@ -41,8 +41,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.preprocessing import MinMaxScaler
 
-from graphdr.qmi import qmi_potentials
-from graphdr.qmi_ascent import QMIProjection
+from graphdr.qmi import QMIProjection, qmi_potentials
 from graphdr.tuning import choose_checkpoint
 
 DATA_DIR = os.environ.get("GRAPHDR_DATA", os.path.join(os.path.dirname(__file__), "..", "..",

@@ -32,7 +32,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.preprocessing import MinMaxScaler
 
 from graphdr.linear import LDA
-from graphdr.qmi_ascent import QMIProjection
+from graphdr.qmi import QMIProjection
 
 DATA_DIR = os.environ.get("GRAPHDR_DATA", os.path.join(os.path.dirname(__file__), "..", "..",
                                                        "shared", "datasets"))

@@ -32,7 +32,7 @@ Measurements
 * ``dee``: graphdr.neighbor.DEE (optimizer 'ld' and 'fp', defaults otherwise) on mnist5k
   (n = 5000, PCA to 50 dimensions; generated 5000 x 50 data if the file is absent): seconds
   per iteration (mean spacing of ``history_['time']``) and iterations to converge.
-* ``qmiproj``: graphdr.qmi_ascent.QMIProjection (d = 9, 5 iterations) on the same 5000 x 50 data:
+* ``qmiproj``: graphdr.qmi.QMIProjection (d = 9, 5 iterations) on the same 5000 x 50 data:
   seconds per iteration.
 * ``dee_200k``: DEE 2-D with its defaults (sampled pairs above 5000 samples) on 200,000 x 50
   generated data (10 classes): wall time and the peak resident memory of the process.
@@ -258,7 +258,7 @@ def m_dee():
 def m_qmiproj():
     import warnings
 
-    from graphdr.qmi_ascent import QMIProjection
+    from graphdr.qmi import QMIProjection
 
     X, y, source = mnist50()
     with warnings.catch_warnings():

@@ -8,8 +8,7 @@ from .linear import LDA, LDE, LPP, MFA
 from .mkl import MKLDR, SDPSolverError
 from .multiview import KFD, KFDSAMME, KFDVoting, ViewKernel, make_multiview_digits
 from .neighbor import DEE, DSNE, ElasticEmbedding
-from .qmi import KQMI, LQMI, qmi_graph, qmi_potentials
-from .qmi_ascent import QMIProjection
+from .qmi import KQMI, LQMI, QMIProjection, qmi_graph, qmi_potentials
 
 __version__ = "0.1.0"
 

@@ -2,7 +2,7 @@ r"""Sampled pairs: unbiased estimates of sums over all pairs of samples in ``O(n
 
 The neighbour embeddings (:class:`~graphdr.neighbor.DEE`, :class:`~graphdr.neighbor.DSNE`,
 :class:`~graphdr.neighbor.ElasticEmbedding`) and the QMI ascent
-(:class:`~graphdr.qmi_ascent.QMIProjection`) minimise or maximise sums over all ordered pairs,
+(:class:`~graphdr.qmi.QMIProjection`) minimise or maximise sums over all ordered pairs,
 
 .. math::
 

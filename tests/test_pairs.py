@@ -22,8 +22,7 @@ from graphdr.neighbor import (
     _sample_groups,
     _SampledDSNEObjective,
 )
-from graphdr.qmi import qmi_potential_blocks
-from graphdr.qmi_ascent import QMIProjection, _criterion_and_gradient
+from graphdr.qmi import QMIProjection, _criterion_and_gradient, qmi_potential_blocks
 
 
 def _labels(n=40, seed=0, C=3):

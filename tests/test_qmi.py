@@ -16,12 +16,13 @@ from graphdr.linear import LDA
 from graphdr.qmi import (
     KQMI,
     LQMI,
+    QMIProjection,
     _potentials_sorted,
+    _qmi_objective_and_grad_W,
     qmi_graph,
     qmi_potential_blocks,
     qmi_potentials,
 )
-from graphdr.qmi_ascent import QMIProjection, _qmi_objective_and_grad_W
 
 ANGLE_TOL = 1e-6
 

@@ -198,9 +198,9 @@ register("tsne", "sklearn.manifold:TSNE", label="t-SNE", kind="reference", super
 # ----- paper 000 (QMI), 002 (QMI by gradient ascent), 003 (DEE and its baselines), 001 (MKL-DR) --
 register("lqmi", "graphdr.qmi:LQMI", label="LQMI", kind="linear", max_dims="classes", params=dict(reg=0.0), description="linear QMI graph embedding (paper 000, no ridge)")
 register("kqmi", "graphdr.qmi:KQMI", label="KQMI", kind="kernel", max_dims="classes", description="kernel QMI graph embedding (paper 000)")
-register("qmi", "graphdr.qmi_ascent:QMIProjection", label="QMI", kind="iterative", max_dims="features", nested=False, params=dict(criterion="qmi"), description="Torkkola's QMI by gradient ascent (paper 002)")
-register("mi-a", "graphdr.qmi_ascent:QMIProjection", label="MI_A", kind="iterative", max_dims="features", nested=False, params=dict(criterion="mi_a"), description="QMI ratio criterion MI_A = V_IN / V_ALL (paper 002)")
-register("mi-b", "graphdr.qmi_ascent:QMIProjection", label="MI_B", kind="iterative", max_dims="features", nested=False, params=dict(criterion="mi_b"), description="QMI ratio criterion MI_B = V_IN / V_BTW (paper 002)")
+register("qmi", "graphdr.qmi:QMIProjection", label="QMI", kind="iterative", max_dims="features", nested=False, params=dict(criterion="qmi"), description="Torkkola's QMI by gradient ascent (paper 002)")
+register("mi-a", "graphdr.qmi:QMIProjection", label="MI_A", kind="iterative", max_dims="features", nested=False, params=dict(criterion="mi_a"), description="QMI ratio criterion MI_A = V_IN / V_ALL (paper 002)")
+register("mi-b", "graphdr.qmi:QMIProjection", label="MI_B", kind="iterative", max_dims="features", nested=False, params=dict(criterion="mi_b"), description="QMI ratio criterion MI_B = V_IN / V_BTW (paper 002)")
 register("dee", "graphdr.neighbor:DEE", label="DEE", kind="iterative", max_dims="features", nested=False, description="discriminative elastic embedding (paper 003)")
 register("dsne", "graphdr.neighbor:DSNE", label="DSNE", kind="iterative", max_dims="features", nested=False, description="discriminative SNE (paper 003 baseline)")
 register("ee", "graphdr.neighbor:ElasticEmbedding", label="EE", kind="iterative", supervised=False, max_dims=2, transform=False, description="elastic embedding (paper 003); no out-of-sample map: 2-D pictures only")
