@@ -10,8 +10,7 @@ import numpy as np
 from sklearn.model_selection import StratifiedKFold
 from sklearn.neighbors import KNeighborsClassifier
 
-from graphdr.mkl import MKLDR
-from graphdr.multiview import make_multiview_digits
+from graphdr.multiview import MKLDR, make_multiview_digits
 
 VIEWS = ("pixels", "orientation", "fourier", "moments", "profiles", "noise")
 data = make_multiview_digits(views=VIEWS, random_state=0)

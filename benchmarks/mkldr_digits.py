@@ -25,8 +25,7 @@ from sklearn.preprocessing import StandardScaler
 
 import graphdr
 from graphdr.bench.baselines import AverageKernelLDA
-from graphdr.mkl import MKLDR
-from graphdr.multiview import KFDSAMME, KFDVoting, make_multiview_digits
+from graphdr.multiview import KFDSAMME, MKLDR, KFDVoting, make_multiview_digits
 
 VIEWS = ("pixels", "orientation", "fourier", "moments", "profiles", "noise")
 

@@ -12,8 +12,7 @@ from scipy.linalg import subspace_angles
 from sklearn.model_selection import StratifiedKFold
 from sklearn.neighbors import KNeighborsClassifier
 
-from graphdr.mkl import MKLDR
-from graphdr.multiview import make_multiview_digits
+from graphdr.multiview import MKLDR, make_multiview_digits
 
 VIEWS = ("pixels", "orientation", "fourier", "moments", "profiles", "noise")
 L = int(sys.argv[1]) if len(sys.argv) > 1 else 300

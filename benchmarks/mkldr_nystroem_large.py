@@ -8,8 +8,7 @@ import tracemalloc
 
 import numpy as np
 
-from graphdr.mkl import MKLDR
-from graphdr.multiview import make_multiview_digits
+from graphdr.multiview import MKLDR, make_multiview_digits
 
 VIEWS = ("pixels", "orientation", "fourier", "moments", "profiles", "noise")
 n, L = int(sys.argv[1]), int(sys.argv[2])

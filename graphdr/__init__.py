@@ -5,8 +5,15 @@ from .base import GraphEmbedding
 from .discriminant import DCV, MMPA
 from .kernel_methods import CKFD, KernelLDA, KernelLPP
 from .linear import LDA, LDE, LPP, MFA
-from .mkl import MKLDR, SDPSolverError
-from .multiview import KFD, KFDSAMME, KFDVoting, ViewKernel, make_multiview_digits
+from .multiview import (
+    KFD,
+    KFDSAMME,
+    MKLDR,
+    KFDVoting,
+    SDPSolverError,
+    ViewKernel,
+    make_multiview_digits,
+)
 from .neighbor import DEE, DSNE, ElasticEmbedding
 from .qmi import KQMI, LQMI, QMIProjection, qmi_graph, qmi_potentials
 

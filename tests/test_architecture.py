@@ -27,7 +27,7 @@ LAYERS = {
     "solvers": 2,
     "spaces": 3, "routes": 3, "tuning": 3,
     "base": 4,
-    "linear": 5, "kernel_methods": 5, "qmi": 5, "multiview": 5, "mkl": 5,
+    "linear": 5, "kernel_methods": 5, "qmi": 5, "multiview": 5,
     "neighbor": 5, "discriminant": 5,
     "bench": 6, "cli": 6, "plotting": 6, "__init__": 6,
 }

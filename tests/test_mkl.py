@@ -10,8 +10,16 @@ from sklearn.preprocessing import StandardScaler
 
 import graphdr
 from graphdr import graphs as G
-from graphdr.mkl import MKLDR, SDPSolverError, a_step, beta_matrices, beta_step, kernel_scatter
-from graphdr.multiview import ViewKernel, make_multiview_digits
+from graphdr.multiview import (
+    MKLDR,
+    SDPSolverError,
+    ViewKernel,
+    a_step,
+    beta_matrices,
+    beta_step,
+    kernel_scatter,
+    make_multiview_digits,
+)
 
 
 def random_psd(n, rng, rank=None):

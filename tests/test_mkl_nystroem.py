@@ -10,8 +10,14 @@ from scipy.linalg import subspace_angles
 
 from graphdr import graphs as G
 from graphdr.linear import class_neighbour_graphs
-from graphdr.mkl import MKLDR, _LandmarkProblem, a_step, beta_matrices
-from graphdr.multiview import ViewKernel, make_multiview_digits
+from graphdr.multiview import (
+    MKLDR,
+    ViewKernel,
+    _LandmarkProblem,
+    a_step,
+    beta_matrices,
+    make_multiview_digits,
+)
 
 # Kernel weights: both fits solve the same M x M beta-step SDP, whose matrices agree to about
 # 1e-12 relative (measured); Clarabel stops at relative gap and feasibility 1e-8, so its beta

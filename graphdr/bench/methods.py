@@ -206,10 +206,10 @@ register("dsne", "graphdr.neighbor:DSNE", label="DSNE", kind="iterative", max_di
 register("ee", "graphdr.neighbor:ElasticEmbedding", label="EE", kind="iterative", supervised=False, max_dims=2, transform=False, description="elastic embedding (paper 003); no out-of-sample map: 2-D pictures only")
 register("mmpa", "graphdr.discriminant:MMPA", label="MMPA", kind="linear", max_dims="features", description="marginal maximum projection analysis (paper 003 baseline)")
 register("dcv", "graphdr.discriminant:DCV", label="DCV", kind="linear", max_dims="classes", description="discriminative common vectors (paper 003 baseline)")
-register("mkl-lda", "graphdr.mkl:MKLDR", label="MKL-LDA", kind="multiview", max_dims="classes", params=dict(graph="lda"), description="MKL-DR over LDA (paper 001)")
+register("mkl-lda", "graphdr.multiview:MKLDR", label="MKL-LDA", kind="multiview", max_dims="classes", params=dict(graph="lda"), description="MKL-DR over LDA (paper 001)")
 register("kfd-voting", "graphdr.multiview:KFDVoting", label="KFD-Voting", kind="multiview", max_dims="classes", nested=False, predicts=True, description="vote of per-view KFD + 1-NN classifiers (paper 001 baseline)")
 register("kfd-samme", "graphdr.multiview:KFDSAMME", label="KFD-SAMME", kind="multiview", max_dims="classes", nested=False, predicts=True, description="SAMME boosting of per-view KFD classifiers (paper 001 baseline)")
-register("mkl-lde", "graphdr.mkl:MKLDR", label="MKL-LDE", kind="multiview", max_dims="samples", params=dict(graph="lde"), description="MKL-DR over LDE (paper 001)")
+register("mkl-lde", "graphdr.multiview:MKLDR", label="MKL-LDE", kind="multiview", max_dims="samples", params=dict(graph="lde"), description="MKL-DR over LDE (paper 001)")
 register("kfd-average", "graphdr.bench.baselines:AverageKernelLDA", label="KFD-Average", kind="multiview", max_dims="classes", aliases=("kfd-uniform",), description="kernel LDA on the equal-weight average of the base kernels (MKL-DR's baseline, paper 001)")
 # fmt: on
 
