@@ -1,0 +1,289 @@
+r"""Running a reproduction: the experiments, then ``report.md``, ``results.csv`` and the figures."""
+
+from __future__ import annotations
+
+import csv
+import os
+import platform
+import time
+
+import numpy as np
+
+from .paper000 import (
+    PAPER_000,
+)
+from .paper001 import (
+    PAPER_001,
+)
+from .paper002 import (
+    PAPER_002,
+)
+from .paper003 import (
+    PAPER_003,
+)
+from .spec import (
+    Lookup,
+)
+
+PAPERS = {p.key: p for p in (PAPER_000, PAPER_001, PAPER_002, PAPER_003)}
+
+
+def paper_numbers(paper):
+    """Every transcribed number of ``paper``: list of (table key, row, column, value)."""
+    p = PAPERS[paper]
+    out = []
+    for t in p.tables:
+        for (row, col), (val, _) in t.cells.items():
+            if val is not None:
+                out.append((t.key, row, col, val))
+    return out
+
+
+# ----- running ----------------------------------------------------------------------------------
+def _fmt(v, metric):
+    if v is None:
+        return "-"
+    if metric == "ratio":
+        return f"{v:.2f}" if abs(v) < 100 else f"{v:.0f}"
+    return f"{v:.2f}"
+
+
+def _table_markdown(t, lookup):
+    """Markdown of one PaperTable, each cell 'paper / ours (difference)'; and its CSV rows."""
+    unit = {"error": "error (%)", "recognition": "recognition rate (%)",
+            "ratio": "ratio"}[t.metric]
+    lines = [f"### {t.title}", "",
+             f"Each cell: **paper / ours (ours - paper)**, {unit}; '-' where one side has no "
+             "number.", "",
+             "| | " + " | ".join(t.columns) + " |", "|---|" + "---:|" * len(t.columns)]
+    csv_rows = []
+    for row in t.rows:
+        cells = []
+        for col in t.columns:
+            paper, ref = t.cells.get((row, col), (None, None))
+            ours, note = lookup.value(ref, t.metric)
+            diff = None if paper is None or ours is None else ours - paper
+            txt = f"{_fmt(paper, t.metric)} / {_fmt(ours, t.metric)}"
+            if diff is not None:
+                txt += f" ({diff:+.2f})"
+            if note:
+                txt += f" [{note}]"
+            cells.append(txt)
+            csv_rows.append(dict(table=t.key, row=row, column=col, metric=t.metric,
+                                 paper="" if paper is None else f"{paper:g}",
+                                 ours="" if ours is None else f"{ours:.4f}",
+                                 difference="" if diff is None else f"{diff:.4f}", note=note))
+        lines.append(f"| {row} | " + " | ".join(cells) + " |")
+    diffs = [float(r["difference"]) for r in csv_rows if r["difference"] != ""
+             and r["table"] == t.key]
+    lines.append("")
+    if diffs:
+        lines.append(f"Compared cells: {len(diffs)}; mean difference {np.mean(diffs):+.2f}, "
+                     f"mean absolute difference {np.mean(np.abs(diffs)):.2f}.")
+        lines.append("")
+    lines.append(f"**Why they differ.** {t.why}")
+    if t.note:
+        lines += ["", t.note]
+    lines.append("")
+    return lines, csv_rows
+
+
+def _command(argv):
+    import shlex
+
+    return "graphdr " + " ".join(shlex.quote(a) for a in argv)
+
+
+def reproduce(paper, *, out=None, quick=False, n_jobs=1, threads=1, seed=0, fresh=False,
+              progress=True, timing=True, echo=print, argv=None, plots_on=True):
+    """Rerun paper ``paper``'s experiments and write the comparison report into ``out``.
+
+    Returns ``(report path, failures)``; raises ValueError for an unknown paper.
+    """
+    from ..report import aggregate, markdown_tables
+    from ..runner import run_bench
+
+    key = str(paper).strip()
+    if key not in PAPERS:
+        raise ValueError(f"Unknown paper {paper!r}; reproducible papers: {', '.join(PAPERS)}.")
+    p = PAPERS[key]
+    out = out or f"graphdr-reproduce-{key}"
+    os.makedirs(out, exist_ok=True)
+    if fresh and os.path.exists(os.path.join(out, "runs.json")):
+        os.remove(os.path.join(out, "runs.json"))
+    command = _command(argv) if argv is not None else f"graphdr reproduce {key}" + \
+        (" --quick" if quick else "")
+    start = time.perf_counter()
+    load0 = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    aggs, failures, exp_info, exp_seconds = {}, [], [], {}
+    for exp in p.experiments:
+        protocol, datasets, methods = exp.resolved(quick)
+        echo(f"graphdr reproduce {key}: {exp.key} ({exp.title})")
+        t0 = time.perf_counter()
+        res = run_bench(
+            protocol, datasets=datasets, methods=methods, classifiers=exp.classifiers,
+            out=os.path.join(out, exp.key), n_jobs=n_jobs, seed=seed,
+            plots_on=plots_on and exp.plots, pictures=exp.pictures,
+            html_on=True, progress=progress, timing=timing, fresh=fresh,
+            command=command, title=f"Paper {key}: {exp.title}", echo=echo, threads=threads,
+        )
+        exp_seconds[exp.key] = time.perf_counter() - t0
+        aggs[exp.key] = aggregate(res.rows)
+        failures += [f"{exp.key}: {f}" for f in res.failures]
+        exp_info.append((exp, protocol, datasets, methods, res))
+    extra_figs = []
+    for maker in p.figures:
+        t0 = time.perf_counter()
+        figs, rows = maker(out, quick, progress, seed, echo)
+        exp_seconds[maker.__name__.strip("_")] = time.perf_counter() - t0
+        extra_figs += figs
+        aggs[maker.__name__.strip("_")] = rows
+    elapsed = time.perf_counter() - start
+    lookup = Lookup(aggs)
+    runs = _log_run(out, dict(
+        date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), command=command,
+        wall_seconds=round(elapsed, 1), quick=bool(quick),
+        computed_cells=sum(i[4].n_computed for i in exp_info),
+        reused_cells=sum(i[4].n_skipped for i in exp_info),
+        load_start=round(load0, 1),
+        load_end=round(os.getloadavg()[0], 1) if hasattr(os, "getloadavg") else None,
+        seconds={k: round(v, 1) for k, v in exp_seconds.items()}))
+
+    lines = [f"# Paper {key} reproduced: {p.citation}", "",
+             f"Command: `{command}`", ""]
+    if quick:
+        lines += ["**QUICK RUN**: every experiment shrunk to a few seconds (one small data "
+                  "set, two or three methods, fewer folds). These numbers are a smoke test, "
+                  "not a reproduction; run without `--quick` for the report.", ""]
+    import graphdr
+
+    load = (f"; load average {load0:.1f} at the start, {os.getloadavg()[0]:.1f} at the end "
+            "(the machine is shared: times are inflated by other jobs)"
+            if hasattr(os, "getloadavg") else "")
+    lines += [f"Wall time {elapsed / 60:.1f} min ("
+              + ", ".join(f"{k} {v:.0f} s" for k, v in exp_seconds.items())
+              + f") with --n-jobs {n_jobs}, {threads} BLAS thread(s) per process, seed {seed}; "
+              f"graphdr {getattr(graphdr, '__version__', '?')}, Python "
+              f"{platform.python_version()}, {platform.machine()}, {os.cpu_count()} cores, "
+              f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}{load}. "
+              f"Paper text: "
+              f"`papers/{p.file}`. The numbers below are whatever graphdr's methods compute "
+              "today: rerun the command after changing a method to update them.", ""]
+    lines += ["Runs into this directory (cells already in a results.csv are reused, so "
+              "only a run that computed every cell measures the full cost):", "",
+              "| date | command | wall time | cells computed / reused | load average "
+              "start / end |", "|---|---|---:|---|---|"]
+    lines += [f"| {r['date']} | `{r['command']}` | {r['wall_seconds'] / 60:.1f} min | "
+              f"{r['computed_cells']} / {r['reused_cells']} | {r['load_start']} / "
+              f"{r['load_end']} |" for r in runs]
+    lines += [""]
+    lines += ["## Data: the paper's and ours", "", "| paper | ours | note |", "|---|---|---|"]
+    lines += [f"| {a} | {b} | {c} |" for a, b, c in p.stand_ins]
+    lines += ["", "## Experiments run", ""]
+    for exp, protocol, datasets, methods, _res in exp_info:
+        lines.append(f"- **{exp.key}** -- {exp.title}. Protocol `{protocol.name}` "
+                     f"({_describe_protocol(protocol, exp.classifiers)}); "
+                     f"data: {', '.join(datasets)}; methods: "
+                     f"{', '.join(methods)}. Files: [{exp.key}/index.html]({exp.key}/index.html)"
+                     f", [{exp.key}/results.csv]({exp.key}/results.csv) (every fold and "
+                     f"dimension), [{exp.key}/tables.md]({exp.key}/tables.md).")
+    lines.append("")
+    csv_rows = []
+    if p.tables:
+        lines += ["## The paper's numbers beside ours", ""]
+        for t in p.tables:
+            tl, tr = _table_markdown(t, lookup)
+            lines += tl
+            csv_rows += tr
+    if p.claims:
+        lines += ["## The paper's statements, checked on our numbers", "",
+                  "| where | the paper says | ours | holds |", "|---|---|---|---|"]
+        for c in p.claims:
+            evidence, holds = c.check(lookup)
+            lines.append(f"| {c.where} | {c.text} | {evidence} | {'yes' if holds else 'no'} |")
+            csv_rows.append(dict(table="claims", row=c.where, column=c.text, metric="claim",
+                                 paper="", ours=evidence, difference="yes" if holds else "no",
+                                 note=""))
+        lines.append("")
+        if p.claims_why:
+            lines += [f"**Why they differ.** {p.claims_why}", ""]
+    notes = [n for n in (f(lookup) for f in p.observations) if n]
+    if notes:
+        lines += ["## Observations (computed from our numbers)", ""]
+        lines += [f"- {n}" for n in notes] + [""]
+    for exp_key, heading in p.summary_tables:
+        info = next(i for i in exp_info if i[0].key == exp_key)
+        exp, protocol, datasets, methods, res = info
+        names = sorted({r["dataset"] for r in res.rows})
+        tables = markdown_tables(res.rows, methods=methods, classifiers=list(
+            exp.classifiers or protocol.classifiers), svm_gamma=protocol.svm_gamma,
+            datasets=names)
+        tables = tables.split("### Error (%) per dimension")[0].rstrip()
+        lines += [f"## {heading}", "", tables.replace("### ", "#### "), "",
+                  f"Errors at every dimension: [{exp_key}/tables.md]({exp_key}/tables.md).", ""]
+    lines += ["## Figures", ""]
+    for exp, _protocol, _datasets, _methods, res in exp_info:
+        pngs = sorted(os.path.basename(f) for f in res.files if f.endswith(".png"))
+        curves = [f for f in pngs if f.startswith("error_vs_dim")]
+        if len(curves) > 2:  # one per data set and classifier: leave them to index.html
+            pngs = [f for f in pngs if f not in curves]
+        for png in pngs:
+            lines += [f"![{exp.key}: {png}]({exp.key}/{png})", "", f"*{exp.key}/{png}*", ""]
+        if len(curves) > 2:
+            lines += [f"Error versus dimension per data set and classifier: "
+                      f"[{exp.key}/index.html]({exp.key}/index.html).", ""]
+    for fname, caption in extra_figs:
+        lines += [f"![{caption}]({fname})", "", f"*{caption}*", ""]
+    if p.not_reproduced:
+        lines += ["## Not reproduced", ""] + [f"- {n}" for n in p.not_reproduced] + [""]
+    if failures:
+        lines += ["## Failed cells", ""] + [f"- {f}" for f in failures] + [""]
+    path = os.path.join(out, "report.md")
+    with open(path, "w") as fh:
+        fh.write("\n".join(lines).rstrip() + "\n")
+    with open(os.path.join(out, "results.csv"), "w", newline="") as fh:
+        fields = ["table", "row", "column", "metric", "paper", "ours", "difference", "note"]
+        w = csv.DictWriter(fh, fieldnames=fields, lineterminator="\n")
+        w.writeheader()
+        w.writerows(csv_rows)
+    echo(f"graphdr reproduce {key}: wrote {path} in {elapsed / 60:.1f} min.")
+    return path, failures
+
+
+def _log_run(out, entry):
+    """Append ``entry`` to ``out/runs.json``; return every run logged there."""
+    import json
+
+    path = os.path.join(out, "runs.json")
+    runs = []
+    if os.path.exists(path):
+        try:
+            with open(path) as fh:
+                runs = json.load(fh)
+        except ValueError:
+            runs = []
+    runs.append(entry)
+    with open(path, "w") as fh:
+        json.dump(runs, fh, indent=1)
+    return runs
+
+
+def _describe_protocol(protocol, classifiers=None):
+    if protocol.split == "kfold":
+        split = f"stratified {protocol.n_splits}-fold CV" + (
+            f" x {protocol.n_repeats}" if protocol.n_repeats > 1 else "")
+    else:
+        split = (f"{protocol.n_repeats} random splits, {protocol.n_train_per_class:g} training "
+                 "samples per class")
+    dims = "dimensions 1..C-1" if protocol.max_dim is None else \
+        f"dimensions up to {protocol.max_dim}"
+    if protocol.dim_grid is not None:
+        dims = ("the largest dimension only" if not protocol.dim_grid else
+                f"dimensions {', '.join(map(str, protocol.dim_grid))} (and each method's "
+                "largest)")
+    gamma = ("" if protocol.kernel_gamma is None
+             else f", RBF kernel gamma {protocol.kernel_gamma:g}")
+    projection = ("" if protocol.projection is None
+                  else f", projections with scaling='{protocol.projection}'")
+    return (f"scaling {protocol.scaling}, {split}, classifiers "
+            f"{', '.join(classifiers or protocol.classifiers)}, {dims}{gamma}{projection}")

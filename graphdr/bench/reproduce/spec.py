@@ -1,0 +1,153 @@
+r"""What a reproduction is made of: experiments, the paper's tables and claims, and the
+lookup of our numbers in an experiment's results."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+
+# ----- specification ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Experiment:
+    """One ``run_bench`` call: protocol, data sets, methods; ``quick`` shrinks it for tests."""
+
+    key: str  # subdirectory of the output
+    title: str
+    protocol: object  # a Protocol
+    datasets: tuple
+    methods: tuple
+    classifiers: tuple | None = None
+    quick_datasets: tuple = ()
+    quick_methods: tuple = ()
+    quick_protocol: dict = field(default_factory=dict)
+    plots: bool = True  # PNG figures (error versus dimension, 2-D pictures)
+    pictures: bool = True  # the 2-D pictures (fitted on half of the data set)
+
+    def resolved(self, quick):
+        if not quick:
+            return self.protocol, list(self.datasets), list(self.methods)
+        protocol = dataclasses.replace(self.protocol, **self.quick_protocol)
+        return (protocol, list(self.quick_datasets or self.datasets[:1]),
+                list(self.quick_methods or self.methods[:2]))
+
+
+@dataclass(frozen=True)
+class PaperTable:
+    """A table (or figure read as a table) of the paper, cell by cell.
+
+    ``cells`` maps (row label, column label) -> (paper's value or None, our reference). Our
+    reference is ``(experiment, dataset, method, classifier, dim)`` (``dim`` None: the best
+    dimension), or a callable ``f(lookup) -> (value, note)``, or None (nothing of ours).
+    ``metric`` is 'error' or 'recognition' (both in percent).
+    """
+
+    key: str
+    title: str
+    rows: tuple
+    columns: tuple
+    cells: dict
+    metric: str = "error"
+    why: str = ""
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A statement of the paper about its results and a check of it on our numbers.
+
+    ``check(lookup) -> (evidence text, True/False)``.
+    """
+
+    where: str
+    text: str
+    check: object
+
+
+@dataclass(frozen=True)
+class Paper:
+    key: str
+    citation: str
+    file: str
+    stand_ins: tuple  # (paper's data, ours, note)
+    experiments: tuple
+    tables: tuple = ()
+    claims: tuple = ()
+    figures: tuple = ()  # extra figure makers: f(out, quick, progress) -> [(png, caption)], rows
+    summary_tables: tuple = ()  # (experiment key, heading): our paper-style tables in full
+    not_reproduced: tuple = ()
+    observations: tuple = ()  # f(lookup) -> markdown text, computed from our numbers
+    claims_why: str = ""  # why our checks of the paper's statements may come out otherwise
+
+
+# ----- helpers to read our numbers ------------------------------------------------------------
+class Lookup:
+    """Our numbers: ``agg`` of every experiment (``report.aggregate``), in percent."""
+
+    def __init__(self, aggs):
+        self.aggs = aggs
+
+    def only_dataset(self, exp, prefix):
+        """The data set of experiment ``exp`` whose name starts with ``prefix`` (quick runs use
+        smaller subsets with other names)."""
+        names = sorted({k[0] for k in self.aggs.get(exp, {}) if k[0].startswith(prefix)})
+        return names[0] if names else prefix
+
+    def dims(self, exp, dataset, method, clf):
+        """{dim: (mean, std, n)}; ``method`` without parameters also matches ``method:...``
+        (quick runs pass cheaper parameters)."""
+        agg = self.aggs.get(exp, {})
+        if (dataset, method, clf) in agg:
+            return agg[(dataset, method, clf)]
+        names = {k[0] for k in agg}
+        if dataset not in names:  # a subset: digits -> digits_32pc (quick: digits_8pc)
+            dataset = self.only_dataset(exp, dataset)
+        for (ds, m, c), dims in sorted(agg.items()):
+            if ds == dataset and c == clf and (m == method or (
+                    ":" not in method and m.startswith(method + ":"))):
+                return dims
+        return {}
+
+    def error(self, exp, dataset, method, clf, dim=None):
+        """Mean error (%) at ``dim``, or the smallest over dimensions; (value, dim) or None."""
+        dims = self.dims(exp, dataset, method, clf)
+        if not dims:
+            return None
+        if dim is None:
+            d = min(dims, key=lambda k: (round(dims[k][0], 12), k))
+        elif dim in dims:
+            d = dim
+        else:
+            return None
+        return 100.0 * dims[d][0], d
+
+    def value(self, ref, metric):
+        if ref is None:
+            return None, ""
+        if callable(ref):
+            return ref(self)
+        exp, dataset, method, clf, dim = ref
+        got = self.error(exp, dataset, method, clf, dim)
+        if got is None:
+            return None, ""
+        err, d = got
+        val = err if metric == "error" else 100.0 - err
+        return val, ("" if dim is not None else f"dim {d}")
+
+
+def _wins(lookup, exp, datasets, methods, clf):
+    """Wins of each method over ``datasets`` (ties count for all), restricted to ``methods``."""
+    wins = dict.fromkeys(methods, 0)
+    for ds in datasets:
+        vals = {m: lookup.error(exp, ds, m, clf) for m in methods}
+        vals = {m: round(v[0], 9) for m, v in vals.items() if v is not None}
+        if not vals:
+            continue
+        best = min(vals.values())
+        for m, v in vals.items():
+            wins[m] += v == best
+    return wins
+
+
+def _fmt_wins(wins, labels):
+    return ", ".join(f"{labels.get(m, m)} {w}" for m, w in wins.items())
