@@ -407,8 +407,9 @@ def _choice(gammas, regs, per_gamma, *, smooth, gamma0):
     return (None if gamma is None else float(gamma)), float(regs[best % len(regs)]), cv_results
 
 
-#: entries of the fitted values computed at once by :func:`press_curve` (32 MB)
-PRESS_BLOCK_ENTRIES = 4_000_000
+#: entries of the fitted values computed at once by :func:`press_curve` (0.5 MB: a block of
+#: ridges costs a few times the memory of one, and LDA's fit stays linear in n)
+PRESS_BLOCK_ENTRIES = 60_000
 #: relative ridges searched by the leave-one-out (PRESS) choice of linear estimators
 PRESS_GRID = 10.0 ** np.arange(-6.0, 2.125, 0.25)
 #: rows (stratified subsample) on which the PRESS choice is made
