@@ -1,6 +1,6 @@
 """The package's shape: layers import only downwards, classes stay readable, names differ.
 
-The layers (README, "Architecture") from bottom to top:
+The layers (README, "Architecture") from bottom to top (a subpackage has its package's layer):
 
 0. ``_validation`` -- input checks;
 1. ``graphs``, ``kernel_matrices``, ``stats``, ``optim``, ``pairs``, ``sampling`` -- graphs, kernels,
@@ -34,6 +34,9 @@ LAYERS = {
 
 #: a class may exceed this many lines of code only with a reason in its docstring
 MAX_CLASS_LINES = 250
+#: no module of the package is longer than this (lines of the file): a family with more code
+#: is a subpackage with one module per concern
+MAX_MODULE_LINES = 600
 
 
 def _modules():
@@ -109,6 +112,18 @@ def test_classes_are_short_enough_to_read():
                 if size > MAX_CLASS_LINES and "Why this class is long" not in doc:
                     long.append(f"{path.name}:{node.name} ({size} lines)")
     assert not long, f"classes over {MAX_CLASS_LINES} lines of code with no reason given: {long}"
+
+
+def test_modules_are_short_enough_to_read():
+    long = [f"{p.relative_to(PACKAGE)} ({n} lines)" for p in _modules()
+            if (n := len(p.read_text().splitlines())) > MAX_MODULE_LINES]
+    assert not long, f"modules over {MAX_MODULE_LINES} lines: {long}"
+
+
+def test_families_are_subpackages():
+    """The estimator families and the shared machinery that grew past one module."""
+    for name in ("neighbor", "qmi", "multiview", "tuning", "base", "bench/reproduce"):
+        assert (PACKAGE / name / "__init__.py").is_file(), name
 
 
 def _one_edit_apart(a, b):

@@ -127,7 +127,7 @@ def test_kernel_press_path_in_blocks_of_ridges_is_the_same(monkeypatch):
     K = rbf_kernel(X, gamma=50.0)  # nearly the identity: the tiny ridges interpolate
     regs = 10.0 ** np.arange(-12.0, 2.0)
     whole = tuning.kernel_press_path(K, y, regs)
-    monkeypatch.setattr(tuning, "PRESS_BLOCK_ENTRIES", 3 * 40 * 4)  # 3 ridges per block
+    monkeypatch.setattr(tuning.loo, "PRESS_BLOCK_ENTRIES", 3 * 40 * 4)  # 3 ridges per block
     blocks = tuning.kernel_press_path(K, y, regs)
     np.testing.assert_allclose(blocks[0], whole[0], rtol=1e-12)
     np.testing.assert_array_equal(blocks[1], whole[1])

@@ -9,20 +9,20 @@ import time
 
 import numpy as np
 
-from .paper000 import (
+from .bouzas import (
     PAPER_000,
 )
-from .paper001 import (
-    PAPER_001,
-)
-from .paper002 import (
+from .gavriilidis import (
     PAPER_002,
 )
-from .paper003 import (
-    PAPER_003,
+from .lin_mkl import (
+    PAPER_001,
 )
 from .spec import (
     Lookup,
+)
+from .zheng_dee import (
+    PAPER_003,
 )
 
 PAPERS = {p.key: p for p in (PAPER_000, PAPER_001, PAPER_002, PAPER_003)}

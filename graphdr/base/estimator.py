@@ -1,0 +1,402 @@
+r"""The estimator core of graph embedding: validate, pick a space, build graphs, solve, store."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils.validation import assert_all_finite, check_is_fitted, validate_data
+
+from .._validation import check_int, check_labels, check_n_components, check_option, check_positive
+from ..routes import (
+    SCALINGS,
+    GraphProblem,
+    metric_transform,
+    solve_class_forms,
+    solve_class_kernel,
+    solve_graph_problem,
+)
+from ..spaces import KernelMap, KernelSpec, LinearSpan, NystroemMap, resolve_approximation
+from ..stats import (
+    is_dask_array,
+    power_of_two_scale,
+    scaled_class_statistics,
+)
+from ..tuning import check_auto
+from .fitting import (
+    _DTYPES,
+    Solution,
+    TrainingData,
+    check_linear_reg,
+    dask_training_data,
+    embedded_scatters,
+    select_kernel,
+    select_linear_reg,
+)
+
+
+class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Shared fit/transform of linear and kernel graph embedding. Not public."""
+
+    #: smallest class size the method accepts
+    _min_per_class = 1
+    #: a linear estimator whose ``reg='auto'`` is the leave-one-out ridge
+    #: (:func:`graphdr.tuning.press_ridge`)
+    _auto_linear_reg = False
+    #: the constraint is the regularised total scatter, ``V^T (S_t + eps I) V = I``: the
+    #: ``'within'`` metric whitens the regularised within-class scatter (``routes.metric_transform``)
+    _ridge_on_total_scatter = False
+
+    # ----- what subclasses define ------------------------------------------------------
+    def _uses_labels(self):
+        return True
+
+    def _is_kernel(self):
+        return getattr(self, "kernel", None) is not None
+
+    def _resolved_reg(self):
+        reg = getattr(self, "reg", 0.0)
+        if reg is None:
+            return 1e-3 if self._is_kernel() else 0.0
+        if isinstance(reg, str) and reg == "auto":
+            return self.reg_
+        if self._is_kernel() or self._auto_linear_reg:
+            check_auto(reg, "reg")  # names 'auto' among the allowed values
+        return check_positive(reg, "reg", allow_zero=True)
+
+    def _check_params(self):
+        """Validate hyper-parameters (called at the start of fit)."""
+
+    def _build_graphs(self, X_graph, y_enc, metric):
+        """Return (intrinsic graph, penalty graph or 'degree' or 'identity')."""
+        raise NotImplementedError
+
+    def _problem(self, X_graph, y_enc, metric):
+        """The :class:`graphdr.routes.GraphProblem` of this method (default: minimise)."""
+        return GraphProblem(*self._build_graphs(X_graph, y_enc, metric))
+
+    def _max_components(self, n_available, n_classes):
+        """Return (largest meaningful n_components, reason)."""
+        return n_available, "the rank of the penalty/constraint matrix"
+
+    def _default_n_components(self, eigenvalues, k):
+        """Number of components that ``n_components=None`` keeps of the ``k`` available."""
+        return k
+
+    def _class_forms(self, class_sizes):
+        """Class-structured linear problem as :class:`graphdr.routes.ClassForms`, or None.
+
+        A subclass whose (linear) problem uses only class graphs returns its forms
+        ``d * G_c - U^T B U`` (``G_c`` the centred Gram matrix, ``U`` the centred class sums,
+        ``B`` a ``C x C`` block, ``d`` the constant degree of the class graph). Then the whole
+        fit needs only :func:`graphdr.stats.class_statistics`.
+        """
+        return None
+
+    def _has_class_forms(self, y):
+        return (
+            y is not None
+            and not self._is_kernel()
+            and type(self)._class_forms is not _BaseGraphEmbedding._class_forms
+        )
+
+    def _class_objective_block(self, n_classes, class_sizes):
+        """C x C block of a class-structured objective to maximise over ``S_t + eps``, or None."""
+        return None
+
+    def _eigenvalues_from_ratios(self, ratios):
+        """Map the Cholesky route's maximised ratios to the min-form eigenvalues."""
+        return 1.0 - ratios
+
+    # ----- fit: the five steps ---------------------------------------------------------
+    def fit(self, X, y=None):
+        """Fit the projection on training data.
+
+        Parameters
+        ----------
+        X : array-like or dask.array.Array of shape (n_samples, n_features)
+            Training data (the training kernel matrix when ``kernel='precomputed'``). A Dask
+            array is accepted by class-structured linear methods and, with
+            ``approximation='nystroem'``, by kernel LDA and kernel QMI (see Notes).
+        y : array-like of shape (n_samples,)
+            Class labels of any type (integers, strings, ...). Unsupervised settings ignore it.
+
+        Returns
+        -------
+        self : object
+
+        Notes
+        -----
+        Class-structured linear methods read ``X`` once (class counts, class sums and the
+        centred Gram matrix, :func:`graphdr.stats.class_statistics`) and accept a
+        ``dask.array.Array`` for ``X`` (and ``y``): its statistics are computed chunk by chunk
+        on the active Dask scheduler or ``distributed`` cluster and the array is never
+        materialised (NaN/inf are detected in the same pass).
+
+        :class:`~graphdr.KernelLDA` and :class:`~graphdr.KQMI` with
+        ``approximation='nystroem'`` accept a Dask ``X`` too: only the ``n_landmarks`` landmark
+        rows are computed (the rows an in-memory fit with the same ``random_state`` draws),
+        the landmark features of each chunk are reduced at once to their class statistics
+        (the ``n x n_landmarks`` feature matrix is never formed) and the labels, one per
+        sample, are computed. ``gamma='auto'``/``reg='auto'`` compute only the rows of the
+        search's subsample (at most 600), so the choice is the in-memory one. The fit is the
+        in-memory fit up to rounding; ``embedding_`` is not stored (``transform(X)`` gives it
+        lazily). The exact kernel (``approximation=None``) on a Dask array raises
+        ``ValueError``, as do kernel LPP and CKFD (their neighbour graphs or solver need every
+        sample's features in memory); other linear methods compute the array.
+        """
+        self._check_params()
+        if hasattr(self, "scaling"):
+            check_option(self.scaling, "scaling", set(SCALINGS))
+        if not self._is_kernel():
+            check_linear_reg(self)
+        data = self._training_data(X, y)
+        if self._is_kernel():
+            select_kernel(self, data)
+        space = self._coordinate_space(data)
+        solution = self._solve(space, data)
+        self._store(space, solution, data)
+        return self
+
+    def _training_data(self, X, y):
+        """Step 1: validated samples and labels, or class statistics from one pass."""
+        self._input_scale = 1.0
+        if is_dask_array(X):
+            return dask_training_data(self, X, y)
+        if self._has_class_forms(y):
+            return self._statistics(X, y)
+        labels = self._uses_labels() or y is not None
+        sparse = self._accepts_sparse()  # scikit-learn's kernels take sparse X
+        if sp.issparse(X) and not sparse:
+            raise ValueError(
+                f"{type(self).__name__} needs dense X with these settings (its neighbour graphs, "
+                "quadratic forms or precomputed kernel are dense): pass X.toarray(), or use a "
+                "method that takes sparse X: LDA, LQMI, GraphEmbedding with class graphs, or a "
+                "kernel method with a kernel function."
+            )
+        if labels:
+            X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2,
+                                 accept_sparse=sparse)
+            self.classes_, y_enc, _ = check_labels(y, **self._label_requirements())
+            return TrainingData(self._rescaled_input(X), y_enc, None, X.dtype)
+        X = validate_data(self, X, dtype=_DTYPES, ensure_min_samples=2, accept_sparse=sparse)
+        return TrainingData(self._rescaled_input(X), None, None, X.dtype)
+
+    def _rescaled_input(self, X):
+        """``X / 2**e`` for linear methods when ``max|X|`` is outside ``[2**-64, 2**64]``.
+
+        Squares of ``X * 1e-300`` underflow and those of ``X * 1e150`` overflow; dividing by a
+        power of two is exact, and the fitted ``components_`` and ``mean_`` are mapped back in
+        :meth:`_store`, so every scale gives the same embedding.
+        """
+        if self._is_kernel() or X.shape[0] * X.shape[1] == 0:
+            return X
+        self._input_scale = power_of_two_scale(abs(X).max())
+        return X if self._input_scale == 1.0 else X / self._input_scale
+
+    def _solver_uses_reg(self):
+        """Whether ``reg`` enters the solved problem (not for unregularised solvers)."""
+        return "reg" in self.get_params()
+
+    def _label_requirements(self):
+        labels = self._uses_labels()
+        return dict(
+            min_classes=2 if labels else 1,
+            min_per_class=self._min_per_class if labels else 1,
+            method=type(self).__name__,
+        )
+
+    def _statistics(self, X, y):
+        """Validate the input and collect the class statistics in one pass over ``X``."""
+        X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2,
+                             ensure_all_finite=False, accept_sparse="csr")
+        self.classes_, y_enc, _ = check_labels(y, **self._label_requirements())
+        if X.shape[1] > X.shape[0] and not sp.issparse(X):
+            # more features than samples: the SVD route of data_subspace is more accurate
+            assert_all_finite(X, input_name="X")
+            select_linear_reg(self, X, y_enc)
+            return TrainingData(self._rescaled_input(X), y_enc, None, X.dtype)
+        # one pass; max|X| only when the statistics leave the power-of-two scale in doubt
+        stats, self._input_scale = scaled_class_statistics(X, y_enc, len(self.classes_))
+        select_linear_reg(self, X, y_enc)
+        return TrainingData(None, None, stats, X.dtype)
+
+    def _approximation(self, X=None):
+        """None (exact kernel) or 'nystroem', validated; ``'auto'`` by the size of ``X``."""
+        exact_only = self.kernel == "precomputed" or getattr(self, "solver", None) == "paper"
+        approximation = resolve_approximation(getattr(self, "approximation", None), X,
+                                              exact_only, self._cholesky_route_possible())
+        if approximation is None:
+            return None
+        check_int(self.n_landmarks, "n_landmarks", min_value=2)
+        if self.kernel == "precomputed":
+            raise ValueError(
+                "approximation='nystroem' needs the kernel function, not kernel='precomputed'."
+            )
+        return approximation
+
+    def _coordinate_space(self, data):
+        """Step 2: the space the problem is solved in (:mod:`graphdr.spaces`)."""
+        name = type(self).__name__
+        if data.stats is not None:
+            return LinearSpan.from_statistics(data.stats, self.rank_tol, name)
+        if not self._is_kernel():
+            return LinearSpan(self.rank_tol).fit(data.X, name)
+        spec = KernelSpec.of(self)
+        self.approximation_ = self._approximation(data.X)
+        if self.approximation_ == "nystroem":
+            return NystroemMap(spec, self.n_landmarks, self.random_state, self.rank_tol).fit(
+                data.X, data.y_encoded)
+        return KernelMap(spec, self.rank_tol).fit(data.X)
+
+    def _solve(self, space, data):
+        """Steps 3-4: graphs, then the cheapest route that solves the problem exactly."""
+        reg, n = self._resolved_reg(), data.n_samples
+        if space.stats is not None:
+            forms = self._class_forms(space.stats.counts.astype(np.float64))
+            return Solution(*solve_class_forms(space, forms, reg=reg, n_samples=n,
+                                               rank_tol=self.rank_tol))
+        if self._use_class_kernel_route(space):
+            sizes = np.bincount(data.y_encoded, minlength=len(self.classes_))
+            block = self._class_objective_block(len(sizes), sizes)
+            try:
+                ratios, dual, Y = solve_class_kernel(space, data.y_encoded, block, reg=reg,
+                                                     with_embedding=True)
+                return Solution(self._eigenvalues_from_ratios(ratios), dual=dual, embedding=Y)
+            except np.linalg.LinAlgError:
+                warnings.warn(
+                    "The centred kernel plus ridge is not positive definite (the kernel is not "
+                    "positive semi-definite); falling back to solver='eigh', which drops the "
+                    "kernel's negative eigenvalues.",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
+        X_graph, metric = space.graph_input(data.X)
+        problem = self._problem(X_graph, data.y_encoded, metric)
+        return Solution(*solve_graph_problem(space, problem, reg=reg, n_samples=n,
+                                             rank_tol=self.rank_tol))
+
+    def _cholesky_route_possible(self):
+        """Whether the exact fit would take the class-structured Cholesky route (one ``n x n``
+        factorisation, no eigendecomposition): it sets how large ``approximation='auto'`` keeps
+        the exact kernel (:func:`graphdr.spaces.resolve_approximation`)."""
+        reg = getattr(self, "reg", 0.0)
+        return getattr(self, "solver", "eigh") in ("auto", "cholesky") and not (
+            isinstance(reg, (int, float)) and reg == 0)
+
+    def _use_class_kernel_route(self, space):
+        solver = getattr(self, "solver", "eigh")
+        check_option(solver, "solver", {"auto", "eigh", "cholesky"})
+        if not isinstance(space, KernelMap) or solver == "eigh":
+            return False
+        reg = self._resolved_reg()
+        if reg == 0.0 and solver == "cholesky":
+            raise ValueError("solver='cholesky' needs reg > 0; use solver='eigh' for reg=0.")
+        # the factorised matrix has condition number ~ n / reg: 'auto' keeps it well below 1/eps
+        return solver == "cholesky" or reg >= 1e-6
+
+    def _store(self, space, solution, data):
+        """Step 5: keep the leading components, mapped back by the space."""
+        labelled = data.y_encoded is not None or data.stats is not None
+        n_classes = len(self.classes_) if labelled else 1
+        max_components, reason = self._max_components(solution.n_available, n_classes)
+        k = check_n_components(self.n_components, max_components, reason=reason)
+        if self.n_components is None:
+            k = self._default_n_components(solution.eigenvalues, k)
+        for name in ("components_", "mean_", "nystroem_", "dual_coef_", "X_fit_", "embedding_"):
+            self.__dict__.pop(name, None)  # a previous fit in another space
+        if solution.dual is not None:
+            Y = None if solution.embedding is None else solution.embedding[:, :k]
+            R = self._metric(space, data, dual=solution.dual[:, :k], Y=Y)
+            dual = solution.dual[:, :k] @ R
+            Y = space.training_embedding(dual=dual) if Y is None else Y @ R
+            signs = space.signs(y_encoded=data.y_encoded, embedding=Y)
+            fitted = space.solution(dual=dual * signs, embedding=Y * signs)
+        else:
+            V = solution.directions[:, :k]
+            V = V @ self._metric(space, data, V)
+            fitted = space.solution(V * space.signs(V, data.y_encoded), dtype=data.dtype)
+        if self._input_scale != 1.0 and "components_" in fitted:  # see _rescaled_input
+            fitted["components_"] = fitted["components_"] / self._input_scale
+            fitted["mean_"] = fitted["mean_"] * self._input_scale
+        for name, value in fitted.items():
+            setattr(self, name, value)
+        self.eigenvalues_ = solution.eigenvalues[:k]
+        self.n_components_ = k
+
+    def _metric(self, space, data, V=None, dual=None, Y=None, rotate=True):
+        """``k x k`` map of directions (or dual coefficients) to the metric of ``scaling``
+        (:func:`metric_transform`); ``Y`` is the training embedding of ``dual`` if known."""
+        scaling = getattr(self, "scaling", "total")
+        if scaling == "total":
+            return np.eye((V if dual is None else dual).shape[1])
+        within, total, norms, n, n_classes = embedded_scatters(space, data, V, dual, Y)
+        reg = self._resolved_reg()
+        # the solver's directions satisfy V^T (S_t + eps I) V = I: the ridge's embedded form
+        ridge_form = np.eye(total.shape[0]) - total if (
+            self._ridge_on_total_scatter and reg > 0) else None
+        return metric_transform(scaling, within, total, norms, n_samples=n, n_classes=n_classes,
+                                reg=reg, ridge_form=ridge_form, rotate=rotate)
+
+    # ----- transform ---------------------------------------------------------------------
+    def transform(self, X):
+        """Project samples onto the learned components.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            New samples (kernel between new and training samples, of shape
+            ``(n_samples, n_train)``, when ``kernel='precomputed'``).
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_components_)
+            A lazy ``dask.array.Array`` (same row chunks, computed by ``map_blocks``) when
+            ``X`` is a Dask array.
+        """
+        check_is_fitted(self)
+        if is_dask_array(X):
+            if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+                raise ValueError(
+                    f"X has {X.shape[1] if X.ndim == 2 else X.shape} features, but "
+                    f"{type(self).__name__} is expecting {self.n_features_in_} features as input."
+                )
+            if len(X.chunks[1]) > 1:
+                X = X.rechunk({1: -1})
+            out_dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.dtype(np.float64)
+            return X.map_blocks(
+                self._transform_array, chunks=(X.chunks[0], (self.n_components_,)),
+                dtype=out_dtype,
+            )
+        return self._transform_array(X)
+
+    def _transform_array(self, X):
+        X = validate_data(self, X, reset=False, dtype=_DTYPES, accept_sparse=self._accepts_sparse())
+        if hasattr(self, "nystroem_"):
+            return NystroemMap.embed(self, X)
+        if hasattr(self, "dual_coef_"):
+            return KernelMap.embed(self, X)
+        return LinearSpan.embed(self, X)
+
+    def _accepts_sparse(self):
+        """Sparse X: kernel methods, and class-structured linear problems (statistics)."""
+        kernel = self._is_kernel() and getattr(self, "kernel", None) != "precomputed"
+        return "csr" if kernel or self._has_class_forms(np.zeros(1)) else False
+
+    @property
+    def _n_features_out(self):
+        return self.n_components_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = bool(self._accepts_sparse())
+        tags.target_tags.required = self._uses_labels()
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        tags.input_tags.pairwise = getattr(self, "kernel", None) == "precomputed"
+        return tags
+
+
+def _sym_np(M):
+    return (M + M.T) / 2.0

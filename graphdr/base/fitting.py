@@ -1,0 +1,190 @@
+r"""The pieces of a graph-embedding fit: the training data and the solution as records, the
+embedded scatters, Dask input, and the kernel width and ridge (given or chosen from the data)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import graphs as _graphs
+from .._validation import check_labels
+from ..kernel_matrices import check_kernel_params
+from ..stats import (
+    check_class_counts,
+    check_dask_input,
+    class_statistics,
+    is_dask_array,
+    raise_if_nonfinite,
+)
+from ..tuning import WIDTH_KERNELS as tuning_width_kernels
+from ..tuning import check_auto, median_gamma, press_ridge
+from ..tuning import loo_search as tuning_loo_search
+from ..tuning import search as tuning_search
+
+_DTYPES = [np.float64, np.float32]
+
+
+class Solution(NamedTuple):
+    """What a route returns: eigenvalues and directions in the space's coordinates, or dual
+    coefficients (the class-structured kernel route)."""
+
+    eigenvalues: np.ndarray
+    directions: np.ndarray | None = None
+    dual: np.ndarray | None = None
+    embedding: np.ndarray | None = None  # K_c @ dual, when the route has it for free
+
+    @property
+    def n_available(self):
+        return (self.directions if self.dual is None else self.dual).shape[1]
+
+
+class TrainingData(NamedTuple):
+    """Validated training input: samples and encoded labels, or class statistics."""
+
+    X: object
+    y_encoded: np.ndarray | None
+    stats: object
+    dtype: np.dtype
+
+    @property
+    def n_samples(self):
+        return self.stats.n if self.stats is not None else self.X.shape[0]
+
+
+def embedded_scatters(space, data, V=None, dual=None, Y=None):
+    """Within-class and total scatter (``k x k``) of the training embedding of a solution.
+
+    Returns ``(within, total, norms, n_samples, n_classes)`` with ``norms`` the Euclidean norms
+    of the directions in input or feature space. ``Y`` is the training embedding of ``dual``
+    when already known.
+    """
+    if space.stats is not None:  # forms from class statistics, in the span's coordinates
+        J = space.stats.counts.astype(np.float64)
+        within = V.T @ space.class_form(1.0, np.diag(1.0 / J)) @ V
+        return within, V.T @ space.gram @ V, np.linalg.norm(V, axis=0), space.stats.n, len(J)
+    if Y is None:
+        Y = space.training_embedding(dual=dual) if dual is not None else space.training_embedding(V)
+    within = _graphs.graph_quadratic_form(_graphs.within_class_graph(data.y_encoded), Y)
+    norms = (np.sqrt(np.maximum(np.sum(dual * Y, axis=0), 0.0)) if dual is not None
+             else np.linalg.norm(V, axis=0))
+    return within, Y.T @ Y, norms, Y.shape[0], int(data.y_encoded.max()) + 1
+
+
+def dask_training_data(estimator, X, y):
+    """Step 1 of ``fit`` for a ``dask.array`` ``X``: what each kind of estimator can do lazily.
+
+    * class-structured linear problems: one pass of class statistics, ``X`` never
+      materialised (NaN/inf and the labels are checked in the same pass);
+    * class-structured kernel problems (kernel LDA, kernel QMI) with
+      ``approximation='nystroem'``: ``X`` stays lazy (:class:`graphdr.spaces.NystroemMap`
+      computes its landmark rows and the class statistics of its features); the labels, one
+      per sample, are computed;
+    * other kernel settings raise ``ValueError`` (an exact kernel needs ``n x n`` memory; the
+      neighbour graphs of kernel LPP and CKFD's coordinates need the features in memory);
+    * other linear methods (neighbour graphs) compute ``X`` and fit in memory.
+    """
+    name = type(estimator).__name__
+    if estimator._has_class_forms(y):
+        check_dask_input(X, name)
+        estimator.__dict__.pop("feature_names_in_", None)
+        estimator.n_features_in_ = int(X.shape[1])
+        stats = class_statistics(X, y)
+        raise_if_nonfinite(stats)
+        check_class_counts(stats.classes, stats.counts, **estimator._label_requirements())
+        estimator.classes_ = stats.classes
+        if estimator._auto_linear_reg and isinstance(estimator.reg, str):  # labels in memory
+            labels = np.asarray(y.compute() if is_dask_array(y) else y)
+            select_linear_reg(estimator, X, np.searchsorted(stats.classes, labels))
+        else:
+            select_linear_reg(estimator, None, None)
+        dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.dtype(np.float64)
+        return TrainingData(None, None, stats, dtype)
+    if not estimator._is_kernel():  # neighbour graphs need the samples in memory
+        return estimator._training_data(X.compute(), None if y is None else np.asarray(y))
+    if estimator._approximation() is None:
+        raise ValueError(
+            f"{name} on a dask array needs approximation='nystroem' (with n_landmarks): the "
+            "exact kernel is an n x n matrix in memory. Pass approximation='nystroem', or "
+            "X.compute() to fit the exact kernel in memory."
+        )
+    from .estimator import _BaseGraphEmbedding  # the core calls this: imported at call time
+
+    if type(estimator)._class_forms is _BaseGraphEmbedding._class_forms:
+        raise ValueError(
+            f"{name} cannot fit a dask array: its problem needs the landmark features of every "
+            "sample in memory (neighbour graphs or its own solver); only class-structured "
+            "kernel methods (KernelLDA, KQMI) fit lazily. Pass X.compute()."
+        )
+    check_dask_input(X, name)
+    if any(np.isnan(c) for c in X.chunks[0]):
+        raise ValueError("The dask array has unknown chunk sizes; call X.compute_chunk_sizes() "
+                         "first.")
+    if y is None:
+        raise ValueError(f"{name} needs class labels y.")
+    y = np.asarray(y.compute() if is_dask_array(y) else y)
+    if y.ndim != 1 or y.shape[0] != X.shape[0]:
+        raise ValueError(
+            f"X and y must have the same number of samples and y must be 1-D; got X of shape "
+            f"{X.shape} and y of shape {y.shape}."
+        )
+    estimator.__dict__.pop("feature_names_in_", None)
+    estimator.n_features_in_ = int(X.shape[1])
+    estimator.classes_, y_enc, _ = check_labels(y, **estimator._label_requirements())
+    if X.dtype not in (np.float32, np.float64):
+        X = X.astype(np.float64)
+    return TrainingData(X, y_enc, None, X.dtype)
+
+
+def select_kernel(est, data):
+    """``gamma_`` and ``reg_``: the given values, or chosen from the data (:mod:`graphdr.tuning`)."""
+    gamma = check_auto(est.gamma, "gamma", allow_none=True)
+    reg = check_auto(getattr(est, "reg", None), "reg", allow_none=True)
+    auto_gamma, auto_reg = gamma == "auto", reg == "auto"
+    check_kernel_params(est.kernel, None if auto_gamma else gamma, est.degree, est.coef0)
+    has_width = not callable(est.kernel) and est.kernel in tuning_width_kernels
+    # a precomputed kernel has no width, and its ridge keeps the 1e-3 default
+    searchable = (auto_gamma and has_width) or (
+        auto_reg and est._solver_uses_reg() and est.kernel != "precomputed")
+    est.__dict__.pop("cv_results_", None)
+    if not searchable or data.y_encoded is None:
+        est.gamma_ = (median_gamma(data.X)
+                      if auto_gamma and has_width else (None if auto_gamma else gamma))
+        est.reg_ = 1e-3 if auto_reg else (0.0 if reg is None else reg)
+        return
+    fixed = dict(search_gamma=auto_gamma, search_reg=auto_reg and est._solver_uses_reg(),
+                 fixed_gamma=None if auto_gamma else gamma,
+                 fixed_reg=1e-3 if auto_reg else (0.0 if reg is None else reg),
+                 n_jobs=getattr(est, "n_jobs", None))
+    if est._class_objective_block(2, np.ones(2)) is not None and est._solver_uses_reg():
+        # class-structured (kernel LDA, kernel QMI): exact leave-one-out in closed form
+        est.gamma_, est.reg_, est.cv_results_ = tuning_loo_search(est, data.X, data.y_encoded,
+                                                                  **fixed)
+        return
+    est.gamma_, est.reg_, est.cv_results_ = tuning_search(
+        est, data.X, data.y_encoded, scaling=getattr(est, "scaling", "total"), **fixed)
+
+
+def check_linear_reg(est):
+    """``reg`` of a linear estimator: a number >= 0, or 'auto' where it is supported."""
+    reg = getattr(est, "reg", None)
+    if isinstance(reg, str) and reg == "auto" and not est._auto_linear_reg:
+        raise ValueError(
+            f"{type(est).__name__}: reg must be a number >= 0; got 'auto' (reg='auto' is "
+            "available for LDA, LQMI and the kernel estimators)."
+        )
+    if reg is not None and not (isinstance(reg, str) and reg == "auto"):
+        est._resolved_reg()
+
+
+def select_linear_reg(est, X, y_enc):
+    """``reg_`` (and ``cv_results_``) of a linear estimator whose ``reg`` may be 'auto':
+    the given value, or the leave-one-out ridge (:func:`graphdr.tuning.press_ridge`)."""
+    if not est._auto_linear_reg:
+        return
+    est.__dict__.pop("cv_results_", None)
+    if isinstance(est.reg, str):
+        est.reg_, est.cv_results_ = press_ridge(
+            X, y_enc, name=type(est).__name__)
+    else:
+        est.reg_ = float(est.reg)
