@@ -19,8 +19,8 @@ number) and the figures. ``quick=True`` shrinks every experiment to a few second
 the numbers of a quick run are not comparable with the paper's and the report says so.
 
 Modules: :mod:`~graphdr.bench.reproduce.spec` (experiments, tables, claims, the lookup of our
-numbers), one per paper (``bouzas`` 000, ``lin_mkl`` 001, ``gavriilidis`` 002, ``zheng_dee`` 003) and :mod:`~graphdr.bench.reproduce.run`
-(running the experiments and writing the report).
+numbers), one per paper (``bouzas`` 000, ``lin_mkl`` 001, ``gavriilidis`` 002, ``zheng_dee``
+003) and :mod:`~graphdr.bench.reproduce.run` (running the experiments and writing the report).
 """
 
 from .run import PAPERS, paper_numbers, reproduce
