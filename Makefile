@@ -32,7 +32,7 @@ test-slow: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -m slow --durations=10
 
 # The numerical modules again under an older OpenBLAS kernel and one BLAS thread: the same
-# results on another CPU (README, "Portability").
+# results on another CPU (docs/development.rst, "Portability").
 PORTABLE_TESTS = tests/test_pinned_outputs.py tests/test_determinism.py tests/test_solvers.py \
 	tests/test_kernel.py tests/test_kernel_inplace.py tests/test_linear.py \
 	tests/test_linear_ridge.py tests/test_qmi.py tests/test_qmi_ascent.py tests/test_mkl.py \

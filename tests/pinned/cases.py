@@ -105,7 +105,7 @@ ALIASES = {"GE": "GraphEmbedding", "SLPP": "LPP"}
 #: Across OpenBLAS core types (SkylakeX, Haswell, Sandybridge, Prescott), one thread, and
 #: NumPy's AVX2 and SSE loops (``NPY_DISABLE_CPU_FEATURES``), the measured differences were at
 #: most 1.1e-11 (exact), 2.6e-10 (unregularised kernel), 7.5e-9 (MKL-DR) and 5e-12
-#: (iterative): 4 to 100 times below these (README, "Portability").
+#: (iterative): 4 to 100 times below these (docs/development.rst, "Portability").
 TOLERANCES = {
     # closed-form eigen-solvers: eps times the condition number of the whitened problem
     # (S_t + eps I on these sets: at most ~1e5) with a margin of 100

@@ -1,0 +1,5 @@
+"""graphdr's benchmarks as a package: ``python -m benchmarks list | run NAME | index``.
+
+The scripts also run on their own (``python benchmarks/NAME.py``); :mod:`benchmarks.registry`
+finds them and their results.
+"""

@@ -1,0 +1,77 @@
+"""The benchmark suite's registry and its generated results index (``python -m benchmarks``)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks import registry  # noqa: E402
+
+
+def test_every_script_is_a_benchmark_with_a_docstring():
+    names = {b.name for b in registry.benchmarks()}
+    scripts = {p.stem for p in (ROOT / "benchmarks").glob("*.py")} - registry.NOT_BENCHMARKS
+    assert names == scripts
+    for b in registry.benchmarks():
+        assert b.summary != "(no docstring)", b.name
+
+
+def test_every_result_file_belongs_to_a_benchmark_or_a_command():
+    owned = {p.name for b in registry.benchmarks() for p in b.results}
+    cli = {f"{name}.md" for name in registry.CLI_RESULTS}
+    orphans = [p.name for p in registry.RESULTS.iterdir()
+               if p.is_file() and p.name not in owned | cli | {registry.INDEX.name}]
+    assert not orphans, f"result files no benchmark writes: {orphans}"
+
+
+def test_a_result_belongs_to_the_longest_name_it_starts_with():
+    names = ["mkldr_nystroem", "mkldr_nystroem_large", "dee_optimizers"]
+    assert registry._owner("mkldr_nystroem_large_20000", names) == "mkldr_nystroem_large"
+    assert registry._owner("mkldr_nystroem", names) == "mkldr_nystroem"
+    assert registry._owner("dee_optimizers_d10_digits", names) == "dee_optimizers"
+    assert registry._owner("mkldr_nystroemx", names) is None
+    assert registry._owner("bench_suite", names) == "run_all"
+
+
+def test_headline_command_and_machine_are_read_from_the_file():
+    text = ("# T\n\nCommand: `python benchmarks/x.py --n 2` (2-core machine)\n\n"
+            "| a | b |\n|---|---|\n| 1 | 2 |\n\nSummary:\n\n- the figure: 3 %\n")
+    assert registry.headline(text) == "the figure: 3 %"
+    assert registry.headline("Headline: 42 s\n- other\n") == "42 s"
+    assert registry.headline("| a | b |\n|---|---|\n| 1 | 2 |\n") == "a: 1; b: 2"
+    assert registry.command_and_machine(text, "x") == ("python benchmarks/x.py --n 2",
+                                                       "2-core machine")
+    assert registry.command_and_machine("Machine: m\n", "x") == (
+        "python -m benchmarks run x", "m")
+
+
+def _without_dates(text):
+    """The index rows without their date column (dates come from git, set at commit)."""
+    rows = []
+    for line in text.splitlines():
+        cells = line.split(" | ")
+        rows.append(" | ".join(cells[:4] + cells[5:]) if len(cells) == 7 else line)
+    return rows
+
+
+def test_the_committed_index_is_the_generated_one(tmp_path):
+    generated = registry.write_index(tmp_path / "README.md")
+    committed = registry.INDEX.read_text()
+    assert _without_dates(committed) == _without_dates(generated), (
+        "benchmarks/results/README.md is out of date: run `python -m benchmarks index`")
+
+
+@pytest.mark.parametrize("argv, code, says", [
+    (["list"], 0, "model_selection"),
+    (["run", "no_such_benchmark"], 2, "no benchmark 'no_such_benchmark'"),
+    (["run"], 2, "a benchmark name or --all"),
+])
+def test_command_line(argv, code, says):
+    out = subprocess.run([sys.executable, "-m", "benchmarks", *argv], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == code
+    assert says in out.stdout + out.stderr
