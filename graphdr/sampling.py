@@ -40,7 +40,8 @@ __all__ = ["row_keys", "canonical_order", "stratified_subsample", "stratified_fo
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
-_BLOCK_ROWS = 4096
+#: entries of a dense block hashed at once (0.5 MB per buffer, whatever the width)
+_BLOCK_ENTRIES = 1 << 16
 
 
 def _mix(z):
@@ -50,6 +51,18 @@ def _mix(z):
     z = z ^ (z >> np.uint64(27))
     z = z * _M2
     return z ^ (z >> np.uint64(31))
+
+
+def _mix_in_place(z, tmp):
+    """:func:`_mix` of ``z`` in place (``tmp``: a buffer of its shape): the same bits, no
+    temporary arrays."""
+    for shift, multiplier in ((30, _M1), (27, _M2)):
+        np.right_shift(z, np.uint64(shift), out=tmp)
+        z ^= tmp
+        z *= multiplier
+    np.right_shift(z, np.uint64(31), out=tmp)
+    z ^= tmp
+    return z
 
 
 #: significant bits of each value that its row's (first) key depends on
@@ -78,14 +91,32 @@ def _hash_entries(values, columns):
 
 
 def _dense_keys(X):
+    """:func:`_hash_entries` summed per row, in row blocks with reused buffers (one pass over
+    ``X``, memory bounded by :data:`_BLOCK_ENTRIES`)."""
     X = np.asarray(X)
     n, D = X.shape
     columns = _mix(np.arange(1, D + 1, dtype=np.uint64))[None, :]
     keys = np.empty((n, 2), dtype=np.uint64)
-    for a in range(0, n, _BLOCK_ROWS):
-        rounded, exact = _hash_entries(X[a : a + _BLOCK_ROWS], columns)
-        keys[a : a + _BLOCK_ROWS, 0] = rounded.sum(axis=1, dtype=np.uint64)
-        keys[a : a + _BLOCK_ROWS, 1] = exact.sum(axis=1, dtype=np.uint64)
+    rows = max(1, _BLOCK_ENTRIES // max(D, 1))
+    values = np.empty((min(rows, n), D))
+    z, tmp = np.empty(values.shape, dtype=np.uint64), np.empty(values.shape, dtype=np.uint64)
+    for a in range(0, n, rows):
+        block = X[a : a + rows]
+        m = block.shape[0]
+        v, zb, tb = values[:m], z[:m], tmp[:m]
+        np.add(block, 0.0, out=v)  # float64, -0.0 as 0.0
+        exact = v.view(np.uint64)
+        nonzero = block != 0
+        np.add(exact, _HALF, out=zb)  # rounded to KEY_BITS bits (as _value_bits)
+        zb &= _MASK
+        zb ^= columns
+        _mix_in_place(zb, tb)
+        zb *= nonzero  # a zero entry contributes nothing
+        keys[a : a + m, 0] = zb.sum(axis=1, dtype=np.uint64)
+        np.bitwise_xor(exact, columns, out=zb)
+        _mix_in_place(zb, tb)
+        zb *= nonzero
+        keys[a : a + m, 1] = zb.sum(axis=1, dtype=np.uint64)
     return keys
 
 
@@ -142,6 +173,17 @@ def smallest_keys(keys, m):
     return order[: min(int(m), len(order))]
 
 
+def _first_in_key_order(keys, m):
+    """``canonical_order(keys)[:m]`` without sorting every row: the rows whose rounded key is
+    at most the ``m``-th smallest are the only candidates (a linear-time partition), and only
+    they are sorted (stably, as the full sort would order them)."""
+    if m >= len(keys):
+        return canonical_order(keys)
+    threshold = np.partition(keys[:, 0], m - 1)[m - 1]
+    candidates = np.flatnonzero(keys[:, 0] <= threshold)
+    return candidates[canonical_order(keys[candidates])[:m]]
+
+
 def stratified_subsample(y_enc, max_samples, keys):
     """At most about ``max_samples`` indices, in canonical order, every class kept.
 
@@ -156,7 +198,7 @@ def stratified_subsample(y_enc, max_samples, keys):
     for c in np.unique(y_enc):
         idx = np.flatnonzero(y_enc == c)
         m = max(int(round(max_samples * len(idx) / n)), min(len(idx), 3))
-        keep.append(idx[canonical_order(keys[idx])[:m]])
+        keep.append(idx[_first_in_key_order(keys[idx], m)])
     keep = np.concatenate(keep)
     return keep[canonical_order(keys[keep], y_enc[keep])]
 
