@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from graphdr import sampling
 from graphdr.sampling import (
     KEY_BITS,
     canonical_order,
@@ -111,3 +112,49 @@ def test_landmarks_by_content_unless_a_seed_is_given():
 def test_seeded_reads_none_as_zero():
     assert seeded(None).randint(10**9) == seeded(0).randint(10**9)
     assert seeded(3).randint(10**9) == np.random.RandomState(3).randint(10**9)
+
+
+def _key_by_formula(row):
+    """The module docstring's key of one row, entry by entry in Python integers."""
+    keys = []
+    for rounded in (True, False):
+        total = 0
+        for j, value in enumerate(np.asarray(row, dtype=np.float64) + 0.0):
+            if value == 0:
+                continue
+            bits = int(np.array([value]).view(np.uint64)[0])
+            if rounded:
+                drop = 52 - sampling.KEY_BITS
+                bits = (bits + (1 << (drop - 1))) & ~((1 << drop) - 1)
+            column = int(sampling._mix(np.array([j + 1], dtype=np.uint64))[0])
+            total += int(sampling._mix(np.array([bits ^ column], dtype=np.uint64))[0])
+        keys.append(total % 2**64)
+    return keys
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_dense_keys_in_blocks_are_the_formula(monkeypatch, dtype):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(23, 5)).astype(dtype)
+    X[::4, 1] = 0.0
+    X[1::6, 3] = -0.0
+    monkeypatch.setattr(sampling, "_BLOCK_ENTRIES", 12)  # blocks of 2 rows, a short last one
+    keys = sampling.row_keys(X)
+    want = np.array([_key_by_formula(row) for row in X], dtype=np.uint64)
+    np.testing.assert_array_equal(keys, want)
+    assert len(np.unique(keys[:, 0])) == len(X)  # the rows differ, and so do their keys
+
+
+def test_subsample_by_partition_is_the_first_rows_in_key_order():
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 3, size=(400, 2)).astype(float)  # many identical rows: tied keys
+    y = rng.integers(0, 3, size=400)
+    keys = sampling.row_keys(X)
+    got = sampling.stratified_subsample(y, 60, keys)
+    keep = []
+    for c in range(3):
+        idx = np.flatnonzero(y == c)
+        m = max(int(round(60 * len(idx) / 400)), 3)
+        keep.append(idx[sampling.canonical_order(keys[idx])[:m]])  # a full sort per class
+    keep = np.concatenate(keep)
+    np.testing.assert_array_equal(got, keep[sampling.canonical_order(keys[keep], y[keep])])
