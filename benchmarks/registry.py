@@ -157,12 +157,9 @@ def index_rows():
     command)."""
     rows = []
     for b in benchmarks():
-        for path in b.results or (None,):
-            if path is None or path.suffix != ".md":
-                if path is None:
-                    rows.append((b.name, b.summary, "", "", "", "", f"python -m benchmarks run "
-                                 f"{b.name}"))
-                continue
+        if not b.results:  # a benchmark that prints its table
+            rows.append((b.name, b.summary, "", "", "", "", f"python -m benchmarks run {b.name}"))
+        for path in (p for p in b.results if p.suffix == ".md"):
             text = path.read_text()
             command, machine = command_and_machine(text, b.name)
             rows.append((b.name, b.summary, path.name, headline(text), _date(path), machine,
