@@ -8,6 +8,7 @@ import scipy.sparse as sp
 from joblib import Parallel, delayed
 from scipy import linalg
 from sklearn.base import clone
+from threadpoolctl import threadpool_limits
 
 from ..kernel_matrices import TrainingCentring, compute_kernel
 from ..routes import metric_transform
@@ -205,7 +206,10 @@ def search(estimator, X, y_enc, *, block_of=None, n_components=None, scaling="to
                            coef0=estimator.coef0, kernel_params=estimator.kernel_params)
         return _class_path_scores(K, ys, folds, block_of, regs, k, scaling)
 
-    per_gamma = Parallel(n_jobs=n_jobs)(delayed(scores_for)(g) for g in gammas)
+    # one BLAS thread: the fits on a few hundred rows run 1.3-2.6 times faster than with two
+    # (benchmarks/model_selection.py --cost); process workers (n_jobs) set their own limits
+    with threadpool_limits(limits=1, user_api="blas"):
+        per_gamma = Parallel(n_jobs=n_jobs)(delayed(scores_for)(g) for g in gammas)
     return _choice(gammas, regs, per_gamma, smooth=fast, gamma0=gamma0 if width else None)
 
 
@@ -251,7 +255,8 @@ def search_kernels(kernel_of, y_enc, *, keys, block_of, name, n_components=None,
     gammas = [None] if gamma0 is None else list(gamma0 * GAMMA_FACTORS)
     regs = list(REG_GRID) if search_reg else [fixed_reg]
     k = n_components if n_components is not None else len(np.unique(ys)) - 1
-    per_gamma = Parallel(n_jobs=n_jobs)(
-        delayed(_class_path_scores)(kernel_at(g), ys, folds, block_of, regs, k, scaling)
-        for g in gammas)
+    with threadpool_limits(limits=1, user_api="blas"):  # as in :func:`search`
+        per_gamma = Parallel(n_jobs=n_jobs)(
+            delayed(_class_path_scores)(kernel_at(g), ys, folds, block_of, regs, k, scaling)
+            for g in gammas)
     return _choice(gammas, regs, per_gamma, smooth=True, gamma0=gamma0)
