@@ -10,9 +10,7 @@ an 'auto' fit at most 10 times a fixed-parameter fit. Writes benchmarks/results/
 
 from __future__ import annotations
 
-import os
 import platform
-import time
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +21,7 @@ import graphdr
 from graphdr.tuning import median_gamma
 
 ROOT = Path(__file__).resolve().parent
-SHARED = Path(os.environ.get("GRAPHDR_SHARED", ROOT.parent.parent / "shared")) / "datasets"
+from common import SHARED, best_time  # noqa: E402  (the shared data directory)
 
 
 def load():
@@ -38,12 +36,7 @@ def load():
 
 
 def timed(make, X, y, repeats=3):
-    best = np.inf
-    for _ in range(repeats):
-        t = time.perf_counter()
-        est = make().fit(X, y)
-        best = min(best, time.perf_counter() - t)
-    return best, est
+    return best_time(lambda: make().fit(X, y), repeats)
 
 
 def main():

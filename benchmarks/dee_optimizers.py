@@ -20,7 +20,6 @@ writes ``benchmarks/results/NAME.md`` (default ``dee_optimizers``) and one PNG p
 from __future__ import annotations
 
 import argparse
-import os
 import platform
 import sys
 import time
@@ -32,7 +31,8 @@ from graphdr.neighbor import DEE
 
 ROOT = Path(__file__).resolve().parent
 RESULTS = ROOT / "results"
-SHARED = Path(os.environ.get("GRAPHDR_SHARED", ROOT.parent.parent / "shared")) / "datasets"
+from common import SHARED  # noqa: E402  (the shared data directory)
+
 OPTIMIZERS = ["ld", "fp", "cg", "gd"]
 
 

@@ -22,7 +22,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -36,7 +35,8 @@ from graphdr.neighbor import DEE, DSNE
 
 ROOT = Path(__file__).resolve().parent
 RESULTS = ROOT / "results"
-SHARED = Path(os.environ.get("GRAPHDR_SHARED", ROOT.parent.parent / "shared")) / "datasets"
+from common import SHARED  # noqa: E402  (the shared data directory)
+
 TRAIN_PER_CLASS = {"vowel": 20, "vehicle": 40}
 METHODS = ["DEE", "DSNE", "DCV", "MMPA"]
 

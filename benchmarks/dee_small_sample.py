@@ -23,7 +23,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -37,7 +36,8 @@ from graphdr.neighbor import DEE, DSNE
 
 ROOT = Path(__file__).resolve().parent
 RESULTS = ROOT / "results"
-SHARED = Path(os.environ.get("GRAPHDR_SHARED", ROOT.parent.parent / "shared")) / "datasets"
+from common import SHARED  # noqa: E402  (the shared data directory)
+
 METHODS = ["DEE", "DEE (paper)", "DSNE", "MMPA", "DCV", "PCA", "raw"]
 
 

@@ -15,7 +15,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -28,7 +27,8 @@ from graphdr.neighbor import DEE
 
 ROOT = Path(__file__).resolve().parent
 RESULTS = ROOT / "results"
-SHARED = Path(os.environ.get("GRAPHDR_SHARED", ROOT.parent.parent / "shared")) / "datasets"
+from common import SHARED  # noqa: E402  (the shared data directory)
+
 DATASETS = ["vehicle", "vowel", "sonar", "ionosphere", "wdbc", "heart", "pima", "led7digit"]
 SPECS = [("lam=10, shrinkage=0 (paper)", dict(lam=10.0, shrinkage=0.0)),
          ("shrinkage=0", dict(shrinkage=0.0)), ("shrinkage=0.2", dict(shrinkage=0.2)),

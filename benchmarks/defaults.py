@@ -57,7 +57,6 @@ RESULTS = ROOT / "results"
 CSV_PATH = RESULTS / "defaults.csv"
 MD_PATH = RESULTS / "defaults.md"
 RUNS_PATH = RESULTS / "defaults_runs.json"
-SHARED = Path(os.environ.get("GRAPHDR_SHARED", ROOT.parent.parent / "shared")) / "datasets"
 
 UCI = ("ionosphere", "sonar", "vehicle", "vowel", "led7digit", "heart", "pima", "wdbc")
 DATASETS = UCI + ("digits", "breast_cancer", "wine", "mnist2k")
@@ -108,27 +107,16 @@ CAPS: dict[tuple[str, str], int] = {
 # ----- data -------------------------------------------------------------------------------
 def load(name):
     """(X, y) of a data set, float64 features, labels 0..C-1."""
-    from sklearn import datasets as skd
+    from common import load as load_set
 
-    if name in ("digits", "breast_cancer", "wine"):
-        X, y = getattr(skd, f"load_{name}")(return_X_y=True)
-    elif name == "mnist2k":
-        from sklearn.model_selection import train_test_split
+    if name != "mnist2k":
+        return load_set(name)
+    from sklearn.model_selection import train_test_split
 
-        d = np.load(SHARED / "mnist5k.npz")
-        X, y = d["X"].reshape(len(d["y"]), -1).astype(np.float64) / 255.0, d["y"]
-        keep, _ = train_test_split(np.arange(len(y)), train_size=2000, stratify=y,
-                                   random_state=0)
-        keep = np.sort(keep)
-        X, y = X[keep], y[keep]
-    else:
-        d = np.load(SHARED / f"{name}.npz")
-        X, y = d["X"].astype(np.float64), d["y"]
-        if name == "vowel" and X.shape[1] == 13:
-            # an older shared copy: the train/test flag, speaker and sex columns are not features
-            X = X[:, 3:]
-    _, y = np.unique(y, return_inverse=True)
-    return X, y.astype(np.intp)
+    X, y = load_set("mnist5k")
+    keep, _ = train_test_split(np.arange(len(y)), train_size=2000, stratify=y, random_state=0)
+    keep = np.sort(keep)
+    return X[keep], y[keep]
 
 
 def folds(y):

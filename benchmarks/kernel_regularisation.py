@@ -6,17 +6,15 @@ Features scaled to [-1, 1] on each training fold; RBF with gamma = 1/D (sigma = 
 Needs ../shared/datasets (vehicle, ionosphere).
 """
 
-from pathlib import Path
 
 import numpy as np
+from common import SHARED as DATA  # noqa: E402  (the shared data directory)
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler
 
 import graphdr
-
-DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets"
 
 print("| data | LDA | KernelLDA (reg=0) | KernelLDA (default reg) |")
 print("|---|---|---|---|")

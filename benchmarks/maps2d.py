@@ -36,7 +36,6 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 sys.path.insert(0, str(HERE))
-MNIST = HERE.parent.parent / "shared" / "datasets" / "mnist5k.npz"
 DATASETS = ("digits", "mnist5k", "letters")
 
 
@@ -51,8 +50,9 @@ def load(name):
         X = X / 16.0
         test_size = 0.25
     elif name == "mnist5k":
-        data = np.load(MNIST)
-        X, y = data["X"].reshape(len(data["y"]), -1) / 255.0, data["y"]
+        from common import load_shared
+
+        X, y = load_shared("mnist5k")
         test_size = 1000
     elif name == "letters":
         from run_all import letter_like

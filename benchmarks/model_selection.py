@@ -497,14 +497,14 @@ def _eigh_floor(X, y):
 
 
 def cost():
+    from common import load_shared as load_shared_set
     from sklearn.datasets import make_classification
     from sklearn.decomposition import PCA, KernelPCA
 
     from graphdr import CKFD, KQMI, KernelLDA, KernelLPP
 
-    d = np.load(ROOT.parent.parent / "shared" / "datasets" / "mnist5k.npz")
-    Xm = PCA(50, random_state=0).fit_transform(d["X"].reshape(len(d["y"]), -1) / 255.0)
-    ym = d["y"]
+    pixels, ym = load_shared_set("mnist5k")
+    Xm = PCA(50, random_state=0).fit_transform(pixels)
     Xs, ys = make_classification(20000, 50, n_informative=20, n_classes=10,
                                  n_clusters_per_class=2, random_state=0)
     t0 = time.time()

@@ -17,7 +17,6 @@ Usage::
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -30,7 +29,7 @@ from graphdr.neighbor import DEE, DSNE
 
 ROOT = Path(__file__).resolve().parent
 RESULTS = ROOT / "results"
-SHARED = Path(os.environ.get("GRAPHDR_SHARED", ROOT.parent.parent / "shared")) / "datasets"
+from common import SHARED  # noqa: E402  (the shared data directory)
 
 
 def err(Ztr, ytr, Zte, yte):

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import time
@@ -41,7 +40,7 @@ from sklearn.neighbors import KNeighborsClassifier
 
 ROOT = Path(__file__).resolve().parent
 RESULTS = ROOT / "results"
-SHARED = Path(os.environ.get("GRAPHDR_SHARED", ROOT.parent.parent / "shared")) / "datasets"
+from common import SHARED  # noqa: E402  (the shared data directory)
 
 
 def mnist():

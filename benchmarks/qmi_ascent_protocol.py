@@ -34,6 +34,7 @@ import time
 import warnings
 
 import numpy as np
+from common import SHARED  # noqa: E402  (the shared data directory)
 from sklearn.datasets import load_digits, load_iris, load_wine
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.exceptions import ConvergenceWarning
@@ -44,8 +45,7 @@ from sklearn.preprocessing import MinMaxScaler
 from graphdr.qmi import QMIProjection, qmi_potentials
 from graphdr.tuning import choose_checkpoint
 
-DATA_DIR = os.environ.get("GRAPHDR_DATA", os.path.join(os.path.dirname(__file__), "..", "..",
-                                                       "shared", "datasets"))
+DATA_DIR = str(SHARED)
 OUT = os.path.join(os.path.dirname(__file__), "results", "qmi_ascent_protocol.md")
 COMMAND = ("OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python "
            "benchmarks/qmi_ascent_protocol.py")

@@ -25,6 +25,7 @@ import time
 import warnings
 
 import numpy as np
+from common import SHARED  # noqa: E402  (the shared data directory)
 from sklearn.datasets import load_iris
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold
@@ -34,8 +35,7 @@ from sklearn.preprocessing import MinMaxScaler
 from graphdr.linear import LDA
 from graphdr.qmi import QMIProjection
 
-DATA_DIR = os.environ.get("GRAPHDR_DATA", os.path.join(os.path.dirname(__file__), "..", "..",
-                                                       "shared", "datasets"))
+DATA_DIR = str(SHARED)
 OUT = os.path.join(os.path.dirname(__file__), "results", "qmi_gavriilidis.md")
 COMMAND = ("OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python "
            "benchmarks/qmi_gavriilidis.py")

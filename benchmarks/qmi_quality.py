@@ -22,6 +22,7 @@ import sys
 import time
 
 import numpy as np
+from common import SHARED  # noqa: E402  (the shared data directory)
 from sklearn.model_selection import StratifiedKFold
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.preprocessing import MinMaxScaler
@@ -30,8 +31,7 @@ from graphdr.kernel_methods import KernelLDA
 from graphdr.linear import LDA
 from graphdr.qmi import KQMI, LQMI
 
-DATA_DIR = os.environ.get("GRAPHDR_DATA", os.path.join(os.path.dirname(__file__), "..", "..",
-                                                       "shared", "datasets"))
+DATA_DIR = str(SHARED)
 OUT = os.path.join(os.path.dirname(__file__), "results", "qmi_quality.md")
 COMMAND = ("OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python "
            "benchmarks/qmi_quality.py")

@@ -23,7 +23,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 #: modules of the package that are not benchmarks
-NOT_BENCHMARKS = {"__init__", "__main__", "registry"}
+NOT_BENCHMARKS = {"__init__", "__main__", "registry", "common"}
 #: result files whose name does not start with their benchmark's
 RESULT_ALIASES = {"bench_suite": "run_all"}
 #: result files that a graphdr command writes, with that command

@@ -4,6 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,3 +76,28 @@ def test_command_line(argv, code, says):
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == code
     assert says in out.stdout + out.stderr
+
+
+def test_scripts_find_the_shared_data_through_common():
+    """One place says where the shared data are (``benchmarks/common.py``): no script builds
+    its own path to them."""
+    own_paths = [p.name for p in (ROOT / "benchmarks").glob("*.py")
+                 if p.name != "common.py"
+                 and any(s in p.read_text() for s in ('"shared"', "GRAPHDR_SHARED\"",
+                                                      "'shared'"))]
+    assert not own_paths, f"scripts with their own path to the shared data: {own_paths}"
+
+
+def test_common_loads_sklearn_sets_encoded_and_names_the_missing_directory(tmp_path,
+                                                                          monkeypatch):
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import common
+
+    X, y = common.load("iris")
+    assert X.dtype == np.float64 and X.shape == (150, 4)
+    assert np.array_equal(np.unique(y), [0, 1, 2])
+    monkeypatch.setattr(common, "SHARED", tmp_path)
+    with pytest.raises(FileNotFoundError, match="GRAPHDR_SHARED"):
+        common.shared_path("mnist5k")
+    seconds, out = common.best_time(lambda: 42, repeats=3)
+    assert out == 42 and 0.0 <= seconds < 1.0

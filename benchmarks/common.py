@@ -1,0 +1,97 @@
+"""What the benchmark scripts share: where the data are, how a set is loaded, how a fit is timed.
+
+Data come from two places:
+
+* scikit-learn's built-in sets (``iris``, ``wine``, ``breast_cancer``, ``digits``), always there;
+* the shared directory ``$GRAPHDR_SHARED/datasets`` (default ``../shared/datasets`` next to the
+  repository): the UCI ``.npz`` sets and ``mnist5k`` (5000 MNIST digits, pixels scaled to
+  [0, 1] here). :func:`shared_path` says which variable to set when a file is missing.
+
+Timing: :func:`best_time` is the best of ``repeats`` wall-clock runs (``time.perf_counter``), the
+figure least disturbed by other work on the machine; :func:`machine` is the ``Machine:`` line the
+results index reads (:mod:`registry`).
+
+Not a benchmark itself (:data:`registry.NOT_BENCHMARKS`). Scripts import it as ``common``: the
+directory of the script being run is on ``sys.path``.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+#: the repository root
+REPO = HERE.parent
+#: the benchmarks' results directory
+RESULTS = HERE / "results"
+#: the shared data sets (``$GRAPHDR_SHARED/datasets``, default ``../shared/datasets``)
+SHARED = Path(os.environ.get("GRAPHDR_SHARED", REPO.parent / "shared")) / "datasets"
+#: scikit-learn's sets that :func:`load` knows
+SKLEARN_SETS = ("iris", "wine", "breast_cancer", "digits")
+
+
+def shared_path(name):
+    """The path of the shared set ``name`` (``name.npz``), or ``FileNotFoundError`` saying how
+    to point the benchmarks at the shared data."""
+    path = SHARED / f"{name}.npz"
+    if not path.exists():
+        raise FileNotFoundError(
+            f"{path} is missing: benchmarks read the shared data sets from "
+            "$GRAPHDR_SHARED/datasets (default ../shared/datasets next to the repository); "
+            "set GRAPHDR_SHARED to the directory that holds 'datasets/'.")
+    return path
+
+
+def load_shared(name):
+    """``(X, y)`` of a shared set: float64 features, labels as stored.
+
+    ``mnist5k``: the 5000 x 784 pixels divided by 255. ``vowel``: the 10 acoustic features
+    (an older shared copy stored the train/test flag, speaker and sex as its first 3 columns).
+    """
+    d = np.load(shared_path(name))
+    y = d["y"]
+    X = d["X"].reshape(len(y), -1).astype(np.float64)
+    if name == "mnist5k":
+        X /= 255.0
+    if name == "vowel" and X.shape[1] == 13:
+        X = X[:, 3:]
+    return X, y
+
+
+def load(name):
+    """``(X, y)`` of a scikit-learn set or a shared set, labels encoded 0..C-1."""
+    if name in SKLEARN_SETS:
+        from sklearn import datasets
+
+        X, y = getattr(datasets, f"load_{name}")(return_X_y=True)
+        X = X.astype(np.float64)
+    else:
+        X, y = load_shared(name)
+    return X, np.unique(y, return_inverse=True)[1].astype(np.intp)
+
+
+def has_shared(name="mnist5k"):
+    """Whether the shared set ``name`` is there."""
+    return (SHARED / f"{name}.npz").exists()
+
+
+def best_time(fn, repeats=1):
+    """``(seconds, result)``: the smallest wall-clock time of ``repeats`` calls of ``fn()`` and
+    the result of the last call."""
+    best, out = np.inf, None
+    for _ in range(max(int(repeats), 1)):
+        start = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - start)
+    return best, out
+
+
+def machine(threads="BLAS threads as the machine sets"):
+    """The ``Machine:`` line of a results file: architecture, processor, cores, threads."""
+    cpu = platform.processor() or platform.machine()
+    return f"Machine: {cpu}, {os.cpu_count()} cores ({threads})."
