@@ -14,7 +14,7 @@ from .multiview import (
     ViewKernel,
     make_multiview_digits,
 )
-from .neighbor import DEE, DSNE, ElasticEmbedding
+from .neighbor import DEE, DSNE, DEEMap, ElasticEmbedding
 from .qmi import KQMI, LQMI, QMIProjection, qmi_graph, qmi_potentials
 
 __version__ = "0.1.0"
@@ -34,6 +34,7 @@ __all__ = [
     "qmi_graph",
     "qmi_potentials",
     "DEE",
+    "DEEMap",
     "DSNE",
     "ElasticEmbedding",
     "MMPA",

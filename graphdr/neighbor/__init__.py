@@ -38,7 +38,9 @@ The package holds one module per estimator and one for their shared pairwise cor
   of the linear neighbour embeddings;
 * :mod:`graphdr.neighbor.dee` -- :class:`DEE` and its objective;
 * :mod:`graphdr.neighbor.dsne` -- :class:`DSNE` and its objectives;
-* :mod:`graphdr.neighbor.elastic` -- :class:`ElasticEmbedding` and its objective.
+* :mod:`graphdr.neighbor.elastic` -- :class:`ElasticEmbedding` and its objective;
+* :mod:`graphdr.neighbor.dee_map` -- :class:`DEEMap`, DEE's objective over a free 2-D map
+  with an out-of-sample transform, its repulsion on a grid (:mod:`graphdr.neighbor.grid_field`).
 """
 
 from ._core import (  # noqa: F401  (helpers used by tests and benchmarks)
@@ -47,7 +49,8 @@ from ._core import (  # noqa: F401  (helpers used by tests and benchmarks)
     _sample_groups,
 )
 from .dee import DEE, _DEEObjective  # noqa: F401
+from .dee_map import DEEMap
 from .dsne import DSNE, _DSNEObjective, _SampledDSNEObjective  # noqa: F401
 from .elastic import ElasticEmbedding, _EEObjective, _sparse_preconditioner  # noqa: F401
 
-__all__ = ["DEE", "ElasticEmbedding", "DSNE"]
+__all__ = ["DEE", "DEEMap", "ElasticEmbedding", "DSNE"]

@@ -1,0 +1,303 @@
+r"""Discriminative elastic embedding as a nonparametric 2-D map, with an out-of-sample transform.
+
+The objective of paper 003 (attract neighbours of the same class, repel samples of different
+classes) over free coordinates ``Y`` instead of a linear map, so that classes that no linear map
+separates get their own regions of the plane:
+
+.. math::
+
+    E(Y) = \sum_{i<j} a_{ij} \lVert y_i - y_j\rVert^2
+         + \lambda_d \sum_{i<j,\ l_i \ne l_j} e^{-\lVert y_i - y_j\rVert^2}
+         + \lambda_s \sum_{i<j,\ l_i = l_j} e^{-\lVert y_i - y_j\rVert^2},
+
+with :math:`a_{ij} = 1` when ``j`` is one of the ``n_neighbors`` nearest samples of ``i`` in its
+own class or the other way round (sparse, :func:`graphdr.graphs.knn_graph`), else 0. The
+different-class repulsion :math:`\lambda_d` separates the classes; the weaker same-class
+repulsion :math:`\lambda_s` (elastic embedding's term) keeps each class's inner structure from
+collapsing to a point. The repulsions are summed over all pairs on a grid
+(:mod:`graphdr.neighbor.grid_field`): ``O(n)`` time and memory per evaluation.
+
+The gradient is :math:`2 L Y + \lambda_d (\nabla F - \nabla F_{l}) + \lambda_s \nabla F_{l}`,
+:math:`L` the graph Laplacian, :math:`F` the Gaussian field of all samples and :math:`F_l` that
+of the sample's class. The optimiser is :func:`graphdr.optim.descent` along the Laplacian
+direction :math:`-(2L + \mu I)^{-1} \nabla E` (paper 003's fourth optimiser): Jacobi-
+preconditioned conjugate gradients on the sparse Laplacian, ``O(n k)`` per solve.
+
+Start: the class means laid out by their two principal components and pushed apart until no
+two classes' discs overlap; each class's samples on its own two principal components inside
+its disc (no randomness: the same data give the same start).
+
+Out of sample (:meth:`DEEMap.transform`): a new sample's ``n_neighbors`` nearest training
+samples, weighted by the heat kernel of their input distances, vote with their map positions;
+the sample goes to the mode of the weighted positions (weighted mean shift in the plane from
+the neighbour position of highest weighted density), not to their mean, which for neighbours of
+two classes would land between the two regions.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.neighbors import NearestNeighbors
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .. import graphs as _graphs
+from .._validation import check_int, check_labels, check_positive
+from ..optim import descent
+from ..solvers import embedding_signs
+from ._core import _DTYPES, _MU_REL, _check_verbose
+from .elastic import _sparse_preconditioner
+from .grid_field import gaussian_field
+
+#: samples per unit area of a class's starting disc
+START_DENSITY = 4.0
+#: gap between the starting discs of two classes (embedding units; the kernel reaches ~2)
+START_GAP = 3.0
+#: weight of each sample's attraction to its class mean (a fraction of one neighbour edge)
+TETHER = 0.01
+#: mean-shift steps of the out-of-sample transform
+MEAN_SHIFT_STEPS = 10
+#: query rows per block of the out-of-sample transform
+TRANSFORM_BLOCK = 4096
+
+
+def _principal_plane(Z):
+    """The rows of ``Z`` (centred) on their two leading principal axes, signs by the rule of
+    :func:`graphdr.solvers.embedding_signs`; zeros where the rank is below 2."""
+    Z = Z - Z.mean(axis=0)
+    out = np.zeros((len(Z), 2))
+    if len(Z) < 2 or not np.any(Z):
+        return out
+    U, s, _ = np.linalg.svd(Z, full_matrices=False)
+    k = min(2, int(np.sum(s > 1e-12 * s[0])))
+    out[:, :k] = U[:, :k] * s[:k]
+    return out * embedding_signs(out)
+
+
+def _separated_anchors(means, radii, gap=START_GAP, max_rounds=2000):
+    """Disc centres for the classes: the class means on their principal plane, scaled and then
+    pushed apart pairwise until every two discs are at least ``gap`` apart."""
+    C = len(means)
+    A = _principal_plane(means)
+    # a deterministic spiral for classes whose means coincide on the plane
+    angle = 2.399963 * np.arange(C)  # the golden angle
+    A += 1e-3 * np.column_stack([np.cos(angle), np.sin(angle)]) * np.sqrt(np.arange(C) + 1.0)[:, None]
+    need = radii[:, None] + radii[None, :] + gap
+    D = np.sqrt(np.sum((A[:, None] - A[None]) ** 2, axis=-1))
+    off = ~np.eye(C, dtype=bool)
+    A *= float(np.median(need[off] / np.maximum(D[off], 1e-12)))
+    for _ in range(max_rounds):
+        diff = A[:, None] - A[None]
+        D = np.sqrt(np.sum(diff**2, axis=-1))
+        short = off & (D < need * (1 - 1e-9))
+        if not short.any():
+            break
+        push = np.where(short, (need - D) / (2 * np.maximum(D, 1e-12)), 0.0)
+        A += np.einsum("ij,ijk->ik", push, diff)
+    return A
+
+
+def _start(X, y_enc, n_classes):
+    """The starting map (module docstring)."""
+    counts = np.bincount(y_enc, minlength=n_classes)
+    radii = np.sqrt(counts / (np.pi * START_DENSITY))
+    means = np.array([X[y_enc == c].mean(axis=0) for c in range(n_classes)])
+    anchors = _separated_anchors(means, radii)
+    Y = np.empty((len(X), 2))
+    for c in range(n_classes):
+        rows = np.flatnonzero(y_enc == c)
+        P = _principal_plane(X[rows])
+        r = float(np.sqrt(np.mean(np.sum(P**2, axis=1))))
+        Y[rows] = anchors[c] + (P * (0.5 * radii[c] / r) if r > 0 else 0.0)
+    return Y
+
+
+class _MapObjective:
+    """Value and gradient of :math:`E(Y)` (module docstring)."""
+
+    def __init__(self, A, y_enc, n_classes, lam_diff, lam_same, tether=TETHER):
+        self.L = sp.csr_matrix(sp.diags(np.asarray(A.sum(axis=1)).ravel()) - A)
+        self.rows = [np.flatnonzero(y_enc == c) for c in range(n_classes)]
+        self.lam_diff, self.lam_same = float(lam_diff), float(lam_same)
+        self.tether = float(tether)
+
+    def value_grad(self, Y):
+        LY = self.L @ Y
+        # the tether, tether * sum_i ||y_i - mean of its class||^2, holds together the pieces
+        # of a class whose neighbour graph is not connected
+        off = np.empty_like(Y)
+        for rows in self.rows:
+            off[rows] = Y[rows] - Y[rows].mean(axis=0)
+        F, G = gaussian_field(Y)
+        F_own, G_own = np.empty_like(F), np.empty_like(G)
+        for rows in self.rows:
+            F_own[rows], G_own[rows] = gaussian_field(Y[rows])
+        value = (float(np.sum(Y * LY)) + self.tether * float(np.sum(off * off))
+                 + 0.5 * self.lam_diff * float(np.sum(F - F_own))
+                 + 0.5 * self.lam_same * float(np.sum(F_own - 1.0)))
+        grad = (2.0 * LY + 2.0 * self.tether * off + self.lam_diff * (G - G_own)
+                + self.lam_same * G_own)
+        return value, grad
+
+
+class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    r"""Supervised nonlinear 2-D map: discriminative elastic embedding of the samples themselves.
+
+    .. math::
+
+        \min_Y \sum_{i<j} a_{ij} \lVert y_i - y_j\rVert^2
+            + \lambda_d \sum_{i<j,\ l_i \ne l_j} e^{-\lVert y_i - y_j\rVert^2}
+            + \lambda_s \sum_{i<j,\ l_i = l_j} e^{-\lVert y_i - y_j\rVert^2}
+
+    over the map ``Y`` (``n x 2``), :math:`a` the symmetric ``n_neighbors``-nearest-neighbour
+    graph within each class (details, optimiser and start: :mod:`graphdr.neighbor.dee_map`).
+    Every linear method (:class:`DEE`, :class:`LDA`, ...) draws a class that no plane separates
+    on top of the others; this map gives every class its own region and keeps the neighbours
+    of each sample near it. New samples are placed by their nearest training samples
+    (:meth:`transform`), as supervised UMAP and openTSNE do.
+
+    Parameters
+    ----------
+    n_neighbors : int, default=10
+        Neighbours of each sample in its class (the attraction) and training neighbours of a
+        new sample (the out-of-sample transform).
+    lam : float, default=1.0
+        :math:`\lambda_d`, the weight of the repulsion between classes.
+    lam_same : float, default=1.0
+        :math:`\lambda_s`, the weight of the repulsion within a class.
+    max_iter : int, default=200
+        Iterations of the optimiser.
+    tol : float, default=1e-5
+        Stop when an iteration lowers the objective by less than ``tol`` times its value.
+    verbose : int, default=0
+        Print the objective every ``verbose`` iterations.
+    callback : callable or None, default=None
+        ``callback(Y, info)`` after each iteration; returning True stops.
+
+    Attributes
+    ----------
+    embedding_ : ndarray of shape (n_samples, 2)
+        The map of the training samples.
+    classes_ : ndarray of shape (n_classes,)
+    objective_, initial_objective_ : float
+        :math:`E` at the end and at the start.
+    n_iter_ : int
+    converged_ : bool
+    history_ : list of dict
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> from graphdr import DEEMap
+    >>> X, y = load_digits(return_X_y=True)
+    >>> Y = DEEMap().fit_transform(X[:300], y[:300])
+    >>> DEEMap().fit(X[:300], y[:300]).transform(X[300:310]).shape
+    (10, 2)
+    """
+
+    def __init__(self, *, n_neighbors=10, lam=1.0, lam_same=1.0, max_iter=200, tol=1e-5,
+                 verbose=0, callback=None):
+        self.n_neighbors = n_neighbors
+        self.lam = lam
+        self.lam_same = lam_same
+        self.max_iter = max_iter
+        self.tol = tol
+        self.verbose = verbose
+        self.callback = callback
+
+    def fit(self, X, y):
+        """Compute the map of ``X`` (``n x D``) with class labels ``y``.
+
+        Returns
+        -------
+        self : object
+        """
+        self.fit_transform(X, y)
+        return self
+
+    def fit_transform(self, X, y):
+        """Compute and return the map of the training samples (``embedding_``)."""
+        t0 = time.perf_counter()
+        name = type(self).__name__
+        check_int(self.n_neighbors, "n_neighbors")
+        check_positive(self.lam, "lam")
+        check_positive(self.lam_same, "lam_same", allow_zero=True)
+        check_int(self.max_iter, "max_iter", min_value=0)
+        check_positive(self.tol, "tol", allow_zero=True)
+        verbose = _check_verbose(self.verbose)
+        if self.callback is not None and not callable(self.callback):
+            raise ValueError(f"callback must be callable or None; got {self.callback!r}.")
+        X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2)
+        self.classes_, y_enc, _ = check_labels(y, min_classes=2, min_per_class=2, method=name)
+        Xf = np.asarray(X, dtype=np.float64)
+        C = len(self.classes_)
+        k = min(self.n_neighbors, int(np.bincount(y_enc).min()) - 1)
+        A = sp.csr_matrix(_graphs.knn_graph(Xf, max(k, 1), y=y_enc, restrict="same",
+                                            weights="binary"))
+        problem = _MapObjective(A, y_enc, C, self.lam, self.lam_same)
+        Y0 = _start(Xf, y_enc, C)
+        H = sp.csc_matrix(2.0 * problem.L)
+        tr = float(H.diagonal().sum())
+        mu = _MU_REL * tr / len(Xf) if tr > 0 else 1.0
+        precondition = _sparse_preconditioner(H + mu * sp.identity(len(Xf), format="csc"),
+                                              factor=False)
+        res = descent(problem.value_grad, Y0, method="preconditioned",
+                      precondition=precondition, max_iter=self.max_iter, tol=self.tol,
+                      verbose=verbose, callback=self.callback, name=name, t_start=t0)
+        self.history_ = res.history
+        self.n_iter_ = res.n_iter
+        self.objective_ = float(res.fun)
+        self.initial_objective_ = float(res.f0)
+        self.converged_ = bool(res.converged)
+        self.embedding_ = (res.x * embedding_signs(res.x)).astype(X.dtype, copy=False)
+        self._neighbors = NearestNeighbors(n_neighbors=min(self.n_neighbors, len(Xf))).fit(Xf)
+        return self.embedding_
+
+    def transform(self, X):
+        """Place new samples on the map (module docstring): the mode of their nearest training
+        samples' positions, weighted by input distance.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        Y : ndarray of shape (n_samples, 2)
+        """
+        check_is_fitted(self, "embedding_")
+        X = validate_data(self, X, dtype=_DTYPES, reset=False)
+        out = np.empty((X.shape[0], 2), dtype=X.dtype)
+        for a in range(0, X.shape[0], TRANSFORM_BLOCK):
+            out[a:a + TRANSFORM_BLOCK] = self._place(np.asarray(X[a:a + TRANSFORM_BLOCK],
+                                                                dtype=np.float64))
+        return out
+
+    def _place(self, X):
+        dist, ind = self._neighbors.kneighbors(X)
+        d2 = dist**2
+        scale = np.maximum(np.median(d2, axis=1, keepdims=True), 1e-300)
+        w = np.exp(-d2 / scale)  # heat weights relative to each query's neighbourhood
+        P = self.embedding_.astype(np.float64)[ind]  # (m, k, 2)
+        # start at the neighbour position of highest weighted density, then mean shift
+        pair = np.exp(-np.sum((P[:, :, None] - P[:, None]) ** 2, axis=-1))  # (m, k, k)
+        start = np.argmax(np.einsum("mjl,ml->mj", pair, w), axis=1)
+        Yq = P[np.arange(len(P)), start]
+        for _ in range(MEAN_SHIFT_STEPS):
+            g = w * np.exp(-np.sum((P - Yq[:, None]) ** 2, axis=-1))
+            Yq = np.einsum("mj,mjk->mk", g, P) / np.maximum(g.sum(axis=1), 1e-300)[:, None]
+        return Yq
+
+    @property
+    def _n_features_out(self):
+        return 2
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags

@@ -1,0 +1,220 @@
+"""The nonparametric 2-D map (DEEMap) and its grid field: against brute-force sums, finite
+differences, the classes of held-out samples and scikit-learn's contract."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_digits, make_blobs
+from sklearn.model_selection import train_test_split
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from graphdr import DEEMap
+from graphdr.neighbor.dee_map import _MapObjective, _separated_anchors
+from graphdr.neighbor.grid_field import gaussian_field
+
+
+def _brute_field(Y):
+    D = Y[:, None] - Y[None]
+    K = np.exp(-np.sum(D**2, axis=-1))
+    return K.sum(axis=1), -2.0 * np.einsum("ijk,ij->ik", D, K)
+
+
+def _brute_objective(Y, A, y, lam_diff, lam_same, tether):
+    iu = np.triu_indices(len(Y), 1)
+    D2 = np.sum((Y[:, None] - Y[None]) ** 2, axis=-1)[iu]
+    same = (y[:, None] == y[None])[iu]
+    value = float(np.sum(A.toarray()[iu] * D2))
+    value += lam_diff * np.sum(np.exp(-D2[~same])) + lam_same * np.sum(np.exp(-D2[same]))
+    for c in np.unique(y):
+        value += tether * np.sum((Y[y == c] - Y[y == c].mean(axis=0)) ** 2)
+    return value
+
+
+@pytest.fixture(scope="module")
+def digits_split():
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:600] / 16.0, y[:600]
+    return train_test_split(X, y, test_size=150, stratify=y, random_state=0)
+
+
+# ----- the grid field -----------------------------------------------------------------------
+def test_grid_field_matches_the_brute_force_sum_to_the_interpolation_error():
+    rng = np.random.default_rng(0)
+    Y = rng.normal(size=(400, 2)) * 3.0
+    F, G = _brute_field(Y)
+    f, g = gaussian_field(Y)
+    # bilinear spreading and reading, each off by at most h^2/8 max|f''| = h^2/4 (f = e^{-r^2},
+    # |f''| <= 2) per unit of mass: with h = 0.25, 2 * 0.0156 of the field's scale
+    assert np.max(np.abs(f - F)) <= 0.035 * F.max()
+    assert np.max(np.abs(g - G)) <= 0.035 * 2.0 * F.max()  # |grad e^{-r^2}| <= 2/e^{1/2} < 1
+
+
+def test_grid_field_error_shrinks_like_the_square_of_the_spacing():
+    rng = np.random.default_rng(1)
+    Y = rng.normal(size=(300, 2)) * 2.0
+    F, G = _brute_field(Y)
+    err = {h: np.max(np.abs(gaussian_field(Y, spacing=h)[1] - G)) for h in (0.4, 0.1)}
+    assert err[0.1] < err[0.4] / 8.0  # O(h^2): a factor 16 in theory
+
+
+def test_grid_field_of_far_apart_points_is_one_each():
+    Y = np.array([[0.0, 0.0], [50.0, 0.0], [0.0, 80.0]])
+    f, g = gaussian_field(Y)
+    assert np.allclose(f, 1.0, atol=1e-2) and np.allclose(g, 0.0, atol=1e-2)
+
+
+def test_grid_field_rejects_points_off_the_plane():
+    with pytest.raises(ValueError, match="points in the plane"):
+        gaussian_field(np.zeros((5, 3)))
+
+
+# ----- the objective ------------------------------------------------------------------------
+def _small_problem(seed=0, n=40):
+    import scipy.sparse as sp
+
+    from graphdr.graphs import knn_graph
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = np.repeat([0, 1, 2, 3], n // 4)
+    A = sp.csr_matrix(knn_graph(X, 3, y=y, restrict="same", weights="binary"))
+    return A, y, rng.normal(size=(n, 2)) * 1.5
+
+
+def test_quadratic_terms_match_finite_differences_exactly():
+    A, y, Y = _small_problem()
+    obj = _MapObjective(A, y, 4, lam_diff=0.0, lam_same=0.0)
+    _, grad = obj.value_grad(Y)
+    eps, num = 1e-6, np.zeros_like(Y)
+    for i in range(Y.shape[0]):
+        for k in range(2):
+            E = np.zeros_like(Y)
+            E[i, k] = eps
+            num[i, k] = (obj.value_grad(Y + E)[0] - obj.value_grad(Y - E)[0]) / (2 * eps)
+    assert np.allclose(grad, num, rtol=1e-6, atol=1e-6)
+
+
+def test_objective_and_gradient_match_the_brute_force_formula():
+    A, y, Y = _small_problem(1)
+    obj = _MapObjective(A, y, 4, lam_diff=2.0, lam_same=0.5)
+    value, grad = obj.value_grad(Y)
+    brute = _brute_objective(Y, A, y, 2.0, 0.5, obj.tether)
+    scale = 2.0 * len(Y) ** 2 / 2  # the repulsion's largest possible value
+    assert abs(value - brute) <= 0.035 * scale / 10  # the field's error, summed over pairs
+    eps, num = 1e-5, np.zeros_like(Y)
+    for i in range(Y.shape[0]):
+        for k in range(2):
+            E = np.zeros_like(Y)
+            E[i, k] = eps
+            num[i, k] = (_brute_objective(Y + E, A, y, 2.0, 0.5, obj.tether)
+                         - _brute_objective(Y - E, A, y, 2.0, 0.5, obj.tether)) / (2 * eps)
+    # the repulsion's gradient comes from the grid: within its interpolation error (above)
+    assert np.max(np.abs(grad - num)) <= 0.035 * 2.5 * len(Y) / 4
+    assert np.corrcoef(grad.ravel(), num.ravel())[0, 1] > 0.999
+
+
+def test_starting_discs_do_not_overlap_even_for_equal_class_means():
+    means = np.zeros((6, 4))  # every class mean the same
+    radii = np.linspace(1.0, 3.0, 6)
+    A = _separated_anchors(means, radii, gap=2.0)
+    D = np.sqrt(np.sum((A[:, None] - A[None]) ** 2, axis=-1))
+    need = radii[:, None] + radii[None] + 2.0
+    assert np.all(D[~np.eye(6, dtype=bool)] >= need[~np.eye(6, dtype=bool)] * (1 - 1e-6))
+
+
+# ----- the map ------------------------------------------------------------------------------
+def test_map_separates_classes_and_lowers_its_objective(digits_split):
+    Xtr, Xte, ytr, yte = digits_split
+    m = DEEMap().fit(Xtr, ytr)
+    assert m.embedding_.shape == (len(Xtr), 2) and np.all(np.isfinite(m.embedding_))
+    assert m.objective_ < m.initial_objective_
+    # leave-one-out 1-NN in the map: the classes are apart
+    knn = KNeighborsClassifier(2).fit(m.embedding_, ytr)
+    _, idx = knn.kneighbors(m.embedding_)
+    assert np.mean(ytr[idx[:, 1]] != ytr) < 0.02
+
+
+def test_unseen_samples_land_near_their_class(digits_split):
+    """Out of sample: the map of a held-out sample is nearest to training samples of its class
+    about as often as the input-space neighbours vote for it."""
+    Xtr, Xte, ytr, yte = digits_split
+    m = DEEMap().fit(Xtr, ytr)
+    Zte = m.transform(Xte)
+    map_error = np.mean(KNeighborsClassifier(1).fit(m.embedding_, ytr).predict(Zte) != yte)
+    input_error = np.mean(KNeighborsClassifier(10, weights="distance").fit(Xtr, ytr)
+                          .predict(Xte) != yte)
+    assert map_error <= input_error + 0.02
+    # a held-out sample is closer to its class's centre on the map than to any other's
+    centres = np.array([m.embedding_[ytr == c].mean(axis=0) for c in m.classes_])
+    nearest_centre = m.classes_[np.argmin(np.sum((Zte[:, None] - centres[None]) ** 2, -1), 1)]
+    assert np.mean(nearest_centre == yte) >= 0.9
+
+
+def test_transform_of_a_training_sample_stays_in_its_place(digits_split):
+    Xtr, _, ytr, _ = digits_split
+    m = DEEMap().fit(Xtr, ytr)
+    moved = np.sqrt(np.sum((m.transform(Xtr) - m.embedding_) ** 2, axis=1))
+    spread = np.sqrt(np.mean(np.sum((m.embedding_ - m.embedding_.mean(0)) ** 2, axis=1)))
+    assert np.median(moved) < 0.1 * spread
+
+
+def test_same_fit_twice_and_under_row_permutation(digits_split):
+    Xtr, Xte, ytr, yte = digits_split
+    a = DEEMap().fit(Xtr, ytr)
+    b = DEEMap().fit(Xtr, ytr)
+    assert np.array_equal(a.embedding_, b.embedding_)
+    perm = np.random.default_rng(0).permutation(len(Xtr))
+    c = DEEMap().fit(Xtr[perm], ytr[perm])
+    # the same problem: the same objective up to the optimiser's tolerance
+    assert abs(c.objective_ - a.objective_) <= 1e-2 * abs(a.objective_)
+    err = [np.mean(KNeighborsClassifier(1).fit(m.embedding_, y).predict(m.transform(Xte)) != yte)
+           for m, y in ((a, ytr), (c, ytr[perm]))]
+    assert abs(err[0] - err[1]) <= 2.0 / len(yte)
+
+
+def test_string_labels_and_float32():
+    X, y = make_blobs(120, n_features=5, centers=3, random_state=0)
+    names = np.array(["cat", "dog", "emu"])[y]
+    m = DEEMap().fit(X.astype(np.float32), names)
+    assert list(m.classes_) == ["cat", "dog", "emu"]
+    assert m.embedding_.dtype == np.float32 and m.transform(X[:5].astype(np.float32)).dtype \
+        == np.float32
+
+
+@pytest.mark.parametrize("bad, match", [
+    (dict(y=np.zeros(30)), "at least 2 classes"),
+    (dict(y=np.r_[np.zeros(29), 1]), "at least 2 samples in every class"),
+    (dict(X_nan=True), "NaN"),
+])
+def test_bad_input_is_a_clear_error(bad, match):
+    X, y = make_blobs(30, n_features=3, centers=2, random_state=0)
+    if bad.get("X_nan"):
+        X[3, 1] = np.nan
+    with pytest.raises(ValueError, match=match):
+        DEEMap().fit(X, bad.get("y", y))
+
+
+def test_bad_parameters_and_feature_count():
+    X, y = make_blobs(40, n_features=3, centers=2, random_state=0)
+    with pytest.raises(ValueError, match="n_neighbors"):
+        DEEMap(n_neighbors=0).fit(X, y)
+    with pytest.raises(ValueError, match="lam"):
+        DEEMap(lam=-1.0).fit(X, y)
+    m = DEEMap(max_iter=3).fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        m.transform(X[:, :2])
+
+
+def _map_expected_failures(estimator):
+    return {
+        "check_transformer_general": (
+            "the out-of-sample transform places a sample by its neighbours' positions; the "
+            "training samples' own positions come from the optimisation (as UMAP, openTSNE)"),
+        "check_transformer_data_not_an_array": "as check_transformer_general",
+    }
+
+
+@parametrize_with_checks([DEEMap(max_iter=5, n_neighbors=3)],
+                         expected_failed_checks=_map_expected_failures)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
