@@ -196,6 +196,36 @@ def scale(n):
     print("\n".join(lines))
 
 
+def draw(ds, names, maps, table):
+    """One picture per data set: every method's map side by side (``maps2d_<ds>.png``)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    drawn = [n for n in names if (ds, n) in maps]
+    cols = 4
+    rows = -(-len(drawn) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 3.2 * rows), squeeze=False)
+    for ax in axes.ravel():
+        ax.set_axis_off()
+    for ax, name in zip(axes.ravel(), drawn):
+        Ztr, _, Zte, yte = maps[(ds, name)]
+        ax.scatter(Ztr[:, 0], Ztr[:, 1], s=0.5, color="0.85", linewidths=0, rasterized=True)
+        cmap = plt.get_cmap("tab20" if len(np.unique(yte)) > 10 else "tab10")
+        codes = np.unique(yte, return_inverse=True)[1]
+        ax.scatter(Zte[:, 0], Zte[:, 1], s=2, c=cmap(codes % cmap.N), linewidths=0,
+                   rasterized=True)
+        err, seconds = table[(ds, name)]
+        ax.set_title(f"{name}\n1-NN error {err:.1f} %, fit {seconds:.1f} s", fontsize=8)
+    fig.suptitle(f"{ds}: held-out samples on each 2-D map", fontsize=10)
+    fig.tight_layout()
+    path = RESULTS / f"maps2d_{ds}.png"
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--datasets", nargs="*", default=list(DATASETS))
@@ -204,7 +234,7 @@ def main(argv=None):
     if a.scale:
         return scale(a.scale)
     t0 = time.time()
-    table = {}
+    table, maps = {}, {}
     available = methods()
     for ds in a.datasets:
         Xtr, ytr, Xte, yte = load(ds)
@@ -218,6 +248,8 @@ def main(argv=None):
             err = one_nn_error(training_map(model, transform, Xtr), ytr,
                                transform(model, Xte), yte)
             table[(ds, name)] = (err, seconds)
+            maps[(ds, name)] = (training_map(model, transform, Xtr), ytr,
+                                transform(model, Xte), yte)
             print(f"{ds:8s} {name:30s} {err:6.2f} % {seconds:8.2f} s", flush=True)
     names = list(available)
     best = {ds: min((table[(ds, m)][0], m) for m in names if m.startswith("graphdr"))
@@ -249,6 +281,11 @@ def main(argv=None):
             cells += (["n/a", "n/a"] if np.isnan(err) else [f"{err:.1f}", f"{seconds:.1f}"])
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     lines += ["", "Against supervised UMAP (issue 28's target):", ""] + verdicts
+    lines += ["", "Pictures (the test samples on each method's map, coloured by their true "
+              "class; the training map in light grey):", ""]
+    for ds in a.datasets:
+        png = draw(ds, names, maps, table)
+        lines.append(f"![{ds}]({png.name})")
     (RESULTS / "maps2d.md").write_text("\n".join(lines) + "\n")
 
 

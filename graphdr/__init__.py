@@ -5,6 +5,7 @@ from .base import GraphEmbedding
 from .discriminant import DCV, MMPA
 from .kernel_methods import CKFD, KernelLDA, KernelLPP
 from .linear import LDA, LDE, LPP, MFA
+from .map2d import map2d
 from .multiview import (
     KFD,
     KFDSAMME,
@@ -46,4 +47,5 @@ __all__ = [
     "KFDVoting",
     "KFDSAMME",
     "make_multiview_digits",
+    "map2d",
 ]

@@ -208,7 +208,7 @@ def build_parser():
         description="Supervised dimensionality reduction: run the papers' evaluation protocols "
         "and write tables, plots and an HTML report.",
     )
-    sub = parser.add_subparsers(dest="command", metavar="{demo,bench,reproduce,list}")
+    sub = parser.add_subparsers(dest="command", metavar="{demo,bench,reproduce,map,list}")
 
     demo = sub.add_parser(
         "demo", help="quick tour: every foundation method on wine, 10-fold CV 1-NN error",
@@ -284,6 +284,21 @@ def build_parser():
                      help="a few seconds per paper: tiny data, few methods (smoke test)")
     _add_common(rep, None)
 
+    mp = sub.add_parser(
+        "map", help="draw the 2-D map of a labelled data set (PNG and HTML)",
+        description="Fit graphdr.DEEMap (the nonparametric supervised 2-D map, its defaults) "
+        "to a data set given as `graphdr bench` takes it (a scikit-learn or vendored name, "
+        ".npz with X and y, .csv with a label column, LIBSVM) and write OUT.png (coloured by "
+        "class) and OUT.html (the picture with its caption).",
+    )
+    mp.add_argument("data", help="data set name or file")
+    mp.add_argument("--out", default="graphdr-map", help="output path without suffix "
+                    "(default graphdr-map: graphdr-map.png and graphdr-map.html)")
+    mp.add_argument("--label-column", default=None, metavar="COL",
+                    help="label column of CSV files (name or 0-based index)")
+    mp.add_argument("--title", default=None, help="title of the picture")
+    mp.add_argument("--quiet", action="store_true", help="no messages")
+
     lst = sub.add_parser("list", help="list methods, data sets, protocols or classifiers")
     lst.add_argument("what", choices=("methods", "datasets", "protocols", "classifiers"))
     return parser
@@ -308,6 +323,23 @@ def _list(what):
     else:
         for name, desc in evaluation.CLASSIFIERS.items():
             print(f"{name:12s} {desc}")
+    return 0
+
+
+def _map(args):
+    from .bench.datasets import load_dataset
+    from .map2d import map2d
+
+    label_column = args.label_column
+    if label_column is not None and label_column.isdigit():
+        label_column = int(label_column)
+    ds = load_dataset(args.data, label_column=label_column)
+    start = time.perf_counter()
+    map2d(ds.X, ds.classes[ds.y], out=args.out, title=args.title)
+    if not args.quiet:
+        print(f"graphdr map: {ds.name}, {len(ds.y)} samples, {ds.n_classes} classes: wrote "
+              f"{args.out}.png and {args.out}.html in {time.perf_counter() - start:.1f} s",
+              file=sys.stderr)
     return 0
 
 
@@ -474,6 +506,8 @@ def main(argv=None):
     try:
         if args.command == "reproduce":
             return _reproduce(args, argv)
+        if args.command == "map":
+            return _map(args)
         return _run(args, argv)
     except ValueError as exc:
         print(f"graphdr {args.command}: error: {exc}", file=sys.stderr)

@@ -218,3 +218,35 @@ def _map_expected_failures(estimator):
                          expected_failed_checks=_map_expected_failures)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+# ----- map2d and `graphdr map` ----------------------------------------------------------------
+def test_map2d_writes_a_png_and_a_self_contained_html(tmp_path):
+    import matplotlib.image as mpimg
+
+    from graphdr import map2d
+
+    X, y = make_blobs(150, n_features=4, centers=3, random_state=0)
+    names = np.array(["a", "b", "c"])[y]
+    model = map2d(X, names, out=tmp_path / "m.png", title="blobs")
+    assert isinstance(model, DEEMap) and model.embedding_.shape == (150, 2)
+    image = mpimg.imread(tmp_path / "m.png")
+    assert image.shape[0] > 300 and image.std() > 0.01  # a drawn picture, not a blank one
+    page = (tmp_path / "m.html").read_text()
+    assert "data:image/png;base64," in page and "<h1>blobs</h1>" in page
+    assert "150 samples, 4 features, 3 classes" in page
+
+
+def test_map_command_draws_a_csv_and_rejects_a_bad_label_column(tmp_path, capsys):
+    from graphdr.cli import main
+
+    X, y = make_blobs(90, n_features=3, centers=3, random_state=1)
+    path = tmp_path / "data.csv"
+    rows = ["f0,f1,f2,label"] + [f"{a},{b},{c},k{t}" for (a, b, c), t in zip(X, y)]
+    path.write_text("\n".join(rows) + "\n")
+    assert main(["map", str(path), "--out", str(tmp_path / "map"), "--quiet"]) == 0
+    assert (tmp_path / "map.png").stat().st_size > 1000
+    assert "3 classes" in (tmp_path / "map.html").read_text()
+    assert main(["map", str(path), "--out", str(tmp_path / "x"), "--label-column",
+                 "nosuch", "--quiet"]) == 2
+    assert "error:" in capsys.readouterr().err
