@@ -151,9 +151,10 @@ def training_map(model, transform, Xtr):
 
 
 def one_nn_error(Ztr, ytr, Zte, yte):
-    from sklearn.neighbors import KNeighborsClassifier
+    """1-NN error (%) of the test samples on the map (:mod:`graphdr.bench.maps`)."""
+    from graphdr.bench.maps import one_nn_error as error
 
-    return 100.0 * float(np.mean(KNeighborsClassifier(1).fit(Ztr, ytr).predict(Zte) != yte))
+    return error(Ztr, ytr, Zte, yte)
 
 
 def scale(n):
@@ -203,23 +204,12 @@ def draw(ds, names, maps, table):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    drawn = [n for n in names if (ds, n) in maps]
-    cols = 4
-    rows = -(-len(drawn) // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 3.2 * rows), squeeze=False)
-    for ax in axes.ravel():
-        ax.set_axis_off()
-    for ax, name in zip(axes.ravel(), drawn):
-        Ztr, _, Zte, yte = maps[(ds, name)]
-        ax.scatter(Ztr[:, 0], Ztr[:, 1], s=0.5, color="0.85", linewidths=0, rasterized=True)
-        cmap = plt.get_cmap("tab20" if len(np.unique(yte)) > 10 else "tab10")
-        codes = np.unique(yte, return_inverse=True)[1]
-        ax.scatter(Zte[:, 0], Zte[:, 1], s=2, c=cmap(codes % cmap.N), linewidths=0,
-                   rasterized=True)
-        err, seconds = table[(ds, name)]
-        ax.set_title(f"{name}\n1-NN error {err:.1f} %, fit {seconds:.1f} s", fontsize=8)
-    fig.suptitle(f"{ds}: held-out samples on each 2-D map", fontsize=10)
-    fig.tight_layout()
+    from graphdr.bench.maps import HeldOutMap, draw_held_out_maps
+
+    drawn = [HeldOutMap(n, maps[(ds, n)][0], maps[(ds, n)][2], *table[(ds, n)])
+             for n in names if (ds, n) in maps]
+    fig = draw_held_out_maps(drawn, maps[(ds, drawn[0].name)][3],
+                             f"{ds}: held-out samples on each 2-D map")
     path = RESULTS / f"maps2d_{ds}.png"
     fig.savefig(path, dpi=90)
     plt.close(fig)

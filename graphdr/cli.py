@@ -220,7 +220,8 @@ def build_parser():
         "methods, each in a sub-report linked from index.html: LQMI, KQMI and QMIProjection "
         "(MI_A) against LDA on the same data (qmi/), DEE with its four optimizers on digits, "
         "objective curves and 2-D maps (dee/), and MKL-DR on six views of the digits with its "
-        "learned kernel weights (mkldr/); --no-papers skips them. The demo always recomputes "
+        "learned kernel weights (mkldr/); then held-out 2-D maps of the digits, DEEMap against "
+        "LDA, linear DEE and kernel QMI (maps/). --no-papers skips them. The demo always recomputes "
         "(results already in --out are replaced).",
     )
     _add_common(demo, "graphdr-report")
@@ -416,8 +417,23 @@ def _demo_papers(run_bench, protocol, args, argv, echo):
         )
         failures.extend(result.failures)
         links.append((f"{folder}/index.html", title))
+    links.append(_demo_maps(args, argv, echo))
     _link_sub_reports(os.path.join(args.out, "index.html"), links)
     return failures
+
+
+def _demo_maps(args, argv, echo):
+    """The held-out 2-D maps of the digits (DEEMap against linear and kernel maps)."""
+    from sklearn.datasets import load_digits
+
+    from .bench.maps import write_maps_report
+
+    title = "2-D maps of held-out digits: DEEMap against LDA, linear DEE and kernel QMI"
+    echo(f"graphdr demo: {title}")
+    X, y = load_digits(return_X_y=True)
+    write_maps_report(os.path.join(args.out, "maps"), X / 16.0, y, dataset="digits",
+                      seed=args.seed, command=_command_line(argv))
+    return "maps/index.html", title
 
 
 def _link_sub_reports(index, links):

@@ -250,3 +250,18 @@ def test_map_command_draws_a_csv_and_rejects_a_bad_label_column(tmp_path, capsys
     assert main(["map", str(path), "--out", str(tmp_path / "x"), "--label-column",
                  "nosuch", "--quiet"]) == 2
     assert "error:" in capsys.readouterr().err
+
+
+def test_maps_report_draws_each_method_and_tables_its_error(tmp_path):
+    from graphdr import LDA
+    from graphdr.bench.maps import write_maps_report
+
+    X, y = load_digits(return_X_y=True)
+    methods = {"LDA": lambda: LDA(n_components=2), "DEEMap": lambda: DEEMap()}
+    index = write_maps_report(tmp_path / "maps", X[:500] / 16.0, y[:500], methods=methods,
+                              command="graphdr demo")
+    page = index.read_text()
+    assert (tmp_path / "maps" / "maps.png").stat().st_size > 10_000
+    errors = [float(v) for v in __import__("re").findall(r"<td>(\d+\.\d)</td><td>", page)]
+    assert len(errors) == 2 and errors[1] < errors[0]  # the free map beats LDA's 2-D map
+    assert "graphdr demo" in page

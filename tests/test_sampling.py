@@ -48,7 +48,9 @@ def test_rounded_key_ignores_float32_and_tiny_perturbations_exact_key_does_not()
     assert np.mean(row_keys(X32)[:, 0] == keys[:, 0]) > 0.97
     perturbed = X * (1 + 1e-10 * np.random.default_rng(2).normal(size=X.shape))
     assert np.mean(row_keys(perturbed)[:, 0] == keys[:, 0]) > 0.99
-    assert np.all(row_keys(perturbed)[:, 1] != keys[:, 1])
+    # the exact key (computed only where rounded keys tie, so asked for here directly)
+    assert np.all(sampling._dense_key(perturbed, exact_bits=True)
+                  != sampling._dense_key(X, exact_bits=True))
 
 
 def test_precomputed_keys_do_not_depend_on_the_sample_order():
@@ -141,8 +143,38 @@ def test_dense_keys_in_blocks_are_the_formula(monkeypatch, dtype):
     monkeypatch.setattr(sampling, "_BLOCK_ENTRIES", 12)  # blocks of 2 rows, a short last one
     keys = sampling.row_keys(X)
     want = np.array([_key_by_formula(row) for row in X], dtype=np.uint64)
-    np.testing.assert_array_equal(keys, want)
+    np.testing.assert_array_equal(keys[:, 0], want[:, 0])
     assert len(np.unique(keys[:, 0])) == len(X)  # the rows differ, and so do their keys
+    assert not np.any(keys[:, 1])  # no tie: no exact key needed
+
+
+@pytest.mark.parametrize("kind", ["dense", "sparse", "dask"])
+def test_exact_keys_only_where_rounded_keys_tie_give_the_full_order(monkeypatch, kind):
+    """Rows equal to 12 bits but not exactly (near-duplicates) and identical rows: their exact
+    keys are the formula's, the others are 0, and the order is that of every exact key."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, 4))
+    X[10] = X[3] * (1 + 1e-9)  # the same rounded key as row 3, another exact one
+    X[20] = X[3]
+    X[30, 2] = 0.0
+    monkeypatch.setattr(sampling, "_BLOCK_ENTRIES", 12)
+    want = np.array([_key_by_formula(row) for row in X], dtype=np.uint64)
+    if kind == "sparse":
+        import scipy.sparse as sp
+
+        data = sp.csr_matrix(X)
+    elif kind == "dask":
+        da = pytest.importorskip("dask.array")
+        data = da.from_array(X, chunks=(7, 4))  # the tied rows in different chunks
+    else:
+        data = X
+    keys = sampling.row_keys(data)
+    np.testing.assert_array_equal(keys[:, 0], want[:, 0])
+    tied = [3, 10, 20]
+    np.testing.assert_array_equal(keys[tied, 1], want[tied, 1])
+    assert not np.any(np.delete(keys[:, 1], tied))
+    assert keys[3, 1] != keys[10, 1] and keys[3, 1] == keys[20, 1]
+    np.testing.assert_array_equal(sampling.canonical_order(keys), sampling.canonical_order(want))
 
 
 def test_subsample_by_partition_is_the_first_rows_in_key_order():

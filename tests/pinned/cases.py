@@ -83,6 +83,7 @@ CASES = [
     ("QMIProjection", "wine", lambda: graphdr.QMIProjection(n_components=2, criterion="mi_a", max_iter=5, random_state=0, metric="euclidean", solver="gradient", sigma_factors=(1.0,), cv=None, tol=1e-6), False),
     ("DEE_ld", "wine", lambda: graphdr.DEE(n_components=2, optimizer="ld", max_iter=5, random_state=0, lam=10.0, shrinkage=0.0), False),
     ("DEE_fp", "iris", lambda: graphdr.DEE(n_components=2, optimizer="fp", max_iter=5, random_state=0, lam=10.0, shrinkage=0.0), False),
+    ("DEEMap", "blobs", lambda: graphdr.DEEMap(n_neighbors=5, max_iter=5), False),
     ("DSNE", "wine", lambda: graphdr.DSNE(n_components=2, max_iter=5, random_state=0, normalization="classwise", cv=None), False),
     ("MMPA", "wine", lambda: graphdr.MMPA(n_components=3), False),
     ("DCV", "small_n", lambda: graphdr.DCV(), False),
@@ -129,7 +130,7 @@ KIND = {
     "KernelLDA_reg0": "kernel_reg0", "KQMI_paper": "kernel_reg0",
     "MKLDR_lda": "sdp", "MKLDR_lde": "sdp", "MKLDR_nystroem": "sdp",
     "QMIProjection": "iterative", "DEE_ld": "iterative", "DEE_fp": "iterative",
-    "DSNE": "iterative", "ElasticEmbedding": "iterative",
+    "DSNE": "iterative", "ElasticEmbedding": "iterative", "DEEMap": "iterative",
 }
 
 

@@ -1,0 +1,134 @@
+"""Held-out 2-D maps side by side: the picture and table of issue 28, for reports and benchmarks.
+
+Each method is fitted on the training samples; the test samples are placed out of sample
+(``transform``) and a 1-nearest-neighbour classifier trained on the map of the training samples
+(the fitted map of a nonparametric method, ``transform`` of the others) predicts them. The
+picture shows the test samples coloured by their true class over the training map in grey.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["HeldOutMap", "default_map_methods", "held_out_map", "draw_held_out_maps",
+           "write_maps_report"]
+
+
+@dataclass
+class HeldOutMap:
+    """One method's maps of the training and test samples, its error (%) and fit time (s)."""
+
+    name: str
+    train: np.ndarray
+    test: np.ndarray
+    error: float
+    seconds: float
+
+
+def default_map_methods():
+    """name -> estimator factory: graphdr's 2-D maps (linear, kernel, nonparametric)."""
+    from .. import DEE, KQMI, LDA, DEEMap
+
+    return {
+        "graphdr.LDA": lambda: LDA(n_components=2),
+        "graphdr.DEE (linear)": lambda: DEE(n_components=2),
+        "graphdr.KQMI (kernel)": lambda: KQMI(n_components=2),
+        "graphdr.DEEMap": lambda: DEEMap(),
+    }
+
+
+def training_map(model, X_train):
+    """The map of the training samples: ``embedding_`` when the model has one (a
+    nonparametric map), else ``transform``."""
+    embedding = getattr(model, "embedding_", None)
+    return np.asarray(embedding) if embedding is not None else model.transform(X_train)
+
+
+def one_nn_error(Z_train, y_train, Z_test, y_test):
+    """1-NN error (%) of the test samples against the training samples, on the map."""
+    from sklearn.neighbors import KNeighborsClassifier
+
+    predicted = KNeighborsClassifier(1).fit(Z_train, y_train).predict(Z_test)
+    return 100.0 * float(np.mean(predicted != y_test))
+
+
+def held_out_map(name, make, X_train, y_train, X_test, y_test):
+    """Fit ``make()`` on the training samples and place the test samples: a
+    :class:`HeldOutMap`."""
+    start = time.perf_counter()
+    model = make().fit(X_train, y_train)
+    seconds = time.perf_counter() - start
+    Z_train, Z_test = training_map(model, X_train), np.asarray(model.transform(X_test))
+    return HeldOutMap(name, Z_train, Z_test, one_nn_error(Z_train, y_train, Z_test, y_test),
+                      seconds)
+
+
+def draw_held_out_maps(maps, y_test, title, *, cols=4):
+    """A figure: each map's test samples coloured by class over its training map (grey)."""
+    import matplotlib.pyplot as plt
+
+    rows = -(-len(maps) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 3.3 * rows), squeeze=False)
+    codes = np.unique(y_test, return_inverse=True)[1]
+    cmap = plt.get_cmap("tab20" if codes.max(initial=0) >= 10 else "tab10")
+    for ax in axes.ravel():
+        ax.set_axis_off()
+    for ax, m in zip(axes.ravel(), maps):
+        ax.scatter(m.train[:, 0], m.train[:, 1], s=0.5, color="0.85", linewidths=0,
+                   rasterized=True)
+        ax.scatter(m.test[:, 0], m.test[:, 1], s=2, c=cmap(codes % cmap.N), linewidths=0,
+                   rasterized=True)
+        ax.set_title(f"{m.name}\n1-NN error {m.error:.1f} %, fit {m.seconds:.1f} s",
+                     fontsize=8)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def write_maps_report(out, X, y, *, dataset="digits", train_size=0.67, seed=0, methods=None,
+                      command=None):
+    """``out/index.html`` and ``out/maps.png``: held-out 2-D maps of ``X`` side by side, with
+    a table of their 1-NN errors and fit times. Returns the path of index.html."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+    from sklearn.model_selection import train_test_split
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    X_train, X_test, y_train, y_test = train_test_split(
+        X, y, train_size=train_size, stratify=y, random_state=seed)
+    methods = default_map_methods() if methods is None else methods
+    maps = [held_out_map(name, make, X_train, y_train, X_test, y_test)
+            for name, make in methods.items()]
+    title = (f"{dataset}: {len(y_test)} held-out samples on 2-D maps fitted to "
+             f"{len(y_train)} others")
+    fig = draw_held_out_maps(maps, y_test, title)
+    fig.savefig(out / "maps.png", dpi=90)
+    plt.close(fig)
+    rows = "".join(f"<tr><td>{html.escape(m.name)}</td><td>{m.error:.1f}</td>"
+                   f"<td>{m.seconds:.1f}</td></tr>" for m in maps)
+    page = (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f"<title>{html.escape(title)}</title></head>\n<body style=\"font-family: sans-serif; "
+        "max-width: 70em; margin: 2em auto\">\n"
+        f"<h1>2-D maps of held-out samples</h1>\n<p>{html.escape(title)}. Each method is "
+        "fitted on the training samples; the held-out samples are placed out of sample "
+        "(<code>transform</code>) and a 1-NN classifier trained on the training samples' map "
+        "predicts them. Supervised UMAP and openTSNE on larger sets: "
+        "<code>benchmarks/results/maps2d.md</code>.</p>\n"
+        "<img src=\"maps.png\" alt=\"held-out 2-D maps\" style=\"max-width: 100%\">\n"
+        "<table border=\"1\" cellpadding=\"4\" style=\"border-collapse: collapse\">"
+        "<tr><th>method</th><th>held-out 1-NN error (%)</th><th>fit (s)</th></tr>"
+        f"{rows}</table>\n"
+        + (f"<p>Command: <code>{html.escape(command)}</code></p>\n" if command else "")
+        + "</body></html>\n")
+    index = out / "index.html"
+    index.write_text(page, encoding="utf-8")
+    return index
