@@ -133,6 +133,9 @@ def _tied(values):
     """Indices (increasing) of the entries whose value occurs more than once."""
     if len(values) < 2:
         return np.zeros(0, dtype=np.intp)
+    in_order = np.sort(values)  # cheaper than the argsort, which only ties need
+    if not np.any(in_order[1:] == in_order[:-1]):
+        return np.zeros(0, dtype=np.intp)
     order = np.argsort(values, kind="stable")
     sorted_values = values[order]
     same = sorted_values[1:] == sorted_values[:-1]

@@ -32,7 +32,9 @@ class HeldOutMap:
 
 def default_map_methods():
     """name -> estimator factory: graphdr's 2-D maps (linear, kernel, nonparametric)."""
-    from .. import DEE, KQMI, LDA, DEEMap
+    from ..linear import LDA
+    from ..neighbor import DEE, DEEMap
+    from ..qmi import KQMI
 
     return {
         "graphdr.LDA": lambda: LDA(n_components=2),
