@@ -172,6 +172,31 @@ def test_same_fit_twice_and_under_row_permutation(digits_split):
     assert abs(err[0] - err[1]) <= 2.0 / len(yte)
 
 
+def test_the_map_does_not_depend_on_the_units_of_the_input(digits_split):
+    """Only neighbour ranks and relative distances enter: X and 1000 X pose the same problem
+    from the same start (up to rounding), so they reach the same objective up to the
+    optimiser's tolerance and place held-out samples alike."""
+    Xtr, Xte, ytr, yte = digits_split
+    a, b = DEEMap(max_iter=0).fit(Xtr, ytr), DEEMap(max_iter=0).fit(1000.0 * Xtr, ytr)
+    np.testing.assert_allclose(b.embedding_, a.embedding_, atol=1e-9 * np.abs(a.embedding_).max())
+    a, b = DEEMap().fit(Xtr, ytr), DEEMap().fit(1000.0 * Xtr, ytr)
+    assert abs(a.objective_ - b.objective_) <= 1e-2 * abs(a.objective_)
+    err = [np.mean(KNeighborsClassifier(1).fit(m.embedding_, ytr).predict(m.transform(s * Xte))
+                   != yte) for m, s in ((a, 1.0), (b, 1000.0))]
+    assert abs(err[0] - err[1]) <= 2.0 / len(yte)
+
+
+def test_a_small_class_does_not_cut_the_neighbours_of_the_others():
+    X, y = make_blobs(200, n_features=4, centers=3, random_state=2)
+    y[:2] = 3  # a class of two samples
+    m = DEEMap(n_neighbors=10, max_iter=0).fit(X, y)
+    from graphdr.graphs import knn_graph
+
+    A = knn_graph(X, 10, y=np.unique(y, return_inverse=True)[1], restrict="same")
+    assert np.median(np.asarray(A.sum(axis=1)).ravel()) >= 10
+    assert m.embedding_.shape == (200, 2)
+
+
 def test_string_labels_and_float32():
     X, y = make_blobs(120, n_features=5, centers=3, random_state=0)
     names = np.array(["cat", "dog", "emu"])[y]

@@ -91,6 +91,8 @@ def _separated_anchors(means, radii, gap=START_GAP, max_rounds=2000):
     pushed apart pairwise until every two discs are at least ``gap`` apart."""
     C = len(means)
     A = _principal_plane(means)
+    spread = float(np.sqrt(np.mean(np.sum(A**2, axis=1))))
+    A = A / spread if spread > 0 else A  # unit spread: the layout does not see the units
     # a deterministic spiral for classes whose means coincide on the plane
     angle = 2.399963 * np.arange(C)  # the golden angle
     A += 1e-3 * np.column_stack([np.cos(angle), np.sin(angle)]) * np.sqrt(np.arange(C) + 1.0)[:, None]
@@ -244,8 +246,8 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.classes_, y_enc, _ = check_labels(y, min_classes=2, min_per_class=2, method=name)
         Xf = np.asarray(X, dtype=np.float64)
         C = len(self.classes_)
-        k = min(self.n_neighbors, int(np.bincount(y_enc).min()) - 1)
-        A = sp.csr_matrix(_graphs.knn_graph(Xf, max(k, 1), y=y_enc, restrict="same",
+        # each class's own neighbours (fewer in a class that has fewer samples)
+        A = sp.csr_matrix(_graphs.knn_graph(Xf, self.n_neighbors, y=y_enc, restrict="same",
                                             weights="binary"))
         problem = _MapObjective(A, y_enc, C, self.lam, self.lam_same)
         Y0 = _start(Xf, y_enc, C)
