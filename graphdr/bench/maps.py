@@ -30,18 +30,54 @@ class HeldOutMap:
     seconds: float
 
 
-def default_map_methods():
-    """name -> estimator factory: graphdr's 2-D maps (linear, kernel, nonparametric)."""
+def default_map_methods(external=True):
+    """name -> estimator factory: graphdr's 2-D maps (linear, kernel, nonparametric) and, with
+    ``external`` and when installed (``pip install "graphdr[bench]"``), supervised UMAP and
+    openTSNE (unsupervised), each with its own ``transform``."""
     from ..linear import LDA
     from ..neighbor import DEE, DEEMap
     from ..qmi import KQMI
 
-    return {
+    methods = {
         "graphdr.LDA": lambda: LDA(n_components=2),
         "graphdr.DEE (linear)": lambda: DEE(n_components=2),
         "graphdr.KQMI (kernel)": lambda: KQMI(n_components=2),
         "graphdr.DEEMap": lambda: DEEMap(),
     }
+    if external:
+        methods.update(_external_methods())
+    return methods
+
+
+class _OpenTSNE:
+    """openTSNE's TSNE as ``fit(X, y)`` (``y`` unused) / ``transform`` / ``embedding_``."""
+
+    def fit(self, X, y=None):
+        from openTSNE import TSNE
+
+        self.embedding_ = TSNE(random_state=0, n_jobs=2).fit(X)
+        return self
+
+    def transform(self, X):
+        return np.asarray(self.embedding_.transform(X))
+
+
+def _external_methods():
+    """Supervised UMAP and openTSNE when they are installed (never required)."""
+    methods = {}
+    try:
+        import umap
+
+        methods["supervised UMAP"] = lambda: umap.UMAP(random_state=0)
+    except ImportError:
+        pass
+    try:
+        import openTSNE  # noqa: F401
+
+        methods["openTSNE (unsupervised)"] = _OpenTSNE
+    except ImportError:
+        pass
+    return methods
 
 
 def training_map(model, X_train):
