@@ -313,16 +313,16 @@ class DEE(_LinearNeighborEmbedding):
     ):
         self.n_components = n_components
         self.lam = lam
-        self.shrinkage = shrinkage
-        self.significance = significance
-        self.method = method
-        self.n_partners = n_partners
         self.sigma = sigma
         self.optimizer = optimizer
         self.max_iter = max_iter
         self.tol = tol
         self.init = init
         self.normalize = normalize
+        self.shrinkage = shrinkage
+        self.significance = significance
+        self.method = method
+        self.n_partners = n_partners
         self.random_state = random_state
         self.verbose = verbose
         self.callback = callback

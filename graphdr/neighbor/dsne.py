@@ -289,17 +289,17 @@ class DSNE(_LinearNeighborEmbedding):
         callback=None,
     ):
         self.n_components = n_components
-        self.cv = cv
-        self.significance = significance
         self.sigma = sigma
-        self.method = method
-        self.n_partners = n_partners
         self.normalization = normalization
         self.intra_mass = intra_mass
         self.optimizer = optimizer
         self.max_iter = max_iter
         self.tol = tol
         self.init = init
+        self.cv = cv
+        self.significance = significance
+        self.method = method
+        self.n_partners = n_partners
         self.random_state = random_state
         self.verbose = verbose
         self.callback = callback
