@@ -242,8 +242,13 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         verbose = _check_verbose(self.verbose)
         if self.callback is not None and not callable(self.callback):
             raise ValueError(f"callback must be callable or None; got {self.callback!r}.")
+        if sp.issparse(X):
+            raise ValueError(
+                f"{name} needs dense X (its start takes principal components of each class): "
+                "pass X.toarray(), or reduce a large sparse X first (TruncatedSVD).")
         X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2)
-        self.classes_, y_enc, _ = check_labels(y, min_classes=2, min_per_class=2, method=name)
+        # a class of one sample has no neighbours: it keeps its own place, away from the others
+        self.classes_, y_enc, _ = check_labels(y, min_classes=2, method=name)
         Xf = np.asarray(X, dtype=np.float64)
         C = len(self.classes_)
         # each class's own neighbours (fewer in a class that has fewer samples)
