@@ -185,6 +185,13 @@ def test_demo_runs_every_foundation_method(tmp_path):
         assert "nan" not in tables.lower().replace("nanmean", "")
     assert (out / "dee" / "curves_digits_60pc.png").stat().st_size > 10_000  # optimizer curves
     assert (out / "mkldr" / "kernel_weights_digits_views.png").exists()
+    # the held-out 2-D maps: DEEMap's error below every linear and kernel map's
+    assert 'href="maps/index.html"' in index
+    maps = (out / "maps" / "index.html").read_text()
+    errors = dict(re.findall(r"<tr><td>([^<]+)</td><td>(\d+\.\d)</td>", maps))
+    assert float(errors["graphdr.DEEMap"]) < min(
+        float(errors[m]) for m in ("graphdr.LDA", "graphdr.DEE (linear)", "graphdr.KQMI (kernel)"))
+    assert (out / "maps" / "maps.png").stat().st_size > 10_000
 
 
 def test_help_and_list(capsys):
