@@ -336,7 +336,19 @@ def _map(args):
         label_column = int(label_column)
     ds = load_dataset(args.data, label_column=label_column)
     start = time.perf_counter()
-    map2d(ds.X, ds.classes[ds.y], out=args.out, title=args.title)
+    if args.quiet:
+        map2d(ds.X, ds.classes[ds.y], out=args.out, title=args.title)
+    else:
+        from tqdm.auto import tqdm
+
+        from .neighbor import DEEMap
+
+        with tqdm(total=DEEMap().max_iter, desc="graphdr map", unit="it", leave=False) as bar:
+            def progress(Y, info):
+                bar.update(1)
+                bar.set_postfix(objective=f"{info['objective']:.5g}", refresh=False)
+
+            map2d(ds.X, ds.classes[ds.y], out=args.out, title=args.title, callback=progress)
     if not args.quiet:
         print(f"graphdr map: {ds.name}, {len(ds.y)} samples, {ds.n_classes} classes: wrote "
               f"{args.out}.png and {args.out}.html in {time.perf_counter() - start:.1f} s",
