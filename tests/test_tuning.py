@@ -238,3 +238,26 @@ def test_search_kernels_with_an_rbf_family_is_the_estimator_search():
     assert got[0] == pytest.approx(want[0]) and got[1] == want[1]
     for key in want[2]:
         np.testing.assert_allclose(got[2][key], want[2][key], atol=1e-12)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: graphdr.KernelLPP(n_components=3, supervised=True, gamma=0.3),
+    lambda: graphdr.KernelLPP(n_components=2, gamma=0.3),
+    lambda: graphdr.LPP(n_components=2, supervised=True),
+    lambda: graphdr.KernelLDA(gamma=0.3, solver="eigh"),
+])
+def test_ridge_path_equals_one_fit_per_ridge(make):
+    """The refitted search's shared fits: the kernel map and the graphs once, the same models
+    as a whole fit per ridge, bit for bit."""
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    X = X[::2]
+    y = y[::2]
+    regs = [1e-6, 1e-3, 0.1]
+    path = make()._fit_ridge_path(X, y, regs)
+    for reg, est in zip(regs, path):
+        single = make().set_params(reg=reg).fit(X, y)
+        assert est.reg == reg
+        np.testing.assert_array_equal(est.transform(X), single.transform(X))
+        np.testing.assert_array_equal(est.eigenvalues_, single.eigenvalues_)

@@ -2,11 +2,12 @@ r"""The estimator core of graph embedding: validate, pick a space, build graphs,
 
 from __future__ import annotations
 
+import copy
 import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin, clone
 from sklearn.utils.validation import assert_all_finite, check_is_fitted, validate_data
 
 from .._validation import check_int, check_labels, check_n_components, check_option, check_positive
@@ -147,6 +148,12 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         ``ValueError``, as do kernel LPP and CKFD (their neighbour graphs or solver need every
         sample's features in memory); other linear methods compute the array.
         """
+        space, data = self._prepare(X, y)
+        self._store(space, self._solve(space, data), data)
+        return self
+
+    def _prepare(self, X, y):
+        """Steps 1-2 and the kernel's width and ridge: ``(space, data)``."""
         self._check_params()
         if hasattr(self, "scaling"):
             check_option(self.scaling, "scaling", set(SCALINGS))
@@ -155,10 +162,35 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         data = self._training_data(X, y)
         if self._is_kernel():
             select_kernel(self, data)
-        space = self._coordinate_space(data)
-        solution = self._solve(space, data)
-        self._store(space, solution, data)
-        return self
+        return self._coordinate_space(data), data
+
+    def _fit_ridge_path(self, X, y, regs):
+        """One fitted copy of this estimator per ridge in ``regs``, each equal to
+        ``clone(self).set_params(reg=r).fit(X, y)``: the validation, the coordinate space
+        (the kernel map's eigendecomposition) and the graphs are computed once, only the
+        solve and the store once per ridge (the inner search of the refitted estimators,
+        :func:`graphdr.tuning.search`)."""
+        base = clone(self).set_params(reg=regs[0])
+        space, data = base._prepare(X, y)
+        shared = (type(base)._solve is _BaseGraphEmbedding._solve and space.stats is None
+                  and not base._use_class_kernel_route(space))
+        problem = base._graph_problem(space, data) if shared else None
+        fitted = []
+        for reg in regs:
+            est = copy.copy(base)  # its own __dict__: what _store sets is its own
+            est.reg = reg
+            if hasattr(base, "reg_"):
+                est.reg_ = reg
+            solution = (est._solve(space, data, problem=problem) if shared
+                        else est._solve(space, data))
+            est._store(space, solution, data)
+            fitted.append(est)
+        return fitted
+
+    def _graph_problem(self, space, data):
+        """Step 3: the graphs of the problem in the space's coordinates."""
+        X_graph, metric = space.graph_input(data.X)
+        return self._problem(X_graph, data.y_encoded, metric)
 
     def _training_data(self, X, y):
         """Step 1: validated samples and labels, or class statistics from one pass."""
@@ -251,8 +283,9 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
                 data.X, data.y_encoded)
         return KernelMap(spec, self.rank_tol).fit(data.X)
 
-    def _solve(self, space, data):
-        """Steps 3-4: graphs, then the cheapest route that solves the problem exactly."""
+    def _solve(self, space, data, problem=None):
+        """Steps 3-4: graphs (or the given ``problem``), then the cheapest route that solves
+        the problem exactly."""
         reg, n = self._resolved_reg(), data.n_samples
         if space.stats is not None:
             forms = self._class_forms(space.stats.counts.astype(np.float64))
@@ -273,8 +306,8 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
                     RuntimeWarning,
                     stacklevel=3,
                 )
-        X_graph, metric = space.graph_input(data.X)
-        problem = self._problem(X_graph, data.y_encoded, metric)
+        if problem is None:
+            problem = self._graph_problem(space, data)
         return Solution(*solve_graph_problem(space, problem, reg=reg, n_samples=n,
                                              rank_tol=self.rank_tol))
 

@@ -142,15 +142,23 @@ def _class_path_scores(K, y_enc, folds, block_of, regs, n_components, scaling):
 
 
 def _refit_scores(estimator, X, y_enc, folds, gamma, regs):
-    """Errors for every ridge value by refitting the estimator with explicit values."""
+    """Errors for every ridge value by refitting the estimator with explicit values: per
+    fold, one fit per ridge that shares the kernel map and the graphs
+    (``_fit_ridge_path``), else one whole fit per value."""
     scores = np.zeros((len(regs), 2))
     has_reg = "reg" in estimator.get_params()
-    for i, reg in enumerate(regs):
-        params = dict(gamma=gamma, reg=reg) if has_reg else dict(gamma=gamma)
-        for train, test in folds:
-            est = clone(estimator).set_params(**params)
-            Y_tr = est.fit(X[train], y_enc[train]).transform(X[train])
-            scores[i] += neighbour_errors(Y_tr, y_enc[train], est.transform(X[test]), y_enc[test])
+    for train, test in folds:
+        if has_reg and hasattr(estimator, "_fit_ridge_path"):
+            fitted = clone(estimator).set_params(gamma=gamma)._fit_ridge_path(
+                X[train], y_enc[train], list(regs))
+        else:
+            fitted = [clone(estimator).set_params(
+                **(dict(gamma=gamma, reg=reg) if has_reg else dict(gamma=gamma))).fit(
+                X[train], y_enc[train]) for reg in (regs if has_reg else regs[:1])]
+            fitted = fitted if has_reg else fitted * len(regs)
+        for i, est in enumerate(fitted):
+            scores[i] += neighbour_errors(est.transform(X[train]), y_enc[train],
+                                          est.transform(X[test]), y_enc[test])
     return scores / len(folds)
 
 
