@@ -165,27 +165,9 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         return self._coordinate_space(data), data
 
     def _fit_ridge_path(self, X, y, regs):
-        """One fitted copy of this estimator per ridge in ``regs``, each equal to
-        ``clone(self).set_params(reg=r).fit(X, y)``: the validation, the coordinate space
-        (the kernel map's eigendecomposition) and the graphs are computed once, only the
-        solve and the store once per ridge (the inner search of the refitted estimators,
-        :func:`graphdr.tuning.search`)."""
-        base = clone(self).set_params(reg=regs[0])
-        space, data = base._prepare(X, y)
-        shared = (type(base)._solve is _BaseGraphEmbedding._solve and space.stats is None
-                  and not base._use_class_kernel_route(space))
-        problem = base._graph_problem(space, data) if shared else None
-        fitted = []
-        for reg in regs:
-            est = copy.copy(base)  # its own __dict__: what _store sets is its own
-            est.reg = reg
-            if hasattr(base, "reg_"):
-                est.reg_ = reg
-            solution = (est._solve(space, data, problem=problem) if shared
-                        else est._solve(space, data))
-            est._store(space, solution, data)
-            fitted.append(est)
-        return fitted
+        """One fitted copy per ridge in ``regs``, sharing the kernel map and the graphs
+        (:func:`fit_ridge_path`)."""
+        return fit_ridge_path(self, X, y, regs)
 
     def _graph_problem(self, space, data):
         """Step 3: the graphs of the problem in the space's coordinates."""
@@ -433,3 +415,26 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
 
 def _sym_np(M):
     return (M + M.T) / 2.0
+
+
+def fit_ridge_path(estimator, X, y, regs):
+    """One fitted copy of ``estimator`` per ridge in ``regs``, each equal to
+    ``clone(estimator).set_params(reg=r).fit(X, y)``: the validation, the coordinate space
+    (the kernel map's eigendecomposition) and the graphs are computed once, only the solve and
+    the store once per ridge (the inner search of the refitted estimators,
+    :func:`graphdr.tuning.search`)."""
+    base = clone(estimator).set_params(reg=regs[0])
+    space, data = base._prepare(X, y)
+    shared = (type(base)._solve is _BaseGraphEmbedding._solve and space.stats is None
+              and not base._use_class_kernel_route(space))
+    problem = base._graph_problem(space, data) if shared else None
+    fitted = []
+    for reg in regs:
+        est = copy.copy(base)  # its own __dict__: what _store sets is its own
+        est.reg = reg
+        if hasattr(base, "reg_"):
+            est.reg_ = reg
+        solution = est._solve(space, data, problem=problem) if shared else est._solve(space, data)
+        est._store(space, solution, data)
+        fitted.append(est)
+    return fitted
