@@ -134,6 +134,22 @@ def test_map_separates_classes_and_lowers_its_objective(digits_split):
     assert np.mean(ytr[idx[:, 1]] != ytr) < 0.02
 
 
+@pytest.mark.parametrize("loader", ["iris", "wine"])
+def test_few_classes_stay_in_one_picture(loader):
+    """The attraction's Laplacian cannot move a class as a whole: the preconditioner's shift
+    must damp those translations, or a few classes fly hundreds of units apart and each is a
+    dot on the picture (wine went to class gaps 100 times the class spread)."""
+    from sklearn import datasets
+
+    X, y = getattr(datasets, f"load_{loader}")(return_X_y=True)
+    E = DEEMap().fit(X, y).embedding_
+    centres = np.array([E[y == c].mean(axis=0) for c in np.unique(y)])
+    spread = np.median([np.sqrt(np.mean(np.sum((E[y == c] - centres[i]) ** 2, axis=1)))
+                        for i, c in enumerate(np.unique(y))])
+    gaps = np.sqrt(np.sum((centres[:, None] - centres[None]) ** 2, axis=-1))
+    assert gaps.max() < 15 * spread
+
+
 def test_unseen_samples_land_near_their_class(digits_split):
     """Out of sample: the map of a held-out sample is nearest to training samples of its class
     about as often as the input-space neighbours vote for it."""

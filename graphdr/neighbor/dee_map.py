@@ -53,7 +53,7 @@ from .. import graphs as _graphs
 from .._validation import check_int, check_labels, check_positive
 from ..optim import descent
 from ..solvers import embedding_signs
-from ._core import _DTYPES, _MU_REL, _check_verbose
+from ._core import _DTYPES, _check_verbose
 from .elastic import _sparse_preconditioner
 from .grid_field import gaussian_field
 
@@ -67,6 +67,9 @@ TETHER = 0.01
 #: gap between two classes' starting discs, so that the start is the region (class) holding
 #: most of the neighbours' weight rather than the tightest group of them
 START_BANDWIDTH = START_GAP
+#: the shift of the Laplacian preconditioner, relative to the larger repulsion weight (the
+#: curvature of e^{-r^2} is at most 2 per unit weight)
+PRECONDITIONER_SHIFT = 1.0
 #: mean-shift steps of the out-of-sample transform
 MEAN_SHIFT_STEPS = 10
 #: query rows per block of the out-of-sample transform
@@ -256,11 +259,13 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                                             weights="binary"))
         problem = _MapObjective(A, y_enc, C, self.lam, self.lam_same)
         Y0 = _start(Xf, y_enc, C)
-        H = sp.csc_matrix(2.0 * problem.L)
-        tr = float(H.diagonal().sum())
-        mu = _MU_REL * tr / len(Xf) if tr > 0 else 1.0
-        precondition = _sparse_preconditioner(H + mu * sp.identity(len(Xf), format="csc"),
-                                              factor=False)
+        # the attraction's Hessian 2 L is singular along each class's translation (and the
+        # tether does not see it): mu, the repulsion's curvature scale, keeps those modes from
+        # being amplified by 1 / mu (a tiny mu sent whole classes hundreds of units away)
+        mu = PRECONDITIONER_SHIFT * max(float(self.lam), float(self.lam_same))
+        precondition = _sparse_preconditioner(
+            sp.csc_matrix(2.0 * problem.L) + mu * sp.identity(len(Xf), format="csc"),
+            factor=False)
         res = descent(problem.value_grad, Y0, method="preconditioned",
                       precondition=precondition, max_iter=self.max_iter, tol=self.tol,
                       verbose=verbose, callback=self.callback, name=name, t_start=t0)
