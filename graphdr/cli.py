@@ -331,10 +331,7 @@ def _map(args):
     from .bench.datasets import load_dataset
     from .map2d import map2d
 
-    label_column = args.label_column
-    if label_column is not None and label_column.isdigit():
-        label_column = int(label_column)
-    ds = load_dataset(args.data, label_column=label_column)
+    ds = load_dataset(args.data, label_column=args.label_column)
     start = time.perf_counter()
     if args.quiet:
         map2d(ds.X, ds.classes[ds.y], out=args.out, title=args.title)

@@ -80,13 +80,12 @@ def _value_bits(values):
     return (exact + _HALF) & _MASK, exact
 
 
-def _hash_entries(values, columns):
-    """The mixed (rounded, exact) contributions of entries with their column codes."""
+def _hash_entries(values, columns, exact_bits=False):
+    """The mixed contributions of entries with their column codes: of the rounded values, or
+    (``exact_bits``) of the exact ones; 0 for a zero entry."""
     rounded, exact = _value_bits(values)
-    zero = np.asarray(values) == 0
-    h = [_mix(bits ^ columns) for bits in (rounded, exact)]
-    for part in h:
-        part[zero] = 0
+    h = _mix((exact if exact_bits else rounded) ^ columns)
+    h[np.asarray(values) == 0] = 0
     return h
 
 
@@ -125,7 +124,7 @@ def _sparse_key(X, exact_bits=False):
     columns = _mix(X.indices.astype(np.uint64) + np.uint64(1))
     rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
     keys = np.zeros(X.shape[0], dtype=np.uint64)
-    np.add.at(keys, rows, _hash_entries(X.data, columns)[1 if exact_bits else 0])
+    np.add.at(keys, rows, _hash_entries(X.data, columns, exact_bits))
     return keys
 
 

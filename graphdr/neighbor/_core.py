@@ -13,7 +13,7 @@ from scipy import linalg
 from sklearn.utils.validation import validate_data
 
 from .. import pairs as _pairs
-from .._validation import check_labels, check_n_components, check_option
+from .._validation import check_int, check_labels, check_n_components, check_option, check_positive
 from ..base import _LinearProjection
 from ..optim import descent
 from ..sampling import row_keys, seeded, stratified_folds, stratified_subsample
@@ -230,6 +230,17 @@ def _check_verbose(verbose):
     if not isinstance(verbose, (numbers.Integral, bool)) or verbose < 0:
         raise ValueError(f"verbose must be a non-negative integer or bool; got {verbose!r}.")
     return int(verbose)
+
+
+def _check_descent_params(est):
+    """``max_iter``, ``tol``, ``verbose`` and ``callback`` of an estimator fitted by
+    :func:`graphdr.optim.descent`; returns ``verbose`` as an int."""
+    check_int(est.max_iter, "max_iter", min_value=0)
+    check_positive(est.tol, "tol", allow_zero=True)
+    verbose = _check_verbose(est.verbose)
+    if est.callback is not None and not callable(est.callback):
+        raise ValueError(f"callback must be callable or None; got {est.callback!r}.")
+    return verbose
 
 
 def _cholesky_preconditioner(H, name):

@@ -5,16 +5,16 @@ from __future__ import annotations
 import numpy as np
 
 from .. import pairs as _pairs
-from .._validation import check_int, check_option, check_positive
+from .._validation import check_option, check_positive
 from ..sampling import seeded
 from ..tuning import check_significance, choose_checkpoint
 from ._core import (
     _CACHE_BYTES,
     _CV_FOLDS,
     _SHRINKAGE_GRID,
+    _check_descent_params,
     _check_init_option,
     _check_shrinkage,
-    _check_verbose,
     _cholesky_preconditioner,
     _class_spread,
     _LinearNeighborEmbedding,
@@ -335,12 +335,8 @@ class DEE(_LinearNeighborEmbedding):
         _pairs.check_n_partners(self.n_partners)
         check_positive(self.sigma, "sigma", allow_none=True)
         check_option(self.optimizer, "optimizer", self._optimizers)
-        check_int(self.max_iter, "max_iter", min_value=0)
-        check_positive(self.tol, "tol", allow_zero=True)
         _check_init_option(self.init)
-        _check_verbose(self.verbose)
-        if self.callback is not None and not callable(self.callback):
-            raise ValueError(f"callback must be callable or None; got {self.callback!r}.")
+        _check_descent_params(self)
 
     def fit(self, X, y):
         """Fit the projection.

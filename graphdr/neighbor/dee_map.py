@@ -53,7 +53,7 @@ from .. import graphs as _graphs
 from .._validation import check_int, check_labels, check_positive
 from ..optim import descent
 from ..solvers import embedding_signs
-from ._core import _DTYPES, _check_verbose
+from ._core import _DTYPES, _check_descent_params
 from .elastic import _sparse_preconditioner
 from .grid_field import gaussian_field
 
@@ -143,11 +143,10 @@ class _MapObjective:
         # the tether, tether * sum_i ||y_i - mean of its class||^2, holds together the pieces
         # of a class whose neighbour graph is not connected
         off = np.empty_like(Y)
-        for rows in self.rows:
-            off[rows] = Y[rows] - Y[rows].mean(axis=0)
         F, G = gaussian_field(Y)
         F_own, G_own = np.empty_like(F), np.empty_like(G)
         for rows in self.rows:
+            off[rows] = Y[rows] - Y[rows].mean(axis=0)
             F_own[rows], G_own[rows] = gaussian_field(Y[rows])
         value = (float(np.sum(Y * LY)) + self.tether * float(np.sum(off * off))
                  + 0.5 * self.lam_diff * float(np.sum(F - F_own))
@@ -240,11 +239,7 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         check_int(self.n_neighbors, "n_neighbors")
         check_positive(self.lam, "lam")
         check_positive(self.lam_same, "lam_same", allow_zero=True)
-        check_int(self.max_iter, "max_iter", min_value=0)
-        check_positive(self.tol, "tol", allow_zero=True)
-        verbose = _check_verbose(self.verbose)
-        if self.callback is not None and not callable(self.callback):
-            raise ValueError(f"callback must be callable or None; got {self.callback!r}.")
+        verbose = _check_descent_params(self)
         if sp.issparse(X):
             raise ValueError(
                 f"{name} needs dense X (its start takes principal components of each class): "

@@ -12,8 +12,8 @@ from ..sampling import seeded
 from ..tuning import check_significance, choose_checkpoint
 from ._core import (
     _CACHE_BYTES,
+    _check_descent_params,
     _check_init_option,
-    _check_verbose,
     _LinearNeighborEmbedding,
     _pair_sq_dist,
     _PairWeights,
@@ -319,12 +319,8 @@ class DSNE(_LinearNeighborEmbedding):
         if self.cv is not None:
             check_int(self.cv, "cv", min_value=2)
         check_significance(self.significance)
-        check_int(self.max_iter, "max_iter", min_value=0)
-        check_positive(self.tol, "tol", allow_zero=True)
         _check_init_option(self.init)
-        _check_verbose(self.verbose)
-        if self.callback is not None and not callable(self.callback):
-            raise ValueError(f"callback must be callable or None; got {self.callback!r}.")
+        _check_descent_params(self)
 
     def fit(self, X, y):
         """Fit the projection.

@@ -21,7 +21,7 @@ from ._core import (
     _CACHE_BYTES,
     _DTYPES,
     _MU_REL,
-    _check_verbose,
+    _check_descent_params,
     _class_spread,
     _pair_sq_dist,
     _PairWeights,
@@ -226,11 +226,7 @@ class ElasticEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         _pairs.resolve_method(self.method, 0, name)
         _pairs.check_n_partners(self.n_partners)
         check_option(self.optimizer, "optimizer", {"sd", "fp", "cg", "gd"})
-        check_int(self.max_iter, "max_iter", min_value=0)
-        check_positive(self.tol, "tol", allow_zero=True)
-        verbose = _check_verbose(self.verbose)
-        if self.callback is not None and not callable(self.callback):
-            raise ValueError(f"callback must be callable or None; got {self.callback!r}.")
+        verbose = _check_descent_params(self)
         X = validate_data(self, X, dtype=_DTYPES, ensure_min_samples=2)
         n = X.shape[0]
         d = check_n_components(self.n_components, n - 1, reason=f"n_samples - 1 = {n - 1}")
