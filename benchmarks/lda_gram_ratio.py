@@ -69,11 +69,13 @@ def main():
                     f"(target <= 2); LDA() at most {max(ratios[1::2]):.2f}")
     lines.insert(3, "")
     lines += ["", "LDA(reg=0) reads X once (class counts, class sums and the centred Gram matrix "
-              "in row blocks). LDA()'s reg='auto' adds the leave-one-out ridge on a stratified "
-              "subsample of 2000 rows chosen by a key of every row's content "
-              "(graphdr.sampling: the same rows whatever their order, on every machine): "
-              "hashing every value of X is a second pass, which costs about as much as the "
-              "first at D = 100. Pass reg (a number) to skip it."]
+              "in row blocks, a symmetric rank-k update in place). LDA()'s reg='auto' adds the "
+              "leave-one-out ridge on a stratified subsample of 2000 rows chosen by a key of "
+              "every row's content (graphdr.sampling: the same rows whatever their order, on "
+              "every machine). The keys are computed in the same read of X, from the block "
+              "already in cache (a few element-wise operations per value and an exact integer "
+              "product with a D x 4 matrix); what remains at D = 1000 is the subsample's SVD "
+              "for the leave-one-out curve. Pass reg (a number) to skip the choice."]
     (RESULTS / "lda_gram_ratio.md").write_text("\n".join(lines) + "\n")
 
 

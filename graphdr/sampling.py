@@ -7,18 +7,30 @@ the order of the rows. Here both come from a key of each row's content instead:
 
 .. math::
 
-    h(x) = \sum_{j:\ x_j \neq 0} \operatorname{mix}\big(\operatorname{bits}(x_j) \oplus
-    \operatorname{mix}(j + 1)\big) \bmod 2^{64},
+    c(x_j) = \operatorname{round}_{12}(x_j) \in [0, 2^{24}), \qquad
+    p_k(x) = \sum_j w_{jk}\, c(x_j), \qquad
+    h(x) = \operatorname{mix}\Big(s + \sum_{k=1}^{4} a_k\, p_k(x)\Big) \bmod 2^{64},
 
-with :math:`\operatorname{bits}(x_j)` the IEEE-754 bits of the float64 value rounded to
-:data:`KEY_BITS` significant bits and mix the SplitMix64 finaliser (a bijection of 64-bit
-integers that spreads every input bit over the output). The key is exact integer arithmetic
-on the values themselves, so it is the same on every machine, for dense, sparse and Dask
-input, and it moves with the row when rows are permuted. The rounding keeps it under a
-relative perturbation of about 1e-10 (a row changes only if one of its values lies within
-that distance of a rounding boundary, a chance of about 1e-10 / 2**-12 per value) and, for
-all but a fraction of about 2**(12 - 24) of the values, under a conversion to float32; rows
-that agree to that precision are ordered by the key of their exact bits. Sorting rows by key is then a
+with :math:`c(x_j)` the upper 24 bits of the IEEE-754 float64 value (sign, exponent and
+:data:`KEY_BITS` = 12 significant bits, rounded to nearest; ``-0.0`` as ``0.0``, so a zero
+adds nothing and dense and sparse rows agree), four integer weights :math:`w_{jk} \in [1, 2^b]`
+drawn from the column index, odd constants :math:`a_k`, and mix the SplitMix64 finaliser (a
+bijection of 64-bit integers that spreads every input bit over the output). The bound
+:math:`b = 53 - 24 - \lceil\log_2 D\rceil` keeps every partial sum of :math:`p_k` an integer
+below :math:`2^{53}`, so the projections are computed by one matrix product in float64 and are
+exact whatever the order of summation: the same on every machine and BLAS, for dense, sparse
+and Dask input, and the key moves with the row when rows are permuted. The cost is a few
+element-wise operations per value and a product with a ``D x 4`` matrix (columns beyond
+:math:`2^{16}` are summed in groups, the groups added modulo :math:`2^{64}`).
+
+The rounding keeps the key under a relative perturbation of about 1e-10 (a row changes only if
+one of its values lies within that distance of a rounding boundary, a chance of about
+1e-10 / 2**-12 per value) and, for all but a fraction of about 2**(12 - 24) of the values,
+under a conversion to float32. Rows whose rounded keys tie (rows that agree to that
+precision, or a 64-bit collision) are ordered by an exact key, the sum of
+:math:`\operatorname{mix}(\operatorname{bits}(x_j) \oplus \operatorname{mix}(j + 1))` over the
+non-zero entries with all 64 bits of each value, computed only for those rows and only when a
+sort meets the tie (:class:`RowKeys`). Sorting rows by key is then a
 pseudo-random order that depends only on the data:
 
 * :func:`stratified_subsample` keeps, in every class, the rows of smallest key;
@@ -31,11 +43,13 @@ Identical rows have identical keys; which of two identical rows is taken does no
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
-__all__ = ["row_keys", "canonical_order", "stratified_subsample", "stratified_folds",
+__all__ = ["RowKeys", "row_keys", "canonical_order", "stratified_subsample", "stratified_folds",
            "smallest_keys", "take_rows", "landmark_indices", "seeded"]
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -53,153 +67,289 @@ def _mix(z):
     return z ^ (z >> np.uint64(31))
 
 
-def _mix_in_place(z, tmp):
-    """:func:`_mix` of ``z`` in place (``tmp``: a buffer of its shape): the same bits, no
-    temporary arrays."""
-    for shift, multiplier in ((30, _M1), (27, _M2)):
-        np.right_shift(z, np.uint64(shift), out=tmp)
-        z ^= tmp
-        z *= multiplier
-    np.right_shift(z, np.uint64(31), out=tmp)
-    z ^= tmp
-    return z
-
-
 #: significant bits of each value that its row's (first) key depends on
 KEY_BITS = 12
 _DROP = np.uint64(52 - KEY_BITS)
 _HALF = np.uint64(1) << (_DROP - np.uint64(1))
-_MASK = ~((np.uint64(1) << _DROP) - np.uint64(1))
+#: the same rounding on the upper 32 bits of a float64 (sign, exponent, 20 mantissa bits):
+#: ``(bits + 2**39) >> 40 == (bits // 2**32 + 2**7) >> 8``, adding 2**39 carries nothing up
+#: from the lower word
+_HIGH_DROP = np.uint32(20 - KEY_BITS)
+_HIGH_HALF = np.uint32(1 << (20 - KEY_BITS - 1))
+#: the upper 32-bit word of a float64 in a ``uint32`` view of it
+_HIGH_WORD = 1 if sys.byteorder == "little" else 0
+#: projections of the value codes per row (each an exact integer below 2**53)
+N_PROJECTIONS = 4
+#: columns per exact projection: the code (< 2**(12 + KEY_BITS)) times the weight
+#: (<= 2**weight_bits) summed over a group stays below 2**53
+_COLUMN_GROUP = 1 << 16
+#: salt of the projection weights
+_WEIGHT_SALT = np.uint64(0x9E3779B97F4A7C15)
 
 
-def _value_bits(values):
-    """IEEE-754 bits of the values as float64 (``-0.0`` as ``0.0``): exact, and rounded to
-    :data:`KEY_BITS` significant bits (round half up on the magnitude, in integer arithmetic)."""
+def _value_codes(values):
+    """The values rounded to :data:`KEY_BITS` significant bits, as integers in
+    ``[0, 2**(12 + KEY_BITS))`` (float64 bits of ``value + 0.0``, so ``-0.0`` is 0)."""
     v = np.ascontiguousarray(np.asarray(values, dtype=np.float64) + 0.0)
-    exact = v.view(np.uint64)
-    return (exact + _HALF) & _MASK, exact
+    high = v.view(np.uint32)[..., _HIGH_WORD::2]
+    return (high + _HIGH_HALF) >> _HIGH_DROP
 
 
-def _hash_entries(values, columns, exact_bits=False):
-    """The mixed contributions of entries with their column codes: of the rounded values, or
-    (``exact_bits``) of the exact ones; 0 for a zero entry."""
-    rounded, exact = _value_bits(values)
-    h = _mix((exact if exact_bits else rounded) ^ columns)
+def _weight_bits(n_columns):
+    """Bits of the projection weights for rows of ``n_columns`` (one group of at most
+    :data:`_COLUMN_GROUP`): ``n_columns * 2**bits * 2**(12 + KEY_BITS) <= 2**53``."""
+    group = max(1, min(int(n_columns), _COLUMN_GROUP))
+    return 53 - (12 + KEY_BITS) - int(np.ceil(np.log2(group)))
+
+
+def _projection_weights(n_columns):
+    """``(n_columns, N_PROJECTIONS)`` float64 integer weights in ``[1, 2**bits]``
+    (:func:`_weight_bits`), from the column index alone (SplitMix64)."""
+    bits = np.uint64(_weight_bits(n_columns))
+    seeds = np.arange(n_columns * N_PROJECTIONS, dtype=np.uint64) + _WEIGHT_SALT
+    w = (_mix(seeds) >> (np.uint64(64) - bits)) + np.uint64(1)
+    return w.astype(np.float64).reshape(n_columns, N_PROJECTIONS)
+
+
+def _column_groups(n_columns):
+    return [slice(a, min(a + _COLUMN_GROUP, n_columns)) for a in range(0, n_columns, _COLUMN_GROUP)]
+
+
+def _combine(projections):
+    """One 64-bit key from the exact integer projections (``n x N_PROJECTIONS`` uint64): their
+    sum with odd multipliers modulo 2**64, mixed (SplitMix64)."""
+    key = np.full(projections.shape[0], _WEIGHT_SALT, dtype=np.uint64)
+    for p, multiplier in enumerate(_mix(np.arange(projections.shape[1], dtype=np.uint64))):
+        key += projections[:, p] * (multiplier | np.uint64(1))
+    return _mix(key)
+
+
+def _project(codes, weights, out):
+    """``out = codes @ weights`` as exact integers: per column group (each sum below 2**53,
+    so exact in float64 whatever the order of summation), the groups added modulo 2**64."""
+    groups = _column_groups(weights.shape[0])
+    if len(groups) == 1:
+        np.copyto(out, codes @ weights, casting="unsafe")
+        return
+    out[:] = 0
+    for g in groups:
+        out += (codes[:, g] @ weights[g]).astype(np.uint64)
+
+
+class RoundedKeyPass:
+    """The rounded keys of the rows of a dense array, fed one row block at a time.
+
+    Each block is float64, C-contiguous, with ``-0.0`` as ``0.0`` (``block + 0.0``): a pass
+    over the data that makes such a copy anyway (:func:`graphdr.stats.class_statistics`)
+    computes the keys on the way, while the block is in cache. Buffers for blocks of at most
+    ``block_rows`` rows are reused.
+    """
+
+    def __init__(self, n_rows, n_columns, block_rows):
+        self.weights = _projection_weights(n_columns)
+        self.projections = np.zeros((n_rows, N_PROJECTIONS), dtype=np.uint64)
+        shape = (max(1, min(int(block_rows), n_rows)), n_columns)
+        self._codes = np.empty(shape, dtype=np.uint32)
+        self._floats = np.empty(shape)
+
+    def add(self, start, block):
+        """Project the rows ``start : start + len(block)``: codes, then their exact projections."""
+        m = block.shape[0]
+        codes, floats = self._codes[:m], self._floats[:m]
+        np.add(block.view(np.uint32)[:, _HIGH_WORD::2], _HIGH_HALF, out=codes)
+        np.right_shift(codes, _HIGH_DROP, out=codes)
+        np.copyto(floats, codes, casting="unsafe")  # exact: codes < 2**24
+        _project(floats, self.weights, self.projections[start : start + m])
+
+    def rounded(self):
+        """The rounded key of every row (``(n,)`` uint64), once every block was added."""
+        return _combine(self.projections)
+
+    def row_keys(self, X):
+        """:class:`RowKeys` of ``X``, the array whose blocks were added."""
+        return RowKeys(self.rounded(), _exact_of(X, _dense_exact_key, False))
+
+
+def _dense_rounded_key(X):
+    """The rounded key of each row of a dense array, in row blocks with reused buffers (memory
+    bounded by :data:`_BLOCK_ENTRIES`)."""
+    X = np.asarray(X)
+    n, D = X.shape
+    rows = max(1, _BLOCK_ENTRIES // max(D, 1))
+    key_pass = RoundedKeyPass(n, D, rows)
+    values = np.empty((max(1, min(rows, n)), D))
+    for a in range(0, n, rows):
+        block = X[a : a + rows]
+        v = values[: block.shape[0]]
+        np.add(block, 0.0, out=v)  # float64, -0.0 as 0.0
+        key_pass.add(a, v)
+    return key_pass.rounded()
+
+
+def _sparse_rounded_key(X):
+    X = sp.csr_matrix(X)
+    X.sum_duplicates()
+    codes = sp.csr_matrix((_value_codes(X.data).astype(np.float64), X.indices, X.indptr),
+                          shape=X.shape)
+    projections = np.zeros((X.shape[0], N_PROJECTIONS), dtype=np.uint64)
+    weights = _projection_weights(X.shape[1])
+    for g in _column_groups(X.shape[1]):
+        projections += np.asarray(codes[:, g] @ weights[g]).astype(np.uint64)
+    return _combine(projections)
+
+
+def _exact_bits(values):
+    """IEEE-754 bits of the values as float64 (``-0.0`` as ``0.0``)."""
+    return np.ascontiguousarray(np.asarray(values, dtype=np.float64) + 0.0).view(np.uint64)
+
+
+def _hash_entries(values, columns):
+    """The mixed contributions of entries (their exact bits) with their column codes; 0 for a
+    zero entry."""
+    h = _mix(_exact_bits(values) ^ columns)
     h[np.asarray(values) == 0] = 0
     return h
 
 
-def _dense_key(X, exact_bits=False):
-    """One key per row of a dense array: the sum of the mixed contributions of its entries,
-    rounded to :data:`KEY_BITS` bits or (``exact_bits``) exact; in row blocks with reused
-    buffers (memory bounded by :data:`_BLOCK_ENTRIES`)."""
+def _dense_exact_key(X):
+    """The exact key of each row of a dense array: the sum of the mixed contributions of its
+    entries, in row blocks (memory bounded by :data:`_BLOCK_ENTRIES`)."""
     X = np.asarray(X)
     n, D = X.shape
     columns = _mix(np.arange(1, D + 1, dtype=np.uint64))[None, :]
     keys = np.empty(n, dtype=np.uint64)
     rows = max(1, _BLOCK_ENTRIES // max(D, 1))
-    values = np.empty((min(rows, n), D))
-    z, tmp = np.empty(values.shape, dtype=np.uint64), np.empty(values.shape, dtype=np.uint64)
     for a in range(0, n, rows):
-        block = X[a : a + rows]
-        m = block.shape[0]
-        v, zb, tb = values[:m], z[:m], tmp[:m]
-        np.add(block, 0.0, out=v)  # float64, -0.0 as 0.0
-        exact = v.view(np.uint64)
-        if exact_bits:
-            np.bitwise_xor(exact, columns, out=zb)
-        else:
-            np.add(exact, _HALF, out=zb)  # rounded to KEY_BITS bits (as _value_bits)
-            zb &= _MASK
-            zb ^= columns
-        _mix_in_place(zb, tb)
-        zb *= block != 0  # a zero entry contributes nothing
-        keys[a : a + m] = zb.sum(axis=1, dtype=np.uint64)
+        keys[a : a + rows] = _hash_entries(X[a : a + rows], columns).sum(axis=1, dtype=np.uint64)
     return keys
 
 
-def _sparse_key(X, exact_bits=False):
+def _sparse_exact_key(X):
     X = sp.csr_matrix(X)
     X.sum_duplicates()
     columns = _mix(X.indices.astype(np.uint64) + np.uint64(1))
     rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
     keys = np.zeros(X.shape[0], dtype=np.uint64)
-    np.add.at(keys, rows, _hash_entries(X.data, columns, exact_bits))
+    np.add.at(keys, rows, _hash_entries(X.data, columns))
     return keys
 
 
-def _tied(values):
-    """Indices (increasing) of the entries whose value occurs more than once."""
-    if len(values) < 2:
-        return np.zeros(0, dtype=np.intp)
-    in_order = np.sort(values)  # cheaper than the argsort, which only ties need
-    if not np.any(in_order[1:] == in_order[:-1]):
-        return np.zeros(0, dtype=np.intp)
-    order = np.argsort(values, kind="stable")
-    sorted_values = values[order]
-    same = sorted_values[1:] == sorted_values[:-1]
-    mark = np.zeros(len(values), dtype=bool)
-    mark[1:] |= same
-    mark[:-1] |= same
-    return np.sort(order[mark])
+class RowKeys:
+    """Content keys of the rows of a data set: the rounded key of every row, computed up
+    front, and the exact key of a row computed only when a sort needs it (when its rounded
+    key ties with another row's among the rows being ordered).
+
+    ``keys[idx]`` are the keys of rows ``idx`` (the exact keys still on demand); ``len(keys)``
+    is their number. The order is a function of the rows' content alone, so the canonical
+    order of any subset of rows is the order they have among all rows.
+    """
+
+    def __init__(self, rounded, exact_of, rows=None):
+        #: ``(n,)`` uint64: the key of each row's values rounded to :data:`KEY_BITS` bits
+        self.rounded = np.asarray(rounded, dtype=np.uint64)
+        self._exact_of = exact_of
+        self._rows = np.arange(len(self.rounded)) if rows is None else np.asarray(rows)
+
+    def __len__(self):
+        return len(self.rounded)
+
+    def __getitem__(self, idx):
+        return RowKeys(self.rounded[idx], self._exact_of, self._rows[idx])
+
+    def exact(self, idx=None):
+        """The exact keys (``uint64``) of rows ``idx`` (all by default) of these keys."""
+        rows = self._rows if idx is None else self._rows[idx]
+        if len(rows) == 0:
+            return np.zeros(0, dtype=np.uint64)
+        return np.asarray(self._exact_of(rows), dtype=np.uint64)
+
+    def __eq__(self, other):
+        """Equal keys row by row (``(n,)`` bool): the same rounded and exact keys."""
+        if not isinstance(other, RowKeys):
+            return NotImplemented
+        same = self.rounded == other.rounded
+        if np.any(same):
+            idx = np.flatnonzero(same)
+            same[idx] = self.exact(idx) == other.exact(idx)
+        return same
+
+    __hash__ = None
+
+
+def _exact_of(X, exact, precomputed):
+    """``rows -> exact keys`` of those rows of ``X`` (sorted first for a precomputed kernel)."""
+    def of(rows):
+        block = take_rows(X, rows)
+        if precomputed:
+            block = np.sort(np.asarray(block, dtype=np.float64), axis=1)
+        return exact(block)
+    return of
+
+
+def _combined_keys(views, flags):
+    """The keys of rows in several views: each view's keys mixed with its position, summed."""
+    parts = [row_keys(view, precomputed=flag) for view, flag in zip(views, flags)]
+    salts = [np.uint64(m + 1) for m in range(len(parts))]
+    rounded = sum(_mix(k.rounded + salt) for k, salt in zip(parts, salts))
+
+    def exact_of(rows):
+        return sum(_mix(k.exact(rows) + salt) for k, salt in zip(parts, salts))
+    return RowKeys(rounded, exact_of)
 
 
 def row_keys(X, *, precomputed=False):
-    """Keys of each row's content, ``(n, 2)`` uint64: of the values rounded to
-    :data:`KEY_BITS` significant bits, and of the exact values (see the module docstring).
+    """The content keys (:class:`RowKeys`) of the rows of ``X`` (see the module docstring).
 
-    The exact key only orders rows whose rounded keys are equal (:func:`canonical_order`): it
-    is computed for those rows only and is 0 for the others, which gives the order of exact
-    keys everywhere at about half the cost (one hash per value instead of two, when few rows
-    are near-duplicates).
+    The rounded key of every row is computed here, in one pass; the exact key, which only
+    orders rows whose rounded keys are equal, when a sort needs it (:func:`canonical_order`),
+    for those rows only.
 
     ``X`` is a NumPy array, a SciPy sparse matrix, a ``dask.array`` (one pass, one key per
-    row computed; then the rows with equal rounded keys) or a list of views (their keys
-    combined; ``precomputed`` then one flag per view). With ``precomputed=True`` ``X`` is a
-    square kernel between the samples: a row's key is that of its sorted values, which
+    row computed; later only the rows whose exact keys are needed) or a list of views (their
+    keys combined; ``precomputed`` then one flag per view). With ``precomputed=True`` ``X`` is
+    a square kernel between the samples: a row's key is that of its sorted values, which
     permuting the samples (rows and columns together) does not change.
     """
     if isinstance(X, (list, tuple)):
         flags = precomputed if isinstance(precomputed, (list, tuple)) else [precomputed] * len(X)
-        keys = np.zeros((X[0].shape[0], 2), dtype=np.uint64)
-        for m, (view, flag) in enumerate(zip(X, flags)):
-            keys = keys + _mix(row_keys(view, precomputed=flag) + np.uint64(m + 1))
-        return keys
-    if precomputed:
-        X = np.sort(np.asarray(X, dtype=np.float64), axis=1)
+        return _combined_keys(X, flags)
     if sp.issparse(X):
-        key = _sparse_key
+        rounded, exact = _sparse_rounded_key, _sparse_exact_key
+    else:
+        rounded, exact = _dense_rounded_key, _dense_exact_key
+    if precomputed:
+        keys = rounded(np.sort(np.asarray(X, dtype=np.float64), axis=1))
     elif _is_dask(X):
         if len(X.chunks[1]) > 1:
             X = X.rechunk({1: -1})
-        key = None
+        keys = np.asarray(X.map_blocks(rounded, chunks=(X.chunks[0],), drop_axis=1,
+                                       dtype=np.uint64).compute())
     else:
-        key = _dense_key
-    keys = np.zeros((X.shape[0], 2), dtype=np.uint64)
-    if key is None:
-        keys[:, 0] = np.asarray(X.map_blocks(_dense_key, chunks=(X.chunks[0],), drop_axis=1,
-                                             dtype=np.uint64).compute())
-        key = _dense_key
-    else:
-        keys[:, 0] = key(X)
-    tied = _tied(keys[:, 0])
-    if len(tied):
-        keys[tied, 1] = key(take_rows(X, tied), exact_bits=True)
-    return keys
+        keys = rounded(X)
+    return RowKeys(keys, _exact_of(X, exact, precomputed))
 
 
 def canonical_order(keys, y_enc=None):
-    """Indices that put the rows in key order: by the rounded key, then the exact one, then
-    the label (only identical rows with different labels tie on both keys)."""
-    keys = np.asarray(keys)
+    """Indices that put the rows in key order: by the rounded key, then the exact one (computed
+    here for the rows whose rounded keys tie), then the label (only identical rows with
+    different labels tie on both keys)."""
     label = np.zeros(len(keys), dtype=np.intp) if y_enc is None else np.asarray(y_enc)
-    return np.lexsort((label, keys[:, 1], keys[:, 0]))
+    order = np.lexsort((label, keys.rounded))
+    ordered = keys.rounded[order]
+    same = ordered[1:] == ordered[:-1]
+    if not np.any(same):
+        return order
+    mark = np.zeros(len(order), dtype=bool)
+    mark[1:] |= same
+    mark[:-1] |= same
+    exact = np.zeros(len(order), dtype=np.uint64)
+    exact[order[mark]] = keys.exact(order[mark])
+    return np.lexsort((label, exact, keys.rounded))
 
 
 def smallest_keys(keys, m):
     """Indices of the ``m`` rows of smallest key, in key order."""
-    order = canonical_order(keys)
-    return order[: min(int(m), len(order))]
+    return _first_in_key_order(keys, min(int(m), len(keys)))
 
 
 def _first_in_key_order(keys, m):
@@ -208,9 +358,18 @@ def _first_in_key_order(keys, m):
     they are sorted (stably, as the full sort would order them)."""
     if m >= len(keys):
         return canonical_order(keys)
-    threshold = np.partition(keys[:, 0], m - 1)[m - 1]
-    candidates = np.flatnonzero(keys[:, 0] <= threshold)
+    if m <= 0:
+        return np.zeros(0, dtype=np.intp)
+    threshold = np.partition(keys.rounded, m - 1)[m - 1]
+    candidates = np.flatnonzero(keys.rounded <= threshold)
     return candidates[canonical_order(keys[candidates])[:m]]
+
+
+def _rows_by_class(y_enc):
+    """Each class's row indices (increasing), for the class indices present in order."""
+    y_enc = np.asarray(y_enc, dtype=np.intp)
+    present = np.flatnonzero(np.bincount(y_enc)) if len(y_enc) else []
+    return [np.flatnonzero(y_enc == c) for c in present]
 
 
 def stratified_subsample(y_enc, max_samples, keys):
@@ -224,8 +383,7 @@ def stratified_subsample(y_enc, max_samples, keys):
     if n <= max_samples:
         return canonical_order(keys, y_enc)
     keep = []
-    for c in np.unique(y_enc):
-        idx = np.flatnonzero(y_enc == c)
+    for idx in _rows_by_class(y_enc):
         m = max(int(round(max_samples * len(idx) / n)), min(len(idx), 3))
         keep.append(idx[_first_in_key_order(keys[idx], m)])
     keep = np.concatenate(keep)
@@ -237,8 +395,7 @@ def stratified_folds(y_enc, n_folds, keys):
     dealt to the folds in turn. Indices are increasing within each fold."""
     y_enc = np.asarray(y_enc)
     fold = np.empty(len(y_enc), dtype=np.intp)
-    for c in np.unique(y_enc):
-        idx = np.flatnonzero(y_enc == c)
+    for idx in _rows_by_class(y_enc):
         fold[idx[canonical_order(keys[idx])]] = np.arange(len(idx)) % n_folds
     return [(np.flatnonzero(fold != f), np.flatnonzero(fold == f)) for f in range(n_folds)]
 

@@ -78,15 +78,30 @@ def generalized_eigh(A, B, *, largest=False, reg=0.0, ridge=None, rank_tol=None)
         B = B + ridge * np.eye(m)
         if not largest:
             A = A + ridge * np.eye(m)
-    lam, U = linalg.eigh(B)
+    diagonal = not np.any(B - np.diag(np.diag(B)))
+    if diagonal:  # (a space's own eigenbasis) the eigenvectors are coordinate axes
+        order = np.argsort(np.diag(B), kind="stable")
+        lam = np.diag(B)[order]
+    else:
+        lam, U = linalg.eigh(B)
     tol = (m * np.finfo(np.float64).eps if rank_tol is None else rank_tol) * max(lam[-1], 0.0)
     keep = lam > max(tol, np.finfo(np.float64).tiny)
     if not np.any(keep):
         return np.zeros(0), np.zeros((m, 0))
-    P = U[:, keep] / np.sqrt(lam[keep])
-    mu, C = linalg.eigh(_sym(P.T @ A @ P))
+    scale = 1.0 / np.sqrt(lam[keep])
+    if diagonal:
+        axes = order[keep]
+        reduced = A[np.ix_(axes, axes)] * np.outer(scale, scale)
+    else:
+        P = U[:, keep] * scale
+        reduced = P.T @ A @ P
+    mu, C = linalg.eigh(_sym(reduced))
     if largest:
         mu, C = mu[::-1], C[:, ::-1]
+    if diagonal:
+        V = np.zeros((m, C.shape[1]))
+        V[axes] = C * scale[:, None]
+        return mu, V
     return mu, P @ C
 
 
@@ -215,25 +230,27 @@ def data_subspace(X, mean, *, rank_tol=None, block_rows=8192):
     return basis, U[:, keep] * s[keep]
 
 
-def gram_subspace(G, n_samples, *, rank_tol=None):
+def gram_subspace(G, n_samples, *, rank_tol=None, with_variances=False):
     r"""Orthonormal basis of the range of a centred Gram matrix ``G`` (``D x D``).
 
     The directions of variance above ``rank_tol * max variance`` (default
     ``max(n_samples, D) * eps``), by decreasing variance: the ``D <= n`` branch of
     :func:`data_subspace`, for a Gram matrix accumulated elsewhere (for example by
-    :func:`graphdr.stats.class_statistics`).
+    :func:`graphdr.stats.class_statistics`). With ``with_variances`` also returns the kept
+    eigenvalues of ``G`` (decreasing, one per basis column): ``G`` is ``diag`` of them in the
+    basis.
     """
     D = G.shape[0]
     tol = max(n_samples, D) * np.finfo(np.float64).eps if rank_tol is None else rank_tol
     G = _sym(G)
     varying = np.diag(G) > 0  # a constant feature has a zero row: it gets exactly zero weight
     if not varying.any():  # every feature constant (scipy < 1.11 rejects an empty eigh)
-        return np.zeros((D, 0))
+        return (np.zeros((D, 0)), np.zeros(0)) if with_variances else np.zeros((D, 0))
     lam, U = linalg.eigh(G[np.ix_(varying, varying)])
     keep = lam > tol * max(lam[-1], 0.0) if lam.size else np.zeros(0, bool)
     basis = np.zeros((D, int(keep.sum())))
     basis[varying] = U[:, keep][:, ::-1]
-    return basis
+    return (basis, lam[keep][::-1]) if with_variances else basis
 
 
 #: relative gap under which two magnitudes count as tied in :func:`orientation_signs`, and the

@@ -120,12 +120,15 @@ class LinearSpan:
         """The span from :class:`graphdr.stats.ClassStatistics` (no pass over the samples)."""
         space = cls(rank_tol)
         G = stats.centered_gram()
-        space.basis = gram_subspace(G, stats.n, rank_tol=rank_tol)
+        space.basis, variances = gram_subspace(G, stats.n, rank_tol=rank_tol,
+                                               with_variances=True)
         space._check_rank(name)
         space.mean = stats.mean
         space.coords = None
         space._X = None
-        space.gram = _sym(space.basis.T @ G @ space.basis)
+        # the basis is G's eigenbasis: G is diagonal in it (no D^3 product, and the
+        # solvers take the diagonal fast path of graphdr.solvers.generalized_eigh)
+        space.gram = np.diag(variances)
         space.class_sums = stats.centered_class_sums() @ space.basis
         space.stats = stats
         return space
@@ -157,7 +160,15 @@ class LinearSpan:
         return self.basis.T @ Q @ self.basis
 
     def class_form(self, degree, block):
-        r"""Class-graph form :math:`d\,G - \tilde U^\top B\,\tilde U` (statistics only)."""
+        r"""Class-graph form :math:`d\,G - \tilde U^\top B\,\tilde U` (statistics only).
+
+        A constant block :math:`B = c\,\mathbf 1 \mathbf 1^\top` (the total graph) adds
+        :math:`c\, s s^\top` with :math:`s = \tilde U^\top \mathbf 1`, the sum of the centred
+        class sums, which is zero: the form is then :math:`d\,G` exactly (rounding would
+        leave a rank-one trace of size ``eps``)."""
+        block = np.asarray(block, dtype=np.float64)
+        if block.size == 0 or np.all(block == block.flat[0]):
+            return degree * self.gram
         return degree * self.gram - self.class_sums.T @ block @ self.class_sums
 
     def training_embedding(self, V):

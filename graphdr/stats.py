@@ -47,7 +47,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.linalg import blas as _blas
 from sklearn.utils.multiclass import check_classification_targets
+
+from .sampling import RoundedKeyPass, row_keys
 
 __all__ = ["ClassStatistics", "class_statistics", "is_dask_array", "check_class_counts",
            "check_dask_input", "scaled_class_statistics", "power_of_two_scale"]
@@ -273,15 +276,17 @@ def _dask_statistics(X, y, n_classes=None, split_every=8):
     return parts[0].compute()
 
 
-def _dense_statistics(X, codes, classes, block_rows=_BLOCK_ROWS):
+def _dense_statistics(X, codes, classes, block_rows=_BLOCK_ROWS, key_pass=None):
     r"""Statistics of a dense NumPy array in one pass, on one shift for all row blocks.
 
     The shift :math:`s` is the mean of about 1024 rows spread evenly over ``X`` (close to the
     mean :math:`m`, so :math:`m - s` is of the order of the data's spread, not its offset). Each
     block of rows is shifted into a reused float64 buffer (which also converts float32 input),
-    then :math:`G_s \mathrel{+}= X_s^\top X_s` (a symmetric rank-k update) and
+    then :math:`G_s \mathrel{+}= X_s^\top X_s` (a symmetric rank-k update of the upper triangle, in place) and
     :math:`U_s \mathrel{+}= E_b^\top X_s` with the block's one-hot class indicator ``E_b``:
-    one read of ``X``, no copy of it, no separate mean pass and no merge.
+    one read of ``X``, no copy of it, no separate mean pass and no merge. With a ``key_pass``
+    (:class:`graphdr.sampling.RoundedKeyPass`) each block is first copied as float64 and fed
+    to it, and shifted from that copy: the rows' content keys in the same read of ``X``.
     """
     n, D = X.shape
     C = len(classes)
@@ -291,19 +296,25 @@ def _dense_statistics(X, codes, classes, block_rows=_BLOCK_ROWS):
     b = max(1, min(int(block_rows), n))
     with np.errstate(all="ignore"):
         shift = np.mean(X[:: max(1, n // 1024)], axis=0, dtype=np.float64)
-        gram = np.zeros((D, D))
+        gram = np.zeros((D, D), order="F")  # upper triangle, updated in place by dsyrk
         sums = np.zeros((C, D))
         buf = np.empty((b, D))
+        values = None if key_pass is None else np.empty((b, D))
         onehot = np.zeros((b, C))
         for a in range(0, n, b):
             Xb = X[a : a + b]
             m = Xb.shape[0]
             Xs, E = buf[:m], onehot[:m]
+            if key_pass is not None:
+                np.add(Xb, 0.0, out=values[:m])  # float64, -0.0 as 0.0: the keys' input
+                key_pass.add(a, values[:m])
+                Xb = values[:m]
             np.subtract(Xb, shift, out=Xs)
-            gram += Xs.T @ Xs
+            gram = _blas.dsyrk(1.0, Xs.T, beta=1.0, c=gram, trans=0, lower=0, overwrite_c=1)
             E[:] = 0.0
             E[np.arange(m), codes[a : a + b]] = 1.0
             sums += E.T @ Xs
+    gram = np.triu(gram) + np.triu(gram, 1).T
     nonfinite = None
     if not (np.all(np.isfinite(np.diag(gram))) and np.all(np.isfinite(shift))):
         # a NaN/inf entry makes its column's sum of squares non-finite: look closer
@@ -316,7 +327,7 @@ def _dense_statistics(X, codes, classes, block_rows=_BLOCK_ROWS):
     return ClassStatistics(n, classes, counts, shift, sums, gram, nonfinite)
 
 
-def class_statistics(X, y, *, n_classes=None, block_rows=None):
+def class_statistics(X, y, *, n_classes=None, block_rows=None, with_row_keys=False):
     """Class counts, class sums and centred Gram matrix in one pass over ``X``.
 
     Parameters
@@ -331,15 +342,21 @@ def class_statistics(X, y, *, n_classes=None, block_rows=None):
         Number of classes when ``y`` holds indices ``0 .. n_classes-1``.
     block_rows : int or None
         Rows per block for NumPy input (None: up to 4096 for dense arrays, a block that stays
-        in cache, and 8192 for sparse ones).
+        in cache, 1024 when the row keys are computed too, and 8192 for sparse ones).
+    with_row_keys : bool
+        Also return the rows' content keys (:func:`graphdr.sampling.row_keys`), computed in
+        the same pass for a dense NumPy array (a separate pass for other input).
 
     Returns
     -------
     stats : ClassStatistics
         Check ``stats.nonfinite`` before use.
+    keys : graphdr.sampling.RowKeys
+        Only with ``with_row_keys``.
     """
     if is_dask_array(X):
-        return _dask_statistics(X, y, n_classes)
+        stats = _dask_statistics(X, y, n_classes)
+        return (stats, row_keys(X)) if with_row_keys else stats
     X = sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X)
     y = np.asarray(y).reshape(-1)
     if X.ndim != 2 or y.shape[0] != X.shape[0]:
@@ -352,17 +369,21 @@ def class_statistics(X, y, *, n_classes=None, block_rows=None):
             codes = codes.reshape(-1)
         else:
             classes, codes = np.arange(n_classes), y.astype(np.intp, copy=False)
-        # a block of at most ~4 MB (but 256 rows) stays in cache for wide data too
-        default = max(256, min(_DENSE_BLOCK_ROWS, (1 << 19) // max(X.shape[1], 1)))
-        return _dense_statistics(X, codes, classes, block_rows or default)
+        # a block of at most ~4 MB (but 256 rows) stays in cache for wide data too; with the
+        # keys' buffers beside it, at most 1024 rows
+        default = max(256, min(1024 if with_row_keys else _DENSE_BLOCK_ROWS,
+                               (1 << 19) // max(X.shape[1], 1)))
+        b = block_rows or default
+        key_pass = RoundedKeyPass(*X.shape, b) if with_row_keys else None
+        stats = _dense_statistics(X, codes, classes, b, key_pass)
+        return (stats, key_pass.row_keys(X)) if with_row_keys else stats
     block_rows = block_rows or _BLOCK_ROWS
     parts = [
         chunk_statistics(X[a : a + block_rows], y[a : a + block_rows], n_classes)
         for a in range(0, X.shape[0], block_rows)
     ]
-    if not parts:
-        return _empty(X.shape[1], np.arange(n_classes or 0))
-    return _merge_all(parts)
+    stats = _merge_all(parts) if parts else _empty(X.shape[1], np.arange(n_classes or 0))
+    return (stats, row_keys(X)) if with_row_keys else stats
 
 
 def power_of_two_scale(top):
@@ -388,28 +409,31 @@ def _magnitude_bounds(stats):
     return float(lower), float(upper)
 
 
-def scaled_class_statistics(X, y_encoded, n_classes):
+def scaled_class_statistics(X, y_encoded, n_classes, *, with_row_keys=False):
     """:func:`class_statistics` of ``X / scale``, ``scale`` = :func:`power_of_two_scale` of
-    ``max |X|``, for a validated NumPy or sparse ``X``; returns ``(stats, scale)``.
+    ``max |X|``, for a validated NumPy or sparse ``X``; returns ``(stats, scale)``, and the
+    row keys of ``X`` (not of ``X / scale``) with ``with_row_keys``.
 
     Squares of ``X * 1e-300`` underflow and those of ``X * 1e150`` overflow. ``max |X|`` is only
     computed (one more pass) when the bounds of :func:`_magnitude_bounds` leave the scale in
     doubt; otherwise the statistics of the single pass are used as they are. NaN/inf raise the
     errors of :func:`raise_if_nonfinite`.
     """
-    stats = class_statistics(X, y_encoded, n_classes=n_classes)
+    result = class_statistics(X, y_encoded, n_classes=n_classes, with_row_keys=with_row_keys)
+    stats, keys = result if with_row_keys else (result, None)
+    extra = (keys,) if with_row_keys else ()
     if stats.nonfinite in ("nan", "inf"):
         raise_if_nonfinite(stats)
     if stats.nonfinite is None and stats.n > 0:
         lower, upper = _magnitude_bounds(stats)
         if 2.0**-64 <= lower and upper <= 2.0**64:
-            return stats, 1.0
+            return (stats, 1.0) + extra
     values = X.data if sp.issparse(X) else X
     scale = power_of_two_scale(abs(values).max()) if values.size else 1.0
     if scale != 1.0:
         stats = class_statistics(X / scale, y_encoded, n_classes=n_classes)
     raise_if_nonfinite(stats)
-    return stats, scale
+    return (stats, scale) + extra
 
 
 def check_dask_input(X, name="This estimator"):

@@ -208,13 +208,14 @@ def test_validation_errors_match_brute_force_and_final_fit_stops_at_the_kept_lev
             wrong[va, k] = knn.predict(inner.transform(X[va])) != y[va]
     np.testing.assert_allclose(est.cv_errors_, wrong.mean(axis=0))
     # the best checkpoint replaces the start only if it corrects c samples and breaks b with
-    # McNemar's statistic (c - b)^2 / (b + c) above the chi-square(1) 95 % quantile
-    from scipy.stats import chi2
+    # the exact two-sided McNemar test (binomial, p = 1/2 over the b + c discordant samples)
+    # at the 5 % level
+    from scipy.stats import binomtest
 
     best = int(np.argmin(wrong.sum(axis=0)))
-    c = np.sum(wrong[:, 0] & ~wrong[:, best])
-    b = np.sum(~wrong[:, 0] & wrong[:, best])
-    keep = best if best > 0 and c > b and (c - b) ** 2 / (b + c) >= chi2.ppf(0.95, 1) else 0
+    c = int(np.sum(wrong[:, 0] & ~wrong[:, best]))
+    b = int(np.sum(~wrong[:, 0] & wrong[:, best]))
+    keep = best if best > 0 and c > b and binomtest(c, b + c).pvalue <= 0.05 else 0
     assert est.checkpoint_ == keep
     ref = (QMIProjection(cv=None, max_iter=0, **kw) if keep == 0 else
            QMIProjection(cv=None, **dict(kw, sigma_factors=FACTORS[:keep]))).fit(X, y)

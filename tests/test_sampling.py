@@ -7,6 +7,7 @@ import scipy.sparse as sp
 from graphdr import sampling
 from graphdr.sampling import (
     KEY_BITS,
+    RowKeys,
     canonical_order,
     landmark_indices,
     row_keys,
@@ -27,15 +28,17 @@ def _data(n=300, D=6, seed=0):
 def test_keys_move_with_the_rows_and_agree_across_input_types():
     X, _ = _data()
     keys = row_keys(X)
+    assert isinstance(keys, RowKeys) and len(keys) == len(X)
     perm = np.random.default_rng(1).permutation(len(X))
-    np.testing.assert_array_equal(row_keys(X[perm]), keys[perm])
-    np.testing.assert_array_equal(row_keys(sp.csr_matrix(X)), keys)
-    np.testing.assert_array_equal(row_keys(np.asfortranarray(X)), keys)
+    np.testing.assert_array_equal(row_keys(X[perm]).rounded, keys.rounded[perm])
+    np.testing.assert_array_equal(row_keys(sp.csr_matrix(X)).rounded, keys.rounded)
+    np.testing.assert_array_equal(row_keys(np.asfortranarray(X)).rounded, keys.rounded)
     negative_zeros = X.copy()
     negative_zeros[X == 0] = -0.0
     assert np.signbit(negative_zeros).sum() > np.signbit(X).sum()
-    np.testing.assert_array_equal(row_keys(negative_zeros), keys)  # -0.0 is 0.0
-    assert len(np.unique(keys[:, 0])) == len(X)  # distinct rows, distinct keys
+    assert np.all(row_keys(negative_zeros) == keys)  # -0.0 is 0.0, for both keys
+    assert np.all(row_keys(sp.csr_matrix(negative_zeros)) == keys)
+    assert len(np.unique(keys.rounded)) == len(X)  # distinct rows, distinct keys
 
 
 def test_rounded_key_ignores_float32_and_tiny_perturbations_exact_key_does_not():
@@ -45,28 +48,29 @@ def test_rounded_key_ignores_float32_and_tiny_perturbations_exact_key_does_not()
     # float32 keeps 24 bits: a value moves across a KEY_BITS rounding boundary with
     # probability about 2**(KEY_BITS - 24) (here 6 values in 1800: at most a few rows)
     assert KEY_BITS < 24
-    assert np.mean(row_keys(X32)[:, 0] == keys[:, 0]) > 0.97
+    assert np.mean(row_keys(X32).rounded == keys.rounded) > 0.97
     perturbed = X * (1 + 1e-10 * np.random.default_rng(2).normal(size=X.shape))
-    assert np.mean(row_keys(perturbed)[:, 0] == keys[:, 0]) > 0.99
+    assert np.mean(row_keys(perturbed).rounded == keys.rounded) > 0.99
     # the exact key (computed only where rounded keys tie, so asked for here directly)
-    assert np.all(sampling._dense_key(perturbed, exact_bits=True)
-                  != sampling._dense_key(X, exact_bits=True))
+    assert np.all(row_keys(perturbed).exact() != keys.exact())
 
 
 def test_precomputed_keys_do_not_depend_on_the_sample_order():
     X, _ = _data(n=50)
     K = X @ X.T
     perm = np.random.default_rng(3).permutation(50)
-    np.testing.assert_array_equal(row_keys(K[np.ix_(perm, perm)], precomputed=True),
-                                  row_keys(K, precomputed=True)[perm])
+    got = row_keys(K[np.ix_(perm, perm)], precomputed=True)
+    want = row_keys(K, precomputed=True)[perm]
+    np.testing.assert_array_equal(got.rounded, want.rounded)
+    np.testing.assert_array_equal(got.exact(), want.exact())
 
 
 def test_views_combine_their_keys():
     X, _ = _data()
     views = [X[:, :3], X[:, 3:]]
     perm = np.random.default_rng(4).permutation(len(X))
-    np.testing.assert_array_equal(row_keys([V[perm] for V in views]), row_keys(views)[perm])
-    assert not np.array_equal(row_keys(views), row_keys(views[::-1]))
+    assert np.all(row_keys([V[perm] for V in views]) == row_keys(views)[perm])
+    assert not np.array_equal(row_keys(views).rounded, row_keys(views[::-1]).rounded)
 
 
 def test_subsample_and_folds_are_the_same_set_in_any_row_order():
@@ -116,22 +120,38 @@ def test_seeded_reads_none_as_zero():
     assert seeded(3).randint(10**9) == np.random.RandomState(3).randint(10**9)
 
 
-def _key_by_formula(row):
-    """The module docstring's key of one row, entry by entry in Python integers."""
-    keys = []
-    for rounded in (True, False):
-        total = 0
-        for j, value in enumerate(np.asarray(row, dtype=np.float64) + 0.0):
-            if value == 0:
-                continue
-            bits = int(np.array([value]).view(np.uint64)[0])
-            if rounded:
-                drop = 52 - sampling.KEY_BITS
-                bits = (bits + (1 << (drop - 1))) & ~((1 << drop) - 1)
-            column = int(sampling._mix(np.array([j + 1], dtype=np.uint64))[0])
-            total += int(sampling._mix(np.array([bits ^ column], dtype=np.uint64))[0])
-        keys.append(total % 2**64)
-    return keys
+_M64 = 2**64
+
+
+def _splitmix(z):
+    """SplitMix64's finaliser on a Python integer (independent of NumPy's uint64)."""
+    z ^= z >> 30
+    z = z * 0xBF58476D1CE4E5B9 % _M64
+    z ^= z >> 27
+    z = z * 0x94D049BB133111EB % _M64
+    return z ^ (z >> 31)
+
+
+def _key_by_formula(row, group=2**16):
+    """The module docstring's keys of one row (rounded, exact), in Python integers."""
+    row = np.asarray(row, dtype=np.float64) + 0.0
+    D = len(row)
+    bits = [int(b) for b in row.view(np.uint64)]
+    codes = [((b >> 32) + 2**7) >> 8 for b in bits]  # sign, exponent, 12 bits, rounded
+    weight_bits = 53 - 24 - int(np.ceil(np.log2(min(D, group))))
+    salt = 0x9E3779B97F4A7C15
+    total = salt
+    for k in range(4):
+        weights = [(_splitmix(salt + 4 * j + k) >> (64 - weight_bits)) + 1 for j in range(D)]
+        projection = sum(w * c for w, c in zip(weights, codes))
+        total += (_splitmix(k) | 1) * projection
+    rounded = _splitmix(total % _M64)
+    exact = sum(_splitmix(b ^ _splitmix(j + 1)) for j, b in enumerate(bits) if row[j] != 0)
+    return rounded, exact % _M64
+
+
+def _keys_by_formula(X, group=2**16):
+    return np.array([_key_by_formula(row, group) for row in X], dtype=np.uint64)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -142,39 +162,71 @@ def test_dense_keys_in_blocks_are_the_formula(monkeypatch, dtype):
     X[1::6, 3] = -0.0
     monkeypatch.setattr(sampling, "_BLOCK_ENTRIES", 12)  # blocks of 2 rows, a short last one
     keys = sampling.row_keys(X)
-    want = np.array([_key_by_formula(row) for row in X], dtype=np.uint64)
-    np.testing.assert_array_equal(keys[:, 0], want[:, 0])
-    assert len(np.unique(keys[:, 0])) == len(X)  # the rows differ, and so do their keys
-    assert not np.any(keys[:, 1])  # no tie: no exact key needed
+    want = _keys_by_formula(X)
+    np.testing.assert_array_equal(keys.rounded, want[:, 0])
+    np.testing.assert_array_equal(keys.exact(), want[:, 1])
+    assert len(np.unique(keys.rounded)) == len(X)  # the rows differ, and so do their keys
+
+
+def test_projections_stay_exact_at_their_bound():
+    """The largest codes (negative values of the largest exponent) in 1000 columns: every
+    partial sum near 2**53, still exact in float64 (a weight bit more and they would not be)."""
+    rng = np.random.default_rng(8)
+    X = -rng.uniform(1.0, 1.7, size=(6, 1000)) * 2.0**1023
+    np.testing.assert_array_equal(row_keys(X).rounded, _keys_by_formula(X)[:, 0])
+    weights = sampling._projection_weights(1000)
+    assert 1000 * weights.max() * (2**24 - 1) < 2**53
+
+
+@pytest.mark.parametrize("kind", ["dense", "sparse"])
+def test_wide_rows_are_projected_in_column_groups(monkeypatch, kind):
+    monkeypatch.setattr(sampling, "_COLUMN_GROUP", 4)  # 10 columns: groups of 4, 4 and 2
+    X, _ = _data(n=30, D=10)
+    data = sp.csr_matrix(X) if kind == "sparse" else X
+    np.testing.assert_array_equal(row_keys(data).rounded, _keys_by_formula(X, group=4)[:, 0])
 
 
 @pytest.mark.parametrize("kind", ["dense", "sparse", "dask"])
 def test_exact_keys_only_where_rounded_keys_tie_give_the_full_order(monkeypatch, kind):
-    """Rows equal to 12 bits but not exactly (near-duplicates) and identical rows: their exact
-    keys are the formula's, the others are 0, and the order is that of every exact key."""
+    """Rows equal to 12 bits but not exactly (near-duplicates) and identical rows: the exact
+    keys of those rows only are computed, and the order is that of every exact key."""
     rng = np.random.default_rng(5)
     X = rng.normal(size=(40, 4))
     X[10] = X[3] * (1 + 1e-9)  # the same rounded key as row 3, another exact one
     X[20] = X[3]
     X[30, 2] = 0.0
     monkeypatch.setattr(sampling, "_BLOCK_ENTRIES", 12)
-    want = np.array([_key_by_formula(row) for row in X], dtype=np.uint64)
+    want = _keys_by_formula(X)
     if kind == "sparse":
-        import scipy.sparse as sp
-
         data = sp.csr_matrix(X)
     elif kind == "dask":
         da = pytest.importorskip("dask.array")
         data = da.from_array(X, chunks=(7, 4))  # the tied rows in different chunks
     else:
         data = X
+    computed = []
+    exact = sampling._sparse_exact_key if kind == "sparse" else sampling._dense_exact_key
+
+    def counting(block):
+        computed.append(np.asarray(block).shape[0] if not sp.issparse(block) else block.shape[0])
+        return exact(block)
+
+    monkeypatch.setattr(sampling, "_sparse_exact_key" if kind == "sparse" else "_dense_exact_key",
+                        counting)
     keys = sampling.row_keys(data)
-    np.testing.assert_array_equal(keys[:, 0], want[:, 0])
+    np.testing.assert_array_equal(keys.rounded, want[:, 0])
+    assert keys.rounded[3] == keys.rounded[10] == keys.rounded[20]
+    assert computed == []  # nothing exact until a sort meets a tie
+    order = sampling.canonical_order(keys)
+    assert computed == [3]  # then only the three tied rows
+    np.testing.assert_array_equal(order, np.lexsort((want[:, 1], want[:, 0])))
     tied = [3, 10, 20]
-    np.testing.assert_array_equal(keys[tied, 1], want[tied, 1])
-    assert not np.any(np.delete(keys[:, 1], tied))
-    assert keys[3, 1] != keys[10, 1] and keys[3, 1] == keys[20, 1]
-    np.testing.assert_array_equal(sampling.canonical_order(keys), sampling.canonical_order(want))
+    np.testing.assert_array_equal(keys.exact(tied), want[tied, 1])
+    assert want[3, 1] != want[10, 1] and want[3, 1] == want[20, 1]
+    # a subset without the tie sorts by the rounded key alone
+    computed.clear()
+    sampling.canonical_order(keys[np.arange(10)])
+    assert computed == []
 
 
 def test_subsample_by_partition_is_the_first_rows_in_key_order():

@@ -35,6 +35,7 @@ from .fitting import (
     embedded_scatters,
     select_kernel,
     select_linear_reg,
+    wants_press_ridge,
 )
 
 
@@ -233,8 +234,11 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             select_linear_reg(self, X, y_enc)
             return TrainingData(self._rescaled_input(X), y_enc, None, X.dtype)
         # one pass; max|X| only when the statistics leave the power-of-two scale in doubt
-        stats, self._input_scale = scaled_class_statistics(X, y_enc, len(self.classes_))
-        select_linear_reg(self, X, y_enc)
+        # the rows' content keys (for reg='auto') in the same pass
+        with_keys = wants_press_ridge(self)
+        stats, self._input_scale, *keys = scaled_class_statistics(
+            X, y_enc, len(self.classes_), with_row_keys=with_keys)
+        select_linear_reg(self, X, y_enc, keys=keys[0] if with_keys else None)
         return TrainingData(None, None, stats, X.dtype)
 
     def _approximation(self, X=None):

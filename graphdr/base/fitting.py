@@ -93,7 +93,7 @@ def dask_training_data(estimator, X, y):
         raise_if_nonfinite(stats)
         check_class_counts(stats.classes, stats.counts, **estimator._label_requirements())
         estimator.classes_ = stats.classes
-        if estimator._auto_linear_reg and isinstance(estimator.reg, str):  # labels in memory
+        if wants_press_ridge(estimator):  # labels in memory
             labels = np.asarray(y.compute() if is_dask_array(y) else y)
             select_linear_reg(estimator, X, np.searchsorted(stats.classes, labels))
         else:
@@ -177,14 +177,20 @@ def check_linear_reg(est):
         est._resolved_reg()
 
 
-def select_linear_reg(est, X, y_enc):
+def wants_press_ridge(est):
+    """Whether the fit chooses ``reg`` by the leave-one-out ridge (``reg='auto'``)."""
+    return est._auto_linear_reg and isinstance(est.reg, str)
+
+
+def select_linear_reg(est, X, y_enc, keys=None):
     """``reg_`` (and ``cv_results_``) of a linear estimator whose ``reg`` may be 'auto':
-    the given value, or the leave-one-out ridge (:func:`graphdr.tuning.press_ridge`)."""
+    the given value, or the leave-one-out ridge (:func:`graphdr.tuning.press_ridge`; ``keys``
+    the rows' content keys when already computed)."""
     if not est._auto_linear_reg:
         return
     est.__dict__.pop("cv_results_", None)
-    if isinstance(est.reg, str):
+    if wants_press_ridge(est):
         est.reg_, est.cv_results_ = press_ridge(
-            X, y_enc, name=type(est).__name__)
+            X, y_enc, name=type(est).__name__, keys=keys)
     else:
         est.reg_ = float(est.reg)

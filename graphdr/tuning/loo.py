@@ -100,7 +100,7 @@ def _principal_coordinates(X):
     return U[:, keep], lam[keep]
 
 
-def press_ridge(X, y_enc, *, name, max_samples=None):
+def press_ridge(X, y_enc, *, name, max_samples=None, keys=None):
     r"""``reg='auto'`` of a class-structured linear estimator (:class:`graphdr.LDA`,
     :class:`graphdr.LQMI`): the relative ridge of the smallest :func:`press_curve`.
 
@@ -110,7 +110,8 @@ def press_ridge(X, y_enc, *, name, max_samples=None):
     larger ridge); from ``m`` subsampled rows of ``n`` the chosen value is multiplied by
     ``m / n``: the penalty of ridge regression is a prior precision, the same in absolute
     terms for any ``n``, while :math:`\operatorname{tr}(S_t)` grows with ``n``. ``X`` is dense,
-    sparse or a ``dask.array`` (only the subsample's rows are computed).
+    sparse or a ``dask.array`` (only the subsample's rows are computed); ``keys`` are its rows'
+    content keys (:func:`graphdr.sampling.row_keys`) when already computed.
 
     Returns ``(reg, cv_results)`` with ``cv_results`` ``param_reg`` (relative to the
     subsample), ``mean_test_error`` (the PRESS per sample) and ``rank_test_error``.
@@ -124,7 +125,7 @@ def press_ridge(X, y_enc, *, name, max_samples=None):
         )
     max_samples = MAX_SAMPLES_PRESS if max_samples is None else max_samples
     # the subsample by content key, in canonical order: the same whatever the row order
-    idx = stratified_subsample(y_enc, max_samples, row_keys(X))
+    idx = stratified_subsample(y_enc, max_samples, row_keys(X) if keys is None else keys)
     Xs = take_rows(X, idx) if is_dask_array(X) else X[idx]
     Xs = sp.csr_matrix(Xs, dtype=np.float64) if sp.issparse(Xs) else np.asarray(Xs, dtype=np.float64)
     if Xs.shape[0] * Xs.shape[1]:  # exact power-of-two rescaling: no under- or overflow
