@@ -219,3 +219,43 @@ def test_magnitude_bounds_bracket_the_largest_entry(scale):
     assert factor == expected
     ref = _reference(X / factor, y)
     np.testing.assert_allclose(stats.centered_gram(), ref["gram"], rtol=1e-10)
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "float32", "sparse", "dask"])
+@pytest.mark.parametrize("block_rows", [None, 7])
+def test_row_keys_in_the_statistics_pass_are_row_keys(layout, block_rows):
+    """The keys computed on the way (``with_row_keys``) are :func:`graphdr.sampling.row_keys`
+    of the same data, and the statistics are those of the pass without them."""
+    import scipy.sparse as sp
+
+    from graphdr.sampling import canonical_order, row_keys
+
+    X, y = _data(n=300, D=5)
+    X[::7, 1] = 0.0
+    X[5] = X[9]  # identical rows: their order needs the exact key
+    data = {"C": X, "F": np.asfortranarray(X), "float32": X.astype(np.float32),
+            "sparse": sp.csr_matrix(X)}.get(layout)
+    if layout == "dask":
+        da = pytest.importorskip("dask.array")
+        data = da.from_array(X, chunks=(60, 5))
+    stats, keys = class_statistics(data, y, block_rows=block_rows, with_row_keys=True)
+    want = row_keys(data)
+    np.testing.assert_array_equal(keys.rounded, want.rounded)
+    np.testing.assert_array_equal(canonical_order(keys, y), canonical_order(want, y))
+    plain = class_statistics(data, y, block_rows=block_rows)
+    np.testing.assert_allclose(stats.centered_gram(), plain.centered_gram(), rtol=1e-13,
+                               atol=1e-10)
+    np.testing.assert_allclose(stats.sums, plain.sums, rtol=1e-13, atol=1e-10)
+
+
+def test_lda_auto_ridge_with_keys_from_the_pass_is_the_standalone_choice():
+    """LDA(reg='auto') takes its subsample's keys from the statistics pass: the same ridge and
+    leave-one-out curve as press_ridge computing the keys itself, on more rows than the
+    subsample holds."""
+    from graphdr.tuning.loo import press_ridge
+
+    X, y = _data(n=2600, D=8, C=4, seed=5)
+    est = graphdr.LDA().fit(X, y)
+    reg, cv = press_ridge(X, np.searchsorted(est.classes_, y), name="LDA")
+    assert est.reg_ == reg
+    np.testing.assert_array_equal(est.cv_results_["mean_test_error"], cv["mean_test_error"])
