@@ -69,11 +69,9 @@ def _mix(z):
 
 #: significant bits of each value that its row's (first) key depends on
 KEY_BITS = 12
-_DROP = np.uint64(52 - KEY_BITS)
-_HALF = np.uint64(1) << (_DROP - np.uint64(1))
-#: the same rounding on the upper 32 bits of a float64 (sign, exponent, 20 mantissa bits):
-#: ``(bits + 2**39) >> 40 == (bits // 2**32 + 2**7) >> 8``, adding 2**39 carries nothing up
-#: from the lower word
+#: rounding a float64's bits to KEY_BITS significant bits, ``(bits + 2**39) >> 40``, on its
+#: upper 32-bit word (sign, exponent, 20 mantissa bits): ``(bits // 2**32 + 2**7) >> 8``, the
+#: same integer, as adding 2**39 carries nothing up from the lower word
 _HIGH_DROP = np.uint32(20 - KEY_BITS)
 _HIGH_HALF = np.uint32(1 << (20 - KEY_BITS - 1))
 #: the upper 32-bit word of a float64 in a ``uint32`` view of it

@@ -137,7 +137,7 @@ def _key_by_formula(row, group=2**16):
     row = np.asarray(row, dtype=np.float64) + 0.0
     D = len(row)
     bits = [int(b) for b in row.view(np.uint64)]
-    codes = [((b >> 32) + 2**7) >> 8 for b in bits]  # sign, exponent, 12 bits, rounded
+    codes = [(b + 2**39) >> 40 for b in bits]  # sign, exponent, 12 bits, rounded to nearest
     weight_bits = 53 - 24 - int(np.ceil(np.log2(min(D, group))))
     salt = 0x9E3779B97F4A7C15
     total = salt
