@@ -42,6 +42,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
+import common  # noqa: E402  (the shared data sets)
 import defaults as base  # noqa: E402  (data, folds and classifiers of the defaults benchmark)
 
 DATASETS = ("mnist5k", "digits", "vowel", "vehicle", "pima", "wdbc")
@@ -50,11 +51,7 @@ DEFAULT_M = 2000
 
 
 def load(name):
-    if name != "mnist5k":
-        return base.load(name)
-    d = np.load(base.SHARED / "mnist5k.npz")
-    X = d["X"].reshape(len(d["y"]), -1).astype(np.float64) / 255.0
-    return X, np.unique(d["y"], return_inverse=True)[1].astype(np.intp)
+    return base.load(name) if name != "mnist5k" else common.load(name)
 
 
 def press_choice(X, y, m):

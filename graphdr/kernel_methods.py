@@ -243,11 +243,11 @@ class CKFD(_BaseGraphEmbedding):
     :math:`v^\top S_w v / v^\top S_t v` (irregular first, ratio 0), so ``n_components=d`` takes
     the ``d`` most discriminative of both kinds.
 
-    When to use it. CKFD is within 3 points of 1-NN on the raw features on 11 of 12 sets and
-    loses on pima (32.8 %% against 29.7 %%) (``benchmarks/results/defaults.md``: paper 000's
+    When to use it. CKFD is within 3 points of 1-NN on the raw features on all 12 sets, the
+    closest on pima (30.7 %% against 29.7 %%) (``benchmarks/results/defaults.md``: paper 000's
     protocol, 10-fold CV, [-1, 1] scaling). It has the lowest error of graphdr's defaults on
-    sonar (11.1 %%) and vowel (0.2 %%); :class:`KernelLDA` is better on 9 of the 12 sets (pima
-    27.7 %%, vehicle 16.0 %% against 19.6 %%) at a fraction of the cost. Use CKFD when the
+    sonar (11.1 %%) and shares it on vowel (0.2 %%); :class:`KernelLDA` is better on 9 of the
+    12 sets (pima 30.3 %%, vehicle 15.0 %% against 19.0 %%) at a fraction of the cost. Use CKFD when the
     irregular (null-space) discriminant information matters: few samples in many dimensions.
 
     Parameters

@@ -178,13 +178,13 @@ class DEE(_LinearNeighborEmbedding):
 
     When to use it. The default ``d = 2`` is for pictures: two dimensions cannot hold 10 or
     11 classes, and 1-NN in them loses to 1-NN on the raw features on digits (30.1 % against
-    1.3 %), vowel (32.4 % against 1.1 %), mnist2k (39.9 % against 8.8 %), sonar (24.5 %
-    against 15.4 %) and heart (28.5 % against 24.4 %) (``benchmarks/results/defaults.md``:
+    1.3 %), vowel (33.1 % against 1.1 %), mnist2k (39.9 % against 8.8 %), sonar (24.0 %
+    against 15.4 %) and led7digit (40.2 % against 35.6 %) (``benchmarks/results/defaults.md``:
     paper 000's protocol, 10-fold CV, [-1, 1] scaling). For classification set
-    ``n_components``: at ``C - 1`` DEE gets digits 2.6 %, vowel 1.3 %, mnist2k 10.2 %, heart
-    25.6 %; in the small-sample regime (25 digits per class, raw pixels) it beats PCA, MMPA,
+    ``n_components``: at ``C - 1`` DEE gets digits 2.5 %, vowel 1.3 %, mnist2k 10.3 %,
+    led7digit 34.4 %; in the small-sample regime (25 digits per class, raw pixels) it beats PCA, MMPA,
     DCV and DSNE at every dimension (``benchmarks/results/dee_small_sample_25.md``). Sonar
-    stays behind (45.7 % at one
+    stays behind (43.3 % at one
     dimension): use :class:`KernelLDA` there.
 
     Parameters

@@ -197,22 +197,24 @@ class DSNE(_LinearNeighborEmbedding):
     (``checkpoint_ = 0``, no iteration). A class with fewer than two samples, ``cv=None`` or
     ``max_iter=0`` skips it. Why: where DSNE's neighbourhoods carry little class information
     (led7digit: 85 distinct rows among 500, 72 % of the test samples tied between labels in
-    1-NN) the optimum is worse than the start on held-out data (10-fold CV, d = 3: 38.8 %
-    against 37.0 %). With the validation DSNE is not worse than its start on any of the 8
-    shared UCI sets, and keeps its large gains (vehicle 48.5 -> 23.4 %, vowel 26.0 -> 12.9 %);
-    where the folds are too small to show a gain it keeps the start (ionosphere 14.2 %
-    against 11.1 % without validation, pima 32.4 % against 28.6 %). ``cv=None`` optimises
-    without validation; ``significance=1`` keeps whichever has fewer held-out errors (worse
-    than the start on heart and led7digit). The validation costs ``cv`` extra fits on
-    ``(cv - 1) / cv`` of the data.
+    1-NN) the optimum can be worse than the start on held-out data (10-fold CV, d = 3: 38.8 %
+    against 37.0 % in one run, 37.2 % against 38.2 % in another whose rounding broke the ties
+    otherwise). With the validation DSNE is not worse than its start on 7 of the 8 shared UCI
+    sets and 1.1 points worse on heart (24.8 % against 23.7 %, 3 of 270 samples), and keeps
+    its large gains (vehicle 48.5 -> 23.4 %, vowel 26.0 -> 12.9 %); where the folds are too
+    small to show a gain it keeps the start in most folds (ionosphere 14.0 % against 11.1 %
+    without validation, pima 34.0 % against 28.6 %). ``cv=None`` optimises without
+    validation; ``significance=1`` keeps whichever has fewer held-out errors (worse than the
+    start on heart). The validation costs ``cv`` extra fits on ``(cv - 1) / cv`` of the data
+    (``benchmarks/results/dsne_start.md``).
 
     When to use it. The default ``d = 2`` is for pictures; 1-NN in it loses to 1-NN on the
     raw features on digits (30.4 % against 1.3 %), vowel (32.7 % against 1.1 %), mnist2k
-    (63.4 % against 8.8 %), sonar (28.4 % against 15.4 %) and pima (35.7 % against 29.7 %)
+    (63.4 % against 8.8 %), sonar (30.3 % against 15.4 %) and pima (36.3 % against 29.7 %)
     (``benchmarks/results/defaults.md``: paper 000's protocol, 10-fold CV, [-1, 1] scaling).
     At ``C - 1`` dimensions it matches the raw features on vowel (1.1 %) and is close on
     digits (4.6 %) but not on mnist2k (20.6 %); :class:`DEE` is better at ``C - 1`` on digits
-    and mnist2k (2.6 %, 10.2 %).
+    and mnist2k (2.5 %, 10.3 %).
 
     Parameters
     ----------
