@@ -101,3 +101,53 @@ def test_common_loads_sklearn_sets_encoded_and_names_the_missing_directory(tmp_p
         common.shared_path("mnist5k")
     seconds, out = common.best_time(lambda: 42, repeats=3)
     assert out == 42 and 0.0 <= seconds < 1.0
+
+
+def _benchmark_imports(path):
+    """What a script takes from the other benchmark modules: ``{alias: module}`` of
+    ``import defaults as base``, and ``(module, name)`` of ``from common import load`` (at any
+    depth: an import inside a function fails only when that function runs)."""
+    import ast
+
+    names = {p.stem for p in path.parent.glob("*.py")}
+    aliases, taken = {}, []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            aliases.update({a.asname or a.name: a.name for a in node.names if a.name in names})
+        elif isinstance(node, ast.ImportFrom) and node.module in names and not node.level:
+            taken += [(node.module, a.name) for a in node.names]
+    return aliases, taken
+
+
+_IMPORTING_SCRIPTS = sorted(p.name for p in (ROOT / "benchmarks").glob("*.py")
+                            if any(_benchmark_imports(p)))
+
+
+def test_most_scripts_read_other_benchmark_modules():
+    assert {"press_transfer.py", "targets_repeated.py", "model_selection.py",
+            "defaults.py", "dee_uci.py"} <= set(_IMPORTING_SCRIPTS)
+
+
+@pytest.mark.parametrize("script", _IMPORTING_SCRIPTS)
+def test_names_a_script_reads_from_another_benchmark_module_exist(script):
+    """A script that takes ``X`` from another benchmark module (``defaults``, ``common``)
+    finds it there: a moved helper breaks the run, not only the step that uses it
+    (press_transfer read ``defaults.SHARED`` after it moved to ``common``, and failed at its
+    first data set)."""
+    import ast
+    import importlib
+
+    path = ROOT / "benchmarks" / script
+    aliases, taken = _benchmark_imports(path)
+    sys.path.insert(0, str(path.parent))
+    try:
+        modules = {name: importlib.import_module(name)
+                   for name in set(aliases.values()) | {m for m, _ in taken}}
+    finally:
+        sys.path.remove(str(path.parent))
+    read = {(aliases[node.value.id], node.attr)
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+            and node.value.id in aliases}
+    missing = sorted(f"{m}.{n}" for m, n in read | set(taken) if not hasattr(modules[m], n))
+    assert not missing, f"{script} reads names its benchmark modules do not have: {missing}"
