@@ -87,7 +87,7 @@ class KernelLDA(_LDAGraphs, _BaseGraphEmbedding):
     :class:`graphdr.KQMI` and gets the same whitened metric, so with the same kernel and ridge
     both make the same predictions; with their defaults they chose the same pair on every set
     of ``benchmarks/results/defaults.md`` but led7digit. KQMI's docstring gives their figures
-    and when a linear discriminant is as good (heart, pima, wine).
+    and when a linear discriminant is as good (heart, pima).
 
     Parameters
     ----------

@@ -99,7 +99,7 @@ class LDA(_LDAGraphs, _BaseGraphEmbedding):
 
     When to use it. The default ``d = C - 1`` is one dimension for two classes. Mean error over
     the 36 (set, classifier) cells of ``benchmarks/results/defaults.md`` (paper 000's protocol,
-    10-fold CV, [-1, 1] scaling; 1-NN, 3-NN, nearest centroid): 15.0 %, against 16.4 % for
+    10-fold CV, [-1, 1] scaling; 1-NN, 3-NN, nearest centroid): 14.9 %, against 16.4 % for
     scikit-learn's LDA and 15.4 % for its Ledoit-Wolf shrinkage LDA; the chosen ridge helps
     most where features are many for the samples (mnist2k 1-NN 11.6 % against 21.6 % with
     ``reg=0``, breast_cancer 4.4 % against 6.3 %) and costs up to 0.7 points in single cells
