@@ -174,11 +174,12 @@ class KernelLPP(_LPPGraphs, _BaseGraphEmbedding):
 
     When to use it. KernelLPP preserves kernel neighbourhoods; with the default (every
     direction, up to ``n - 1``) 1-NN in it loses to 1-NN on the raw features on ionosphere
-    (19.4 %% against 14.2 %%), breast_cancer (8.4 %% against 4.6 %%) and mnist2k (46.0 %% against
-    8.8 %%; supervised: 19.4 %%, 8.6 %%, 46.1 %%) (``benchmarks/results/defaults.md``: paper
-    000's protocol, 10-fold CV, [-1, 1] scaling). The supervised version at
-    ``n_components = C - 1`` does better (ionosphere 6.3 %%, mnist2k 7.2 %%). For class
-    separation prefer :class:`KernelLDA` or :class:`KQMI` (ionosphere 6.8 %%, mnist2k 4.5 %%).
+    (18.2 %% against 14.2 %%), breast_cancer (8.4 %% against 4.6 %%) and mnist2k (46.0 %% against
+    8.8 %%; supervised: 17.7 %%, 8.3 %%, 45.3 %%, and sonar 21.2 %% against 15.4 %%)
+    (``benchmarks/results/defaults.md``: paper 000's protocol, 10-fold CV, [-1, 1] scaling).
+    The supervised version at ``n_components = C - 1`` does better (ionosphere 5.4 %%, mnist2k
+    6.8 %%). For class separation prefer :class:`KernelLDA` or :class:`KQMI` (ionosphere
+    5.4 %%, mnist2k 4.2 %%).
 
     Parameters
     ----------
