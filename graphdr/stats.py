@@ -282,8 +282,9 @@ def _dense_statistics(X, codes, classes, block_rows=_BLOCK_ROWS, key_pass=None):
     The shift :math:`s` is the mean of about 1024 rows spread evenly over ``X`` (close to the
     mean :math:`m`, so :math:`m - s` is of the order of the data's spread, not its offset). Each
     block of rows is shifted into a reused float64 buffer (which also converts float32 input),
-    then :math:`G_s \mathrel{+}= X_s^\top X_s` (a symmetric rank-k update of the upper triangle, in place) and
-    :math:`U_s \mathrel{+}= E_b^\top X_s` with the block's one-hot class indicator ``E_b``:
+    then :math:`G_s \mathrel{+}= X_s^\top X_s` (a symmetric rank-k update of the upper
+    triangle, in place) and :math:`U_s \mathrel{+}= E_b^\top X_s` with the block's one-hot
+    class indicator ``E_b``:
     one read of ``X``, no copy of it, no separate mean pass and no merge. With a ``key_pass``
     (:class:`graphdr.sampling.RoundedKeyPass`) each block is first copied as float64 and fed
     to it, and shifted from that copy: the rows' content keys in the same read of ``X``.

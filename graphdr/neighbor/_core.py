@@ -243,6 +243,17 @@ def _check_descent_params(est):
     return verbose
 
 
+def _store_descent(est, res):
+    """The fitted attributes of a descent (:func:`graphdr.optim.descent`) every neighbour
+    estimator shows: ``history_``, ``n_iter_``, ``objective_``, ``initial_objective_`` and
+    ``converged_``."""
+    est.history_ = res.history
+    est.n_iter_ = res.n_iter
+    est.objective_ = float(res.fun)
+    est.initial_objective_ = float(res.f0)
+    est.converged_ = bool(res.converged)
+
+
 def _cholesky_preconditioner(H, name):
     """Factor H + mu I (mu relative to the mean eigenvalue) once; return g -> H^-1 g."""
     r = H.shape[0]
@@ -408,11 +419,7 @@ class _LinearNeighborEmbedding(_LinearProjection):
             max_iter=max_iter, tol=self.tol, verbose=_check_verbose(self.verbose),
             callback=callback, name=f"{name}-{self.optimizer}", t_start=t0,
         )
-        self.history_ = res.history
-        self.n_iter_ = res.n_iter
-        self.objective_ = float(res.fun)
-        self.initial_objective_ = float(res.f0)
-        self.converged_ = bool(res.converged)
+        _store_descent(self, res)
         signs = embedding_signs(Z @ res.x.T, y_enc)  # the sign convention (solvers)
         self.components_ = (signs[:, None] * (res.x @ basis.T)).astype(X.dtype, copy=False)
         self.n_components_ = self.components_.shape[0]

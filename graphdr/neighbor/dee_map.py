@@ -53,7 +53,7 @@ from .. import graphs as _graphs
 from .._validation import check_int, check_labels, check_positive
 from ..optim import descent
 from ..solvers import embedding_signs
-from ._core import _DTYPES, _check_descent_params
+from ._core import _DTYPES, _check_descent_params, _store_descent
 from .elastic import _sparse_preconditioner
 from .grid_field import gaussian_field
 
@@ -264,11 +264,7 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         res = descent(problem.value_grad, Y0, method="preconditioned",
                       precondition=precondition, max_iter=self.max_iter, tol=self.tol,
                       verbose=verbose, callback=self.callback, name=name, t_start=t0)
-        self.history_ = res.history
-        self.n_iter_ = res.n_iter
-        self.objective_ = float(res.fun)
-        self.initial_objective_ = float(res.f0)
-        self.converged_ = bool(res.converged)
+        _store_descent(self, res)
         self.embedding_ = (res.x * embedding_signs(res.x)).astype(X.dtype, copy=False)
         self._neighbors = NearestNeighbors(n_neighbors=min(self.n_neighbors, len(Xf))).fit(Xf)
         return self.embedding_

@@ -26,6 +26,7 @@ from ._core import (
     _pair_sq_dist,
     _PairWeights,
     _SampledRepulsion,
+    _store_descent,
 )
 
 
@@ -277,11 +278,7 @@ class ElasticEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
             max_iter=self.max_iter, tol=self.tol, verbose=verbose, callback=self.callback,
             name=f"EE-{self.optimizer}", t_start=t0,
         )
-        self.history_ = res.history
-        self.n_iter_ = res.n_iter
-        self.objective_ = float(res.fun)
-        self.initial_objective_ = float(res.f0)
-        self.converged_ = bool(res.converged)
+        _store_descent(self, res)
         # the objective is invariant to each axis' sign: orient by the convention (solvers)
         self.embedding_ = (res.x * embedding_signs(res.x)).astype(X.dtype, copy=False)
         return self.embedding_
