@@ -17,6 +17,7 @@ from scipy import linalg
 from sklearn.utils.validation import validate_data
 
 from . import graphs as _graphs
+from ._threads import managed_threads, map_threads
 from ._validation import check_int, check_labels, check_n_components, check_positive
 from .base import _BaseGraphEmbedding, _LinearProjection
 from .solvers import data_subspace, embedding_signs
@@ -50,19 +51,23 @@ def mean_class_distances(X, y, *, metric="euclidean"):
     if metric != "precomputed":
         Xf = np.asarray(X, dtype=np.float64)
         sq = np.einsum("ij,ij->i", Xf, Xf)
-    s_same = s_diff = 0.0
-    for s in range(0, n, b):
+
+    def block_sums(s):  # the blocks on the environment's threads, summed in block order
         e = min(s + b, n)
         if metric == "precomputed":
-            Dist = np.asarray(X[s:e], dtype=np.float64)
+            Dist = np.array(X[s:e], dtype=np.float64)
         else:
             S = sq[s:e, None] + sq[None, :] - 2.0 * (Xf[s:e] @ Xf.T)
             Dist = np.sqrt(np.maximum(S, 0.0))
         Dist[np.arange(e - s), np.arange(s, e)] = 0.0
         M = y[s:e, None] == y[None, :]
         same = float(np.sum(Dist, where=M))
+        return same, float(Dist.sum()) - same
+
+    s_same = s_diff = 0.0
+    for same, diff in map_threads(block_sums, range(0, n, b)):
         s_same += same
-        s_diff += float(Dist.sum()) - same
+        s_diff += diff
     n_same = int(np.sum(np.bincount(y) ** 2) - n)
     n_diff = n * n - n - n_same
     return (s_same / n_same if n_same else 0.0), (s_diff / n_diff if n_diff else 0.0)
@@ -234,6 +239,7 @@ class DCV(_LinearProjection):
         self.null_dim = null_dim
         self.rank_tol = rank_tol
 
+    @managed_threads
     def fit(self, X, y):
         """Fit the projection.
 

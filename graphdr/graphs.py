@@ -25,6 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.neighbors import NearestNeighbors
 
+from ._threads import map_threads
 from ._validation import check_int, check_option, check_positive
 
 __all__ = [
@@ -142,14 +143,48 @@ def _first_k_with_ties(dist, idx, k, rtol=TIE_RTOL):
     return np.take_along_axis(dist, order, 1), np.take_along_axis(idx, order, 1), incomplete
 
 
-def _kneighbors(nn, fitted, queries, k, self_in):
-    """``k`` nearest candidates of each query with machine-independent ties: distances within
-    :data:`TIE_RTOL` of the k-th count as equal and go to the smaller candidate index (tree
-    searches and rounding otherwise decide them, e.g. on data with repeated values)."""
+#: queries searched as one piece (fixed: the pieces do not depend on the number of threads)
+_QUERY_CHUNK = 2048
+
+
+def _search_groups(X, groups, metric, self_in):
+    """The neighbour searches of every group ``(queries, candidates, k)`` of :func:`knn_graph`:
+    one index per group, then every group's queries in chunks of :data:`_QUERY_CHUNK`, all the
+    pieces on the threads the environment allows. Returns ``(dist, idx)`` per group, ``idx``
+    into the group's candidates."""
+    fitted = [X[candidates] for _, candidates, _ in groups]
+    # a few thousand queries in all: one thread (handing pieces over would cost more)
+    workers = 1 if sum(len(g[0]) for g in groups) < _QUERY_CHUNK else None
+    indexes = map_threads(lambda F: NearestNeighbors(metric=metric).fit(F), fitted, workers)
+    pieces = []
+    for gi, group in enumerate(groups):
+        n_queries = len(group[0])
+        pieces += [(gi, np.arange(a, min(a + _QUERY_CHUNK, n_queries)))
+                   for a in range(0, n_queries, _QUERY_CHUNK)]
+
+    def search(piece):
+        gi, rows = piece
+        queries, _, k = groups[gi]
+        return _kneighbors_of(indexes[gi], fitted[gi], None if self_in else X[queries], k,
+                              self_in, rows)
+
+    found = map_threads(search, pieces, workers)
+    out = []
+    for gi in range(len(groups)):
+        parts = [f for (g, _), f in zip(pieces, found) if g == gi]
+        out.append((np.concatenate([d for d, _ in parts]), np.concatenate([i for _, i in parts])))
+    return out
+
+
+def _kneighbors_of(nn, fitted, queries, k, self_in, rows):
+    """The ``k`` nearest candidates of the queries ``rows`` with machine-independent ties:
+    distances within :data:`TIE_RTOL` of the k-th count as equal and go to the smaller
+    candidate index (tree searches and rounding otherwise decide them, e.g. on data with
+    repeated values)."""
     n_candidates = fitted.shape[0]
     available = n_candidates - (1 if self_in else 0)
     m = min(available, 2 * k + 1)
-    rows = np.arange(n_candidates if self_in else queries.shape[0])
+    first = rows[0] if len(rows) else 0
     out_d = np.empty((len(rows), k))
     out_i = np.empty((len(rows), k), dtype=np.intp)
     while len(rows):
@@ -166,10 +201,23 @@ def _kneighbors(nn, fitted, queries, k, self_in):
             d, i = nn.kneighbors(queries[rows], n_neighbors=m)
         d_k, i_k, more = _first_k_with_ties(d, i, k)
         done = ~more | (m == available)
-        out_d[rows[done]], out_i[rows[done]] = d_k[done], i_k[done]
+        out_d[rows[done] - first], out_i[rows[done] - first] = d_k[done], i_k[done]
         rows = rows[~done]
         m = min(available, 2 * m)
     return out_d, out_i
+
+
+def _precomputed_neighbours(D, queries, candidates, k, self_in):
+    """The ``k`` nearest candidates of each query from a square distance matrix ``D``."""
+    sub = D[np.ix_(queries, candidates)]
+    order = np.argsort(sub, axis=1, kind="stable")
+    if self_in:
+        # drop the sample itself (distance 0 at its own column), keep the k next
+        pos = np.searchsorted(candidates, queries)
+        keep = order != pos[:, None]
+        order = order[keep].reshape(len(queries), -1)
+    dist, idx, _ = _first_k_with_ties(np.take_along_axis(sub, order, axis=1), order, k)
+    return dist, idx
 
 
 def knn_graph(
@@ -232,24 +280,16 @@ def knn_graph(
             members = np.flatnonzero(y == c)
             candidates = members if restrict == "same" else np.flatnonzero(y != c)
             groups.append((members, candidates))
-    for queries, candidates in groups:
-        self_in = restrict in (None, "same")
-        k = min(n_neighbors, len(candidates) - (1 if self_in else 0))
-        if k < 1:
-            continue
-        if metric == "precomputed":
-            sub = X[np.ix_(queries, candidates)]
-            order = np.argsort(sub, axis=1, kind="stable")
-            if self_in:
-                # drop the sample itself (distance 0 at its own column), keep the k next
-                pos = np.searchsorted(candidates, queries)
-                keep = order != pos[:, None]
-                order = order[keep].reshape(len(queries), -1)
-            dist, idx, _ = _first_k_with_ties(np.take_along_axis(sub, order, axis=1), order, k)
-        else:
-            fitted = X[candidates]
-            nn = NearestNeighbors(metric=metric).fit(fitted)
-            dist, idx = _kneighbors(nn, fitted, None if self_in else X[queries], k, self_in)
+    self_in = restrict in (None, "same")
+    groups = [(queries, candidates, min(n_neighbors, len(candidates) - (1 if self_in else 0)))
+              for queries, candidates in groups]
+    groups = [g for g in groups if g[2] >= 1]
+    if metric == "precomputed":
+        found = [_precomputed_neighbours(X, queries, candidates, k, self_in)
+                 for queries, candidates, k in groups]
+    else:
+        found = _search_groups(X, groups, metric, self_in)
+    for (queries, candidates, k), (dist, idx) in zip(groups, found):
         rows.append(np.repeat(queries, k))
         cols.append(candidates[idx.ravel()])
         dists.append(dist.ravel())

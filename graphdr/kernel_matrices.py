@@ -15,9 +15,12 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
 from scipy import linalg
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.preprocessing import KernelCenterer
+
+from ._threads import map_threads
 
 __all__ = ["KERNELS", "compute_kernel", "empirical_kernel_map", "kernel_distances",
            "KernelCenterer",
@@ -60,7 +63,34 @@ def compute_kernel(X, Y=None, *, kernel="rbf", gamma=None, degree=3, coef0=1.0, 
         params.setdefault("degree", degree)
     if kernel in ("poly", "sigmoid"):
         params.setdefault("coef0", coef0)
-    return np.asarray(pairwise_kernels(X, Y, metric=kernel, **params), dtype=np.float64)
+    other = X if Y is None else Y
+    if sp.issparse(X) or sp.issparse(other) or X.shape[0] * other.shape[0] < KERNEL_BLOCK_ENTRIES:
+        return np.asarray(pairwise_kernels(X, Y, metric=kernel, **params), dtype=np.float64)
+    return _kernel_in_row_blocks(X, Y, kernel, params)
+
+
+#: entries of a kernel matrix computed as one piece (8 MB); also the blocks of ``transform``
+KERNEL_BLOCK_ENTRIES = 1 << 20
+
+
+def _kernel_in_row_blocks(X, Y, kernel, params):
+    """:func:`compute_kernel` of a built-in kernel by blocks of rows on the threads the
+    environment allows (:func:`graphdr._threads.map_threads`): the same numbers as one call of
+    scikit-learn's ``pairwise_kernels`` (each entry from the same products), the diagonal of
+    an RBF kernel of ``X`` with itself exactly 1 as scikit-learn sets it."""
+    other = X if Y is None else Y
+    n, m = X.shape[0], other.shape[0]
+    K = np.empty((n, m))
+    rows = max(1, KERNEL_BLOCK_ENTRIES // m)
+
+    def fill(a):
+        b = min(a + rows, n)
+        K[a:b] = pairwise_kernels(X[a:b], other, metric=kernel, **params)
+        if Y is None and kernel == "rbf":  # a zero distance, as scikit-learn makes it
+            K[np.arange(a, b), np.arange(a, b)] = 1.0
+
+    map_threads(fill, range(0, n, rows))
+    return K
 
 
 class TrainingCentring:

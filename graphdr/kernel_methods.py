@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import graphs as _graphs
+from ._threads import managed_threads
 from ._validation import check_positive
 from .base import Solution, _BaseGraphEmbedding
 from .linear import _LDAGraphs, _LPPGraphs
@@ -354,6 +355,7 @@ class CKFD(_BaseGraphEmbedding):
             "discriminants"
         )
 
+    @managed_threads
     def fit(self, X, y=None):
         super().fit(X, y)
         self.n_irregular_ = min(self.n_irregular_, self.n_components_)

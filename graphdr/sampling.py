@@ -12,16 +12,17 @@ the order of the rows. Here both come from a key of each row's content instead:
     h(x) = \operatorname{mix}\Big(s + \sum_{k=1}^{4} a_k\, p_k(x)\Big) \bmod 2^{64},
 
 with :math:`c(x_j)` the upper 24 bits of the IEEE-754 float64 value (sign, exponent and
-:data:`KEY_BITS` = 12 significant bits, rounded to nearest; ``-0.0`` as ``0.0``, so a zero
-adds nothing and dense and sparse rows agree), four integer weights :math:`w_{jk} \in [1, 2^b]`
-drawn from the column index, odd constants :math:`a_k`, and mix the SplitMix64 finaliser (a
-bijection of 64-bit integers that spreads every input bit over the output). The bound
-:math:`b = 53 - 24 - \lceil\log_2 D\rceil` keeps every partial sum of :math:`p_k` an integer
-below :math:`2^{53}`, so the projections are computed by one matrix product in float64 and are
-exact whatever the order of summation: the same on every machine and BLAS, for dense, sparse
-and Dask input, and the key moves with the row when rows are permuted. The cost is a few
-element-wise operations per value and a product with a ``D x 4`` matrix (columns beyond
-:math:`2^{16}` are summed in groups, the groups added modulo :math:`2^{64}`).
+:data:`KEY_BITS` = 12 significant bits, rounded to nearest; ``-0.0``, and a negative denormal
+that rounds to it, as ``0.0``, so a zero adds nothing and dense and sparse rows agree), four
+integer weights :math:`w_{jk} \in [1, 2^b]` drawn from the column index, odd constants
+:math:`a_k`, and mix the SplitMix64 finaliser (a bijection of 64-bit integers that spreads
+every input bit over the output). The bound :math:`b = 53 - 24 - \lceil\log_2 D\rceil` keeps
+every partial sum of :math:`p_k` an integer below :math:`2^{53}`, so the projections are
+computed by one matrix product in float64 and are exact whatever the order of summation: the
+same on every machine and BLAS, for dense, sparse and Dask input, and the key moves with the
+row when rows are permuted. The cost is a few element-wise operations per value and a product
+with a ``D x 4`` matrix (columns beyond :math:`2^{16}` are summed in groups, the groups added
+modulo :math:`2^{64}`).
 
 The rounding keeps the key under a relative perturbation of about 1e-10 (a row changes only if
 one of its values lies within that distance of a rounding boundary, a chance of about
@@ -48,6 +49,8 @@ import sys
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
+
+from ._threads import map_threads
 
 __all__ = ["RowKeys", "row_keys", "canonical_order", "stratified_subsample", "stratified_folds",
            "smallest_keys", "take_rows", "landmark_indices", "seeded"]
@@ -85,12 +88,25 @@ _COLUMN_GROUP = 1 << 16
 _WEIGHT_SALT = np.uint64(0x9E3779B97F4A7C15)
 
 
+#: the code of ``-0.0`` (and of the negative denormals that round to it), counted as 0
+_NEGATIVE_ZERO_CODE = np.uint32((0x80000000 + (1 << (20 - KEY_BITS - 1))) >> (20 - KEY_BITS))
+
+
+def _high_word_codes(values, out=None):
+    """:func:`_value_codes` of a float64 array whose last axis is contiguous, read from its
+    upper words in place (no copy of the values)."""
+    high = values.view(np.uint32)[..., _HIGH_WORD::2]
+    out = np.add(high, _HIGH_HALF, out=out)
+    np.right_shift(out, _HIGH_DROP, out=out)
+    out[out == _NEGATIVE_ZERO_CODE] = 0  # -0.0 as 0.0
+    return out
+
+
 def _value_codes(values):
     """The values rounded to :data:`KEY_BITS` significant bits, as integers in
-    ``[0, 2**(12 + KEY_BITS))`` (float64 bits of ``value + 0.0``, so ``-0.0`` is 0)."""
-    v = np.ascontiguousarray(np.asarray(values, dtype=np.float64) + 0.0)
-    high = v.view(np.uint32)[..., _HIGH_WORD::2]
-    return (high + _HIGH_HALF) >> _HIGH_DROP
+    ``[0, 2**(12 + KEY_BITS))``: the upper bits of the float64, rounded to nearest, with a value
+    that rounds to ``-0.0`` (``-0.0`` itself, a negative denormal below ``2**-1034``) as 0."""
+    return _high_word_codes(np.ascontiguousarray(np.asarray(values, dtype=np.float64)))
 
 
 def _weight_bits(n_columns):
@@ -137,25 +153,29 @@ def _project(codes, weights, out):
 class RoundedKeyPass:
     """The rounded keys of the rows of a dense array, fed one row block at a time.
 
-    Each block is float64, C-contiguous, with ``-0.0`` as ``0.0`` (``block + 0.0``): a pass
-    over the data that makes such a copy anyway (:func:`graphdr.stats.class_statistics`)
-    computes the keys on the way, while the block is in cache. Buffers for blocks of at most
-    ``block_rows`` rows are reused.
+    Each block is float64 with its rows contiguous (a view of ``X`` itself when ``X`` is
+    C-ordered float64): a pass over the data (:func:`graphdr.stats.class_statistics`) computes
+    the keys on the way, while the block is in cache. Blocks of different rows may be added
+    from different threads, each with its own :meth:`scratch` buffers.
     """
 
     def __init__(self, n_rows, n_columns, block_rows):
         self.weights = _projection_weights(n_columns)
         self.projections = np.zeros((n_rows, N_PROJECTIONS), dtype=np.uint64)
-        shape = (max(1, min(int(block_rows), n_rows)), n_columns)
-        self._codes = np.empty(shape, dtype=np.uint32)
-        self._floats = np.empty(shape)
+        self.block_rows = max(1, min(int(block_rows), n_rows))
+        self._scratch = self.scratch()
 
-    def add(self, start, block):
+    def scratch(self):
+        """Buffers for one thread's blocks (of at most ``block_rows`` rows)."""
+        shape = (self.block_rows, self.weights.shape[0])
+        return np.empty(shape, dtype=np.uint32), np.empty(shape)
+
+    def add(self, start, block, scratch=None):
         """Project the rows ``start : start + len(block)``: codes, then their exact projections."""
         m = block.shape[0]
-        codes, floats = self._codes[:m], self._floats[:m]
-        np.add(block.view(np.uint32)[:, _HIGH_WORD::2], _HIGH_HALF, out=codes)
-        np.right_shift(codes, _HIGH_DROP, out=codes)
+        codes, floats = self._scratch if scratch is None else scratch
+        codes, floats = codes[:m], floats[:m]
+        _high_word_codes(block, out=codes)
         np.copyto(floats, codes, casting="unsafe")  # exact: codes < 2**24
         _project(floats, self.weights, self.projections[start : start + m])
 
@@ -168,20 +188,39 @@ class RoundedKeyPass:
         return RowKeys(self.rounded(), _exact_of(X, _dense_exact_key, False))
 
 
+#: entries of a dense block keyed at once by :func:`_dense_rounded_key` (at most 2 MB per
+#: buffer, and 2048 rows: the per-block work of NumPy's calls outweighs their Python
+#: overhead, so threads share the work well), and blocks per piece
+_KEY_BLOCK_ENTRIES = 1 << 18
+_BLOCKS_PER_PIECE = 4
+
+
 def _dense_rounded_key(X):
-    """The rounded key of each row of a dense array, in row blocks with reused buffers (memory
-    bounded by :data:`_BLOCK_ENTRIES`)."""
+    """The rounded key of each row of a dense array, in row blocks (memory bounded by
+    :data:`_KEY_BLOCK_ENTRIES` per thread), pieces of :data:`_BLOCKS_PER_PIECE` blocks on the
+    threads the environment allows (:func:`graphdr._threads.map_threads`)."""
     X = np.asarray(X)
     n, D = X.shape
-    rows = max(1, _BLOCK_ENTRIES // max(D, 1))
+    rows = max(1, min(2048, _KEY_BLOCK_ENTRIES // max(D, 1)))
     key_pass = RoundedKeyPass(n, D, rows)
-    values = np.empty((max(1, min(rows, n)), D))
-    for a in range(0, n, rows):
-        block = X[a : a + rows]
-        v = values[: block.shape[0]]
-        np.add(block, 0.0, out=v)  # float64, -0.0 as 0.0
-        key_pass.add(a, v)
-    return key_pass.rounded()
+    direct = X.dtype == np.float64 and X.flags.c_contiguous
+    keys = np.empty(n, dtype=np.uint64)
+    step = rows * _BLOCKS_PER_PIECE
+
+    def piece(start):
+        stop = min(start + step, n)
+        scratch = key_pass.scratch()
+        values = None if direct else np.empty((min(rows, n), D))
+        for a in range(start, stop, rows):
+            block = X[a : min(a + rows, stop)]
+            if not direct:
+                block = values[: block.shape[0]]
+                np.copyto(block, X[a : a + block.shape[0]])  # float64, rows contiguous
+            key_pass.add(a, block, scratch)
+        keys[start:stop] = _combine(key_pass.projections[start:stop])
+
+    map_threads(piece, range(0, n, step))
+    return keys
 
 
 def _sparse_rounded_key(X):
@@ -364,10 +403,16 @@ def _first_in_key_order(keys, m):
 
 
 def _rows_by_class(y_enc):
-    """Each class's row indices (increasing), for the class indices present in order."""
+    """Each class's row indices (increasing), for the class indices present in order (one
+    stable sort of the labels, a radix sort for fewer than 65,536 classes)."""
     y_enc = np.asarray(y_enc, dtype=np.intp)
-    present = np.flatnonzero(np.bincount(y_enc)) if len(y_enc) else []
-    return [np.flatnonzero(y_enc == c) for c in present]
+    if not len(y_enc):
+        return []
+    counts = np.bincount(y_enc)
+    small = np.uint8 if counts.size <= 256 else np.uint16 if counts.size <= 65536 else np.intp
+    order = np.argsort(y_enc.astype(small), kind="stable")
+    groups = np.split(order, np.cumsum(counts)[:-1])
+    return [g for g, c in zip(groups, counts) if c]
 
 
 def stratified_subsample(y_enc, max_samples, keys):

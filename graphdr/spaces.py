@@ -38,8 +38,10 @@ from sklearn.kernel_approximation import Nystroem
 from sklearn.utils.validation import assert_all_finite
 
 from . import graphs as _graphs
+from ._threads import map_threads
 from ._validation import check_option
 from .kernel_matrices import (
+    KERNEL_BLOCK_ENTRIES,
     TrainingCentring,
     check_kernel_params,
     compute_kernel,
@@ -368,16 +370,24 @@ class KernelMap:
 
     @staticmethod
     def embed(estimator, X):
-        """``K_c(X, X_fit_) @ dual_coef_`` with the training kernel's centring."""
-        K = KernelSpec.of(estimator)(X, estimator.X_fit_)
-        if K.shape[1] != estimator.dual_coef_.shape[0]:
+        """``K_c(X, X_fit_) @ dual_coef_`` with the training kernel's centring, by blocks of
+        rows of ``X`` on the environment's threads (no ``n x n_train`` matrix at once)."""
+        spec, dual = KernelSpec.of(estimator), estimator.dual_coef_
+        n_fit = dual.shape[0]
+        if spec.kernel == "precomputed" and X.shape[1] != n_fit:
             raise ValueError(
-                f"The kernel between new and training samples must have "
-                f"{estimator.dual_coef_.shape[0]} columns (one per training sample); got "
-                f"{K.shape[1]}."
+                f"The kernel between new and training samples must have {n_fit} columns (one "
+                f"per training sample); got {X.shape[1]}."
             )
-        return (estimator._centerer.transform(K) @ estimator.dual_coef_).astype(X.dtype,
-                                                                                 copy=False)
+        out = np.empty((X.shape[0], dual.shape[1]))
+        rows = max(1, KERNEL_BLOCK_ENTRIES // max(n_fit, 1))
+
+        def piece(a):
+            K = spec(X[a : a + rows], estimator.X_fit_)
+            out[a : a + rows] = estimator._centerer.transform(K) @ dual
+
+        map_threads(piece, range(0, X.shape[0], rows))
+        return out.astype(X.dtype, copy=False)
 
 
 def landmark_rows(X, n_landmarks, random_state=None):

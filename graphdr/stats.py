@@ -47,10 +47,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg import blas as _blas
 from sklearn.utils.multiclass import check_classification_targets
 
-from .sampling import RoundedKeyPass, row_keys
+from ._threads import map_threads
 
 __all__ = ["ClassStatistics", "class_statistics", "is_dask_array", "check_class_counts",
            "check_dask_input", "scaled_class_statistics", "power_of_two_scale"]
@@ -276,46 +275,101 @@ def _dask_statistics(X, y, n_classes=None, split_every=8):
     return parts[0].compute()
 
 
-def _dense_statistics(X, codes, classes, block_rows=_BLOCK_ROWS, key_pass=None):
+#: at most this many row stripes (the unit of work of one thread) ...
+_MAX_STRIPES = 16
+#: ... and at most this many bytes of their partial sums (``(D + C)**2`` floats each)
+_STRIPE_BYTES = 1 << 26
+
+
+def _stripes(n, block_rows, width):
+    """Fixed row stripes of whole blocks: their number depends on ``n`` and the width only
+    (never on the threads), about four blocks each, at most :data:`_MAX_STRIPES` and
+    :data:`_STRIPE_BYTES` of partial sums."""
+    blocks = -(-n // block_rows)
+    cap = max(1, min(_MAX_STRIPES, _STRIPE_BYTES // (8 * width * width)))
+    count = max(1, min(cap, -(-blocks // 4)))
+    edges = np.linspace(0, blocks, count + 1).round().astype(int) * block_rows
+    return [(int(lo), int(min(hi, n))) for lo, hi in zip(edges[:-1], edges[1:]) if lo < n]
+
+
+def _stripe_statistics(X, codes, C, shift, start, stop, b):
+    r"""``(G_s, U_s)`` over the rows ``start:stop`` of ``X`` in blocks of ``b`` rows: the Gram
+    matrix of the shifted block by NumPy's symmetric rank-k update, the class sums by the
+    product with the block's sparse one-hot class indicator (a scatter-add of its rows); both
+    run without the GIL."""
+    D = X.shape[1]
+    Xs = np.empty((b, D))
+    out = np.empty((D, D))
+    gram = np.zeros((D, D))
+    sums = np.zeros((C, D))
+    ones, indptr = np.ones(b), np.arange(b + 1)
+    direct = shift is None  # float64 data near the origin: no shifted copy
+    with np.errstate(all="ignore"):  # the caller flags NaN/inf
+        for a in range(start, stop, b):
+            Xb = X[a : min(a + b, stop)]
+            m = Xb.shape[0]
+            if direct:
+                Xm = Xb
+            else:
+                Xm = Xs[:m]
+                np.subtract(Xb, shift, out=Xm)  # also converts float32 and integers
+            np.matmul(Xm.T, Xm, out=out)  # NumPy's symmetric rank-k update
+            gram += out
+            onehot_t = sp.csc_matrix((ones[:m], codes[a : a + m], indptr[: m + 1]), shape=(C, m))
+            sums += onehot_t @ Xm
+    return gram, sums
+
+
+def _dense_statistics(X, codes, classes, block_rows=_BLOCK_ROWS, beside=None):
     r"""Statistics of a dense NumPy array in one pass, on one shift for all row blocks.
 
     The shift :math:`s` is the mean of about 1024 rows spread evenly over ``X`` (close to the
-    mean :math:`m`, so :math:`m - s` is of the order of the data's spread, not its offset). Each
-    block of rows is shifted into a reused float64 buffer (which also converts float32 input),
-    then :math:`G_s \mathrel{+}= X_s^\top X_s` (a symmetric rank-k update of the upper
-    triangle, in place) and :math:`U_s \mathrel{+}= E_b^\top X_s` with the block's one-hot
-    class indicator ``E_b``:
-    one read of ``X``, no copy of it, no separate mean pass and no merge. With a ``key_pass``
-    (:class:`graphdr.sampling.RoundedKeyPass`) each block is first copied as float64 and fed
-    to it, and shifted from that copy: the rows' content keys in the same read of ``X``.
+    mean :math:`m`, so :math:`m - s` is of the order of the data's spread, not its offset), or 0
+    for float64 data whose mean is within half a spread of the origin (then the unshifted sums
+    lose at most a quarter of a bit, and the shifted copy is skipped). Each block of rows is
+    shifted into a reused float64 buffer (which also converts float32 input), then
+    :math:`G_s \mathrel{+}= X_s^\top X_s` (NumPy's symmetric rank-k update) and
+    :math:`U_s \mathrel{+}= E_b^\top X_s` with the block's one-hot class indicator ``E_b``
+    (sparse): one read of ``X``, no copy of it, no separate mean pass.
+
+    The rows are cut into fixed stripes (:func:`_stripes`), summed by as many threads as the
+    environment allows BLAS threads, each with one-thread BLAS
+    (:func:`graphdr._threads.map_threads`), and the stripes' sums added in stripe order: the
+    same bits with any number of threads. ``beside`` (a callable) runs as one more piece,
+    first: work that does not need the statistics (the leave-one-out ridge) done on the same
+    threads while the others sum.
     """
     n, D = X.shape
     C = len(classes)
     counts = np.bincount(codes, minlength=C).astype(np.int64)
     if n == 0:
+        if beside is not None:
+            beside()
         return _empty(D, classes)
     b = max(1, min(int(block_rows), n))
     with np.errstate(all="ignore"):
-        shift = np.mean(X[:: max(1, n // 1024)], axis=0, dtype=np.float64)
-        gram = np.zeros((D, D), order="F")  # upper triangle, updated in place by dsyrk
-        sums = np.zeros((C, D))
-        buf = np.empty((b, D))
-        values = None if key_pass is None else np.empty((b, D))
-        onehot = np.zeros((b, C))
-        for a in range(0, n, b):
-            Xb = X[a : a + b]
-            m = Xb.shape[0]
-            Xs, E = buf[:m], onehot[:m]
-            if key_pass is not None:
-                np.add(Xb, 0.0, out=values[:m])  # float64, -0.0 as 0.0: the keys' input
-                key_pass.add(a, values[:m])
-                Xb = values[:m]
-            np.subtract(Xb, shift, out=Xs)
-            gram = _blas.dsyrk(1.0, Xs.T, beta=1.0, c=gram, trans=0, lower=0, overwrite_c=1)
-            E[:] = 0.0
-            E[np.arange(m), codes[a : a + b]] = 1.0
-            sums += E.T @ Xs
-    gram = np.triu(gram) + np.triu(gram, 1).T
+        sample = X[:: max(1, n // 1024)]
+        shift = np.mean(sample, axis=0, dtype=np.float64)
+        spread = np.std(sample, axis=0, dtype=np.float64)
+    # data whose mean is within half a spread of the origin lose at most a quarter of a bit
+    # to the unshifted sums (G_c = G_0 - t t^T / n): the shifted copy is skipped
+    direct = X.dtype == np.float64 and X.flags.c_contiguous and bool(
+        np.all(np.abs(shift) <= 0.5 * spread))
+    if direct:
+        shift = np.zeros(D)
+    pieces = ([None] if beside is not None else []) + _stripes(n, b, D)
+
+    def run(piece):
+        if piece is None:
+            return beside()
+        return _stripe_statistics(X, codes, C, None if direct else shift, piece[0], piece[1],
+                                  b)
+
+    parts = map_threads(run, pieces)[1 if beside is not None else 0 :]
+    gram, sums = parts[0]
+    for part_gram, part_sums in parts[1:]:
+        gram += part_gram
+        sums += part_sums
     nonfinite = None
     if not (np.all(np.isfinite(np.diag(gram))) and np.all(np.isfinite(shift))):
         # a NaN/inf entry makes its column's sum of squares non-finite: look closer
@@ -328,7 +382,7 @@ def _dense_statistics(X, codes, classes, block_rows=_BLOCK_ROWS, key_pass=None):
     return ClassStatistics(n, classes, counts, shift, sums, gram, nonfinite)
 
 
-def class_statistics(X, y, *, n_classes=None, block_rows=None, with_row_keys=False):
+def class_statistics(X, y, *, n_classes=None, block_rows=None, beside=None):
     """Class counts, class sums and centred Gram matrix in one pass over ``X``.
 
     Parameters
@@ -343,21 +397,21 @@ def class_statistics(X, y, *, n_classes=None, block_rows=None, with_row_keys=Fal
         Number of classes when ``y`` holds indices ``0 .. n_classes-1``.
     block_rows : int or None
         Rows per block for NumPy input (None: up to 4096 for dense arrays, a block that stays
-        in cache, 1024 when the row keys are computed too, and 8192 for sparse ones).
-    with_row_keys : bool
-        Also return the rows' content keys (:func:`graphdr.sampling.row_keys`), computed in
-        the same pass for a dense NumPy array (a separate pass for other input).
+        in cache, and 8192 for sparse ones).
+    beside : callable or None
+        Called once during the pass, on the pass's threads, for a dense NumPy array (after
+        the pass for other input); its result is dropped.
 
     Returns
     -------
     stats : ClassStatistics
         Check ``stats.nonfinite`` before use.
-    keys : graphdr.sampling.RowKeys
-        Only with ``with_row_keys``.
     """
     if is_dask_array(X):
         stats = _dask_statistics(X, y, n_classes)
-        return (stats, row_keys(X)) if with_row_keys else stats
+        if beside is not None:
+            beside()
+        return stats
     X = sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X)
     y = np.asarray(y).reshape(-1)
     if X.ndim != 2 or y.shape[0] != X.shape[0]:
@@ -370,21 +424,19 @@ def class_statistics(X, y, *, n_classes=None, block_rows=None, with_row_keys=Fal
             codes = codes.reshape(-1)
         else:
             classes, codes = np.arange(n_classes), y.astype(np.intp, copy=False)
-        # a block of at most ~4 MB (but 256 rows) stays in cache for wide data too; with the
-        # keys' buffers beside it, at most 1024 rows
-        default = max(256, min(1024 if with_row_keys else _DENSE_BLOCK_ROWS,
-                               (1 << 19) // max(X.shape[1], 1)))
-        b = block_rows or default
-        key_pass = RoundedKeyPass(*X.shape, b) if with_row_keys else None
-        stats = _dense_statistics(X, codes, classes, b, key_pass)
-        return (stats, key_pass.row_keys(X)) if with_row_keys else stats
+        # blocks of 4096 rows, of at most 16 MB (but 256 rows) for wide data: large enough
+        # that adding a block's D x D product to the sum costs little beside computing it
+        default = max(256, min(_DENSE_BLOCK_ROWS, (1 << 21) // max(X.shape[1], 1)))
+        return _dense_statistics(X, codes, classes, block_rows or default, beside)
     block_rows = block_rows or _BLOCK_ROWS
     parts = [
         chunk_statistics(X[a : a + block_rows], y[a : a + block_rows], n_classes)
         for a in range(0, X.shape[0], block_rows)
     ]
     stats = _merge_all(parts) if parts else _empty(X.shape[1], np.arange(n_classes or 0))
-    return (stats, row_keys(X)) if with_row_keys else stats
+    if beside is not None:
+        beside()
+    return stats
 
 
 def power_of_two_scale(top):
@@ -410,31 +462,29 @@ def _magnitude_bounds(stats):
     return float(lower), float(upper)
 
 
-def scaled_class_statistics(X, y_encoded, n_classes, *, with_row_keys=False):
+def scaled_class_statistics(X, y_encoded, n_classes, *, beside=None):
     """:func:`class_statistics` of ``X / scale``, ``scale`` = :func:`power_of_two_scale` of
-    ``max |X|``, for a validated NumPy or sparse ``X``; returns ``(stats, scale)``, and the
-    row keys of ``X`` (not of ``X / scale``) with ``with_row_keys``.
+    ``max |X|``, for a validated NumPy or sparse ``X``; returns ``(stats, scale)``. ``beside``
+    runs during the first pass (:func:`class_statistics`).
 
     Squares of ``X * 1e-300`` underflow and those of ``X * 1e150`` overflow. ``max |X|`` is only
     computed (one more pass) when the bounds of :func:`_magnitude_bounds` leave the scale in
     doubt; otherwise the statistics of the single pass are used as they are. NaN/inf raise the
     errors of :func:`raise_if_nonfinite`.
     """
-    result = class_statistics(X, y_encoded, n_classes=n_classes, with_row_keys=with_row_keys)
-    stats, keys = result if with_row_keys else (result, None)
-    extra = (keys,) if with_row_keys else ()
+    stats = class_statistics(X, y_encoded, n_classes=n_classes, beside=beside)
     if stats.nonfinite in ("nan", "inf"):
         raise_if_nonfinite(stats)
     if stats.nonfinite is None and stats.n > 0:
         lower, upper = _magnitude_bounds(stats)
         if 2.0**-64 <= lower and upper <= 2.0**64:
-            return (stats, 1.0) + extra
+            return stats, 1.0
     values = X.data if sp.issparse(X) else X
     scale = power_of_two_scale(abs(values).max()) if values.size else 1.0
     if scale != 1.0:
         stats = class_statistics(X / scale, y_encoded, n_classes=n_classes)
     raise_if_nonfinite(stats)
-    return (stats, scale) + extra
+    return stats, scale
 
 
 def check_dask_input(X, name="This estimator"):

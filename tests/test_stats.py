@@ -223,35 +223,32 @@ def test_magnitude_bounds_bracket_the_largest_entry(scale):
 
 @pytest.mark.parametrize("layout", ["C", "F", "float32", "sparse", "dask"])
 @pytest.mark.parametrize("block_rows", [None, 7])
-def test_row_keys_in_the_statistics_pass_are_row_keys(layout, block_rows):
-    """The keys computed on the way (``with_row_keys``) are :func:`graphdr.sampling.row_keys`
-    of the same data, and the statistics are those of the pass without them."""
+def test_work_beside_the_statistics_pass_runs_once_and_changes_nothing(layout, block_rows):
+    """``beside`` (LDA's leave-one-out ridge) runs once, on the pass's threads for a dense
+    array, and the statistics are those of the pass without it."""
+    import threading
+
     import scipy.sparse as sp
 
-    from graphdr.sampling import canonical_order, row_keys
-
     X, y = _data(n=300, D=5)
-    X[::7, 1] = 0.0
-    X[5] = X[9]  # identical rows: their order needs the exact key
     data = {"C": X, "F": np.asfortranarray(X), "float32": X.astype(np.float32),
             "sparse": sp.csr_matrix(X)}.get(layout)
     if layout == "dask":
         da = pytest.importorskip("dask.array")
         data = da.from_array(X, chunks=(60, 5))
-    stats, keys = class_statistics(data, y, block_rows=block_rows, with_row_keys=True)
-    want = row_keys(data)
-    np.testing.assert_array_equal(keys.rounded, want.rounded)
-    np.testing.assert_array_equal(canonical_order(keys, y), canonical_order(want, y))
+    calls = []
+    stats = class_statistics(data, y, block_rows=block_rows,
+                             beside=lambda: calls.append(threading.get_ident()))
+    assert len(calls) == 1
     plain = class_statistics(data, y, block_rows=block_rows)
-    np.testing.assert_allclose(stats.centered_gram(), plain.centered_gram(), rtol=1e-13,
-                               atol=1e-10)
-    np.testing.assert_allclose(stats.sums, plain.sums, rtol=1e-13, atol=1e-10)
+    np.testing.assert_array_equal(stats.gram, plain.gram)
+    np.testing.assert_array_equal(stats.sums, plain.sums)
 
 
 def test_lda_auto_ridge_with_keys_from_the_pass_is_the_standalone_choice():
-    """LDA(reg='auto') takes its subsample's keys from the statistics pass: the same ridge and
-    leave-one-out curve as press_ridge computing the keys itself, on more rows than the
-    subsample holds."""
+    """LDA(reg='auto') chooses its ridge beside the statistics pass, from keys computed before
+    it: the same ridge and leave-one-out curve as press_ridge on its own, on more rows than
+    the subsample holds."""
     from graphdr.tuning.loo import press_ridge
 
     X, y = _data(n=2600, D=8, C=4, seed=5)

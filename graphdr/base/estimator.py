@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin, clone
 from sklearn.utils.validation import assert_all_finite, check_is_fitted, validate_data
 
+from .._threads import managed_threads
 from .._validation import check_int, check_labels, check_n_components, check_option, check_positive
 from ..routes import (
     SCALINGS,
@@ -20,11 +21,7 @@ from ..routes import (
     solve_graph_problem,
 )
 from ..spaces import KernelMap, KernelSpec, LinearSpan, NystroemMap, resolve_approximation
-from ..stats import (
-    is_dask_array,
-    power_of_two_scale,
-    scaled_class_statistics,
-)
+from ..stats import is_dask_array, power_of_two_scale
 from ..tuning import check_auto
 from .fitting import (
     _DTYPES,
@@ -35,7 +32,7 @@ from .fitting import (
     embedded_scatters,
     select_kernel,
     select_linear_reg,
-    wants_press_ridge,
+    statistics_and_reg,
 )
 
 
@@ -113,6 +110,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         return 1.0 - ratios
 
     # ----- fit: the five steps ---------------------------------------------------------
+    @managed_threads
     def fit(self, X, y=None):
         """Fit the projection on training data.
 
@@ -233,12 +231,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             assert_all_finite(X, input_name="X")
             select_linear_reg(self, X, y_enc)
             return TrainingData(self._rescaled_input(X), y_enc, None, X.dtype)
-        # one pass; max|X| only when the statistics leave the power-of-two scale in doubt
-        # the rows' content keys (for reg='auto') in the same pass
-        with_keys = wants_press_ridge(self)
-        stats, self._input_scale, *keys = scaled_class_statistics(
-            X, y_enc, len(self.classes_), with_row_keys=with_keys)
-        select_linear_reg(self, X, y_enc, keys=keys[0] if with_keys else None)
+        stats, self._input_scale = statistics_and_reg(self, X, y_enc)
         return TrainingData(None, None, stats, X.dtype)
 
     def _approximation(self, X=None):
@@ -360,6 +353,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
                                 reg=reg, ridge_form=ridge_form, rotate=rotate)
 
     # ----- transform ---------------------------------------------------------------------
+    @managed_threads
     def transform(self, X):
         """Project samples onto the learned components.
 

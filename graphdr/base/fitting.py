@@ -10,12 +10,14 @@ import numpy as np
 from .. import graphs as _graphs
 from .._validation import check_labels
 from ..kernel_matrices import check_kernel_params
+from ..sampling import row_keys
 from ..stats import (
     check_class_counts,
     check_dask_input,
     class_statistics,
     is_dask_array,
     raise_if_nonfinite,
+    scaled_class_statistics,
 )
 from ..tuning import WIDTH_KERNELS as tuning_width_kernels
 from ..tuning import check_auto, median_gamma, press_ridge
@@ -180,6 +182,32 @@ def check_linear_reg(est):
 def wants_press_ridge(est):
     """Whether the fit chooses ``reg`` by the leave-one-out ridge (``reg='auto'``)."""
     return est._auto_linear_reg and isinstance(est.reg, str)
+
+
+def statistics_and_reg(est, X, y_enc):
+    """``(stats, scale)`` of :func:`graphdr.stats.scaled_class_statistics` for a validated
+    ``X``, and ``reg_`` (:func:`select_linear_reg`).
+
+    With ``reg='auto'`` the rows' content keys come first (a pass over ``X``), then the
+    leave-one-out ridge runs on the statistics pass's threads while they sum; its error, if
+    any, is raised only once the pass has found ``X`` finite (NaN gets its own message).
+    """
+    if not wants_press_ridge(est):
+        select_linear_reg(est, X, y_enc)
+        return scaled_class_statistics(X, y_enc, len(est.classes_))
+    keys = row_keys(X)
+    failed = []
+
+    def beside():
+        try:
+            select_linear_reg(est, X, y_enc, keys=keys)
+        except Exception as exc:  # raised below, after the statistics' NaN check
+            failed.append(exc)
+
+    result = scaled_class_statistics(X, y_enc, len(est.classes_), beside=beside)
+    if failed:
+        raise failed[0]
+    return result
 
 
 def select_linear_reg(est, X, y_enc, keys=None):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._threads import managed_threads
 from .fitting import (
     _DTYPES,
 )
@@ -17,6 +18,7 @@ class _LinearProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
     in ``fit``; ``transform(X) = (X - mean_) @ components_.T``.
     """
 
+    @managed_threads
     def transform(self, X):
         """Project samples: ``(X - mean_) @ components_.T``.
 

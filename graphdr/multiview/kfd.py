@@ -8,6 +8,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._threads import managed_threads
 from .._validation import check_int, check_labels
 from ..kernel_methods import KernelLDA
 from ..linear import LDA
@@ -84,6 +85,7 @@ class KFD(ClassifierMixin, TransformerMixin, BaseEstimator):
         self.n_landmarks = n_landmarks
         self.random_state = random_state
 
+    @managed_threads
     def fit(self, X, y):
         """Fit the base kernel, kernel LDA and the 1-NN index on one view."""
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
@@ -109,6 +111,7 @@ class KFD(ClassifierMixin, TransformerMixin, BaseEstimator):
         self._nn = NearestNeighbors().fit(self.embedding_)
         return self
 
+    @managed_threads
     def transform(self, X):
         """Embedding of new samples, shape (n_samples, n_components_)."""
         check_is_fitted(self)
@@ -194,6 +197,7 @@ class KFDVoting(_MultiViewKFDBase):
         self.n_landmarks = n_landmarks
         self.random_state = random_state
 
+    @managed_threads
     def fit(self, Xs, y):
         """Fit one KFD per view. ``Xs`` is a list of views."""
         check_int(self.max_neighbors, "max_neighbors")
@@ -302,6 +306,7 @@ class KFDSAMME(_MultiViewKFDBase):
                 pred[m, te] = est.predict(V[te])
         return pred != y_enc[None, :]
 
+    @managed_threads
     def fit(self, Xs, y):
         """Fit one KFD per view, then the SAMME weights. ``Xs`` is a list of views."""
         check_int(self.n_estimators, "n_estimators")

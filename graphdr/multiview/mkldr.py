@@ -11,6 +11,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .. import graphs as _graphs
+from .._threads import managed_threads
 from .._validation import check_int, check_labels, check_n_components, check_option, check_positive
 from ..kernel_matrices import kernel_distances
 from ..linear import class_neighbour_graphs
@@ -277,6 +278,7 @@ class MKLDR(TransformerMixin, BaseEstimator):
         den = float(beta @ S_den @ beta)
         return float(beta @ S_num @ beta) / den if den > 0 else np.inf
 
+    @managed_threads
     def fit(self, Xs, y):
         """Learn the kernel weights and the projection (paper 001, Algorithm 1).
 
@@ -464,6 +466,7 @@ class MKLDR(TransformerMixin, BaseEstimator):
                 break
         return best, history, it
 
+    @managed_threads
     def transform(self, Xs):
         """Embed new samples, :math:`z \\mapsto A^\\top \\tilde K(z)\\beta` (eq. 29).
 
@@ -500,6 +503,7 @@ class MKLDR(TransformerMixin, BaseEstimator):
                 out += _view_embedding(V, self, m)
         return out
 
+    @managed_threads
     def fit_transform(self, Xs, y=None, **fit_params):
         """Fit, then return the training embedding (lazy for dask views)."""
         self.fit(Xs, y)

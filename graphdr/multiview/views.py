@@ -4,13 +4,16 @@ landmark features of a view, in memory or chunk by chunk."""
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from scipy import linalg
 from sklearn.base import BaseEstimator, clone
 from sklearn.metrics.pairwise import additive_chi2_kernel, pairwise_distances
 from sklearn.preprocessing import KernelCenterer
 from sklearn.utils.validation import check_is_fitted
 
+from .._threads import managed_threads, map_threads
 from .._validation import check_option, check_positive
+from ..kernel_matrices import KERNEL_BLOCK_ENTRIES
 
 _KINDS = ("rbf", "chi2", "distance", "linear", "precomputed")
 
@@ -81,6 +84,28 @@ def check_views(Xs, *, n_views=None, n_samples=None, name="Xs"):
 
 
 # ----- base kernels -------------------------------------------------------------------------
+def _by_row_blocks(X, Y, block, diagonal=0.0):
+    """``block(X, Y)`` (an ``n x m`` array of distances or kernel values) computed by blocks of
+    rows of ``X`` on the threads the environment allows
+    (:func:`graphdr._threads.map_threads`). When ``Y is X`` the diagonal is ``diagonal``, the
+    value of a zero distance, as scikit-learn sets it."""
+    n, m = X.shape[0], Y.shape[0]
+    if n * m < KERNEL_BLOCK_ENTRIES or sp.issparse(X) or sp.issparse(Y):
+        return block(X, Y)
+    same = Y is X
+    out = np.empty((n, m))
+    rows = max(1, KERNEL_BLOCK_ENTRIES // m)
+
+    def piece(a):
+        b = min(a + rows, n)
+        out[a:b] = block(X[a:b], Y)
+        if same:
+            out[np.arange(a, b), np.arange(a, b)] = diagonal
+
+    map_threads(piece, range(0, n, rows))
+    return out
+
+
 class ViewKernel(BaseEstimator):
     r"""One base kernel of a view, repaired, centred and scale-normalised (paper 001, eq. 8).
 
@@ -166,8 +191,8 @@ class ViewKernel(BaseEstimator):
             check_option(self.repair, "repair", {"auto", "clip"})
 
     def _sq_dist(self, X, Y):
-        if self.kernel == "rbf":
-            return np.maximum(pairwise_distances(X, Y, metric="sqeuclidean"), 0.0)
+        """Squared distances between the rows of ``X`` and ``Y`` (0 on the diagonal when
+        ``Y is X``), by blocks of rows on the environment's threads."""
         if self.kernel == "chi2":
             for arr in (X, Y):
                 if np.any(arr < 0):
@@ -175,14 +200,23 @@ class ViewKernel(BaseEstimator):
                         "kernel='chi2' needs non-negative features (histograms); the view has "
                         "negative values. Use kernel='rbf' or 'distance' for signed features."
                     )
+        return _by_row_blocks(X, Y, self._sq_dist_block)
+
+    def _sq_dist_block(self, X, Y):
+        if self.kernel == "rbf":
+            return np.maximum(pairwise_distances(X, Y, metric="sqeuclidean"), 0.0)
+        if self.kernel == "chi2":
             return np.maximum(-additive_chi2_kernel(X, Y), 0.0)
         return pairwise_distances(X, Y, metric=self.metric) ** 2
 
     def _raw(self, X, Y):
         if self.kernel == "linear":
             return X @ Y.T
-        return np.exp(-self._sq_dist(X, Y) / self.sigma_**2)
+        scale = self.sigma_**2
+        return _by_row_blocks(X, Y, lambda A, B: np.exp(-self._sq_dist_block(A, B) / scale),
+                              diagonal=1.0)
 
+    @managed_threads
     def fit_kernel(self, X):
         """Fit on the training view and return its processed ``n x n`` kernel matrix.
 
@@ -268,6 +302,7 @@ class ViewKernel(BaseEstimator):
         Xc = X - X.mean(axis=0)
         return 2.0 * n * float(np.sum(Xc * Xc)) / (n * (n - 1))
 
+    @managed_threads
     def fit_features(self, X, landmarks, *, rank_tol=None):
         r"""Fit on the training view and return Nystroem features of its processed kernel.
 
@@ -384,11 +419,13 @@ class ViewKernel(BaseEstimator):
         Phi = self._raw(X, self.landmarks_) @ self.nystroem_normalization_
         return (Phi - self.feature_mean_) * np.sqrt(self.scale_)
 
+    @managed_threads
     def fit(self, X, y=None):
         """Fit on the training view (see :meth:`fit_kernel`). Returns self."""
         self.fit_kernel(X)
         return self
 
+    @managed_threads
     def transform(self, X):
         """Processed kernel between new samples and the training samples.
 

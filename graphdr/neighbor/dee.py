@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import pairs as _pairs
+from .._threads import managed_threads
 from .._validation import check_option, check_positive
 from ..sampling import seeded
 from ..tuning import check_significance, choose_checkpoint
@@ -338,6 +339,7 @@ class DEE(_LinearNeighborEmbedding):
         _check_init_option(self.init)
         _check_descent_params(self)
 
+    @managed_threads
     def fit(self, X, y):
         """Fit the projection.
 

@@ -50,6 +50,7 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import graphs as _graphs
+from .._threads import managed_threads, map_threads
 from .._validation import check_int, check_labels, check_positive
 from ..optim import descent
 from ..solvers import embedding_signs
@@ -222,6 +223,7 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.verbose = verbose
         self.callback = callback
 
+    @managed_threads
     def fit(self, X, y):
         """Compute the map of ``X`` (``n x D``) with class labels ``y``.
 
@@ -232,6 +234,7 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.fit_transform(X, y)
         return self
 
+    @managed_threads
     def fit_transform(self, X, y):
         """Compute and return the map of the training samples (``embedding_``)."""
         t0 = time.perf_counter()
@@ -269,6 +272,7 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self._neighbors = NearestNeighbors(n_neighbors=min(self.n_neighbors, len(Xf))).fit(Xf)
         return self.embedding_
 
+    @managed_threads
     def transform(self, X):
         """Place new samples on the map (module docstring): the mode of their nearest training
         samples' positions, weighted by input distance.
@@ -284,9 +288,12 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         check_is_fitted(self, "embedding_")
         X = validate_data(self, X, dtype=_DTYPES, reset=False)
         out = np.empty((X.shape[0], 2), dtype=X.dtype)
-        for a in range(0, X.shape[0], TRANSFORM_BLOCK):
+
+        def place(a):  # blocks of queries on the environment's threads
             out[a:a + TRANSFORM_BLOCK] = self._place(np.asarray(X[a:a + TRANSFORM_BLOCK],
                                                                 dtype=np.float64))
+
+        map_threads(place, range(0, X.shape[0], TRANSFORM_BLOCK))
         return out
 
     def _place(self, X):

@@ -7,6 +7,7 @@ import numbers
 import numpy as np
 
 from .. import pairs as _pairs
+from .._threads import managed_threads
 from .._validation import check_int, check_option, check_positive
 from ..sampling import seeded
 from ..tuning import check_significance, choose_checkpoint
@@ -324,6 +325,7 @@ class DSNE(_LinearNeighborEmbedding):
         _check_init_option(self.init)
         _check_descent_params(self)
 
+    @managed_threads
     def fit(self, X, y):
         """Fit the projection.
 

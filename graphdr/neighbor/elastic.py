@@ -13,6 +13,7 @@ from sklearn.utils.validation import validate_data
 
 from .. import graphs as _graphs
 from .. import pairs as _pairs
+from .._threads import managed_threads
 from .._validation import check_int, check_n_components, check_option, check_positive
 from ..optim import descent
 from ..sampling import seeded
@@ -197,6 +198,7 @@ class ElasticEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         self.verbose = verbose
         self.callback = callback
 
+    @managed_threads
     def fit(self, X, y=None):
         """Compute the embedding of X (``y`` is ignored).
 
@@ -207,6 +209,7 @@ class ElasticEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         self.fit_transform(X)
         return self
 
+    @managed_threads
     def fit_transform(self, X, y=None):
         """Compute and return the embedding of X (``y`` is ignored).
 

@@ -30,6 +30,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import ndimage
 
+from .._threads import map_threads
+
 #: distance beyond which the kernel is dropped (``exp(-16) ~ 1e-7``)
 CUTOFF = 4.0
 #: grid spacing in embedding units (the kernel's standard deviation is ``1/sqrt(2)``)
@@ -66,6 +68,10 @@ def _bilinear(Y, lo, h, shape):
     return idx, w
 
 
+#: grid nodes from which the convolutions run on two threads
+_PARALLEL_NODES = 1 << 15
+
+
 def gaussian_field(Y, *, spacing=SPACING, max_nodes=MAX_NODES_PER_AXIS):
     """``(F, G)``: the field :math:`F(y_i)` (``n``) and its gradient :math:`\\nabla F(y_i)`
     (``n x 2``) of the points ``Y`` (``n x 2``) at the points themselves (module docstring)."""
@@ -80,10 +86,17 @@ def gaussian_field(Y, *, spacing=SPACING, max_nodes=MAX_NODES_PER_AXIS):
     density = np.bincount(idx.ravel(), weights=w.ravel(), minlength=shape[0] * shape[1])
     density = density.reshape(shape)
     k0, k1 = _kernels(h)
-    along_y = ndimage.convolve1d(density, k0, axis=1, mode="constant")
-    value = ndimage.convolve1d(along_y, k0, axis=0, mode="constant")
-    grad_x = ndimage.convolve1d(along_y, k1, axis=0, mode="constant")
-    grad_y = ndimage.convolve1d(ndimage.convolve1d(density, k1, axis=1, mode="constant"),
-                                k0, axis=0, mode="constant")
+
+    def convolve(which):  # two independent pieces on the environment's threads
+        if which == 0:
+            along_y = ndimage.convolve1d(density, k0, axis=1, mode="constant")
+            return (ndimage.convolve1d(along_y, k0, axis=0, mode="constant"),
+                    ndimage.convolve1d(along_y, k1, axis=0, mode="constant"))
+        return ndimage.convolve1d(ndimage.convolve1d(density, k1, axis=1, mode="constant"),
+                                  k0, axis=0, mode="constant")
+
+    # the two pieces on two threads when the grid is large enough to pay for the hand-off
+    workers = None if shape[0] * shape[1] >= _PARALLEL_NODES else 1
+    (value, grad_x), grad_y = map_threads(convolve, (0, 1), n_workers=workers)
     read = lambda field: np.sum(field.ravel()[idx] * w, axis=0)  # noqa: E731
     return read(value), np.column_stack([read(grad_x), read(grad_y)])

@@ -11,6 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import validate_data
 
 from .. import pairs as _pairs
+from .._threads import managed_threads
 from .._validation import (
     check_int,
     check_labels,
@@ -444,6 +445,7 @@ class QMIProjection(_LinearProjection):
         return wrong
 
     # ----- fit -----------------------------------------------------------------------------
+    @managed_threads
     def fit(self, X, y):
         """Fit the projection by gradient ascent on the criterion.
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed
-from scipy import linalg
 from threadpoolctl import threadpool_limits
 
+from .._threads import map_threads
 from ..kernel_matrices import TrainingCentring, compute_kernel
 from ..sampling import row_keys, stratified_subsample, take_rows
 from ..stats import is_dask_array, power_of_two_scale
@@ -62,14 +62,11 @@ def press_curve(U, lam, y_enc, regs, unit, *, with_loo_error=False):
     shrink = lam[:, None] / (lam[:, None] + regs[None, :] * unit)  # f_j per ridge (r x R)
     slack = 1.0 - 1.0 / n - (U * U) @ shrink  # 1 - h_ii per ridge (n x R)
     out, wrong = np.full(len(regs), np.inf), np.ones(len(regs))
-    # the fitted values of a block of ridges in one product (n x block*C entries at most
-    # PRESS_BLOCK_ENTRIES), instead of one product per ridge
-    block = max(1, PRESS_BLOCK_ENTRIES // max(n * n_classes, 1))
-    for a in range(0, len(regs), block):
-        cols = np.arange(a, min(a + block, len(regs)))
+
+    def ridge_block(cols):
         cols = cols[slack[:, cols].min(axis=0) > 1e-10]  # a ridge that interpolates: inf
         if not cols.size:
-            continue
+            return
         coef = (shrink[:, cols, None] * UtY[:, None, :]).reshape(len(lam), -1)
         fitted = (U @ coef).reshape(n, len(cols), n_classes)
         loo = (Y[:, None, :] - fitted) / slack[:, cols, None]  # r_i / (1 - h_ii)
@@ -79,6 +76,13 @@ def press_curve(U, lam, y_enc, regs, unit, *, with_loo_error=False):
                 held_out = Y - loo[:, j, :]
                 d2 = _sq_distances(held_out, targets)
                 wrong[col] = float(np.mean(np.argmin(d2, axis=1) != y_enc))
+
+    # the fitted values of a block of ridges in one product (n x block*C entries at most
+    # PRESS_BLOCK_ENTRIES) instead of one product per ridge; the blocks on the threads the
+    # environment allows (each writes its own entries of ``out``)
+    block = max(1, PRESS_BLOCK_ENTRIES // max(n * n_classes, 1))
+    map_threads(ridge_block, [np.arange(a, min(a + block, len(regs)))
+                              for a in range(0, len(regs), block)])
     return (out, wrong) if with_loo_error else out
 
 
@@ -87,14 +91,16 @@ def _principal_coordinates(X):
     non-zero eigenvalues of the total scatter (SVD of the rows, or eigendecomposition of
     their centred Gram matrix when there are more features than rows or ``X`` is sparse)."""
     n = X.shape[0]
+    # NumPy's eigh and SVD (LAPACK's syevd and gesdd) release the GIL: the ridge is chosen
+    # beside the statistics pass (graphdr.stats.class_statistics's ``beside``)
     if sp.issparse(X) or X.shape[1] > n:
         K = X @ X.T
         K = np.ascontiguousarray(K.toarray() if sp.issparse(K) else K, dtype=np.float64)
         TrainingCentring.centre_in_place(K)
-        lam, U = linalg.eigh((K + K.T) / 2.0, overwrite_a=True, check_finite=False)
+        lam, U = np.linalg.eigh((K + K.T) / 2.0)
     else:
         Xc = X - X.mean(axis=0)
-        U, s, _ = linalg.svd(Xc, full_matrices=False, check_finite=False)
+        U, s, _ = np.linalg.svd(Xc, full_matrices=False)
         lam = s**2
     keep = lam > n * np.finfo(float).eps * max(lam.max(initial=0.0), 0.0)
     return U[:, keep], lam[keep]
@@ -172,8 +178,9 @@ def kernel_press_path(K, y_enc, regs):
     Kc = np.array(K, dtype=np.float64, order="C")
     TrainingCentring.centre_in_place(Kc)
     unit = float(np.trace(Kc)) / max(n - 1, 1)
-    # divide and conquer ('evd'): every eigenvector at about half the time of the default
-    lam, P = linalg.eigh((Kc + Kc.T) / 2.0, overwrite_a=True, check_finite=False, driver="evd")
+    # divide and conquer (LAPACK's syevd, NumPy's eigh: without the GIL, so that the widths
+    # run in parallel): every eigenvector at about half the time of the default
+    lam, P = np.linalg.eigh((Kc + Kc.T) / 2.0)
     keep = lam > n * np.finfo(float).eps * max(lam[-1], 0.0)
     P, lam = P[:, keep], lam[keep]
     regs = np.asarray(regs, dtype=np.float64)
@@ -247,12 +254,16 @@ def loo_search(estimator, X, y_enc, *, search_gamma=True, search_reg=True, fixed
     gammas = list(gamma0 * GAMMA_FACTORS) if width else [fixed_gamma]
     regs = np.asarray(REG_GRID if regs is None else regs) if search_reg else np.array([fixed_reg])
     kernel_at = ((lambda gamma: Xs) if precomputed else _kernel_family(Xs, estimator, gammas))
-    # one BLAS thread: the m x m eigendecompositions (m <= 600) run about 1.5 times faster
-    # than with two, whose synchronisation outweighs the work (benchmarks/model_selection.py
-    # --cost); process workers (n_jobs) set their own limits
-    with threadpool_limits(limits=1, user_api="blas"):
-        per_gamma = Parallel(n_jobs=n_jobs)(
-            delayed(kernel_press_path)(kernel_at(g), ys, regs) for g in gammas)
+    # one BLAS thread per width: the m x m eigendecompositions (m <= 600) run about 1.5 times
+    # faster than with two, whose synchronisation outweighs the work
+    # (benchmarks/model_selection.py --cost); the widths on the environment's threads, or on
+    # n_jobs processes, which set their own limits
+    if n_jobs in (None, 1):
+        per_gamma = map_threads(lambda g: kernel_press_path(kernel_at(g), ys, regs), gammas)
+    else:
+        with threadpool_limits(limits=1, user_api="blas"):
+            per_gamma = Parallel(n_jobs=n_jobs)(
+                delayed(kernel_press_path)(kernel_at(g), ys, regs) for g in gammas)
     press = np.concatenate([p for p, _ in per_gamma])
     loo = np.concatenate([e for _, e in per_gamma])
     params = np.array([[np.nan if g is None else g, r] for g in gammas for r in regs])
