@@ -2,7 +2,8 @@
 
 * ``list``: every benchmark with what it shows and its result files;
 * ``run NAME [-- ARGS]``: run one (``ARGS`` go to its script; ``--help`` after ``--`` shows
-  them), with one BLAS thread unless ``--threads`` says otherwise, then regenerate the index;
+  them), with the environment's BLAS threads unless ``--threads N`` sets them, then regenerate
+  the index;
 * ``run --all``: every benchmark with its default arguments, in name order (hours: most
   reproduce a paper's protocol on every data set);
 * ``index``: regenerate ``benchmarks/results/README.md``.
@@ -48,8 +49,9 @@ def main(argv=None):
     run = sub.add_parser("run", help="run one benchmark (or --all), then regenerate the index")
     run.add_argument("name", nargs="?", help="the benchmark (see 'list')")
     run.add_argument("--all", action="store_true", help="every benchmark with its defaults")
-    run.add_argument("--threads", type=int, default=1,
-                     help="BLAS threads of the run (default 1; 0 leaves the environment's)")
+    run.add_argument("--threads", type=int, default=0,
+                     help="BLAS threads of the run (default 0: the environment's, as users "
+                          "run graphdr)")
     run.add_argument("args", nargs=argparse.REMAINDER, help="after --: the script's arguments")
     sub.add_parser("index", help="regenerate benchmarks/results/README.md")
     a = p.parse_args(argv)

@@ -91,6 +91,23 @@ def best_time(fn, repeats=1):
     return best, out
 
 
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def thread_variables():
+    """The thread variables of the environment as a command prefix (``"OMP_NUM_THREADS=1 "``),
+    or ``""`` when none is set (the machine's default threads)."""
+    return "".join(f"{k}={os.environ[k]} " for k in THREAD_VARIABLES if k in os.environ)
+
+
+def threads_label():
+    """What a result file says of its threads: the variables set, or the default threads."""
+    set_ = thread_variables().strip()
+    return (f"threads set by {set_}" if set_
+            else f"the machine's default threads ({os.cpu_count()} cores, no thread variable "
+                 "set)")
+
+
 def machine(threads="BLAS threads as the machine sets"):
     """The ``Machine:`` line of a results file: architecture, processor, cores, threads."""
     cpu = platform.processor() or platform.machine()

@@ -17,11 +17,11 @@ Three parts, each a section of ``benchmarks/results/neighbor_scale.md``:
 
 Usage::
 
-    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/neighbor_scale.py [--parts gradient accuracy
+    .venv/bin/python benchmarks/neighbor_scale.py [--parts gradient accuracy
         scale] [--splits 3] [--sizes 20000 50000 200000 1000000]
 
-(one BLAS thread: on a loaded 2-core machine, multi-threaded OpenBLAS calls on skinny
-matrices can slow down a hundredfold)
+(with the machine's default threads, as users run graphdr; each section says the threads it
+ran with)
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from sklearn.neighbors import KNeighborsClassifier
 
 ROOT = Path(__file__).resolve().parent
 RESULTS = ROOT / "results"
+import common  # noqa: E402
 from common import SHARED  # noqa: E402  (the shared data directory)
 
 
@@ -229,7 +230,7 @@ def main(argv=None):
     p.add_argument("--sizes", nargs="+", type=int, default=[20_000, 50_000, 200_000, 1_000_000])
     p.add_argument("--out", default="neighbor_scale")
     args = p.parse_args(argv)
-    cmd = "OMP_NUM_THREADS=1 .venv/bin/python benchmarks/neighbor_scale.py " + " ".join(
+    cmd = common.thread_variables() + ".venv/bin/python benchmarks/neighbor_scale.py " + " ".join(
         argv if argv is not None else sys.argv[1:])
     path = RESULTS / f"{args.out}.md"
     RESULTS.mkdir(exist_ok=True)
@@ -255,8 +256,8 @@ def main(argv=None):
     for part in ("gradient", "accuracy", "scale"):
         if part not in args.parts:
             continue
-        sections[part] = f"{titles[part]}\n\nCommand: `{cmd.strip()}` (2 cores shared with " \
-            f"other jobs, one BLAS thread).\n\n" + runners[part]()
+        sections[part] = f"{titles[part]}\n\nCommand: `{cmd.strip()}` " \
+            f"({common.threads_label()}).\n\n" + runners[part]()
         text = "# Sampled pairs: error and scale\n\n" + "\n\n".join(
             sections[p] for p in ("gradient", "accuracy", "scale") if p in sections) + "\n"
         path.write_text(text)  # after every part: a later failure loses nothing

@@ -2,9 +2,10 @@
 
     make bench          # = .venv/bin/python benchmarks/run_all.py
 
-Every measurement runs in a fresh subprocess (clean memory figures) with one BLAS thread
-(OMP/OPENBLAS/MKL_NUM_THREADS=1, set for the children). Absolute times on a shared machine are
-noisy; compare the ratios, which come from the same run. Output: a markdown table on stdout,
+Every measurement runs in a fresh subprocess (clean memory figures) with the environment's
+BLAS threads, as users run graphdr (``--threads N`` sets OMP/OPENBLAS/MKL_NUM_THREADS for the
+children). Absolute times on a shared machine are noisy; compare the ratios, which come from
+the same run. Output: a markdown table on stdout,
 also written to ``benchmarks/results/bench_suite.md``.
 
 Measurements
@@ -106,11 +107,13 @@ def timed(fn):
 
 def fit_time_and_peak(make, X, y, repeats=3):
     """Best of ``repeats`` fits, the tracemalloc peak of one more, and the best of ``repeats``
-    ``X.T @ X`` passes interleaved with the fits (the limit, measured in the same process)."""
+    ``X.T @ X`` passes interleaved with the fits (the limit, measured in the same process; a
+    pause after each, whose threads would otherwise still spin into the next fit)."""
     seconds, gram = np.inf, np.inf
     for _ in range(repeats):
         seconds = min(seconds, timed(lambda: make().fit(X, y))[0])
         gram = min(gram, timed(lambda: X.T @ X)[0])
+        time.sleep(0.3)  # OpenBLAS's workers spin for 0.1-0.3 s after the threaded product
     tracemalloc.start()
     make().fit(X, y)
     _, peak = tracemalloc.get_traced_memory()
@@ -188,6 +191,8 @@ def m_kernel(n):
     for _ in range(2):
         for name, fn in fits.items():
             out[name] = min(out[name], timed(fn)[0])
+            if name in ("limit", "kpca"):  # multi-threaded BLAS: its workers spin after it
+                time.sleep(0.3)
     S = np.random.default_rng(1).normal(size=(n, n))
     S = S + S.T
     out["eigh"], _ = timed(lambda S=S: linalg.eigh(S))
@@ -328,8 +333,11 @@ MEASUREMENTS = {
 }
 
 
-def run_child(name):
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+def run_child(name, threads=None):
+    env = dict(os.environ)
+    if threads:  # else the environment's threads, as users run graphdr
+        env.update(OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
+                   MKL_NUM_THREADS=str(threads))
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, __file__, "--one", name], capture_output=True,
                           text=True, env=env)
@@ -347,12 +355,22 @@ def ok(flag):
     return "yes" if flag else "**no**"
 
 
-def report(r, command, total):
+def _threads_label(threads):
+    if threads:
+        return f"{threads} BLAS thread{'s' if threads > 1 else ''} (set for the run)"
+    env = [f"{k}={os.environ[k]}" for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+           if k in os.environ]
+    return "the default threads (" + (", ".join(env) or "no thread variable set") + ")"
+
+
+def report(r, command, total, threads=None):
     lines = [
         "# graphdr benchmark suite",
         "",
-        f"Command: `{command}` (every measurement in a fresh process, 1 BLAS thread). "
-        f"Machine: {platform.machine()}, {os.cpu_count()} cores, shared with other jobs; "
+        f"Command: `{command}` (every measurement in a fresh process, "
+        f"{_threads_label(threads)}).",
+        "",
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores, {_threads_label(threads)}; "
         f"total wall time {total:.0f} s. Ratios compare measurements of the same run.",
         "",
         "| measurement | graphdr | reference | ratio | target | met |",
@@ -471,6 +489,8 @@ def main():
     parser.add_argument("--only", nargs="+", choices=sorted(MEASUREMENTS),
                         help="run only these measurements (for development)")
     parser.add_argument("--no-write", action="store_true", help="do not write the results file")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="BLAS threads of the measurements (default: the environment's)")
     args = parser.parse_args()
     if args.one:
         print(json.dumps(MEASUREMENTS[args.one]()))
@@ -479,11 +499,13 @@ def main():
     t0 = time.perf_counter()
     results = {name: dict(error="not run") for name in MEASUREMENTS}
     for name in names:
-        results[name] = run_child(name)
+        results[name] = run_child(name, args.threads)
     total = time.perf_counter() - t0
     command = ".venv/bin/python benchmarks/run_all.py" + (
-        " --only " + " ".join(names) if args.only else "")
-    text = report(results, "make bench` = `" + command if not args.only else command, total)
+        " --only " + " ".join(names) if args.only else "") + (
+        f" --threads {args.threads}" if args.threads else "")
+    text = report(results, "make bench` = `" + command if not args.only and not args.threads
+                  else command, total, args.threads)
     print(text)
     if not args.no_write and not args.only:
         RESULTS.write_text(text)

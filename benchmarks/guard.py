@@ -1,0 +1,121 @@
+"""A quick ratio check for CI (issue 35): each core fit against its floor measured in the same
+run; a fit that costs more than 5 times its floor fails the run.
+
+    python -m benchmarks run guard          # about 20 s; exit 1 when a check fails
+
+The floors, each timed in the same process and taken in turn with the fit (best of 5), so
+that a slow or busy machine slows both:
+
+* ``LDA()`` on 200,000 x 100 (10 classes) against one ``X.T @ X`` of the same array;
+* ``LDA()``, ``KQMI()`` (1,500 x 10) and ``DEEMap()`` (3,000 x 10) with the environment's
+  threads against the same fit under ``threadpool_limits(1)``;
+* ``DEEMap().fit`` against :data:`MAP_KNN_MULTIPLE` times the time of its own neighbour graph
+  (``graphdr.graphs.knn_graph`` of the same samples within their classes, 10 neighbours),
+  the whole fit's usual multiple of it on this project's machine.
+
+The limit of 5 leaves room for a noisy machine (the ratios measured here stay below 2.6 on
+a quiet 2-core machine and below 3 beside a busy process) and catches the kind of regression
+the issue was about: the statistics pass alternating SciPy's and NumPy's BLAS calls made
+``LDA()`` 40 to 100 times one ``X.T @ X`` with two threads. Prints a table; writes nothing.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+LIMIT = 5.0
+#: DEEMap's fit / its within-class 10-NN graph: about 11 on this project's 2-core machine
+#: (3,000 x 10), so that the check fails near 50 times the graph
+MAP_KNN_MULTIPLE = 10.0
+REPEATS = 5
+
+
+def _data(n, d, n_classes=10, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % n_classes
+    X = rng.standard_normal((n, d))
+    X += 1.5 * rng.normal(size=(n_classes, d))[y]
+    return X, y
+
+
+#: pause after a multi-threaded BLAS call of the harness (``X.T @ X``): OpenBLAS's workers spin
+#: for about 0.1 to 0.3 s after a call, and would take the cores from the next fit's threads
+SETTLE = 0.3
+
+
+def best_in_turn(fns, repeats=REPEATS, settle_after=("gram",)):
+    """Best time of each function, the functions called in turn ``repeats`` times (a pause of
+    :data:`SETTLE` after those of ``settle_after``)."""
+    best = dict.fromkeys(fns, np.inf)
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            best[name] = min(best[name], time.perf_counter() - start)
+            if name in settle_after:
+                time.sleep(SETTLE)
+    return best
+
+
+def _one_thread(fn):
+    from threadpoolctl import threadpool_limits
+
+    def run():
+        with threadpool_limits(limits=1):
+            fn()
+    return run
+
+
+def checks():
+    """``[(check, fit seconds, floor seconds)]``."""
+    import graphdr
+    from graphdr.graphs import knn_graph
+
+    out = []
+    X, y = _data(200_000, 100)
+    graphdr.LDA().fit(X[:2000], y[:2000])  # first calls out of the timings
+    t = best_in_turn({"gram": lambda: X.T @ X, "lda": lambda: graphdr.LDA().fit(X, y),
+                      "lda1": _one_thread(lambda: graphdr.LDA().fit(X, y))})
+    out.append(("LDA() / one X.T @ X (200,000 x 100)", t["lda"], t["gram"]))
+    out.append(("LDA(): default threads / one thread", t["lda"], t["lda1"]))
+
+    Xk, yk = _data(1_500, 10)
+    graphdr.KQMI().fit(Xk[:200], yk[:200])
+    t = best_in_turn({"kqmi": lambda: graphdr.KQMI().fit(Xk, yk),
+                      "kqmi1": _one_thread(lambda: graphdr.KQMI().fit(Xk, yk))}, 3)
+    out.append(("KQMI(): default threads / one thread", t["kqmi"], t["kqmi1"]))
+
+    Xm, ym = _data(3_000, 10)
+    graphdr.DEEMap().fit(Xm[:300], ym[:300])
+    t = best_in_turn({
+        "map": lambda: graphdr.DEEMap().fit(Xm, ym),
+        "map1": _one_thread(lambda: graphdr.DEEMap().fit(Xm, ym)),
+        "knn": lambda: knn_graph(Xm, 10, y=ym, restrict="same"),
+    }, 3)
+    out.append(("DEEMap(): default threads / one thread", t["map"], t["map1"]))
+    out.append((f"DEEMap() / ({MAP_KNN_MULTIPLE:g} x its 10-NN graph)", t["map"],
+                MAP_KNN_MULTIPLE * t["knn"]))
+    return out
+
+
+def main():
+    start = time.perf_counter()
+    rows = checks()
+    failed = 0
+    print(f"| check | fit (s) | floor (s) | ratio | limit {LIMIT:g} |")
+    print("|---|---:|---:|---:|---|")
+    for name, fit, floor in rows:
+        ratio = fit / floor
+        ok = ratio <= LIMIT
+        failed += not ok
+        print(f"| {name} | {fit:.3f} | {floor:.3f} | {ratio:.2f} | {'ok' if ok else 'FAILED'} |")
+    print(f"guard: {len(rows) - failed} of {len(rows)} checks within {LIMIT:g} x their floor "
+          f"({time.perf_counter() - start:.0f} s)")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
