@@ -1,6 +1,7 @@
 # Entry points: `make demo`, `make test` (the README's test command), `make test-slow` (the
 # tests marked slow), `make test-portable` (the
-# numerical tests under another OpenBLAS kernel, one thread), `make docs` (Sphinx site,
+# numerical tests under another OpenBLAS kernel, one thread), `make guard` (the speed ratio
+# check of CI), `make docs` (Sphinx site,
 # gallery executed -> docs/_build/html), `make lint` (ruff), `make bench`. Each creates .venv with
 # python3 if needed.
 PYTHON ?= python3
@@ -11,7 +12,7 @@ DOCS_STAMP := $(VENV)/.installed-docs
 LINT_STAMP := $(VENV)/.installed-lint
 SPHINXOPTS ?= -W --keep-going
 
-.PHONY: demo test test-slow test-portable bench docs lint clean
+.PHONY: demo test test-slow test-portable guard bench docs lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +42,11 @@ PORTABLE_TESTS = tests/test_pinned_outputs.py tests/test_determinism.py tests/te
 test-portable: $(STAMP)
 	OPENBLAS_CORETYPE=Prescott OPENBLAS_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 -q \
 		-p no:cacheprovider $(PORTABLE_TESTS)
+
+# The quick ratio check of CI (benchmarks/guard.py, about 10 s): each core fit against its
+# floor measured in the same run, with the machine's default threads; fails above 5 x.
+guard: $(STAMP)
+	$(BIN)/python -m benchmarks run guard
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py
