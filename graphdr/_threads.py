@@ -134,9 +134,10 @@ def map_threads(func, items, n_workers=None):
     The items are taken in order by whichever thread is free (a thread slowed down by a busy
     core takes fewer); the results come back in the order of ``items``, so a reduction over
     them in that order gives the same bits whatever the number of threads. A map inside a
-    piece runs in the piece's thread. ``func`` must
-    release the GIL in its heavy work (NumPy's element-wise operations and matrix products
-    do; SciPy's ``scipy.linalg.blas`` wrappers do not).
+    piece runs in the piece's thread. When a piece raises, no further piece starts, the
+    running ones finish, and the first error is raised. ``func`` must release the GIL in its
+    heavy work (NumPy's element-wise operations and matrix products do; SciPy's
+    ``scipy.linalg.blas`` wrappers do not).
     """
     items = list(items)
     n_workers = allowed_threads() if n_workers is None else int(n_workers)
@@ -150,18 +151,24 @@ def map_threads(func, items, n_workers=None):
         counter = itertools.count()  # next() is atomic under the GIL
         errors = np.geterr()  # NumPy's error state is per thread: the caller's in every one
 
+        failed = []
+
         def worker():
             _WORKER.active = True
             try:
                 # OpenMP's thread count is per thread: one here too (scikit-learn's neighbour
                 # searches would otherwise start the environment's count in every piece)
                 with _openmp().limit(limits=1), np.errstate(**errors):
-                    while (i := next(counter)) < len(items):
+                    while not failed and (i := next(counter)) < len(items):
                         results[i] = func(items[i])
+            except BaseException as exc:  # raised in the caller, once every thread is done
+                failed.append(exc)
             finally:
                 _WORKER.active = False
 
         pool = _pool(n_workers)
         for future in [pool.submit(worker) for _ in range(n_workers)]:
             future.result()
+        if failed:
+            raise failed[0]
         return results

@@ -219,3 +219,19 @@ def test_every_public_estimator_manages_its_threads():
                  if own(cls, method)
                  and not getattr(getattr(cls, method), "managed_threads", False)]
     assert not unmanaged, unmanaged
+
+
+def test_after_a_failed_piece_no_further_piece_starts():
+    started = []
+
+    def piece(i):
+        started.append(i)
+        if i == 1:
+            raise ValueError("piece 1")
+        time.sleep(0.01)
+        return i
+
+    with pytest.raises(ValueError, match="piece 1"):
+        _threads.map_threads(piece, range(50), n_workers=2)
+    time.sleep(0.05)
+    assert len(started) < 10  # the running piece finished; none began after the failure
