@@ -298,6 +298,10 @@ def build_parser():
     mp.add_argument("--label-column", default=None, metavar="COL",
                     help="label column of CSV files (name or 0-based index)")
     mp.add_argument("--title", default=None, help="title of the picture")
+    mp.add_argument("--feature-scaling", default="auto", choices=("auto", "standard", "none"),
+                    help="scaling of the features before the map (default auto: standardise "
+                    "when one feature holds more than half of the total variance, as in "
+                    "different units; else keep them as given)")
     mp.add_argument("--quiet", action="store_true", help="no messages")
 
     lst = sub.add_parser("list", help="list methods, data sets, protocols or classifiers")
@@ -333,8 +337,9 @@ def _map(args):
 
     ds = load_dataset(args.data, label_column=args.label_column)
     start = time.perf_counter()
+    params = dict(feature_scaling=args.feature_scaling)
     if args.quiet:
-        map2d(ds.X, ds.classes[ds.y], out=args.out, title=args.title)
+        map2d(ds.X, ds.classes[ds.y], out=args.out, title=args.title, **params)
     else:
         from tqdm.auto import tqdm
 
@@ -345,7 +350,8 @@ def _map(args):
                 bar.update(1)
                 bar.set_postfix(objective=f"{info['objective']:.5g}", refresh=False)
 
-            map2d(ds.X, ds.classes[ds.y], out=args.out, title=args.title, callback=progress)
+            map2d(ds.X, ds.classes[ds.y], out=args.out, title=args.title, callback=progress,
+                  **params)
     if not args.quiet:
         print(f"graphdr map: {ds.name}, {len(ds.y)} samples, {ds.n_classes} classes: wrote "
               f"{args.out}.png and {args.out}.html in {time.perf_counter() - start:.1f} s",

@@ -202,6 +202,97 @@ def test_the_map_does_not_depend_on_the_units_of_the_input(digits_split):
     assert abs(err[0] - err[1]) <= 2.0 / len(yte)
 
 
+# ----- feature scaling (issue 36: any units) ----------------------------------------------------
+def _wine_split():
+    from sklearn.datasets import load_wine
+
+    X, y = load_wine(return_X_y=True)
+    return train_test_split(X, y, test_size=60, stratify=y, random_state=0)
+
+
+def _held_out_errors(model, Xte, yte):
+    pred = KNeighborsClassifier(1).fit(model.embedding_, model._y_train).predict(
+        model.transform(Xte))
+    return int(np.sum(pred != yte))
+
+
+def _fit(X, y, **params):
+    model = DEEMap(**params).fit(X, y)
+    model._y_train = y
+    return model
+
+
+def test_raw_wine_maps_as_well_as_standardised_wine():
+    """Wine's proline (hundreds) beside its ratios (about 1): by default the map standardises
+    the features, so raw and standardised input give the same map; kept as given, proline
+    alone decides the neighbours and held-out samples land among the wrong class."""
+    from sklearn.preprocessing import StandardScaler
+
+    Xtr, Xte, ytr, yte = _wine_split()
+    scaler = StandardScaler().fit(Xtr)
+    raw = _fit(Xtr, ytr)
+    standardised = _fit(scaler.transform(Xtr), ytr)
+    assert raw.feature_scaling_ == "standard" and standardised.feature_scaling_ == "none"
+    wrong_raw = _held_out_errors(raw, Xte, yte)
+    wrong_std = _held_out_errors(standardised, scaler.transform(Xte), yte)
+    assert abs(wrong_raw - wrong_std) <= 1  # within one test sample
+    assert wrong_std <= 4  # 60 test samples; input-space 1-NN on standardised wine errs on ~3
+    as_given = _fit(Xtr, ytr, feature_scaling="none")
+    assert _held_out_errors(as_given, Xte, yte) >= wrong_raw + 8
+
+
+def test_the_scaling_rule_standardises_only_a_dominated_input():
+    from graphdr.neighbor.dee_map import feature_scaling
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 5))
+    option, mean, scale = feature_scaling(X, "auto")
+    assert option == "none" and np.all(mean == 0) and np.all(scale == 1)
+    X[:, 2] *= 3.0  # 9 / 13 of the total variance
+    option, mean, scale = feature_scaling(X, "auto")
+    assert option == "standard"
+    np.testing.assert_allclose(mean, X.mean(axis=0), atol=1e-15)
+    np.testing.assert_allclose(scale, X.std(axis=0), rtol=1e-13)
+    X[:, 4] = 7.0  # a constant feature keeps the scale 1
+    assert feature_scaling(X, "standard")[2][4] == 1.0
+    assert feature_scaling(X, "none")[0] == "none"
+
+
+@pytest.mark.parametrize("factor", [1e-300, 1e-150, 1e150, 1e300])
+def test_extreme_magnitudes_give_the_map_of_ordinary_ones(factor, digits_split):
+    """Issue 37: X * 1e-300 collapsed every class to a point. The features are now divided by
+    an exact power of two first, so that squared distances neither underflow nor overflow."""
+    from graphdr.neighbor.dee_map import feature_scaling
+
+    Xtr, Xte, ytr, yte = digits_split
+    option, mean, scale = feature_scaling(Xtr * factor, "auto")
+    assert np.all(np.isfinite(scale)) and np.all(scale > 0)
+    a, b = _fit(Xtr, ytr), _fit(Xtr * factor, ytr)
+    assert np.all(np.isfinite(b.embedding_))
+    assert np.ptp(b.embedding_, axis=0).min() > 0.5 * np.ptp(a.embedding_, axis=0).min()
+    assert abs(_held_out_errors(a, Xte, yte) - _held_out_errors(b, Xte * factor, yte)) <= 3
+
+
+def test_the_units_of_one_feature_do_not_move_a_standardised_map():
+    """With the features standardised, a feature in other units (x 1000) gives the same
+    map up to rounding and places held-out samples alike."""
+    Xtr, Xte, ytr, yte = _wine_split()
+    scaled = Xtr.copy()
+    scaled[:, 0] *= 1000.0
+    a, b = _fit(Xtr, ytr), _fit(scaled, ytr)
+    assert a.feature_scaling_ == b.feature_scaling_ == "standard"
+    assert abs(a.objective_ - b.objective_) <= 1e-6 * abs(a.objective_)
+    Xte2 = Xte.copy()
+    Xte2[:, 0] *= 1000.0
+    assert abs(_held_out_errors(a, Xte, yte) - _held_out_errors(b, Xte2, yte)) <= 1
+
+
+def test_bad_feature_scaling_is_a_clear_error():
+    X, y = make_blobs(60, 3, centers=3, random_state=0)
+    with pytest.raises(ValueError, match="feature_scaling must be one of"):
+        DEEMap(feature_scaling="minmax").fit(X, y)
+
+
 def test_a_small_class_does_not_cut_the_neighbours_of_the_others():
     X, y = make_blobs(200, n_features=4, centers=3, random_state=2)
     y[:2] = 3  # a class of two samples
@@ -321,6 +412,9 @@ def test_map_command_draws_a_csv_and_rejects_a_bad_label_column(tmp_path, capsys
     assert main(["map", str(path), "--out", str(tmp_path / "x"), "--label-column",
                  "nosuch", "--quiet"]) == 2
     assert "error:" in capsys.readouterr().err
+    assert main(["map", str(path), "--out", str(tmp_path / "kept"), "--quiet",
+                 "--feature-scaling", "none"]) == 0
+    assert "&#x27;feature_scaling&#x27;: &#x27;none&#x27;" in (tmp_path / "kept.html").read_text()
 
 
 def test_maps_report_draws_each_method_and_tables_its_error(tmp_path):

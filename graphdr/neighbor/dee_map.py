@@ -51,9 +51,10 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import graphs as _graphs
 from .._threads import managed_threads, map_threads
-from .._validation import check_int, check_labels, check_positive
+from .._validation import check_int, check_labels, check_option, check_positive
 from ..optim import descent
 from ..solvers import embedding_signs
+from ..stats import power_of_two_scale
 from ._core import _DTYPES, _check_descent_params, _store_descent
 from .elastic import _sparse_preconditioner
 from .grid_field import gaussian_field
@@ -157,6 +158,41 @@ class _MapObjective:
         return value, grad
 
 
+#: 'auto' standardises when one feature holds more than this fraction of the total variance
+DOMINANT_FEATURE = 0.5
+FEATURE_SCALINGS = ("auto", "standard", "none")
+
+
+def feature_scaling(X, option):
+    r"""``(resolved, mean, scale)``: the map works on ``(X - mean) / scale``.
+
+    * ``'standard'``: each feature's mean and standard deviation (1 for a constant feature);
+    * ``'none'``: the features as given, divided by one exact power of two when ``max |X|`` lies
+      outside :math:`[2^{-64}, 2^{64}]` (:func:`graphdr.stats.power_of_two_scale`), so that
+      squared distances neither underflow nor overflow;
+    * ``'auto'``: ``'standard'`` when one feature holds more than :data:`DOMINANT_FEATURE` of
+      the total variance :math:`\sum_j \operatorname{var}(x_j)` (its units would decide every
+      distance: the neighbour graph and the placement of new samples), else ``'none'``
+      (features that share their units, such as pixels or principal components, keep their
+      relative scale, which carries information).
+
+    Computed on ``X`` divided by its power-of-two scale first: no under- or overflow at any
+    magnitude.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    top = power_of_two_scale(np.max(np.abs(X))) if X.size else 1.0
+    Z = X / top
+    mean = Z.mean(axis=0)
+    std = np.sqrt(np.mean((Z - mean) ** 2, axis=0))
+    if option == "auto":
+        total = float(np.sum(std**2))
+        option = "standard" if total > 0 and float(np.max(std**2)) > DOMINANT_FEATURE * total \
+            else "none"
+    if option == "standard":
+        return option, mean * top, np.where(std > 0, std, 1.0) * top
+    return option, np.zeros(X.shape[1]), np.full(X.shape[1], top)
+
+
 class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     r"""Supervised nonlinear 2-D map: discriminative elastic embedding of the samples themselves.
 
@@ -182,6 +218,12 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         :math:`\lambda_d`, the weight of the repulsion between classes.
     lam_same : float, default=1.0
         :math:`\lambda_s`, the weight of the repulsion within a class.
+    feature_scaling : {'auto', 'standard', 'none'}, default='auto'
+        How the features are scaled before the map sees them (:func:`feature_scaling`):
+        ``'standard'`` standardises each feature, ``'none'`` keeps them as given, ``'auto'``
+        standardises when one feature holds more than half of the total variance (features
+        in different units, such as wine's proline beside its ratios), and otherwise keeps
+        them (pixels, principal components). ``transform`` applies the same scaling.
     max_iter : int, default=200
         Iterations of the optimiser.
     tol : float, default=1e-5
@@ -196,6 +238,10 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     embedding_ : ndarray of shape (n_samples, 2)
         The map of the training samples.
     classes_ : ndarray of shape (n_classes,)
+    feature_scaling_ : {'standard', 'none'}
+        The scaling applied (``'auto'`` resolved).
+    feature_mean_, feature_scale_ : ndarray of shape (n_features,)
+        The map works on ``(X - feature_mean_) / feature_scale_``.
     objective_, initial_objective_ : float
         :math:`E` at the end and at the start.
     n_iter_ : int
@@ -213,11 +259,12 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     (10, 2)
     """
 
-    def __init__(self, *, n_neighbors=10, lam=1.0, lam_same=1.0, max_iter=200, tol=1e-5,
-                 verbose=0, callback=None):
+    def __init__(self, *, n_neighbors=10, lam=1.0, lam_same=1.0, feature_scaling="auto",
+                 max_iter=200, tol=1e-5, verbose=0, callback=None):
         self.n_neighbors = n_neighbors
         self.lam = lam
         self.lam_same = lam_same
+        self.feature_scaling = feature_scaling
         self.max_iter = max_iter
         self.tol = tol
         self.verbose = verbose
@@ -242,6 +289,7 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         check_int(self.n_neighbors, "n_neighbors")
         check_positive(self.lam, "lam")
         check_positive(self.lam_same, "lam_same", allow_zero=True)
+        check_option(self.feature_scaling, "feature_scaling", set(FEATURE_SCALINGS))
         verbose = _check_descent_params(self)
         if sp.issparse(X):
             raise ValueError(
@@ -250,7 +298,9 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2)
         # a class of one sample has no neighbours: it keeps its own place, away from the others
         self.classes_, y_enc, _ = check_labels(y, min_classes=2, method=name)
-        Xf = np.asarray(X, dtype=np.float64)
+        self.feature_scaling_, self.feature_mean_, self.feature_scale_ = feature_scaling(
+            X, self.feature_scaling)
+        Xf = self._scaled(X)
         C = len(self.classes_)
         # each class's own neighbours (fewer in a class that has fewer samples)
         A = sp.csr_matrix(_graphs.knn_graph(Xf, self.n_neighbors, y=y_enc, restrict="same",
@@ -290,11 +340,14 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         out = np.empty((X.shape[0], 2), dtype=X.dtype)
 
         def place(a):  # blocks of queries on the environment's threads
-            out[a:a + TRANSFORM_BLOCK] = self._place(np.asarray(X[a:a + TRANSFORM_BLOCK],
-                                                                dtype=np.float64))
+            out[a:a + TRANSFORM_BLOCK] = self._place(self._scaled(X[a:a + TRANSFORM_BLOCK]))
 
         map_threads(place, range(0, X.shape[0], TRANSFORM_BLOCK))
         return out
+
+    def _scaled(self, X):
+        """``X`` as the map sees it: ``(X - feature_mean_) / feature_scale_``, float64."""
+        return (np.asarray(X, dtype=np.float64) - self.feature_mean_) / self.feature_scale_
 
     def _place(self, X):
         dist, ind = self._neighbors.kneighbors(X)
