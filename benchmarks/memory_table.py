@@ -9,7 +9,7 @@ peak above it means a dense pairwise matrix was formed.
 
 Usage::
 
-    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/memory_table.py [--n 20000]
+    .venv/bin/python benchmarks/memory_table.py [--n 20000]
         [--only DEE LDA ...] [--timeout 1800]
 """
 
@@ -23,6 +23,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 RESULTS = ROOT / "results"
+sys.path.insert(0, str(ROOT))
+import common  # noqa: E402
 
 ESTIMATORS = [
     "LDA", "LPP", "MFA", "LDE", "GraphEmbedding", "LQMI", "KernelLDA", "KernelLPP", "CKFD", "KQMI",
@@ -88,9 +90,9 @@ def main(argv=None):
     lines = [
         f"# Peak memory of every estimator with its defaults, n = {args.n:,}",
         "",
-        "Command: `OMP_NUM_THREADS=1 .venv/bin/python benchmarks/memory_table.py "
-        + " ".join(argv if argv is not None else sys.argv[1:]) + "` (2 cores shared with other "
-        "jobs; one process per fit).",
+        f"Command: `{common.thread_variables()}.venv/bin/python benchmarks/memory_table.py "
+        + " ".join(argv if argv is not None else sys.argv[1:]) + f"` ({common.threads_label()}; "
+        "one process per fit).",
         "",
         f"Data: {args.n:,} x 50 float64, 10 classes (multi-view estimators: two views of 25 "
         f"columns). One n x n float64 matrix: {nn_mb:,.0f} MB.",
