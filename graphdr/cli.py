@@ -15,6 +15,8 @@ import shlex
 import sys
 import time
 
+from .cli_map import add_file_options, read_options, run_map
+
 __all__ = ["main", "build_parser"]
 
 _BENCH_EPILOG = """\
@@ -247,8 +249,6 @@ def build_parser():
                        help="method names, optionally name:key=value (default: the protocol's)")
     bench.add_argument("--classifiers", "-c", type=_csv_list, default=None, metavar="A,B",
                        help="ncc, 1nn, 3nn, linear-svm, rbf-svm (default: the protocol's)")
-    bench.add_argument("--label-column", default=None, metavar="COL",
-                       help="label column of CSV files (name or 0-based index)")
     bench.add_argument("--folds", type=_positive_int, default=None,
                        help="folds of the stratified cross-validation")
     bench.add_argument("--repeats", type=_positive_int, default=None,
@@ -271,6 +271,7 @@ def build_parser():
     bench.add_argument("--no-plots", action="store_true", help="skip the PNG figures")
     bench.add_argument("--no-html", action="store_true", help="skip index.html")
     _add_common(bench, "graphdr-bench")
+    add_file_options(bench)
 
     rep = sub.add_parser(
         "reproduce", help="rerun a paper's tables and figures, ours beside the paper's numbers",
@@ -286,23 +287,31 @@ def build_parser():
     _add_common(rep, None)
 
     mp = sub.add_parser(
-        "map", help="draw the 2-D map of a labelled data set (PNG and HTML)",
+        "map", help="draw the 2-D map of a labelled data set (interactive HTML, CSV, PNG)",
         description="Fit graphdr.DEEMap (the nonparametric supervised 2-D map, its defaults) "
         "to a data set given as `graphdr bench` takes it (a scikit-learn or vendored name, "
-        ".npz with X and y, .csv with a label column, LIBSVM) and write OUT.png (coloured by "
-        "class) and OUT.html (the picture with its caption).",
+        "CSV/TSV or Parquet with a label column, .npz with X and y, LIBSVM) and write "
+        "OUT.html (an interactive page, self-contained and offline: pan, zoom, hover for a "
+        "sample's id and columns, search, class legend, and how well held-out samples land), "
+        "OUT.csv (id, label, x, y) and OUT.png (the picture).",
+        epilog="exit status: 0 success; 2 a bad argument or input file (one line on stderr "
+        "naming it); 130 interrupted.",
     )
     mp.add_argument("data", help="data set name or file")
     mp.add_argument("--out", default="graphdr-map", help="output path without suffix "
-                    "(default graphdr-map: graphdr-map.png and graphdr-map.html)")
-    mp.add_argument("--label-column", default=None, metavar="COL",
-                    help="label column of CSV files (name or 0-based index)")
+                    "(default graphdr-map: graphdr-map.html, .csv and .png; missing folders "
+                    "are created)")
+    mp.add_argument("--hover-columns", type=_csv_list, default=(), metavar="A,B",
+                    help="columns shown on hover besides the id and the label (names or "
+                    "indices; for named data sets, feature indices)")
+    mp.add_argument("--no-png", action="store_true", help="skip OUT.png")
     mp.add_argument("--title", default=None, help="title of the picture")
     mp.add_argument("--feature-scaling", default="auto", choices=("auto", "standard", "none"),
                     help="scaling of the features before the map (default auto: standardise "
                     "when one feature holds more than half of the total variance, as in "
                     "different units; else keep them as given)")
     mp.add_argument("--quiet", action="store_true", help="no messages")
+    add_file_options(mp)
 
     lst = sub.add_parser("list", help="list methods, data sets, protocols or classifiers")
     lst.add_argument("what", choices=("methods", "datasets", "protocols", "classifiers"))
@@ -328,34 +337,6 @@ def _list(what):
     else:
         for name, desc in evaluation.CLASSIFIERS.items():
             print(f"{name:12s} {desc}")
-    return 0
-
-
-def _map(args):
-    from .bench.datasets import load_dataset
-    from .map2d import map2d
-
-    ds = load_dataset(args.data, label_column=args.label_column)
-    start = time.perf_counter()
-    params = dict(feature_scaling=args.feature_scaling)
-    if args.quiet:
-        map2d(ds.X, ds.classes[ds.y], out=args.out, title=args.title, **params)
-    else:
-        from tqdm.auto import tqdm
-
-        from .neighbor import DEEMap
-
-        with tqdm(total=DEEMap().max_iter, desc="graphdr map", unit="it", leave=False) as bar:
-            def progress(Y, info):
-                bar.update(1)
-                bar.set_postfix(objective=f"{info['objective']:.5g}", refresh=False)
-
-            map2d(ds.X, ds.classes[ds.y], out=args.out, title=args.title, callback=progress,
-                  **params)
-    if not args.quiet:
-        print(f"graphdr map: {ds.name}, {len(ds.y)} samples, {ds.n_classes} classes: wrote "
-              f"{args.out}.png and {args.out}.html in {time.perf_counter() - start:.1f} s",
-              file=sys.stderr)
     return 0
 
 
@@ -513,6 +494,7 @@ def _dask_client(args, echo):
 
 def _call_run_bench(run_bench, protocol, datasets, methods, classifiers, args, argv, label_column,
                     plots_on, html_on, title, echo):
+    options = read_options(args) if args.command == "bench" else None
     return run_bench(
         protocol, datasets=datasets, methods=methods, classifiers=classifiers, out=args.out,
         n_jobs=args.n_jobs, seed=args.seed, label_column=label_column, plots_on=plots_on,
@@ -520,7 +502,7 @@ def _call_run_bench(run_bench, protocol, datasets, methods, classifiers, args, a
         fresh=args.fresh or args.command == "demo",
         command=_command_line(argv), title=title, echo=echo, threads=args.threads,
         scatter_per_method=args.scatter_per_method,
-        backend=getattr(args, "backend", "loky"),
+        backend=getattr(args, "backend", "loky"), read_options=options,
     )
 
 
@@ -538,15 +520,32 @@ def main(argv=None):
         if args.command == "reproduce":
             return _reproduce(args, argv)
         if args.command == "map":
-            return _map(args)
+            return run_map(args)
         return _run(args, argv)
     except ValueError as exc:
-        print(f"graphdr {args.command}: error: {exc}", file=sys.stderr)
+        print(f"graphdr {args.command}: error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a file that could not be written or read after the checks
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        print(f"graphdr {args.command}: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"\ngraphdr {args.command}: interrupted; rerun the same command to resume.",
-              file=sys.stderr)
+        print(f"\ngraphdr {args.command}: {_INTERRUPTED[args.command]}", file=sys.stderr)
         return 130
+
+
+_INTERRUPTED = {
+    "map": "interrupted; nothing was written.",
+    "bench": "interrupted; finished cells are in results.csv: rerun the same command to go on "
+             "from there.",
+    "demo": "interrupted; the demo starts over when run again.",
+    "reproduce": "interrupted; finished cells are kept: rerun the same command to go on from "
+                 "there.",
+}
+
+
+def _one_line(exc):
+    return " ".join(str(exc).split())
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,4 +1,5 @@
-"""``graphdr.map2d``: the 2-D map of labelled data in one call, drawn as PNG and HTML.
+"""``graphdr.map2d``: the 2-D map of labelled data in one call: an interactive page, a CSV and
+a PNG.
 
 The map is :class:`graphdr.DEEMap` with its defaults: on the benchmark of 2-D maps
 (``benchmarks/results/maps2d.md``) it has the lowest held-out 1-NN error of graphdr's methods
@@ -7,20 +8,27 @@ and fits faster than supervised UMAP. New samples go on the same map with ``tran
 
 from __future__ import annotations
 
-import base64
-import html
-import time
 from pathlib import Path
 
 import numpy as np
 
+from .map_page import COLORS, held_out_errors, write_map_csv, write_map_page
 from .neighbor import DEEMap
 
-__all__ = ["map2d", "plot_map", "write_map_html"]
+__all__ = ["map2d", "plot_map", "map_files"]
 
 
-def map2d(X, y, *, out=None, title=None, **params):
-    """Fit the 2-D map of ``X`` with labels ``y`` and, with ``out``, draw it.
+def map_files(out):
+    """The files :func:`map2d` writes for ``out``: a dict ``html``, ``csv``, ``png`` of paths
+    (a suffix .html, .png or .csv of ``out`` is dropped)."""
+    out = Path(out)
+    out = out.with_suffix("") if out.suffix.lower() in (".png", ".html", ".csv") else out
+    return {k: out.with_name(out.name + "." + k) for k in ("html", "csv", "png")}
+
+
+def map2d(X, y, *, out=None, title=None, ids=None, hover=None, label_name="label",
+          png=True, **params):
+    """Fit the 2-D map of ``X`` with labels ``y`` and, with ``out``, write it.
 
     Parameters
     ----------
@@ -28,11 +36,20 @@ def map2d(X, y, *, out=None, title=None, **params):
     y : array-like of shape (n_samples,)
         Class labels of any type.
     out : str or Path or None
-        Where to write ``out.png`` (the map coloured by class) and ``out.html`` (the picture
-        with its caption: data size, classes, fit time, parameters). The suffix of ``out`` is
-        dropped. None: draw nothing.
+        Where to write ``out.html`` (the interactive page: pan, zoom, hover, search, legend,
+        and the held-out error of the map, :mod:`graphdr.map_page`), ``out.csv`` (id, label,
+        x, y) and ``out.png`` (the picture). A suffix of ``out`` is dropped. None: write
+        nothing.
     title : str or None
-        Title of the picture (default ``"DEEMap of n samples, C classes"``).
+        Title of the page and picture (default ``"DEEMap of n samples, C classes"``).
+    ids : array-like of shape (n_samples,) or None
+        Sample ids shown on hover and written to the CSV (default: the row numbers, from 0).
+    hover : dict of name -> array-like of shape (n_samples,), or None
+        Further values shown on hover (e.g. a few columns of the data).
+    label_name : str
+        What the labels are called on the page.
+    png : bool
+        Also draw ``out.png``.
     **params
         Parameters of :class:`graphdr.DEEMap`.
 
@@ -51,26 +68,43 @@ def map2d(X, y, *, out=None, title=None, **params):
     >>> model.embedding_.shape
     (300, 2)
     """
-    start = time.perf_counter()
     model = DEEMap(**params).fit(X, y)
-    seconds = time.perf_counter() - start
     if out is not None:
-        out = Path(out)
-        out = out.with_suffix("") if out.suffix in (".png", ".html") else out
-        n, C = len(model.embedding_), len(model.classes_)
-        title = title or f"DEEMap of {n} samples, {C} classes"
-        png = out.with_name(out.name + ".png")
-        _save_png(model, y, png, title)
-        caption = (f"{n} samples, {X.shape[1] if hasattr(X, 'shape') else '?'} features, "
-                   f"{C} classes; fitted in {seconds:.1f} s ({model.n_iter_} iterations); "
-                   f"parameters {model.get_params()}.")
-        write_map_html(png, out.with_name(out.name + ".html"), title, caption)
+        write_map(model, y, out, title=title, ids=ids, hover=hover, label_name=label_name,
+                  png=png)
     return model
+
+
+def write_map(model, y, out, *, title=None, ids=None, hover=None, label_name="label", png=True):
+    """Write the page, CSV and PNG of the fitted map ``model`` of labels ``y`` (see
+    :func:`map2d`); returns :func:`map_files` of ``out``."""
+    files = map_files(out)
+    y = np.asarray(y)
+    n, C = len(model.embedding_), len(model.classes_)
+    title = title or f"DEEMap of {n} samples, {C} classes"
+    errors = held_out_errors(model, y)
+    description = (f"{n} samples, {model.n_features_in_} features, {C} classes; "
+                   f"DEEMap, features {_scaling_words(model)}, {model.n_iter_} iterations.")
+    params = {k: v for k, v in model.get_params().items() if k not in ("callback", "verbose")}
+    write_map_page(files["html"], model.embedding_, y, classes=model.classes_, ids=ids,
+                   hover=hover, title=title, description=description, errors=errors,
+                   label_name=label_name, csv_name=files["csv"].name,
+                   details=f"graphdr.DEEMap parameters: {params}.")
+    write_map_csv(files["csv"], model.embedding_, y, ids)
+    if png:
+        _save_png(model, y, files["png"], title)
+    return files
+
+
+def _scaling_words(model):
+    return {"standard": "standardised", "none": "as given"}.get(
+        str(model.feature_scaling_), str(model.feature_scaling_))
 
 
 def plot_map(model, y, ax=None, *, title=None, point_size=None):
     """Scatter the fitted map ``model.embedding_`` coloured by the labels ``y``, one legend
-    entry per class (at most 20 colours are told apart; more classes cycle them)."""
+    entry per class up to 40 (the colours of :data:`graphdr.map_page.COLORS`: any two of the
+    first 40 are told apart), each class's name written at its region."""
     import matplotlib.pyplot as plt
 
     Y = np.asarray(model.embedding_)
@@ -78,11 +112,20 @@ def plot_map(model, y, ax=None, *, title=None, point_size=None):
     if ax is None:
         _, ax = plt.subplots(figsize=(7, 7))
     size = point_size or float(np.clip(4000.0 / max(len(Y), 1), 0.5, 12.0))
-    cmap = plt.get_cmap("tab20" if len(model.classes_) > 10 else "tab10")
     for i, c in enumerate(model.classes_):
         rows = y == c
-        ax.scatter(Y[rows, 0], Y[rows, 1], s=size, color=cmap(i % cmap.N), label=str(c),
+        ax.scatter(Y[rows, 0], Y[rows, 1], s=size, color=COLORS[i % len(COLORS)], label=str(c),
                    linewidths=0)
+    if len(model.classes_) > 10:  # names at the regions where colours get close
+        import matplotlib.patheffects as pe
+
+        for c in model.classes_:
+            P = Y[y == c]
+            if len(P):
+                m = np.median(P, axis=0)
+                p = P[np.argmin(np.sum((P - m) ** 2, axis=1))]
+                ax.text(p[0], p[1], str(c), fontsize=7, ha="center", va="center",
+                        path_effects=[pe.withStroke(linewidth=2, foreground="white")])
     ax.set_aspect("equal")
     ax.set_xticks([])
     ax.set_yticks([])
@@ -90,7 +133,7 @@ def plot_map(model, y, ax=None, *, title=None, point_size=None):
         spine.set_visible(False)
     if title:
         ax.set_title(title)
-    if len(model.classes_) <= 30:
+    if len(model.classes_) <= 40:
         ax.legend(markerscale=max(1.0, 6.0 / size ** 0.5), fontsize=7, frameon=False,
                   loc="center left", bbox_to_anchor=(1.0, 0.5))
     return ax
@@ -107,17 +150,3 @@ def _save_png(model, y, path, title):
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
-
-
-def write_map_html(png, path, title, caption):
-    """A self-contained HTML page: the PNG inlined (base64) with a title and a caption."""
-    data = base64.b64encode(Path(png).read_bytes()).decode("ascii")
-    Path(path).write_text(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        f"<title>{html.escape(title)}</title></head>\n<body style=\"font-family: sans-serif; "
-        "max-width: 60em; margin: 2em auto\">\n"
-        f"<h1>{html.escape(title)}</h1>\n"
-        f"<img src=\"data:image/png;base64,{data}\" alt=\"{html.escape(title)}\" "
-        "style=\"max-width: 100%\">\n"
-        f"<p>{html.escape(caption)}</p>\n</body></html>\n", encoding="utf-8")
-    return path

@@ -383,7 +383,7 @@ def test_sklearn_compatible(estimator, check):
 
 
 # ----- map2d and `graphdr map` ----------------------------------------------------------------
-def test_map2d_writes_a_png_and_a_self_contained_html(tmp_path):
+def test_map2d_writes_a_png_a_csv_and_a_self_contained_page(tmp_path):
     import matplotlib.image as mpimg
 
     from graphdr import map2d
@@ -395,8 +395,9 @@ def test_map2d_writes_a_png_and_a_self_contained_html(tmp_path):
     image = mpimg.imread(tmp_path / "m.png")
     assert image.shape[0] > 300 and image.std() > 0.01  # a drawn picture, not a blank one
     page = (tmp_path / "m.html").read_text()
-    assert "data:image/png;base64," in page and "<h1>blobs</h1>" in page
-    assert "150 samples, 4 features, 3 classes" in page
+    assert "<h1>blobs</h1>" in page and "150 samples, 4 features, 3 classes" in page
+    assert "<script src" not in page and "<link" not in page  # nothing fetched
+    assert (tmp_path / "m.csv").read_text().count("\n") == 151
 
 
 def test_map_command_draws_a_csv_and_rejects_a_bad_label_column(tmp_path, capsys):

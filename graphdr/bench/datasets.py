@@ -17,9 +17,11 @@ A data set is given on the command line as one of
   ``swiss_roll:n=1000:classes=4:noise=0.5``;
 * a file path: ``.npz`` with ``X`` and ``y`` (or multi-view ``view_*`` arrays and ``y``; the views
   are concatenated for single-view methods and their column ranges passed to multi-view
-  methods), ``.csv`` with a header and a label column (``--label-column``, default the column
-  named ``label``, ``class``, ``target`` or ``y``), or LIBSVM/svmlight text (``.svm``,
-  ``.libsvm``, ``.svmlight``, or any path prefixed ``svmlight:``).
+  methods), delimited text (``.csv``, ``.tsv``, ``.txt``, ``.tab``, ``.dat``) or Parquet
+  (``.parquet``) with a label column, or LIBSVM/svmlight text (``.svm``, ``.libsvm``,
+  ``.svmlight``, or any path prefixed ``svmlight:``). How files are read -- separator,
+  encoding, header, label and id columns, missing cells, text columns -- is
+  :mod:`graphdr.bench.files`.
 
 Any named set takes ``per_class=K``: a random subset of ``K`` samples of each class (all of a
 class that has fewer), drawn with the seed, e.g. ``digits:per_class=32``.
@@ -29,20 +31,22 @@ Labels may be of any type; they are encoded as 0..C-1 with the original names in
 
 from __future__ import annotations
 
-import csv
+import dataclasses
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 
 import numpy as np
+
+from .files import ReadOptions, check_readable, read_npz, read_svmlight, read_table
 
 __all__ = ["Dataset", "load_dataset", "builtin_names", "vendored_names", "make_labelled_swiss_roll",
            "make_balance_scale"]
 
 SKLEARN_SETS = ("iris", "wine", "breast_cancer", "digits")
 _SVMLIGHT_EXT = (".svm", ".libsvm", ".svmlight")
-_LABEL_NAMES = ("label", "class", "target", "y")
+_TABLE_EXT = (".csv", ".tsv", ".txt", ".tab", ".dat", ".parquet", ".pq")
 
 
 @dataclass
@@ -55,6 +59,11 @@ class Dataset:
     classes: np.ndarray
     source: str
     views: list | None = None
+    ids: np.ndarray | None = None  # sample ids of a file's id column (text)
+    id_name: str | None = None
+    columns: dict | None = None  # a file's columns by name, as text
+    feature_names: list | None = None
+    notes: list = field(default_factory=list)  # what the reader decided (printed by the CLI)
 
     @property
     def n_classes(self):
@@ -139,23 +148,30 @@ def _per_class(ds, k, random_state):
         members = np.flatnonzero(ds.y == c)
         keep.append(members if len(members) <= k else rng.choice(members, k, replace=False))
     keep = np.sort(np.concatenate(keep))
-    return Dataset(f"{ds.name}_{k}pc", ds.X[keep], ds.y[keep], ds.classes,
-                   f"{ds.source}; {k} random samples per class", ds.views)
+    return dataclasses.replace(
+        ds, name=f"{ds.name}_{k}pc", X=ds.X[keep], y=ds.y[keep],
+        source=f"{ds.source}; {k} random samples per class",
+        ids=None if ds.ids is None else ds.ids[keep],
+        columns=None if ds.columns is None else {n: v[keep] for n, v in ds.columns.items()})
 
 
 def _load_npz(name, path, source):
-    with np.load(path, allow_pickle=False) as data:
-        keys = list(data.files)
-        if "y" not in keys:
-            raise ValueError(f"{path}: an .npz data set needs an array 'y'; it has {keys}.")
-        view_keys = sorted(
-            (k for k in keys if k.startswith("view_")),
-            key=lambda k: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", k)],
-        )
-        classes = data["classes"] if "classes" in keys else None
-        y = data["y"]
+    data = read_npz(path)
+    keys = list(data)
+    if "y" not in keys:
+        raise ValueError(f"{path}: an .npz data set needs an array 'y'; it has {keys}.")
+    view_keys = sorted(
+        (k for k in keys if k.startswith("view_")),
+        key=lambda k: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", k)],
+    )
+    classes = data.get("classes")
+    y = data["y"]
+    if y.ndim != 1:
+        raise ValueError(f"{path}: 'y' must be one label per sample; it has shape {y.shape}.")
+    try:
         if view_keys:
-            blocks = [np.asarray(data[k], dtype=np.float64).reshape(len(y), -1) for k in view_keys]
+            blocks = [np.asarray(data[k], dtype=np.float64).reshape(len(y), -1)
+                      for k in view_keys]
             stops = np.cumsum([b.shape[1] for b in blocks])
             views = [slice(int(a), int(b)) for a, b in zip(np.r_[0, stops[:-1]], stops)]
             return _encode(name, np.hstack(blocks), y, source, classes, views)
@@ -164,53 +180,32 @@ def _load_npz(name, path, source):
                 f"{path}: an .npz data set needs 'X' (or multi-view 'view_*' arrays); "
                 f"it has {keys}."
             )
-        X = data["X"]
-        return _encode(name, X.reshape(X.shape[0], -1), y, source, classes)
+        X = np.asarray(data["X"], dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        if str(exc).startswith(str(path)):
+            raise
+        raise ValueError(f"{path}: the arrays are not numeric samples x features matching 'y' "
+                         f"({exc}).") from None
+    if X.ndim < 2 or X.shape[0] != len(y):
+        raise ValueError(f"{path}: 'X' must have one row per label ({len(y)}); it has shape "
+                         f"{X.shape}.")
+    return _encode(name, X.reshape(X.shape[0], -1), y, source, classes)
 
 
-def _load_csv(name, path, label_column):
-    with open(path, newline="") as fh:
-        rows = list(csv.reader(fh))
-    if len(rows) < 2:
-        raise ValueError(f"{path}: a CSV data set needs a header row and at least one data row.")
-    header = [h.strip() for h in rows[0]]
-    if label_column is None:
-        matches = [h for h in header if h.lower() in _LABEL_NAMES]
-        if not matches:
-            raise ValueError(
-                f"{path}: say which column holds the labels with --label-column; none is named "
-                f"{' or '.join(_LABEL_NAMES)}. Columns: {header}."
-            )
-        label_column = matches[0]
-    if label_column in header:
-        idx = header.index(label_column)
-    elif str(label_column).isdigit() and int(label_column) < len(header):
-        idx = int(label_column)
-    else:
-        raise ValueError(f"{path}: no label column {label_column!r}. Columns: {header}.")
-    body = [r for r in rows[1:] if r]
-    y = np.array([r[idx].strip() for r in body])
-    try:
-        X = np.array([[float(v) for j, v in enumerate(r) if j != idx] for r in body])
-    except ValueError as exc:
-        raise ValueError(
-            f"{path}: every column except the label column must be numeric ({exc})."
-        ) from None
-    try:
-        y = y.astype(np.int64)
-    except ValueError:
-        pass
-    return _encode(name, X, y, f"CSV file {path}")
+def _load_table(name, path, options):
+    table = read_table(path, options)
+    kind = "Parquet" if path.lower().endswith((".parquet", ".pq")) else "CSV"
+    ds = _encode(name, table.X, table.y, f"{kind} file {path}")
+    ds.ids, ds.id_name, ds.columns = table.ids, table.id_name, table.columns
+    ds.feature_names, ds.notes = table.feature_names, table.notes
+    return ds
 
 
 def _load_svmlight(name, path):
-    from sklearn.datasets import load_svmlight_file
-
-    try:
-        X, y = load_svmlight_file(path)
-    except ValueError as exc:
-        raise ValueError(f"{path}: not a valid LIBSVM/svmlight file ({exc}).") from None
-    return _encode(name, X.toarray(), y, f"LIBSVM file {path}")
+    X, y, features = read_svmlight(path)
+    ds = _encode(name, X, y, f"LIBSVM file {path}")
+    ds.feature_names = features
+    return ds
 
 
 def _options(parts, allowed):
@@ -223,8 +218,11 @@ def _options(parts, allowed):
     return opts
 
 
-def load_dataset(spec, *, label_column=None, random_state=0):
+def load_dataset(spec, *, label_column=None, random_state=0, options=None):
     """Load a data set from a name or a path (see the module docstring).
+
+    ``options`` (:class:`graphdr.bench.files.ReadOptions`) says how to read a CSV or Parquet
+    file; ``label_column`` is a shortcut for its label column.
 
     Raises
     ------
@@ -232,21 +230,26 @@ def load_dataset(spec, *, label_column=None, random_state=0):
         For an unknown name or an unreadable file, naming what is allowed.
     """
     text = str(spec).strip()
+    if options is None:
+        options = ReadOptions(label_column=label_column)
+    elif label_column is not None:
+        options = dataclasses.replace(options, label_column=label_column)
     if text.startswith("svmlight:"):
         path = text[len("svmlight:") :]
         return _load_svmlight(os.path.splitext(os.path.basename(path))[0], path)
-    if os.path.exists(text):
+    if os.path.exists(text) or os.path.islink(text):
+        check_readable(text)
         stem, ext = os.path.splitext(os.path.basename(text))
         ext = ext.lower()
         if ext == ".npz":
             return _load_npz(stem, text, f"file {text}")
-        if ext == ".csv":
-            return _load_csv(stem, text, label_column)
+        if ext in _TABLE_EXT:
+            return _load_table(stem, text, options)
         if ext in _SVMLIGHT_EXT:
             return _load_svmlight(stem, text)
         raise ValueError(
-            f"{text}: unknown file type {ext!r}; use .npz, .csv, .svm/.libsvm/.svmlight, or prefix "
-            "an svmlight file with 'svmlight:'."
+            f"{text}: unknown file type {ext!r}; use .csv/.tsv/.txt (delimited text), .parquet, "
+            ".npz, .svm/.libsvm/.svmlight, or prefix an svmlight file with 'svmlight:'."
         )
     head, *opts = text.split(":")
     key = head.lower().replace("-", "_")
@@ -297,6 +300,8 @@ def load_dataset(spec, *, label_column=None, random_state=0):
         path = resources.files("graphdr") / "data" / f"{key}.npz"
         with resources.as_file(path) as p:
             return _load_npz(key, p, "graphdr offline suite (UCI)")
+    if os.sep in text or text.lower().endswith(_TABLE_EXT + _SVMLIGHT_EXT + (".npz",)):
+        raise ValueError(f"{text}: no such file.")
     raise ValueError(
         f"Unknown data set {spec!r}: not a file and not one of {', '.join(builtin_names())}."
     )

@@ -60,14 +60,19 @@ def read_results(path):
     other row of its cell are dropped, so that the cell is computed again."""
     if not os.path.exists(path):
         return []
-    with open(path, newline="") as fh:
-        text = fh.read()
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            text = fh.read()
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not a graphdr results file (not UTF-8 text); rerun with "
+                         "--fresh to start over or choose another --out.") from None
     lines = text.splitlines(keepends=True)
     if not lines:
         return []
     header = next(csv.reader([lines[0]]))
     if header != COLUMNS:
-        raise ValueError(f"{path} is not a graphdr results file (columns {header}).")
+        raise ValueError(f"{path} is not a graphdr results file (columns {header}); rerun with "
+                         "--fresh to start over or choose another --out.")
     rows, broken = [], set()
     for line in lines[1:]:
         fields = next(csv.reader([line]), [])

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import signal
 import sys
 import traceback
 
 from . import plots
 from .datasets import load_dataset
 from .evaluation import check_classifier, method_dims, run_cell, run_embedding
+from .files import check_writable
 from .methods import MethodUnavailableError, get_method, method_label, parse_method
 from .report import (
     aggregate,
@@ -44,7 +47,10 @@ def _safe(fn, task):
         return None, "".join(traceback.format_exception_only(type(exc), exc)).strip()
 
 
-def _job(fn, task):
+def _job(fn, task, parent):
+    if os.getpid() != parent:  # a worker: Ctrl-C is the parent's to handle (no tracebacks)
+        with contextlib.suppress(ValueError, AttributeError):
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
     return (task, *_safe(fn, task))
 
 
@@ -91,8 +97,15 @@ def _check_config(out, config, fresh):
             if os.path.exists(f):
                 os.remove(f)
     if os.path.exists(results) and os.path.exists(path):
-        with open(path) as fh:
-            old = json.load(fh)
+        try:
+            with open(path, encoding="utf-8") as fh:
+                old = json.load(fh)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ValueError(f"{path} is not the settings file graphdr wrote ({exc}); rerun "
+                             "with --fresh to start over or choose another --out.") from None
+        if not isinstance(old, dict):
+            raise ValueError(f"{path} is not the settings file graphdr wrote; rerun with "
+                             "--fresh to start over or choose another --out.")
         if old != config:
             diff = {k: (old.get(k), config.get(k)) for k in set(old) | set(config)
                     if old.get(k) != config.get(k)}
@@ -128,7 +141,7 @@ def _parallel(fn, tasks, n_jobs, desc, progress, threads=1, backend="loky"):
             limits = dict(inner_max_num_threads=threads) if backend == "loky" else {}
             with parallel_config(backend=backend, **limits):
                 gen = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
-                    delayed(_job)(fn, t) for t in tasks
+                    delayed(_job)(fn, t, os.getpid()) for t in tasks
                 )
                 for task, res, err in gen:
                     bar.update()
@@ -140,7 +153,8 @@ def _parallel(fn, tasks, n_jobs, desc, progress, threads=1, backend="loky"):
 def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="graphdr-report",
               n_jobs=1, seed=0, label_column=None, plots_on=True, html_on=True, progress=True,
               timing=True, fresh=False, command="graphdr bench", title=None, echo=print,
-              threads=1, backend="loky", scatter_per_method=False, pictures=True):
+              threads=1, backend="loky", scatter_per_method=False, pictures=True,
+              read_options=None):
     """Run ``protocol`` and write results.csv, tables.md, PNG plots and index.html into ``out``.
 
     Cells (data set, method, fold) already in ``out/results.csv`` are not computed again.
@@ -149,7 +163,9 @@ def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="g
     ``n_jobs`` worker processes (joblib ``backend``, default loky) run the cells, each with at
     most ``threads`` BLAS threads. ``pictures=False`` skips the 2-D pictures (and optimizer
     and kernel-weight plots), keeping the error-versus-dimension plots.
-    Raises ValueError for unknown data sets, methods, classifiers or changed settings.
+    ``read_options`` (:class:`graphdr.bench.files.ReadOptions`) says how to read CSV and
+    Parquet files. Raises ValueError for unknown data sets, methods, classifiers or changed
+    settings, and for unreadable files.
     """
     notes = []
     explicit = methods is not None
@@ -159,13 +175,17 @@ def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="g
     dataset_names = list(datasets) if datasets else list(protocol.datasets)
     if not dataset_names:
         raise ValueError(f"Protocol {protocol.name!r} has no default data set; pass --datasets.")
-    loaded = [load_dataset(d, label_column=label_column, random_state=seed) for d in dataset_names]
+    loaded = [load_dataset(d, label_column=label_column, random_state=seed, options=read_options)
+              for d in dataset_names]
+    for ds in loaded:
+        for note in ds.notes:
+            echo(f"graphdr bench: {note}.")
     names = [d.name for d in loaded]
     if len(set(names)) != len(names):
         raise ValueError(f"Two data sets have the same name: {names}.")
     if protocol.name == "mkldr" and not all(d.views for d in loaded):
         raise ValueError("Protocol 'mkldr' needs multi-view data sets (.npz with view_* arrays).")
-    os.makedirs(out, exist_ok=True)
+    check_writable(out, create=True)
     config = dict(protocol=protocol.settings(), seed=int(seed), classifiers=sorted(classifiers))
     _check_config(out, config, fresh)
 

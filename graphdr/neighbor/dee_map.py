@@ -78,6 +78,17 @@ MEAN_SHIFT_STEPS = 10
 TRANSFORM_BLOCK = 4096
 
 
+def _drop_self(dist, ind, rows):
+    """Neighbour lists of ``k + 1`` without the query's own row (or, when duplicates pushed it
+    out of the list, without the farthest): ``k`` per row, order kept."""
+    own = ind == rows[:, None]
+    own[~own.any(axis=1), -1] = True
+    own &= np.cumsum(own, axis=1) == 1  # one per row
+    keep = ~own
+    k = ind.shape[1] - 1
+    return dist[keep].reshape(-1, k), ind[keep].reshape(-1, k)
+
+
 def _principal_plane(Z):
     """The rows of ``Z`` (centred) on their two leading principal axes, signs by the rule of
     :func:`graphdr.solvers.embedding_signs`; zeros where the rank is below 2."""
@@ -320,6 +331,7 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         _store_descent(self, res)
         self.embedding_ = (res.x * embedding_signs(res.x)).astype(X.dtype, copy=False)
         self._neighbors = NearestNeighbors(n_neighbors=min(self.n_neighbors, len(Xf))).fit(Xf)
+        self._features = Xf  # the scaled training features (the same array the index holds)
         return self.embedding_
 
     @managed_threads
@@ -349,8 +361,33 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         """``X`` as the map sees it: ``(X - feature_mean_) / feature_scale_``, float64."""
         return (np.asarray(X, dtype=np.float64) - self.feature_mean_) / self.feature_scale_
 
+    def transform_left_out(self):
+        """Each training sample placed as :meth:`transform` would place it were it new: from
+        its ``n_neighbors`` nearest *other* training samples (leave-one-out). The distance in
+        the map between a sample's left-out place and the nearest other training sample tells
+        how new samples land; :func:`graphdr.map2d.held_out_errors` turns it into an error.
+
+        Returns
+        -------
+        Y : ndarray of shape (n_samples, 2)
+        """
+        check_is_fitted(self, "embedding_")
+        n = len(self.embedding_)
+        out = np.empty((n, 2))
+
+        def place(a):
+            rows = np.arange(a, min(a + TRANSFORM_BLOCK, n))
+            k = min(self._neighbors.n_neighbors + 1, n)
+            dist, ind = self._neighbors.kneighbors(self._features[rows], n_neighbors=k)
+            out[rows] = self._place_from(*_drop_self(dist, ind, rows))
+
+        map_threads(place, range(0, n, TRANSFORM_BLOCK))
+        return out
+
     def _place(self, X):
-        dist, ind = self._neighbors.kneighbors(X)
+        return self._place_from(*self._neighbors.kneighbors(X))
+
+    def _place_from(self, dist, ind):
         d2 = dist**2
         scale = np.maximum(np.median(d2, axis=1, keepdims=True), 1e-300)
         w = np.exp(-d2 / scale)  # heat weights relative to each query's neighbourhood

@@ -9,6 +9,7 @@ import time
 
 import numpy as np
 
+from ..files import check_writable
 from .bouzas import (
     PAPER_000,
 )
@@ -108,7 +109,7 @@ def reproduce(paper, *, out=None, quick=False, n_jobs=1, threads=1, seed=0, fres
         raise ValueError(f"Unknown paper {paper!r}; reproducible papers: {', '.join(PAPERS)}.")
     p = PAPERS[key]
     out = out or f"graphdr-reproduce-{key}"
-    os.makedirs(out, exist_ok=True)
+    check_writable(out, create=True)
     if fresh and os.path.exists(os.path.join(out, "runs.json")):
         os.remove(os.path.join(out, "runs.json"))
     command = _command(argv) if argv is not None else f"graphdr reproduce {key}" + \

@@ -1,0 +1,528 @@
+"""Read the data files users have: CSV/TSV as spreadsheets save them, LIBSVM, Parquet, ``.npz``.
+
+Every problem is a :class:`ValueError` whose message names the file and, where it applies, the
+line and the column, and says what is allowed -- raised before any fit starts.
+
+CSV and other delimited text
+    Read with pandas after these checks: the encoding (UTF-8, with or without the byte-order
+    mark Excel writes; another encoding with ``encoding=``), the separator (``,`` ``;`` tab or
+    ``|``, sniffed from the first lines unless ``sep`` is given), quoted fields, the decimal mark
+    (``decimal=','``, or found when the separator is not a comma and the numbers are written
+    ``1,5``), a header row (detected: a first row whose field is text above a numeric column;
+    ``header=True/False`` to say), every row as long as the header (else the line is named).
+
+    The label column is ``label_column`` (a name, or an index, negative from the end), else the
+    column named label, class, target or y (any case), else -- in a file without a header -- the
+    only non-numeric column. ``id_column`` names the sample ids (shown on the map, never a
+    feature); a column named id, ID, index or ``Unnamed: 0`` whose values are distinct integers
+    is taken as the ids with a note (``id_column=False`` keeps it a feature).
+    ``drop_columns`` are left out. Missing cells (empty, NA, NaN, ...) are an error naming
+    their lines and columns, or with ``na='drop'`` their rows are dropped. A non-numeric feature
+    column is an error naming it, or with ``categorical='onehot'`` becomes one 0/1 column per
+    value (in sorted order).
+
+LIBSVM / svmlight
+    Read sparse; features that no row uses are left out before the matrix is made dense (a line
+    ``1 2000000000:1.0`` is one feature, not two billion). Labels that are whole numbers stay
+    integers.
+
+Parquet
+    Read with pandas (needs pyarrow); columns as for CSV.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+import zipfile
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["ReadOptions", "Table", "read_table", "read_svmlight", "read_npz", "check_readable",
+           "check_writable"]
+
+LABEL_NAMES = ("label", "class", "target", "y")
+ID_NAMES = ("id", "index", "unnamed: 0", "sample", "sample_id", "sampleid")
+SEPARATORS = (",", ";", "\t", "|")
+#: the largest dense matrix a LIBSVM file may become (bytes)
+MAX_DENSE_BYTES = 4 << 30
+_NA_STRINGS = ["", "NA", "N/A", "n/a", "NaN", "nan", "NULL", "null", "None", "#N/A", "?", "-"]
+_SNIFF_LINES = 200
+_SHOW = 5  # lines or columns named in a message
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """How to read a delimited or Parquet file (see the module docstring).
+
+    ``label_column`` and ``id_column``: a name or an index (``int`` or a string of digits,
+    negative from the end); ``id_column=False``: no id column, not even a detected one.
+    """
+
+    label_column: object = None
+    id_column: object = None
+    drop_columns: tuple = ()
+    sep: str | None = None
+    decimal: str | None = None
+    header: bool | None = None
+    na: str = "error"
+    categorical: str = "error"
+    encoding: str | None = None
+
+    def __post_init__(self):
+        if self.na not in ("error", "drop"):
+            raise ValueError(f"na must be 'error' or 'drop'; got {self.na!r}.")
+        if self.categorical not in ("error", "onehot"):
+            raise ValueError(f"categorical must be 'error' or 'onehot'; got {self.categorical!r}.")
+        if self.decimal not in (None, ".", ","):
+            raise ValueError(f"decimal must be '.' or ','; got {self.decimal!r}.")
+        if self.sep is not None and len(self.sep) != 1:
+            raise ValueError(f"sep must be one character; got {self.sep!r}.")
+
+
+@dataclass
+class Table:
+    """What a file gave: features, labels, sample ids and the columns kept beside them."""
+
+    X: np.ndarray
+    y: np.ndarray
+    feature_names: list
+    ids: np.ndarray | None = None
+    id_name: str | None = None
+    columns: dict = field(default_factory=dict)  # every column by name, as text (for hover)
+    notes: list = field(default_factory=list)
+
+
+def check_readable(path):
+    """Raise ``ValueError`` unless ``path`` is a readable, non-empty regular file."""
+    path = str(path)
+    if not os.path.exists(path):
+        raise ValueError(f"{path}: no such file.")
+    if os.path.isdir(path):
+        raise ValueError(f"{path}: is a directory; give a data file.")
+    if not os.access(path, os.R_OK):
+        raise ValueError(f"{path}: cannot be read (permission denied).")
+    if os.path.getsize(path) == 0:
+        raise ValueError(f"{path}: the file is empty.")
+
+
+def check_writable(folder, *, create=False):
+    """Raise ``ValueError`` unless files can be written in ``folder`` (created with its parents
+    when ``create``), before any long computation."""
+    import tempfile
+
+    folder = str(folder) or "."
+    probe = folder
+    while probe and not os.path.exists(probe):
+        probe = os.path.dirname(probe.rstrip(os.sep))
+    if probe and not os.path.isdir(probe):
+        raise ValueError(f"{folder}: cannot write there: {probe} is a file, not a folder.")
+    if not os.path.exists(folder):
+        if not create:
+            raise ValueError(f"{folder}: no such folder.")
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except OSError as exc:
+            raise ValueError(f"{folder}: cannot create the folder ({exc.strerror}).") from None
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise ValueError(f"{folder}: cannot write there ({exc.strerror}).") from None
+
+
+def _decode(path, encoding):
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    if b"\x00" in raw[:65536]:
+        raise ValueError(f"{path}: not a text file (it contains NUL bytes); give a CSV, LIBSVM, "
+                         ".npz or Parquet file.")
+    enc = encoding or "utf-8-sig"
+    try:
+        text = raw.decode(enc)
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise ValueError(
+            f"{path}: line {line} is not valid {enc.replace('-sig', '')} text (byte "
+            f"0x{raw[exc.start]:02x}); give the file's encoding, e.g. --encoding latin-1."
+        ) from None
+    except LookupError:
+        raise ValueError(f"{path}: unknown encoding {encoding!r}.") from None
+    return text.lstrip("\ufeff")
+
+
+def _first_lines(text, k=_SNIFF_LINES):
+    return [ln for ln in text.splitlines()[: 4 * k] if ln.strip()][:k]
+
+
+def _sniff_separator(lines):
+    """The separator that splits the most of the first lines into the same number (> 1) of
+    fields (a ragged line is then named by the row-length check)."""
+    best = None
+    for sep in SEPARATORS:
+        counts = [len(r) for r in csv.reader(lines, delimiter=sep)]
+        values, freq = np.unique(counts, return_counts=True)
+        mode = int(values[np.argmax(freq)])
+        if mode < 2:
+            continue
+        key = (float(freq.max()) / len(counts), mode)
+        if best is None or key > best[0]:
+            best = (key, sep)
+    return "," if best is None else best[1]  # one column: the label check says what is missing
+
+
+_NUMBER = re.compile(r"^\s*[+-]?(\d+([.,]\d*)?|[.,]\d+)([eE][+-]?\d+)?\s*$|^\s*[+-]?(inf|nan)\s*$",
+                     re.I)
+
+
+def _is_number(text):
+    return bool(_NUMBER.match(text))
+
+
+def _has_header(rows):
+    """A first row is a header when one of its fields is text above a numeric column, or when
+    every field of it is text and some column below is numeric."""
+    if len(rows) < 2:
+        return True
+    first, body = rows[0], rows[1:]
+    numeric_below = []
+    for j in range(len(first)):
+        cells = [r[j] for r in body if j < len(r) and r[j].strip() and r[j].strip() not in
+                 _NA_STRINGS]
+        numeric_below.append(bool(cells) and all(_is_number(c) for c in cells))
+    text_first = [bool(f.strip()) and not _is_number(f) for f in first]
+    if any(t and nb for t, nb in zip(text_first, numeric_below)):
+        return True
+    return all(text_first) and not any(_is_number(c) for r in body for c in r)
+
+
+def _check_row_lengths(path, text, sep, n_fields, header):
+    """Every row has as many fields as the first (the line of the first that has not is named)."""
+    reader = csv.reader(io.StringIO(text), delimiter=sep)
+    for row in reader:
+        if not row or (len(row) == 1 and not row[0].strip()):
+            continue
+        if len(row) != n_fields:
+            what = "the header has" if header else "the first row has"
+            raise ValueError(f"{path}: line {reader.line_num} has {len(row)} fields, {what} "
+                             f"{n_fields} (separator {sep!r}); fix the line or give --sep.")
+
+
+def _column_index(path, spec, names, what):
+    """Index of the column ``spec`` (name, or index negative from the end) among ``names``."""
+    if isinstance(spec, (int, np.integer)) and not isinstance(spec, bool):
+        k = int(spec)
+    elif str(spec) in names:
+        return names.index(str(spec))
+    elif re.fullmatch(r"[+-]?\d+", str(spec).strip()):
+        k = int(str(spec))
+    else:
+        lowered = [n.lower() for n in names]
+        if str(spec).lower() in lowered and lowered.count(str(spec).lower()) == 1:
+            return lowered.index(str(spec).lower())
+        raise ValueError(f"{path}: no {what} {spec!r}; columns: {_list(names)}.")
+    if not -len(names) <= k < len(names):
+        raise ValueError(f"{path}: {what} {k} is out of range; the file has {len(names)} "
+                         f"columns (0..{len(names) - 1}, or -1 for the last).")
+    return k % len(names)
+
+
+def _list(names, k=12):
+    names = [str(n) for n in names]
+    return ", ".join(names[:k]) + (f", ... ({len(names)} in all)" if len(names) > k else "")
+
+
+def _lines(rows, first_line):
+    rows = np.asarray(rows)
+    shown = ", ".join(str(int(r) + first_line) for r in rows[:_SHOW])
+    return shown + (f" and {len(rows) - _SHOW} more" if len(rows) > _SHOW else "")
+
+
+def read_table(path, options=None):
+    """Read a delimited text or Parquet file into a :class:`Table` (see the module docstring)."""
+    import pandas as pd
+
+    options = options or ReadOptions()
+    path = str(path)
+    check_readable(path)
+    notes = []
+    if path.lower().endswith((".parquet", ".pq")):
+        try:
+            frame = pd.read_parquet(path)
+        except ImportError:
+            raise ValueError(f"{path}: reading Parquet needs pyarrow (pip install pyarrow).") \
+                from None
+        except Exception as exc:  # pyarrow raises its own error types
+            raise ValueError(f"{path}: not a readable Parquet file ({exc}).") from None
+        frame.columns = [str(c) for c in frame.columns]
+        first_line, has_header = 1, True
+    else:
+        text = _decode(path, options.encoding)
+        lines = _first_lines(text)
+        if not lines:
+            raise ValueError(f"{path}: the file has no data (only blank lines).")
+        sep = options.sep or _sniff_separator(lines)
+        rows = list(csv.reader(lines, delimiter=sep))
+        has_header = _has_header(rows) if options.header is None else options.header
+        _check_row_lengths(path, text, sep, len(rows[0]), has_header)
+        if has_header:
+            _check_names(path, [h.strip() for h in rows[0]])
+        decimal = options.decimal
+        if decimal is None:
+            decimal = "." if sep == "," else _sniff_decimal(rows[1 if has_header else 0:])
+        if decimal == "," and sep == ",":
+            raise ValueError(f"{path}: the separator and the decimal mark are both ','; give "
+                             "--sep.")
+        try:
+            frame = pd.read_csv(io.StringIO(text), sep=sep, decimal=decimal,
+                                header=0 if has_header else None, na_values=_NA_STRINGS,
+                                keep_default_na=False, skip_blank_lines=True, dtype=str)
+        except (pd.errors.ParserError, ValueError) as exc:
+            raise ValueError(f"{path}: cannot be read as a table ({exc}).") from None
+        if not has_header:
+            frame.columns = [str(j) for j in range(frame.shape[1])]
+            notes.append(f"{path}: no header row found; columns are numbered 0..."
+                         f"{frame.shape[1] - 1} (give --header if the first row is one)")
+        frame = _numbers(frame, decimal)
+        first_line = 2 if has_header else 1
+    if frame.shape[0] == 0:
+        raise ValueError(f"{path}: the file has a header but no data rows.")
+    names = [str(c).strip() for c in frame.columns]
+    _check_names(path, names)
+    frame.columns = names
+    return _split(path, frame, options, has_header, first_line, notes)
+
+
+def _check_names(path, names):
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise ValueError(f"{path}: repeated column names {_list(dup)}; give each column its "
+                         "own name.")
+
+
+def _sniff_decimal(rows):
+    cells = [c.strip() for r in rows[:_SNIFF_LINES] for c in r if c.strip()]
+    comma = sum(bool(re.fullmatch(r"[+-]?\d*,\d+([eE][+-]?\d+)?", c)) for c in cells)
+    point = sum(bool(re.fullmatch(r"[+-]?\d*\.\d+([eE][+-]?\d+)?", c)) for c in cells)
+    return "," if comma > point else "."
+
+
+def _numbers(frame, decimal):
+    """Columns whose every present cell is a number become float64 (others stay text)."""
+    import pandas as pd
+
+    out = {}
+    for name in frame.columns:
+        col = frame[name]
+        values = col.str.strip() if col.dtype == object or pd.api.types.is_string_dtype(col) \
+            else col
+        if decimal == ",":
+            values = values.str.replace(",", ".", regex=False)
+        parsed = pd.to_numeric(values, errors="coerce")
+        present = col.notna()
+        out[name] = parsed if bool((parsed.notna() == present).all()) else col
+    return pd.DataFrame(out, index=frame.index)
+
+
+def _split(path, frame, options, has_header, first_line, notes):
+    import pandas as pd
+
+    names = list(frame.columns)
+    numeric = [pd.api.types.is_numeric_dtype(frame[n]) for n in names]
+    # the label column
+    if options.label_column is not None:
+        label = _column_index(path, options.label_column, names, "label column")
+    else:
+        matches = [j for j, n in enumerate(names) if n.lower() in LABEL_NAMES]
+        text_columns = [j for j, num in enumerate(numeric) if not num]
+        if matches:
+            label = matches[0]
+        elif not has_header and len(text_columns) == 1:
+            label = text_columns[0]
+            notes.append(f"{path}: labels taken from column {label}, the only non-numeric one "
+                         "(give --label-column to choose another)")
+        else:
+            raise ValueError(
+                f"{path}: say which column holds the labels with --label-column (a name, or an "
+                f"index such as -1 for the last); none is named {'/'.join(LABEL_NAMES)}. "
+                f"Columns: {_list(names)}.")
+    # the id column
+    id_col = None
+    if options.id_column not in (None, False):
+        id_col = _column_index(path, options.id_column, names, "id column")
+    elif options.id_column is None:
+        for j, n in enumerate(names):
+            if j != label and n.lower() in ID_NAMES and _distinct_integers(frame[n]):
+                id_col = j
+                notes.append(f"{path}: column {n!r} holds distinct integers: taken as the "
+                             "sample ids, not as a feature (give --id-column none to keep it "
+                             "as a feature)")
+                break
+    if id_col == label:
+        raise ValueError(f"{path}: the id column and the label column are the same "
+                         f"({names[label]!r}).")
+    dropped = {_column_index(path, c, names, "column to drop") for c in options.drop_columns}
+    if label in dropped or id_col in dropped:
+        raise ValueError(f"{path}: --drop-columns names the label or the id column.")
+    features = [j for j in range(len(names)) if j not in dropped and j not in (label, id_col)]
+    if not features:
+        raise ValueError(f"{path}: no feature columns are left (columns: {_list(names)}).")
+    # missing cells
+    used = [label] + features
+    missing = frame.iloc[:, used].isna()
+    if bool(missing.to_numpy().any()):
+        rows = np.flatnonzero(missing.to_numpy().any(axis=1))
+        cols = [names[used[j]] for j in np.flatnonzero(missing.to_numpy().any(axis=0))]
+        if options.na == "drop":
+            notes.append(f"{path}: dropped {len(rows)} row(s) with missing cells (lines "
+                         f"{_lines(rows, first_line)})")
+            keep = ~missing.to_numpy().any(axis=1)
+            frame = frame[keep].reset_index(drop=True)
+            if frame.shape[0] == 0:
+                raise ValueError(f"{path}: every row has a missing cell.")
+        else:
+            raise ValueError(
+                f"{path}: missing cells in column(s) {_list(cols, _SHOW)} on line(s) "
+                f"{_lines(rows, first_line)}; fill them, or drop those rows with --na drop.")
+    # non-numeric features
+    blocks, feature_names = [], []
+    for j in features:
+        col = frame[names[j]]
+        if pd.api.types.is_numeric_dtype(col):
+            blocks.append(col.to_numpy(dtype=np.float64)[:, None])
+            feature_names.append(names[j])
+            continue
+        if options.categorical == "onehot":
+            values = col.astype(str).str.strip()
+            levels = sorted(set(values))
+            blocks.append((values.to_numpy()[:, None] == np.array(levels)[None, :])
+                          .astype(np.float64))
+            feature_names.extend(f"{names[j]}={v}" for v in levels)
+            continue
+        bad = np.flatnonzero(pd.to_numeric(col.str.replace(",", ".", regex=False)
+                                           if col.dtype == object else col,
+                                           errors="coerce").isna().to_numpy())
+        example = str(col.iloc[bad[0]]) if len(bad) else ""
+        raise ValueError(
+            f"{path}: column {names[j]!r} is not numeric (line {bad[0] + first_line}: "
+            f"{example!r}); drop it with --drop-columns, name it with --id-column, or encode "
+            "text columns with --categorical onehot.")
+    X = np.hstack(blocks)
+    if not np.all(np.isfinite(X)):
+        rows, cols = np.nonzero(~np.isfinite(X))
+        raise ValueError(f"{path}: infinite or NaN value in column {feature_names[cols[0]]!r} "
+                         f"on line {rows[0] + first_line}.")
+    y = frame[names[label]]
+    if pd.api.types.is_numeric_dtype(y):
+        y = y.to_numpy(dtype=np.float64)
+        y = y.astype(np.int64) if np.all(y == np.round(y)) and np.all(np.abs(y) < 2**53) else y
+    else:
+        y = y.astype(str).str.strip().to_numpy()
+    ids = None
+    if id_col is not None:
+        ids = _as_text(frame[names[id_col]])
+    columns = {n: _as_text(frame[n]) for n in names}
+    return Table(X, np.asarray(y), feature_names, ids,
+                 names[id_col] if id_col is not None else None, columns, notes)
+
+
+def _distinct_integers(col):
+    import pandas as pd
+
+    if not pd.api.types.is_numeric_dtype(col) or col.isna().any():
+        return False
+    v = col.to_numpy(dtype=np.float64)
+    return bool(np.all(v == np.round(v)) and len(np.unique(v)) == len(v))
+
+
+def _as_text(col):
+    import pandas as pd
+
+    if pd.api.types.is_numeric_dtype(col):
+        v = col.to_numpy(dtype=np.float64)
+        if np.all(np.isfinite(v)) and np.all(v == np.round(v)) and np.all(np.abs(v) < 2**53):
+            return np.array([str(int(a)) for a in v], dtype=object)
+        return np.array([f"{a:.6g}" for a in v], dtype=object)
+    return col.astype(str).to_numpy(dtype=object)
+
+
+def read_svmlight(path):
+    """A LIBSVM/svmlight file as a dense ``(X, y, feature_names)``: only the features that some
+    row uses are kept (their original 1-based indices as names); labels that are whole numbers
+    become integers."""
+    from sklearn.datasets import load_svmlight_file
+
+    path = str(path)
+    check_readable(path)
+    with open(path, "rb") as fh:
+        head = fh.read(65536)
+    if b"\x00" in head or not _utf8(head, cut=len(head) == 65536):
+        raise ValueError(f"{path}: not a text file; a LIBSVM file is text lines "
+                         "'label index:value ...'.")
+    try:
+        X, y = load_svmlight_file(path)
+    except (ValueError, UnicodeDecodeError, OverflowError) as exc:
+        detail = str(exc) if str(exc).isprintable() and len(str(exc)) < 200 else "unreadable line"
+        raise ValueError(f"{path}: not a valid LIBSVM/svmlight file ({detail}).") from None
+    import scipy.sparse as sp
+
+    X.eliminate_zeros()
+    used = np.unique(X.indices)  # never a column per index up to the largest one
+    if len(used) == 0:
+        raise ValueError(f"{path}: no row has a nonzero feature.")
+    X = sp.csr_matrix((X.data, np.searchsorted(used, X.indices), X.indptr),
+                      shape=(X.shape[0], len(used)))
+    size = X.shape[0] * X.shape[1] * 8
+    if size > MAX_DENSE_BYTES:
+        raise ValueError(f"{path}: {X.shape[0]} rows x {X.shape[1]} used features would take "
+                         f"{size / 2**30:.1f} GiB as a dense matrix (at most "
+                         f"{MAX_DENSE_BYTES / 2**30:.0f} GiB); reduce the features first.")
+    y = np.asarray(y)
+    if np.all(y == np.round(y)) and np.all(np.abs(y) < 2**53):
+        y = y.astype(np.int64)
+    # load_svmlight_file counts features from 0 when the file does; name them as written
+    base = 0 if _zero_based(path) else 1
+    return X.toarray(), y, [str(int(j) + base) for j in used]
+
+
+def _utf8(raw, cut=False):
+    """Whether ``raw`` is UTF-8 text (``cut``: it may end inside a character)."""
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return cut and exc.reason == "unexpected end of data"
+    return True
+
+
+def _zero_based(path):
+    with open(path, "rb") as fh:
+        for line in fh:
+            if re.search(rb"(^|\s)0:", line.split(b"#")[0]):
+                return True
+    return False
+
+
+def read_npz(path):
+    """The arrays of an ``.npz`` file (a dict), with a clear error for a broken or pickled one."""
+    path = str(path)
+    check_readable(path)
+    with open(path, "rb") as fh:
+        magic = fh.read(4)
+    if magic not in (b"PK\x03\x04", b"PK\x05\x06"):
+        raise ValueError(f"{path}: not an .npz file (an .npz is a zip archive of arrays, "
+                         "written by numpy.savez).")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return {k: data[k] for k in data.files}
+    except (zipfile.BadZipFile, EOFError, OSError) as exc:
+        raise ValueError(f"{path}: not a readable .npz file ({type(exc).__name__}: {exc}); "
+                         "write it with numpy.savez.") from None
+    except ValueError as exc:
+        if "pickle" in str(exc):
+            raise ValueError(f"{path}: an array in this .npz holds Python objects; graphdr "
+                             "never unpickles files: save plain numeric or text arrays.") \
+                from None
+        raise ValueError(f"{path}: not a readable .npz file ({exc}).") from None

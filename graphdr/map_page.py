@@ -1,0 +1,217 @@
+"""The interactive page of a 2-D map: one self-contained HTML file, and the map as CSV.
+
+The page draws every sample with WebGL (a 2-D canvas where WebGL is missing), pans (drag) and
+zooms (wheel), shows a sample's id, label and chosen columns on hover, finds a sample by id or
+a class by name, and toggles classes in its legend. Class names are written at their regions.
+It needs no network: its script (``graphdr/static/map_page.js``, written for graphdr) and the
+data are inlined. The same map gives the same bytes.
+
+It also states how well new samples land, which the picture of a supervised map hides
+(:func:`held_out_errors`): each training sample is placed by ``transform`` from its neighbours
+other than itself, and counted wrong when the nearest other sample on the map is of another
+class; beside it, the same leave-one-out 1-NN error in the features the map was fitted on.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import html
+import json
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+from sklearn.neighbors import NearestNeighbors
+
+__all__ = ["COLORS", "held_out_errors", "write_map_page", "write_map_csv"]
+
+#: class colours: tab10, then colours added one at a time from a grid of sRGB, each the farthest
+#: (CIE76 distance in Lab) from those before it and from white, lightness 25-85. Any two of the
+#: first 40 are at least 27 apart (``tests/test_map_page.py``); beyond 64 classes colours
+#: repeat and the names on the map tell the classes apart.
+COLORS = (
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+    "#bcbd22", "#17becf", "#0000ff", "#ff1eff", "#00f000", "#004b1e", "#5a00a5", "#ffc387",
+    "#00f0b4", "#ff0078", "#78004b", "#78690f", "#0069ff", "#96c387", "#c3c3ff", "#ff8787",
+    "#c300a5", "#c369ff", "#96e11e", "#4b3c5a", "#781e00", "#d2961e", "#00f078", "#003c96",
+    "#009678", "#f0b4c3", "#005a5a", "#b42d4b", "#a52dff", "#6996ff", "#690f78", "#c3693c",
+    "#ff0000", "#3c6900", "#a59669", "#4b4b2d", "#1e3cf0", "#5ac3ff", "#a5e169", "#a5c3d2",
+    "#c30f78", "#8778a5", "#b46987", "#ffc300", "#78e1c3", "#d2d278", "#ff69f0", "#00c31e",
+    "#e1a5ff", "#694bc3", "#87a53c", "#ff00a5", "#c34b00", "#d2d2b4", "#f06996", "#5ad278",
+)
+
+
+def held_out_errors(model, y):
+    """How well new samples land on the fitted :class:`graphdr.DEEMap` ``model`` of labels ``y``.
+
+    Returns a dict: ``map_error``, the fraction of training samples that, placed by
+    ``transform`` from their neighbours other than themselves
+    (:meth:`graphdr.DEEMap.transform_left_out`), lie nearest on the map to another sample of a
+    different class; ``feature_error``, the leave-one-out 1-NN error in the (scaled) features;
+    ``n``, the number of samples. (The map itself was fitted with each sample, so this
+    slightly favours the map; a split that refits without the samples is stricter.)
+    """
+    y = np.asarray(y)
+    n = len(y)
+    if n < 2:
+        return dict(map_error=float("nan"), feature_error=float("nan"), n=n)
+    Z = model.transform_left_out()
+    index = NearestNeighbors(n_neighbors=2).fit(model.embedding_.astype(np.float64))
+    _, ind = index.kneighbors(Z)
+    own = ind[:, 0] == np.arange(n)
+    other = np.where(own, ind[:, 1], ind[:, 0])
+    _, near = model._neighbors.kneighbors(n_neighbors=1)  # itself left out (scikit-learn)
+    return dict(map_error=float(np.mean(y[other] != y)),
+                feature_error=float(np.mean(y[near[:, 0]] != y)), n=n)
+
+
+def _b64(array, dtype):
+    return base64.b64encode(np.ascontiguousarray(array, dtype=dtype).tobytes()).decode("ascii")
+
+
+def _centers(Y, codes, C):
+    """A point of each class's region: the class sample nearest its coordinate-wise median."""
+    out = []
+    for c in range(C):
+        P = Y[codes == c]
+        if len(P) == 0:
+            out.append(None)
+            continue
+        m = np.median(P, axis=0)
+        k = int(np.argmin(np.sum((P - m) ** 2, axis=1)))
+        out.append([round(float(P[k, 0]), 5), round(float(P[k, 1]), 5)])
+    return out
+
+
+def _text(values):
+    return ["" if v is None else str(v) for v in values]
+
+
+def write_map_csv(path, embedding, labels, ids=None):
+    """The map as CSV: ``id,label,x,y`` (ids default to the row numbers, from 0)."""
+    Y = np.asarray(embedding, dtype=np.float64)
+    ids = _text(ids) if ids is not None else [str(i) for i in range(len(Y))]
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(["id", "label", "x", "y"])
+        for i, lab, (a, b) in zip(ids, _text(labels), Y):
+            w.writerow([i, lab, repr(float(a)), repr(float(b))])
+    return Path(path)
+
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 0; color: #222; }
+header { padding: 0.6em 1.2em 0.3em; }
+h1 { font-size: 1.3em; margin: 0.2em 0; }
+header p { margin: 0.25em 0; max-width: 75em; font-size: 0.92em; }
+.honest { background: #fff6e0; border-left: 4px solid #e0a000; padding: 0.3em 0.6em; }
+main { display: flex; gap: 0.6em; padding: 0 1.2em 0.6em; }
+#map { position: relative; flex: 1; height: 78vh; min-height: 360px; border: 1px solid #ccc; }
+#map canvas { position: absolute; left: 0; top: 0; width: 100%; height: 100%; }
+#overlay { cursor: crosshair; }
+#tip { position: absolute; background: rgba(255,255,255,0.95); border: 1px solid #888;
+       padding: 3px 6px; font-size: 12px; pointer-events: none; max-width: 24em; }
+#tip th { text-align: left; padding-right: 0.6em; color: #555; font-weight: normal; }
+aside { width: 16em; font-size: 0.9em; display: flex; flex-direction: column; height: 78vh; }
+aside input { width: 100%; box-sizing: border-box; }
+#legend { list-style: none; padding: 0; margin: 0.4em 0; overflow-y: auto; flex: 1; }
+#legend li { cursor: pointer; padding: 1px 2px; white-space: nowrap; }
+#legend li.off { opacity: 0.35; }
+.sw { display: inline-block; width: 0.9em; height: 0.9em; margin-right: 0.4em;
+      border-radius: 50%; vertical-align: -0.1em; }
+footer { padding: 0 1.2em 1em; font-size: 0.8em; color: #555; }
+"""
+
+
+def write_map_page(path, embedding, labels, *, classes=None, ids=None, hover=None,
+                   title="2-D map", description="", errors=None, label_name="label",
+                   csv_name=None, details=""):
+    """Write the interactive page of a map (module docstring).
+
+    Parameters
+    ----------
+    path : str or Path
+        The HTML file.
+    embedding : array of shape (n, 2)
+    labels : array of shape (n,)
+        The class of each sample (any type; shown as text).
+    classes : sequence or None
+        The classes in legend order (default: the sorted unique labels).
+    ids : sequence of shape (n,) or None
+        Sample ids shown on hover and found by search (default: the row numbers, from 0).
+    hover : dict of name -> sequence of shape (n,), or None
+        Further columns shown on hover.
+    title, description : str
+        Heading, and a paragraph under it (data, fit).
+    errors : dict or None
+        :func:`held_out_errors` of the map, stated on the page.
+    label_name : str
+        What the labels are called (the label column's name).
+    csv_name : str or None
+        The CSV of the map beside the page, linked from it.
+    details : str
+        A line of small print (parameters).
+    """
+    Y = np.asarray(embedding, dtype=np.float64)
+    labels = np.asarray(labels)
+    n = len(Y)
+    if classes is None:
+        classes = np.unique(labels)
+    classes = list(classes)
+    lookup = {c: k for k, c in enumerate(classes)}
+    codes = np.array([lookup[v] for v in labels.tolist()], dtype=np.uint16) if n else \
+        np.zeros(0, np.uint16)
+    counts = np.bincount(codes, minlength=len(classes)) if n else np.zeros(len(classes), int)
+    hover = {str(k): _text(v) for k, v in (hover or {}).items()}
+    for name, values in hover.items():
+        if len(values) != n:
+            raise ValueError(f"hover column {name!r} has {len(values)} values for {n} samples.")
+    if ids is not None and len(ids) != n:
+        raise ValueError(f"ids has {len(ids)} values for {n} samples.")
+    # a fixed shuffle: any prefix is a uniform subsample (the page draws one while the view
+    # moves, when all points are slow to draw) and no class is drawn wholly over another
+    order = np.random.default_rng(0).permutation(n)
+    payload = dict(
+        x=_b64(Y[order, 0], "<f4"), y=_b64(Y[order, 1], "<f4"), label=_b64(codes[order], "<u2"),
+        rows=_b64(order, "<u4"),
+        classes=[str(c) for c in classes],
+        colors=[COLORS[k % len(COLORS)] for k in range(len(classes))],
+        counts=[int(c) for c in counts], centers=_centers(Y, codes, len(classes)),
+        label_order=[int(k) for k in np.argsort(-counts, kind="stable")],
+        ids=None if ids is None else [_text(ids)[i] for i in order], hover_names=list(hover),
+        hover={k: [v[i] for i in order] for k, v in hover.items()},
+        label_name=str(label_name),
+    )
+    data = json.dumps(payload, ensure_ascii=True, separators=(",", ":")).replace("</", "<\\/")
+    script = resources.files("graphdr").joinpath("static/map_page.js").read_text(encoding="utf-8")
+    honest = ""
+    if errors is not None:
+        honest = (
+            f"<p class=\"honest\">A supervised map draws its training samples inside their "
+            f"class regions, so the picture always looks separated. New samples land less "
+            f"cleanly: placed by <code>transform</code> from their neighbours other than "
+            f"themselves (leave-one-out), <b>{100 * errors['map_error']:.1f} %</b> of these "
+            f"{errors['n']} samples fall nearest a sample of another class on the map; 1-NN in "
+            f"the features errs on {100 * errors['feature_error']:.1f} % (leave-one-out). "
+            f"Judge classes by these numbers, not by the gaps between the regions.</p>")
+    link = (f" The map as CSV (id, label, x, y): <a href=\"{html.escape(csv_name)}\">"
+            f"{html.escape(csv_name)}</a>." if csv_name else "")
+    page = (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        f"<title>{html.escape(title)}</title>\n<style>{_STYLE}</style></head>\n<body>\n"
+        f"<header><h1>{html.escape(title)}</h1>\n<p>{html.escape(description)}{link}</p>\n"
+        f"{honest}\n<p>Drag to pan, scroll to zoom, hover or click a point for its id; search "
+        "a sample id or a class name; click a class in the legend to hide or show it.</p>"
+        "</header>\n<main><div id=\"map\"><canvas id=\"points\"></canvas>"
+        "<canvas id=\"overlay\"></canvas><div id=\"tip\" hidden></div></div>\n"
+        "<aside><input id=\"search\" type=\"search\" placeholder=\"sample id or class\" "
+        "aria-label=\"search a sample id or a class\"><div id=\"found\"></div>\n"
+        "<div><button id=\"all\">show all</button> <button id=\"none\">hide all</button> "
+        "<button id=\"reset\">reset view</button></div>\n<ul id=\"legend\"></ul></aside></main>\n"
+        f"<footer>{html.escape(details)}</footer>\n"
+        f"<script type=\"application/json\" id=\"graphdr-data\">{data}</script>\n"
+        f"<script>\n{script}</script>\n</body></html>\n")
+    Path(path).write_text(page, encoding="utf-8")
+    return Path(path)

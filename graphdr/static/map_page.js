@@ -1,0 +1,307 @@
+/* graphdr map page: draws a 2-D map of labelled samples (WebGL, else a 2-D canvas), with pan,
+ * zoom, hover, search and a class legend. Written for graphdr (BSD-3-Clause); no network, no
+ * dependencies. The data are the JSON of <script id="graphdr-data">: coordinates and class
+ * codes as base64 little-endian Float32/Uint16 arrays, class names and colours, ids and hover
+ * columns (lists of text). */
+(function () {
+  'use strict';
+  var data = JSON.parse(document.getElementById('graphdr-data').textContent);
+  function decode(b64, Type) {
+    var bin = atob(b64), bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    return new Type(bytes.buffer);
+  }
+  var X = decode(data.x, Float32Array), Y = decode(data.y, Float32Array);
+  var L = decode(data.label, Uint16Array), rows = decode(data.rows, Uint32Array);
+  var n = X.length, C = data.classes.length;
+  var visible = new Uint8Array(C).fill(1), marked = null;  // marked: points a search found
+  var rgb = data.colors.map(function (h) {
+    return [parseInt(h.slice(1, 3), 16), parseInt(h.slice(3, 5), 16), parseInt(h.slice(5, 7), 16)];
+  });
+  // samples are stored in a shuffled order (any prefix is a uniform subsample, drawn while the
+  // view moves when the whole set is slow to draw); rows[i] is the sample's row in the data
+  function idOf(i) { return data.ids ? data.ids[i] : String(rows[i]); }
+
+  var wrap = document.getElementById('map'), canvas = document.getElementById('points');
+  var overlay = document.getElementById('overlay'), tip = document.getElementById('tip');
+  var octx = overlay.getContext('2d'), dpr = window.devicePixelRatio || 1;
+
+  // the view: data point (cx, cy) at the centre, `scale` CSS pixels per data unit
+  var xmin = Infinity, xmax = -Infinity, ymin = Infinity, ymax = -Infinity;
+  for (var i = 0; i < n; i++) {
+    if (X[i] < xmin) xmin = X[i]; if (X[i] > xmax) xmax = X[i];
+    if (Y[i] < ymin) ymin = Y[i]; if (Y[i] > ymax) ymax = Y[i];
+  }
+  if (!(xmax > xmin)) { xmin -= 1; xmax += 1; }
+  if (!(ymax > ymin)) { ymin -= 1; ymax += 1; }
+  var view = {cx: 0, cy: 0, scale: 1}, W = 0, H = 0;
+  function home() {
+    view.cx = (xmin + xmax) / 2; view.cy = (ymin + ymax) / 2;
+    view.scale = 0.92 * Math.min(W / (xmax - xmin), H / (ymax - ymin));
+  }
+  function toScreen(x, y) { return [W / 2 + (x - view.cx) * view.scale, H / 2 - (y - view.cy) * view.scale]; }
+  function toData(px, py) { return [view.cx + (px - W / 2) / view.scale, view.cy - (py - H / 2) / view.scale]; }
+  function pointSize() {  // CSS pixels: larger for few points, growing slowly with zoom
+    var base = Math.max(1.5, Math.min(8, 260 / Math.sqrt(n)));
+    var zoom = view.scale / (0.92 * Math.min(W / (xmax - xmin), H / (ymax - ymin)));
+    return Math.min(base * Math.sqrt(Math.max(zoom, 1)), 24);
+  }
+
+  // a grid over the data for hover: points sorted by cell
+  var G = Math.max(1, Math.min(1024, Math.ceil(Math.sqrt(n / 4))));
+  var gx = (xmax - xmin) / G * 1.000001, gy = (ymax - ymin) / G * 1.000001;
+  var cellOf = new Int32Array(n), start = new Int32Array(G * G + 1), order = new Int32Array(n);
+  for (i = 0; i < n; i++) {
+    var c = Math.floor((Y[i] - ymin) / gy) * G + Math.floor((X[i] - xmin) / gx);
+    cellOf[i] = c; start[c + 1]++;
+  }
+  for (i = 0; i < G * G; i++) start[i + 1] += start[i];
+  var fill = start.slice(0, G * G);
+  for (i = 0; i < n; i++) order[fill[cellOf[i]]++] = i;
+  function nearest(px, py, radius) {  // the nearest shown point within radius CSS pixels
+    var p = toData(px, py), r = radius / view.scale, best = -1, bd = r * r;
+    var i0 = Math.max(0, Math.floor((p[0] - r - xmin) / gx)), i1 = Math.min(G - 1, Math.floor((p[0] + r - xmin) / gx));
+    var j0 = Math.max(0, Math.floor((p[1] - r - ymin) / gy)), j1 = Math.min(G - 1, Math.floor((p[1] + r - ymin) / gy));
+    for (var j = j0; j <= j1; j++) for (var k = i0; k <= i1; k++) {
+      var cell = j * G + k;
+      for (var t = start[cell]; t < start[cell + 1]; t++) {
+        var q = order[t];
+        if (!visible[L[q]]) continue;
+        var dx = X[q] - p[0], dy = Y[q] - p[1], d = dx * dx + dy * dy;
+        if (d <= bd) { bd = d; best = q; }
+      }
+    }
+    return best;
+  }
+
+  // drawing: WebGL when the browser has it, else a 2-D canvas
+  var gl = null, prog, colorBuf, colors = new Uint8Array(4 * n), renderer = '2d';
+  function setColors() {
+    for (var i = 0; i < n; i++) {
+      var c = rgb[L[i]], a = visible[L[i]] ? 255 : 0;
+      if (a && marked && !marked[i]) a = 40;
+      colors[4 * i] = c[0]; colors[4 * i + 1] = c[1]; colors[4 * i + 2] = c[2]; colors[4 * i + 3] = a;
+    }
+    if (gl) { gl.bindBuffer(gl.ARRAY_BUFFER, colorBuf); gl.bufferData(gl.ARRAY_BUFFER, colors, gl.STATIC_DRAW); }
+  }
+  try {  // '#canvas2d' at the end of the address asks for the 2-D canvas
+    if (window.location.hash.indexOf('canvas2d') < 0) gl = canvas.getContext('webgl', {antialias: true, premultipliedAlpha: false, preserveDrawingBuffer: false});
+  } catch (e) { gl = null; }
+  if (gl) {
+    var vs = 'attribute vec2 p; attribute vec4 c; uniform vec2 centre; uniform vec2 k; uniform float size;' +
+      'varying vec4 v; void main() { gl_Position = vec4((p - centre) * k, 0.0, 1.0);' +
+      'gl_PointSize = size; v = c; }';
+    var fs = 'precision mediump float; varying vec4 v; void main() {' +
+      'vec2 d = gl_PointCoord - vec2(0.5); if (v.a == 0.0 || dot(d, d) > 0.25) discard;' +
+      'gl_FragColor = vec4(v.rgb, v.a); }';
+    var shader = function (type, src) {
+      var s = gl.createShader(type); gl.shaderSource(s, src); gl.compileShader(s);
+      if (!gl.getShaderParameter(s, gl.COMPILE_STATUS)) throw new Error(gl.getShaderInfoLog(s));
+      return s;
+    };
+    try {
+      prog = gl.createProgram();
+      gl.attachShader(prog, shader(gl.VERTEX_SHADER, vs));
+      gl.attachShader(prog, shader(gl.FRAGMENT_SHADER, fs));
+      gl.linkProgram(prog);
+      if (!gl.getProgramParameter(prog, gl.LINK_STATUS)) throw new Error(gl.getProgramInfoLog(prog));
+      gl.useProgram(prog);
+      var xy = new Float32Array(2 * n);
+      for (i = 0; i < n; i++) { xy[2 * i] = X[i]; xy[2 * i + 1] = Y[i]; }
+      var posBuf = gl.createBuffer();
+      gl.bindBuffer(gl.ARRAY_BUFFER, posBuf); gl.bufferData(gl.ARRAY_BUFFER, xy, gl.STATIC_DRAW);
+      var lp = gl.getAttribLocation(prog, 'p'); gl.enableVertexAttribArray(lp);
+      gl.vertexAttribPointer(lp, 2, gl.FLOAT, false, 0, 0);
+      colorBuf = gl.createBuffer();
+      gl.bindBuffer(gl.ARRAY_BUFFER, colorBuf);
+      var lc = gl.getAttribLocation(prog, 'c'); gl.enableVertexAttribArray(lc);
+      gl.vertexAttribPointer(lc, 4, gl.UNSIGNED_BYTE, true, 0, 0);
+      gl.enable(gl.BLEND); gl.blendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA);
+      renderer = 'webgl';
+    } catch (e) { gl = null; }
+  }
+  var ctx = gl ? null : canvas.getContext('2d');
+
+  var hovered = -1, pinned = -1, pending = false, pointsDirty = true, moving = false;
+  var fullMs = 0, settle = null;
+  function draw() {
+    pending = false;
+    var s = pointSize();
+    if (pointsDirty) { drawPoints(s); pointsDirty = false; }
+    drawOverlay(s);
+  }
+  function drawPoints(s) {
+    // while the view moves, as many points as draw in about 30 ms; all of them once it rests
+    var m = n, t0 = performance.now();
+    if (moving && fullMs > 30) m = Math.max(20000, Math.min(n, Math.floor(n * 30 / fullMs)));
+    if (gl) {
+      gl.viewport(0, 0, canvas.width, canvas.height);
+      gl.clearColor(1, 1, 1, 1); gl.clear(gl.COLOR_BUFFER_BIT);
+      gl.uniform2f(gl.getUniformLocation(prog, 'centre'), view.cx, view.cy);
+      gl.uniform2f(gl.getUniformLocation(prog, 'k'), 2 * view.scale / W, 2 * view.scale / H);
+      gl.uniform1f(gl.getUniformLocation(prog, 'size'), s * dpr);
+      gl.drawArrays(gl.POINTS, 0, m);
+      if (m === n) gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4));  // wait: time it
+    } else {
+      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      ctx.fillStyle = '#fff'; ctx.fillRect(0, 0, W, H);
+      for (var i = 0; i < m; i++) {
+        var a = colors[4 * i + 3]; if (!a) continue;
+        var q = toScreen(X[i], Y[i]);
+        if (q[0] < -s || q[1] < -s || q[0] > W + s || q[1] > H + s) continue;
+        ctx.fillStyle = 'rgba(' + colors[4 * i] + ',' + colors[4 * i + 1] + ',' + colors[4 * i + 2] + ',' + (a / 255) + ')';
+        ctx.fillRect(q[0] - s / 2, q[1] - s / 2, s, s);
+      }
+    }
+    if (m === n) fullMs = performance.now() - t0;
+  }
+  // redraw(true): the points changed (view, colours); redraw(): only the overlay
+  function redraw(points) {
+    if (points) pointsDirty = true;
+    if (!pending) { pending = true; window.requestAnimationFrame(draw); }
+  }
+  function moved() {  // the view changed: a quick frame now, every point once it rests
+    moving = true; redraw(true);
+    if (settle) window.clearTimeout(settle);
+    settle = window.setTimeout(function () { moving = false; redraw(true); }, 200);
+  }
+  function drawOverlay(s) {
+    octx.setTransform(dpr, 0, 0, dpr, 0, 0); octx.clearRect(0, 0, W, H);
+    // class names at their regions, largest classes first, none over another
+    octx.font = 'bold 13px sans-serif'; octx.textAlign = 'center'; octx.textBaseline = 'middle';
+    octx.lineJoin = 'round'; var boxes = [];
+    data.label_order.forEach(function (c) {
+      if (!visible[c] || !data.centers[c]) return;
+      var q = toScreen(data.centers[c][0], data.centers[c][1]), name = data.classes[c];
+      var w = octx.measureText(name).width + 6, h = 17, b = [q[0] - w / 2, q[1] - h / 2, w, h];
+      if (q[0] < 0 || q[1] < 0 || q[0] > W || q[1] > H) return;
+      for (var k = 0; k < boxes.length; k++) {
+        var o = boxes[k];
+        if (b[0] < o[0] + o[2] && o[0] < b[0] + b[2] && b[1] < o[1] + o[3] && o[1] < b[1] + b[3]) return;
+      }
+      boxes.push(b);
+      octx.lineWidth = 4; octx.strokeStyle = 'rgba(255,255,255,0.9)'; octx.strokeText(name, q[0], q[1]);
+      octx.fillStyle = '#111'; octx.fillText(name, q[0], q[1]);
+    });
+    var shown = pinned >= 0 ? pinned : hovered;
+    if (shown >= 0) {
+      var q = toScreen(X[shown], Y[shown]);
+      octx.lineWidth = 2; octx.strokeStyle = '#000';
+      octx.beginPath(); octx.arc(q[0], q[1], Math.max(s, 6) / 2 + 3, 0, 2 * Math.PI); octx.stroke();
+    }
+  }
+  function resize() {
+    W = wrap.clientWidth; H = wrap.clientHeight;
+    [canvas, overlay].forEach(function (cv) { cv.width = Math.round(W * dpr); cv.height = Math.round(H * dpr); });
+    redraw(true);
+  }
+
+  function escapeHtml(t) {
+    return String(t).replace(/[&<>"]/g, function (ch) { return {'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;'}[ch]; });
+  }
+  function showTip(i, px, py) {
+    if (i < 0) { tip.hidden = true; return; }
+    var rows = [['id', idOf(i)], [data.label_name, data.classes[L[i]]]];
+    data.hover_names.forEach(function (name) { rows.push([name, data.hover[name][i]]); });
+    tip.innerHTML = '<table>' + rows.map(function (r) {
+      return '<tr><th>' + escapeHtml(r[0]) + '</th><td>' + escapeHtml(r[1]) + '</td></tr>';
+    }).join('') + '</table>';
+    tip.hidden = false;
+    var left = Math.min(px + 14, W - tip.offsetWidth - 4), top = Math.min(py + 14, H - tip.offsetHeight - 4);
+    tip.style.left = Math.max(0, left) + 'px'; tip.style.top = Math.max(0, top) + 'px';
+    tip.dataset.index = String(i);
+  }
+
+  // pan, zoom, hover
+  var drag = null;
+  overlay.addEventListener('mousedown', function (e) { drag = [e.offsetX, e.offsetY, view.cx, view.cy, false]; });
+  window.addEventListener('mouseup', function () { drag = null; });
+  overlay.addEventListener('mousemove', function (e) {
+    if (drag && (e.buttons & 1)) {
+      if (Math.abs(e.offsetX - drag[0]) + Math.abs(e.offsetY - drag[1]) > 2) drag[4] = true;
+      view.cx = drag[2] - (e.offsetX - drag[0]) / view.scale;
+      view.cy = drag[3] + (e.offsetY - drag[1]) / view.scale;
+      tip.hidden = true; moved(); return;
+    }
+    var i = nearest(e.offsetX, e.offsetY, Math.max(pointSize(), 8));
+    if (pinned < 0) { hovered = i; showTip(i, e.offsetX, e.offsetY); redraw(); }
+  });
+  overlay.addEventListener('mouseleave', function () { if (pinned < 0) { hovered = -1; tip.hidden = true; redraw(); } });
+  overlay.addEventListener('click', function (e) {
+    if (drag && drag[4]) return;
+    pinned = -1; var i = nearest(e.offsetX, e.offsetY, Math.max(pointSize(), 8));
+    hovered = i; showTip(i, e.offsetX, e.offsetY); redraw();
+  });
+  overlay.addEventListener('wheel', function (e) {
+    e.preventDefault();
+    var before = toData(e.offsetX, e.offsetY), f = Math.exp(-e.deltaY * (e.deltaMode ? 0.05 : 0.0015));
+    view.scale = Math.max(1e-6, Math.min(view.scale * f, 1e9));
+    var after = toData(e.offsetX, e.offsetY);
+    view.cx += before[0] - after[0]; view.cy += before[1] - after[1];
+    tip.hidden = true; moved();
+  }, {passive: false});
+  document.getElementById('reset').addEventListener('click', function () { home(); redraw(true); });
+
+  // the legend: one toggle per class
+  var legend = document.getElementById('legend'), items = [];
+  data.classes.forEach(function (name, c) {
+    var li = document.createElement('li'), sw = document.createElement('span');
+    sw.className = 'sw'; sw.style.background = data.colors[c];
+    li.appendChild(sw); li.appendChild(document.createTextNode(name + ' (' + data.counts[c] + ')'));
+    li.title = 'show or hide ' + name; li.dataset.cls = String(c);
+    li.addEventListener('click', function () { visible[c] ^= 1; li.classList.toggle('off', !visible[c]); setColors(); redraw(true); });
+    legend.appendChild(li); items.push(li);
+  });
+  function showAll(on) {
+    visible.fill(on ? 1 : 0);
+    items.forEach(function (li) { li.classList.toggle('off', !on); });
+    setColors(); redraw(true);
+  }
+  document.getElementById('all').addEventListener('click', function () { showAll(true); });
+  document.getElementById('none').addEventListener('click', function () { showAll(false); });
+
+  // search: a sample id, or a class name
+  var search = document.getElementById('search'), found = document.getElementById('found');
+  function runSearch() {
+    var text = search.value.trim();
+    marked = null; pinned = -1; tip.hidden = true;
+    if (!text) { found.textContent = ''; setColors(); redraw(true); return; }
+    var lower = text.toLowerCase(), hit = -1;
+    for (var i = 0; i < n; i++) if (idOf(i) === text) { hit = i; break; }
+    if (hit >= 0) {
+      if (!visible[L[hit]]) { visible[L[hit]] = 1; items[L[hit]].classList.remove('off'); }
+      view.cx = X[hit]; view.cy = Y[hit];
+      pinned = hit; setColors(); pointsDirty = true; draw();
+      var q = toScreen(X[hit], Y[hit]); showTip(hit, q[0], q[1]);
+      found.textContent = 'sample ' + text + ' (' + data.classes[L[hit]] + ')';
+      return;
+    }
+    var cls = data.classes.findIndex(function (name) { return name.toLowerCase() === lower; });
+    if (cls >= 0) {
+      marked = new Uint8Array(n); var k = 0;
+      for (i = 0; i < n; i++) if (L[i] === cls) { marked[i] = 1; k++; }
+      found.textContent = k + ' samples of ' + data.classes[cls];
+    } else {
+      found.textContent = 'no sample id or class ' + JSON.stringify(text);
+    }
+    setColors(); redraw(true);
+  }
+  search.addEventListener('change', runSearch);
+  search.addEventListener('keydown', function (e) { if (e.key === 'Enter') runSearch(); });
+
+  setColors();
+  var ro = window.ResizeObserver ? new ResizeObserver(resize) : null;
+  W = wrap.clientWidth; H = wrap.clientHeight; home();
+  if (ro) ro.observe(wrap); else window.addEventListener('resize', resize);
+  resize(); draw();
+  window.graphdrMap = {
+    n: n, renderer: renderer, fullDrawMs: function () { return fullMs; },
+    screenPosition: function (i) {  // CSS pixels relative to the page
+      var q = toScreen(X[i], Y[i]), r = overlay.getBoundingClientRect();
+      return [r.left + window.scrollX + q[0], r.top + window.scrollY + q[1]];
+    },
+    indexOf: function (id) { for (var i = 0; i < n; i++) if (idOf(i) === String(id)) return i; return -1; },
+    tipText: function () { return tip.hidden ? '' : tip.innerText; },
+    ready: true
+  };
+})();

@@ -1,0 +1,320 @@
+"""Reading the files users have (graphdr.bench.files) and the command line's answers to bad
+input: one line on stderr naming the file, line or column, exit code 2, no traceback, before
+any fit."""
+
+import os
+import zipfile
+
+import numpy as np
+import pytest
+
+from graphdr.bench.datasets import load_dataset
+from graphdr.bench.files import ReadOptions, check_writable
+from graphdr.cli import main
+
+ROWS = [(1.5, 2.0, "x"), (3.5, 4.0, "y"), (5.0, 6.5, "x"), (7.0, 8.0, "y"), (9.0, 1.0, "x"),
+        (2.0, 3.0, "y")]
+
+
+def write(path, text, encoding="utf-8"):
+    path.write_bytes(text.encode(encoding) if isinstance(text, str) else text)
+    return str(path)
+
+
+def expected():
+    X = np.array([r[:2] for r in ROWS])
+    y = np.array([r[2] for r in ROWS])
+    return X, y
+
+
+def check(ds, X=None, y=None):
+    X0, y0 = expected()
+    X = X0 if X is None else X
+    y = y0 if y is None else y
+    np.testing.assert_array_equal(ds.X, X)
+    np.testing.assert_array_equal(ds.classes[ds.y], y)
+
+
+def test_excel_csv_with_bom(tmp_path):
+    text = "class,a,b\r\n" + "".join(f"{c},{a},{b}\r\n" for a, b, c in ROWS)
+    ds = load_dataset(write(tmp_path / "excel.csv", "\ufeff" + text))
+    check(ds)
+
+
+def test_semicolon_decimal_comma_and_id_column(tmp_path):
+    text = "id;a;b;label\n" + "".join(
+        f"{100 + i};{str(a).replace('.', ',')};{str(b).replace('.', ',')};{c}\n"
+        for i, (a, b, c) in enumerate(ROWS))
+    ds = load_dataset(write(tmp_path / "semi.csv", text))
+    check(ds)  # the id column is not a feature
+    assert list(ds.ids) == [str(100 + i) for i in range(len(ROWS))]
+    assert any("'id' holds distinct integers" in n for n in ds.notes)
+    # kept as a feature when asked
+    kept = load_dataset(str(tmp_path / "semi.csv"), options=ReadOptions(id_column=False))
+    assert kept.X.shape == (len(ROWS), 3) and kept.ids is None
+
+
+def test_tab_separated_quoted_fields(tmp_path):
+    text = "a\tb\tlabel\n" + "".join(f'{a}\t{b}\t"{c}"\n' for a, b, c in ROWS)
+    check(load_dataset(write(tmp_path / "t.tsv", text)))
+    text = 'a,b,label\n' + "".join(f'"{a}",{b},"{c}, with comma"\n' for a, b, c in ROWS)
+    ds = load_dataset(write(tmp_path / "q.csv", text))
+    check(ds, y=np.array([f"{c}, with comma" for *_, c in ROWS]))
+
+
+def test_headerless_file_keeps_its_first_sample(tmp_path):
+    text = "".join(f"{a},{b},{c}\n" for a, b, c in ROWS)
+    ds = load_dataset(write(tmp_path / "nohead.csv", text))
+    check(ds)
+    assert any("no header" in n for n in ds.notes)
+    # numeric labels without a header: the label column must be named, by index (negative too)
+    text = "".join(f"{a},{b},{i % 2}\n" for i, (a, b, _) in enumerate(ROWS))
+    path = write(tmp_path / "nohead_num.csv", text)
+    with pytest.raises(ValueError, match="--label-column"):
+        load_dataset(path)
+    ds = load_dataset(path, options=ReadOptions(label_column=-1))
+    np.testing.assert_array_equal(ds.X, expected()[0])
+    assert ds.classes.dtype.kind == "i"
+    ds0 = load_dataset(path, options=ReadOptions(label_column="2", header=False))
+    np.testing.assert_array_equal(ds0.y, ds.y)
+
+
+def test_label_column_by_name_index_and_errors(tmp_path):
+    text = "f1,species,f2\n" + "".join(f"{a},{c},{b}\n" for a, b, c in ROWS)
+    path = write(tmp_path / "s.csv", text)
+    with pytest.raises(ValueError, match=r"s\.csv: say which column holds the labels"):
+        load_dataset(path)
+    check(load_dataset(path, options=ReadOptions(label_column="species")))
+    check(load_dataset(path, options=ReadOptions(label_column=1)))
+    check(load_dataset(path, options=ReadOptions(label_column=-2)))
+    with pytest.raises(ValueError, match="out of range; the file has 3 columns"):
+        load_dataset(path, options=ReadOptions(label_column=5))
+    with pytest.raises(ValueError, match="no label column 'kind'"):
+        load_dataset(path, options=ReadOptions(label_column="kind"))
+    ds = load_dataset(path, options=ReadOptions(label_column="species", drop_columns=("f2",)))
+    np.testing.assert_array_equal(ds.X, expected()[0][:, :1])
+
+
+def test_missing_cells_named_or_dropped(tmp_path):
+    text = "a,b,label\n1,,x\n3,NA,y\n5,6,x\n7,8,y\n9,1,x\n2,3,y\n"
+    path = write(tmp_path / "na.csv", text)
+    with pytest.raises(ValueError, match=r"na\.csv: missing cells in column\(s\) b on line\(s\) "
+                                         r"2, 3; .*--na drop"):
+        load_dataset(path)
+    ds = load_dataset(path, options=ReadOptions(na="drop"))
+    assert ds.X.shape == (4, 2) and any("dropped 2 row(s)" in n for n in ds.notes)
+
+
+def test_text_feature_column_named_or_one_hot(tmp_path):
+    text = "a,colour,label\n" + "".join(
+        f"{a},{'red' if i % 3 else 'blue'},{c}\n" for i, (a, _, c) in enumerate(ROWS))
+    path = write(tmp_path / "t.csv", text)
+    with pytest.raises(ValueError, match=r"column 'colour' is not numeric \(line 2: 'blue'\)"):
+        load_dataset(path)
+    ds = load_dataset(path, options=ReadOptions(categorical="onehot"))
+    assert ds.feature_names == ["a", "colour=blue", "colour=red"]
+    np.testing.assert_array_equal(ds.X[:, 1] + ds.X[:, 2], 1.0)
+    np.testing.assert_array_equal(ds.X[:, 1], [i % 3 == 0 for i in range(len(ROWS))])
+
+
+@pytest.mark.parametrize("text, message", [
+    ("a,b,label\n1,2,x\n3,4\n5,6,x\n", r"line 3 has 2 fields, the header has 3"),
+    ("a,b,label\n1,2,x\n3,4,y,9\n5,6,x\n", r"line 3 has 4 fields, the header has 3"),
+    ("a,b,label\n", r"header but no data rows"),
+    ("\n\n", r"no data"),
+    ("a,a,label\n1,2,x\n3,4,y\n", r"repeated column names a"),
+])
+def test_malformed_tables(tmp_path, text, message):
+    with pytest.raises(ValueError, match=message):
+        load_dataset(write(tmp_path / "bad.csv", text))
+
+
+def test_encodings(tmp_path):
+    text = "a,b,label\n1,2,caf\u00e9\n3,4,th\u00e9\n5,6,caf\u00e9\n"
+    path = write(tmp_path / "latin.csv", text, encoding="latin-1")
+    with pytest.raises(ValueError, match=r"latin\.csv: line 2 is not valid utf-8 text .*"
+                                         r"--encoding latin-1"):
+        load_dataset(path)
+    ds = load_dataset(path, options=ReadOptions(encoding="latin-1"))
+    assert sorted(ds.classes) == ["caf\u00e9", "th\u00e9"]
+    with pytest.raises(ValueError, match="not a text file"):
+        load_dataset(write(tmp_path / "bin.csv", b"PK\x03\x04\x00\x00binary"))
+
+
+def test_libsvm_sparse_used_features_and_integer_labels(tmp_path):
+    path = write(tmp_path / "d.svm", "1 2000000000:1.0\n2 1:3\n1 1:2 5:1\n7 5:1\n")
+    ds = load_dataset(path)
+    assert ds.X.shape == (4, 3)  # features 1, 5 and 2000000000: not two billion columns
+    assert ds.feature_names == ["1", "5", "2000000000"]
+    np.testing.assert_array_equal(ds.X, [[0, 0, 1], [3, 0, 0], [2, 1, 0], [0, 1, 0]])
+    assert ds.classes.dtype.kind == "i" and list(ds.classes) == [1, 2, 7]
+    with pytest.raises(ValueError, match=r"d2\.svm: not a valid LIBSVM"):
+        load_dataset(write(tmp_path / "d2.svm", "1 1:2\n2 x:3\n"))
+
+
+def test_parquet(tmp_path):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    X, y = expected()
+    frame = pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "label": y, "id": np.arange(len(y)) + 7})
+    frame.to_parquet(tmp_path / "d.parquet")
+    ds = load_dataset(str(tmp_path / "d.parquet"))
+    check(ds)
+    assert list(ds.ids) == [str(i + 7) for i in range(len(y))]
+
+
+def test_broken_npz_files(tmp_path):
+    empty = write(tmp_path / "empty.npz", b"")
+    with pytest.raises(ValueError, match=r"empty\.npz: the file is empty"):
+        load_dataset(empty)
+    rng = np.random.default_rng(0)
+    noise = write(tmp_path / "noise.npz", rng.integers(0, 256, 500, dtype=np.uint8).tobytes())
+    with pytest.raises(ValueError, match=r"noise\.npz: not an \.npz file"):
+        load_dataset(noise)
+    good = tmp_path / "good.npz"
+    np.savez(good, X=np.ones((4, 2)), y=np.arange(4) % 2)
+    truncated = write(tmp_path / "cut.npz", good.read_bytes()[:200])
+    with pytest.raises(ValueError, match=r"cut\.npz: not a readable \.npz file"):
+        load_dataset(truncated)
+    np.savez(tmp_path / "obj.npz", X=np.array([[1, "a"]], dtype=object), y=np.array([0]))
+    with pytest.raises(ValueError, match="never unpickles"):
+        load_dataset(str(tmp_path / "obj.npz"))
+    np.savez(tmp_path / "noy.npz", X=np.ones((4, 2)))
+    with pytest.raises(ValueError, match="needs an array 'y'"):
+        load_dataset(str(tmp_path / "noy.npz"))
+    np.savez(tmp_path / "mismatch.npz", X=np.ones((4, 2)), y=np.arange(3))
+    with pytest.raises(ValueError, match="one row per label"):
+        load_dataset(str(tmp_path / "mismatch.npz"))
+    assert zipfile.is_zipfile(good)
+
+
+def test_paths_that_are_not_data_files(tmp_path):
+    with pytest.raises(ValueError, match="is a directory"):
+        load_dataset(str(tmp_path))
+    with pytest.raises(ValueError, match="no such file"):
+        load_dataset(str(tmp_path / "missing.csv"))
+    with pytest.raises(ValueError, match="unknown file type '.xlsx'"):
+        load_dataset(write(tmp_path / "sheet.xlsx", "a"))
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads and writes every file")
+def test_unreadable_file_and_folder(tmp_path):
+    path = write(tmp_path / "locked.csv", "a,label\n1,x\n2,y\n")
+    os.chmod(path, 0)
+    with pytest.raises(ValueError, match="cannot be read"):
+        load_dataset(path)
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    os.chmod(folder, 0o500)
+    with pytest.raises(ValueError, match="cannot write there"):
+        check_writable(folder)
+
+
+def test_check_writable(tmp_path):
+    check_writable(tmp_path / "a" / "b", create=True)
+    assert (tmp_path / "a" / "b").is_dir()
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(ValueError, match="is a file, not a folder"):
+        check_writable(tmp_path / "f" / "sub", create=True)
+    with pytest.raises(ValueError, match="no such folder"):
+        check_writable(tmp_path / "nope")
+
+
+# -- the command line --------------------------------------------------------------------------
+
+def run(argv, capsys):
+    code = main(argv)
+    out = capsys.readouterr()
+    return code, out.err
+
+
+def one_line_error(code, err, *names):
+    assert code == 2, err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "Traceback" not in err, err
+    for name in names:
+        assert name in lines[0], (name, lines[0])
+    return lines[0]
+
+
+@pytest.fixture
+def no_fit(monkeypatch):
+    """Any fit is a failure: the errors must come before it."""
+    from graphdr.neighbor import DEEMap
+
+    def fail(*a, **k):
+        raise AssertionError("the fit started before the input was checked")
+
+    monkeypatch.setattr(DEEMap, "fit", fail)
+
+
+@pytest.mark.parametrize("name, text, words", [
+    ("na.csv", "a,b,label\n1,,x\n3,4,y\n", ["na.csv", "line(s) 2", "column(s) b"]),
+    ("short.csv", "a,b,label\n1,2,x\n3,4\n", ["short.csv", "line 3"]),
+    ("text.csv", "a,b,label\n1,q,x\n3,4,y\n", ["text.csv", "column 'b'"]),
+    ("nolabel.csv", "a,b,c\n1,2,3\n3,4,5\n", ["nolabel.csv", "--label-column"]),
+    ("bad.npz", "not a zip", ["bad.npz", "not an .npz"]),
+    ("empty.npz", "", ["empty.npz", "empty"]),
+    ("data.bin", "1,2", ["data.bin", "unknown file type"]),
+])
+def test_map_bad_files_one_line_exit_2(tmp_path, capsys, no_fit, name, text, words):
+    path = write(tmp_path / name, text)
+    code, err = run(["map", path, "--out", str(tmp_path / "m"), "--quiet"], capsys)
+    one_line_error(code, err, *words)
+    assert not list(tmp_path.glob("m.*"))
+
+
+def test_map_out_not_writable_before_the_fit(tmp_path, capsys, no_fit):
+    (tmp_path / "file").write_text("x")
+    code, err = run(["map", "iris", "--out", str(tmp_path / "file" / "m"), "--quiet"], capsys)
+    one_line_error(code, err, "is a file, not a folder")
+    code, err = run(["map", "iris", "--out", str(tmp_path / "m"), "--quiet",
+                     "--hover-columns", "nope"], capsys)
+    one_line_error(code, err, "--hover-columns", "nope")
+
+
+def test_map_creates_missing_folders(tmp_path, capsys):
+    code, err = run(["map", "iris:per_class=10", "--out", str(tmp_path / "new" / "dir" / "m"),
+                     "--quiet", "--no-png"], capsys)
+    assert code == 0, err
+    assert sorted(p.name for p in (tmp_path / "new" / "dir").iterdir()) == ["m.csv", "m.html"]
+
+
+def test_bench_out_errors(tmp_path, capsys):
+    (tmp_path / "file").write_text("x")
+    base = ["bench", "--protocol", "demo", "-d", "iris", "-m", "lda", "--folds", "2",
+            "--quiet", "--no-plots", "--no-html"]
+    for out in (tmp_path / "file", tmp_path / "file" / "sub"):
+        code, err = run(base + ["--out", str(out)], capsys)
+        one_line_error(code, err, "is a file, not a folder")
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "config.json").write_text("{not json")
+    (broken / "results.csv").write_text("x\n")
+    code, err = run(base + ["--out", str(broken)], capsys)
+    one_line_error(code, err, "config.json", "--fresh")
+    (broken / "config.json").unlink()
+    (broken / "results.csv").write_bytes(b"\xff\xfe\x00binary")
+    code, err = run(base + ["--out", str(broken)], capsys)
+    one_line_error(code, err, "results.csv", "--fresh")
+
+
+def test_bench_reads_files_with_the_same_options(tmp_path, capsys):
+    text = "".join(f"{a};{b};{c}\n" for a, b, c in ROWS * 3)
+    path = write(tmp_path / "nohead.csv", text)
+    code, err = run(["bench", "--protocol", "demo", "-d", path, "-m", "lda", "--folds", "2",
+                     "--out", str(tmp_path / "r"), "--no-plots", "--no-html", "--no-header",
+                     "--label-column", "-1", "--no-timing"], capsys)
+    assert code == 0, err
+    assert "nohead" in (tmp_path / "r" / "results.csv").read_text()
+
+
+def test_interrupted_map_says_what_happened(monkeypatch, capsys):
+    import graphdr.cli as cli
+
+    def interrupt(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "run_map", interrupt)
+    code, err = run(["map", "iris"], capsys)
+    assert code == 130 and "nothing was written" in err and "resume" not in err

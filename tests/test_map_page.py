@@ -1,0 +1,220 @@
+"""The map's page (graphdr.map_page): held-out errors against brute force, the colours, the
+bytes, the CSV, and the page in a real browser (Debian's chromium driven by playwright)."""
+
+import base64
+import csv
+import json
+import re
+import shutil
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_wine, make_blobs
+from sklearn.neighbors import KNeighborsClassifier, NearestNeighbors
+
+from graphdr import DEEMap, map2d
+from graphdr.map_page import COLORS, held_out_errors, write_map_csv, write_map_page
+
+
+@pytest.fixture(scope="module")
+def blobs():
+    X, y = make_blobs(n_samples=90, centers=4, n_features=5, cluster_std=3.0, random_state=3)
+    X[1] = X[0]  # a duplicate row: leave-one-out must still leave out the sample itself
+    y[1] = y[0]
+    return X, y, DEEMap().fit(X, y)
+
+
+def test_transform_left_out_is_transform_without_the_sample(blobs):
+    X, y, model = blobs
+    Z = model.transform_left_out()
+    Xs = model._scaled(X)
+    for i in (0, 1, 17, 55):
+        others = np.delete(np.arange(len(X)), i)
+        alone = DEEMap()
+        alone.embedding_ = model.embedding_[others]
+        alone._neighbors = NearestNeighbors(n_neighbors=model.n_neighbors).fit(Xs[others])
+        np.testing.assert_allclose(Z[i], alone._place(Xs[i:i + 1])[0], rtol=1e-12, atol=1e-12)
+
+
+def test_held_out_errors_against_brute_force(blobs):
+    X, y, model = blobs
+    got = held_out_errors(model, y)
+    Z = model.transform_left_out()
+    Xs = model._scaled(X)
+    wrong_map = wrong_features = 0
+    for i in range(len(X)):
+        others = np.delete(np.arange(len(X)), i)
+        knn = KNeighborsClassifier(n_neighbors=1).fit(model.embedding_[others], y[others])
+        wrong_map += knn.predict(Z[i:i + 1])[0] != y[i]
+        knn = KNeighborsClassifier(n_neighbors=1).fit(Xs[others], y[others])
+        wrong_features += knn.predict(Xs[i:i + 1])[0] != y[i]
+    assert got["n"] == len(X)
+    assert got["map_error"] == wrong_map / len(X)
+    assert got["feature_error"] == wrong_features / len(X)
+    assert 0 < got["feature_error"]  # overlapping blobs: an error to hide
+
+
+def _lab(hexes):
+    rgb = np.array([[int(h[k:k + 2], 16) for k in (1, 3, 5)] for h in hexes]) / 255.0
+    lin = np.where(rgb > 0.04045, ((rgb + 0.055) / 1.055) ** 2.4, rgb / 12.92)
+    xyz = lin @ np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722],
+                          [0.0193, 0.1192, 0.9505]]).T / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.column_stack([116 * f[:, 1] - 16, 500 * (f[:, 0] - f[:, 1]),
+                            200 * (f[:, 1] - f[:, 2])])
+
+
+def test_forty_colours_told_apart():
+    lab = _lab(COLORS[:40])
+    D = np.linalg.norm(lab[:, None] - lab[None], axis=-1) + np.eye(40) * 1e9
+    assert D.min() > 25  # CIE76: any two of the first 40 clearly differ
+    white = np.linalg.norm(lab - _lab(["#ffffff"]), axis=1)
+    assert white.min() > 15  # and none vanishes on the white page
+    assert len(set(COLORS)) == len(COLORS)
+
+
+def _payload(page):
+    found = re.search(r'<script type="application/json" id="graphdr-data">(.*?)</script>',
+                      page, re.S)
+    return json.loads(found.group(1).replace("<\\/", "</"))
+
+
+def _decode(text, dtype):
+    return np.frombuffer(base64.b64decode(text), dtype=dtype)
+
+
+def test_page_data_same_bytes_and_csv(tmp_path, blobs):
+    X, y, model = blobs
+    names = np.array([f"class {c}" for c in y])
+    ids = [f"s{i:03d}" for i in range(len(y))]
+    hover = {"f0": [f"{v:.2f}" for v in X[:, 0]]}
+    for k in range(2):
+        write_map_page(tmp_path / f"p{k}.html", model.embedding_, names, ids=ids, hover=hover,
+                       title="t</script>", errors=held_out_errors(model, y))
+    page = (tmp_path / "p0.html").read_text()
+    assert page == (tmp_path / "p1.html").read_text()
+    assert "0x" not in re.sub(r'id="graphdr-data">.*?</script>', "", page, flags=re.S)
+    assert "<title>t&lt;/script&gt;</title>" in page and "http" not in page.split("<script")[0]
+    data = _payload(page)
+    rows = _decode(data["rows"], "<u4")
+    assert sorted(rows) == list(range(len(y)))  # a permutation
+    np.testing.assert_array_equal(_decode(data["x"], "<f4"),
+                                  model.embedding_[rows, 0].astype(np.float32))
+    np.testing.assert_array_equal(_decode(data["y"], "<f4"),
+                                  model.embedding_[rows, 1].astype(np.float32))
+    codes = _decode(data["label"], "<u2")
+    assert [data["classes"][c] for c in codes] == list(names[rows])
+    assert data["ids"] == [ids[r] for r in rows]
+    assert data["hover"]["f0"] == [hover["f0"][r] for r in rows]
+    assert sum(data["counts"]) == len(y)
+
+    write_map_csv(tmp_path / "m.csv", model.embedding_, names, ids)
+    with open(tmp_path / "m.csv", newline="") as fh:
+        got = list(csv.reader(fh))
+    assert got[0] == ["id", "label", "x", "y"]
+    assert [r[0] for r in got[1:]] == ids and [r[1] for r in got[1:]] == list(names)
+    np.testing.assert_array_equal(np.array([[float(r[2]), float(r[3])] for r in got[1:]]),
+                                  model.embedding_)
+
+
+def test_map2d_writes_page_csv_png_and_says_how_new_samples_land(tmp_path):
+    X, y = load_wine(return_X_y=True)
+    model = map2d(X, y, out=tmp_path / "wine.html", title="wine", callback=lambda Y, info: None)
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert files == ["wine.csv", "wine.html", "wine.png"]
+    page = (tmp_path / "wine.html").read_text()
+    errors = held_out_errors(model, y)
+    assert f"<b>{100 * errors['map_error']:.1f} %</b>" in page
+    assert f"errs on {100 * errors['feature_error']:.1f} %" in page
+    # nothing that changes from run to run: no callback's address, no fit time
+    assert "callback" not in page and " at 0x" not in page and "fitted in" not in page
+
+
+# -- in a real browser ------------------------------------------------------------------------
+
+def _browser():
+    executable = next((shutil.which(b) for b in ("chromium", "chromium-browser")
+                       if shutil.which(b)), None)
+    if executable is None:
+        pytest.skip("chromium is not installed (Debian package 'chromium'; .ci/run installs it)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    return sync_api, executable
+
+
+@pytest.fixture(scope="module")
+def page_file(tmp_path_factory):
+    X, y = make_blobs(n_samples=300, centers=3, n_features=4, random_state=0)
+    names = np.array(["alpha", "beta", "gamma"])[y]
+    ids = [f"id-{i}" for i in range(len(y))]
+    model = map2d(X, names, png=False)
+    path = tmp_path_factory.mktemp("page") / "map.html"
+    write_map_page(path, model.embedding_, names, ids=ids,
+                   hover={"first": [f"{v:.3f}" for v in X[:, 0]]}, title="blobs",
+                   errors=held_out_errors(model, names), label_name="kind")
+    return path, names, ids, X
+
+
+@pytest.mark.parametrize("renderer", ["webgl", "2d"])
+def test_page_in_chromium_hover_search_legend(page_file, renderer):
+    sync_api, executable = _browser()
+    path, names, ids, X = page_file
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1100, "height": 800})
+            problems = []
+            page.on("pageerror", lambda e: problems.append(str(e)))
+            page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+            page.goto(path.as_uri() + ("#canvas2d" if renderer == "2d" else ""))
+            page.wait_for_function("window.graphdrMap && window.graphdrMap.ready",
+                                   timeout=30000)
+            assert problems == []
+            if renderer == "2d" or page.evaluate("graphdrMap.renderer") != "webgl":
+                assert page.evaluate("graphdrMap.renderer") == "2d"
+
+            def hover(sample):
+                i = page.evaluate(f"graphdrMap.indexOf({json.dumps(ids[sample])})")
+                x, y = page.evaluate(f"graphdrMap.screenPosition({i})")
+                page.mouse.move(x + 1, y + 1)
+                page.mouse.move(x, y)
+                page.wait_for_timeout(50)
+                return page.evaluate("graphdrMap.tipText()")
+
+            for sample in (0, 123, 299):
+                text = hover(sample)
+                assert ids[sample] in text and names[sample] in text, text
+                assert "kind" in text and f"{X[sample, 0]:.3f}" in text
+
+            # search an id: the sample is pinned with its tooltip
+            page.fill("#search", ids[42])
+            page.press("#search", "Enter")
+            assert ids[42] in page.evaluate("graphdrMap.tipText()")
+            assert ids[42] in page.inner_text("#found")
+            # search a class
+            page.fill("#search", "BETA")
+            page.press("#search", "Enter")
+            assert page.inner_text("#found") == f"{np.sum(names == 'beta')} samples of beta"
+            page.fill("#search", "")
+            page.press("#search", "Enter")
+            page.click("#reset")  # the id search centred the view on its sample
+
+            # the legend hides a class: its samples no longer answer the mouse
+            sample = int(np.flatnonzero(names == "gamma")[0])
+            assert ids[sample] in hover(sample)
+            page.click("#legend li[data-cls='2']")
+            assert ids[sample] not in hover(sample)
+            page.click("#legend li[data-cls='2']")
+            assert ids[sample] in hover(sample)
+
+            # the points are drawn: the map area is not blank
+            shot = page.locator("#map").screenshot()
+            from io import BytesIO
+
+            import matplotlib.image as mpimg
+
+            rgb = mpimg.imread(BytesIO(shot))[..., :3]
+            coloured = (rgb.max(axis=2) - rgb.min(axis=2)) > 0.3
+            assert coloured.mean() > 0.002
+            assert problems == []
+        finally:
+            browser.close()
