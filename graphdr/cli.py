@@ -62,6 +62,7 @@ methods (--methods a,b,...; `graphdr list methods` shows all, with availability)
   supervised-kernel-lpp (sklpp), ckfd; scikit-learn references pca, kernel-pca (kpca), nca,
   tsne (2-D pictures only: t-SNE cannot embed new samples); lqmi, kqmi (paper 000); qmi, mi-a,
   mi-b (paper 002, gradient ascent); dee, dsne, mmpa, dcv, ee (paper 003; ee: pictures only);
+  deemap (graphdr's 2-D map, dims 1-2, e.g. deemap:n_neighbors=15);
   mkl-lda, mkl-lde (paper 001, multi-view data).  Parameters: name:key=value,
   e.g. kernel-lda:gamma=0.1 or supervised-lpp:n_neighbors=7; view=K restricts a method to view
   K of multi-view data (view=each: one method per view).
@@ -97,8 +98,10 @@ reproducibility and resumption
 
 exit status
   0 success; 1 some cells failed (listed in failures.txt; the others are written and a rerun
-  retries the failed ones); 2 bad arguments (unknown data set, method, protocol, classifier, or
-  settings that differ from the results already in --out).
+  retries the failed ones); 2 bad arguments or input (unknown data set, method, protocol,
+  classifier, an unreadable data file, an --out that cannot be written, or settings that differ
+  from the results already in --out: one line naming the file, line or column); 130
+  interrupted.
 
 examples
   graphdr bench --protocol bouzas --out bouzas-report --n-jobs 2

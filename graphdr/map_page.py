@@ -169,6 +169,7 @@ def write_map_page(path, embedding, labels, *, classes=None, ids=None, hover=Non
             raise ValueError(f"hover column {name!r} has {len(values)} values for {n} samples.")
     if ids is not None and len(ids) != n:
         raise ValueError(f"ids has {len(ids)} values for {n} samples.")
+    ids = None if ids is None else _text(ids)
     # a fixed shuffle: any prefix is a uniform subsample (the page draws one while the view
     # moves, when all points are slow to draw) and no class is drawn wholly over another
     order = np.random.default_rng(0).permutation(n)
@@ -179,7 +180,7 @@ def write_map_page(path, embedding, labels, *, classes=None, ids=None, hover=Non
         colors=[COLORS[k % len(COLORS)] for k in range(len(classes))],
         counts=[int(c) for c in counts], centers=_centers(Y, codes, len(classes)),
         label_order=[int(k) for k in np.argsort(-counts, kind="stable")],
-        ids=None if ids is None else [_text(ids)[i] for i in order], hover_names=list(hover),
+        ids=None if ids is None else [ids[i] for i in order], hover_names=list(hover),
         hover={k: [v[i] for i in order] for k, v in hover.items()},
         label_name=str(label_name),
     )

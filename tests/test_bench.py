@@ -1,5 +1,6 @@
 """Unit tests of graphdr.bench: registry, data sets, protocols, one CV cell, results.csv."""
 
+import csv
 import os
 
 import numpy as np
@@ -396,3 +397,21 @@ def test_sklearn_lda_methods_registered():
         est = bm.get_method(name).build(2)
         assert isinstance(est, LinearDiscriminantAnalysis) and est.solver == solver
     assert bm.get_method("sklearn-lda-shrinkage").build(1).shrinkage == "auto"
+
+
+def test_bench_runs_the_map_with_its_parameters(tmp_path):
+    """`graphdr bench --methods deemap` (issue 36): the map like every method, parameters set."""
+    from graphdr.bench.protocols import get_protocol
+    from graphdr.bench.runner import run_bench
+
+    run_bench(get_protocol("demo").replace(n_splits=2), datasets=["iris"],
+              methods=["deemap", "deemap:n_neighbors=3:max_iter=3"], out=str(tmp_path),
+              progress=False, plots_on=False, html_on=False, echo=lambda *a: None)
+    rows = list(csv.DictReader(open(tmp_path / "results.csv")))
+    by = {}
+    for r in rows:
+        by.setdefault(r["method"], set()).add(int(r["dim"]))
+    assert by == {"deemap": {1, 2}, "deemap:max_iter=3:n_neighbors=3": {1, 2}}
+    errors = {r["method"]: float(r["error"]) for r in rows if r["dim"] == "2"
+              and r["fold"] == "0"}
+    assert errors["deemap"] < 0.2  # iris is easy for the full map

@@ -318,3 +318,42 @@ def test_interrupted_map_says_what_happened(monkeypatch, capsys):
     monkeypatch.setattr(cli, "run_map", interrupt)
     code, err = run(["map", "iris"], capsys)
     assert code == 130 and "nothing was written" in err and "resume" not in err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("after_rows", [0, 3])
+def test_ctrl_c_during_parallel_bench_prints_no_traceback(tmp_path, after_rows):
+    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) while the workers
+    start (no row yet) and while they compute: one message, exit 130, no worker traceback."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from graphdr.cli import main; sys.exit(main())",
+         "bench", "--protocol", "bouzas", "-d", "digits", "-m", "kernel-lda,ckfd,kqmi",
+         "--n-jobs", "2", "--out", str(out), "--quiet"],
+        stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        start = time.time()
+        results = out / "results.csv"
+        while time.time() - start < 90:  # past the imports: the sweep has begun
+            if (out / "config.json").exists() and (
+                    after_rows == 0 or (results.exists()
+                                        and results.read_text().count("\n") > after_rows)):
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("the sweep did not start")
+        time.sleep(0.5)  # the workers are starting (Python imports NumPy, SciPy, graphdr)
+        os.killpg(proc.pid, signal.SIGINT)
+        err = proc.communicate(timeout=60)[1]
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err[-2000:]
+    assert "Traceback" not in err and "Fatal Python error" not in err, err[-2000:]
+    assert err.strip().endswith("rerun the same command to go on from there.")

@@ -203,6 +203,7 @@ register("mi-a", "graphdr.qmi:QMIProjection", label="MI_A", kind="iterative", ma
 register("mi-b", "graphdr.qmi:QMIProjection", label="MI_B", kind="iterative", max_dims="features", nested=False, params=dict(criterion="mi_b"), description="QMI ratio criterion MI_B = V_IN / V_BTW (paper 002)")
 register("dee", "graphdr.neighbor:DEE", label="DEE", kind="iterative", max_dims="features", nested=False, description="discriminative elastic embedding (paper 003)")
 register("dsne", "graphdr.neighbor:DSNE", label="DSNE", kind="iterative", max_dims="features", nested=False, description="discriminative SNE (paper 003 baseline)")
+register("deemap", "graphdr.neighbor:DEEMap", label="DEEMap", kind="iterative", max_dims=2, aliases=("dee-map",), description="graphdr's supervised 2-D map (free coordinates, transform by neighbours); dims 1-2, dim 1 its first coordinate")
 register("ee", "graphdr.neighbor:ElasticEmbedding", label="EE", kind="iterative", supervised=False, max_dims=2, transform=False, description="elastic embedding (paper 003); no out-of-sample map: 2-D pictures only")
 register("mmpa", "graphdr.discriminant:MMPA", label="MMPA", kind="linear", max_dims="features", description="marginal maximum projection analysis (paper 003 baseline)")
 register("dcv", "graphdr.discriminant:DCV", label="DCV", kind="linear", max_dims="classes", description="discriminative common vectors (paper 003 baseline)")

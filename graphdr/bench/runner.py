@@ -47,6 +47,23 @@ def _safe(fn, task):
         return None, "".join(traceback.format_exception_only(type(exc), exc)).strip()
 
 
+@contextlib.contextmanager
+def _workers_ignore_interrupts():
+    """Worker processes started inside inherit Ctrl-C ignored (an ignored signal survives
+    ``exec``), so that an interrupt while they start prints nothing; the parent's own handler
+    is back as soon as they are launched (about 15 ms on digits: a Ctrl-C within that window is
+    lost, the next one stops the run)."""
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _job(fn, task, parent):
     if os.getpid() != parent:  # a worker: Ctrl-C is the parent's to handle (no tracebacks)
         with contextlib.suppress(ValueError, AttributeError):
@@ -140,9 +157,10 @@ def _parallel(fn, tasks, n_jobs, desc, progress, threads=1, backend="loky"):
 
             limits = dict(inner_max_num_threads=threads) if backend == "loky" else {}
             with parallel_config(backend=backend, **limits):
-                gen = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
-                    delayed(_job)(fn, t, os.getpid()) for t in tasks
-                )
+                with _workers_ignore_interrupts():
+                    gen = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
+                        delayed(_job)(fn, t, os.getpid()) for t in tasks
+                    )
                 for task, res, err in gen:
                     bar.update()
                     yield task, res, err
