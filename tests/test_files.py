@@ -357,3 +357,71 @@ def test_ctrl_c_during_parallel_bench_prints_no_traceback(tmp_path, after_rows):
     assert proc.returncode == 130, err[-2000:]
     assert "Traceback" not in err and "Fatal Python error" not in err, err[-2000:]
     assert err.strip().endswith("rerun the same command to go on from there.")
+
+
+def test_unreadable_file_and_unwritable_folder_whoever_runs_it(tmp_path, monkeypatch, capsys,
+                                                              no_fit):
+    """The same answers as above when the tests run as root (who may read and write anything):
+    permissions as the operating system would report them to another user."""
+    import tempfile
+
+    import graphdr.bench.files as files
+
+    path = write(tmp_path / "locked.csv", "a,label\n1,x\n2,y\n")
+    monkeypatch.setattr(files.os, "access", lambda p, mode: False)
+    code, err = run(["map", path, "--out", str(tmp_path / "m"), "--quiet"], capsys)
+    one_line_error(code, err, "locked.csv", "cannot be read")
+    monkeypatch.undo()
+
+    def refuse(*a, **k):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", refuse)
+    code, err = run(["map", "iris", "--out", str(tmp_path / "ro" / "m"), "--quiet"], capsys)
+    one_line_error(code, err, "ro", "cannot write there (Permission denied)")
+    code, err = run(["bench", "--protocol", "demo", "-d", "iris", "-m", "lda", "--out",
+                     str(tmp_path / "ro2"), "--quiet"], capsys)
+    one_line_error(code, err, "ro2", "cannot write there")
+
+
+@pytest.mark.parametrize("kind", ["excel", "semicolon_id", "headerless", "libsvm"])
+def test_the_files_users_have_make_a_map(tmp_path, capsys, kind):
+    """Done-when of issue 36: each gives a correct map (ids and labels in the map's CSV)."""
+    X, y = make_blobs_rows()
+    if kind == "excel":
+        text = "\ufeffclass,f0,f1,f2\r\n" + "".join(
+            f"{c},{a},{b},{d}\r\n" for (a, b, d), c in zip(X, y))
+        path, ids = write(tmp_path / "excel.csv", text), [str(i) for i in range(len(y))]
+    elif kind == "semicolon_id":
+        text = "ID;f0;f1;f2;label\n" + "".join(
+            f"{500 + i};{a};{b};{d};{c}\n".replace(".", ",")
+            for i, ((a, b, d), c) in enumerate(zip(X, y)))
+        path, ids = write(tmp_path / "semi.csv", text), [str(500 + i) for i in range(len(y))]
+    elif kind == "headerless":
+        text = "".join(f"{a},{b},{d},{c}\n" for (a, b, d), c in zip(X, y))
+        path, ids = write(tmp_path / "plain.csv", text), [str(i) for i in range(len(y))]
+    else:
+        codes = {"red": 1, "green": 2, "blue": 3}
+        text = "".join(f"{codes[c]} 1:{a} 2:{b} 3:{d}\n" for (a, b, d), c in zip(X, y))
+        path, ids = write(tmp_path / "d.svm", text), [str(i) for i in range(len(y))]
+        y = np.array([str(codes[c]) for c in y])
+    code, err = run(["map", path, "--out", str(tmp_path / "m"), "--quiet", "--no-png"], capsys)
+    assert code == 0, err
+    import csv as _csv
+
+    with open(tmp_path / "m.csv", newline="") as fh:
+        rows = list(_csv.DictReader(fh))
+    assert [r["id"] for r in rows] == ids and [r["label"] for r in rows] == list(y)
+    Y = np.array([[float(r["x"]), float(r["y"])] for r in rows])
+    # a correct map: the three well-separated blobs are three regions (1-NN on the map)
+    from sklearn.model_selection import cross_val_score
+    from sklearn.neighbors import KNeighborsClassifier
+
+    assert cross_val_score(KNeighborsClassifier(1), Y, y, cv=3).mean() > 0.95
+
+
+def make_blobs_rows():
+    from sklearn.datasets import make_blobs
+
+    X, y = make_blobs(60, n_features=3, centers=3, cluster_std=0.5, random_state=0)
+    return np.round(X, 3), np.array(["red", "green", "blue"])[y]
