@@ -11,6 +11,13 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 
 
+def output_dtype(*arrays):
+    """float32 when every input is float32 (computations run in float64, outputs are cast
+    back), else float64."""
+    return (np.float32 if all(getattr(X, "dtype", None) == np.float32 for X in arrays)
+            else np.float64)
+
+
 def check_labels(y, *, min_classes=2, min_per_class=1, method="This method"):
     """Encode class labels of any type and check there are enough of them.
 
@@ -128,3 +135,68 @@ def check_int(value, name, *, min_value=1):
     if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < min_value:
         raise ValueError(f"{name} must be an integer >= {min_value}; got {value!r}.")
     return int(value)
+
+
+# -- hyper-parameters: one declarative table -----------------------------------------------------
+
+def _boolean(value, name):
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False; got {value!r}.")
+
+
+def _tolerance(value, name):
+    check_positive(value, name, allow_zero=True, allow_none=True)
+
+
+def _nonnegative(value, name):
+    check_positive(value, name, allow_zero=True)
+
+
+def _iterations(value, name):
+    check_int(value, name, min_value=0)
+
+
+def _verbosity(value, name):
+    if not isinstance(value, (bool, np.bool_)):
+        check_int(value, name, min_value=0)
+
+
+#: Rules of the hyper-parameters whose name means the same thing in every estimator: checked
+#: at the start of every ``fit`` (:func:`checked_parameters`), whether or not the current
+#: settings use the value. An estimator adds or overrides rules in its class attribute
+#: ``_parameter_rules`` (a name mapped to None drops the shared rule).
+SHARED_RULES = {
+    "rank_tol": _tolerance,      # None, or a finite number >= 0
+    "supervised": _boolean,
+    "max_iter": _iterations,     # an integer >= 0 (0: the start, no step)
+    "verbose": _verbosity,       # True/False or an integer >= 0
+    "tol": _nonnegative,         # a finite number >= 0
+}
+
+
+def boolean_rule():
+    """The rule of a True/False hyper-parameter (for ``_parameter_rules``)."""
+    return _boolean
+
+
+def check_parameters(estimator):
+    """Check every hyper-parameter of ``estimator`` that has a rule (:data:`SHARED_RULES`,
+    then the class's ``_parameter_rules``); a ``ValueError`` names the first one broken."""
+    rules = {**SHARED_RULES, **getattr(type(estimator), "_parameter_rules", {})}
+    for name, value in estimator.get_params(deep=False).items():
+        rule = rules.get(name)
+        if rule is not None:
+            rule(value, name)
+
+
+def checked_parameters(fit):
+    """Decorate a public ``fit``/``fit_transform``: :func:`check_parameters` first."""
+    import functools
+
+    @functools.wraps(fit)
+    def wrapper(self, *args, **kwargs):
+        check_parameters(self)
+        return fit(self, *args, **kwargs)
+
+    wrapper.checked_parameters = True
+    return wrapper

@@ -18,7 +18,13 @@ from sklearn.utils.validation import validate_data
 
 from . import graphs as _graphs
 from ._threads import managed_threads, map_threads
-from ._validation import check_int, check_labels, check_n_components, check_positive
+from ._validation import (
+    check_int,
+    check_labels,
+    check_n_components,
+    check_positive,
+    checked_parameters,
+)
 from .base import _BaseGraphEmbedding, _LinearProjection
 from .solvers import data_subspace, embedding_signs
 
@@ -240,6 +246,8 @@ class DCV(_LinearProjection):
         self.rank_tol = rank_tol
 
     @managed_threads
+
+    @checked_parameters
     def fit(self, X, y):
         """Fit the projection.
 

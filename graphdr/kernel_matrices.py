@@ -30,8 +30,12 @@ __all__ = ["KERNELS", "compute_kernel", "empirical_kernel_map", "kernel_distance
 KERNELS = ("rbf", "linear", "poly", "sigmoid", "cosine", "laplacian", "chi2", "precomputed")
 
 
-def check_kernel_params(kernel, gamma, degree, coef0):
+def check_kernel_params(kernel, gamma, degree, coef0, kernel_params=None):
     """Validate kernel hyper-parameters with clear errors (called in ``fit``)."""
+    if kernel_params is not None and not (
+            isinstance(kernel_params, dict) and all(isinstance(k, str) for k in kernel_params)):
+        raise ValueError("kernel_params must be None or a dict of keyword arguments of the "
+                         f"kernel (e.g. {{'gamma': 0.1}}); got {kernel_params!r}.")
     if not callable(kernel) and kernel not in KERNELS:
         raise ValueError(f"kernel must be one of {list(KERNELS)} or a callable; got {kernel!r}.")
     if gamma is not None and (

@@ -14,7 +14,7 @@ import numpy as np
 
 from . import graphs as _graphs
 from ._threads import managed_threads
-from ._validation import check_positive
+from ._validation import check_positive, checked_parameters
 from .base import Solution, _BaseGraphEmbedding
 from .linear import _LDAGraphs, _LPPGraphs
 from .routes import SCALING_DOC
@@ -356,6 +356,8 @@ class CKFD(_BaseGraphEmbedding):
         )
 
     @managed_threads
+
+    @checked_parameters
     def fit(self, X, y=None):
         super().fit(X, y)
         self.n_irregular_ = min(self.n_irregular_, self.n_components_)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from sklearn.utils.validation import column_or_1d
 
 from .map_page import COLORS, held_out_errors, write_map_csv, write_map_page
 from .neighbor import DEEMap
@@ -79,7 +80,7 @@ def write_map(model, y, out, *, title=None, ids=None, hover=None, label_name="la
     """Write the page, CSV and PNG of the fitted map ``model`` of labels ``y`` (see
     :func:`map2d`); returns :func:`map_files` of ``out``."""
     files = map_files(out)
-    y = np.asarray(y)
+    y = column_or_1d(y)  # a column vector, as fit accepts it
     n, C = len(model.embedding_), len(model.classes_)
     title = title or f"DEEMap of {n} samples, {C} classes"
     errors = held_out_errors(model, y)

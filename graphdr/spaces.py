@@ -222,7 +222,7 @@ class KernelSpec:
             gamma = estimator.gamma_
         spec = cls(estimator.kernel, gamma, estimator.degree, estimator.coef0,
                    estimator.kernel_params)
-        check_kernel_params(spec.kernel, spec.gamma, spec.degree, spec.coef0)
+        check_kernel_params(spec.kernel, spec.gamma, spec.degree, spec.coef0, spec.kernel_params)
         return spec
 
     def __call__(self, X, Y=None):

@@ -145,3 +145,111 @@ def test_string_labels(make, data):
     est = make().fit(X, labels)
     assert list(est.classes_) == ["setosa", "versicolor", "virginica"]
     assert np.all(np.isfinite(est.transform(X)))
+
+
+# ----- issue 37: the reproducers of the bad-input sweep (first part) --------------------------
+@pytest.fixture
+def sweep():
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1, 2], 20)
+    X = rng.normal(size=(60, 6)) + 3 * rng.normal(size=(3, 6))[y]
+    return X, y
+
+
+def _views(X):
+    return [X, X[:, :3]]
+
+
+@pytest.mark.parametrize("name", ["KFD", "ViewKernel", "MKLDR", "MKLDR-lde"])
+def test_float32_in_float32_out(sweep, name):
+    """The README's promise, for the multi-kernel estimators too; the float32 output is the
+    float64 computation cast (compared with the float64 fit)."""
+    X, y = sweep
+    X32 = X.astype(np.float32)
+    if name == "KFD":
+        Z32 = graphdr.KFD().fit(X32, y).transform(X32)
+        Z64 = graphdr.KFD().fit(X32.astype(np.float64), y).transform(X32.astype(np.float64))
+    elif name == "ViewKernel":
+        Z32 = graphdr.ViewKernel().fit(X32).transform(X32)
+        Z64 = graphdr.ViewKernel().fit(X32.astype(np.float64)).transform(
+            X32.astype(np.float64))
+    else:
+        graph = "lde" if name.endswith("lde") else "lda"
+        est = graphdr.MKLDR(graph=graph, weight_shrinkage=0.0, max_iter=3)
+        Z32 = est.fit(_views(X32), y).transform(_views(X32))
+        assert est.fit_transform(_views(X32), y).dtype == np.float32
+        V64 = [V.astype(np.float64) for V in _views(X32)]
+        Z64 = graphdr.MKLDR(graph=graph, weight_shrinkage=0.0, max_iter=3).fit(
+            V64, y).transform(V64)
+    assert Z32.dtype == np.float32
+    np.testing.assert_array_equal(Z32, Z64.astype(np.float32))
+
+
+def test_view_kernel_refuses_what_is_not_a_dense_2d_view(sweep):
+    import scipy.sparse as sp
+
+    X, _ = sweep
+    with pytest.raises(ValueError, match=r"got a sparse matrix \(pass X.toarray\(\)"):
+        graphdr.ViewKernel().fit(sp.csr_matrix(X))
+    with pytest.raises(ValueError, match=r"2-D array .* got shape \(60,\).*reshape\(-1, 1\)"):
+        graphdr.ViewKernel().fit(X[:, 0])
+    est = graphdr.ViewKernel().fit(X)
+    with pytest.raises(ValueError, match="2-D array"):
+        est.transform(X[0])
+
+
+@pytest.mark.parametrize("est, match", [
+    (graphdr.KernelLDA(rank_tol=np.nan), "rank_tol must be a finite real number; got nan"),
+    (graphdr.KQMI(rank_tol=np.nan), "rank_tol must be a finite real number"),
+    (graphdr.LDA(rank_tol=-1), "rank_tol must be >= 0; got -1"),
+    (graphdr.MMPA(rank_tol=-1), "rank_tol must be >= 0"),
+    (graphdr.DCV(rank_tol=-1), "rank_tol must be >= 0"),
+    (graphdr.LPP(supervised="yes"), "supervised must be True or False; got 'yes'"),
+    (graphdr.KernelLPP(supervised="yes"), "supervised must be True or False"),
+    (graphdr.DEE(normalize="yes"), "normalize must be True or False"),
+    (graphdr.DEE(max_iter=-1), "max_iter must be an integer >= 0"),
+    (graphdr.DSNE(tol=np.nan), "tol must be a finite real number"),
+    (graphdr.DEEMap(verbose=-1), "verbose must be an integer >= 0"),
+    (graphdr.KernelLDA(kernel_params="x"), "kernel_params must be None or a dict"),
+    # LDA(reg=0) does not use rank_tol's default path, yet the value is refused at fit
+    (graphdr.LDA(reg=0.0, rank_tol=float("inf")), "rank_tol must be a finite real number"),
+])
+def test_invalid_hyper_parameters_refused_at_fit(sweep, est, match):
+    X, y = sweep
+    with pytest.raises(ValueError, match=match):
+        est.fit(X, y)
+
+
+@pytest.mark.parametrize("est", [graphdr.MKLDR(graph="lde", rank_tol=-1),
+                                 graphdr.MKLDR(rank_tol=np.nan), graphdr.MKLDR(max_iter=-2)])
+def test_invalid_hyper_parameters_of_multiview_estimators(sweep, est):
+    X, y = sweep
+    with pytest.raises(ValueError, match="rank_tol must be|max_iter must be"):
+        est.fit(_views(X), y)
+
+
+def test_kfd_samme_with_more_folds_than_samples(sweep):
+    X, y = sweep
+    with pytest.raises(ValueError, match="cv=1000 folds for 60 samples; cv must be between 2"):
+        graphdr.KFDSAMME(cv=1000).fit(_views(X), y)
+
+
+def test_every_public_fit_checks_its_parameters():
+    """The declarative rules (graphdr._validation.SHARED_RULES and each class's
+    ``_parameter_rules``) run at the start of every public fit."""
+    import inspect
+
+    classes = [getattr(graphdr, n) for n in graphdr.__all__
+               if inspect.isclass(getattr(graphdr, n)) and hasattr(getattr(graphdr, n), "fit")]
+    unchecked = [f"{cls.__name__}.{m}" for cls in classes for m in ("fit", "fit_transform")
+                 if hasattr(cls, m) and m in {k for c in cls.__mro__ for k in vars(c)}
+                 and not getattr(getattr(cls, m), "checked_parameters", False)
+                 and getattr(getattr(cls, m), "__module__", "").startswith("graphdr")]
+    assert not unchecked, unchecked
+
+
+def test_map2d_takes_a_column_vector_of_labels(sweep, tmp_path):
+    X, y = sweep
+    with pytest.warns(Warning, match="column-vector y"):
+        model = graphdr.map2d(X, y.reshape(-1, 1), out=tmp_path / "m", png=True)
+    assert (tmp_path / "m.png").stat().st_size > 1000 and model.embedding_.shape == (60, 2)

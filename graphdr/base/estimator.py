@@ -11,7 +11,14 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import assert_all_finite, check_is_fitted, validate_data
 
 from .._threads import managed_threads
-from .._validation import check_int, check_labels, check_n_components, check_option, check_positive
+from .._validation import (
+    check_int,
+    check_labels,
+    check_n_components,
+    check_option,
+    check_positive,
+    checked_parameters,
+)
 from ..routes import (
     SCALINGS,
     GraphProblem,
@@ -111,6 +118,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
 
     # ----- fit: the five steps ---------------------------------------------------------
     @managed_threads
+    @checked_parameters
     def fit(self, X, y=None):
         """Fit the projection on training data.
 

@@ -9,7 +9,7 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._threads import managed_threads
-from .._validation import check_int, check_labels
+from .._validation import check_int, check_labels, checked_parameters
 from ..kernel_methods import KernelLDA
 from ..linear import LDA
 from ..sampling import landmark_indices, row_keys, stratified_folds
@@ -86,9 +86,11 @@ class KFD(ClassifierMixin, TransformerMixin, BaseEstimator):
         self.random_state = random_state
 
     @managed_threads
+
+    @checked_parameters
     def fit(self, X, y):
         """Fit the base kernel, kernel LDA and the 1-NN index on one view."""
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        X, y = validate_data(self, X, y, dtype=(np.float64, np.float32), ensure_min_samples=2)
         self.classes_, y_enc, _ = check_labels(y, method="KFD")
         self.view_kernel_ = make_view_kernels(self.kernel, 1)[0]
         n = X.shape[0]
@@ -115,10 +117,13 @@ class KFD(ClassifierMixin, TransformerMixin, BaseEstimator):
     def transform(self, X):
         """Embedding of new samples, shape (n_samples, n_components_)."""
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_data(self, X, reset=False, dtype=(np.float64, np.float32))
+        X64 = X.astype(np.float64, copy=False)  # float32 in, float32 out; float64 inside
         if self.approximation_ == "nystroem":
-            return self.kfd_.transform(self.view_kernel_.transform_features(X))
-        return self.kfd_.transform(self.view_kernel_.transform(X))
+            Z = self.kfd_.transform(self.view_kernel_.transform_features(X64))
+        else:
+            Z = self.kfd_.transform(self.view_kernel_.transform(X64))
+        return Z.astype(X.dtype, copy=False)
 
     def neighbour_labels(self, X=None, k=1):
         """Encoded labels of the ``k`` nearest training samples in the embedding.
@@ -198,6 +203,8 @@ class KFDVoting(_MultiViewKFDBase):
         self.random_state = random_state
 
     @managed_threads
+
+    @checked_parameters
     def fit(self, Xs, y):
         """Fit one KFD per view. ``Xs`` is a list of views."""
         check_int(self.max_neighbors, "max_neighbors")
@@ -299,6 +306,8 @@ class KFDSAMME(_MultiViewKFDBase):
         folds = stratified_folds(y_enc, self.cv, keys)
         pred = np.empty((len(views), len(y_enc)), dtype=np.intp)
         for tr, te in folds:
+            if len(te) == 0:
+                continue  # more folds than a class has rows: that fold tests nothing
             if len(np.unique(y_enc[tr])) < 2:
                 raise ValueError("KFDSAMME: a cross-fitting fold has a single class; lower cv.")
             for m, (spec, V) in enumerate(zip(specs, views)):
@@ -307,6 +316,8 @@ class KFDSAMME(_MultiViewKFDBase):
         return pred != y_enc[None, :]
 
     @managed_threads
+
+    @checked_parameters
     def fit(self, Xs, y):
         """Fit one KFD per view, then the SAMME weights. ``Xs`` is a list of views."""
         check_int(self.n_estimators, "n_estimators")
@@ -314,6 +325,10 @@ class KFDSAMME(_MultiViewKFDBase):
             check_int(self.cv, "cv", min_value=2)
         views, y_enc = self._fit_views(Xs, y)
         n, C = len(y_enc), len(self.classes_)
+        if self.cv is not None and self.cv > n:
+            raise ValueError(f"KFDSAMME: cv={self.cv} folds for {n} samples; cv must be between "
+                             f"2 and the number of samples (or None: leave-one-out in the KFD "
+                             "embedding).")
         wrong = self._training_mistakes(views, y_enc)  # M x n
         w = np.full(n, 1.0 / n)
         idx, alphas, errors = [], [], []

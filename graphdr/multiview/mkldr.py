@@ -12,7 +12,15 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import graphs as _graphs
 from .._threads import managed_threads
-from .._validation import check_int, check_labels, check_n_components, check_option, check_positive
+from .._validation import (
+    check_int,
+    check_labels,
+    check_n_components,
+    check_option,
+    check_positive,
+    checked_parameters,
+    output_dtype,
+)
 from ..kernel_matrices import kernel_distances
 from ..linear import class_neighbour_graphs
 from ..routes import (
@@ -279,6 +287,8 @@ class MKLDR(TransformerMixin, BaseEstimator):
         return float(beta @ S_num @ beta) / den if den > 0 else np.inf
 
     @managed_threads
+
+    @checked_parameters
     def fit(self, Xs, y):
         """Learn the kernel weights and the projection (paper 001, Algorithm 1).
 
@@ -501,13 +511,17 @@ class MKLDR(TransformerMixin, BaseEstimator):
                 )
             if b != 0:
                 out += _view_embedding(V, self, m)
-        return out
+        return out.astype(output_dtype(*Xs), copy=False)  # float32 views: float32 out
 
     @managed_threads
+
+    @checked_parameters
     def fit_transform(self, Xs, y=None, **fit_params):
         """Fit, then return the training embedding (lazy for dask views)."""
         self.fit(Xs, y)
-        return self.embedding_.copy() if hasattr(self, "embedding_") else self.transform(Xs)
+        if not hasattr(self, "embedding_"):
+            return self.transform(Xs)
+        return self.embedding_.astype(output_dtype(*Xs))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

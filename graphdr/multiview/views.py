@@ -12,7 +12,7 @@ from sklearn.preprocessing import KernelCenterer
 from sklearn.utils.validation import check_is_fitted
 
 from .._threads import managed_threads, map_threads
-from .._validation import check_option, check_positive
+from .._validation import check_option, check_positive, checked_parameters, output_dtype
 from ..kernel_matrices import KERNEL_BLOCK_ENTRIES
 
 _KINDS = ("rbf", "chi2", "distance", "linear", "precomputed")
@@ -173,10 +173,17 @@ class ViewKernel(BaseEstimator):
 
     @staticmethod
     def _as_real(X):
+        if sp.issparse(X) or (hasattr(X, "toarray") and not isinstance(X, np.ndarray)):
+            raise ValueError("ViewKernel needs a dense view; got a sparse matrix (pass "
+                             "X.toarray(), or a precomputed kernel with kernel='precomputed').")
         if np.iscomplexobj(X):
             raise ValueError("ViewKernel needs a real view; got complex values (pass the real and "
                              "imaginary parts, or the modulus, as real features).")
-        return np.asarray(X, dtype=np.float64)
+        A = np.asarray(X, dtype=np.float64)
+        if A.ndim != 2:
+            raise ValueError(f"The view must be a 2-D array (samples x features); got shape "
+                             f"{A.shape}. Reshape a single feature with X.reshape(-1, 1).")
+        return A
 
     def _check_params(self):
         check_option(self.kernel, "kernel", set(_KINDS))
@@ -409,17 +416,18 @@ class ViewKernel(BaseEstimator):
         if getattr(self, "nystroem_normalization_", None) is None:
             raise ValueError("This ViewKernel was fitted with fit_kernel (exact kernel); "
                              "transform_features needs fit_features (Nystroem).")
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2:
-            raise ValueError(f"The view must be a 2-D array; got shape {X.shape}.")
+        dtype = output_dtype(X)
+        X = self._as_real(X)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"The view has {X.shape[1]} features but was fitted with {self.n_features_in_}."
             )
         Phi = self._raw(X, self.landmarks_) @ self.nystroem_normalization_
-        return (Phi - self.feature_mean_) * np.sqrt(self.scale_)
+        return ((Phi - self.feature_mean_) * np.sqrt(self.scale_)).astype(dtype, copy=False)
 
     @managed_threads
+
+    @checked_parameters
     def fit(self, X, y=None):
         """Fit on the training view (see :meth:`fit_kernel`). Returns self."""
         self.fit_kernel(X)
@@ -443,9 +451,8 @@ class ViewKernel(BaseEstimator):
         if getattr(self, "nystroem_normalization_", None) is not None:
             raise ValueError("This ViewKernel was fitted with fit_features (Nystroem): use "
                              "transform_features; transform gives exact kernel rows.")
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2:
-            raise ValueError(f"The view must be a 2-D array; got shape {X.shape}.")
+        dtype = output_dtype(X)
+        X = self._as_real(X)
         if self.kernel == "precomputed":
             if X.shape[1] != self.n_train_:
                 raise ValueError(
@@ -463,7 +470,7 @@ class ViewKernel(BaseEstimator):
             K = self._raw(X, self.X_fit_)
         if self.psd_basis_ is not None:
             K = (K @ self.psd_basis_) @ self.psd_basis_.T
-        return self.centerer_.transform(K) * self.scale_
+        return (self.centerer_.transform(K) * self.scale_).astype(dtype, copy=False)
 
 
 def _landmark_normalization(vk, Kmm, L, landmarks, rank_tol=None):

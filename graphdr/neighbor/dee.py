@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import pairs as _pairs
 from .._threads import managed_threads
-from .._validation import check_option, check_positive
+from .._validation import boolean_rule, check_option, check_positive, checked_parameters
 from ..sampling import seeded
 from ..tuning import check_significance, choose_checkpoint
 from ._core import (
@@ -293,6 +293,8 @@ class DEE(_LinearNeighborEmbedding):
 
     _optimizers = {"ld", "fp", "cg", "gd"}
 
+    _parameter_rules = {"normalize": boolean_rule()}
+
     def __init__(
         self,
         n_components=2,
@@ -340,6 +342,8 @@ class DEE(_LinearNeighborEmbedding):
         _check_descent_params(self)
 
     @managed_threads
+
+    @checked_parameters
     def fit(self, X, y):
         """Fit the projection.
 

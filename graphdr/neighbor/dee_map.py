@@ -51,7 +51,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import graphs as _graphs
 from .._threads import managed_threads, map_threads
-from .._validation import check_int, check_labels, check_option, check_positive
+from .._validation import check_int, check_labels, check_option, check_positive, checked_parameters
 from ..optim import descent
 from ..solvers import embedding_signs
 from ..stats import power_of_two_scale
@@ -282,6 +282,8 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.callback = callback
 
     @managed_threads
+
+    @checked_parameters
     def fit(self, X, y):
         """Compute the map of ``X`` (``n x D``) with class labels ``y``.
 
@@ -293,6 +295,8 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         return self
 
     @managed_threads
+
+    @checked_parameters
     def fit_transform(self, X, y):
         """Compute and return the map of the training samples (``embedding_``)."""
         t0 = time.perf_counter()

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import pairs as _pairs
 from .._threads import managed_threads
-from .._validation import check_int, check_option, check_positive
+from .._validation import check_int, check_option, check_positive, checked_parameters
 from ..sampling import seeded
 from ..tuning import check_significance, choose_checkpoint
 from ._core import (
@@ -326,6 +326,8 @@ class DSNE(_LinearNeighborEmbedding):
         _check_descent_params(self)
 
     @managed_threads
+
+    @checked_parameters
     def fit(self, X, y):
         """Fit the projection.
 

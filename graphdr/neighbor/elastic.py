@@ -14,7 +14,13 @@ from sklearn.utils.validation import validate_data
 from .. import graphs as _graphs
 from .. import pairs as _pairs
 from .._threads import managed_threads
-from .._validation import check_int, check_n_components, check_option, check_positive
+from .._validation import (
+    check_int,
+    check_n_components,
+    check_option,
+    check_positive,
+    checked_parameters,
+)
 from ..optim import descent
 from ..sampling import seeded
 from ..solvers import embedding_signs
@@ -199,6 +205,8 @@ class ElasticEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         self.callback = callback
 
     @managed_threads
+
+    @checked_parameters
     def fit(self, X, y=None):
         """Compute the embedding of X (``y`` is ignored).
 
@@ -210,6 +218,8 @@ class ElasticEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         return self
 
     @managed_threads
+
+    @checked_parameters
     def fit_transform(self, X, y=None):
         """Compute and return the embedding of X (``y`` is ignored).
 

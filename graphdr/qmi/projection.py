@@ -18,6 +18,7 @@ from .._validation import (
     check_n_components,
     check_option,
     check_positive,
+    checked_parameters,
 )
 from ..base import _LinearProjection
 from ..linear import LDA
@@ -446,6 +447,7 @@ class QMIProjection(_LinearProjection):
 
     # ----- fit -----------------------------------------------------------------------------
     @managed_threads
+    @checked_parameters
     def fit(self, X, y):
         """Fit the projection by gradient ascent on the criterion.
 
