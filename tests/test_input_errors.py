@@ -253,3 +253,34 @@ def test_map2d_takes_a_column_vector_of_labels(sweep, tmp_path):
     with pytest.warns(Warning, match="column-vector y"):
         model = graphdr.map2d(X, y.reshape(-1, 1), out=tmp_path / "m", png=True)
     assert (tmp_path / "m.png").stat().st_size > 1000 and model.embedding_.shape == (60, 2)
+
+
+@pytest.mark.parametrize("make", [graphdr.DEE, graphdr.DSNE,
+                                  lambda: graphdr.DEE(sigma=2.0, init="random", random_state=0)])
+@pytest.mark.parametrize("scale", [1e-300, 2.0**-1000, 1e300])
+def test_dee_and_dsne_fit_extreme_scales_as_the_data_itself(sweep, make, scale):
+    """As LDA does: the fit of ``X * s`` embeds ``X * s`` as the fit of ``X`` embeds ``X`` (a
+    given width scales with the data), where squares of ``X * s`` underflow or overflow."""
+    X, y = sweep
+    ref = make().fit(X, y)
+    est = make()
+    if est.sigma is not None:
+        est.set_params(sigma=est.sigma * scale)
+    est.fit(X * scale, y)
+    Z, Zs = ref.transform(X), est.transform(X * scale)
+    assert np.all(np.isfinite(Zs))
+    np.testing.assert_allclose(Zs, Z, rtol=1e-6, atol=1e-7 * np.abs(Z).max())
+    assert est.sigma_ == pytest.approx(ref.sigma_ * scale, rel=1e-9)
+
+
+def test_elastic_embedding_refuses_constant_data_and_fits_extreme_scales(sweep):
+    X, _ = sweep
+    with pytest.raises(ValueError, match="constant data: every sample is the same point"):
+        graphdr.ElasticEmbedding().fit_transform(np.ones((60, 6)))
+    ref = graphdr.ElasticEmbedding(max_iter=20).fit_transform(X / 2.0**3)
+    # X / 8 has max |x| in [0.5, 1): the scale every extreme input is brought to, exactly
+    top = np.abs(X).max()
+    assert 0.5 <= top / 8 < 1
+    for e in (-1000, 1000):
+        Y = graphdr.ElasticEmbedding(max_iter=20).fit_transform(X / 2.0**3 * 2.0**e)
+        np.testing.assert_array_equal(Y, ref)

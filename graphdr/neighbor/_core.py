@@ -18,6 +18,7 @@ from ..base import _LinearProjection
 from ..optim import descent
 from ..sampling import row_keys, seeded, stratified_folds, stratified_subsample
 from ..solvers import data_subspace, embedding_signs
+from ..stats import power_of_two_scale
 
 _DTYPES = [np.float64, np.float32]
 #: pairs per row block of every pairwise sum
@@ -350,15 +351,19 @@ class _LinearNeighborEmbedding(_LinearProjection):
         n_components = check_n_components(
             self.n_components, X.shape[1], reason=f"n_features={X.shape[1]}"
         )
-        mean = np.mean(X, axis=0, dtype=np.float64)
-        basis, Z = data_subspace(X, mean)
+        # X / 2**e when max|X| is outside [2**-64, 2**64] (exact): squares of X * 1e-300
+        # underflow and those of X * 1e300 overflow; _fit maps the result back
+        self._input_scale = power_of_two_scale(np.max(np.abs(X))) if X.size else 1.0
+        Xs = X if self._input_scale == 1.0 else X / self._input_scale
+        mean = np.mean(Xs, axis=0, dtype=np.float64)
+        basis, Z = data_subspace(Xs, mean)
         if basis.shape[1] == 0:
             raise ValueError(
                 f"{name} cannot embed constant data: every feature has zero variance."
             )
         if Z is None:
-            Z = (np.asarray(X, dtype=np.float64) - mean) @ basis
-        self.mean_ = mean.astype(X.dtype, copy=False)
+            Z = (np.asarray(Xs, dtype=np.float64) - mean) @ basis
+        self.mean_ = (mean * self._input_scale).astype(X.dtype, copy=False)
         return X, Z, basis, y_enc, n_components
 
     def _pairs(self, y_enc, method, rng):
@@ -396,13 +401,16 @@ class _LinearNeighborEmbedding(_LinearProjection):
         t0 = time.perf_counter()
         self._check_params()
         X, Z, basis, y_enc, d = self._prepare(X, y)
+        scale = self._input_scale  # Z is the data / scale: widths and projections follow
         if self.sigma is None:
             sigma2 = _mean_same_class_sq_dist(Z, y_enc) / 2.0
         else:
-            sigma2 = float(self.sigma) ** 2
-        self.sigma_ = float(np.sqrt(sigma2))
+            sigma2 = (float(self.sigma) / scale) ** 2
+        self.sigma_ = float(np.sqrt(sigma2)) * scale
         name = type(self).__name__
         A0 = _initial_projection(self.init, Z, basis, d, X.shape[1], self.random_state, name)
+        if not isinstance(self.init, str):
+            A0 = A0 * scale  # the given projection of X, as one of X / scale
         self.method_ = _pairs.resolve_method(self.method, Z.shape[0], name)
         problem, method, precondition = self._problem(Z, y_enc, sigma2, A0, row_keys(X))
         if self.verbose and self.cv_errors_ is not None:
@@ -413,7 +421,7 @@ class _LinearNeighborEmbedding(_LinearProjection):
         callback = None
         if self.callback is not None:
             def callback(x, info):
-                return self.callback(x @ basis.T, info)
+                return self.callback(x @ basis.T / scale, info)
         res = descent(
             problem.value_grad, A0, method=method, precondition=precondition,
             max_iter=max_iter, tol=self.tol, verbose=_check_verbose(self.verbose),
@@ -421,6 +429,7 @@ class _LinearNeighborEmbedding(_LinearProjection):
         )
         _store_descent(self, res)
         signs = embedding_signs(Z @ res.x.T, y_enc)  # the sign convention (solvers)
-        self.components_ = (signs[:, None] * (res.x @ basis.T)).astype(X.dtype, copy=False)
+        self.components_ = (signs[:, None] * (res.x @ basis.T) / scale).astype(X.dtype,
+                                                                              copy=False)
         self.n_components_ = self.components_.shape[0]
         return self

@@ -24,6 +24,7 @@ from .._validation import (
 from ..optim import descent
 from ..sampling import seeded
 from ..solvers import embedding_signs
+from ..stats import power_of_two_scale
 from ._core import (
     _CACHE_BYTES,
     _DTYPES,
@@ -244,10 +245,17 @@ class ElasticEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         X = validate_data(self, X, dtype=_DTYPES, ensure_min_samples=2)
         n = X.shape[0]
         d = check_n_components(self.n_components, n - 1, reason=f"n_samples - 1 = {n - 1}")
-        Xf = np.asarray(X, dtype=np.float64)
+        # X / 2**e when max|X| is outside [2**-64, 2**64] (exact; squared distances of
+        # X * 1e300 overflow), the width with it
+        scale = power_of_two_scale(np.max(np.abs(X)))
+        Xf = np.asarray(X, dtype=np.float64) / scale
         Xc = Xf - Xf.mean(axis=0)
+        if not np.any(Xc):
+            raise ValueError(f"{name} cannot embed constant data: every sample is the same "
+                             "point, so no neighbour is nearer than another.")
         k = min(self.n_neighbors, n - 1)
-        Wp = _graphs.knn_graph(Xc, k, weights="heat", sigma=self.sigma)
+        sigma = None if self.sigma is None else float(self.sigma) / scale
+        Wp = _graphs.knn_graph(Xc, k, weights="heat", sigma=sigma)
         self.method_ = _pairs.resolve_method(self.method, n, name)
         pairs = None
         if self.method_ == "approx":
