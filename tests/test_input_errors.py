@@ -255,9 +255,15 @@ def test_map2d_takes_a_column_vector_of_labels(sweep, tmp_path):
     assert (tmp_path / "m.png").stat().st_size > 1000 and model.embedding_.shape == (60, 2)
 
 
-@pytest.mark.parametrize("make", [graphdr.DEE, graphdr.DSNE,
-                                  lambda: graphdr.DEE(sigma=2.0, init="random", random_state=0)])
-@pytest.mark.parametrize("scale", [1e-300, 2.0**-1000, 1e300])
+@pytest.mark.parametrize("make, scale", [
+    (graphdr.DEE, 1e-300), (graphdr.DEE, 2.0**-1000), (graphdr.DEE, 1e300),
+    (graphdr.DSNE, 1e-300), (graphdr.DSNE, 2.0**-1000), (graphdr.DSNE, 1e300),
+    # a given width and a random start: exact powers of two (the data, scaled back, are the
+    # same numbers); at 1e300 the rounded data move this start's descent by ~2 % under some
+    # OpenBLAS kernels (Prescott), as any perturbation of 1e-16 would
+    (lambda: graphdr.DEE(sigma=2.0, init="random", random_state=0), 2.0**-1000),
+    (lambda: graphdr.DEE(sigma=2.0, init="random", random_state=0), 2.0**1000),
+])
 def test_dee_and_dsne_fit_extreme_scales_as_the_data_itself(sweep, make, scale):
     """As LDA does: the fit of ``X * s`` embeds ``X * s`` as the fit of ``X`` embeds ``X`` (a
     given width scales with the data), where squares of ``X * s`` underflow or overflow."""
