@@ -290,3 +290,9 @@ def test_elastic_embedding_refuses_constant_data_and_fits_extreme_scales(sweep):
     for e in (-1000, 1000):
         Y = graphdr.ElasticEmbedding(max_iter=20).fit_transform(X / 2.0**3 * 2.0**e)
         np.testing.assert_array_equal(Y, ref)
+
+
+def test_qmi_projection_refuses_constant_data(sweep):
+    _, y = sweep
+    with pytest.raises(ValueError, match="QMIProjection cannot project constant data"):
+        graphdr.QMIProjection().fit(np.full((60, 6), 3.0), y)

@@ -473,6 +473,9 @@ class QMIProjection(_LinearProjection):
             reason=f"a projection of {D} features has at most {D} orthonormal directions",
         )
         Xf = np.asarray(X, dtype=np.float64)
+        if not np.any(Xf != Xf[0]):
+            raise ValueError("QMIProjection cannot project constant data: every sample is the "
+                             "same point (every feature has zero variance).")
         wrong = self._validate_checkpoints(Xf, y_enc, d, factors)
         cv_errors = None if wrong is None else wrong.mean(axis=0)
         keep = len(factors) if wrong is None else choose_checkpoint(wrong, self.significance)
