@@ -27,6 +27,7 @@ from ._validation import (
 )
 from .base import _BaseGraphEmbedding, _LinearProjection
 from .solvers import data_subspace, embedding_signs
+from .stats import power_of_two_scale
 
 __all__ = ["MMPA", "DCV", "mean_class_distances"]
 
@@ -233,6 +234,9 @@ class DCV(_LinearProjection):
     eigenvalues_ : ndarray of shape (n_components_,)
         Variance of the common vectors along each direction, decreasing (Fisher ratios
         :math:`\rho` when :math:`S_w` has no null space).
+        For data whose largest magnitude is outside ``[2**-64, 2**64]``, of ``X / 2**e``
+        (the exact power of two the fit divides them by; their squares would underflow or
+        overflow).
     null_dim_ : int
         Dimension of the (approximate) null space used (0 for the Fisher limit).
     n_components_ : int
@@ -246,7 +250,6 @@ class DCV(_LinearProjection):
         self.rank_tol = rank_tol
 
     @managed_threads
-
     @checked_parameters
     def fit(self, X, y):
         """Fit the projection.
@@ -267,13 +270,17 @@ class DCV(_LinearProjection):
         self.classes_, y_enc, sizes = check_labels(y, method="DCV")
         n, D = X.shape
         C = len(self.classes_)
-        mean = np.mean(X, axis=0, dtype=np.float64)
-        basis, Z = data_subspace(X, mean)
+        # X / 2**e when max|X| is outside [2**-64, 2**64] (exact): the directions are
+        # orthonormal, mean_ is scaled back, eigenvalues_ are those of X / 2**e
+        self._input_scale = power_of_two_scale(np.max(np.abs(X)))
+        Xs = X if self._input_scale == 1.0 else X / self._input_scale
+        mean = np.mean(Xs, axis=0, dtype=np.float64)
+        basis, Z = data_subspace(Xs, mean)
         r = basis.shape[1]
         if r == 0:
             raise ValueError("DCV cannot project constant data: every feature has zero variance.")
         if Z is None:
-            Z = (np.asarray(X, dtype=np.float64) - mean) @ basis
+            Z = (np.asarray(Xs, dtype=np.float64) - mean) @ basis
         means = np.zeros((C, r))
         np.add.at(means, y_enc, Z)
         means /= sizes[:, None]
@@ -310,7 +317,7 @@ class DCV(_LinearProjection):
         W = (basis @ V) * embedding_signs(Z @ V, y_enc)  # the sign convention (solvers)
         self.components_ = W.T.astype(X.dtype, copy=False)
         self.eigenvalues_ = mu[:n_components]
-        self.mean_ = mean.astype(X.dtype, copy=False)
+        self.mean_ = (mean * self._input_scale).astype(X.dtype, copy=False)
         self.n_components_ = n_components
         return self
 
@@ -334,7 +341,7 @@ class DCV(_LinearProjection):
         W = (basis @ Q) * embedding_signs(Z @ Q, y_enc)  # the sign convention (solvers)
         self.components_ = W.T.astype(X.dtype, copy=False)
         self.eigenvalues_ = ratios[:n_components]
-        self.mean_ = mean.astype(X.dtype, copy=False)
+        self.mean_ = (mean * self._input_scale).astype(X.dtype, copy=False)
         self.n_components_ = n_components
         return self
 

@@ -121,7 +121,12 @@ class KernelLDA(_LDAGraphs, _BaseGraphEmbedding):
     eigenvalues_ : ndarray of shape (n_components_,)
         Within-class over total scatter of each solver direction, increasing.
     gamma_ : float or None
-        Kernel coefficient used (chosen from the data when ``gamma='auto'``).
+        Kernel coefficient used (chosen from the data when ``gamma='auto'``). Data whose
+        largest magnitude is outside ``[2**-64, 2**64]`` are divided by an exact power of two
+        ``2**e`` first (their squares would underflow or overflow; new samples too): a
+        chosen ``gamma_`` is then that of ``X / 2**e``, and a given ``gamma`` is applied as
+        ``gamma * 2**(2e)`` to ``X / 2**e`` (``2**e`` for the laplacian and chi2 kernels),
+        the same kernel.
     reg_ : float
         Relative ridge used.
     cv_results_ : dict of ndarray
@@ -356,7 +361,6 @@ class CKFD(_BaseGraphEmbedding):
         )
 
     @managed_threads
-
     @checked_parameters
     def fit(self, X, y=None):
         super().fit(X, y)

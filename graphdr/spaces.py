@@ -32,6 +32,8 @@ so ``transform`` is one line for every estimator.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.kernel_approximation import Nystroem
@@ -207,6 +209,32 @@ class LinearSpan:
         return (X - estimator.mean_) @ estimator.components_.T
 
 
+#: Built-in kernels that see the data through ``gamma``: the kernel of ``X / s`` with
+#: ``gamma * s**p`` is the kernel of ``X`` with ``gamma`` (``p`` the power below), so a fit may
+#: divide extreme data by a power of two (:meth:`graphdr.base._BaseGraphEmbedding._rescaled_input`).
+GAMMA_POWER = {"rbf": 2, "poly": 2, "sigmoid": 2, "laplacian": 1, "chi2": 1}
+
+
+def scales_with_gamma(estimator):
+    """Whether ``estimator``'s kernel may see its data divided by a power of two (a built-in
+    kernel of :data:`GAMMA_POWER` whose ``gamma`` is not set in ``kernel_params``)."""
+    kernel = getattr(estimator, "kernel", None)
+    params = getattr(estimator, "kernel_params", None) or {}
+    return isinstance(kernel, str) and kernel in GAMMA_POWER and "gamma" not in params
+
+
+def scaled_gamma(estimator, gamma):
+    """A given ``gamma`` (None: ``1 / n_features``) as it applies to the training samples
+    divided by ``estimator._input_scale`` (clipped to ``[1e-300, 1e300]``: the kernel is then
+    1 everywhere, or the identity, to double precision); unchanged at scale 1."""
+    scale = getattr(estimator, "_input_scale", 1.0)
+    if scale == 1.0 or not isinstance(gamma, numbers.Real | None) or not scales_with_gamma(
+            estimator):
+        return gamma
+    g = 1.0 / estimator.n_features_in_ if gamma is None else float(gamma)
+    return float(np.clip(g * scale ** GAMMA_POWER[estimator.kernel], 1e-300, 1e300))
+
+
 class KernelSpec:
     """The kernel function of an estimator (kernel, gamma, degree, coef0, kernel_params)."""
 
@@ -218,8 +246,10 @@ class KernelSpec:
     def of(cls, estimator):
         """The kernel hyper-parameters of a kernel estimator, validated."""
         gamma = estimator.gamma
-        if isinstance(gamma, str) and gamma == "auto":  # chosen in fit
+        if isinstance(gamma, str) and gamma == "auto":  # chosen in fit (on the scaled data)
             gamma = estimator.gamma_
+        else:
+            gamma = scaled_gamma(estimator, gamma)
         spec = cls(estimator.kernel, gamma, estimator.degree, estimator.coef0,
                    estimator.kernel_params)
         check_kernel_params(spec.kernel, spec.gamma, spec.degree, spec.coef0, spec.kernel_params)

@@ -296,3 +296,92 @@ def test_qmi_projection_refuses_constant_data(sweep):
     _, y = sweep
     with pytest.raises(ValueError, match="QMIProjection cannot project constant data"):
         graphdr.QMIProjection().fit(np.full((60, 6), 3.0), y)
+
+
+@pytest.mark.parametrize("make", [
+    graphdr.KernelLDA, graphdr.KQMI, graphdr.CKFD, graphdr.KernelLPP,
+    lambda: graphdr.KernelLDA(gamma=0.05),                       # a given width
+    lambda: graphdr.KernelLDA(kernel="laplacian", gamma=0.1),    # gamma * |x - y|_1
+    lambda: graphdr.KernelLDA(approximation="nystroem", n_landmarks=30, random_state=0),
+])
+@pytest.mark.parametrize("scale", [1e-300, 2.0**-1000, 2.0**1000, 1e300])
+def test_kernel_methods_fit_extreme_scales_as_the_data_itself(sweep, make, scale):
+    """The kernel of ``X * s`` with ``gamma / s**2`` is the kernel of ``X`` with ``gamma``: the
+    fit divides extreme data by a power of two and scales a given width with it. Compared
+    with the fit of ``X`` (a given width scaled as the data), by the embedding."""
+    X, y = sweep
+    ref = make()
+    est = make()
+    gamma = ref.gamma
+    if not isinstance(gamma, str):
+        power = 1 if ref.kernel == "laplacian" else 2
+        with np.errstate(all="ignore"):
+            given = float(np.float64(gamma) / np.float64(scale) ** power)
+        if not 0.0 < given < np.inf:
+            pytest.skip("the width itself is not representable at this scale")
+        est.set_params(gamma=given)
+    Z = ref.fit(X, y).transform(X)
+    Zs = est.fit(X * scale, y).transform(X * scale)
+    assert np.all(np.isfinite(Zs))
+    np.testing.assert_allclose(Zs, Z, rtol=1e-6, atol=1e-6 * np.abs(Z).max())
+
+
+@pytest.mark.parametrize("name", ["ViewKernel", "KFD", "KFD-nystroem", "MKLDR", "KFDVoting",
+                                  "KFDSAMME"])
+@pytest.mark.parametrize("scale", [1e-300, 2.0**-1000, 1e300])
+def test_view_kernels_fit_extreme_scales_as_the_data_itself(sweep, name, scale):
+    """A data-driven width (the default sigma='auto') makes a view's kernel blind to its
+    scale: the view is divided by a power of two, and new samples with it."""
+    X, y = sweep
+
+    def run(s):
+        Xs = X * s
+        if name == "ViewKernel":
+            return graphdr.ViewKernel().fit(Xs).transform(Xs[:20])
+        if name.startswith("KFD") and name != "KFDVoting" and name != "KFDSAMME":
+            approximation = "nystroem" if name.endswith("nystroem") else None
+            return graphdr.KFD(approximation=approximation, n_landmarks=30,
+                               random_state=0).fit(Xs, y).transform(Xs)
+        if name == "MKLDR":
+            return graphdr.MKLDR(weight_shrinkage=0.0, max_iter=3).fit(
+                _views(Xs), y).transform(_views(Xs))
+        est = getattr(graphdr, name)().fit(_views(Xs), y)
+        return est.predict(_views(Xs)).astype(float)
+
+    ref, got = run(1.0), run(scale)
+    assert np.all(np.isfinite(got))
+    np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-6 * np.abs(ref).max())
+
+
+def test_view_kernel_with_a_given_width_keeps_the_data_as_given(sweep):
+    X, _ = sweep
+    vk = graphdr.ViewKernel(sigma=3.0).fit(X)
+    assert vk.sigma_ == 3.0 and vk._input_scale == 1.0
+    np.testing.assert_array_equal(vk.transform(X[:5]), graphdr.ViewKernel(sigma=3.0).fit(
+        X).transform(X[:5]))
+
+
+@pytest.mark.parametrize("make, equivariant", [
+    (graphdr.DCV, True),                                        # orthonormal directions
+    (lambda: graphdr.DCV(null_dim=3), True),                    # the common-vector path
+    (lambda: graphdr.QMIProjection(max_iter=20), False),        # whitened: scale-free
+    (lambda: graphdr.QMIProjection(metric="euclidean", max_iter=20), True),
+    (lambda: graphdr.QMIProjection(metric="euclidean", sigma=2.0, max_iter=20), True),
+])
+@pytest.mark.parametrize("scale", [1e-300, 2.0**-1000, 2.0**1000, 1e300])
+def test_dcv_and_qmi_projection_fit_extreme_scales(sweep, make, equivariant, scale):
+    """An orthonormal projection of ``X * s`` is ``s`` times that of ``X``; the whitened QMI
+    embedding is the same at every scale. A given width scales with the data."""
+    X, y = sweep
+    ref = make()
+    est = make()
+    if getattr(est, "sigma", None) is not None:
+        est.set_params(sigma=est.sigma * scale)
+    Z = ref.fit(X, y).transform(X)
+    Zs = est.fit(X * scale, y).transform(X * scale)
+    assert np.all(np.isfinite(Zs))
+    if equivariant:
+        Zs = Zs / scale
+    np.testing.assert_allclose(Zs, Z, rtol=1e-6, atol=1e-6 * np.abs(Z).max())
+    if hasattr(ref, "sigma_") and equivariant:
+        assert est.sigma_ == pytest.approx(ref.sigma_ * scale, rel=1e-6)

@@ -27,7 +27,14 @@ from ..routes import (
     solve_class_kernel,
     solve_graph_problem,
 )
-from ..spaces import KernelMap, KernelSpec, LinearSpan, NystroemMap, resolve_approximation
+from ..spaces import (
+    KernelMap,
+    KernelSpec,
+    LinearSpan,
+    NystroemMap,
+    resolve_approximation,
+    scales_with_gamma,
+)
 from ..stats import is_dask_array, power_of_two_scale
 from ..tuning import check_auto
 from .fitting import (
@@ -206,13 +213,17 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         return TrainingData(self._rescaled_input(X), None, None, X.dtype)
 
     def _rescaled_input(self, X):
-        """``X / 2**e`` for linear methods when ``max|X|`` is outside ``[2**-64, 2**64]``.
+        """``X / 2**e`` when ``max|X|`` is outside ``[2**-64, 2**64]``.
 
         Squares of ``X * 1e-300`` underflow and those of ``X * 1e150`` overflow; dividing by a
-        power of two is exact, and the fitted ``components_`` and ``mean_`` are mapped back in
-        :meth:`_store`, so every scale gives the same embedding.
+        power of two is exact. Linear methods map the fitted ``components_`` and ``mean_`` back
+        in :meth:`_store`, so every scale gives the same embedding. Kernel methods whose
+        kernel sees the data through ``gamma`` (:data:`graphdr.spaces.GAMMA_POWER`) keep the
+        scaled training samples, divide new samples by the same power of two in ``transform``
+        and multiply a given ``gamma`` by its power (:meth:`graphdr.spaces.KernelSpec.of`); a
+        ``gamma_`` chosen from the data is that of the scaled data.
         """
-        if self._is_kernel() or X.shape[0] * X.shape[1] == 0:
+        if X.shape[0] * X.shape[1] == 0 or (self._is_kernel() and not scales_with_gamma(self)):
             return X
         self._input_scale = power_of_two_scale(abs(X).max())
         return X if self._input_scale == 1.0 else X / self._input_scale
@@ -338,7 +349,8 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             V = solution.directions[:, :k]
             V = V @ self._metric(space, data, V)
             fitted = space.solution(V * space.signs(V, data.y_encoded), dtype=data.dtype)
-        if self._input_scale != 1.0 and "components_" in fitted:  # see _rescaled_input
+        if self._input_scale != 1.0 and "components_" in fitted and not self._is_kernel():
+            # see _rescaled_input (a kernel method's components act on kernel features)
             fitted["components_"] = fitted["components_"] / self._input_scale
             fitted["mean_"] = fitted["mean_"] * self._input_scale
         for name, value in fitted.items():
@@ -395,6 +407,8 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
 
     def _transform_array(self, X):
         X = validate_data(self, X, reset=False, dtype=_DTYPES, accept_sparse=self._accepts_sparse())
+        if self._is_kernel() and getattr(self, "_input_scale", 1.0) != 1.0:
+            X = X / self._input_scale  # as the training samples (_rescaled_input)
         if hasattr(self, "nystroem_"):
             return NystroemMap.embed(self, X)
         if hasattr(self, "dual_coef_"):

@@ -11,6 +11,7 @@ from .. import graphs as _graphs
 from .._validation import check_labels
 from ..kernel_matrices import check_kernel_params
 from ..sampling import row_keys
+from ..spaces import scaled_gamma
 from ..stats import (
     check_class_counts,
     check_dask_input,
@@ -155,7 +156,7 @@ def select_kernel(est, data):
         est.reg_ = 1e-3 if auto_reg else (0.0 if reg is None else reg)
         return
     fixed = dict(search_gamma=auto_gamma, search_reg=auto_reg and est._solver_uses_reg(),
-                 fixed_gamma=None if auto_gamma else gamma,
+                 fixed_gamma=None if auto_gamma else scaled_gamma(est, gamma),
                  fixed_reg=1e-3 if auto_reg else (0.0 if reg is None else reg),
                  n_jobs=getattr(est, "n_jobs", None))
     if est._class_objective_block(2, np.ones(2)) is not None and est._solver_uses_reg():

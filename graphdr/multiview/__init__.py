@@ -90,6 +90,7 @@ problems), :mod:`~graphdr.multiview.steps` (the A-step and the SDP beta-step),
 estimator).
 """
 
+from .dask_views import finish_landmark_features, lazy_landmark_features  # noqa: F401
 from .digits import make_multiview_digits
 from .kfd import KFD, KFDSAMME, KFDVoting
 from .mkldr import MKLDR
@@ -98,8 +99,6 @@ from .steps import a_step, beta_step
 from .views import (  # noqa: F401
     ViewKernel,
     check_views,
-    finish_landmark_features,
-    lazy_landmark_features,
     make_view_kernels,
 )
 

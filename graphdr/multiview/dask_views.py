@@ -11,10 +11,75 @@ from ..stats import class_statistics, is_dask_array, raise_if_nonfinite
 from .problems import (
     _LandmarkProblem,
 )
-from .views import (
-    finish_landmark_features,
-    lazy_landmark_features,
-)
+from .views import _feature_scale, _landmark_normalization
+
+
+# ----- landmark features of a Dask view ---------------------------------------------------------
+def _chunk_sq_dist_sum(Xb, vk, L):
+    return np.full((1, 1), float(np.sum(vk._sq_dist(np.asarray(Xb, dtype=np.float64), L))))
+
+
+def _chunk_raw_features(Xb, vk):
+    Xb = np.asarray(Xb, dtype=np.float64)
+    if not np.all(np.isfinite(Xb)):
+        raise ValueError("A view contains NaN or infinite values.")
+    return vk._raw(Xb, vk.landmarks_) @ vk.nystroem_normalization_
+
+
+def lazy_landmark_features(vk, X, landmarks, L, *, rank_tol=None):
+    r"""The Dask counterpart of :meth:`ViewKernel.fit_features`, up to the centring and scale.
+
+    ``X`` is a ``dask.array`` view (one column chunk), ``L`` its rows ``landmarks`` (computed).
+    Sets the width (the mean of :math:`d^2` over pairs of distinct samples for ``'rbf'``, in
+    closed form from the view's centred sum of squares; over (sample, landmark) pairs
+    otherwise, one reduction over the chunks) and the landmark normalisation, and returns the
+    lazy uncentred features :math:`\Phi_0 = k(X, L)\,U_+\Lambda_+^{-1/2}` (``n x r``, per chunk
+    by ``map_blocks``). :func:`finish_landmark_features` then sets the mean feature and the
+    scale from their statistics. Nothing of size ``n`` is computed here except reductions.
+    """
+    import dask.array as da
+
+    vk._check_params()
+    n = X.shape[0]
+    vk.n_features_in_, vk.n_train_ = int(X.shape[1]), int(n)
+    vk.X_fit_ = vk.psd_basis_ = vk.centerer_ = vk.sigma_ = None
+    vk._input_scale = 1.0  # a Dask view is taken at its own scale
+    L = vk._as_real(L)
+    if not np.all(np.isfinite(L)):
+        raise ValueError("A view contains NaN or infinite values (in a landmark row).")
+    if vk.kernel != "linear":
+        if vk.sigma in (None, "auto"):
+            if vk.kernel == "rbf":  # sum_ij |x_i - x_j|^2 = 2 n sum_i |x_i - mean|^2
+                Xf = X.astype(np.float64)
+                mean = 2.0 * float(((Xf - Xf.mean(axis=0)) ** 2).sum().compute()) / max(n - 1, 1)
+            else:
+                sums = X.map_blocks(_chunk_sq_dist_sum, vk, L, dtype=np.float64,
+                                    chunks=((1,) * len(X.chunks[0]), (1,)))
+                mean = float(da.sum(sums).compute()) / max(n * len(L) - len(L), 1)
+            if not np.isfinite(mean):
+                raise ValueError("A view contains NaN or infinite values.")
+            if not mean > 0:
+                raise ValueError(
+                    "Every pair of samples is at distance 0 in this view (constant "
+                    "view): a data-driven sigma cannot be set."
+                )
+            vk.sigma_ = float(np.sqrt(mean))
+        else:
+            vk.sigma_ = float(vk.sigma)
+    Kmm = vk._raw(L.copy(), L)  # as the rows of k(X, L) in memory (no zeroed diagonal)
+    _landmark_normalization(vk, Kmm, L, np.asarray(landmarks, dtype=np.intp), rank_tol)
+    r = vk.nystroem_normalization_.shape[1]
+    return X.map_blocks(_chunk_raw_features, vk, dtype=np.float64, chunks=(X.chunks[0], (r,)))
+
+
+def finish_landmark_features(vk, feature_mean, centred_gram, n):
+    r"""Mean feature and scale of a view from the statistics of its lazy features
+    (:func:`lazy_landmark_features`): the centred trace is :math:`\operatorname{tr} G_c`, the
+    raw one :math:`\operatorname{tr} G_c + n \lVert\bar\phi\rVert^2`. Returns the scale."""
+    trace = float(np.trace(centred_gram))
+    _feature_scale(vk, feature_mean, trace, trace + n * float(feature_mean @ feature_mean), n)
+    return vk.scale_
+
 
 
 # ----- Dask views (Nystroem, LDA's graphs) -----------------------------------------------------

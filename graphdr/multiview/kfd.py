@@ -86,7 +86,6 @@ class KFD(ClassifierMixin, TransformerMixin, BaseEstimator):
         self.random_state = random_state
 
     @managed_threads
-
     @checked_parameters
     def fit(self, X, y):
         """Fit the base kernel, kernel LDA and the 1-NN index on one view."""
@@ -203,7 +202,6 @@ class KFDVoting(_MultiViewKFDBase):
         self.random_state = random_state
 
     @managed_threads
-
     @checked_parameters
     def fit(self, Xs, y):
         """Fit one KFD per view. ``Xs`` is a list of views."""
@@ -316,7 +314,6 @@ class KFDSAMME(_MultiViewKFDBase):
         return pred != y_enc[None, :]
 
     @managed_threads
-
     @checked_parameters
     def fit(self, Xs, y):
         """Fit one KFD per view, then the SAMME weights. ``Xs`` is a list of views."""

@@ -287,7 +287,6 @@ class MKLDR(TransformerMixin, BaseEstimator):
         return float(beta @ S_num @ beta) / den if den > 0 else np.inf
 
     @managed_threads
-
     @checked_parameters
     def fit(self, Xs, y):
         """Learn the kernel weights and the projection (paper 001, Algorithm 1).
@@ -514,7 +513,6 @@ class MKLDR(TransformerMixin, BaseEstimator):
         return out.astype(output_dtype(*Xs), copy=False)  # float32 views: float32 out
 
     @managed_threads
-
     @checked_parameters
     def fit_transform(self, Xs, y=None, **fit_params):
         """Fit, then return the training embedding (lazy for dask views)."""

@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._threads import managed_threads, map_threads
 from .._validation import check_option, check_positive, checked_parameters, output_dtype
 from ..kernel_matrices import KERNEL_BLOCK_ENTRIES
+from ..stats import power_of_two_scale
 
 _KINDS = ("rbf", "chi2", "distance", "linear", "precomputed")
 
@@ -144,7 +145,8 @@ class ViewKernel(BaseEstimator):
     Attributes
     ----------
     sigma_ : float or None
-        Width used (None for linear and precomputed kernels).
+        Width used (None for linear and precomputed kernels); of the view divided by an
+        exact power of two when its largest magnitude is outside ``[2**-64, 2**64]``.
     scale_ : float
         Normalising factor ``s``.
     psd_basis_ : ndarray of shape (n_train, r) or None
@@ -216,6 +218,17 @@ class ViewKernel(BaseEstimator):
             return np.maximum(-additive_chi2_kernel(X, Y), 0.0)
         return pairwise_distances(X, Y, metric=self.metric) ** 2
 
+    def _input(self, X, fit=False):
+        """The view divided by ``2**e`` when a data-driven width makes the kernel blind to
+        the scale and ``max|x|`` is outside ``[2**-64, 2**64]`` (squares of ``X * 1e300``
+        overflow); new samples by the training power of two."""
+        X = self._as_real(X)
+        if fit:
+            auto = self.kernel not in ("linear", "precomputed") and self.sigma in (None, "auto")
+            self._input_scale = power_of_two_scale(np.max(np.abs(X))) if auto and X.size else 1.0
+        scale = getattr(self, "_input_scale", 1.0)
+        return X if scale == 1.0 else X / scale
+
     def _raw(self, X, Y):
         if self.kernel == "linear":
             return X @ Y.T
@@ -237,7 +250,7 @@ class ViewKernel(BaseEstimator):
         K : ndarray of shape (n_samples, n_samples)
         """
         self._check_params()
-        X = self._as_real(X)
+        X = self._input(X, fit=True)
         n = X.shape[0]
         self.n_features_in_ = X.shape[1]
         self.n_train_ = n
@@ -357,7 +370,7 @@ class ViewKernel(BaseEstimator):
                 "kernel='precomputed' gives only the kernel matrix. Use the exact path "
                 "(approximation=None) or pass the view's features."
             )
-        X = self._as_real(X)
+        X = self._input(X, fit=True)
         n = X.shape[0]
         landmarks = np.asarray(landmarks, dtype=np.intp)
         self.n_features_in_ = X.shape[1]
@@ -417,7 +430,7 @@ class ViewKernel(BaseEstimator):
             raise ValueError("This ViewKernel was fitted with fit_kernel (exact kernel); "
                              "transform_features needs fit_features (Nystroem).")
         dtype = output_dtype(X)
-        X = self._as_real(X)
+        X = self._input(X)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"The view has {X.shape[1]} features but was fitted with {self.n_features_in_}."
@@ -426,7 +439,6 @@ class ViewKernel(BaseEstimator):
         return ((Phi - self.feature_mean_) * np.sqrt(self.scale_)).astype(dtype, copy=False)
 
     @managed_threads
-
     @checked_parameters
     def fit(self, X, y=None):
         """Fit on the training view (see :meth:`fit_kernel`). Returns self."""
@@ -452,7 +464,7 @@ class ViewKernel(BaseEstimator):
             raise ValueError("This ViewKernel was fitted with fit_features (Nystroem): use "
                              "transform_features; transform gives exact kernel rows.")
         dtype = output_dtype(X)
-        X = self._as_real(X)
+        X = self._input(X)
         if self.kernel == "precomputed":
             if X.shape[1] != self.n_train_:
                 raise ValueError(
@@ -498,71 +510,6 @@ def _feature_scale(vk, feature_mean, trace, raw_trace, n):
         )
     vk.feature_mean_ = feature_mean
     vk.scale_ = {"mean_diag": n / trace, "trace": 1.0 / trace, None: 1.0}[vk.normalize]
-
-
-def _chunk_sq_dist_sum(Xb, vk, L):
-    return np.full((1, 1), float(np.sum(vk._sq_dist(np.asarray(Xb, dtype=np.float64), L))))
-
-
-def _chunk_raw_features(Xb, vk):
-    Xb = np.asarray(Xb, dtype=np.float64)
-    if not np.all(np.isfinite(Xb)):
-        raise ValueError("A view contains NaN or infinite values.")
-    return vk._raw(Xb, vk.landmarks_) @ vk.nystroem_normalization_
-
-
-def lazy_landmark_features(vk, X, landmarks, L, *, rank_tol=None):
-    r"""The Dask counterpart of :meth:`ViewKernel.fit_features`, up to the centring and scale.
-
-    ``X`` is a ``dask.array`` view (one column chunk), ``L`` its rows ``landmarks`` (computed).
-    Sets the width (the mean of :math:`d^2` over pairs of distinct samples for ``'rbf'``, in
-    closed form from the view's centred sum of squares; over (sample, landmark) pairs
-    otherwise, one reduction over the chunks) and the landmark normalisation, and returns the
-    lazy uncentred features :math:`\Phi_0 = k(X, L)\,U_+\Lambda_+^{-1/2}` (``n x r``, per chunk
-    by ``map_blocks``). :func:`finish_landmark_features` then sets the mean feature and the
-    scale from their statistics. Nothing of size ``n`` is computed here except reductions.
-    """
-    import dask.array as da
-
-    vk._check_params()
-    n = X.shape[0]
-    vk.n_features_in_, vk.n_train_ = int(X.shape[1]), int(n)
-    vk.X_fit_ = vk.psd_basis_ = vk.centerer_ = vk.sigma_ = None
-    L = vk._as_real(L)
-    if not np.all(np.isfinite(L)):
-        raise ValueError("A view contains NaN or infinite values (in a landmark row).")
-    if vk.kernel != "linear":
-        if vk.sigma in (None, "auto"):
-            if vk.kernel == "rbf":  # sum_ij |x_i - x_j|^2 = 2 n sum_i |x_i - mean|^2
-                Xf = X.astype(np.float64)
-                mean = 2.0 * float(((Xf - Xf.mean(axis=0)) ** 2).sum().compute()) / max(n - 1, 1)
-            else:
-                sums = X.map_blocks(_chunk_sq_dist_sum, vk, L, dtype=np.float64,
-                                    chunks=((1,) * len(X.chunks[0]), (1,)))
-                mean = float(da.sum(sums).compute()) / max(n * len(L) - len(L), 1)
-            if not np.isfinite(mean):
-                raise ValueError("A view contains NaN or infinite values.")
-            if not mean > 0:
-                raise ValueError(
-                    "Every pair of samples is at distance 0 in this view (constant "
-                    "view): a data-driven sigma cannot be set."
-                )
-            vk.sigma_ = float(np.sqrt(mean))
-        else:
-            vk.sigma_ = float(vk.sigma)
-    Kmm = vk._raw(L.copy(), L)  # as the rows of k(X, L) in memory (no zeroed diagonal)
-    _landmark_normalization(vk, Kmm, L, np.asarray(landmarks, dtype=np.intp), rank_tol)
-    r = vk.nystroem_normalization_.shape[1]
-    return X.map_blocks(_chunk_raw_features, vk, dtype=np.float64, chunks=(X.chunks[0], (r,)))
-
-
-def finish_landmark_features(vk, feature_mean, centred_gram, n):
-    r"""Mean feature and scale of a view from the statistics of its lazy features
-    (:func:`lazy_landmark_features`): the centred trace is :math:`\operatorname{tr} G_c`, the
-    raw one :math:`\operatorname{tr} G_c + n \lVert\bar\phi\rVert^2`. Returns the scale."""
-    trace = float(np.trace(centred_gram))
-    _feature_scale(vk, feature_mean, trace, trace + n * float(feature_mean @ feature_mean), n)
-    return vk.scale_
 
 
 def make_view_kernels(kernels, n_views):

@@ -342,7 +342,6 @@ class DEE(_LinearNeighborEmbedding):
         _check_descent_params(self)
 
     @managed_threads
-
     @checked_parameters
     def fit(self, X, y):
         """Fit the projection.

@@ -282,7 +282,6 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.callback = callback
 
     @managed_threads
-
     @checked_parameters
     def fit(self, X, y):
         """Compute the map of ``X`` (``n x D``) with class labels ``y``.
@@ -295,7 +294,6 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         return self
 
     @managed_threads
-
     @checked_parameters
     def fit_transform(self, X, y):
         """Compute and return the map of the training samples (``embedding_``)."""

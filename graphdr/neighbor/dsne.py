@@ -326,7 +326,6 @@ class DSNE(_LinearNeighborEmbedding):
         _check_descent_params(self)
 
     @managed_threads
-
     @checked_parameters
     def fit(self, X, y):
         """Fit the projection.

@@ -206,7 +206,6 @@ class ElasticEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         self.callback = callback
 
     @managed_threads
-
     @checked_parameters
     def fit(self, X, y=None):
         """Compute the embedding of X (``y`` is ignored).
@@ -219,7 +218,6 @@ class ElasticEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         return self
 
     @managed_threads
-
     @checked_parameters
     def fit_transform(self, X, y=None):
         """Compute and return the embedding of X (``y`` is ignored).

@@ -24,6 +24,7 @@ from ..base import _LinearProjection
 from ..linear import LDA
 from ..sampling import canonical_order, row_keys, seeded, stratified_folds
 from ..solvers import embedding_signs
+from ..stats import power_of_two_scale
 from ..tuning import check_significance, choose_checkpoint
 from .ascent import (
     _CRITERIA,
@@ -215,7 +216,10 @@ class QMIProjection(_LinearProjection):
     sigma_ : float
         The Parzen width of the kept checkpoint (of the first level if it is the initial one).
     sigmas_ : ndarray of shape (n_levels,)
-        The widths of the levels.
+        The widths of the levels. Data whose largest magnitude is outside
+        ``[2**-64, 2**64]`` are fitted divided by an exact power of two ``2**e`` (their
+        squares would underflow or overflow); widths are given and reported in the data's
+        units, and the objectives are those of ``X / 2**e`` for ``metric='euclidean'``.
     shrinkage_ : float or None
         The within-class shrinkage used (None for ``metric='euclidean'``).
     checkpoint_ : int
@@ -369,7 +373,8 @@ class QMIProjection(_LinearProjection):
         cls = y_enc[order]
         bounds = np.concatenate([[0], np.cumsum(sizes)])
         blocks = qmi_potential_blocks(sizes)
-        sigma0 = float(self.sigma) if self.sigma is not None else self._median_sigma(Z @ U)
+        sigma0 = (float(self.sigma) / self._width_unit() if self.sigma is not None
+                  else self._median_sigma(Z @ U))
         sigmas = [float(sigma0 * f) for f in factors]
         pairs = None
         if _pairs.resolve_method(self.method, len(cls), type(self).__name__) == "approx":
@@ -472,7 +477,10 @@ class QMIProjection(_LinearProjection):
             D,
             reason=f"a projection of {D} features has at most {D} orthonormal directions",
         )
-        Xf = np.asarray(X, dtype=np.float64)
+        # X / 2**e when max|X| is outside [2**-64, 2**64] (exact: squares of X * 1e300
+        # overflow); see _width_unit for what is scaled back
+        self._input_scale = power_of_two_scale(np.max(np.abs(X)))
+        Xf = np.asarray(X, dtype=np.float64) / self._input_scale
         if not np.any(Xf != Xf[0]):
             raise ValueError("QMIProjection cannot project constant data: every sample is the "
                              "same point (every feature has zero variance).")
@@ -516,13 +524,22 @@ class QMIProjection(_LinearProjection):
         self.checkpoint_ = keep
         self.n_iter_ = info["n_iter"]
         self.history_ = history
-        self.sigma_ = float(sigma)
-        self.sigmas_ = np.asarray(info["sigmas"])
+        self.sigma_ = float(sigma) * self._width_unit()
+        self.sigmas_ = np.asarray(info["sigmas"]) * self._width_unit()
         self.shrinkage_ = info["alpha"]
         self.objective_ = float(f)
         self.init_objective_ = info["init_objective"]
         self.n_components_ = d
-        self.mean_ = mean.astype(X.dtype, copy=False)
         W = W * embedding_signs((Xf - mean) @ W, y_enc)  # the sign convention (solvers)
+        self.mean_ = (mean * self._input_scale).astype(X.dtype, copy=False)
+        # 'within': the whitened embedding does not see the scale, so W maps X as W / 2**e
+        # mapped X / 2**e; 'euclidean': W stays orthonormal and the widths carry the scale
+        W = W / self._input_scale if self.metric == "within" else W
         self.components_ = W.T.astype(X.dtype, copy=False)
         return self
+
+    def _width_unit(self):
+        """The factor from the widths of the scaled problem to the data's: the input scale
+        for ``metric='euclidean'`` (widths in the data's units), 1 for ``'within'``."""
+        scale = getattr(self, "_input_scale", 1.0)
+        return scale if self.metric == "euclidean" else 1.0
