@@ -12,12 +12,13 @@ kernel solver is :math:`\epsilon \lVert w\rVert^2` there.
 
 from __future__ import annotations
 
+import inspect
 import numbers
 
 import numpy as np
 import scipy.sparse as sp
 from scipy import linalg
-from sklearn.metrics.pairwise import pairwise_kernels
+from sklearn.metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
 from sklearn.preprocessing import KernelCenterer
 
 from ._threads import map_threads
@@ -36,6 +37,13 @@ def check_kernel_params(kernel, gamma, degree, coef0, kernel_params=None):
             isinstance(kernel_params, dict) and all(isinstance(k, str) for k in kernel_params)):
         raise ValueError("kernel_params must be None or a dict of keyword arguments of the "
                          f"kernel (e.g. {{'gamma': 0.1}}); got {kernel_params!r}.")
+    if kernel_params and isinstance(kernel, str) and kernel in PAIRWISE_KERNEL_FUNCTIONS:
+        allowed = [p for p in inspect.signature(PAIRWISE_KERNEL_FUNCTIONS[kernel]).parameters
+                   if p not in ("X", "Y")]
+        unknown = sorted(set(kernel_params) - set(allowed))
+        if unknown:
+            raise ValueError(f"kernel_params {unknown} are not parameters of the {kernel!r} "
+                             f"kernel; it takes {allowed or 'none'}.")
     if not callable(kernel) and kernel not in KERNELS:
         raise ValueError(f"kernel must be one of {list(KERNELS)} or a callable; got {kernel!r}.")
     if gamma is not None and (

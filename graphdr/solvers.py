@@ -31,7 +31,7 @@ from scipy import linalg
 from .graphs import _weighted_centered_gram
 
 __all__ = ["generalized_eigh", "class_kernel_eigh", "class_ratio_eigh", "data_subspace",
-           "gram_subspace", "class_means", "orientation_signs", "embedding_signs",
+           "gram_subspace", "class_means", "orientation_signs", "embedding_signs", "untied_count",
            "symmetrise_from_lower"]
 
 
@@ -311,6 +311,29 @@ def orientation_signs(means, fallback, scale, rtol=ORIENTATION_RTOL):
         signs[~use_means] = np.sign(fallback[pick, np.arange(k)])[~use_means]
     signs[signs == 0] = 1.0
     return signs
+
+
+#: eigenvalues closer than this times the largest magnitude, plus :data:`TIE_ATOL`, are tied
+TIE_RTOL = 1e-9
+#: the rounding level of eigenvalues of order one (ratios of quadratic forms)
+TIE_ATOL = 1e-14
+
+
+def untied_count(eigenvalues, k, rtol=TIE_RTOL):
+    """``k``, or fewer so that the kept directions do not cut into a block of tied
+    eigenvalues: a tied block's directions are any basis of its span (they follow the row
+    order, the memory layout and the BLAS kernel), so a default keeps the whole block or none
+    of it -- none, unless that would keep nothing. ``eigenvalues`` are all those available,
+    in the order of the directions."""
+    e = np.asarray(eigenvalues, dtype=np.float64)
+    if k <= 0 or k > len(e):
+        return k
+    tol = rtol * float(np.max(np.abs(e))) + TIE_ATOL
+    tied = np.abs(e - e[k - 1]) <= tol
+    if tied.sum() <= 1:
+        return k
+    first = int(np.argmax(tied))
+    return first if first > 0 else k
 
 
 def embedding_signs(Z, y_encoded=None, rtol=ORIENTATION_RTOL):

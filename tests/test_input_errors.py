@@ -385,3 +385,34 @@ def test_dcv_and_qmi_projection_fit_extreme_scales(sweep, make, equivariant, sca
     np.testing.assert_allclose(Zs, Z, rtol=1e-6, atol=1e-6 * np.abs(Z).max())
     if hasattr(ref, "sigma_") and equivariant:
         assert est.sigma_ == pytest.approx(ref.sigma_ * scale, rel=1e-6)
+
+
+def test_default_components_never_cut_a_tied_block(sweep):
+    """GraphEmbedding(within_class, total): the directions without between-class variance all
+    have the ratio 1 -- a tied block whose basis follows the row order. The default keeps the
+    directions before it (the whole block or none, graphdr.solvers.untied_count); asked for,
+    they are given."""
+    from graphdr.solvers import untied_count
+
+    X, y = sweep
+    make = lambda **kw: graphdr.GraphEmbedding(intrinsic="within_class", penalty="total", **kw)  # noqa: E731
+    est = make().fit(X, y)
+    assert est.n_components_ == 2 and np.all(est.eigenvalues_ < 0.5)
+    assert make(n_components=6).fit(X, y).n_components_ == 6
+    # the kept directions do not depend on the row order (up to sign)
+    p = np.random.default_rng(1).permutation(len(y))
+    Z, Zp = est.transform(X), make().fit(X[p], y[p]).transform(X)
+    np.testing.assert_allclose(np.abs(Zp), np.abs(Z), atol=1e-10 * np.abs(Z).max())
+    # the rule on its own: a block at the cut is dropped, a block that is everything is kept
+    assert untied_count([0.1, 0.2, 1.0, 1.0, 1.0], 5) == 2
+    assert untied_count([0.1, 0.2, 0.5, 0.5, 0.9], 3) == 2
+    assert untied_count([0.1, 0.2, 0.5, 0.5, 0.9], 4) == 2
+    assert untied_count([0.1, 0.2, 0.5, 0.6], 4) == 4
+    assert untied_count([1e-15, 2e-15, -1e-16], 3) == 3
+
+
+def test_mkl_lde_default_keeps_the_class_separating_directions(sweep):
+    X, y = sweep
+    est = graphdr.MKLDR(graph="lde").fit(_views(X), y)
+    assert est.n_components_ == 2
+    assert graphdr.MKLDR(graph="lde", n_components=5).fit(_views(X), y).n_components_ == 5

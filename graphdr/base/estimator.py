@@ -27,6 +27,7 @@ from ..routes import (
     solve_class_kernel,
     solve_graph_problem,
 )
+from ..solvers import untied_count
 from ..spaces import (
     KernelMap,
     KernelSpec,
@@ -335,7 +336,8 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         max_components, reason = self._max_components(solution.n_available, n_classes)
         k = check_n_components(self.n_components, max_components, reason=reason)
         if self.n_components is None:
-            k = self._default_n_components(solution.eigenvalues, k)
+            k = untied_count(solution.eigenvalues, self._default_n_components(
+                solution.eigenvalues, k))
         for name in ("components_", "mean_", "nystroem_", "dual_coef_", "X_fit_", "embedding_"):
             self.__dict__.pop(name, None)  # a previous fit in another space
         if solution.dual is not None:

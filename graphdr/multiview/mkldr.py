@@ -78,8 +78,10 @@ class MKLDR(TransformerMixin, BaseEstimator):
     graph : {'lda', 'lde'}, default='lda'
         The graph-embedding method generalised (MKL-LDA or MKL-LDE).
     n_components : int or None, default=None
-        Dimension ``P``. None takes all: ``n_classes - 1`` for LDA; for LDE the rank of the
-        penalty scatter (usually large: set it).
+        Dimension ``P``. None: ``n_classes - 1``. For LDA that is all there are; for LDE the
+        penalty scatter has up to ``n - 1`` directions, and those beyond the first
+        ``n_classes - 1`` move by O(1) with the row order or the BLAS kernel (their
+        eigenvalues agree to 1e-14), so they are kept only when asked for.
     kernels : str, dict, ViewKernel or list of those, default='rbf'
         Base kernel of each view (:func:`graphdr.multiview.make_view_kernels`): ``'rbf'``,
         ``'chi2'``, ``'distance'``, ``'linear'`` or ``'precomputed'`` (then every view of ``fit``
@@ -431,6 +433,8 @@ class MKLDR(TransformerMixin, BaseEstimator):
             max_c, reason = min(C - 1, A.shape[1]), f"n_classes - 1 = {C - 1} for {C} classes"
         else:
             max_c, reason = A.shape[1], "the rank of the penalty scatter of the combined kernel"
+            if self.n_components is None:  # not all n - 1: only the class-separating ones
+                return min(len(self.classes_) - 1, max_c)
         return check_n_components(self.n_components, max_c, reason=reason)
 
     def _alternate(self, problem, beta, start):

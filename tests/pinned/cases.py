@@ -75,7 +75,7 @@ CASES = [
     ("CKFD", "wine", lambda: graphdr.CKFD(scaling="total", gamma=0.05), False),
     ("CKFD_small_n", "small_n", lambda: graphdr.CKFD(scaling="total", gamma=0.001), False),
     ("LQMI", "wine", lambda: graphdr.LQMI(scaling="total", reg=0.0), False),
-    ("LQMI_small_n", "small_n", lambda: graphdr.LQMI(scaling="total", reg=0.0), False),
+    ("LQMI_small_n", "small_n", lambda: graphdr.LQMI(scaling="total", reg=0.0, n_components=9), False),
     ("KQMI_auto", "wine", lambda: graphdr.KQMI(scaling="total", gamma=0.05, reg=1e-3, solver="auto"), False),
     ("KQMI_eigh", "wine", lambda: graphdr.KQMI(scaling="total", gamma=0.05, reg=1e-3, solver="eigh"), False),
     ("KQMI_paper", "iris", lambda: graphdr.KQMI(scaling="total", gamma=0.5, solver="paper"), False),
