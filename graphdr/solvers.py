@@ -218,11 +218,15 @@ def data_subspace(X, mean, *, rank_tol=None, block_rows=8192):
     """
     n, D = X.shape
     tol = max(n, D) * np.finfo(np.float64).eps if rank_tol is None else rank_tol
+    # constant features (equal values: the rounding of their mean leaves ~1e-17 residues that
+    # are not variance) get exactly zero weight
+    varying = np.ptp(X, axis=0) > 0 if n else np.zeros(D, bool)
     if D <= n:
         G = _weighted_centered_gram(X, mean, block_rows=block_rows)
+        G[~varying] = 0.0
+        G[:, ~varying] = 0.0
         return gram_subspace(G, n, rank_tol=rank_tol), None
     Xc = np.asarray(X, dtype=np.float64) - mean
-    varying = np.any(Xc != 0, axis=0)  # constant features get exactly zero weight
     U, s, Vt = linalg.svd(Xc[:, varying], full_matrices=False)
     keep = s**2 > tol * max(s[0] ** 2, 0.0) if s.size else np.zeros(0, bool)
     basis = np.zeros((D, int(keep.sum())))

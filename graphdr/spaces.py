@@ -232,7 +232,9 @@ def scaled_gamma(estimator, gamma):
             estimator):
         return gamma
     g = 1.0 / estimator.n_features_in_ if gamma is None else float(gamma)
-    return float(np.clip(g * scale ** GAMMA_POWER[estimator.kernel], 1e-300, 1e300))
+    with np.errstate(over="ignore", under="ignore"):
+        g = np.float64(g) * np.float64(scale) ** GAMMA_POWER[estimator.kernel]
+    return float(np.clip(g, 1e-300, 1e300))
 
 
 class KernelSpec:
