@@ -18,6 +18,20 @@ def output_dtype(*arrays):
             else np.float64)
 
 
+def check_not_constant(X, method):
+    """Refuse data whose samples are all the same point (every feature constant: no
+    direction, neighbour or width to find). Exact: a rounded mean's residues do not count."""
+    if X.shape[0] == 0:
+        return
+    if hasattr(X, "tocsc"):  # sparse
+        spread = (X.max(axis=0) - X.min(axis=0)).toarray().ravel()
+    else:
+        spread = np.ptp(X, axis=0)
+    if not np.any(spread > 0):
+        raise ValueError(f"{method} cannot embed constant data: every sample is the same point "
+                         "(every feature has zero variance).")
+
+
 def check_labels(y, *, min_classes=2, min_per_class=1, method="This method"):
     """Encode class labels of any type and check there are enough of them.
 

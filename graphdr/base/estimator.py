@@ -15,6 +15,7 @@ from .._validation import (
     check_int,
     check_labels,
     check_n_components,
+    check_not_constant,
     check_option,
     check_positive,
     checked_parameters,
@@ -214,6 +215,11 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         return TrainingData(self._rescaled_input(X), None, None, X.dtype)
 
     def _rescaled_input(self, X):
+        if self._is_kernel() and self.kernel != "precomputed":
+            check_not_constant(X, type(self).__name__)
+        return self._divided_input(X)
+
+    def _divided_input(self, X):
         """``X / 2**e`` when ``max|X|`` is outside ``[2**-64, 2**64]``.
 
         Squares of ``X * 1e-300`` underflow and those of ``X * 1e150`` overflow; dividing by a

@@ -51,7 +51,14 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import graphs as _graphs
 from .._threads import managed_threads, map_threads
-from .._validation import check_int, check_labels, check_option, check_positive, checked_parameters
+from .._validation import (
+    check_int,
+    check_labels,
+    check_not_constant,
+    check_option,
+    check_positive,
+    checked_parameters,
+)
 from ..optim import descent
 from ..solvers import embedding_signs
 from ..stats import power_of_two_scale
@@ -309,6 +316,7 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                 f"{name} needs dense X (its start takes principal components of each class): "
                 "pass X.toarray(), or reduce a large sparse X first (TruncatedSVD).")
         X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2)
+        check_not_constant(X, "DEEMap")  # else the regions would come from the labels alone
         # a class of one sample has no neighbours: it keeps its own place, away from the others
         self.classes_, y_enc, _ = check_labels(y, min_classes=2, method=name)
         self.feature_scaling_, self.feature_mean_, self.feature_scale_ = feature_scaling(

@@ -17,6 +17,7 @@ from .._threads import managed_threads
 from .._validation import (
     check_int,
     check_n_components,
+    check_not_constant,
     check_option,
     check_positive,
     checked_parameters,
@@ -248,9 +249,7 @@ class ElasticEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         scale = power_of_two_scale(np.max(np.abs(X)))
         Xf = np.asarray(X, dtype=np.float64) / scale
         Xc = Xf - Xf.mean(axis=0)
-        if not np.any(Xc):
-            raise ValueError(f"{name} cannot embed constant data: every sample is the same "
-                             "point, so no neighbour is nearer than another.")
+        check_not_constant(X, name)  # no neighbour would be nearer than another
         k = min(self.n_neighbors, n - 1)
         sigma = None if self.sigma is None else float(self.sigma) / scale
         Wp = _graphs.knn_graph(Xc, k, weights="heat", sigma=sigma)
