@@ -416,3 +416,51 @@ def test_mkl_lde_default_keeps_the_class_separating_directions(sweep):
     est = graphdr.MKLDR(graph="lde").fit(_views(X), y)
     assert est.n_components_ == 2
     assert graphdr.MKLDR(graph="lde", n_components=5).fit(_views(X), y).n_components_ == 5
+
+
+@pytest.mark.parametrize("approximation", [None, "nystroem"])
+def test_kernel_params_must_be_parameters_of_the_kernel(sweep, approximation):
+    X, y = sweep
+    est = graphdr.KernelLDA(approximation=approximation, n_landmarks=20, random_state=0,
+                            kernel_params={"foo": 1})
+    with pytest.raises(ValueError, match=r"kernel_params \['foo'\] are not parameters of the "
+                                         r"'rbf' kernel; it takes \['gamma'\]"):
+        est.fit(X, y)
+    ok = graphdr.KernelLDA(kernel="poly", kernel_params={"degree": 2}).fit(X, y)
+    assert ok.n_components_ == 2
+
+
+@pytest.mark.parametrize("make", [graphdr.DEEMap, graphdr.ElasticEmbedding, graphdr.KernelLDA,
+                                  graphdr.KQMI, graphdr.CKFD, graphdr.KernelLPP, graphdr.LPP])
+def test_constant_data_is_refused_by_every_estimator(make):
+    """DEEMap drew three discs from the labels alone; the kernel estimators returned zeros."""
+    y = np.repeat([0, 1, 2], 20)
+    for value in (1.0, 0.3):  # 0.3: the rounded mean leaves residues that are not variance
+        est = make()
+        with pytest.raises(ValueError, match="constant data"):
+            if make is graphdr.ElasticEmbedding:
+                est.fit_transform(np.full((60, 6), value))
+            else:
+                est.fit(np.full((60, 6), value), y)
+
+
+@pytest.mark.parametrize("layout", ["fortran", "dataframe"])
+def test_default_directions_do_not_follow_the_memory_layout(sweep, layout):
+    """The outputs that the tied block used to make depend on: memory layout and input type
+    (the BLAS kernel: this file runs under OPENBLAS_CORETYPE=Prescott in make test-portable)."""
+    X, y = sweep
+    make = lambda: graphdr.GraphEmbedding(intrinsic="within_class", penalty="total")  # noqa: E731
+    Z = make().fit(X, y).transform(X)
+    if layout == "fortran":
+        Xl = np.asfortranarray(X)
+    else:
+        pd = pytest.importorskip("pandas")
+        Xl = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
+    Zl = make().fit(Xl, y).transform(Xl)
+    np.testing.assert_allclose(np.abs(Zl), np.abs(Z), atol=1e-10 * np.abs(Z).max())
+    lde = graphdr.MKLDR(graph="lde", max_iter=3, weight_shrinkage=0.0)
+    A = lde.fit(_views(X), y).transform(_views(X))
+    p = np.random.default_rng(2).permutation(len(y))
+    B = graphdr.MKLDR(graph="lde", max_iter=3, weight_shrinkage=0.0).fit(
+        [V[p] for V in _views(X)], y[p]).transform(_views(X))
+    np.testing.assert_allclose(np.abs(B), np.abs(A), atol=1e-7 * np.abs(A).max())
