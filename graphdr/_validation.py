@@ -175,6 +175,58 @@ def _verbosity(value, name):
         check_int(value, name, min_value=0)
 
 
+def _count(min_value):
+    def rule(value, name):
+        check_int(value, name, min_value=min_value)
+    return rule
+
+
+def _optional_count(min_value):
+    def rule(value, name):
+        if value is not None:
+            check_int(value, name, min_value=min_value)
+    return rule
+
+
+def _positive(value, name):
+    check_positive(value, name)
+
+
+def _optional_positive(value, name):
+    check_positive(value, name, allow_none=True)
+
+
+def _n_components(value, name):
+    if value is not None:
+        check_int(value, name, min_value=1)
+
+
+def _random_state(value, name):
+    if value is None or isinstance(value, (np.random.RandomState, np.random.Generator)):
+        return
+    if (not isinstance(value, numbers.Integral) or isinstance(value, bool)
+            or not 0 <= value < 2**32):
+        raise ValueError(f"{name} must be None, an integer in [0, 2**32) or a NumPy random "
+                         f"generator; got {value!r}.")
+
+
+def _n_jobs(value, name):
+    if value is not None and (not isinstance(value, numbers.Integral) or isinstance(value, bool)
+                              or value == 0):
+        raise ValueError(f"{name} must be None or a nonzero integer (-1: all cores); got "
+                         f"{value!r}.")
+
+
+def _callback(value, name):
+    if value is not None and not callable(value):
+        raise ValueError(f"{name} must be None or a callable; got {value!r}.")
+
+
+def _finite(value, name):
+    if not isinstance(value, numbers.Real) or isinstance(value, bool) or not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite real number; got {value!r}.")
+
+
 #: Rules of the hyper-parameters whose name means the same thing in every estimator: checked
 #: at the start of every ``fit`` (:func:`checked_parameters`), whether or not the current
 #: settings use the value. An estimator adds or overrides rules in its class attribute
@@ -185,6 +237,28 @@ SHARED_RULES = {
     "max_iter": _iterations,     # an integer >= 0 (0: the start, no step)
     "verbose": _verbosity,       # True/False or an integer >= 0
     "tol": _nonnegative,         # a finite number >= 0
+    "n_components": _n_components,   # None or an integer >= 1 (the maximum is checked in fit)
+    "random_state": _random_state,
+    "n_jobs": _n_jobs,
+    "callback": _callback,
+    "n_landmarks": _count(2),    # checked even when the kernel is exact
+    "n_neighbors": _count(1),
+    "n_neighbors_between": _count(1),
+    "n_neighbors_penalty": _count(1),
+    "n_neighbors_intra": _count(1),
+    "n_neighbors_inter": _count(1),
+    "max_neighbors": _count(1),
+    "n_partners": _count(1),
+    "n_estimators": _count(1),
+    "degree": _count(1),
+    "block_size": _optional_count(1),
+    "cv": _optional_count(2),
+    "sigma": _optional_positive,  # None (from the data) or a width > 0
+    "lam": _positive,
+    "lam_same": _nonnegative,
+    "step_size": _positive,
+    "coef0": _finite,
+    "null_tol": _nonnegative,
 }
 
 

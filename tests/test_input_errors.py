@@ -464,3 +464,64 @@ def test_default_directions_do_not_follow_the_memory_layout(sweep, layout):
     B = graphdr.MKLDR(graph="lde", max_iter=3, weight_shrinkage=0.0).fit(
         [V[p] for V in _views(X)], y[p]).transform(_views(X))
     np.testing.assert_allclose(np.abs(B), np.abs(A), atol=1e-7 * np.abs(A).max())
+
+
+def _estimator_names():
+    import inspect
+
+    return sorted(n for n in graphdr.__all__ if inspect.isclass(getattr(graphdr, n))
+                  and hasattr(getattr(graphdr, n), "fit"))
+
+
+@pytest.mark.parametrize("name", _estimator_names())
+def test_every_ruled_parameter_refuses_a_bad_value_at_fit(sweep, name):
+    """For every hyper-parameter with a declarative rule, a value the rule refuses makes
+    ``fit`` raise a ValueError that names the parameter -- whether or not the other settings
+    would use it (n_landmarks with an exact kernel, sigma with a given graph, ...)."""
+    from graphdr._validation import SHARED_RULES
+
+    X, y = sweep
+    cls = getattr(graphdr, name)
+    rules = {**SHARED_RULES, **getattr(cls, "_parameter_rules", {})}
+    candidates = [-1, 0, np.nan, "yes", 1.5, 2**40, np.inf]
+    checked = 0
+    for param in cls().get_params(deep=False):
+        rule = rules.get(param)
+        if rule is None:
+            continue
+        bad = None
+        for value in candidates:
+            try:
+                rule(value, param)
+            except ValueError:
+                bad = value
+                break
+        assert bad is not None, (name, param)
+        est = cls().set_params(**{param: bad})
+        with pytest.raises(ValueError, match=param):
+            if name in ("MKLDR", "KFDVoting", "KFDSAMME"):
+                est.fit(_views(X), y)
+            elif name in ("ViewKernel", "ElasticEmbedding"):
+                est.fit(X)
+            else:
+                est.fit(X, y)
+        checked += 1
+    assert checked >= 1 or name == "ViewKernel"  # its parameters are checked in _check_params
+
+
+@pytest.mark.parametrize("name", _estimator_names())
+def test_every_option_refuses_an_unknown_value_at_fit(sweep, name):
+    """Every hyper-parameter whose default is a named option refuses an unknown name at fit,
+    naming the parameter, whether or not the other settings use it."""
+    X, y = sweep
+    cls = getattr(graphdr, name)
+    options = [k for k, v in cls().get_params(deep=False).items() if isinstance(v, str)]
+    for param in options:
+        est = cls().set_params(**{param: "no-such-option"})
+        with pytest.raises(ValueError, match=param):
+            if name in ("MKLDR", "KFDVoting", "KFDSAMME"):
+                est.fit(_views(X), y)
+            elif name in ("ViewKernel", "ElasticEmbedding"):
+                est.fit(X)
+            else:
+                est.fit(X, y)

@@ -8,6 +8,7 @@ import scipy.sparse as sp
 from scipy import linalg
 from sklearn.base import BaseEstimator, clone
 from sklearn.metrics.pairwise import additive_chi2_kernel, pairwise_distances
+from sklearn.neighbors import VALID_METRICS
 from sklearn.preprocessing import KernelCenterer
 from sklearn.utils.validation import check_is_fitted
 
@@ -165,6 +166,8 @@ class ViewKernel(BaseEstimator):
     n_train_ : int
     """
 
+    _parameter_rules = {"sigma": None}  # also 'auto'; checked by _check_params
+
     def __init__(self, kernel="rbf", *, sigma=None, metric="euclidean", normalize="mean_diag",
                  repair="auto"):
         self.kernel = kernel
@@ -198,6 +201,8 @@ class ViewKernel(BaseEstimator):
             check_option(self.normalize, "normalize", {"mean_diag", "trace"})
         if self.repair is not None:
             check_option(self.repair, "repair", {"auto", "clip"})
+        if not callable(self.metric):  # checked whatever the kernel: a distance metric name
+            check_option(self.metric, "metric", set(VALID_METRICS["brute"]) - {"precomputed"})
 
     def _sq_dist(self, X, Y):
         """Squared distances between the rows of ``X`` and ``Y`` (0 on the diagonal when
