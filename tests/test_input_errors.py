@@ -444,7 +444,7 @@ def test_constant_data_is_refused_by_every_estimator(make):
                 est.fit(np.full((60, 6), value), y)
 
 
-@pytest.mark.parametrize("layout", ["fortran", "dataframe"])
+@pytest.mark.parametrize("layout", ["fortran", "dataframe", "sparse"])
 def test_default_directions_do_not_follow_the_memory_layout(sweep, layout):
     """The outputs that the tied block used to make depend on: memory layout and input type
     (the BLAS kernel: this file runs under OPENBLAS_CORETYPE=Prescott in make test-portable)."""
@@ -453,6 +453,10 @@ def test_default_directions_do_not_follow_the_memory_layout(sweep, layout):
     Z = make().fit(X, y).transform(X)
     if layout == "fortran":
         Xl = np.asfortranarray(X)
+    elif layout == "sparse":
+        import scipy.sparse as sp
+
+        Xl = sp.csr_matrix(X)
     else:
         pd = pytest.importorskip("pandas")
         Xl = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
