@@ -32,7 +32,8 @@ def check_not_constant(X, method):
                          "(every feature has zero variance).")
 
 
-def check_labels(y, *, min_classes=2, min_per_class=1, method="This method"):
+def check_labels(y, *, min_classes=2, min_per_class=1, method="This method",
+                 unlabelled="refuse"):
     """Encode class labels of any type and check there are enough of them.
 
     Parameters
@@ -45,6 +46,10 @@ def check_labels(y, *, min_classes=2, min_per_class=1, method="This method"):
         Fewest samples every class must have.
     method : str
         Name used in error messages.
+    unlabelled : {'refuse', 'class'}
+        ``'refuse'``: ``y = -1`` marks unlabelled samples (scikit-learn's semi-supervised
+        convention) and a labelled fit refuses them; ``'class'``: -1 is a class like any
+        other (the classifiers, as scikit-learn's classifiers take labels -1 and 1).
 
     Returns
     -------
@@ -60,6 +65,8 @@ def check_labels(y, *, min_classes=2, min_per_class=1, method="This method"):
         raise ValueError(
             f"{method} expects y as a 1-D array of class labels; got an array of shape {y.shape}."
         )
+    if min_classes >= 2 and unlabelled == "refuse":
+        _refuse_unlabelled(y, method)
     encoded = _encode_small_integers(y)
     if encoded is None:
         check_classification_targets(y)
@@ -79,6 +86,38 @@ def check_labels(y, *, min_classes=2, min_per_class=1, method="This method"):
             f"{small} have fewer ({class_sizes.min()} at the least)."
         )
     return classes, y_encoded.ravel().astype(np.intp), class_sizes
+
+
+def unlabelled_mask(y):
+    """Which samples are unlabelled under scikit-learn's semi-supervised convention: ``-1``
+    (an integer or float -1, or the text ``'-1'`` among text labels)."""
+    y = np.asarray(y)
+    if y.dtype.kind in "iuf":
+        return y == -1
+    if y.dtype.kind in "US":
+        return np.char.strip(y.astype(str)) == "-1"
+    if y.dtype.kind == "O":
+        return np.fromiter(((isinstance(v, numbers.Real) and not isinstance(v, bool) and v == -1)
+                            or (isinstance(v, str) and v.strip() == "-1") for v in y.ravel()),
+                           dtype=bool, count=y.size).reshape(y.shape)
+    return np.zeros(y.shape, dtype=bool)
+
+
+def _refuse_unlabelled(y, method):
+    """A labelled fit given ``y = -1`` (unlabelled samples): a ValueError, never a class."""
+    unlabelled = unlabelled_mask(y)
+    k = int(unlabelled.sum())
+    if k == 0:
+        return
+    others = np.unique(np.asarray(y)[~unlabelled].astype(str)) if k < y.size else []
+    hint = ""
+    if len(others) == 1:
+        hint = (f" If -1 is one of your classes (labels -1 and {others[0]}), relabel it, e.g. "
+                "y = (y + 1) // 2.")
+    raise ValueError(
+        f"{method}: y = -1 marks an unlabelled sample (scikit-learn's semi-supervised "
+        f"convention), and {k} of {y.size} samples are unlabelled; {method} needs every "
+        f"sample labelled: fit the labelled rows, X[y != -1] and y[y != -1].{hint}")
 
 
 def _encode_small_integers(y):

@@ -529,3 +529,54 @@ def test_every_option_refuses_an_unknown_value_at_fit(sweep, name):
                 est.fit(X)
             else:
                 est.fit(X, y)
+
+
+# ----- issue 38, item 1: y = -1 marks an unlabelled sample -----------------------------------
+# the estimators whose default fit uses the labels (GraphEmbedding, LPP and KernelLPP are
+# unsupervised by default: they ignore y), and supervised LPP
+LABEL_USERS = [n for n in _estimator_names()
+               if n not in ("ViewKernel", "ElasticEmbedding", "KFD", "KFDVoting", "KFDSAMME",
+                            "GraphEmbedding", "LPP", "KernelLPP")] + ["LPP-supervised"]
+
+
+@pytest.mark.parametrize("name", LABEL_USERS)
+@pytest.mark.parametrize("kind", ["int", "str", "object"])
+def test_unlabelled_samples_are_refused_never_a_class(sweep, name, kind):
+    """scikit-learn's semi-supervised convention: y = -1 (also '-1' among text labels) is an
+    unlabelled sample. An estimator that needs every label refuses it clearly instead of
+    taking -1 as one more class."""
+    X, y = sweep
+    y = y.copy()
+    if kind == "int":
+        yl = y.copy()
+        yl[::7] = -1
+    elif kind == "str":
+        yl = np.array([f"c{c}" for c in y])
+        yl[::7] = "-1"
+    else:
+        yl = np.array([f"c{c}" for c in y], dtype=object)
+        yl[::7] = -1
+    est = graphdr.LPP(supervised=True) if name == "LPP-supervised" else getattr(graphdr, name)()
+    with pytest.raises(ValueError, match=r"y = -1 marks an unlabelled sample .* 9 of 60 "
+                                         r"samples are unlabelled"):
+        if name == "MKLDR":
+            est.fit(_views(X), yl)
+        else:
+            est.fit(X, yl)
+
+
+def test_minus_one_and_one_labels_get_a_hint(sweep):
+    X, y = sweep
+    y2 = np.where(y == 0, -1, 1)
+    with pytest.raises(ValueError, match=r"labels -1 and 1\), relabel it, e.g. y = \(y \+ 1\)"):
+        graphdr.LDA().fit(X, y2)
+
+
+def test_label_free_fits_and_classifiers_take_minus_one(sweep):
+    """An unsupervised fit ignores y; the KFD classifiers follow scikit-learn's classifier
+    contract, where -1 is a class (labels -1 and 1)."""
+    X, y = sweep
+    y2 = np.where(y == 0, -1, y)
+    graphdr.LPP(supervised=False).fit(X, y2)
+    assert list(graphdr.KFD().fit(X, y2).classes_) == [-1, 1, 2]
+    assert list(graphdr.KFDVoting().fit(_views(X), y2).classes_) == [-1, 1, 2]

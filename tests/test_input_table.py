@@ -49,6 +49,7 @@ def _probes():
         "1e-300 scale": (X * 1e-300, y),
         "duplicate rows": (np.vstack([X, X[:6]]), np.concatenate([y, y[:6]])),
         "n < features": (np.hstack([X[::3]] * 4), y[::3]),
+        "y = -1 (unlabelled)": (X, np.where(np.arange(len(y)) % 4 == 0, -1, y)),
     }
 
 

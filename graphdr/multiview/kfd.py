@@ -90,7 +90,7 @@ class KFD(ClassifierMixin, TransformerMixin, BaseEstimator):
     def fit(self, X, y):
         """Fit the base kernel, kernel LDA and the 1-NN index on one view."""
         X, y = validate_data(self, X, y, dtype=(np.float64, np.float32), ensure_min_samples=2)
-        self.classes_, y_enc, _ = check_labels(y, method="KFD")
+        self.classes_, y_enc, _ = check_labels(y, method="KFD", unlabelled="class")
         self.view_kernel_ = make_view_kernels(self.kernel, 1)[0]
         n = X.shape[0]
         self.approximation_ = resolve_approximation(
@@ -142,7 +142,8 @@ class KFD(ClassifierMixin, TransformerMixin, BaseEstimator):
 class _MultiViewKFDBase(ClassifierMixin, BaseEstimator):
     def _fit_views(self, Xs, y):
         views = check_views(Xs)
-        self.classes_, y_enc, _ = check_labels(y, method=type(self).__name__)
+        self.classes_, y_enc, _ = check_labels(y, method=type(self).__name__,
+                                               unlabelled="class")
         if len(y_enc) != views[0].shape[0]:
             raise ValueError(
                 f"y has {len(y_enc)} labels but the views have {views[0].shape[0]} rows."
