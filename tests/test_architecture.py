@@ -146,3 +146,32 @@ def test_the_checks_can_fail():
     assert _one_edit_apart("kernel", "kernels") and not _one_edit_apart("kernel_matrices", "kernel_methods")
     tree = ast.parse('class A:\n    """doc"""\n' + "    x = 1\n" * 3 + "    # c\n")
     assert _code_lines(tree.body[0], ('class A:\n    """doc"""\n' + "    x = 1\n" * 3).splitlines()) == 4
+
+
+def _imported_files(path):
+    """graphdr module files (dotted names) a file imports, at module level or in a function."""
+    rel = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    package = list(rel[:-1])
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = package[: len(package) - (node.level - 1)]
+            names = [base + node.module.split(".")] if node.module else \
+                [base + [a.name] for a in node.names]
+            found.update(".".join(n) for n in names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("graphdr"):
+            found.add(node.module)
+    return found
+
+
+def test_no_two_modules_import_each_other():
+    """No circle between two files, not even through an import inside a function (issue 38:
+    base/estimator.py and base/fitting.py did)."""
+    files = {".".join(p.relative_to(PACKAGE.parent).with_suffix("").parts): p
+             for p in _modules()}
+    imports = {name: {t for t in _imported_files(path) if t in files and t != name}
+               for name, path in files.items()}
+    circles = sorted({tuple(sorted((a, b))) for a, targets in imports.items() for b in targets
+                      if a in imports.get(b, ()) and not b.endswith("__init__")
+                      and not a.endswith("__init__")})
+    assert not circles, circles

@@ -111,11 +111,11 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         return None
 
     def _has_class_forms(self, y):
-        return (
-            y is not None
-            and not self._is_kernel()
-            and type(self)._class_forms is not _BaseGraphEmbedding._class_forms
-        )
+        return y is not None and not self._is_kernel() and self._is_class_structured()
+
+    def _is_class_structured(self):
+        """Whether this method's problem uses class graphs only (it defines _class_forms)."""
+        return type(self)._class_forms is not _BaseGraphEmbedding._class_forms
 
     def _class_objective_block(self, n_classes, class_sizes):
         """C x C block of a class-structured objective to maximise over ``S_t + eps``, or None."""

@@ -111,9 +111,7 @@ def dask_training_data(estimator, X, y):
             "exact kernel is an n x n matrix in memory. Pass approximation='nystroem', or "
             "X.compute() to fit the exact kernel in memory."
         )
-    from .estimator import _BaseGraphEmbedding  # the core calls this: imported at call time
-
-    if type(estimator)._class_forms is _BaseGraphEmbedding._class_forms:
+    if not estimator._is_class_structured():
         raise ValueError(
             f"{name} cannot fit a dask array: its problem needs the landmark features of every "
             "sample in memory (neighbour graphs or its own solver); only class-structured "

@@ -83,18 +83,20 @@ formed; with every sample as a landmark the fit is the exact one up to rounding.
 
 Modules: :mod:`~graphdr.multiview.views` (view validation, base kernels, landmark features),
 :mod:`~graphdr.multiview.kfd` (the KFD baselines), :mod:`~graphdr.multiview.digits` (the test
-data set), :mod:`~graphdr.multiview.problems` (the graph algebra and the exact and Nystroem
-problems), :mod:`~graphdr.multiview.steps` (the A-step and the SDP beta-step),
+data set), :mod:`~graphdr.multiview.algebra` (the graph algebra: Laplacians against kernels,
+scatters, the beta-step's matrices), :mod:`~graphdr.multiview.steps` (the A-step and the SDP
+beta-step), :mod:`~graphdr.multiview.problems` (the exact and Nystroem problems),
 :mod:`~graphdr.multiview.selection` (weight shrinkage and kernel widths from the data),
 :mod:`~graphdr.multiview.dask_views` (Dask views) and :mod:`~graphdr.multiview.mkldr` (the
 estimator).
 """
 
+from .algebra import SDPSolverError, beta_matrices, kernel_scatter  # noqa: F401
 from .dask_views import finish_landmark_features, lazy_landmark_features  # noqa: F401
 from .digits import make_multiview_digits
 from .kfd import KFD, KFDSAMME, KFDVoting
 from .mkldr import MKLDR
-from .problems import SDPSolverError, _LandmarkProblem, beta_matrices, kernel_scatter  # noqa: F401
+from .problems import _LandmarkProblem  # noqa: F401
 from .steps import a_step, beta_step
 from .views import (  # noqa: F401
     ViewKernel,

@@ -15,7 +15,7 @@ from ..routes import (
     solve_graph_problem,
 )
 from ..spaces import KernelMap
-from .problems import (
+from .algebra import (
     SDPSolverError,
     _laplacian_trace,
 )
