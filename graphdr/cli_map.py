@@ -79,6 +79,7 @@ def run_map(args):
     from .map2d import map2d, map_files
 
     ds = load_dataset(args.data, options=read_options(args))
+    _refuse_unlabelled_rows(ds, args.data)
     files = map_files(args.out)
     check_writable(files["html"].parent, create=True)
     hover = _hover_columns(ds, args.hover_columns)
@@ -108,6 +109,20 @@ def run_map(args):
               f"{model.n_iter_} iterations in {time.perf_counter() - start:.1f} s: wrote "
               f"{', '.join(written)}", file=sys.stderr)
     return 0
+
+
+def _refuse_unlabelled_rows(ds, source):
+    """Rows labelled -1 are unlabelled (scikit-learn's convention); the map needs labels."""
+    from ._validation import unlabelled_mask
+
+    unlabelled = unlabelled_mask(ds.classes)[ds.y]
+    k = int(unlabelled.sum())
+    if k:
+        raise ValueError(
+            f"{source}: {k} of {len(ds.y)} rows are labelled -1, which marks an unlabelled "
+            "sample (scikit-learn's semi-supervised convention), and the map needs every row "
+            "labelled: remove those rows, or, if -1 is one of your classes (LIBSVM -1/+1 "
+            "labels), give it another label.")
 
 
 def _label_name(ds, args):

@@ -425,3 +425,11 @@ def make_blobs_rows():
 
     X, y = make_blobs(60, n_features=3, centers=3, cluster_std=0.5, random_state=0)
     return np.round(X, 3), np.array(["red", "green", "blue"])[y]
+
+
+def test_map_refuses_rows_labelled_minus_one_before_the_fit(tmp_path, capsys, no_fit):
+    text = "a,b,label\n" + "".join(f"{a},{b},{'-1' if i % 3 == 0 else c}\n"
+                                   for i, (a, b, c) in enumerate(ROWS * 2))
+    path = write(tmp_path / "partial.csv", text)
+    code, err = run(["map", path, "--out", str(tmp_path / "m"), "--quiet"], capsys)
+    one_line_error(code, err, "partial.csv", "4 of 12 rows are labelled -1", "unlabelled")
