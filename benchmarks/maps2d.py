@@ -14,6 +14,9 @@ Data (stratified train/test splits, seed 0):
 * ``letters``: 20,000 letter-like samples (26 classes of 4 prototypes each, 16 integer
   features, generated as in ``run_all.py``), 16,000 / 4000.
 
+Also, per data set and method, the faithfulness of the test samples' map (trustworthiness,
+continuity, neighbour recall, random-triplet accuracy, per-class trustworthiness; issue 39).
+
 Methods: PCA, graphdr.LDA, graphdr.DEE and graphdr.DSNE (2-D linear maps), graphdr.DEEMap (the
 nonparametric map, its defaults), graphdr.KQMI with 1000 Nystroem landmarks (kernel map),
 scikit-learn's t-SNE with a 10-NN regressor as its out-of-sample extension (up to 5000 training
@@ -157,6 +160,36 @@ def one_nn_error(Ztr, ytr, Zte, yte):
     return error(Ztr, ytr, Zte, yte)
 
 
+def faithfulness(X, Z, y, k=10, n_triplets=20_000, seed=0):
+    """How faithfully ``Z`` (the map of the test samples) keeps ``X`` (their input features):
+    trustworthiness and continuity (scikit-learn's trustworthiness, the roles swapped for
+    continuity), the recall of each sample's ``k`` input neighbours among its ``k`` map
+    neighbours, the accuracy of random triplets (is i nearer to j than to l, in both spaces:
+    global structure), and trustworthiness within each class (mean over the classes with more
+    than ``3 k`` test samples)."""
+    from sklearn.manifold import trustworthiness
+    from sklearn.neighbors import NearestNeighbors
+
+    X = np.asarray(X, dtype=np.float64)
+    Z = np.asarray(Z, dtype=np.float64)
+    trust = trustworthiness(X, Z, n_neighbors=k)
+    cont = trustworthiness(Z, X, n_neighbors=k)
+    nx = NearestNeighbors(n_neighbors=k + 1).fit(X).kneighbors(return_distance=False)[:, :k]
+    nz = NearestNeighbors(n_neighbors=k + 1).fit(Z).kneighbors(return_distance=False)[:, :k]
+    recall = float(np.mean([len(set(a) & set(b)) / k for a, b in zip(nx, nz)]))
+    rng = np.random.default_rng(seed)
+    i, j, m = rng.integers(0, len(X), (3, n_triplets))
+
+    def closer(A):
+        return np.sum((A[i] - A[j]) ** 2, axis=1) < np.sum((A[i] - A[m]) ** 2, axis=1)
+
+    triplets = float(np.mean(closer(X) == closer(Z)))
+    per_class = [trustworthiness(X[y == c], Z[y == c], n_neighbors=k)
+                 for c in np.unique(y) if np.sum(y == c) > 3 * k]
+    return dict(trust=trust, cont=cont, recall=recall, triplets=triplets,
+                class_trust=float(np.mean(per_class)) if per_class else np.nan)
+
+
 def scale(n):
     """DEEMap's fit on ``n`` letter-like samples: time, iterations, peak traced memory."""
     import tracemalloc
@@ -224,7 +257,7 @@ def main(argv=None):
     if a.scale:
         return scale(a.scale)
     t0 = time.time()
-    table, maps = {}, {}
+    table, maps, quality = {}, {}, {}
     available = methods()
     for ds in a.datasets:
         Xtr, ytr, Xte, yte = load(ds)
@@ -240,6 +273,7 @@ def main(argv=None):
             table[(ds, name)] = (err, seconds)
             maps[(ds, name)] = (training_map(model, transform, Xtr), ytr,
                                 transform(model, Xte), yte)
+            quality[(ds, name)] = faithfulness(Xte, maps[(ds, name)][2], yte)
             print(f"{ds:8s} {name:30s} {err:6.2f} % {seconds:8.2f} s", flush=True)
     names = list(available)
     best = {ds: min((table[(ds, m)][0], m) for m in names if m.startswith("graphdr"))
@@ -271,6 +305,40 @@ def main(argv=None):
             cells += (["n/a", "n/a"] if np.isnan(err) else [f"{err:.1f}", f"{seconds:.1f}"])
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     lines += ["", "Against supervised UMAP (issue 28's target):", ""] + verdicts
+    lines += ["", "## Faithfulness of the test samples' maps (issue 39)", "",
+              "k = 10 on the test samples embedded out of sample, against their input features "
+              "(for mnist5k its 50 PCA dimensions): trustworthiness (T) and continuity (C) "
+              "as scikit-learn computes them, recall of the 10 input neighbours among the 10 "
+              "map neighbours, accuracy of 20,000 random triplets (global structure), "
+              "trustworthiness within each class (mean).", "",
+              "| method | " + " | ".join(f"{ds} T | {ds} C | {ds} recall | {ds} triplets | "
+                                       f"{ds} class T" for ds in a.datasets) + " |",
+              "|---|" + "---:|" * 5 * len(a.datasets)]
+    for name in names:
+        cells = []
+        for ds in a.datasets:
+            q = quality.get((ds, name))
+            cells += (["n/a"] * 5 if q is None else
+                      [f"{q['trust']:.3f}", f"{q['cont']:.3f}", f"{q['recall']:.3f}",
+                       f"{q['triplets']:.3f}", f"{q['class_trust']:.3f}"])
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    target = []
+    for ds in a.datasets:
+        ref = [m for m in ("supervised UMAP", "openTSNE (unsupervised)") if (ds, m) in quality]
+        mine = quality.get((ds, "graphdr.DEEMap"))
+        if not ref or mine is None:
+            continue
+        best_err = min(table[(ds, m)][0] for m in ref)
+        best_trust = max(quality[(ds, m)]["trust"] for m in ref)
+        err = table[(ds, "graphdr.DEEMap")][0]
+        target.append(
+            f"- {ds}: DEEMap error {err:.1f} % {'<=' if err <= best_err else '>'} "
+            f"{best_err:.1f} % (the lower of supervised UMAP and openTSNE): "
+            f"{'met' if err <= best_err else 'not met'}; trustworthiness {mine['trust']:.3f} "
+            f"{'>=' if mine['trust'] >= best_trust - 0.005 else '<'} {best_trust:.3f} - 0.005: "
+            f"{'met' if mine['trust'] >= best_trust - 0.005 else 'not met'}")
+    if target:
+        lines += ["", "Issue 39's targets for DEEMap's default:", ""] + target
     lines += ["", "Pictures (the test samples on each method's map, coloured by their true "
               "class; the training map in light grey):", ""]
     for ds in a.datasets:
