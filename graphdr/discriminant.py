@@ -27,7 +27,7 @@ from ._validation import (
 )
 from .base import _BaseGraphEmbedding, _LinearProjection
 from .solvers import data_subspace, embedding_signs
-from .stats import power_of_two_scale
+from .stats import input_scale
 
 __all__ = ["MMPA", "DCV", "mean_class_distances"]
 
@@ -272,7 +272,7 @@ class DCV(_LinearProjection):
         C = len(self.classes_)
         # X / 2**e when max|X| is outside [2**-64, 2**64] (exact): the directions are
         # orthonormal, mean_ is scaled back, eigenvalues_ are those of X / 2**e
-        self._input_scale = power_of_two_scale(np.max(np.abs(X)))
+        self._input_scale = input_scale(X)
         Xs = X if self._input_scale == 1.0 else X / self._input_scale
         mean = np.mean(Xs, axis=0, dtype=np.float64)
         basis, Z = data_subspace(Xs, mean)

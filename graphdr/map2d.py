@@ -16,7 +16,7 @@ from sklearn.utils.validation import column_or_1d
 from .map_page import COLORS, held_out_errors, write_map_csv, write_map_page
 from .neighbor import DEEMap
 
-__all__ = ["map2d", "plot_map", "map_files"]
+__all__ = ["map2d", "plot_map", "map_files", "write_map"]
 
 
 def map_files(out):

@@ -52,7 +52,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from ._threads import map_threads
 
 __all__ = ["ClassStatistics", "class_statistics", "is_dask_array", "check_class_counts",
-           "check_dask_input", "scaled_class_statistics", "power_of_two_scale"]
+           "check_dask_input", "scaled_class_statistics", "power_of_two_scale", "input_scale"]
 
 _BLOCK_ROWS = 8192
 _DENSE_BLOCK_ROWS = 4096
@@ -446,6 +446,13 @@ def power_of_two_scale(top):
     if top == 0.0 or 2.0**-64 <= top <= 2.0**64:
         return 1.0
     return float(2.0 ** np.frexp(top)[1])
+
+
+def input_scale(X):
+    """:func:`power_of_two_scale` of ``max |X|`` (NumPy or sparse; 1.0 for an empty ``X``): the
+    exact power of two a fit divides extreme data by, so that their squares neither overflow
+    nor underflow."""
+    return power_of_two_scale(abs(X).max()) if X.size else 1.0
 
 
 def _magnitude_bounds(stats):

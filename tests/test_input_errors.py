@@ -470,6 +470,15 @@ def test_default_directions_do_not_follow_the_memory_layout(sweep, layout):
     np.testing.assert_allclose(np.abs(B), np.abs(A), atol=1e-7 * np.abs(A).max())
 
 
+def _fit(est, name, X, y):
+    """Fit ``est`` (public class ``name``) as it takes data: views, no labels, or X and y."""
+    if name in ("MKLDR", "KFDVoting", "KFDSAMME"):
+        return est.fit(_views(X), y)
+    if name in ("ViewKernel", "ElasticEmbedding"):
+        return est.fit(X)
+    return est.fit(X, y)
+
+
 def _estimator_names():
     import inspect
 
@@ -503,12 +512,7 @@ def test_every_ruled_parameter_refuses_a_bad_value_at_fit(sweep, name):
         assert bad is not None, (name, param)
         est = cls().set_params(**{param: bad})
         with pytest.raises(ValueError, match=param):
-            if name in ("MKLDR", "KFDVoting", "KFDSAMME"):
-                est.fit(_views(X), y)
-            elif name in ("ViewKernel", "ElasticEmbedding"):
-                est.fit(X)
-            else:
-                est.fit(X, y)
+            _fit(est, name, X, y)
         checked += 1
     assert checked >= 1 or name == "ViewKernel"  # its parameters are checked in _check_params
 
@@ -523,12 +527,7 @@ def test_every_option_refuses_an_unknown_value_at_fit(sweep, name):
     for param in options:
         est = cls().set_params(**{param: "no-such-option"})
         with pytest.raises(ValueError, match=param):
-            if name in ("MKLDR", "KFDVoting", "KFDSAMME"):
-                est.fit(_views(X), y)
-            elif name in ("ViewKernel", "ElasticEmbedding"):
-                est.fit(X)
-            else:
-                est.fit(X, y)
+            _fit(est, name, X, y)
 
 
 # ----- issue 38, item 1: y = -1 marks an unlabelled sample -----------------------------------

@@ -37,7 +37,7 @@ from ..spaces import (
     resolve_approximation,
     scales_with_gamma,
 )
-from ..stats import is_dask_array, power_of_two_scale
+from ..stats import input_scale, is_dask_array
 from ..tuning import check_auto
 from .fitting import (
     _DTYPES,
@@ -232,7 +232,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         """
         if X.shape[0] * X.shape[1] == 0 or (self._is_kernel() and not scales_with_gamma(self)):
             return X
-        self._input_scale = power_of_two_scale(abs(X).max())
+        self._input_scale = input_scale(X)
         return X if self._input_scale == 1.0 else X / self._input_scale
 
     def _solver_uses_reg(self):

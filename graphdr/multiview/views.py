@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._threads import managed_threads, map_threads
 from .._validation import check_option, check_positive, checked_parameters, output_dtype
 from ..kernel_matrices import KERNEL_BLOCK_ENTRIES
-from ..stats import power_of_two_scale
+from ..stats import input_scale
 
 _KINDS = ("rbf", "chi2", "distance", "linear", "precomputed")
 
@@ -230,7 +230,7 @@ class ViewKernel(BaseEstimator):
         X = self._as_real(X)
         if fit:
             auto = self.kernel not in ("linear", "precomputed") and self.sigma in (None, "auto")
-            self._input_scale = power_of_two_scale(np.max(np.abs(X))) if auto and X.size else 1.0
+            self._input_scale = input_scale(X) if auto else 1.0
         scale = getattr(self, "_input_scale", 1.0)
         return X if scale == 1.0 else X / scale
 

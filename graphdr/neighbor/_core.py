@@ -18,7 +18,7 @@ from ..base import _LinearProjection
 from ..optim import descent
 from ..sampling import row_keys, seeded, stratified_folds, stratified_subsample
 from ..solvers import data_subspace, embedding_signs
-from ..stats import power_of_two_scale
+from ..stats import input_scale
 
 _DTYPES = [np.float64, np.float32]
 #: pairs per row block of every pairwise sum
@@ -353,7 +353,7 @@ class _LinearNeighborEmbedding(_LinearProjection):
         )
         # X / 2**e when max|X| is outside [2**-64, 2**64] (exact): squares of X * 1e-300
         # underflow and those of X * 1e300 overflow; _fit maps the result back
-        self._input_scale = power_of_two_scale(np.max(np.abs(X))) if X.size else 1.0
+        self._input_scale = input_scale(X)
         Xs = X if self._input_scale == 1.0 else X / self._input_scale
         mean = np.mean(Xs, axis=0, dtype=np.float64)
         basis, Z = data_subspace(Xs, mean)

@@ -25,7 +25,7 @@ from .._validation import (
 from ..optim import descent
 from ..sampling import seeded
 from ..solvers import embedding_signs
-from ..stats import power_of_two_scale
+from ..stats import input_scale
 from ._core import (
     _CACHE_BYTES,
     _DTYPES,
@@ -246,7 +246,7 @@ class ElasticEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         d = check_n_components(self.n_components, n - 1, reason=f"n_samples - 1 = {n - 1}")
         # X / 2**e when max|X| is outside [2**-64, 2**64] (exact; squared distances of
         # X * 1e300 overflow), the width with it
-        scale = power_of_two_scale(np.max(np.abs(X)))
+        scale = input_scale(X)
         Xf = np.asarray(X, dtype=np.float64) / scale
         Xc = Xf - Xf.mean(axis=0)
         check_not_constant(X, name)  # no neighbour would be nearer than another

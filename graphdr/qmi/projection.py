@@ -24,7 +24,7 @@ from ..base import _LinearProjection
 from ..linear import LDA
 from ..sampling import canonical_order, row_keys, seeded, stratified_folds
 from ..solvers import embedding_signs
-from ..stats import power_of_two_scale
+from ..stats import input_scale
 from ..tuning import check_significance, choose_checkpoint
 from .ascent import (
     _CRITERIA,
@@ -479,7 +479,7 @@ class QMIProjection(_LinearProjection):
         )
         # X / 2**e when max|X| is outside [2**-64, 2**64] (exact: squares of X * 1e300
         # overflow); see _width_unit for what is scaled back
-        self._input_scale = power_of_two_scale(np.max(np.abs(X)))
+        self._input_scale = input_scale(X)
         Xf = np.asarray(X, dtype=np.float64) / self._input_scale
         if not np.any(Xf != Xf[0]):
             raise ValueError("QMIProjection cannot project constant data: every sample is the "
