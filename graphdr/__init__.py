@@ -5,6 +5,8 @@ from .base import GraphEmbedding
 from .discriminant import DCV, MMPA
 from .kernel_methods import CKFD, KernelLDA, KernelLPP
 from .linear import LDA, LDE, LPP, MFA
+from .local_fisher import LFDA, SemiLFDA
+from .local_fisher import SELF as SELF  # the paper's name of SemiLFDA (see its docstring)
 from .map2d import map2d
 from .multiview import (
     KFD,
@@ -26,6 +28,8 @@ __all__ = [
     "LPP",
     "MFA",
     "LDE",
+    "LFDA",
+    "SemiLFDA",
     "KernelLDA",
     "KernelLPP",
     "CKFD",

@@ -46,25 +46,30 @@ def check_labels(y, *, min_classes=2, min_per_class=1, method="This method",
         Fewest samples every class must have.
     method : str
         Name used in error messages.
-    unlabelled : {'refuse', 'class'}
+    unlabelled : {'refuse', 'class', 'allow'}
         ``'refuse'``: ``y = -1`` marks unlabelled samples (scikit-learn's semi-supervised
         convention) and a labelled fit refuses them; ``'class'``: -1 is a class like any
-        other (the classifiers, as scikit-learn's classifiers take labels -1 and 1).
+        other (the classifiers, as scikit-learn's classifiers take labels -1 and 1);
+        ``'allow'``: unlabelled samples are kept, encoded as -1, and never a class (the
+        semi-supervised estimators, :data:`SEMI_SUPERVISED`); the checks on classes count the
+        labelled samples only.
 
     Returns
     -------
     classes : ndarray of shape (n_classes,)
         The sorted distinct labels.
     y_encoded : ndarray of shape (n_samples,), dtype int
-        Index of each sample's class in ``classes``.
+        Index of each sample's class in ``classes`` (-1 for an unlabelled sample).
     class_sizes : ndarray of shape (n_classes,), dtype int
-        Number of samples per class.
+        Number of (labelled) samples per class.
     """
     y = np.asarray(y)
     if y.ndim != 1:
         raise ValueError(
             f"{method} expects y as a 1-D array of class labels; got an array of shape {y.shape}."
         )
+    if unlabelled == "allow":
+        return _encode_partial(y, min_classes, min_per_class, method)
     if min_classes >= 2 and unlabelled == "refuse":
         _refuse_unlabelled(y, method)
     encoded = _encode_small_integers(y)
@@ -88,6 +93,43 @@ def check_labels(y, *, min_classes=2, min_per_class=1, method="This method",
     return classes, y_encoded.ravel().astype(np.intp), class_sizes
 
 
+#: the estimators that fit partially labelled data (``y = -1`` for an unlabelled sample)
+SEMI_SUPERVISED = ("LDA", "KernelLDA", "LQMI", "KQMI", "MFA", "LDE", "LFDA", "SemiLFDA",
+                   "DEEMap")
+
+
+def _encode_partial(y, min_classes, min_per_class, method):
+    """:func:`check_labels` of partially labelled ``y``: the labelled samples are encoded, the
+    unlabelled ones get -1."""
+    unlabelled = unlabelled_mask(y)
+    n_unlabelled = int(unlabelled.sum())
+    if n_unlabelled == y.size:
+        raise ValueError(
+            f"{method}: every one of the {y.size} samples is labelled -1 (unlabelled); a "
+            "semi-supervised fit needs labelled samples of at least "
+            f"{max(min_classes, 2)} classes.")
+    labelled = y[~unlabelled]
+    try:
+        classes, enc, sizes = check_labels(labelled, min_classes=min_classes,
+                                           min_per_class=min_per_class, method=method,
+                                           unlabelled="class")
+    except ValueError as exc:
+        if n_unlabelled:
+            raise ValueError(f"{exc} ({n_unlabelled} more samples are unlabelled, y = -1; the "
+                             "classes are counted among the labelled ones.)"
+                             f"{_minus_one_hint(y, unlabelled)}") from None
+        raise
+    y_encoded = np.full(y.shape[0], -1, dtype=np.intp)
+    y_encoded[~unlabelled] = enc
+    return classes, y_encoded, sizes
+
+
+def has_unlabelled(y_encoded):
+    """Whether encoded labels (:func:`check_labels` with ``unlabelled='allow'``) hold an
+    unlabelled sample."""
+    return y_encoded is not None and y_encoded.size > 0 and int(y_encoded.min()) < 0
+
+
 def unlabelled_mask(y):
     """Which samples are unlabelled under scikit-learn's semi-supervised convention: ``-1``
     (an integer or float -1, or the text ``'-1'`` among text labels)."""
@@ -103,21 +145,29 @@ def unlabelled_mask(y):
     return np.zeros(y.shape, dtype=bool)
 
 
+def _minus_one_hint(y, unlabelled):
+    """A hint for labels -1 and one other class (-1 meant as a class)."""
+    if unlabelled.all():
+        return ""
+    others = np.unique(np.asarray(y)[~unlabelled].astype(str))
+    if len(others) != 1:
+        return ""
+    return (f" If -1 is one of your classes (labels -1 and {others[0]}), relabel it, e.g. "
+            "y = (y + 1) // 2.")
+
+
 def _refuse_unlabelled(y, method):
     """A labelled fit given ``y = -1`` (unlabelled samples): a ValueError, never a class."""
     unlabelled = unlabelled_mask(y)
     k = int(unlabelled.sum())
     if k == 0:
         return
-    others = np.unique(np.asarray(y)[~unlabelled].astype(str)) if k < y.size else []
-    hint = ""
-    if len(others) == 1:
-        hint = (f" If -1 is one of your classes (labels -1 and {others[0]}), relabel it, e.g. "
-                "y = (y + 1) // 2.")
+    hint = _minus_one_hint(y, unlabelled)
     raise ValueError(
         f"{method}: y = -1 marks an unlabelled sample (scikit-learn's semi-supervised "
         f"convention), and {k} of {y.size} samples are unlabelled; {method} needs every "
-        f"sample labelled: fit the labelled rows, X[y != -1] and y[y != -1].{hint}")
+        f"sample labelled: fit the labelled rows, X[y != -1] and y[y != -1], or use an "
+        f"estimator that fits unlabelled samples ({', '.join(SEMI_SUPERVISED)}).{hint}")
 
 
 def _encode_small_integers(y):
@@ -261,6 +311,14 @@ def _callback(value, name):
         raise ValueError(f"{name} must be None or a callable; got {value!r}.")
 
 
+def _auto_or_nonnegative(value, name):
+    if isinstance(value, str):
+        if value != "auto":
+            raise ValueError(f"{name} must be 'auto' or a finite number >= 0; got {value!r}.")
+        return
+    check_positive(value, name, allow_zero=True)
+
+
 def _finite(value, name):
     if not isinstance(value, numbers.Real) or isinstance(value, bool) or not np.isfinite(value):
         raise ValueError(f"{name} must be a finite real number; got {value!r}.")
@@ -285,6 +343,8 @@ SHARED_RULES = {
     "n_neighbors_between": _count(1),
     "n_neighbors_penalty": _count(1),
     "n_neighbors_intra": _count(1),
+    "smoothing": _auto_or_nonnegative,  # the semi-supervised term's weight
+    "smoothing_neighbors": _count(1),
     "n_neighbors_inter": _count(1),
     "max_neighbors": _count(1),
     "n_partners": _count(1),

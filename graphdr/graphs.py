@@ -30,6 +30,7 @@ from ._validation import check_int, check_option, check_positive
 
 __all__ = [
     "ClassGraph",
+    "GraphSum",
     "within_class_graph",
     "between_class_graph",
     "total_graph",
@@ -51,7 +52,8 @@ class ClassGraph:
     Parameters
     ----------
     y_encoded : ndarray of shape (n_samples,), dtype int
-        Class index of each sample, in ``0 .. C-1``.
+        Class index of each sample, in ``0 .. C-1``; -1 for an unlabelled sample, which has
+        no edge (a zero row and column of ``W``).
     block : ndarray of shape (n_classes, n_classes)
         Symmetric weight between a sample of class ``a`` and one of class ``b``. Weights may be
         negative (the QMI graph has negative blocks).
@@ -63,7 +65,8 @@ class ClassGraph:
         n_classes = self.block.shape[0]
         if self.block.shape != (n_classes, n_classes) or not np.allclose(self.block, self.block.T):
             raise ValueError("ClassGraph block must be a symmetric C x C matrix.")
-        self.class_sizes = np.bincount(self.y_encoded, minlength=n_classes)
+        self._labelled = self.y_encoded >= 0
+        self.class_sizes = np.bincount(self.y_encoded[self._labelled], minlength=n_classes)
 
     @property
     def shape(self):
@@ -72,39 +75,78 @@ class ClassGraph:
 
     def degrees(self):
         """Row sums of ``W`` (self-weights included), shape (n_samples,)."""
-        return (self.block @ self.class_sizes)[self.y_encoded]
+        return np.where(self._labelled, (self.block @ self.class_sizes)[self.y_encoded], 0.0)
 
     def indicator(self):
-        """Sparse class-indicator matrix ``E`` of shape (n_samples, n_classes)."""
+        """Sparse class-indicator matrix ``E`` of shape (n_samples, n_classes) (an unlabelled
+        sample's row is empty)."""
         n = self.y_encoded.shape[0]
+        rows = np.flatnonzero(self._labelled)
         return sp.csr_matrix(
-            (np.ones(n), (np.arange(n), self.y_encoded)), shape=(n, self.block.shape[0])
+            (np.ones(rows.shape[0]), (rows, self.y_encoded[rows])), shape=(n, self.block.shape[0])
         )
 
     def toarray(self):
         """Dense ``W`` (n x n). For tests on tiny inputs only."""
-        return self.block[np.ix_(self.y_encoded, self.y_encoded)]
+        W = self.block[np.ix_(self.y_encoded, self.y_encoded)]
+        W[~self._labelled] = 0.0
+        W[:, ~self._labelled] = 0.0
+        return W
+
+
+class GraphSum:
+    r"""A weighted sum of graphs, :math:`W = \sum_k c_k W_k`, used through its quadratic
+    forms (which are linear in ``W``): class graphs and sparse graphs combine without an
+    ``n x n`` array (LFDA's local mixture: a total graph, a class graph and the sparse
+    same-class affinities).
+
+    Parameters
+    ----------
+    terms : list of (float, graph)
+        Weights and graphs (:class:`ClassGraph`, sparse or dense), all over the same samples.
+    """
+
+    def __init__(self, terms):
+        self.terms = [(float(c), g) for c, g in terms]
+        if not self.terms:
+            raise ValueError("GraphSum needs at least one (weight, graph) term.")
+
+    @property
+    def shape(self):
+        return self.terms[0][1].shape
+
+    def toarray(self):
+        """Dense ``W`` (n x n). For tests on tiny inputs only."""
+        return sum(c * (g.toarray() if hasattr(g, "toarray") else np.asarray(g))
+                   for c, g in self.terms)
+
+
+def _class_sizes(y_encoded, n_classes):
+    y_encoded = np.asarray(y_encoded)
+    return np.bincount(y_encoded[y_encoded >= 0], minlength=n_classes or 0)
 
 
 def within_class_graph(y_encoded, n_classes=None):
     r"""LDA's intrinsic graph, :math:`W_{ij} = 1/J_c` when both samples are in class ``c``.
 
-    Its Laplacian gives the within-class scatter, :math:`X^\top L X = S_w`.
+    Its Laplacian gives the within-class scatter, :math:`X^\top L X = S_w` (of the labelled
+    samples; unlabelled ones, -1, have no edge).
     """
-    sizes = np.bincount(y_encoded, minlength=n_classes or 0)
+    sizes = _class_sizes(y_encoded, n_classes)
     return ClassGraph(y_encoded, np.diag(1.0 / np.maximum(sizes, 1)))
 
 
 def total_graph(y_encoded, n_classes=None):
-    r"""The complete graph :math:`W_{ij} = 1/n`; :math:`X^\top L X = S_t`, the total scatter."""
-    sizes = np.bincount(y_encoded, minlength=n_classes or 0)
+    r"""The complete graph :math:`W_{ij} = 1/n`; :math:`X^\top L X = S_t`, the total scatter
+    (of the labelled samples, about their mean)."""
+    sizes = _class_sizes(y_encoded, n_classes)
     n_classes = len(sizes)
     return ClassGraph(y_encoded, np.full((n_classes, n_classes), 1.0 / sizes.sum()))
 
 
 def between_class_graph(y_encoded, n_classes=None):
     r""":math:`W = 1/n - [y_i = y_j]/J_{y_i}`; :math:`X^\top L X = S_b = S_t - S_w`."""
-    sizes = np.bincount(y_encoded, minlength=n_classes or 0)
+    sizes = _class_sizes(y_encoded, n_classes)
     n_classes = len(sizes)
     block = np.full((n_classes, n_classes), 1.0 / sizes.sum()) - np.diag(1.0 / np.maximum(sizes, 1))
     return ClassGraph(y_encoded, block)
@@ -243,7 +285,8 @@ def knn_graph(
     n_neighbors : int
         Neighbours per sample (fewer when a class has fewer candidates).
     y : ndarray of shape (n_samples,), optional
-        Encoded labels; needed when ``restrict`` is set.
+        Encoded labels; needed when ``restrict`` is set (then a sample labelled -1,
+        unlabelled, has no edge).
     restrict : {None, 'same', 'different'}
         Candidates: all samples (None), samples of the same class ('same', supervised LPP and
         MFA's intrinsic graph) or of the other classes ('different', MFA's penalty graph).
@@ -276,9 +319,9 @@ def knn_graph(
     else:
         y = np.asarray(y)
         groups = []
-        for c in np.unique(y):
+        for c in np.unique(y[y >= 0]):  # -1: an unlabelled sample, no edge
             members = np.flatnonzero(y == c)
-            candidates = members if restrict == "same" else np.flatnonzero(y != c)
+            candidates = members if restrict == "same" else np.flatnonzero((y != c) & (y >= 0))
             groups.append((members, candidates))
     self_in = restrict in (None, "same")
     groups = [(queries, candidates, min(n_neighbors, len(candidates) - (1 if self_in else 0)))
@@ -326,9 +369,10 @@ def split_by_label(W, y):
 def laplacian(W):
     r"""Graph Laplacian :math:`L = \operatorname{diag}(W\mathbf 1) - W` (zero row sums).
 
-    Sparse in, sparse out; a :class:`ClassGraph` gives a dense matrix (tests only).
+    Sparse in, sparse out; a :class:`ClassGraph` or :class:`GraphSum` gives a dense matrix
+    (tests only).
     """
-    if isinstance(W, ClassGraph):
+    if isinstance(W, (ClassGraph, GraphSum)):
         W = W.toarray()
     if sp.issparse(W):
         W = sp.csr_matrix(W)
@@ -361,6 +405,8 @@ def graph_quadratic_form(W, X, *, kind="laplacian", mean=None):
     row blocks: no ``n x n`` and no extra ``n x D`` array is allocated.
     """
     check_option(kind, "kind", {"laplacian", "degree", "adjacency"})
+    if isinstance(W, GraphSum):
+        return sum(c * graph_quadratic_form(g, X, kind=kind, mean=mean) for c, g in W.terms)
     D = X.shape[1]
     mean = np.zeros(D) if mean is None else np.asarray(mean, dtype=np.float64)
     if isinstance(W, ClassGraph):

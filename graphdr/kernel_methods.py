@@ -17,7 +17,7 @@ from ._threads import managed_threads
 from ._validation import check_positive, checked_parameters
 from .base import Solution, _BaseGraphEmbedding
 from .linear import _LDAGraphs, _LPPGraphs
-from .routes import SCALING_DOC
+from .routes import SCALING_DOC, SMOOTHING_DOC
 from .solvers import generalized_eigh
 
 __all__ = ["KernelLDA", "KernelLPP", "CKFD"]
@@ -109,6 +109,7 @@ class KernelLDA(_LDAGraphs, _BaseGraphEmbedding):
         (:func:`graphdr.solvers.class_kernel_eigh`), several times faster than 'eigh', the
         eigendecomposition of the centred kernel. 'auto' takes 'cholesky' when ``reg >= 1e-6``
         (the factorised matrix has condition number about ``n / reg``) and the kernel is exact.%(approx)s
+%(smoothing)s
     rank_tol : float or None, default=None
         Relative eigenvalue of the centred kernel below which a direction is dropped ('eigh').
 
@@ -145,7 +146,8 @@ class KernelLDA(_LDAGraphs, _BaseGraphEmbedding):
     def __init__(
         self, n_components=None, *, kernel="rbf", gamma="auto", degree=3, coef0=1.0,
         kernel_params=None, reg="auto", scaling="within", solver="auto", approximation="auto",
-        n_landmarks=500, random_state=None, n_jobs=None, rank_tol=None,
+        n_landmarks=500, random_state=None, n_jobs=None, smoothing="auto",
+        smoothing_neighbors=10, rank_tol=None,
     ):
         self.n_components = n_components
         self.kernel = kernel
@@ -160,6 +162,8 @@ class KernelLDA(_LDAGraphs, _BaseGraphEmbedding):
         self.n_landmarks = n_landmarks
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.smoothing = smoothing
+        self.smoothing_neighbors = smoothing_neighbors
         self.rank_tol = rank_tol
 
     def _class_objective_block(self, n_classes, class_sizes):
@@ -370,5 +374,5 @@ class CKFD(_BaseGraphEmbedding):
 
 for _cls in (KernelLDA, KernelLPP, CKFD):
     _cls.__doc__ = _cls.__doc__.replace("%(scaling)s", SCALING_DOC) % {
-        "kernel": _KERNEL_PARAMS_DOC, "approx": _APPROX_DOC}
+        "kernel": _KERNEL_PARAMS_DOC, "approx": _APPROX_DOC, "smoothing": SMOOTHING_DOC}
 del _cls

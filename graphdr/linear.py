@@ -11,7 +11,7 @@ import numpy as np
 from . import graphs as _graphs
 from ._validation import check_int, check_option, check_positive
 from .base import _BaseGraphEmbedding
-from .routes import SCALING_DOC, ClassForms, discriminative_count
+from .routes import SCALING_DOC, SMOOTHING_DOC, ClassForms, discriminative_count
 
 __all__ = ["LDA", "LPP", "MFA", "LDE"]
 
@@ -19,6 +19,7 @@ __all__ = ["LDA", "LPP", "MFA", "LDE"]
 # ----- graph choices shared by the linear and kernel versions ---------------------------
 class _LDAGraphs:
     _ridge_on_total_scatter = True  # min S_w subject to the regularised total scatter
+    _smoothing_in_constraint = True  # min (S_w + aJ) / (S_t + aJ) = max S_b / (S_t + aJ)
 
     def _build_graphs(self, X_graph, y_enc, metric):
         return _graphs.within_class_graph(y_enc), _graphs.total_graph(y_enc)
@@ -140,6 +141,7 @@ class LDA(_LDAGraphs, _BaseGraphEmbedding):
         ratio 0.99; 2.2 without the factor); a subsample with fewer rows than the data's rank
         (250 of them on mnist5k) transfers less well (ratio 0.31).
 %(scaling)s
+%(smoothing)s
     rank_tol : float or None, default=None
         Relative variance below which a direction of the data counts as absent.
 
@@ -172,10 +174,13 @@ class LDA(_LDAGraphs, _BaseGraphEmbedding):
 
     _auto_linear_reg = True
 
-    def __init__(self, n_components=None, *, reg="auto", scaling="within", rank_tol=None):
+    def __init__(self, n_components=None, *, reg="auto", scaling="within", smoothing="auto",
+                 smoothing_neighbors=10, rank_tol=None):
         self.n_components = n_components
         self.reg = reg
         self.scaling = scaling
+        self.smoothing = smoothing
+        self.smoothing_neighbors = smoothing_neighbors
         self.rank_tol = rank_tol
 
 
@@ -265,6 +270,7 @@ class MFA(_BaseGraphEmbedding):
     weights : {'binary', 'heat'}, default='binary'
     sigma : float or None, default=None
     reg : float, default=0.0
+%(smoothing)s
     rank_tol : float or None, default=None
 
     Attributes
@@ -277,7 +283,7 @@ class MFA(_BaseGraphEmbedding):
 
     def __init__(
         self, n_components=None, *, n_neighbors=5, n_neighbors_penalty=20, weights="binary",
-        sigma=None, reg=0.0, rank_tol=None,
+        sigma=None, reg=0.0, smoothing="auto", smoothing_neighbors=10, rank_tol=None,
     ):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
@@ -285,6 +291,8 @@ class MFA(_BaseGraphEmbedding):
         self.weights = weights
         self.sigma = sigma
         self.reg = reg
+        self.smoothing = smoothing
+        self.smoothing_neighbors = smoothing_neighbors
         self.rank_tol = rank_tol
 
     def _check_params(self):
@@ -333,6 +341,7 @@ class LDE(_BaseGraphEmbedding):
         The original LDE uses heat weights; paper 001 uses binary ones.
     sigma : float or None, default=None
     reg : float, default=0.0
+%(smoothing)s
     rank_tol : float or None, default=None
 
     Attributes
@@ -345,7 +354,7 @@ class LDE(_BaseGraphEmbedding):
 
     def __init__(
         self, n_components=None, *, n_neighbors=5, n_neighbors_between=10, weights="heat",
-        sigma=None, reg=0.0, rank_tol=None,
+        sigma=None, reg=0.0, smoothing="auto", smoothing_neighbors=10, rank_tol=None,
     ):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
@@ -353,6 +362,8 @@ class LDE(_BaseGraphEmbedding):
         self.weights = weights
         self.sigma = sigma
         self.reg = reg
+        self.smoothing = smoothing
+        self.smoothing_neighbors = smoothing_neighbors
         self.rank_tol = rank_tol
 
     def _check_params(self):
@@ -382,3 +393,6 @@ def class_neighbour_graphs(X, y_enc, n_neighbors, n_neighbors_between, *, weight
 
 
 LDA.__doc__ = LDA.__doc__.replace("%(scaling)s", SCALING_DOC)
+for _cls in (LDA, MFA, LDE):
+    _cls.__doc__ = _cls.__doc__.replace("%(smoothing)s", SMOOTHING_DOC)
+del _cls

@@ -33,13 +33,13 @@ import numpy as np
 from .solvers import class_kernel_eigh, generalized_eigh
 
 __all__ = ["GraphProblem", "ClassForms", "relative_ridge", "solve_graph_problem",
-           "solve_class_forms", "solve_class_kernel", "SCALINGS", "SCALING_DOC",
+           "solve_class_forms", "solve_class_kernel", "SCALINGS", "SCALING_DOC", "SMOOTHING_DOC",
            "metric_transform"]
 
 
 @dataclass
 class GraphProblem:
-    """A graph-embedding problem over the training samples.
+    r"""A graph-embedding problem over the training samples.
 
     Attributes
     ----------
@@ -51,12 +51,20 @@ class GraphProblem:
         Quadratic form of ``L(W)`` or of ``W`` itself.
     maximise : bool
         Largest ratios first (ridge on the constraint only) instead of smallest.
+    smooth_constraint : bool
+        Where a semi-supervised smoothness form :math:`\alpha J` goes
+        (:func:`solve_graph_problem`): always into the denominator of the maximised ratio,
+        which is the constraint of a maximised problem and the objective of a minimised one;
+        True adds it to the constraint of a minimised problem as well (LDA's form
+        :math:`\min (S_w + \alpha J) / (S_t + \alpha J)` = :math:`\max S_b / (S_t + \alpha
+        J)`, semi-supervised discriminant analysis).
     """
 
     objective: Any
     constraint: Any
     objective_kind: str = "laplacian"
     maximise: bool = False
+    smooth_constraint: bool = False
 
 
 @dataclass
@@ -85,18 +93,33 @@ def _constraint_form(space, problem):
     return space.quadratic_form(problem.constraint)
 
 
-def solve_graph_problem(space, problem, *, reg=0.0, n_samples=None, ridge=None, rank_tol=None):
+def solve_graph_problem(space, problem, *, reg=0.0, n_samples=None, ridge=None, rank_tol=None,
+                        smoothing=None, ridge_dims=None):
     """Quadratic forms of the problem's graphs in the space's coordinates, then one solve.
 
-    The ridge is :func:`relative_ridge` of ``reg`` over ``space.ridge_dims(n_samples)``, or the
-    absolute ``ridge`` when given. Returns eigenvalues (ordered as the problem asks) and
-    directions ``V`` in the space's coordinates, with :math:`V^\\top (B + \\epsilon I) V = I`.
+    The ridge is :func:`relative_ridge` of ``reg`` over ``space.ridge_dims(n_samples)`` (or
+    ``ridge_dims``), or the absolute ``ridge`` when given. ``smoothing`` is a semi-supervised
+    form :math:`\\alpha J` (``r x r``, in the space's coordinates, already weighted) placed as
+    :class:`GraphProblem` says (:func:`add_smoothing`); the ridge is that of the constraint
+    without it. Returns eigenvalues (ordered as the problem asks) and directions ``V`` in the
+    space's coordinates, with :math:`V^\\top (B + \\epsilon I) V = I`.
     """
     A = space.quadratic_form(problem.objective, kind=problem.objective_kind)
     B = _constraint_form(space, problem)
     if ridge is None:
-        ridge = relative_ridge(reg, B, space.ridge_dims(n_samples))
+        dims = space.ridge_dims(n_samples) if ridge_dims is None else ridge_dims
+        ridge = relative_ridge(reg, B, dims)
+    if smoothing is not None:
+        A, B = add_smoothing(problem, A, B, smoothing)
     return generalized_eigh(A, B, largest=problem.maximise, ridge=ridge, rank_tol=rank_tol)
+
+
+def add_smoothing(problem, A, B, J):
+    """The objective and constraint forms with the smoothness form ``J`` added where
+    ``problem`` puts it (see :class:`GraphProblem`)."""
+    if problem.maximise:
+        return A, B + J
+    return A + J, (B + J if problem.smooth_constraint else B)
 
 
 def solve_class_forms(space, forms, *, reg, n_samples, rank_tol=None):
@@ -155,6 +178,19 @@ def discriminative_count(share):
         return k
     return max(int(np.sum(share > NO_BETWEEN_VARIANCE * share.max())), 1)
 
+
+#: the ``smoothing`` and ``smoothing_neighbors`` entries of the semi-supervised estimators'
+#: docstrings (``%(smoothing)s``)
+SMOOTHING_DOC = """    smoothing : 'auto' or float, default='auto'
+        Weight :math:`\\alpha` of the semi-supervised smoothness term, used only when ``y``
+        marks unlabelled samples with -1 (scikit-learn's convention): the Laplacian form of
+        the ``smoothing_neighbors``-nearest-neighbour graph over all samples joins the
+        denominator of the maximised ratio, in units of the labelled samples' total scatter
+        (:mod:`graphdr.base.semi`). 'auto': the weight of smallest leave-one-out error on the
+        labelled samples, in closed form (:func:`graphdr.tuning.press_smoothing`). With every
+        sample labelled the fit is the supervised one.
+    smoothing_neighbors : int, default=10
+        Neighbours per sample of the smoothness graph (unlabelled samples only)."""
 
 #: values of the ``scaling`` parameter of the discriminant estimators
 SCALINGS = ("within", "total", "none")

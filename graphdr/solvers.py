@@ -263,12 +263,14 @@ ORIENTATION_RTOL = 1e-6
 
 
 def class_means(Z, y_encoded, n_classes=None):
-    """Mean of the rows of ``Z`` (``n x k``) in each class ``0 .. C-1`` (``C x k``)."""
+    """Mean of the rows of ``Z`` (``n x k``) in each class ``0 .. C-1`` (``C x k``); rows
+    labelled -1 (unlabelled) count in no class."""
     Z = np.asarray(Z, dtype=np.float64)
     y_encoded = np.asarray(y_encoded)
     n_classes = int(y_encoded.max()) + 1 if n_classes is None else n_classes
     E = np.zeros((n_classes, Z.shape[0]))
-    E[y_encoded, np.arange(Z.shape[0])] = 1.0
+    rows = np.flatnonzero(y_encoded >= 0)
+    E[y_encoded[rows], rows] = 1.0
     counts = np.maximum(E.sum(axis=1), 1.0)
     return (E @ Z) / counts[:, None]
 

@@ -23,6 +23,8 @@ ESTIMATORS = [
     graphdr.KernelLPP(gamma=0.5, reg=1e-3),
     graphdr.KernelLPP(supervised=True, gamma=0.5, reg=1e-3),
     graphdr.CKFD(),
+    graphdr.LFDA(),
+    graphdr.SemiLFDA(),
 ]
 
 #: the refitted default searches (slow)

@@ -1,10 +1,10 @@
 """A property-based sweep of bad and awkward input over every public estimator (issue 37).
 
 For random shapes, scales from 1e-300 to 1e300, duplicated rows, constant columns, float32 or
-float64, integer or text labels, each fit either succeeds -- every output finite, of the
-input's dtype -- or raises a ``ValueError`` raised by graphdr itself or by scikit-learn's
-public input validation (never a NumPy/SciPy internal error, a crash or another exception);
-data whose samples are all the same point are always refused.
+float64, integer or text labels, some labels -1 (unlabelled), each fit either succeeds --
+every output finite, of the input's dtype -- or raises a ``ValueError`` raised by graphdr
+itself or by scikit-learn's public input validation (never a NumPy/SciPy internal error, a
+crash or another exception); data whose samples are all the same point are always refused.
 Hypothesis runs derandomized (the same examples on every run) and bounded so that
 ``make test`` stays short; ``SWEEP_EXAMPLES`` raises the count for a longer search.
 """
@@ -31,6 +31,8 @@ ESTIMATORS = {
     "LPP": lambda: graphdr.LPP(n_neighbors=3),
     "MFA": lambda: graphdr.MFA(n_neighbors=2, n_neighbors_penalty=3),
     "LDE": lambda: graphdr.LDE(n_neighbors=2, n_neighbors_between=3),
+    "LFDA": lambda: graphdr.LFDA(n_neighbors=3),
+    "SemiLFDA": lambda: graphdr.SemiLFDA(n_neighbors=3),
     "KernelLDA": lambda: graphdr.KernelLDA(),
     "KernelLPP": lambda: graphdr.KernelLPP(n_neighbors=3, gamma=0.5),
     "CKFD": lambda: graphdr.CKFD(gamma=0.5),
@@ -86,11 +88,13 @@ def datasets(draw):
             X32 = X.astype(np.float32)
         if np.all(np.isfinite(X32)):  # 1e300 is not a float32: such data stay float64
             X = X32
-    labels = draw(st.sampled_from(["int", "str", "negative"]))
+    labels = draw(st.sampled_from(["int", "str", "negative", "partial"]))
     if labels == "str":
         y = np.array([f"class {c}" for c in y])
     elif labels == "negative":
         y = y * 3 - 5
+    elif labels == "partial":  # scikit-learn's -1 for unlabelled samples (issue 38)
+        y = np.where(np.arange(n) % 3 == 1, -1, y)
     return X, y
 
 

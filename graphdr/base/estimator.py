@@ -12,13 +12,13 @@ from sklearn.utils.validation import assert_all_finite, check_is_fitted, validat
 
 from .._threads import managed_threads
 from .._validation import (
-    check_int,
     check_labels,
     check_n_components,
     check_not_constant,
     check_option,
     check_positive,
     checked_parameters,
+    has_unlabelled,
 )
 from ..routes import (
     SCALINGS,
@@ -34,7 +34,6 @@ from ..spaces import (
     KernelSpec,
     LinearSpan,
     NystroemMap,
-    resolve_approximation,
     scales_with_gamma,
 )
 from ..stats import input_scale, is_dask_array
@@ -46,10 +45,12 @@ from .fitting import (
     check_linear_reg,
     dask_training_data,
     embedded_scatters,
+    kernel_approximation,
     select_kernel,
     select_linear_reg,
     statistics_and_reg,
 )
+from .semi import partially_labelled, semi_supervised_reg, solve_partially_labelled
 
 
 class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -71,6 +72,11 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
     def _is_kernel(self):
         return getattr(self, "kernel", None) is not None
 
+    def _accepts_unlabelled(self):
+        """Whether ``y = -1`` marks unlabelled samples that the fit uses (the estimators with
+        a ``smoothing`` parameter, :mod:`graphdr.base.semi`)."""
+        return self._uses_labels() and "smoothing" in self.get_params(deep=False)
+
     def _resolved_reg(self):
         reg = getattr(self, "reg", 0.0)
         if reg is None:
@@ -88,9 +94,14 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         """Return (intrinsic graph, penalty graph or 'degree' or 'identity')."""
         raise NotImplementedError
 
+    #: a minimised problem whose objective is the constraint less a between-class form (LDA):
+    #: a semi-supervised smoothness form goes into both (:class:`graphdr.routes.GraphProblem`)
+    _smoothing_in_constraint = False
+
     def _problem(self, X_graph, y_enc, metric):
         """The :class:`graphdr.routes.GraphProblem` of this method (default: minimise)."""
-        return GraphProblem(*self._build_graphs(X_graph, y_enc, metric))
+        return GraphProblem(*self._build_graphs(X_graph, y_enc, metric),
+                            smooth_constraint=self._smoothing_in_constraint)
 
     def _max_components(self, n_available, n_classes):
         """Return (largest meaningful n_components, reason)."""
@@ -111,7 +122,8 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         return None
 
     def _has_class_forms(self, y):
-        return y is not None and not self._is_kernel() and self._is_class_structured()
+        return (y is not None and not self._is_kernel() and self._is_class_structured()
+                and not partially_labelled(self, y))
 
     def _is_class_structured(self):
         """Whether this method's problem uses class graphs only (it defines _class_forms)."""
@@ -177,7 +189,10 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             check_linear_reg(self)
         data = self._training_data(X, y)
         if self._is_kernel():
-            select_kernel(self, data)
+            select_kernel(self, data.labelled())
+        if "smoothing" in self.get_params(deep=False):
+            self.smoothing_ = 0.0  # the supervised fit, unless some samples are unlabelled
+            self.__dict__.pop("smoothing_results_", None)
         return self._coordinate_space(data), data
 
     def _fit_ridge_path(self, X, y, regs):
@@ -210,6 +225,8 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2,
                                  accept_sparse=sparse)
             self.classes_, y_enc, _ = check_labels(y, **self._label_requirements())
+            if has_unlabelled(y_enc) and self._auto_linear_reg and not self._is_kernel():
+                semi_supervised_reg(self, X, y_enc)
             return TrainingData(self._rescaled_input(X), y_enc, None, X.dtype)
         X = validate_data(self, X, dtype=_DTYPES, ensure_min_samples=2, accept_sparse=sparse)
         return TrainingData(self._rescaled_input(X), None, None, X.dtype)
@@ -245,6 +262,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             min_classes=2 if labels else 1,
             min_per_class=self._min_per_class if labels else 1,
             method=type(self).__name__,
+            unlabelled="allow" if self._accepts_unlabelled() else "refuse",
         )
 
     def _statistics(self, X, y):
@@ -262,17 +280,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
 
     def _approximation(self, X=None):
         """None (exact kernel) or 'nystroem', validated; ``'auto'`` by the size of ``X``."""
-        exact_only = self.kernel == "precomputed" or getattr(self, "solver", None) == "paper"
-        approximation = resolve_approximation(getattr(self, "approximation", None), X,
-                                              exact_only, self._cholesky_route_possible())
-        if approximation is None:
-            return None
-        check_int(self.n_landmarks, "n_landmarks", min_value=2)
-        if self.kernel == "precomputed":
-            raise ValueError(
-                "approximation='nystroem' needs the kernel function, not kernel='precomputed'."
-            )
-        return approximation
+        return kernel_approximation(self, X)
 
     def _coordinate_space(self, data):
         """Step 2: the space the problem is solved in (:mod:`graphdr.spaces`)."""
@@ -292,6 +300,8 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         """Steps 3-4: graphs (or the given ``problem``), then the cheapest route that solves
         the problem exactly."""
         reg, n = self._resolved_reg(), data.n_samples
+        if has_unlabelled(data.y_encoded):  # semi-supervised: graphs over every sample
+            return Solution(*solve_partially_labelled(self, space, data, problem, reg))
         if space.stats is not None:
             forms = self._class_forms(space.stats.counts.astype(np.float64))
             return Solution(*solve_class_forms(space, forms, reg=reg, n_samples=n,

@@ -8,10 +8,10 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import graphs as _graphs
-from .._validation import check_labels
+from .._validation import check_int, check_labels, unlabelled_mask
 from ..kernel_matrices import check_kernel_params
 from ..sampling import row_keys
-from ..spaces import scaled_gamma
+from ..spaces import resolve_approximation, scaled_gamma
 from ..stats import (
     check_class_counts,
     check_dask_input,
@@ -54,6 +54,20 @@ class TrainingData(NamedTuple):
     def n_samples(self):
         return self.stats.n if self.stats is not None else self.X.shape[0]
 
+    def labelled(self):
+        """The record on which a partially labelled fit chooses its kernel: the labelled
+        samples of the classes with two or more of them (re-encoded), or all samples without
+        labels when fewer than two classes have two (itself when no sample is unlabelled)."""
+        y = self.y_encoded
+        if y is None or self.stats is not None or y.min() >= 0:
+            return self
+        counts = np.bincount(y[y >= 0])
+        if np.count_nonzero(counts >= 2) < 2:
+            return TrainingData(self.X, None, None, self.dtype)
+        rows = np.flatnonzero((y >= 0) & (counts[np.maximum(y, 0)] >= 2))
+        return TrainingData(self.X[rows], np.unique(y[rows], return_inverse=True)[1], None,
+                            self.dtype)
+
 
 def embedded_scatters(space, data, V=None, dual=None, Y=None):
     """Within-class and total scatter (``k x k``) of the training embedding of a solution.
@@ -68,10 +82,14 @@ def embedded_scatters(space, data, V=None, dual=None, Y=None):
         return within, V.T @ space.gram @ V, np.linalg.norm(V, axis=0), space.stats.n, len(J)
     if Y is None:
         Y = space.training_embedding(dual=dual) if dual is not None else space.training_embedding(V)
-    within = _graphs.graph_quadratic_form(_graphs.within_class_graph(data.y_encoded), Y)
     norms = (np.sqrt(np.maximum(np.sum(dual * Y, axis=0), 0.0)) if dual is not None
              else np.linalg.norm(V, axis=0))
-    return within, Y.T @ Y, norms, Y.shape[0], int(data.y_encoded.max()) + 1
+    y = data.y_encoded
+    if y.min() < 0:  # unlabelled samples (-1): the scatters of the labelled ones
+        Y, y = Y[y >= 0], y[y >= 0]
+        Y = Y - Y.mean(axis=0)
+    within = _graphs.graph_quadratic_form(_graphs.within_class_graph(y), Y)
+    return within, Y.T @ Y, norms, Y.shape[0], int(y.max()) + 1
 
 
 def dask_training_data(estimator, X, y):
@@ -94,7 +112,8 @@ def dask_training_data(estimator, X, y):
         estimator.n_features_in_ = int(X.shape[1])
         stats = class_statistics(X, y)
         raise_if_nonfinite(stats)
-        check_class_counts(stats.classes, stats.counts, **estimator._label_requirements())
+        _refuse_lazy_unlabelled(estimator, stats.classes)
+        check_class_counts(stats.classes, stats.counts, **_dask_requirements(estimator))
         estimator.classes_ = stats.classes
         if wants_press_ridge(estimator):  # labels in memory
             labels = np.asarray(y.compute() if is_dask_array(y) else y)
@@ -131,10 +150,49 @@ def dask_training_data(estimator, X, y):
         )
     estimator.__dict__.pop("feature_names_in_", None)
     estimator.n_features_in_ = int(X.shape[1])
-    estimator.classes_, y_enc, _ = check_labels(y, **estimator._label_requirements())
+    _refuse_lazy_unlabelled(estimator, y)
+    estimator.classes_, y_enc, _ = check_labels(y, **_dask_requirements(estimator))
     if X.dtype not in (np.float32, np.float64):
         X = X.astype(np.float64)
     return TrainingData(X, y_enc, None, X.dtype)
+
+
+def kernel_approximation(est, X=None):
+    """None (exact kernel) or 'nystroem' for a kernel estimator, validated; ``'auto'`` by the
+    size of ``X`` (:func:`graphdr.spaces.resolve_approximation`)."""
+    exact_only = est.kernel == "precomputed" or getattr(est, "solver", None) == "paper"
+    approximation = resolve_approximation(getattr(est, "approximation", None), X,
+                                          exact_only, est._cholesky_route_possible())
+    if approximation is None:
+        return None
+    check_int(est.n_landmarks, "n_landmarks", min_value=2)
+    if est.kernel == "precomputed":
+        raise ValueError(
+            "approximation='nystroem' needs the kernel function, not kernel='precomputed'."
+        )
+    return approximation
+
+
+def _dask_requirements(estimator):
+    requirements = estimator._label_requirements()
+    requirements.pop("unlabelled", None)
+    return requirements
+
+
+def _refuse_lazy_unlabelled(estimator, labels):
+    """A Dask fit of labels with -1 (unlabelled): a clear error (a semi-supervised fit's
+    smoothness graph needs every sample in memory)."""
+    if not np.any(unlabelled_mask(np.asarray(labels))):
+        return
+    name = type(estimator).__name__
+    if estimator._accepts_unlabelled():
+        raise ValueError(
+            f"{name}: y = -1 marks unlabelled samples, and a semi-supervised fit joins every "
+            "sample in a neighbour graph, which needs X in memory: pass X.compute(), or fit "
+            "the labelled rows of the dask array.")
+    raise ValueError(
+        f"{name}: y = -1 marks unlabelled samples (scikit-learn's semi-supervised "
+        f"convention); {name} needs every sample labelled: fit the labelled rows.")
 
 
 def select_kernel(est, data):

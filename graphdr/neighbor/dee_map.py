@@ -79,6 +79,9 @@ START_BANDWIDTH = START_GAP
 #: the shift of the Laplacian preconditioner, relative to the larger repulsion weight (the
 #: curvature of e^{-r^2} is at most 2 per unit weight)
 PRECONDITIONER_SHIFT = 1.0
+#: weight of the pull of an unlabelled sample's start towards its nearest labelled sample's
+#: start (a fraction of its degree, :func:`_harmonic_start`)
+HARMONIC_PULL = 0.1
 #: mean-shift steps of the out-of-sample transform
 MEAN_SHIFT_STEPS = 10
 #: query rows per block of the out-of-sample transform
@@ -134,10 +137,18 @@ def _separated_anchors(means, radii, gap=START_GAP, max_rounds=2000):
     return A
 
 
-def _start(X, y_enc, n_classes):
-    """The starting map (module docstring)."""
-    counts = np.bincount(y_enc, minlength=n_classes)
-    radii = np.sqrt(counts / (np.pi * START_DENSITY))
+def _start(X, y_enc, n_classes, A=None):
+    """The starting map (module docstring). Unlabelled samples (-1) count, for the discs'
+    sizes, in the class of their nearest labelled sample, and start at the harmonic extension
+    of the labelled samples' start over the attraction graph ``A`` (:func:`_harmonic_start`)."""
+    labelled = y_enc >= 0
+    nearest = None
+    sizes = np.bincount(y_enc[labelled], minlength=n_classes)
+    if not labelled.all():
+        nn = NearestNeighbors(n_neighbors=1).fit(X[labelled])
+        nearest = np.flatnonzero(labelled)[nn.kneighbors(X[~labelled], return_distance=False)[:, 0]]
+        sizes = sizes + np.bincount(y_enc[nearest], minlength=n_classes)
+    radii = np.sqrt(sizes / (np.pi * START_DENSITY))
     means = np.array([X[y_enc == c].mean(axis=0) for c in range(n_classes)])
     anchors = _separated_anchors(means, radii)
     Y = np.empty((len(X), 2))
@@ -146,19 +157,53 @@ def _start(X, y_enc, n_classes):
         P = _principal_plane(X[rows])
         r = float(np.sqrt(np.mean(np.sum(P**2, axis=1))))
         Y[rows] = anchors[c] + (P * (0.5 * radii[c] / r) if r > 0 else 0.0)
+    if nearest is not None:
+        Y[~labelled] = _harmonic_start(A, labelled, Y, Y[nearest])
     return Y
 
 
+def _harmonic_start(A, labelled, Y, fallback, pull=HARMONIC_PULL):
+    r"""Start of the unlabelled samples ``u`` given the labelled ones ``l``: the minimiser of
+    the attraction with the labelled samples held, plus a weak pull towards ``fallback`` (the
+    start of each one's nearest labelled sample), which fixes the parts of the graph that hold
+    no labelled sample:
+
+    .. math:: (L_{uu} + \rho D_{uu} + \rho I) Y_u = A_{ul} Y_l + \rho (D_{uu} + I) Y^0_u .
+    """
+    from scipy.sparse.linalg import spsolve
+
+    u = np.flatnonzero(~labelled)
+    A = sp.csr_matrix(A)
+    d = np.asarray(A.sum(axis=1)).ravel()
+    Auu = A[u][:, u]
+    weight = pull * (d[u] + 1.0)
+    M = sp.diags(d[u] + weight) - Auu
+    rhs = A[u][:, np.flatnonzero(labelled)] @ Y[labelled] + weight[:, None] * fallback
+    return np.asarray(spsolve(sp.csc_matrix(M), rhs)).reshape(-1, 2)
+
+
 class _MapObjective:
-    """Value and gradient of :math:`E(Y)` (module docstring)."""
+    r"""Value and gradient of :math:`E(Y)` (module docstring).
+
+    With unlabelled samples (-1) the different-class repulsion acts between labelled samples
+    of different classes and the same-class weight between every other pair:
+    :math:`\tfrac12\lambda_s \sum_i (F(y_i) - 1) + \tfrac12(\lambda_d - \lambda_s)
+    \sum_{i \in \mathcal L} (F_{\mathcal L}(y_i) - F_{l_i}(y_i))`, with :math:`F_{\mathcal L}`
+    the field of the labelled samples (:meth:`_partial_value_grad`); the tether holds the
+    labelled samples only.
+    """
 
     def __init__(self, A, y_enc, n_classes, lam_diff, lam_same, tether=TETHER):
         self.L = sp.csr_matrix(sp.diags(np.asarray(A.sum(axis=1)).ravel()) - A)
         self.rows = [np.flatnonzero(y_enc == c) for c in range(n_classes)]
+        self.labelled = np.flatnonzero(y_enc >= 0)
+        self.partial = len(self.labelled) < len(y_enc)
         self.lam_diff, self.lam_same = float(lam_diff), float(lam_same)
         self.tether = float(tether)
 
     def value_grad(self, Y):
+        if self.partial:
+            return self._partial_value_grad(Y)
         LY = self.L @ Y
         # the tether, tether * sum_i ||y_i - mean of its class||^2, holds together the pieces
         # of a class whose neighbour graph is not connected
@@ -173,6 +218,26 @@ class _MapObjective:
                  + 0.5 * self.lam_same * float(np.sum(F_own - 1.0)))
         grad = (2.0 * LY + 2.0 * self.tether * off + self.lam_diff * (G - G_own)
                 + self.lam_same * G_own)
+        return value, grad
+
+    def _partial_value_grad(self, Y):
+        LY = self.L @ Y
+        lab = self.labelled
+        off = np.zeros_like(Y)
+        F, G = gaussian_field(Y)
+        F_lab, G_lab = gaussian_field(Y[lab])
+        F_own, G_own = np.empty_like(F_lab), np.empty_like(G_lab)
+        where = np.empty(len(Y), dtype=np.intp)
+        where[lab] = np.arange(len(lab))
+        for rows in self.rows:
+            off[rows] = Y[rows] - Y[rows].mean(axis=0)
+            F_own[where[rows]], G_own[where[rows]] = gaussian_field(Y[rows])
+        extra = self.lam_diff - self.lam_same
+        value = (float(np.sum(Y * LY)) + self.tether * float(np.sum(off * off))
+                 + 0.5 * self.lam_same * float(np.sum(F - 1.0))
+                 + 0.5 * extra * float(np.sum(F_lab - F_own)))
+        grad = 2.0 * LY + 2.0 * self.tether * off + self.lam_same * G
+        grad[lab] += extra * (G_lab - G_own)
         return value, grad
 
 
@@ -209,6 +274,21 @@ def feature_scaling(X, option):
     if option == "standard":
         return option, mean * top, np.where(std > 0, std, 1.0) * top
     return option, np.zeros(X.shape[1]), np.full(X.shape[1], top)
+
+
+def attraction_graph(X, y_enc, n_neighbors):
+    """The map's attraction graph (binary, symmetric): each labelled sample's ``n_neighbors``
+    nearest samples of its class, and, when some samples are unlabelled (-1), the edges of the
+    ``n_neighbors``-nearest-neighbour graph over all samples that touch an unlabelled one."""
+    A = sp.csr_matrix(_graphs.knn_graph(X, n_neighbors, y=y_enc, restrict="same",
+                                        weights="binary"))
+    unlabelled = y_enc < 0
+    if not unlabelled.any():
+        return A
+    W = sp.coo_matrix(_graphs.knn_graph(X, n_neighbors, weights="binary"))
+    touch = unlabelled[W.row] | unlabelled[W.col]
+    U = sp.csr_matrix((W.data[touch], (W.row[touch], W.col[touch])), shape=W.shape)
+    return sp.csr_matrix(A.maximum(U))
 
 
 class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -318,16 +398,15 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2)
         check_not_constant(X, "DEEMap")  # else the regions would come from the labels alone
         # a class of one sample has no neighbours: it keeps its own place, away from the others
-        self.classes_, y_enc, _ = check_labels(y, min_classes=2, method=name)
+        self.classes_, y_enc, _ = check_labels(y, min_classes=2, method=name,
+                                               unlabelled="allow")
         self.feature_scaling_, self.feature_mean_, self.feature_scale_ = feature_scaling(
             X, self.feature_scaling)
         Xf = self._scaled(X)
         C = len(self.classes_)
-        # each class's own neighbours (fewer in a class that has fewer samples)
-        A = sp.csr_matrix(_graphs.knn_graph(Xf, self.n_neighbors, y=y_enc, restrict="same",
-                                            weights="binary"))
+        A = attraction_graph(Xf, y_enc, self.n_neighbors)
         problem = _MapObjective(A, y_enc, C, self.lam, self.lam_same)
-        Y0 = _start(Xf, y_enc, C)
+        Y0 = _start(Xf, y_enc, C, A)
         # the attraction's Hessian 2 L is singular along each class's translation (and the
         # tether does not see it): mu, the repulsion's curvature scale, keeps those modes from
         # being amplified by 1 / mu (a tiny mu sent whole classes hundreds of units away)

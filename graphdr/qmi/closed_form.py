@@ -6,11 +6,9 @@ import numpy as np
 from scipy import linalg
 
 from .. import graphs as _graphs
-from .._validation import (
-    check_option,
-)
+from .._validation import check_option, has_unlabelled
 from ..base import Solution, _BaseGraphEmbedding
-from ..routes import SCALING_DOC, ClassForms, GraphProblem, discriminative_count
+from ..routes import SCALING_DOC, SMOOTHING_DOC, ClassForms, GraphProblem, discriminative_count
 from .potentials import (
     qmi_graph,
     qmi_potential_blocks,
@@ -109,6 +107,7 @@ class LQMI(_QMIClosedForm, _BaseGraphEmbedding):
         error of ridge regression of the class indicators, :func:`graphdr.tuning.press_ridge`):
         the ridge regularises the total scatter, which both methods share.
 %(scaling)s
+%(smoothing)s
     rank_tol : float or None, default=None
         Relative variance below which a direction of the data counts as absent.
 
@@ -139,10 +138,13 @@ class LQMI(_QMIClosedForm, _BaseGraphEmbedding):
 
     _auto_linear_reg = True
 
-    def __init__(self, n_components=None, *, reg="auto", scaling="within", rank_tol=None):
+    def __init__(self, n_components=None, *, reg="auto", scaling="within", smoothing="auto",
+                 smoothing_neighbors=10, rank_tol=None):
         self.n_components = n_components
         self.reg = reg
         self.scaling = scaling
+        self.smoothing = smoothing
+        self.smoothing_neighbors = smoothing_neighbors
         self.rank_tol = rank_tol
 
 
@@ -257,6 +259,7 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
         rows' content too, so ``gamma_`` and ``reg_`` do not depend on it.
     n_jobs : int or None, default=None
         Parallel jobs over the kernel widths of the ``'auto'`` search (joblib).
+%(smoothing)s
     rank_tol : float or None, default=None
         Relative eigenvalue of the centred kernel below which a direction is dropped (never
         inverted); the constant vector, eigenvalue 0 of every centred kernel, is always dropped.
@@ -293,7 +296,8 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
     def __init__(
         self, n_components=None, *, kernel="rbf", gamma="auto", degree=3, coef0=1.0,
         kernel_params=None, solver="auto", reg="auto", scaling="within", approximation="auto",
-        n_landmarks=500, random_state=None, n_jobs=None, rank_tol=None,
+        n_landmarks=500, random_state=None, n_jobs=None, smoothing="auto",
+        smoothing_neighbors=10, rank_tol=None,
     ):
         self.n_components = n_components
         self.kernel = kernel
@@ -308,6 +312,8 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
         self.n_landmarks = n_landmarks
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.smoothing = smoothing
+        self.smoothing_neighbors = smoothing_neighbors
         self.rank_tol = rank_tol
 
     def _check_params(self):
@@ -333,9 +339,13 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
     def _use_class_kernel_route(self, space):
         return self.solver != "paper" and super()._use_class_kernel_route(space)
 
-    def _solve(self, space, data):
+    def _solve(self, space, data, problem=None):
         if self.solver != "paper":
-            return super()._solve(space, data)
+            return super()._solve(space, data, problem)
+        if has_unlabelled(data.y_encoded):
+            raise ValueError(
+                "KQMI(solver='paper') is paper 000's Algorithm 1 for labelled data; samples "
+                "labelled -1 (unlabelled) need solver='auto', 'cholesky' or 'eigh'.")
         # Algorithm 1 of paper 000: eigenvectors b of P^T M P (P: eigenvectors of the centred
         # K with non-zero eigenvalues L), A = P L^{-1} b. In the empirical-map coordinates used
         # by the base class (a = P L^{-1/2} v) this is v = b / sqrt(L).
@@ -347,5 +357,6 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
 
 
 for _cls in (LQMI, KQMI):
-    _cls.__doc__ = _cls.__doc__.replace("%(scaling)s", SCALING_DOC)
+    _cls.__doc__ = _cls.__doc__.replace("%(scaling)s", SCALING_DOC).replace(
+        "%(smoothing)s", SMOOTHING_DOC)
 del _cls

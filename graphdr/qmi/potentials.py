@@ -61,7 +61,8 @@ def qmi_graph(y_encoded, n_classes=None):
     Parameters
     ----------
     y_encoded : ndarray of shape (n_samples,), dtype int
-        Class index of each sample in ``0 .. C-1``.
+        Class index of each sample in ``0 .. C-1`` (-1: unlabelled, no edge; ``n`` counts
+        the labelled samples).
     n_classes : int or None
         Number of classes (default: ``max(y_encoded) + 1``).
 
@@ -69,7 +70,8 @@ def qmi_graph(y_encoded, n_classes=None):
     -------
     M : graphdr.graphs.ClassGraph
     """
-    sizes = np.bincount(np.asarray(y_encoded, dtype=np.intp), minlength=n_classes or 0)
+    y_encoded = np.asarray(y_encoded, dtype=np.intp)
+    sizes = np.bincount(y_encoded[y_encoded >= 0], minlength=n_classes or 0)
     b = qmi_potential_blocks(sizes)
     return _graphs.ClassGraph(y_encoded, b["V_IN"] + b["V_ALL"] - 2.0 * b["V_BTW"])
 

@@ -100,15 +100,17 @@ from .loo import (  # noqa: F401  (_principal_coordinates: tests)
     PLATEAU_RTOL,
     PRESS_BLOCK_ENTRIES,
     PRESS_GRID,
+    SMOOTHING_GRID,
     _principal_coordinates,
     kernel_press_path,
     loo_search,
     press_curve,
     press_ridge,
+    press_smoothing,
 )
 
 __all__ = ["GAMMA_FACTORS", "REG_GRID", "GAMMA_FACTORS_REFIT", "REG_GRID_REFIT", "WIDTH_KERNELS",
            "median_gamma", "inverse_median", "check_auto", "search", "search_kernels",
            "press_curve", "press_ridge", "PRESS_GRID", "classifier_errors",
            "choose_checkpoint", "check_significance", "loo_search", "kernel_press_path",
-           "MAX_SAMPLES_LOO", "PLATEAU_RTOL"]
+           "MAX_SAMPLES_LOO", "PLATEAU_RTOL", "press_smoothing", "SMOOTHING_GRID"]

@@ -45,6 +45,9 @@ def datasets():
         "digits": (Xd[:200], yd[:200], Xd[200:]),
         "blobs": (Xb[::2], yb[::2], Xb[1::2]),
         "small_n": (Xs, ys, Xd[200:230]),
+        # two of every three training labels hidden (y = -1), issue 38
+        "wine_partial": (Xw[::2], np.where(np.arange(len(yw[::2])) % 3 == 0, yw[::2], -1),
+                         Xw[1::2]),
     }
 
 
@@ -94,6 +97,12 @@ CASES = [
     ("KFDVoting", "wine", lambda: graphdr.KFDVoting(scaling="total"), True),
     ("KFDSAMME", "wine", lambda: graphdr.KFDSAMME(scaling="total", n_estimators=5), True),
     ("ViewKernel", "wine", lambda: graphdr.ViewKernel(), False),
+    ("LFDA", "wine", lambda: graphdr.LFDA(n_components=3, scaling="total", smoothing=0.0), False),
+    ("SemiLFDA", "wine_partial", lambda: graphdr.SemiLFDA(n_components=3, scaling="total"), False),
+    ("LDA_partial", "wine_partial", lambda: graphdr.LDA(scaling="total", reg=0.01, smoothing="auto"), False),
+    ("KernelLDA_partial", "wine_partial", lambda: graphdr.KernelLDA(scaling="total", gamma=0.05, reg=1e-3, smoothing="auto"), False),
+    ("LFDA_partial", "wine_partial", lambda: graphdr.LFDA(n_components=3, scaling="total", smoothing=0.5), False),
+    ("DEEMap_partial", "wine_partial", lambda: graphdr.DEEMap(n_neighbors=5, max_iter=5), False),
 ]
 
 #: the estimator class each case exercises (the part of its name before the first '_')
@@ -131,6 +140,7 @@ KIND = {
     "MKLDR_lda": "sdp", "MKLDR_lde": "sdp", "MKLDR_nystroem": "sdp",
     "QMIProjection": "iterative", "DEE_ld": "iterative", "DEE_fp": "iterative",
     "DSNE": "iterative", "ElasticEmbedding": "iterative", "DEEMap": "iterative",
+    "DEEMap_partial": "iterative",
 }
 
 

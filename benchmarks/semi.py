@@ -1,0 +1,255 @@
+"""Partially labelled data (issue 38): graphdr's semi-supervised estimators (y = -1 for an
+unlabelled training sample) against what a user would otherwise run.
+
+Protocol. Per data set and seed: a stratified 70 / 30 train/test split; of the training rows a
+fraction F of each class keeps its label (at least 2 per class, chosen by a seeded generator),
+the others get -1. Features are standardised on all training rows (no label is used; digits
+and mnist5k are pixels in [0, 1], left as they are). Reported: the test error of a
+1-nearest-neighbour classifier trained on the *labelled* training samples in each embedding
+(%), mean over the seeds, and the fit time.
+
+Methods: every graphdr semi-supervised estimator with its defaults, fitted on all training rows
+with y = -1 (``semi``) and on the labelled rows only (``labelled``); the anchors: the raw
+features; PCA on all training rows (90 % of the variance); supervised UMAP with y = -1 and
+unsupervised UMAP (umap-learn defaults, 2-D, ``random_state=0``; optional bench dependency);
+scikit-learn's ``LabelSpreading(kernel='knn')`` on the raw features (a classifier, for
+reference: its own test predictions).
+
+Targets (issue 38): at 5 % labels the best graphdr semi-supervised estimator beats every anchor
+(raw, PCA, each graphdr estimator on the labelled rows only, both UMAPs, LabelSpreading) on
+every set, and DEEMap with y = -1 beats supervised UMAP with y = -1 in 2-D; at 100 % labels the
+semi-supervised fit equals the supervised fit (the largest difference of their embeddings is
+printed).
+
+    .venv/bin/python benchmarks/semi.py [--datasets ...] [--fractions 0.01 0.02 0.05 0.1 0.2]
+        [--seeds 3]
+
+Writes ``benchmarks/results/semi.md`` (and ``semi.json``, every cell).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+sys.path.insert(0, str(HERE))
+
+DATASETS = ("digits", "ionosphere", "sonar", "vehicle", "vowel", "led7digit", "heart", "pima",
+            "wdbc", "mnist5k")
+FRACTIONS = (0.01, 0.02, 0.05, 0.1, 0.2)
+#: the graphdr estimators that fit y = -1, with their defaults
+SEMI = ("LDA", "LQMI", "KernelLDA", "KQMI", "LFDA", "SemiLFDA", "DEEMap")
+
+
+def load(name):
+    from common import load as load_set
+
+    X, y = load_set(name)
+    if name == "digits":
+        X = X / 16.0
+    return X, y
+
+
+def split(X, y, fraction, seed):
+    """Train/test split and the training labels with -1 for the hidden ones."""
+    from sklearn.model_selection import train_test_split
+
+    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, stratify=y, random_state=seed)
+    rng = np.random.default_rng(seed)
+    ys = np.full(len(ytr), -1)
+    for c in np.unique(ytr):
+        members = np.flatnonzero(ytr == c)
+        k = len(members) if fraction >= 1 else max(2, int(round(fraction * len(members))))
+        ys[rng.choice(members, min(k, len(members)), replace=False)] = c
+    return Xtr, ytr, ys, Xte, yte
+
+
+def standardise(name, Xtr, Xte):
+    if name in ("digits", "mnist5k"):
+        return Xtr, Xte
+    from sklearn.preprocessing import StandardScaler
+
+    s = StandardScaler().fit(Xtr)
+    return s.transform(Xtr), s.transform(Xte)
+
+
+def one_nn(Ztr, ytr, Zte, yte):
+    from sklearn.neighbors import KNeighborsClassifier
+
+    return 100.0 * float(np.mean(KNeighborsClassifier(1).fit(Ztr, ytr).predict(Zte) != yte))
+
+
+def graphdr_methods(names=SEMI):
+    import graphdr
+
+    return {name: getattr(graphdr, name) for name in names if hasattr(graphdr, name)}
+
+
+def run_cell(name, fraction, seed, methods=SEMI):
+    """Every method on one (set, fraction, seed): ``{method: (error %, fit seconds)}``."""
+    from sklearn.decomposition import PCA
+    from sklearn.semi_supervised import LabelSpreading
+
+    X, y = load(name)
+    Xtr, ytr, ys, Xte, yte = split(X, y, fraction, seed)
+    Xtr, Xte = standardise(name, Xtr, Xte)
+    lab = ys >= 0
+    out = {}
+    out["raw"] = (one_nn(Xtr[lab], ys[lab], Xte, yte), 0.0)
+    t = time.perf_counter()
+    pca = PCA(0.9, random_state=0).fit(Xtr)
+    out["PCA (all rows)"] = (one_nn(pca.transform(Xtr[lab]), ys[lab], pca.transform(Xte), yte),
+                             time.perf_counter() - t)
+    if fraction < 1:
+        t = time.perf_counter()
+        spread = LabelSpreading(kernel="knn", n_neighbors=7, max_iter=100).fit(Xtr, ys)
+        out["LabelSpreading"] = (100.0 * float(np.mean(spread.predict(Xte) != yte)),
+                                 time.perf_counter() - t)
+    try:
+        import umap
+
+        for label, target in (("UMAP y=-1", ys), ("UMAP unsupervised", None)):
+            if fraction >= 1 and target is None:
+                continue
+            t = time.perf_counter()
+            m = umap.UMAP(random_state=0).fit(Xtr, target)
+            fit = time.perf_counter() - t
+            out[label] = (one_nn(m.embedding_[lab], ys[lab], m.transform(Xte), yte), fit)
+    except ImportError:
+        pass
+    for method, cls in graphdr_methods(methods).items():
+        for mode in ("labelled", "semi"):
+            if fraction >= 1 and mode == "labelled":
+                continue
+            est = cls()
+            t = time.perf_counter()
+            if mode == "semi":
+                est.fit(Xtr, ys)
+            else:
+                est.fit(Xtr[lab], ys[lab])
+            fit = time.perf_counter() - t
+            Ztr = est.embedding_[lab] if method == "DEEMap" and mode == "semi" else None
+            if Ztr is None:
+                Ztr = est.transform(Xtr[lab]) if mode == "semi" else training_map(est, Xtr[lab])
+            out[f"{method} {mode}"] = (one_nn(Ztr, ys[lab], est.transform(Xte), yte), fit)
+        if fraction >= 1:
+            sup = cls().fit(Xtr, ytr)
+            semi = cls().fit(Xtr, ys)
+            out[f"{method} 100% = supervised"] = (
+                float(np.max(np.abs(sup.transform(Xte) - semi.transform(Xte)))), 0.0)
+    return out
+
+
+def training_map(est, X):
+    """The training map of a fitted estimator: the nonparametric map's own, else transform."""
+    if type(est).__name__ == "DEEMap":
+        return est.embedding_
+    return est.transform(X)
+
+
+def anchors(cells):
+    return [m for m in cells if not m.endswith(" semi") and "100%" not in m]
+
+
+def table(results, fraction, datasets):
+    cells = {d: results[d][str(fraction)] for d in datasets if str(fraction) in results[d]}
+    methods = []
+    for d in cells:
+        for m in cells[d]:
+            if m not in methods and "100%" not in m:
+                methods.append(m)
+    lines = [f"### {100 * fraction:g} % of the training labels", "",
+             "| method | " + " | ".join(cells) + " |", "|---" * (len(cells) + 1) + "|"]
+    for m in methods:
+        row = []
+        for d in cells:
+            v = cells[d].get(m)
+            row.append("" if v is None else f"{v[0]:.1f}")
+        lines.append(f"| {m} | " + " | ".join(row) + " |")
+    lines.append("")
+    return lines, cells
+
+
+def mean_cells(per_seed):
+    methods = per_seed[0].keys()
+    return {m: (float(np.mean([c[m][0] for c in per_seed])),
+                float(np.mean([c[m][1] for c in per_seed]))) for m in methods}
+
+
+def targets(results, datasets):
+    lines = ["## Targets", ""]
+    for d in datasets:
+        c = results[d].get("0.05")
+        if c is None:
+            continue
+        semi = {m: v[0] for m, v in c.items() if m.endswith(" semi")}
+        anchor = {m: v[0] for m, v in c.items() if m in anchors(c)}
+        best_s = min(semi, key=semi.get)
+        best_a = min(anchor, key=anchor.get)
+        met = semi[best_s] < anchor[best_a]
+        lines.append(f"- {d}, 5 %: best semi-supervised {best_s} {semi[best_s]:.1f} % against "
+                     f"the best anchor {best_a} {anchor[best_a]:.1f} %: "
+                     f"{'met' if met else 'NOT met'}.")
+        if "DEEMap semi" in c and "UMAP y=-1" in c:
+            ok = c["DEEMap semi"][0] < c["UMAP y=-1"][0]
+            lines.append(f"- {d}, 5 %: DEEMap y=-1 {c['DEEMap semi'][0]:.1f} % against UMAP "
+                         f"y=-1 {c['UMAP y=-1'][0]:.1f} % (2-D): {'met' if ok else 'NOT met'}.")
+        full = results[d].get("1.0")
+        if full:
+            diffs = {m: v[0] for m, v in full.items() if "100%" in m}
+            worst = max(diffs.values()) if diffs else float("nan")
+            lines.append(f"- {d}, 100 %: largest |semi - supervised| of the test embeddings "
+                         f"over the estimators: {worst:.1e} "
+                         f"({'met' if worst == 0.0 else 'NOT met'}).")
+    return lines + [""]
+
+
+def main(argv=None):
+    from common import machine, threads_label
+
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--datasets", nargs="+", default=list(DATASETS))
+    p.add_argument("--fractions", nargs="+", type=float, default=list(FRACTIONS) + [1.0])
+    p.add_argument("--seeds", type=int, default=3)
+    p.add_argument("--methods", nargs="+", default=list(SEMI),
+                   help=f"graphdr estimators (default: {' '.join(SEMI)})")
+    p.add_argument("--out", default=str(RESULTS / "semi.md"))
+    a = p.parse_args(argv)
+    results = {}
+    for d in a.datasets:
+        results[d] = {}
+        for f in a.fractions:
+            per_seed = []
+            for s in range(a.seeds if f < 1 else 1):
+                per_seed.append(run_cell(d, f, s, a.methods))
+            results[d][str(f)] = mean_cells(per_seed)
+            best = sorted((v[0], m) for m, v in results[d][str(f)].items() if "100%" not in m)
+            print(f"{d} {f:g}: " + ", ".join(f"{m} {e:.1f}" for e, m in best[:4]), flush=True)
+    out = Path(a.out)
+    json.dump(results, open(out.with_suffix(".json"), "w"), indent=1)
+    lines = ["# Partially labelled data: 1-NN test error (%) against the labelled training "
+             "samples", "",
+             f"Command: `.venv/bin/python benchmarks/semi.py --datasets {' '.join(a.datasets)} "
+             f"--fractions {' '.join(f'{f:g}' for f in a.fractions)} --seeds {a.seeds} "
+             f"--methods {' '.join(a.methods)}`", "",
+             machine(threads_label()), "",
+             f"70 / 30 stratified splits, seeds 0..{a.seeds - 1} (mean), features standardised "
+             "on all training rows; 'semi': fitted on every training row with y = -1 for the "
+             "hidden labels; 'labelled': on the labelled rows only. Lower is better.", ""]
+    lines += targets(results, a.datasets)
+    for f in a.fractions:
+        t, _ = table(results, f, a.datasets)
+        lines += t
+    out.write_text("\n".join(lines) + "\n")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

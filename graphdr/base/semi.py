@@ -1,0 +1,112 @@
+r"""Partially labelled data: the semi-supervised smoothness term of graph embedding.
+
+scikit-learn's convention (:mod:`sklearn.semi_supervised`): ``y = -1`` marks an unlabelled
+sample, for integer and for text labels; ``classes_`` never contains it. The estimators with a
+``smoothing`` parameter (:data:`graphdr._validation.SEMI_SUPERVISED`) fit such data. Their
+class graphs (within-class, total, QMI, same-class and other-class neighbours) join labelled
+samples only; the unlabelled ones enter one more graph, the symmetric binary
+``smoothing_neighbors``-nearest-neighbour graph :math:`W^s` over *all* samples, whose
+Laplacian form :math:`J = X^\top L(W^s) X` (in the fit's space: features, kernel map or
+Nystroem features) penalises directions that vary between neighbours:
+
+.. math::
+
+    \max_v \frac{v^\top P v}{v^\top (Q + \alpha \hat J + \epsilon I) v}, \qquad
+    \hat J = \frac{\operatorname{tr} S_t^{\mathcal L}}{\operatorname{tr} J} J ,
+
+where :math:`P / Q` is the method's ratio in maximised form (LDA: :math:`S_b / S_t`, the
+semi-supervised discriminant analysis of Cai, He & Han, ICCV 2007; kernel LDA: its kernel
+form; LQMI/KQMI: the QMI form over :math:`S_t`; MFA/LDE: penalty over intrinsic scatter)
+and :math:`S_t^{\mathcal L}` the total scatter of the labelled samples, so that
+:math:`\alpha` is relative (1: as large as the labelled samples' scatter). The estimators
+solve it in their minimised form (:class:`graphdr.routes.GraphProblem`, ``smooth_constraint``).
+
+``smoothing='auto'`` chooses :math:`\alpha` from the data, in closed form, by the leave-one-out
+error on the labelled samples of the regression of their class indicators penalised by the
+same ridge and :math:`\alpha\hat J` (:func:`graphdr.tuning.press_smoothing`): deterministic,
+independent of the row order. With every sample labelled the term is absent
+(``smoothing_ = 0``) and the fit is the supervised one, bit for bit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import graphs as _graphs
+from .._validation import unlabelled_mask
+from ..routes import relative_ridge, solve_graph_problem
+from ..stats import is_dask_array
+from ..tuning import press_smoothing
+from .fitting import select_linear_reg, wants_press_ridge
+
+
+def partially_labelled(est, y):
+    """Whether ``y`` holds unlabelled samples (-1) that ``est`` fits (then no statistics
+    route: the smoothness graph needs every sample)."""
+    if y is None or is_dask_array(y) or not est._accepts_unlabelled():
+        return False
+    return bool(np.any(unlabelled_mask(np.asarray(y))))
+
+
+def solve_partially_labelled(est, space, data, problem, reg):
+    """``(eigenvalues, directions)`` of a partially labelled fit: the method's graphs (or the
+    given ``problem``) with the weighted smoothness form (:func:`select_smoothing`)."""
+    if problem is None:
+        problem = est._graph_problem(space, data)
+    dims = labelled_dims(space, data)
+    smoothing = select_smoothing(est, space, data, dims, reg)
+    return solve_graph_problem(space, problem, reg=reg, rank_tol=est.rank_tol,
+                               smoothing=smoothing, ridge_dims=dims)
+
+
+def labelled_dims(space, data):
+    """The dimensions a relative ridge is averaged over in a partially labelled fit: those of
+    the labelled samples' scatter, ``min(m - 1, rank)`` for ``m`` labelled samples (as in the
+    fit of the labelled samples alone, and in the leave-one-out choice of ``reg``)."""
+    return max(1, min(int(np.count_nonzero(data.y_encoded >= 0)) - 1, space.rank))
+
+
+def smoothing_form(space, data, n_neighbors):
+    r"""``(J_hat, T)``: the smoothness form :math:`\hat J` of the kNN graph over every
+    sample, in units of the labelled samples' total scatter ``T`` (both ``r x r`` in the
+    space's coordinates)."""
+    X_graph, metric = space.graph_input(data.X)
+    W = _graphs.knn_graph(X_graph, n_neighbors, weights="binary", metric=metric)
+    J = space.quadratic_form(W)
+    T = space.quadratic_form(_graphs.total_graph(data.y_encoded))
+    J, T = (J + J.T) / 2.0, (T + T.T) / 2.0
+    trace_j = float(np.trace(J))
+    if not trace_j > 0.0:  # every neighbour at the same point: nothing to smooth
+        return np.zeros_like(J), T
+    return J * (float(np.trace(T)) / trace_j), T
+
+
+def select_smoothing(est, space, data, dims, reg):
+    """The weighted smoothness form of a partially labelled fit (or None for weight 0); sets
+    ``smoothing_`` and, with ``smoothing='auto'``, ``smoothing_results_``."""
+    J, T = smoothing_form(space, data, est.smoothing_neighbors)
+    if isinstance(est.smoothing, str):  # 'auto' (the rule table refuses other text)
+        ridge = relative_ridge(reg, T, dims)
+        Z = space.training_embedding(np.eye(space.rank))
+        est.smoothing_, est.smoothing_results_ = press_smoothing(Z, data.y_encoded, J, ridge)
+    else:
+        est.smoothing_ = float(est.smoothing)
+    return est.smoothing_ * J if est.smoothing_ > 0.0 else None
+
+
+def semi_supervised_reg(est, X, y_enc):
+    """``reg_`` of a linear estimator with ``reg='auto'`` on partially labelled data: the
+    leave-one-out ridge of its labelled samples (:func:`select_linear_reg`), over the classes
+    with two labelled samples or more; with fewer than two such classes, ``reg_ = 1``."""
+    if not wants_press_ridge(est):
+        select_linear_reg(est, X, y_enc)
+        return
+    labelled = y_enc >= 0
+    counts = np.bincount(y_enc[labelled])
+    keep = labelled & (counts[np.maximum(y_enc, 0)] >= 2)
+    if np.count_nonzero(counts >= 2) < 2:
+        est.__dict__.pop("cv_results_", None)
+        est.reg_ = 1.0
+        return
+    rows = np.flatnonzero(keep)
+    select_linear_reg(est, X[rows], np.unique(y_enc[rows], return_inverse=True)[1])
