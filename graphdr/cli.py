@@ -172,6 +172,16 @@ def _positive_int(text):
     return value
 
 
+def _fraction(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a fraction in (0, 1]; got {text!r}") from None
+    if not 0.0 < value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a fraction in (0, 1]; got {text!r}")
+    return value
+
+
 def _n_jobs(text):
     try:
         value = int(text)
@@ -271,6 +281,11 @@ def build_parser():
                        default=None, help="scaling of the projections of the estimators that "
                        "have one (bouzas: none, the paper's unit-length vectors; 'default': "
                        "each estimator's own, 'within')")
+    bench.add_argument("--label-fraction", type=_fraction, default=None, metavar="F",
+                       help="keep the labels of only a fraction F of each class's training "
+                       "rows (stratified, by --seed and fold); semi-supervised methods fit every "
+                       "row with y = -1 for the others, supervised ones are also fitted on the "
+                       "labelled rows only (METHOD@labelled)")
     bench.add_argument("--no-plots", action="store_true", help="skip the PNG figures")
     bench.add_argument("--no-html", action="store_true", help="skip index.html")
     _add_common(bench, "graphdr-bench")
@@ -506,6 +521,7 @@ def _call_run_bench(run_bench, protocol, datasets, methods, classifiers, args, a
         command=_command_line(argv), title=title, echo=echo, threads=args.threads,
         scatter_per_method=args.scatter_per_method,
         backend=getattr(args, "backend", "loky"), read_options=options,
+        label_fraction=getattr(args, "label_fraction", None),
     )
 
 

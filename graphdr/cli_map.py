@@ -64,13 +64,15 @@ def add_file_options(p):
                    help="text encoding of the file (default UTF-8, with or without BOM)")
 
 
-def read_options(args):
+def read_options(args, unlabelled=False):
+    """The :class:`graphdr.bench.files.ReadOptions` of the command line; ``unlabelled``: an
+    empty label cell is an unlabelled row (-1), as ``graphdr map`` reads them."""
     from .bench.files import ReadOptions
 
     return ReadOptions(label_column=args.label_column, id_column=args.id_column,
                        drop_columns=tuple(args.drop_columns), sep=args.sep, decimal=args.decimal,
                        header=args.header, na=args.na, categorical=args.categorical,
-                       encoding=args.encoding)
+                       encoding=args.encoding, unlabelled=unlabelled)
 
 
 def run_map(args):
@@ -78,8 +80,9 @@ def run_map(args):
     from .bench.files import check_writable
     from .map2d import map2d, map_files
 
-    ds = load_dataset(args.data, options=read_options(args))
-    _refuse_unlabelled_rows(ds, args.data)
+    ds = load_dataset(args.data, options=read_options(args, unlabelled=True))
+    labels = ds.classes[ds.y]
+    _check_labelled_rows(labels, args.data)
     files = map_files(args.out)
     check_writable(files["html"].parent, create=True)
     hover = _hover_columns(ds, args.hover_columns)
@@ -91,7 +94,7 @@ def run_map(args):
     write = dict(out=args.out, title=args.title, ids=ds.ids, hover=hover,
                  label_name=_label_name(ds, args), png=not args.no_png)
     if args.quiet:
-        model = map2d(ds.X, ds.classes[ds.y], **write, **params)
+        model = map2d(ds.X, labels, **write, **params)
     else:
         from tqdm.auto import tqdm
 
@@ -102,27 +105,36 @@ def run_map(args):
                 bar.update(1)
                 bar.set_postfix(objective=f"{info['objective']:.5g}", refresh=False)
 
-            model = map2d(ds.X, ds.classes[ds.y], callback=progress, **write, **params)
+            model = map2d(ds.X, labels, callback=progress, **write, **params)
     if not args.quiet:
         written = [str(files[k]) for k in ("html", "csv", "png") if k != "png" or not args.no_png]
-        print(f"graphdr map: {ds.name}, {len(ds.y)} samples, {ds.n_classes} classes, "
+        n_unlabelled = int(_unlabelled(labels).sum())
+        unlabelled = f" ({n_unlabelled} unlabelled)" if n_unlabelled else ""
+        print(f"graphdr map: {ds.name}, {len(ds.y)} samples{unlabelled}, "
+              f"{len(model.classes_)} classes, "
               f"{model.n_iter_} iterations in {time.perf_counter() - start:.1f} s: wrote "
               f"{', '.join(written)}", file=sys.stderr)
     return 0
 
 
-def _refuse_unlabelled_rows(ds, source):
-    """Rows labelled -1 are unlabelled (scikit-learn's convention); the map needs labels."""
+def _unlabelled(labels):
     from ._validation import unlabelled_mask
 
-    unlabelled = unlabelled_mask(ds.classes)[ds.y]
-    k = int(unlabelled.sum())
-    if k:
+    return unlabelled_mask(labels)
+
+
+def _check_labelled_rows(labels, source):
+    """Rows labelled -1 or with an empty label are unlabelled (scikit-learn's convention) and
+    join the map's graph; the labelled rows need two classes (checked before the fit)."""
+    import numpy as np
+
+    unlabelled = _unlabelled(labels)
+    classes = np.unique(np.asarray(labels)[~unlabelled].astype(str))
+    if len(classes) < 2:
         raise ValueError(
-            f"{source}: {k} of {len(ds.y)} rows are labelled -1, which marks an unlabelled "
-            "sample (scikit-learn's semi-supervised convention), and the map needs every row "
-            "labelled: remove those rows, or, if -1 is one of your classes (LIBSVM -1/+1 "
-            "labels), give it another label.")
+            f"{source}: the map needs labelled rows of at least 2 classes; found "
+            f"{len(classes)} ({', '.join(classes[:3])}) and {int(unlabelled.sum())} unlabelled "
+            "rows (label -1 or empty).")
 
 
 def _label_name(ds, args):

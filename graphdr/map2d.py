@@ -13,7 +13,15 @@ from pathlib import Path
 import numpy as np
 from sklearn.utils.validation import column_or_1d
 
-from .map_page import COLORS, held_out_errors, write_map_csv, write_map_page
+from ._validation import unlabelled_mask
+from .map_page import (
+    COLORS,
+    UNLABELLED_COLOR,
+    UNLABELLED_NAME,
+    held_out_errors,
+    write_map_csv,
+    write_map_page,
+)
 from .neighbor import DEEMap
 
 __all__ = ["map2d", "plot_map", "map_files", "write_map"]
@@ -35,7 +43,8 @@ def map2d(X, y, *, out=None, title=None, ids=None, hover=None, label_name="label
     ----------
     X : array-like of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)
-        Class labels of any type.
+        Class labels of any type; -1 marks an unlabelled sample (scikit-learn's
+        convention), which joins the map's neighbour graph and is drawn in grey.
     out : str or Path or None
         Where to write ``out.html`` (the interactive page: pan, zoom, hover, search, legend,
         and the held-out error of the map, :mod:`graphdr.map_page`), ``out.csv`` (id, label,
@@ -81,16 +90,19 @@ def write_map(model, y, out, *, title=None, ids=None, hover=None, label_name="la
     :func:`map2d`); returns :func:`map_files` of ``out``."""
     files = map_files(out)
     y = column_or_1d(y)  # a column vector, as fit accepts it
+    unlabelled = unlabelled_mask(y)
     n, C = len(model.embedding_), len(model.classes_)
     title = title or f"DEEMap of {n} samples, {C} classes"
     errors = held_out_errors(model, y)
-    description = (f"{n} samples, {model.n_features_in_} features, {C} classes; "
+    k = int(unlabelled.sum())
+    counted = f"{n} samples ({k} unlabelled)" if k else f"{n} samples"
+    description = (f"{counted}, {model.n_features_in_} features, {C} classes; "
                    f"DEEMap, features {_scaling_words(model)}, {model.n_iter_} iterations.")
     params = {k: v for k, v in model.get_params().items() if k not in ("callback", "verbose")}
     write_map_page(files["html"], model.embedding_, y, classes=model.classes_, ids=ids,
                    hover=hover, title=title, description=description, errors=errors,
                    label_name=label_name, csv_name=files["csv"].name,
-                   details=f"graphdr.DEEMap parameters: {params}.")
+                   details=f"graphdr.DEEMap parameters: {params}.", unlabelled=unlabelled)
     write_map_csv(files["csv"], model.embedding_, y, ids)
     if png:
         _save_png(model, y, files["png"], title)
@@ -113,8 +125,13 @@ def plot_map(model, y, ax=None, *, title=None, point_size=None):
     if ax is None:
         _, ax = plt.subplots(figsize=(7, 7))
     size = point_size or float(np.clip(4000.0 / max(len(Y), 1), 0.5, 12.0))
+    unlabelled = unlabelled_mask(y)
+    if unlabelled.any():  # beneath the labelled samples, in light grey, smaller
+        ax.scatter(Y[unlabelled, 0], Y[unlabelled, 1], s=0.6 * size, color=UNLABELLED_COLOR,
+                   label=UNLABELLED_NAME, linewidths=0)
+        size = 2.0 * size
     for i, c in enumerate(model.classes_):
-        rows = y == c
+        rows = (y == c) & ~unlabelled
         ax.scatter(Y[rows, 0], Y[rows, 1], s=size, color=COLORS[i % len(COLORS)], label=str(c),
                    linewidths=0)
     if len(model.classes_) > 10:  # names at the regions where colours get close

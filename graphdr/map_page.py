@@ -24,6 +24,8 @@ from pathlib import Path
 import numpy as np
 from sklearn.neighbors import NearestNeighbors
 
+from ._validation import unlabelled_mask
+
 __all__ = ["COLORS", "held_out_errors", "write_map_page", "write_map_csv"]
 
 #: class colours: tab10, then colours added one at a time from a grid of sRGB, each the farthest
@@ -50,20 +52,28 @@ def held_out_errors(model, y):
     (:meth:`graphdr.DEEMap.transform_left_out`), lie nearest on the map to another sample of a
     different class; ``feature_error``, the leave-one-out 1-NN error in the (scaled) features;
     ``n``, the number of samples. (The map itself was fitted with each sample, so this
-    slightly favours the map; a split that refits without the samples is stricter.)
+    slightly favours the map; a split that refits without the samples is stricter.) Only the
+    labelled samples are scored, against the labelled ones (unlabelled samples, ``y = -1``,
+    place the others but have no class to be right about).
     """
     y = np.asarray(y)
-    n = len(y)
+    labelled = np.flatnonzero(~unlabelled_mask(y))  # unlabelled samples (-1) are not scored
+    n = len(labelled)
     if n < 2:
         return dict(map_error=float("nan"), feature_error=float("nan"), n=n)
-    Z = model.transform_left_out()
-    index = NearestNeighbors(n_neighbors=2).fit(model.embedding_.astype(np.float64))
+    Z = model.transform_left_out()[labelled]
+    yl = y[labelled]
+    index = NearestNeighbors(n_neighbors=2).fit(model.embedding_[labelled].astype(np.float64))
     _, ind = index.kneighbors(Z)
     own = ind[:, 0] == np.arange(n)
     other = np.where(own, ind[:, 1], ind[:, 0])
-    _, near = model._neighbors.kneighbors(n_neighbors=1)  # itself left out (scikit-learn)
-    return dict(map_error=float(np.mean(y[other] != y)),
-                feature_error=float(np.mean(y[near[:, 0]] != y)), n=n)
+    if n == len(y):
+        _, near = model._neighbors.kneighbors(n_neighbors=1)  # itself left out (scikit-learn)
+    else:
+        near = NearestNeighbors(n_neighbors=1).fit(model._features[labelled]).kneighbors(
+            n_neighbors=1, return_distance=False)
+    return dict(map_error=float(np.mean(yl[other] != yl)),
+                feature_error=float(np.mean(yl[near[:, 0]] != yl)), n=n)
 
 
 def _b64(array, dtype):
@@ -124,9 +134,14 @@ footer { padding: 0 1.2em 1em; font-size: 0.8em; color: #555; }
 """
 
 
+#: colour and legend name of the unlabelled samples (``y = -1``) on the page and the picture
+UNLABELLED_COLOR = "#cccccc"
+UNLABELLED_NAME = "unlabelled"
+
+
 def write_map_page(path, embedding, labels, *, classes=None, ids=None, hover=None,
                    title="2-D map", description="", errors=None, label_name="label",
-                   csv_name=None, details=""):
+                   csv_name=None, details="", unlabelled=None):
     """Write the interactive page of a map (module docstring).
 
     Parameters
@@ -152,16 +167,25 @@ def write_map_page(path, embedding, labels, *, classes=None, ids=None, hover=Non
         The CSV of the map beside the page, linked from it.
     details : str
         A line of small print (parameters).
+    unlabelled : array of bool of shape (n,) or None
+        Samples without a label (``y = -1``): drawn in grey, one legend entry of their own
+        (last), no name on the map.
     """
     Y = np.asarray(embedding, dtype=np.float64)
     labels = np.asarray(labels)
     n = len(Y)
+    unlabelled = np.zeros(n, bool) if unlabelled is None else np.asarray(unlabelled, bool)
     if classes is None:
-        classes = np.unique(labels)
+        classes = np.unique(labels[~unlabelled])
     classes = list(classes)
     lookup = {c: k for k, c in enumerate(classes)}
-    codes = np.array([lookup[v] for v in labels.tolist()], dtype=np.uint16) if n else \
-        np.zeros(0, np.uint16)
+    codes = np.array([len(classes) if u else lookup[v]
+                      for v, u in zip(labels.tolist(), unlabelled)], dtype=np.uint16) if n \
+        else np.zeros(0, np.uint16)
+    extra = bool(unlabelled.any())
+    colors = [COLORS[k % len(COLORS)] for k in range(len(classes))]
+    if extra:
+        classes, colors = classes + [UNLABELLED_NAME], colors + [UNLABELLED_COLOR]
     counts = np.bincount(codes, minlength=len(classes)) if n else np.zeros(len(classes), int)
     hover = {str(k): _text(v) for k, v in (hover or {}).items()}
     for name, values in hover.items():
@@ -176,10 +200,11 @@ def write_map_page(path, embedding, labels, *, classes=None, ids=None, hover=Non
     payload = dict(
         x=_b64(Y[order, 0], "<f4"), y=_b64(Y[order, 1], "<f4"), label=_b64(codes[order], "<u2"),
         rows=_b64(order, "<u4"),
-        classes=[str(c) for c in classes],
-        colors=[COLORS[k % len(COLORS)] for k in range(len(classes))],
-        counts=[int(c) for c in counts], centers=_centers(Y, codes, len(classes)),
-        label_order=[int(k) for k in np.argsort(-counts, kind="stable")],
+        classes=[str(c) for c in classes], colors=colors,
+        counts=[int(c) for c in counts],
+        centers=_centers(Y, codes, len(classes) - extra) + [None] * extra,
+        label_order=[int(k) for k in np.argsort(-counts[:len(classes) - extra], kind="stable")]
+        + [len(classes) - 1] * extra,
         ids=None if ids is None else [ids[i] for i in order], hover_names=list(hover),
         hover={k: [v[i] for i in order] for k, v in hover.items()},
         label_name=str(label_name),
@@ -188,12 +213,13 @@ def write_map_page(path, embedding, labels, *, classes=None, ids=None, hover=Non
     script = resources.files("graphdr").joinpath("static/map_page.js").read_text(encoding="utf-8")
     honest = ""
     if errors is not None:
+        scored = " labelled" if extra else ""
         honest = (
             f"<p class=\"honest\">A supervised map draws its training samples inside their "
             f"class regions, so the picture always looks separated. New samples land less "
             f"cleanly: placed by <code>transform</code> from their neighbours other than "
             f"themselves (leave-one-out), <b>{100 * errors['map_error']:.1f} %</b> of these "
-            f"{errors['n']} samples fall nearest a sample of another class on the map; 1-NN in "
+            f"{errors['n']}{scored} samples fall nearest a sample of another class on the map; 1-NN in "
             f"the features errs on {100 * errors['feature_error']:.1f} % (leave-one-out). "
             f"Judge classes by these numbers, not by the gaps between the regions.</p>")
     link = (f" The map as CSV (id, label, x, y): <a href=\"{html.escape(csv_name)}\">"

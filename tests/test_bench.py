@@ -415,3 +415,53 @@ def test_bench_runs_the_map_with_its_parameters(tmp_path):
     errors = {r["method"]: float(r["error"]) for r in rows if r["dim"] == "2"
               and r["fold"] == "0"}
     assert errors["deemap"] < 0.2  # iris is easy for the full map
+
+
+# ----- --label-fraction (issue 38) --------------------------------------------------------------
+def test_labelled_rows_are_stratified_and_deterministic():
+    from graphdr.bench.evaluation import labelled_rows
+
+    y = np.repeat([0, 1, 2], [40, 25, 3])
+    a, b = labelled_rows(y, 0.1, 7), labelled_rows(y, 0.1, 7)
+    assert np.array_equal(a, b) and not np.array_equal(a, labelled_rows(y, 0.1, 8))
+    assert [int(a[y == c].sum()) for c in range(3)] == [4, 2, 1]  # at least one per class
+
+
+def test_run_cell_with_a_label_fraction_against_its_definition():
+    """The semi-supervised cell fits every training row with -1 for the hidden labels, the
+    labelled-only cell the labelled rows; both classify with the labelled rows' embedding."""
+    import graphdr
+    from graphdr.bench.evaluation import cell_seed, labelled_rows
+
+    X, y = load_wine(return_X_y=True)
+    train, test = next(StratifiedKFold(3, shuffle=True, random_state=0).split(X, y))
+    base = dict(dataset="wine", method="lda", X=X, y=y, views=None, train=train, test=test,
+                dims=[2], classifiers=["1nn"], scaling="minmax", gamma=None, svm_gamma=0.5,
+                seed=0, fold=0, label_fraction=0.2)
+    scaler = MinMaxScaler((-1, 1)).fit(X[train])
+    Xtr, Xte, ytr = scaler.transform(X[train]), scaler.transform(X[test]), y[train]
+    keep = labelled_rows(ytr, 0.2, cell_seed(0, "wine", "lda", 0))
+    for mode, fit in (("semi", lambda: graphdr.LDA(n_components=2, reg=0.0).fit(
+            Xtr, np.where(keep, ytr, -1))),
+                      ("labelled", lambda: graphdr.LDA(n_components=2, reg=0.0).fit(Xtr[keep],
+                                                                           ytr[keep]))):
+        key, rows = run_cell(dict(base, label_mode=mode))
+        est = fit()
+        knn = KNeighborsClassifier(1).fit(est.transform(Xtr[keep]), ytr[keep])
+        ref = int(np.sum(knn.predict(est.transform(Xte)) != y[test]))
+        assert key[1] == ("lda" if mode == "semi" else "lda@labelled")
+        assert rows[0]["n_errors"] == ref
+
+
+def test_bench_label_fraction_names_its_methods(tmp_path):
+    from graphdr.bench.runner import run_bench
+
+    res = run_bench(get_protocol("bouzas").replace(n_splits=2), datasets=["iris"],
+                    methods=["lda", "pca", "mmpa"], classifiers=["1nn"], out=str(tmp_path),
+                    progress=False, echo=lambda *a: None, label_fraction=0.2)
+    assert not res.failures
+    # LDA fits y = -1 and also the labelled rows; PCA uses no labels; MMPA refuses -1
+    assert {r["method"] for r in res.rows} == {"lda", "lda@labelled", "pca", "mmpa@labelled"}
+    with pytest.raises(ValueError, match="label-fraction must be in"):
+        run_bench(get_protocol("bouzas"), datasets=["iris"], methods=["lda"],
+                  out=str(tmp_path / "b"), progress=False, label_fraction=0.0)

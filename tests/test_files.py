@@ -2,6 +2,7 @@
 input: one line on stderr naming the file, line or column, exit code 2, no traceback, before
 any fit."""
 
+import csv
 import os
 import zipfile
 
@@ -427,9 +428,34 @@ def make_blobs_rows():
     return np.round(X, 3), np.array(["red", "green", "blue"])[y]
 
 
-def test_map_refuses_rows_labelled_minus_one_before_the_fit(tmp_path, capsys, no_fit):
-    text = "a,b,label\n" + "".join(f"{a},{b},{'-1' if i % 3 == 0 else c}\n"
-                                   for i, (a, b, c) in enumerate(ROWS * 2))
+def test_map_draws_rows_labelled_minus_one_or_empty_as_unlabelled(tmp_path, capsys):
+    """Issue 38: rows whose label is -1 or empty are unlabelled samples of the map (in its
+    graph, grey on the page and the picture, -1 in the CSV); they are not scored."""
+    X, y = make_blobs_rows()
+    hidden = np.arange(len(y)) % 4 != 0
+    for mark, name in (("-1", "minus.csv"), ("", "empty.csv")):
+        text = "a,b,c,label\n" + "".join(
+            f"{a},{b},{c},{mark if h else lab}\n" for (a, b, c), lab, h in zip(X, y, hidden))
+        path = write(tmp_path / name, text)
+        out = tmp_path / name.replace(".csv", "")
+        code, err = run(["map", path, "--out", str(out)], capsys)
+        assert code == 0, err
+        assert f"60 samples ({int(hidden.sum())} unlabelled), 3 classes" in err
+        rows = list(csv.DictReader(open(f"{out}.csv")))
+        assert [r["label"] == "-1" for r in rows] == list(hidden)
+        page = open(f"{out}.html").read()
+        assert '"unlabelled"' in page and "#cccccc" in page
+        assert f"of these {int((~hidden).sum())} labelled samples" in page
+        Y = np.array([[float(r["x"]), float(r["y"])] for r in rows])
+        # the hidden samples land among their blob's labelled samples
+        d = np.sum((Y[hidden][:, None] - Y[~hidden][None]) ** 2, axis=-1)
+        assert np.mean(y[~hidden][np.argmin(d, axis=1)] == y[hidden]) > 0.95
+
+
+def test_map_needs_two_labelled_classes_before_the_fit(tmp_path, capsys, no_fit):
+    text = "a,b,label\n" + "".join(f"{a},{b},{'-1' if c != 'x' else c}\n"
+                                   for a, b, c in ROWS * 2)
     path = write(tmp_path / "partial.csv", text)
     code, err = run(["map", path, "--out", str(tmp_path / "m"), "--quiet"], capsys)
-    one_line_error(code, err, "partial.csv", "4 of 12 rows are labelled -1", "unlabelled")
+    one_line_error(code, err, "partial.csv", "labelled rows of at least 2 classes",
+                   "unlabelled rows (label -1 or empty)")

@@ -350,7 +350,7 @@ def test_lfda_is_its_published_definition():
     X, y = make_classes(n_per_class=(8, 9, 7), n_features=4, seed=5)
     Slw, Slb, _ = _local_scatters(X, y, 3)
     lam, V = linalg.eigh(Slb, Slw)
-    est = graphdr.LFDA(n_components=2, n_neighbors=3, smoothing=0.0).fit(X, y)
+    est = graphdr.LFDA(n_components=2, n_neighbors=3, reg=0.0, smoothing=0.0).fit(X, y)
     assert max_angle(est.components_.T, V[:, -2:]) < 1e-8
     np.testing.assert_allclose(est.eigenvalues_, 1.0 / (1.0 + lam[::-1][:2]), rtol=1e-8)
 
@@ -375,7 +375,7 @@ def test_self_is_its_definition_and_its_two_limits():
                      pca.components_.T) < 1e-8
     # beta = 0 with every label: LFDA
     a = graphdr.SemiLFDA(n_components=2, beta=0.0, n_neighbors=3).fit(X, y)
-    b = graphdr.LFDA(n_components=2, n_neighbors=3).fit(X, y)
+    b = graphdr.LFDA(n_components=2, n_neighbors=3, reg=0.0).fit(X, y)
     assert max_angle(a.components_.T, b.components_.T) < 1e-8
 
 

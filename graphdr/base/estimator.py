@@ -225,7 +225,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2,
                                  accept_sparse=sparse)
             self.classes_, y_enc, _ = check_labels(y, **self._label_requirements())
-            if has_unlabelled(y_enc) and self._auto_linear_reg and not self._is_kernel():
+            if self._auto_linear_reg and not self._is_kernel():
                 semi_supervised_reg(self, X, y_enc)
             return TrainingData(self._rescaled_input(X), y_enc, None, X.dtype)
         X = validate_data(self, X, dtype=_DTYPES, ensure_min_samples=2, accept_sparse=sparse)

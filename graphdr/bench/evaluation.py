@@ -13,10 +13,10 @@ import zlib
 
 import numpy as np
 
-from .methods import get_method, parse_method
+from .methods import LABELLED_ONLY, get_method, parse_method
 
 __all__ = ["CLASSIFIERS", "make_classifier", "make_scaler", "run_cell", "run_embedding",
-           "cell_seed"]
+           "cell_seed", "labelled_rows", "LABELLED_ONLY"]
 
 #: classifier name -> description (see :func:`make_classifier`)
 CLASSIFIERS = {
@@ -78,6 +78,25 @@ def cell_seed(seed, dataset, method, fold):
     """
     key = f"{dataset}|{fold}".encode()
     return int(np.random.SeedSequence([int(seed), zlib.crc32(key)]).generate_state(1)[0] % (2**31))
+
+
+def result_name(task):
+    """The method column of a task's rows: its id, with :data:`LABELLED_ONLY` for a fit on the
+    labelled rows only."""
+    return task["method"] + (LABELLED_ONLY if task.get("label_mode") == "labelled" else "")
+
+
+def labelled_rows(y, fraction, seed):
+    """Which training rows keep their label under ``--label-fraction``: in each class the
+    ``max(1, round(fraction * n_c))`` rows drawn by a generator seeded with ``seed`` (one per
+    data set and fold, the same for every method). Returns a boolean mask."""
+    rng = np.random.default_rng(seed)
+    keep = np.zeros(len(y), dtype=bool)
+    for c in np.unique(y):
+        members = np.flatnonzero(y == c)
+        k = min(len(members), max(1, int(round(fraction * len(members)))))
+        keep[rng.choice(members, k, replace=False)] = True
+    return keep
 
 
 def _split_view(params, views, X):
@@ -157,6 +176,17 @@ def run_cell(task):
     ytr, yte = y[train], y[test]
     seed = cell_seed(task["seed"], task["dataset"], ident, task["fold"])
     dims = list(task["dims"])
+    # --label-fraction: fit on every training row with -1 for the hidden labels, or on the
+    # labelled rows only; the classifiers learn from the labelled rows' embedding
+    fraction, fit_rows, y_fit, keep = task.get("label_fraction"), slice(None), ytr, None
+    if fraction is not None:
+        keep = labelled_rows(ytr, fraction, seed)
+        if task.get("label_mode") == "labelled":
+            fit_rows = keep
+        else:
+            y_fit = np.where(keep, ytr, -1)
+        y_fit = y_fit[fit_rows]
+    Xfit = Xtr[fit_rows]
     embeddings = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=UserWarning)
@@ -167,10 +197,10 @@ def run_cell(task):
         except ImportError:  # pragma: no cover
             pass
         if spec.predicts:
-            return (task["dataset"], ident, int(task["fold"])), _run_predictor(
-                task, spec, params, ident, Xtr, Xte, ytr, yte, dims, seed, views)
+            return (task["dataset"], result_name(task), int(task["fold"])), _run_predictor(
+                task, spec, params, result_name(task), Xfit, Xte, y_fit, yte, dims, seed, views)
         if spec.nested:
-            est, Ztr, seconds, feed = _fit(spec, params, max(dims), Xtr, ytr,
+            est, Ztr, seconds, feed = _fit(spec, params, max(dims), Xfit, y_fit,
                                            gamma=task["gamma"], seed=seed, views=views,
                                            projection=task.get("projection"))
             Zte = est.transform(feed(Xte))
@@ -179,10 +209,15 @@ def run_cell(task):
                     embeddings[d] = (Ztr[:, :d], Zte[:, :d], seconds)
         else:
             for d in dims:
-                est, Ztr, seconds, feed = _fit(spec, params, d, Xtr, ytr, gamma=task["gamma"],
+                est, Ztr, seconds, feed = _fit(spec, params, d, Xfit, y_fit, gamma=task["gamma"],
                                                seed=seed, views=views,
                                                projection=task.get("projection"))
                 embeddings[d] = (Ztr[:, :d], est.transform(feed(Xte))[:, :d], seconds)
+        if keep is not None:  # the classifiers see the labelled training rows only
+            kept = y_fit >= 0
+            embeddings = {d: (Ztr[kept], Zte, sec) for d, (Ztr, Zte, sec) in embeddings.items()}
+            ytr = y_fit[kept]
+        ident = result_name(task)
         rows = []
         for d, (Ztr, Zte, seconds) in embeddings.items():
             if not (np.all(np.isfinite(Ztr)) and np.all(np.isfinite(Zte))):

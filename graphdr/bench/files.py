@@ -71,6 +71,9 @@ class ReadOptions:
     na: str = "error"
     categorical: str = "error"
     encoding: str | None = None
+    #: an empty label cell is an unlabelled row, labelled -1 (scikit-learn's convention;
+    #: ``graphdr map``), instead of a missing cell
+    unlabelled: bool = False
 
     def __post_init__(self):
         if self.na not in ("error", "drop"):
@@ -370,8 +373,8 @@ def _split(path, frame, options, has_header, first_line, notes):
     features = [j for j in range(len(names)) if j not in dropped and j not in (label, id_col)]
     if not features:
         raise ValueError(f"{path}: no feature columns are left (columns: {_list(names)}).")
-    # missing cells
-    used = [label] + features
+    # missing cells (an empty label is an unlabelled row when the reader is told so)
+    used = features if options.unlabelled else [label] + features
     missing = frame.iloc[:, used].isna()
     if bool(missing.to_numpy().any()):
         rows = np.flatnonzero(missing.to_numpy().any(axis=1))
@@ -416,11 +419,16 @@ def _split(path, frame, options, has_header, first_line, notes):
         raise ValueError(f"{path}: infinite or NaN value in column {feature_names[cols[0]]!r} "
                          f"on line {rows[0] + first_line}.")
     y = frame[names[label]]
+    empty = y.isna().to_numpy() | (y.astype(str).str.strip() == "").to_numpy()
+    if empty.all() and options.unlabelled:
+        raise ValueError(f"{path}: the label column {names[label]!r} is empty on every row.")
     if pd.api.types.is_numeric_dtype(y):
-        y = y.to_numpy(dtype=np.float64)
+        y = np.array(y.to_numpy(dtype=np.float64))
+        y[empty] = -1.0
         y = y.astype(np.int64) if np.all(y == np.round(y)) and np.all(np.abs(y) < 2**53) else y
     else:
-        y = y.astype(str).str.strip().to_numpy()
+        y = np.array(y.astype(str).str.strip().to_numpy(), dtype=object)
+        y[empty] = "-1"
     ids = None
     if id_col is not None:
         ids = _as_text(frame[names[id_col]])

@@ -261,8 +261,15 @@ def parse_method(text, *, check_available=True, spec=None):
     return ident, spec, params
 
 
+#: the method column of a fit on the labelled training rows only (``--label-fraction``)
+LABELLED_ONLY = "@labelled"
+
+
 def method_label(ident):
-    """Display label of a canonical method id (``S-LPP``, ``GDA [gamma=0.1]``)."""
+    """Display label of a canonical method id (``S-LPP``, ``GDA [gamma=0.1]``; a fit on the
+    labelled rows only, ``lda@labelled``: ``LDA (labelled rows)``)."""
+    if ident.endswith(LABELLED_ONLY):
+        return method_label(ident[: -len(LABELLED_ONLY)]) + " (labelled rows)"
     head, *rest = ident.split(":")
     spec = REGISTRY.get(head)
     label = spec.label if spec else head

@@ -32,7 +32,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from .methods import get_method, method_label
+from .methods import LABELLED_ONLY, get_method, method_label
 
 __all__ = ["COLUMNS", "read_results", "write_results", "aggregate", "best_table",
            "markdown_tables", "write_html"]
@@ -311,7 +311,7 @@ def _timing_table(rows, datasets, methods):
         tds = []
         for m in methods:
             v = secs.get((ds, m))
-            spec_nested = get_method(m.split(":")[0]).nested
+            spec_nested = get_method(m.split(":")[0].removesuffix(LABELLED_ONLY)).nested
             if not v:
                 tds.append("<td>-</td>")
                 continue

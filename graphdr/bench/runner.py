@@ -12,7 +12,14 @@ import traceback
 
 from . import plots
 from .datasets import load_dataset
-from .evaluation import check_classifier, method_dims, run_cell, run_embedding
+from .evaluation import (
+    LABELLED_ONLY,
+    check_classifier,
+    method_dims,
+    result_name,
+    run_cell,
+    run_embedding,
+)
 from .files import check_writable
 from .methods import MethodUnavailableError, get_method, method_label, parse_method
 from .report import (
@@ -172,7 +179,7 @@ def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="g
               n_jobs=1, seed=0, label_column=None, plots_on=True, html_on=True, progress=True,
               timing=True, fresh=False, command="graphdr bench", title=None, echo=print,
               threads=1, backend="loky", scatter_per_method=False, pictures=True,
-              read_options=None):
+              read_options=None, label_fraction=None):
     """Run ``protocol`` and write results.csv, tables.md, PNG plots and index.html into ``out``.
 
     Cells (data set, method, fold) already in ``out/results.csv`` are not computed again.
@@ -182,9 +189,20 @@ def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="g
     most ``threads`` BLAS threads. ``pictures=False`` skips the 2-D pictures (and optimizer
     and kernel-weight plots), keeping the error-versus-dimension plots.
     ``read_options`` (:class:`graphdr.bench.files.ReadOptions`) says how to read CSV and
-    Parquet files. Raises ValueError for unknown data sets, methods, classifiers or changed
-    settings, and for unreadable files.
+    Parquet files. ``label_fraction`` (in (0, 1)): in every training fold only that fraction
+    of each class keeps its label (:func:`graphdr.bench.evaluation.labelled_rows`); a method
+    that fits unlabelled samples (``y = -1``, :data:`graphdr._validation.SEMI_SUPERVISED`, or
+    an unsupervised one) is fitted on every training row, and every supervised method also on
+    the labelled rows only (its name followed by ``@labelled``); the classifiers learn from the
+    labelled rows. No 2-D pictures are drawn then. Raises ValueError for unknown data sets,
+    methods, classifiers or changed settings, and for unreadable files.
     """
+    if label_fraction is not None and not 0.0 < float(label_fraction) <= 1.0:
+        raise ValueError(f"--label-fraction must be in (0, 1]; got {label_fraction!r}.")
+    if label_fraction is not None and float(label_fraction) == 1.0:
+        label_fraction = None
+    if label_fraction is not None:
+        pictures = False
     notes = []
     explicit = methods is not None
     method_names = list(methods) if explicit else list(protocol.methods)
@@ -205,6 +223,8 @@ def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="g
         raise ValueError("Protocol 'mkldr' needs multi-view data sets (.npz with view_* arrays).")
     check_writable(out, create=True)
     config = dict(protocol=protocol.settings(), seed=int(seed), classifiers=sorted(classifiers))
+    if label_fraction is not None:
+        config["label_fraction"] = float(label_fraction)
     _check_config(out, config, fresh)
 
     results_path = os.path.join(out, "results.csv")
@@ -226,12 +246,20 @@ def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="g
                 embed_tasks.append(dict(common, method=ident, spec=spec))
             if not spec.transform:
                 continue
+            modes = _label_modes(spec, ident, label_fraction)
+            if label_fraction is not None:
+                method_order += [ident + LABELLED_ONLY for m in modes if m == "labelled"
+                                 and ident + LABELLED_ONLY not in method_order]
+                if "semi" not in modes and ident in method_order:
+                    method_order.remove(ident)
             for fold, (train, test) in enumerate(splits):
-                if (ds.name, ident, fold) in done:
-                    continue
                 dims = method_dims(ident, protocol, len(train), ds.X.shape[1], ds.n_classes)
-                tasks.append(dict(common, method=ident, spec=spec, fold=fold, train=train,
-                                  test=test, dims=dims, classifiers=classifiers))
+                for mode in modes:
+                    task = dict(common, method=ident, spec=spec, fold=fold, train=train,
+                                test=test, dims=dims, classifiers=classifiers,
+                                label_fraction=label_fraction, label_mode=mode)
+                    if (ds.name, result_name(task), fold) not in done:
+                        tasks.append(task)
     n_skipped = len(done)
     echo(f"graphdr bench: protocol {protocol.name}, {len(loaded)} data set(s), "
          f"{len(method_order)} method(s); {len(tasks)} cell(s) to compute, "
@@ -284,6 +312,22 @@ def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="g
     for note in notes:
         echo(note)
     return BenchResult(out, rows, failures, files, len(tasks), n_skipped, notes)
+
+
+def _label_modes(spec, ident, label_fraction):
+    """How a method is fitted under ``--label-fraction``: ``'semi'`` (every training row,
+    hidden labels -1) when it fits unlabelled samples or no labels at all, and
+    ``'labelled'`` (the labelled rows only) when it is supervised; ``[None]`` without it."""
+    if label_fraction is None:
+        return [None]
+    from .._validation import SEMI_SUPERVISED
+
+    modes = []
+    if not spec.supervised or spec.resolve().__name__ in SEMI_SUPERVISED:
+        modes.append("semi")
+    if spec.supervised:
+        modes.append("labelled")
+    return modes
 
 
 def _figures(out, protocol, loaded, rows, methods, classifiers, embed_tasks, n_jobs, progress,

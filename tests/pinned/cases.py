@@ -97,11 +97,11 @@ CASES = [
     ("KFDVoting", "wine", lambda: graphdr.KFDVoting(scaling="total"), True),
     ("KFDSAMME", "wine", lambda: graphdr.KFDSAMME(scaling="total", n_estimators=5), True),
     ("ViewKernel", "wine", lambda: graphdr.ViewKernel(), False),
-    ("LFDA", "wine", lambda: graphdr.LFDA(n_components=3, scaling="total", smoothing=0.0), False),
+    ("LFDA", "wine", lambda: graphdr.LFDA(n_components=3, scaling="total", reg=0.0, smoothing=0.0), False),
     ("SemiLFDA", "wine_partial", lambda: graphdr.SemiLFDA(n_components=3, scaling="total"), False),
     ("LDA_partial", "wine_partial", lambda: graphdr.LDA(scaling="total", reg=0.01, smoothing="auto"), False),
     ("KernelLDA_partial", "wine_partial", lambda: graphdr.KernelLDA(scaling="total", gamma=0.05, reg=1e-3, smoothing="auto"), False),
-    ("LFDA_partial", "wine_partial", lambda: graphdr.LFDA(n_components=3, scaling="total", smoothing=0.5), False),
+    ("LFDA_partial", "wine_partial", lambda: graphdr.LFDA(n_components=3, scaling="total", reg=0.0, smoothing=0.5), False),
     ("DEEMap_partial", "wine_partial", lambda: graphdr.DEEMap(n_neighbors=5, max_iter=5), False),
 ]
 
