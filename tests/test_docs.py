@@ -101,3 +101,24 @@ def test_estimators_that_lose_to_raw_features_say_when_to_use_them():
         if "defaults.md" not in paragraph or not re.search(r"\d+\.\d %", paragraph):
             missing.append(name)
     assert not missing, f"no 'When to use it.' paragraph with numbers from defaults.md: {missing}"
+
+
+def test_the_semi_supervised_page_names_the_estimators_that_use_minus_one():
+    """docs/user_guide/semi_supervised.rst: its table's "uses them" rows name exactly the
+    estimators that fit unlabelled samples (graphdr._validation.SEMI_SUPERVISED), and each of
+    them does fit y = -1."""
+    import numpy as np
+
+    from graphdr._validation import SEMI_SUPERVISED
+
+    page = (ROOT / "docs" / "user_guide" / "semi_supervised.rst").read_text()
+    table = page.split("What each estimator does with -1")[1].split(":class:`GraphEmbedding`")[0]
+    named = set(re.findall(r":class:`(\w+)`", table))
+    assert named == set(SEMI_SUPERVISED)
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1, 2], 10)
+    X = rng.normal(size=(30, 4)) + 3 * rng.normal(size=(3, 4))[y]
+    y[::3] = -1
+    for name in SEMI_SUPERVISED:
+        est = getattr(graphdr, name)().fit(X, y)
+        assert list(est.classes_) == [0, 1, 2], name
