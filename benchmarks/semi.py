@@ -211,9 +211,45 @@ def targets(results, datasets):
     return lines + [""]
 
 
-def main(argv=None):
-    from common import machine, threads_label
+def time_table(results, fraction, datasets):
+    """Mean fit seconds per method and data set at one fraction."""
+    cells = {d: results[d][str(fraction)] for d in datasets if str(fraction) in results[d]}
+    methods = [m for m in next(iter(cells.values())) if "100%" not in m and m != "raw"]
+    lines = [f"### Fit time (s) at {100 * fraction:g} % of the labels (mean over the seeds; "
+             "the machine was busy with other work during the run)", "",
+             "| method | " + " | ".join(cells) + " |", "|---" * (len(cells) + 1) + "|"]
+    for m in methods:
+        lines.append(f"| {m} | " + " | ".join(
+            f"{cells[d][m][1]:.2f}" if m in cells[d] else "" for d in cells) + " |")
+    return lines + [""]
 
+
+def rst_summary(results, datasets, fraction=0.05):
+    """The docs' table (docs/user_guide/semi_results.rst): errors at one fraction, the best
+    graphdr semi-supervised fit and the best anchor per set, and the targets."""
+    cells = {d: results[d][str(fraction)] for d in datasets if str(fraction) in results[d]}
+    rows = []
+    for d, c in cells.items():
+        semi = {m: v[0] for m, v in c.items() if m.endswith(" semi")}
+        anchor = {m: v[0] for m, v in c.items() if m in anchors(c)}
+        bs, ba = min(semi, key=semi.get), min(anchor, key=anchor.get)
+        umap = c.get("UMAP y=-1", (float("nan"),))[0]
+        dee = c.get("DEEMap semi", (float("nan"),))[0]
+        rows.append((d, f"{bs.replace(' semi', '')} {semi[bs]:.1f}", f"{ba} {anchor[ba]:.1f}",
+                     "met" if semi[bs] < anchor[ba] else "not met", f"{dee:.1f}", f"{umap:.1f}",
+                     "met" if dee < umap else "not met"))
+    head = ("data set", "best semi-supervised fit", "best anchor", "target",
+            "DEEMap y=-1", "UMAP y=-1", "target")
+    lines = [f"1-NN test error (%) at {100 * fraction:g} % of the training labels, mean over "
+             "the seeds (``benchmarks/results/semi.md``, which has every method, fraction and "
+             "fit time):", "", ".. list-table::", "   :header-rows: 1", ""]
+    for row in [head] + rows:
+        lines.append("   * - " + row[0])
+        lines += [f"     - {v}" for v in row[1:]]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--datasets", nargs="+", default=list(DATASETS))
     p.add_argument("--fractions", nargs="+", type=float, default=list(FRACTIONS) + [1.0])
@@ -221,7 +257,22 @@ def main(argv=None):
     p.add_argument("--methods", nargs="+", default=list(SEMI),
                    help=f"graphdr estimators (default: {' '.join(SEMI)})")
     p.add_argument("--out", default=str(RESULTS / "semi.md"))
+    p.add_argument("--rst", default=str(HERE.parent / "docs" / "user_guide" / "semi_results.rst"),
+                   help="the docs' summary table (written with the default --out only)")
+    p.add_argument("--from-json", action="store_true",
+                   help="rewrite the tables from the --out's .json instead of running")
     a = p.parse_args(argv)
+    out = Path(a.out)
+    if a.from_json:
+        results = json.load(open(out.with_suffix(".json")))
+        a.datasets = [d for d in a.datasets if d in results]
+    else:
+        results = run_all(a)
+        json.dump(results, open(out.with_suffix(".json"), "w"), indent=1)
+    write_tables(a, results, out)
+
+
+def run_all(a):
     results = {}
     for d in a.datasets:
         results[d] = {}
@@ -232,8 +283,12 @@ def main(argv=None):
             results[d][str(f)] = mean_cells(per_seed)
             best = sorted((v[0], m) for m, v in results[d][str(f)].items() if "100%" not in m)
             print(f"{d} {f:g}: " + ", ".join(f"{m} {e:.1f}" for e, m in best[:4]), flush=True)
-    out = Path(a.out)
-    json.dump(results, open(out.with_suffix(".json"), "w"), indent=1)
+    return results
+
+
+def write_tables(a, results, out):
+    from common import machine, threads_label
+
     lines = ["# Partially labelled data: 1-NN test error (%) against the labelled training "
              "samples", "",
              f"Command: `.venv/bin/python benchmarks/semi.py --datasets {' '.join(a.datasets)} "
@@ -247,8 +302,13 @@ def main(argv=None):
     for f in a.fractions:
         t, _ = table(results, f, a.datasets)
         lines += t
+    if 0.05 in a.fractions:
+        lines += time_table(results, 0.05, a.datasets)
     out.write_text("\n".join(lines) + "\n")
     print(f"wrote {out}")
+    if out == RESULTS / "semi.md" and 0.05 in a.fractions:
+        Path(a.rst).write_text(rst_summary(results, a.datasets))
+        print(f"wrote {a.rst}")
 
 
 if __name__ == "__main__":

@@ -95,7 +95,7 @@ def check_labels(y, *, min_classes=2, min_per_class=1, method="This method",
 
 #: the estimators that fit partially labelled data (``y = -1`` for an unlabelled sample)
 SEMI_SUPERVISED = ("LDA", "KernelLDA", "LQMI", "KQMI", "MFA", "LDE", "LFDA", "SemiLFDA",
-                   "DEEMap")
+                   "DEE", "DEEMap")
 
 
 def _encode_partial(y, min_classes, min_per_class, method):
@@ -345,6 +345,7 @@ SHARED_RULES = {
     "n_neighbors_intra": _count(1),
     "smoothing": _auto_or_nonnegative,  # the semi-supervised term's weight
     "smoothing_neighbors": _count(1),
+    "n_neighbors_unlabelled": _count(1),
     "n_neighbors_inter": _count(1),
     "max_neighbors": _count(1),
     "n_partners": _count(1),

@@ -36,6 +36,7 @@ __all__ = [
     "total_graph",
     "knn_graph",
     "split_by_label",
+    "unlabelled_edges",
     "laplacian",
     "graph_quadratic_form",
     "as_graph",
@@ -353,6 +354,15 @@ def knn_graph(
     W.setdiag(0)
     W.eliminate_zeros()
     return W
+
+
+def unlabelled_edges(W, y):
+    """The edges of ``W`` that touch an unlabelled sample (``y == -1``), sparse: how the
+    neighbour graph over all samples joins the unlabelled ones to the others."""
+    W = sp.coo_matrix(W)
+    unlabelled = np.asarray(y) < 0
+    touch = unlabelled[W.row] | unlabelled[W.col]
+    return sp.csr_matrix((W.data[touch], (W.row[touch], W.col[touch])), shape=W.shape)
 
 
 def split_by_label(W, y):

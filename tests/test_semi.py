@@ -401,3 +401,54 @@ def test_lfda_and_self_take_unlabelled_samples_and_text_labels(name):
     assert np.all(np.isfinite(est.transform(X)))
     with pytest.raises(ValueError, match="beta must be in"):
         graphdr.SemiLFDA(beta=1.5).fit(X, ys)
+
+
+# ----- DEE: unlabelled samples attract their neighbours --------------------------------------
+def test_dee_objective_with_unlabelled_samples_is_the_pairwise_formula():
+    """w+ = heat weights on pairs of labelled samples of one class and on the kNN edges that
+    touch an unlabelled sample, w- = squared distances on labelled pairs of different classes,
+    each normalised to sum 1; value against the sum over ordered pairs, gradient against
+    finite differences."""
+    from graphdr.graphs import knn_graph, unlabelled_edges
+    from graphdr.neighbor.dee import _DEEObjective
+
+    rng = np.random.default_rng(4)
+    Z = rng.normal(size=(24, 3))
+    y = np.repeat([0, 1, 2], 8)
+    y[::4] = -1
+    sigma2, lam, k = 1.3, 2.0, 3
+    extra = unlabelled_edges(knn_graph(Z, k, weights="heat", sigma=np.sqrt(sigma2)), y)
+    obj = _DEEObjective(Z, y, lam, sigma2, extra_same=extra)
+    D2 = np.sum((Z[:, None] - Z[None]) ** 2, axis=-1)
+    lab = y >= 0
+    same = (y[:, None] == y[None]) & lab[:, None] & ~np.eye(24, dtype=bool)
+    diff = (y[:, None] != y[None]) & lab[:, None] & lab[None]
+    Wp = np.where(same, np.exp(-D2 / (2 * sigma2)), 0.0) + extra.toarray()
+    Wm = np.where(diff, D2, 0.0)
+    Wp, Wm = Wp / Wp.sum(), Wm / Wm.sum()
+    A = rng.normal(size=(2, 3))
+
+    def brute(A):
+        Y = Z @ A.T
+        E2 = np.sum((Y[:, None] - Y[None]) ** 2, axis=-1)
+        return float(np.sum(Wp * E2) + lam * np.sum(Wm * np.exp(-E2)))
+
+    value, grad = obj.value_grad(A)
+    assert abs(value - brute(A)) < 1e-10 * abs(brute(A))
+    num = np.zeros_like(A)
+    for idx in np.ndindex(A.shape):
+        E = np.zeros_like(A)
+        E[idx] = 1e-6
+        num[idx] = (brute(A + E) - brute(A - E)) / 2e-6
+    np.testing.assert_allclose(grad, num, rtol=1e-5, atol=1e-8)
+
+
+def test_dee_takes_unlabelled_samples_and_refuses_them_when_sampled():
+    X, y, ys = _partial()
+    est = graphdr.DEE(max_iter=20).fit(X, ys)
+    assert list(est.classes_) == [0, 1, 2] and np.all(np.isfinite(est.transform(X)))
+    a = graphdr.DEE(max_iter=20).fit(X, y)
+    b = graphdr.DEE(max_iter=20, n_neighbors_unlabelled=3).fit(X, y)
+    np.testing.assert_array_equal(a.transform(X), b.transform(X))  # no -1: not used
+    with pytest.raises(ValueError, match="method='exact' only"):
+        graphdr.DEE(method="approx").fit(X, ys)

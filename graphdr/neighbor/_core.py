@@ -67,7 +67,7 @@ class _PairWeights:
     """
 
     def __init__(self, Z, y, same_fn, diff_fn, *, normalize=True, store="both",
-                 block_rows=None, cache_bytes=_CACHE_BYTES, masses=(1.0, 1.0)):
+                 block_rows=None, cache_bytes=_CACHE_BYTES, masses=(1.0, 1.0), extra_same=None):
         self.Z = np.ascontiguousarray(Z, dtype=np.float64)
         self.y = np.asarray(y)
         self.same_fn, self.diff_fn = same_fn, diff_fn
@@ -80,13 +80,21 @@ class _PairWeights:
         keep = n * n * 8 <= cache_bytes
         self._cache = [] if keep else None
         sum_same = sum_diff = 0.0
-        self.n_same_pairs = int(np.sum(np.bincount(self.y) ** 2) - n)
-        self.n_diff_pairs = n * n - n - self.n_same_pairs
+        labelled = self.y >= 0  # -1: an unlabelled sample, in neither group
+        counts = np.bincount(self.y[labelled])
+        self.n_same_pairs = int(np.sum(counts ** 2) - labelled.sum())
+        self.n_diff_pairs = int(labelled.sum()) ** 2 - int(np.sum(counts ** 2))
         ZWZ = np.zeros((r, r))
         ZDZ = np.zeros((r, r))
+        if extra_same is not None:  # more attraction edges (those of the unlabelled samples)
+            extra_same = sp.csr_matrix(extra_same)
+            deg = np.asarray(extra_same.sum(axis=1)).ravel()
+            ZWZ += self.Z.T @ (extra_same @ self.Z)
+            ZDZ += (self.Z * deg[:, None]).T @ self.Z
+            sum_same += float(deg.sum())
         for s, e, S, M in self._distances():
             Ws = _zero_diag(np.where(M, self.same_fn(S), 0.0), s, e)
-            Wd = np.where(M, 0.0, self.diff_fn(S))
+            Wd = np.where(self._different(M, s, e), self.diff_fn(S), 0.0)
             ss = float(Ws.sum())
             sum_same += ss
             sum_diff += float(Wd.sum())
@@ -114,9 +122,16 @@ class _PairWeights:
                     W *= np.where(M, self.scale_same, self.scale_diff)
 
     def _distances(self):
+        """Blocks of squared distances and the same-class mask (pairs of labelled samples)."""
         for s, e in self.blocks:
             S = _sq_dist_block(self.Z, self.sq, s, e)
-            yield s, e, S, self.y[s:e, None] == self.y[None, :]
+            yield s, e, S, (self.y[s:e, None] == self.y[None, :]) & (self.y[s:e, None] >= 0)
+
+    def _different(self, M, s, e):
+        """The different-class mask of a block: pairs of labelled samples not in ``M``."""
+        if self.y.min() >= 0:
+            return ~M
+        return ~M & (self.y[s:e, None] >= 0) & (self.y[None, :] >= 0)
 
     def __iter__(self):
         if self._cache is not None:
@@ -124,7 +139,8 @@ class _PairWeights:
             return
         for s, e, S, M in self._distances():
             if self.store == "diff":
-                yield s, e, np.where(M, 0.0, self.diff_fn(S) * self.scale_diff), None
+                yield s, e, np.where(self._different(M, s, e), self.diff_fn(S) * self.scale_diff,
+                                     0.0), None
             else:
                 W = np.where(M, self.same_fn(S) * self.scale_same,
                              self.diff_fn(S) * self.scale_diff)
@@ -343,11 +359,15 @@ class _SampledRepulsion:
 class _LinearNeighborEmbedding(_LinearProjection):
     """Shared validation, data subspace and transform of DEE and DSNE. Not public."""
 
+    #: whether ``y = -1`` marks unlabelled samples that the fit uses
+    _accepts_unlabelled = False
+
     def _prepare(self, X, y):
         """Validate, centre, reduce to the data span; return (Z, basis, y_enc)."""
         name = type(self).__name__
         X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2)
-        self.classes_, y_enc, _ = check_labels(y, method=name)
+        self.classes_, y_enc, _ = check_labels(
+            y, method=name, unlabelled="allow" if self._accepts_unlabelled else "refuse")
         n_components = check_n_components(
             self.n_components, X.shape[1], reason=f"n_features={X.shape[1]}"
         )
@@ -402,8 +422,9 @@ class _LinearNeighborEmbedding(_LinearProjection):
         self._check_params()
         X, Z, basis, y_enc, d = self._prepare(X, y)
         scale = self._input_scale  # Z is the data / scale: widths and projections follow
+        lab = y_enc >= 0
         if self.sigma is None:
-            sigma2 = _mean_same_class_sq_dist(Z, y_enc) / 2.0
+            sigma2 = _mean_same_class_sq_dist(Z[lab], y_enc[lab]) / 2.0
         else:
             sigma2 = (float(self.sigma) / scale) ** 2
         self.sigma_ = float(np.sqrt(sigma2)) * scale
@@ -428,7 +449,7 @@ class _LinearNeighborEmbedding(_LinearProjection):
             callback=callback, name=f"{name}-{self.optimizer}", t_start=t0,
         )
         _store_descent(self, res)
-        signs = embedding_signs(Z @ res.x.T, y_enc)  # the sign convention (solvers)
+        signs = embedding_signs(Z[lab] @ res.x.T, y_enc[lab])  # the sign convention (solvers)
         self.components_ = (signs[:, None] * (res.x @ basis.T) / scale).astype(X.dtype,
                                                                               copy=False)
         self.n_components_ = self.components_.shape[0]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import graphs as _graphs
 from .. import pairs as _pairs
 from .._threads import managed_threads
 from .._validation import boolean_rule, check_option, check_positive, checked_parameters
@@ -40,7 +41,7 @@ class _DEEObjective:
     """
 
     def __init__(self, Z, y, lam, sigma2, *, normalize=True, shrinkage=0.0, block_rows=None,
-                 cache_bytes=_CACHE_BYTES, pairs=None):
+                 cache_bytes=_CACHE_BYTES, pairs=None, extra_same=None):
         self.Z = np.ascontiguousarray(Z, dtype=np.float64)
         self.lam = float(lam)
         self.sigma2 = float(sigma2)
@@ -48,7 +49,7 @@ class _DEEObjective:
         if pairs is None:
             self.weights = _PairWeights(
                 self.Z, y, heat, lambda S: S, normalize=normalize, store="diff",
-                block_rows=block_rows, cache_bytes=cache_bytes,
+                block_rows=block_rows, cache_bytes=cache_bytes, extra_same=extra_same,
             )
             H, Hdeg = self.weights.forms
             self._sampled = None
@@ -234,6 +235,12 @@ class DEE(_LinearNeighborEmbedding):
         ``'approx'`` above. Error and speed: ``benchmarks/results/neighbor_scale.md``.
     n_partners : int, default=128
         Partners ``m`` per sample and group for ``method='approx'`` (at least 1).
+    n_neighbors_unlabelled : int, default=10
+        Used only when ``y`` marks unlabelled samples with -1 (scikit-learn's convention):
+        the edges of the ``n_neighbors_unlabelled``-nearest-neighbour graph over all samples
+        that touch an unlabelled one join the attraction :math:`w^+` (heat weights); the
+        repulsion stays between labelled samples of different classes, and ``shrinkage='auto'``
+        and the checkpoint are chosen on the labelled samples. ``method='exact'`` only.
     random_state : int, RandomState instance or None, default=None
         Seed of ``init='random'`` (and of the extra rows of ``'pca'`` when ``n_components``
         exceeds the data rank) and of the sampled pairs; None is the fixed seed 0, so two
@@ -292,6 +299,7 @@ class DEE(_LinearNeighborEmbedding):
     """
 
     _optimizers = {"ld", "fp", "cg", "gd"}
+    _accepts_unlabelled = True
 
     _parameter_rules = {"normalize": boolean_rule()}
 
@@ -310,6 +318,7 @@ class DEE(_LinearNeighborEmbedding):
         significance=1.0,
         method="auto",
         n_partners=128,
+        n_neighbors_unlabelled=10,
         random_state=None,
         verbose=0,
         callback=None,
@@ -326,6 +335,7 @@ class DEE(_LinearNeighborEmbedding):
         self.significance = significance
         self.method = method
         self.n_partners = n_partners
+        self.n_neighbors_unlabelled = n_neighbors_unlabelled
         self.random_state = random_state
         self.verbose = verbose
         self.callback = callback
@@ -362,8 +372,14 @@ class DEE(_LinearNeighborEmbedding):
         """The objective, the descent method and its preconditioner (and mu) for one fit (the
         cross-validation fits of ``shrinkage='auto'`` evaluate the pairs as the main fit)."""
         method = self.method_
+        extra = None
+        if np.any(y_enc < 0):  # unlabelled samples attract their neighbours (heat weights)
+            W = _graphs.knn_graph(Z, self.n_neighbors_unlabelled, weights="heat",
+                                  sigma=float(np.sqrt(sigma2)))
+            extra = _graphs.unlabelled_edges(W, y_enc)
         problem = _DEEObjective(Z, y_enc, self.lam, sigma2, normalize=self.normalize,
-                                shrinkage=shrinkage, pairs=self._pairs(y_enc, method, rng))
+                                shrinkage=shrinkage, pairs=self._pairs(y_enc, method, rng),
+                                extra_same=extra)
         if self.optimizer in ("ld", "fp"):
             H = 4.0 * (problem.H if self.optimizer == "ld" else problem.Hdeg)
             precondition, mu = _cholesky_preconditioner(H, type(self).__name__)
@@ -397,8 +413,15 @@ class DEE(_LinearNeighborEmbedding):
     def _problem(self, Z, y_enc, sigma2, A0, keys):
         rng = seeded(self.random_state)
         wrong = None
+        lab = y_enc >= 0
+        if not lab.all() and self.method_ != "exact":
+            raise ValueError(
+                "DEE fits unlabelled samples (y = -1) with method='exact' only (at most "
+                f"{_pairs.AUTO_EXACT_MAX} samples with method='auto'); for more, fit the "
+                "labelled rows, or use DEEMap, whose map takes unlabelled samples at any size.")
         if isinstance(self.shrinkage, str):
-            shrinkage, wrong = self._select_shrinkage(Z, y_enc, sigma2, A0, keys)
+            # chosen, like the checkpoint, by the inner validation of the labelled samples
+            shrinkage, wrong = self._select_shrinkage(Z[lab], y_enc[lab], sigma2, A0, keys[lab])
         else:
             self.shrinkage_scores_ = None
             shrinkage = float(self.shrinkage)

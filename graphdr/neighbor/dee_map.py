@@ -282,12 +282,9 @@ def attraction_graph(X, y_enc, n_neighbors):
     ``n_neighbors``-nearest-neighbour graph over all samples that touch an unlabelled one."""
     A = sp.csr_matrix(_graphs.knn_graph(X, n_neighbors, y=y_enc, restrict="same",
                                         weights="binary"))
-    unlabelled = y_enc < 0
-    if not unlabelled.any():
+    if not np.any(y_enc < 0):
         return A
-    W = sp.coo_matrix(_graphs.knn_graph(X, n_neighbors, weights="binary"))
-    touch = unlabelled[W.row] | unlabelled[W.col]
-    U = sp.csr_matrix((W.data[touch], (W.row[touch], W.col[touch])), shape=W.shape)
+    U = _graphs.unlabelled_edges(_graphs.knn_graph(X, n_neighbors, weights="binary"), y_enc)
     return sp.csr_matrix(A.maximum(U))
 
 
