@@ -417,13 +417,13 @@ def test_dee_objective_with_unlabelled_samples_is_the_pairwise_formula():
     y = np.repeat([0, 1, 2], 8)
     y[::4] = -1
     sigma2, lam, k = 1.3, 2.0, 3
-    extra = unlabelled_edges(knn_graph(Z, k, weights="heat", sigma=np.sqrt(sigma2)), y)
+    extra = unlabelled_edges(knn_graph(Z, k, weights="binary"), y)
     obj = _DEEObjective(Z, y, lam, sigma2, extra_same=extra)
     D2 = np.sum((Z[:, None] - Z[None]) ** 2, axis=-1)
     lab = y >= 0
     same = (y[:, None] == y[None]) & lab[:, None] & ~np.eye(24, dtype=bool)
     diff = (y[:, None] != y[None]) & lab[:, None] & lab[None]
-    Wp = np.where(same, np.exp(-D2 / (2 * sigma2)), 0.0) + extra.toarray()
+    Wp = np.where(same | (extra.toarray() != 0), np.exp(-D2 / (2 * sigma2)), 0.0)
     Wm = np.where(diff, D2, 0.0)
     Wp, Wm = Wp / Wp.sum(), Wm / Wm.sum()
     A = rng.normal(size=(2, 3))
@@ -452,3 +452,63 @@ def test_dee_takes_unlabelled_samples_and_refuses_them_when_sampled():
     np.testing.assert_array_equal(a.transform(X), b.transform(X))  # no -1: not used
     with pytest.raises(ValueError, match="method='exact' only"):
         graphdr.DEE(method="approx").fit(X, ys)
+
+
+@pytest.mark.parametrize("normalization", ["classwise", "joint"])
+def test_dsne_objective_with_unlabelled_samples_is_the_kl_formula(normalization):
+    """DSNE with unlabelled samples: the same-class group holds the labelled same-class pairs
+    and the kNN edges that touch an unlabelled sample, the different-class group the labelled
+    pairs of different classes; other pairs are in neither (not in q's normaliser either).
+    Value against eq. (7) by loops over those groups, gradient against finite differences."""
+    from graphdr.graphs import knn_graph, unlabelled_edges
+    from graphdr.neighbor.dsne import _DSNEObjective
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(18, 3))
+    y = np.repeat([0, 1, 2], 6)
+    y[1::3] = -1
+    extra = unlabelled_edges(knn_graph(X, 3, weights="binary"), y)
+    ob = _DSNEObjective(X, y, 0.9, normalization=normalization, intra_mass=0.7,
+                        extra_same=extra)
+    n = len(y)
+    lab = y >= 0
+    off = ~np.eye(n, dtype=bool)
+    same = (((y[:, None] == y[None]) & lab[:, None]) | (extra.toarray() != 0)) & off
+    diff = (y[:, None] != y[None]) & lab[:, None] & lab[None]
+    D2 = np.sum((X[:, None] - X[None]) ** 2, axis=-1)
+    Pk = np.exp(-D2 / 1.8)
+    A = rng.normal(size=(2, 3))
+
+    def brute(A):
+        Y = X @ A.T
+        U = 1.0 / (1.0 + np.sum((Y[:, None] - Y[None]) ** 2, axis=-1))
+        if normalization == "joint":
+            p = np.zeros((n, n))
+            p[same] = 0.7 * Pk[same] / Pk[same].sum()
+            p[diff] = 0.3 * Pk[diff] / Pk[diff].sum()
+            q = U / U[same | diff].sum()
+            m = same | diff
+            return float(np.sum(p[m] * np.log(p[m] / q[m])))
+        E = 0.0
+        for mask in (same, diff):
+            p = Pk[mask] / Pk[mask].sum()
+            q = U[mask] / U[mask].sum()
+            E += float(np.sum(p * np.log(p / q)))
+        return E
+
+    value, grad = ob.value_grad(A)
+    assert value == pytest.approx(brute(A), rel=1e-10)
+    num = np.zeros_like(A)
+    for idx in np.ndindex(A.shape):
+        E = np.zeros_like(A)
+        E[idx] = 1e-6
+        num[idx] = (brute(A + E) - brute(A - E)) / 2e-6
+    np.testing.assert_allclose(grad, num, rtol=1e-5, atol=1e-8)
+
+
+def test_dsne_takes_unlabelled_samples():
+    X, y, ys = _partial()
+    est = graphdr.DSNE(max_iter=20).fit(X, ys)
+    assert list(est.classes_) == [0, 1, 2] and np.all(np.isfinite(est.transform(X)))
+    with pytest.raises(ValueError, match="method='exact' only"):
+        graphdr.DSNE(method="approx").fit(X, ys)

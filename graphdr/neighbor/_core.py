@@ -12,6 +12,7 @@ import scipy.sparse as sp
 from scipy import linalg
 from sklearn.utils.validation import validate_data
 
+from .. import graphs as _graphs
 from .. import pairs as _pairs
 from .._validation import check_int, check_labels, check_n_components, check_option, check_positive
 from ..base import _LinearProjection
@@ -57,13 +58,16 @@ class _PairWeights:
     """Weights of all ordered pairs (n != m), given per class relation, normalised per group.
 
     ``w_nm = same_fn(||z_n - z_m||^2)`` for pairs of the same class and ``diff_fn(...)`` for
-    pairs of different classes, each group scaled to sum 1 (when ``normalize``).
+    pairs of different classes, each group scaled to sum 1 (when ``normalize``). Unlabelled
+    samples (``y = -1``) are in neither group, except for the pairs of ``extra_same`` (a sparse
+    mask: the neighbour edges that touch them), which join the same-class group.
 
-    ``store='both'``: iterating yields ``(start, stop, W_block, same_mask_block)`` with both
-    groups; ``store='diff'``: it yields ``(start, stop, W_diff_block, None)``, the weights of the
-    different-class pairs only (zero on same-class pairs), and the same-class group is used
-    only through its quadratic forms ``forms = (Z^T L(W_same) Z, Z^T D(W_same) Z)``, computed
-    in the first pass. Blocks are kept between iterations when they fit in ``cache_bytes``.
+    ``store='both'``: iterating yields ``(start, stop, W_block, same_mask, diff_mask)`` with
+    both groups (``diff_mask`` None when every sample is labelled: it is then ``~same_mask``);
+    ``store='diff'``: it yields ``(start, stop, W_diff_block, None, None)``, the weights of the
+    different-class pairs only, and the same-class group is used only through its quadratic
+    forms ``forms = (Z^T L(W_same) Z, Z^T D(W_same) Z)``, computed in the first pass. Blocks
+    are kept between iterations when they fit in ``cache_bytes``.
     """
 
     def __init__(self, Z, y, same_fn, diff_fn, *, normalize=True, store="both",
@@ -77,24 +81,21 @@ class _PairWeights:
         self.sq = np.einsum("ij,ij->i", self.Z, self.Z)
         self.blocks = _row_blocks(n, block_rows)
         self.scale_same = self.scale_diff = 1.0
+        self.partial = bool(np.any(self.y < 0))
+        self.extra = None if extra_same is None else sp.csr_matrix(extra_same)
         keep = n * n * 8 <= cache_bytes
         self._cache = [] if keep else None
         sum_same = sum_diff = 0.0
         labelled = self.y >= 0  # -1: an unlabelled sample, in neither group
         counts = np.bincount(self.y[labelled])
-        self.n_same_pairs = int(np.sum(counts ** 2) - labelled.sum())
+        self.n_same_pairs = int(np.sum(counts ** 2) - labelled.sum()) + (
+            0 if self.extra is None else int(self.extra.nnz))
         self.n_diff_pairs = int(labelled.sum()) ** 2 - int(np.sum(counts ** 2))
         ZWZ = np.zeros((r, r))
         ZDZ = np.zeros((r, r))
-        if extra_same is not None:  # more attraction edges (those of the unlabelled samples)
-            extra_same = sp.csr_matrix(extra_same)
-            deg = np.asarray(extra_same.sum(axis=1)).ravel()
-            ZWZ += self.Z.T @ (extra_same @ self.Z)
-            ZDZ += (self.Z * deg[:, None]).T @ self.Z
-            sum_same += float(deg.sum())
-        for s, e, S, M in self._distances():
+        for s, e, S, M, D in self._distances():
             Ws = _zero_diag(np.where(M, self.same_fn(S), 0.0), s, e)
-            Wd = np.where(self._different(M, s, e), self.diff_fn(S), 0.0)
+            Wd = np.where(M if D is None else ~D, 0.0, self.diff_fn(S))
             ss = float(Ws.sum())
             sum_same += ss
             sum_diff += float(Wd.sum())
@@ -104,10 +105,10 @@ class _PairWeights:
                 ZWZ += Zb.T @ (Ws @ self.Z)
                 ZDZ += (Zb * deg[:, None]).T @ Zb
                 if keep:
-                    self._cache.append((s, e, Wd, None))
+                    self._cache.append((s, e, Wd, None, None))
             elif keep:
                 Ws += Wd
-                self._cache.append((s, e, Ws, M))
+                self._cache.append((s, e, Ws, M, D))
         self.sum_same, self.sum_diff = sum_same, sum_diff
         if normalize:
             self.scale_same = masses[0] / sum_same if sum_same > 0 else 1.0
@@ -115,36 +116,59 @@ class _PairWeights:
         ZDZ = (ZDZ + ZDZ.T) / 2 * self.scale_same
         self.forms = (ZDZ - (ZWZ + ZWZ.T) / 2 * self.scale_same, ZDZ)
         if keep and normalize:
-            for _s, _e, W, M in self._cache:
+            for _s, _e, W, M, _D in self._cache:
                 if M is None:
                     W *= self.scale_diff
                 else:
                     W *= np.where(M, self.scale_same, self.scale_diff)
 
     def _distances(self):
-        """Blocks of squared distances and the same-class mask (pairs of labelled samples)."""
+        """Blocks of squared distances, the same-group mask and (with unlabelled samples) the
+        different-class mask."""
+        y = self.y
         for s, e in self.blocks:
             S = _sq_dist_block(self.Z, self.sq, s, e)
-            yield s, e, S, (self.y[s:e, None] == self.y[None, :]) & (self.y[s:e, None] >= 0)
-
-    def _different(self, M, s, e):
-        """The different-class mask of a block: pairs of labelled samples not in ``M``."""
-        if self.y.min() >= 0:
-            return ~M
-        return ~M & (self.y[s:e, None] >= 0) & (self.y[None, :] >= 0)
+            if not self.partial:
+                yield s, e, S, y[s:e, None] == y[None, :], None
+                continue
+            both = (y[s:e, None] >= 0) & (y[None, :] >= 0)
+            M = (y[s:e, None] == y[None, :]) & both
+            if self.extra is not None:
+                M |= self.extra[s:e].toarray() != 0
+            yield s, e, S, M, both & (y[s:e, None] != y[None, :])
 
     def __iter__(self):
         if self._cache is not None:
             yield from self._cache
             return
-        for s, e, S, M in self._distances():
+        for s, e, S, M, D in self._distances():
             if self.store == "diff":
-                yield s, e, np.where(self._different(M, s, e), self.diff_fn(S) * self.scale_diff,
-                                     0.0), None
+                yield s, e, np.where(M if D is None else ~D, 0.0,
+                                     self.diff_fn(S) * self.scale_diff), None, None
             else:
+                diff = self.diff_fn(S) * self.scale_diff
                 W = np.where(M, self.same_fn(S) * self.scale_same,
-                             self.diff_fn(S) * self.scale_diff)
-                yield s, e, _zero_diag(W, s, e), M
+                             diff if D is None else np.where(D, diff, 0.0))
+                yield s, e, _zero_diag(W, s, e), M, D
+
+
+def unlabelled_neighbours(Z, y_enc, n_neighbors):
+    """The pairs that join unlabelled samples (-1) to the attraction of DEE and DSNE: the edges
+    of the ``n_neighbors``-nearest-neighbour graph over all samples that touch one (a sparse
+    mask), or None when every sample is labelled."""
+    if not np.any(y_enc < 0):
+        return None
+    return _graphs.unlabelled_edges(_graphs.knn_graph(Z, n_neighbors, weights="binary"), y_enc)
+
+
+def refuse_sampled_unlabelled(est, labelled):
+    """Unlabelled samples need the exact pair sums (``method='exact'``): a clear error."""
+    if not labelled.all() and est.method_ != "exact":
+        name = type(est).__name__
+        raise ValueError(
+            f"{name} fits unlabelled samples (y = -1) with method='exact' only (at most "
+            f"{_pairs.AUTO_EXACT_MAX} samples with method='auto'); for more, fit the labelled "
+            "rows, or use DEEMap, whose map takes unlabelled samples at any size.")
 
 
 def _pair_sq_dist(Y):

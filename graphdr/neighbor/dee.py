@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import graphs as _graphs
 from .. import pairs as _pairs
 from .._threads import managed_threads
 from .._validation import boolean_rule, check_option, check_positive, checked_parameters
@@ -25,6 +24,8 @@ from ._core import (
     _sampled_forms,
     _SampledRepulsion,
     _validation_subsample,
+    refuse_sampled_unlabelled,
+    unlabelled_neighbours,
 )
 
 
@@ -77,7 +78,7 @@ class _DEEObjective:
         ny = _pair_sq_dist(Y)
         total = 0.0
         LY = np.empty_like(Y)
-        for s, e, W, _ in self.weights:
+        for s, e, W, _, _ in self.weights:
             Dy = Y[s:e] @ Y.T
             Dy *= -2.0
             Dy += ny[s:e, None]
@@ -372,11 +373,8 @@ class DEE(_LinearNeighborEmbedding):
         """The objective, the descent method and its preconditioner (and mu) for one fit (the
         cross-validation fits of ``shrinkage='auto'`` evaluate the pairs as the main fit)."""
         method = self.method_
-        extra = None
-        if np.any(y_enc < 0):  # unlabelled samples attract their neighbours (heat weights)
-            W = _graphs.knn_graph(Z, self.n_neighbors_unlabelled, weights="heat",
-                                  sigma=float(np.sqrt(sigma2)))
-            extra = _graphs.unlabelled_edges(W, y_enc)
+        # unlabelled samples attract their neighbours (heat weights, as same-class pairs)
+        extra = unlabelled_neighbours(Z, y_enc, self.n_neighbors_unlabelled)
         problem = _DEEObjective(Z, y_enc, self.lam, sigma2, normalize=self.normalize,
                                 shrinkage=shrinkage, pairs=self._pairs(y_enc, method, rng),
                                 extra_same=extra)
@@ -414,11 +412,7 @@ class DEE(_LinearNeighborEmbedding):
         rng = seeded(self.random_state)
         wrong = None
         lab = y_enc >= 0
-        if not lab.all() and self.method_ != "exact":
-            raise ValueError(
-                "DEE fits unlabelled samples (y = -1) with method='exact' only (at most "
-                f"{_pairs.AUTO_EXACT_MAX} samples with method='auto'); for more, fit the "
-                "labelled rows, or use DEEMap, whose map takes unlabelled samples at any size.")
+        refuse_sampled_unlabelled(self, lab)
         if isinstance(self.shrinkage, str):
             # chosen, like the checkpoint, by the inner validation of the labelled samples
             shrinkage, wrong = self._select_shrinkage(Z[lab], y_enc[lab], sigma2, A0, keys[lab])

@@ -20,6 +20,8 @@ from ._core import (
     _PairWeights,
     _validation_subsample,
     _zero_diag,
+    refuse_sampled_unlabelled,
+    unlabelled_neighbours,
 )
 
 
@@ -28,32 +30,36 @@ class _DSNEObjective:
     r"""KL objective of DSNE (eq. 7) and its gradient (eq. 8) in coordinates ``Z``."""
 
     def __init__(self, Z, y, sigma2, *, normalization="classwise", intra_mass=0.5,
-                 block_rows=None, cache_bytes=_CACHE_BYTES):
+                 block_rows=None, cache_bytes=_CACHE_BYTES, extra_same=None):
         self.Z = np.ascontiguousarray(Z, dtype=np.float64)
         kernel = lambda S: np.exp(-S / (2.0 * sigma2))  # noqa: E731
         self.joint = normalization == "joint"
         masses = (1.0, 1.0)
         if self.joint:
-            n_same = int(np.sum(np.bincount(np.asarray(y)) ** 2) - len(y))
+            y = np.asarray(y)
+            n_same = int(np.sum(np.bincount(y[y >= 0]) ** 2) - np.sum(y >= 0)) + (
+                0 if extra_same is None else int(extra_same.nnz))
             # with no same-class pair all the mass is on the different-class pairs
             masses = (intra_mass, 1.0 - intra_mass) if n_same > 0 else (0.0, 1.0)
         self.weights = P = _PairWeights(
             self.Z, y, kernel, kernel, normalize=True, block_rows=block_rows,
-            cache_bytes=cache_bytes, masses=masses,
+            cache_bytes=cache_bytes, masses=masses, extra_same=extra_same,
         )
         self.has_same = P.n_same_pairs > 0
         plogp = 0.0
-        for _s, _e, W, _M in P:
+        for _s, _e, W, _M, _D in P:
             pos = W > 0
             plogp += float(np.sum(W[pos] * np.log(W[pos])))
         self.plogp = plogp
 
     def _blocks(self, Y, ny):
-        for s, e, W, M in self.weights:
+        for s, e, W, M, D in self.weights:
             Dy = ny[s:e, None] + ny[None, :] - 2.0 * (Y[s:e] @ Y.T)
             np.maximum(Dy, 0.0, out=Dy)
             U = 1.0 / (1.0 + Dy)
             _zero_diag(U, s, e)
+            if D is not None:  # unlabelled samples: pairs outside both groups count nowhere
+                U *= M | D
             yield s, e, W, M, Dy, U
 
     def value_grad_Y(self, Y):
@@ -256,6 +262,13 @@ class DSNE(_LinearNeighborEmbedding):
         samples, ``'approx'`` above. Error and speed: ``benchmarks/results/neighbor_scale.md``.
     n_partners : int, default=128
         Partners ``m`` per sample and group for ``method='approx'`` (at least 1).
+    n_neighbors_unlabelled : int, default=10
+        Used only when ``y`` marks unlabelled samples with -1 (scikit-learn's convention): the
+        edges of the ``n_neighbors_unlabelled``-nearest-neighbour graph over all samples that
+        touch an unlabelled one join the same-class group (its neighbour probabilities), the
+        different-class group stays between labelled samples, other pairs with an unlabelled
+        sample count in neither; the checkpoint is chosen on the labelled samples.
+        ``method='exact'`` only.
     random_state : int, RandomState instance or None, default=None
         Seed of ``init='random'`` and of the sampled pairs; None is the fixed seed 0, so two
         default fits agree.
@@ -287,6 +300,7 @@ class DSNE(_LinearNeighborEmbedding):
         significance=0.05,
         method="auto",
         n_partners=128,
+        n_neighbors_unlabelled=10,
         random_state=None,
         verbose=0,
         callback=None,
@@ -303,9 +317,12 @@ class DSNE(_LinearNeighborEmbedding):
         self.significance = significance
         self.method = method
         self.n_partners = n_partners
+        self.n_neighbors_unlabelled = n_neighbors_unlabelled
         self.random_state = random_state
         self.verbose = verbose
         self.callback = callback
+
+    _accepts_unlabelled = True
 
     def _check_params(self):
         check_positive(self.sigma, "sigma", allow_none=True)
@@ -346,7 +363,9 @@ class DSNE(_LinearNeighborEmbedding):
         pairs = self._pairs(y_enc, self.method_, rng)
         if pairs is None:
             problem = _DSNEObjective(Z, y_enc, sigma2, normalization=self.normalization,
-                                     intra_mass=self.intra_mass)
+                                     intra_mass=self.intra_mass,
+                                     extra_same=unlabelled_neighbours(
+                                         Z, y_enc, self.n_neighbors_unlabelled))
         else:
             problem = _SampledDSNEObjective(Z, y_enc, sigma2, pairs,
                                             normalization=self.normalization,
@@ -355,10 +374,12 @@ class DSNE(_LinearNeighborEmbedding):
 
     def _problem(self, Z, y_enc, sigma2, A0, keys):
         wrong = None
+        lab = y_enc >= 0
+        refuse_sampled_unlabelled(self, lab)
         if self.cv is not None and self.max_iter > 0:
             # subsample and folds by content, sampled pairs from the fixed seed 0: the
-            # checkpoint depends on neither row order nor random_state
-            Zv, yv, kv = _validation_subsample(Z, y_enc, keys)
+            # checkpoint depends on neither row order nor random_state (labelled samples)
+            Zv, yv, kv = _validation_subsample(Z[lab], y_enc[lab], keys[lab])
             folds = self._folds(yv, self.cv, kv)
             rng = seeded(0)
             if folds is not None:

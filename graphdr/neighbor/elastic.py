@@ -104,7 +104,7 @@ class _EEObjective:
             return E + lam * rep, 4.0 * LpY + lam * GY
         ny = _pair_sq_dist(Y)
         LY = LpY.copy()
-        for s, e, W, _ in self.weights:
+        for s, e, W, _, _ in self.weights:
             Dy = ny[s:e, None] + ny[None, :] - 2.0 * (Y[s:e] @ Y.T)
             np.maximum(Dy, 0.0, out=Dy)
             R = W * np.exp(-Dy)
