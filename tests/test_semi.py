@@ -29,6 +29,16 @@ def _make(name, **kw):
     return getattr(graphdr, name)(**kw)
 
 
+def _numerical_gradient(f, A, h=1e-6):
+    """Central differences of the scalar function ``f`` at ``A``."""
+    out = np.zeros_like(A)
+    for idx in np.ndindex(A.shape):
+        E = np.zeros_like(A)
+        E[idx] = h
+        out[idx] = (f(A + E) - f(A - E)) / (2 * h)
+    return out
+
+
 def _binary_knn_laplacian(X, k):
     nn = NearestNeighbors(n_neighbors=k + 1).fit(X)
     _, idx = nn.kneighbors(X)
@@ -266,13 +276,8 @@ def test_map_objective_with_unlabelled_samples_is_the_pairwise_formula():
     value, grad = obj.value_grad(Y)
     brute = _brute_partial_objective(Y, A, y, 2.0, 0.5, obj.tether)
     assert abs(value - brute) <= 0.035 * len(Y) ** 2 / 10  # the grid field's error
-    eps, num = 1e-5, np.zeros_like(Y)
-    for i in range(Y.shape[0]):
-        for k in range(2):
-            E = np.zeros_like(Y)
-            E[i, k] = eps
-            num[i, k] = (_brute_partial_objective(Y + E, A, y, 2.0, 0.5, obj.tether)
-                         - _brute_partial_objective(Y - E, A, y, 2.0, 0.5, obj.tether)) / (2 * eps)
+    num = _numerical_gradient(
+        lambda Y: _brute_partial_objective(Y, A, y, 2.0, 0.5, obj.tether), Y, h=1e-5)
     assert np.corrcoef(grad.ravel(), num.ravel())[0, 1] > 0.999
 
 
@@ -435,12 +440,7 @@ def test_dee_objective_with_unlabelled_samples_is_the_pairwise_formula():
 
     value, grad = obj.value_grad(A)
     assert abs(value - brute(A)) < 1e-10 * abs(brute(A))
-    num = np.zeros_like(A)
-    for idx in np.ndindex(A.shape):
-        E = np.zeros_like(A)
-        E[idx] = 1e-6
-        num[idx] = (brute(A + E) - brute(A - E)) / 2e-6
-    np.testing.assert_allclose(grad, num, rtol=1e-5, atol=1e-8)
+    np.testing.assert_allclose(grad, _numerical_gradient(brute, A), rtol=1e-5, atol=1e-8)
 
 
 def test_dee_takes_unlabelled_samples_and_refuses_them_when_sampled():
@@ -498,12 +498,7 @@ def test_dsne_objective_with_unlabelled_samples_is_the_kl_formula(normalization)
 
     value, grad = ob.value_grad(A)
     assert value == pytest.approx(brute(A), rel=1e-10)
-    num = np.zeros_like(A)
-    for idx in np.ndindex(A.shape):
-        E = np.zeros_like(A)
-        E[idx] = 1e-6
-        num[idx] = (brute(A + E) - brute(A - E)) / 2e-6
-    np.testing.assert_allclose(grad, num, rtol=1e-5, atol=1e-8)
+    np.testing.assert_allclose(grad, _numerical_gradient(brute, A), rtol=1e-5, atol=1e-8)
 
 
 def test_dsne_takes_unlabelled_samples():
