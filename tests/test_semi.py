@@ -507,3 +507,30 @@ def test_dsne_takes_unlabelled_samples():
     assert list(est.classes_) == [0, 1, 2] and np.all(np.isfinite(est.transform(X)))
     with pytest.raises(ValueError, match="method='exact' only"):
         graphdr.DSNE(method="approx").fit(X, ys)
+
+
+def test_map_page_errors_score_the_labelled_samples_against_the_labelled_ones():
+    """held_out_errors of a partially labelled map, against brute force: each labelled
+    sample, placed from its neighbours (leave-one-out), against the other labelled samples on
+    the map and in the features."""
+    from sklearn.datasets import make_blobs
+    from sklearn.neighbors import KNeighborsClassifier
+
+    from graphdr.map_page import held_out_errors
+
+    X, y = make_blobs(n_samples=90, centers=3, n_features=4, cluster_std=2.5, random_state=2)
+    ys = np.where(np.arange(90) % 3 == 0, y, -1)
+    model = graphdr.DEEMap().fit(X, ys)
+    got = held_out_errors(model, ys)
+    Z, Xs = model.transform_left_out(), model._scaled(X)
+    lab = np.flatnonzero(ys >= 0)
+    wrong_map = wrong_features = 0
+    for i in lab:
+        others = lab[lab != i]
+        knn = KNeighborsClassifier(1).fit(model.embedding_[others], ys[others])
+        wrong_map += knn.predict(Z[i:i + 1])[0] != ys[i]
+        knn = KNeighborsClassifier(1).fit(Xs[others], ys[others])
+        wrong_features += knn.predict(Xs[i:i + 1])[0] != ys[i]
+    assert got["n"] == len(lab)
+    assert got["map_error"] == wrong_map / len(lab)
+    assert got["feature_error"] == wrong_features / len(lab)
