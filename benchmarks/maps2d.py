@@ -24,9 +24,7 @@ samples), and, when installed (``pip install ".[bench]"``), supervised UMAP
 (``umap.UMAP(random_state=0).fit(X, y)`` then ``transform``) and openTSNE (unsupervised, its
 own ``transform``).
 
-``--scale N``: instead, the fit time, iterations and peak traced memory of graphdr.DEEMap on
-``N`` letter-like samples (default 70,000) and the time to place 10,000 new ones; writes
-``benchmarks/results/maps2d_scale.md``.
+The map at scale (10^5 to 10^7 samples) is ``benchmarks/maps2d_scale.py``.
 
     .venv/bin/python benchmarks/maps2d.py [--datasets digits mnist5k letters]
 
@@ -190,46 +188,6 @@ def faithfulness(X, Z, y, k=10, n_triplets=20_000, seed=0):
                 class_trust=float(np.mean(per_class)) if per_class else np.nan)
 
 
-def scale(n):
-    """DEEMap's fit on ``n`` letter-like samples: time, iterations, peak traced memory."""
-    import tracemalloc
-
-    from run_all import letter_like
-
-    import graphdr
-
-    X, y = letter_like(n + 10_000, seed=1)
-    X = X.astype(np.float64)
-    Xtr, ytr, Xnew = X[:n], y[:n], X[n:]
-    tracemalloc.start()
-    start = time.perf_counter()
-    model = graphdr.DEEMap().fit(Xtr, ytr)
-    fit_seconds = time.perf_counter() - start
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    start = time.perf_counter()
-    Znew = model.transform(Xnew)
-    place_seconds = time.perf_counter() - start
-    err = one_nn_error(model.embedding_, ytr, Znew, y[n:])
-    lines = ["# DEEMap at scale (issue 28, item 2)", "",
-             f"Headline: {n:,} samples mapped in {fit_seconds:.1f} s "
-             f"({model.n_iter_} iterations), peak traced memory {peak / 2**20:.0f} MiB "
-             f"({peak / n:.0f} bytes per sample); 10,000 new samples placed in "
-             f"{place_seconds:.1f} s, 2-D 1-NN error {err:.1f} %", "",
-             f"Command: `.venv/bin/python benchmarks/maps2d.py --scale {n}`", "",
-             f"Machine: {platform.machine()}, {os.cpu_count()} cores (BLAS threads as the "
-             "machine sets). One run.", "",
-             f"Data: {n:,} letter-like training samples (26 classes, 16 features, "
-             "``run_all.letter_like``, seed 1) and 10,000 more from the same generator.", "",
-             "| samples | fit (s) | iterations | converged | peak traced memory (MiB) | "
-             "place 10,000 (s) | 1-NN error of the new samples (%) |",
-             "|---:|---:|---:|---|---:|---:|---:|",
-             f"| {n} | {fit_seconds:.1f} | {model.n_iter_} | {model.converged_} | "
-             f"{peak / 2**20:.0f} | {place_seconds:.1f} | {err:.1f} |"]
-    (RESULTS / "maps2d_scale.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
-
-
 def draw(ds, names, maps, table):
     """One picture per data set: every method's map side by side (``maps2d_<ds>.png``)."""
     import matplotlib
@@ -252,10 +210,7 @@ def draw(ds, names, maps, table):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--datasets", nargs="*", default=list(DATASETS))
-    p.add_argument("--scale", type=int, nargs="?", const=70_000, default=None)
     a = p.parse_args(argv)
-    if a.scale:
-        return scale(a.scale)
     t0 = time.time()
     table, maps, quality = {}, {}, {}
     available = methods()

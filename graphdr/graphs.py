@@ -35,6 +35,7 @@ __all__ = [
     "between_class_graph",
     "total_graph",
     "knn_graph",
+    "ApproxNeighbors",
     "split_by_label",
     "unlabelled_edges",
     "laplacian",
@@ -250,6 +251,93 @@ def _kneighbors_of(nn, fitted, queries, k, self_in, rows):
     return out_d, out_i
 
 
+#: ``algorithm='auto'`` of :func:`knn_graph` searches approximately from this many samples on
+#: (when pynndescent is installed): the exact search of a class grows as its size squared
+APPROX_MIN_SAMPLES = 200_000
+
+
+def resolve_algorithm(algorithm, n_samples):
+    """``'exact'`` or ``'approx'`` for ``algorithm`` in {'auto', 'exact', 'approx'}: 'auto' is
+    'approx' from :data:`APPROX_MIN_SAMPLES` samples on when pynndescent is installed."""
+    check_option(algorithm, "neighbors", {"auto", "exact", "approx"})
+    if algorithm == "approx":
+        _import_pynndescent()
+        return "approx"
+    if algorithm == "auto" and n_samples >= APPROX_MIN_SAMPLES:
+        try:
+            _import_pynndescent()
+        except ValueError:
+            return "exact"
+        return "approx"
+    return "exact"
+
+
+def _import_pynndescent():
+    try:
+        from pynndescent import NNDescent
+    except ImportError:
+        raise ValueError(
+            "The approximate neighbour search needs pynndescent: pip install pynndescent "
+            "(or 'graphdr[large]'); neighbors='exact' needs nothing more.") from None
+    return NNDescent
+
+
+class ApproxNeighbors:
+    """Approximate nearest neighbours (NN-descent, pynndescent) with the part of scikit-learn's
+    ``NearestNeighbors`` interface graphdr uses: ``fit(X)``, ``kneighbors(X, n_neighbors)``
+    and ``kneighbors(n_neighbors=k)`` (the training samples' neighbours, each without
+    itself). One thread and a fixed ``random_state`` (None: 0): the same neighbours on every
+    fit, whatever the number of threads. Float32 distances."""
+
+    def __init__(self, n_neighbors=5, random_state=None):
+        self.n_neighbors = n_neighbors
+        self.random_state = random_state
+
+    def fit(self, X):
+        NNDescent = _import_pynndescent()
+        X = np.ascontiguousarray(X, dtype=np.float32)
+        self._n = X.shape[0]
+        k = min(self.n_neighbors + 1, self._n)
+        seed = 0 if self.random_state is None else self.random_state
+        self.index_ = NNDescent(X, n_neighbors=k, random_state=seed, n_jobs=1,
+                                low_memory=True)
+        return self
+
+    def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
+        k = self.n_neighbors if n_neighbors is None else int(n_neighbors)
+        if X is None:  # the training samples, each without itself
+            ind, dist = self.index_.neighbor_graph
+            rows = np.arange(self._n)
+            own = ind == rows[:, None]
+            own[~own.any(axis=1), -1] = True  # itself missed (duplicates): drop the farthest
+            own &= np.cumsum(own, axis=1) == 1
+            keep = ~own
+            m = ind.shape[1] - 1
+            ind, dist = ind[keep].reshape(-1, m)[:, :k], dist[keep].reshape(-1, m)[:, :k]
+        else:
+            ind, dist = self.index_.query(np.ascontiguousarray(X, dtype=np.float32), k=k)
+        ind, dist = ind.astype(np.intp), dist.astype(np.float64)
+        return (dist, ind) if return_distance else ind
+
+
+def _approx_search_groups(X, groups, random_state):
+    """:func:`_search_groups` by NN-descent: each group's candidates searched for their own
+    ``k`` nearest others (``self_in`` groups only), the groups on the environment's threads
+    (one thread each: the result does not depend on the number of threads)."""
+    def search(group):
+        queries, candidates, k = group
+        if len(candidates) < APPROX_MIN_GROUP:  # small: exact is as fast
+            return _search_groups(X, [group], "euclidean", True)[0]
+        nn = ApproxNeighbors(k, random_state).fit(X[candidates])
+        return nn.kneighbors(n_neighbors=k)
+
+    return map_threads(search, groups)
+
+
+#: groups smaller than this are searched exactly even with ``algorithm='approx'``
+APPROX_MIN_GROUP = 5000
+
+
 def _precomputed_neighbours(D, queries, candidates, k, self_in):
     """The ``k`` nearest candidates of each query from a square distance matrix ``D``."""
     sub = D[np.ix_(queries, candidates)]
@@ -273,6 +361,8 @@ def knn_graph(
     sigma=None,
     symmetrize="or",
     metric="euclidean",
+    algorithm="exact",
+    random_state=None,
 ):
     r"""Sparse k-nearest-neighbour graph.
 
@@ -299,6 +389,12 @@ def knn_graph(
         Keep an edge when either sample is a neighbour of the other ('or'), or both ('and').
     metric : str
         Any metric of :class:`sklearn.neighbors.NearestNeighbors`, or 'precomputed'.
+    algorithm : {'exact', 'approx', 'auto'}
+        Exact neighbours (ties to the smaller index), or NN-descent's approximate ones
+        (:class:`ApproxNeighbors`, Euclidean, ``restrict`` None or 'same'; ``random_state``
+        fixes them); 'auto': :func:`resolve_algorithm`.
+    random_state : int or None
+        Seed of the approximate search (None: 0).
 
     Returns
     -------
@@ -328,7 +424,10 @@ def knn_graph(
     groups = [(queries, candidates, min(n_neighbors, len(candidates) - (1 if self_in else 0)))
               for queries, candidates in groups]
     groups = [g for g in groups if g[2] >= 1]
-    if metric == "precomputed":
+    if resolve_algorithm(algorithm, n) == "approx" and metric == "euclidean" and self_in \
+            and not sp.issparse(X):
+        found = _approx_search_groups(X, groups, random_state)
+    elif metric == "precomputed":
         found = [_precomputed_neighbours(X, queries, candidates, k, self_in)
                  for queries, candidates, k in groups]
     else:

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_digits, make_blobs
 from sklearn.model_selection import train_test_split
-from sklearn.neighbors import KNeighborsClassifier
+from sklearn.neighbors import KNeighborsClassifier, NearestNeighbors
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from graphdr import DEEMap
@@ -431,3 +431,29 @@ def test_maps_report_draws_each_method_and_tables_its_error(tmp_path):
     errors = [float(v) for v in __import__("re").findall(r"<td>(\d+\.\d)</td><td>", page)]
     assert len(errors) == 2 and errors[1] < errors[0]  # the free map beats LDA's 2-D map
     assert "graphdr demo" in page
+
+
+@pytest.mark.slow  # numba compiles pynndescent's functions in every new process (~20 s)
+def test_approximate_neighbours_are_close_to_the_exact_ones_and_deterministic():
+    """Issue 39: NN-descent's graph (ApproxNeighbors, knn_graph(algorithm='approx')) against
+    the exact one, the same on every fit, and a map with neighbors='approx'."""
+    pytest.importorskip("pynndescent")
+    from graphdr.graphs import ApproxNeighbors, knn_graph
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 12000)
+    X = rng.normal(size=(12000, 10)) + 4 * y[:, None]
+    exact = NearestNeighbors(n_neighbors=10).fit(X).kneighbors(return_distance=False)
+    approx = ApproxNeighbors(10).fit(X).kneighbors(n_neighbors=10, return_distance=False)
+    recall = np.mean([len(set(a) & set(b)) / 10 for a, b in zip(exact, approx)])
+    assert recall > 0.9
+    assert not np.any(approx == np.arange(len(X))[:, None])  # never itself
+    a = knn_graph(X, 10, y=y, restrict="same", algorithm="approx")
+    b = knn_graph(X, 10, y=y, restrict="same", algorithm="approx")
+    assert (a != b).nnz == 0
+    assert not np.any(y[a.tocoo().row] != y[a.tocoo().col])  # within a class
+    e = knn_graph(X, 10, y=y, restrict="same")
+    assert a.multiply(e).nnz > 0.9 * e.nnz
+    Xs, ys = X[:3000], y[:3000]
+    m = DEEMap(neighbors="approx", max_iter=20).fit(Xs, ys)
+    assert m.neighbors_ == "approx" and np.all(np.isfinite(m.transform(X[3000:3100])))

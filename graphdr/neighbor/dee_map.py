@@ -276,15 +276,16 @@ def feature_scaling(X, option):
     return option, np.zeros(X.shape[1]), np.full(X.shape[1], top)
 
 
-def attraction_graph(X, y_enc, n_neighbors):
+def attraction_graph(X, y_enc, n_neighbors, algorithm="exact", random_state=None):
     """The map's attraction graph (binary, symmetric): each labelled sample's ``n_neighbors``
     nearest samples of its class, and, when some samples are unlabelled (-1), the edges of the
-    ``n_neighbors``-nearest-neighbour graph over all samples that touch an unlabelled one."""
-    A = sp.csr_matrix(_graphs.knn_graph(X, n_neighbors, y=y_enc, restrict="same",
-                                        weights="binary"))
+    ``n_neighbors``-nearest-neighbour graph over all samples that touch an unlabelled one
+    (exact or approximate neighbours, :func:`graphdr.graphs.knn_graph`)."""
+    kw = dict(weights="binary", algorithm=algorithm, random_state=random_state)
+    A = sp.csr_matrix(_graphs.knn_graph(X, n_neighbors, y=y_enc, restrict="same", **kw))
     if not np.any(y_enc < 0):
         return A
-    U = _graphs.unlabelled_edges(_graphs.knn_graph(X, n_neighbors, weights="binary"), y_enc)
+    U = _graphs.unlabelled_edges(_graphs.knn_graph(X, n_neighbors, **kw), y_enc)
     return sp.csr_matrix(A.maximum(U))
 
 
@@ -319,6 +320,16 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         standardises when one feature holds more than half of the total variance (features
         in different units, such as wine's proline beside its ratios), and otherwise keeps
         them (pixels, principal components). ``transform`` applies the same scaling.
+    neighbors : {'auto', 'exact', 'approx'}, default='auto'
+        How the neighbours are found (the attraction graph and the index that places new
+        samples): exactly (ties to the smaller row index), or by NN-descent (pynndescent,
+        ``pip install pynndescent``), approximate but near-linear in the number of samples.
+        'auto': 'approx' from 200,000 samples on when pynndescent is installed
+        (:func:`graphdr.graphs.resolve_algorithm`).
+    random_state : int or None, default=None
+        Seed of the approximate neighbour search (None: 0). The same data and seed give the
+        same map on the same machine, whatever the number of threads; on another CPU the
+        approximate neighbours (float32, compiled by numba) may differ slightly.
     max_iter : int, default=200
         Iterations of the optimiser.
     tol : float, default=1e-5
@@ -335,6 +346,8 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     classes_ : ndarray of shape (n_classes,)
     feature_scaling_ : {'standard', 'none'}
         The scaling applied (``'auto'`` resolved).
+    neighbors_ : {'exact', 'approx'}
+        The neighbour search used (``'auto'`` resolved).
     feature_mean_, feature_scale_ : ndarray of shape (n_features,)
         The map works on ``(X - feature_mean_) / feature_scale_``.
     objective_, initial_objective_ : float
@@ -355,11 +368,14 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, *, n_neighbors=10, lam=1.0, lam_same=1.0, feature_scaling="auto",
-                 max_iter=200, tol=1e-5, verbose=0, callback=None):
+                 neighbors="auto", random_state=None, max_iter=200, tol=1e-5, verbose=0,
+                 callback=None):
         self.n_neighbors = n_neighbors
         self.lam = lam
         self.lam_same = lam_same
         self.feature_scaling = feature_scaling
+        self.neighbors = neighbors
+        self.random_state = random_state
         self.max_iter = max_iter
         self.tol = tol
         self.verbose = verbose
@@ -401,7 +417,8 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             X, self.feature_scaling)
         Xf = self._scaled(X)
         C = len(self.classes_)
-        A = attraction_graph(Xf, y_enc, self.n_neighbors)
+        self.neighbors_ = _graphs.resolve_algorithm(self.neighbors, len(Xf))
+        A = attraction_graph(Xf, y_enc, self.n_neighbors, self.neighbors_, self.random_state)
         problem = _MapObjective(A, y_enc, C, self.lam, self.lam_same)
         Y0 = _start(Xf, y_enc, C, A)
         # the attraction's Hessian 2 L is singular along each class's translation (and the
@@ -416,7 +433,7 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                       verbose=verbose, callback=self.callback, name=name, t_start=t0)
         _store_descent(self, res)
         self.embedding_ = (res.x * embedding_signs(res.x)).astype(X.dtype, copy=False)
-        self._neighbors = NearestNeighbors(n_neighbors=min(self.n_neighbors, len(Xf))).fit(Xf)
+        self._neighbors = self._transform_index(Xf)
         self._features = Xf  # the scaled training features (the same array the index holds)
         return self.embedding_
 
@@ -442,6 +459,14 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
         map_threads(place, range(0, X.shape[0], TRANSFORM_BLOCK))
         return out
+
+    def _transform_index(self, Xf):
+        """The index of the training samples that places new ones: exact, or NN-descent's
+        (``neighbors_='approx'``)."""
+        k = min(self.n_neighbors, len(Xf))
+        if self.neighbors_ == "approx":
+            return _graphs.ApproxNeighbors(k, self.random_state).fit(Xf)
+        return NearestNeighbors(n_neighbors=k).fit(Xf)
 
     def _scaled(self, X):
         """``X`` as the map sees it: ``(X - feature_mean_) / feature_scale_``, float64."""
