@@ -534,3 +534,12 @@ def test_map_page_errors_score_the_labelled_samples_against_the_labelled_ones():
     assert got["n"] == len(lab)
     assert got["map_error"] == wrong_map / len(lab)
     assert got["feature_error"] == wrong_features / len(lab)
+
+
+@pytest.mark.parametrize("name", ["KernelLDA", "KQMI"])
+def test_nystroem_kernel_fits_unlabelled_samples(name):
+    """The Nystroem features of every sample (labelled or not) carry the smoothness term."""
+    X, _, ys = _partial()
+    est = _make(name, approximation="nystroem", n_landmarks=20).fit(X, ys)
+    assert est.approximation_ == "nystroem" and est.smoothing_ >= 0
+    assert np.all(np.isfinite(est.transform(X))) and list(est.classes_) == [0, 1, 2]
