@@ -21,6 +21,8 @@ so a graph is used only through :func:`graph_quadratic_form`, which never builds
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.neighbors import NearestNeighbors
@@ -315,9 +317,23 @@ class ApproxNeighbors:
             m = ind.shape[1] - 1
             ind, dist = ind[keep].reshape(-1, m)[:, :k], dist[keep].reshape(-1, m)[:, :k]
         else:
+            self._prepare_search()
             ind, dist = self.index_.query(np.ascontiguousarray(X, dtype=np.float32), k=k)
         ind, dist = ind.astype(np.intp), dist.astype(np.float64)
         return (dist, ind) if return_distance else ind
+
+
+    def _prepare_search(self):
+        """The search graph of the index, built once before the first query (pynndescent
+        builds it lazily inside ``query``, which is not safe from several threads at once)."""
+        if not getattr(self, "_search_ready", False):
+            with _PREPARE_LOCK:
+                if not getattr(self, "_search_ready", False):
+                    self.index_.prepare()
+                    self._search_ready = True
+
+
+_PREPARE_LOCK = threading.Lock()
 
 
 def _approx_search_groups(X, groups, random_state):
