@@ -301,6 +301,8 @@ class ApproxNeighbors:
         self._n = X.shape[0]
         k = min(self.n_neighbors + 1, self._n)
         seed = 0 if self.random_state is None else self.random_state
+        # queries run one call at a time (kneighbors): pynndescent's search reuses one visited
+        # set between calls; a query's answer does not depend on the others in its call
         self.index_ = NNDescent(X, n_neighbors=k, random_state=seed, n_jobs=1,
                                 low_memory=True)
         return self
@@ -318,7 +320,8 @@ class ApproxNeighbors:
             ind, dist = ind[keep].reshape(-1, m)[:, :k], dist[keep].reshape(-1, m)[:, :k]
         else:
             self._prepare_search()
-            ind, dist = self.index_.query(np.ascontiguousarray(X, dtype=np.float32), k=k)
+            with _QUERY_LOCK:  # pynndescent's search shares state between calls
+                ind, dist = self.index_.query(np.ascontiguousarray(X, dtype=np.float32), k=k)
         ind, dist = ind.astype(np.intp), dist.astype(np.float64)
         return (dist, ind) if return_distance else ind
 
@@ -334,6 +337,7 @@ class ApproxNeighbors:
 
 
 _PREPARE_LOCK = threading.Lock()
+_QUERY_LOCK = threading.Lock()
 
 
 def _approx_search_groups(X, groups, random_state):
