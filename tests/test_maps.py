@@ -459,27 +459,6 @@ def test_approximate_neighbours_are_close_to_the_exact_ones_and_deterministic():
     assert m.neighbors_ == "approx" and np.all(np.isfinite(m.transform(X[3000:3100])))
 
 
-def test_block_cg_is_scipys_cg_column_by_column():
-    """The preconditioner's multi-column conjugate gradients (issue 39: one sparse product per
-    iteration for both map coordinates) against SciPy's cg on each column."""
-    import scipy.sparse as sp
-    from scipy.sparse import linalg as splinalg
-
-    from graphdr.graphs import knn_graph
-    from graphdr.neighbor.elastic import block_cg
-
-    rng = np.random.default_rng(0)
-    W = knn_graph(rng.normal(size=(800, 4)), 8)
-    M = sp.csr_matrix(2 * (sp.diags(np.asarray(W.sum(axis=1)).ravel()) - W)
-                      + 0.5 * sp.identity(800))
-    B = rng.normal(size=(800, 2))
-    X = block_cg(M, B, 1.0 / M.diagonal())
-    for j in range(2):
-        x, _ = splinalg.cg(M, B[:, j], rtol=1e-3, maxiter=100, M=sp.diags(1.0 / M.diagonal()))
-        np.testing.assert_allclose(X[:, j], x, rtol=1e-10, atol=1e-12)
-        assert np.linalg.norm(B[:, j] - M @ X[:, j]) <= 1e-3 * np.linalg.norm(B[:, j])
-
-
 @pytest.mark.slow  # numba compiles pynndescent's search in every new process
 def test_approximate_queries_are_the_same_from_any_thread_or_batch():
     """Issue 39: pynndescent's search shares a visited set between calls, so concurrent

@@ -50,42 +50,24 @@ def _sparse_preconditioner(M, factor=True):
         lu = splinalg.splu(M)
         return lambda g, x: lu.solve(np.asarray(g, dtype=np.float64))
     M = sp.csr_matrix(M)
-    inverse_diagonal = 1.0 / M.diagonal()
+    jacobi = sp.diags(1.0 / M.diagonal())
 
     def precondition(g, x):
-        return block_cg(M, np.asarray(g, dtype=np.float64), inverse_diagonal)
+        g = np.asarray(g, dtype=np.float64)
+        out = np.empty_like(g)
+        for k in range(g.shape[1]):
+            out[:, k] = _cg(M, g[:, k], jacobi)
+        return out
 
     return precondition
 
 
-def block_cg(M, B, inverse_diagonal, rtol=1e-3, maxiter=100):
-    r"""Jacobi-preconditioned conjugate gradients for :math:`M X = B`, every column of ``B``
-    at once (one sparse product ``M P`` per iteration serves all columns: the product reads
-    ``M`` once, the cost of one column), each column with its own step sizes and stopped when
-    :math:`\lVert b - M x\rVert \le` ``rtol`` :math:`\lVert b\rVert` (as SciPy's ``cg``).
-    ``M`` symmetric positive definite, ``X`` starts at 0."""
-    X = np.zeros_like(B)
-    R = B.copy()
-    Z = R * inverse_diagonal[:, None]
-    P = Z.copy()
-    rz = np.einsum("ij,ij->j", R, Z)
-    target = rtol * np.linalg.norm(B, axis=0)
-    active = np.linalg.norm(R, axis=0) > target
-    for _ in range(maxiter):
-        if not active.any():
-            break
-        MP = M @ P
-        pmp = np.einsum("ij,ij->j", P, MP)
-        alpha = np.where(active & (pmp > 0), rz / np.where(pmp > 0, pmp, 1.0), 0.0)
-        X += alpha * P
-        R -= alpha * MP
-        active &= np.linalg.norm(R, axis=0) > target
-        Z = R * inverse_diagonal[:, None]
-        rz_new = np.einsum("ij,ij->j", R, Z)
-        beta = np.where(active, rz_new / np.where(rz > 0, rz, 1.0), 0.0)
-        P = Z + beta * P
-        rz = rz_new
-    return X
+def _cg(M, b, jacobi, rtol=1e-3, maxiter=100):
+    try:
+        x, _ = splinalg.cg(M, b, rtol=rtol, maxiter=maxiter, M=jacobi)
+    except TypeError:  # scipy < 1.12 calls it tol
+        x, _ = splinalg.cg(M, b, tol=rtol, maxiter=maxiter, M=jacobi)
+    return x
 
 
 
