@@ -28,7 +28,9 @@ The map at scale (10^5 to 10^7 samples) is ``benchmarks/maps2d_scale.py``.
 
     .venv/bin/python benchmarks/maps2d.py [--datasets digits mnist5k letters]
 
-Writes ``benchmarks/results/maps2d.md``.
+Writes ``benchmarks/results/maps2d.md`` (``--out``; the shared UCI sets, issue 39's quality
+table: ``--datasets ionosphere sonar vehicle vowel led7digit heart pima wdbc --out
+maps2d_uci.md``).
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 sys.path.insert(0, str(HERE))
 DATASETS = ("digits", "mnist5k", "letters")
+#: the shared UCI sets (issue 39, item 1): standardised on the training part, 25 % test
+UCI = ("ionosphere", "sonar", "vehicle", "vowel", "led7digit", "heart", "pima", "wdbc")
 
 
 def load(name):
@@ -68,10 +72,20 @@ def load(name):
 
         X, y = letter_like(20_000, seed=1)
         test_size = 4000
+    elif name in UCI:
+        from common import load_shared
+
+        X, y = load_shared(name)
+        test_size = 0.25
     else:
-        raise ValueError(f"unknown data set {name!r}; known: {DATASETS}")
+        raise ValueError(f"unknown data set {name!r}; known: {DATASETS + UCI}")
     Xtr, Xte, ytr, yte = train_test_split(X.astype(np.float64), y, test_size=test_size,
                                           stratify=y, random_state=0)
+    if name in UCI:  # features in different units: standardised, as a user would
+        from sklearn.preprocessing import StandardScaler
+
+        scaler = StandardScaler().fit(Xtr)
+        Xtr, Xte = scaler.transform(Xtr), scaler.transform(Xte)
     if name == "mnist5k":
         from sklearn.decomposition import PCA
 
@@ -88,8 +102,8 @@ def methods():
 
     out = {
         "PCA": (lambda X, y: PCA(2, random_state=0).fit(X), lambda m, X: m.transform(X)),
-        "graphdr.LDA": (lambda X, y: graphdr.LDA(n_components=2).fit(X, y),
-                        lambda m, X: m.transform(X)),
+        "graphdr.LDA": (lambda X, y: graphdr.LDA(n_components=_two(y)).fit(X, y),
+                        lambda m, X: _plane(m.transform(X))),
         "graphdr.DEE": (lambda X, y: graphdr.DEE(n_components=2).fit(X, y),
                         lambda m, X: m.transform(X)),
         "graphdr.DSNE": (lambda X, y: graphdr.DSNE(n_components=2).fit(X, y),
@@ -97,9 +111,9 @@ def methods():
         "graphdr.DEEMap": (lambda X, y: graphdr.DEEMap().fit(X, y),
                            lambda m, X: m.transform(X)),
         "graphdr.KQMI (Nystroem 1000)": (
-            lambda X, y: graphdr.KQMI(n_components=2, approximation="nystroem",
+            lambda X, y: graphdr.KQMI(n_components=_two(y), approximation="nystroem",
                                       n_landmarks=1000).fit(X, y),
-            lambda m, X: m.transform(X)),
+            lambda m, X: _plane(m.transform(X))),
     }
     out["scikit-learn t-SNE + kNN"] = (_tsne_knn_fit, _tsne_knn_transform)
     try:
@@ -117,6 +131,16 @@ def methods():
     except ImportError:
         pass
     return out
+
+
+def _two(y):
+    """2 components, or 1 for two classes (C - 1 discriminant directions)."""
+    return min(2, len(np.unique(y)) - 1)
+
+
+def _plane(Z):
+    """A 1-D discriminant embedding drawn on the plane at y = 0."""
+    return Z if Z.shape[1] == 2 else np.column_stack([Z, np.zeros(len(Z))])
 
 
 #: scikit-learn's exact-gradient-free Barnes-Hut t-SNE has no transform: it runs up to this size
@@ -144,7 +168,7 @@ def training_map(model, transform, Xtr):
     UMAP's ``embedding_``, openTSNE's embedding itself), ``transform`` for the others."""
     if isinstance(model, dict):
         return model["embedding"]
-    if hasattr(model, "embedding_"):
+    if hasattr(model, "embedding_") and type(model).__name__ in ("DEEMap", "UMAP"):
         return np.asarray(model.embedding_)
     if type(model).__name__ == "TSNEEmbedding":
         return np.asarray(model)
@@ -209,7 +233,11 @@ def draw(ds, names, maps, table):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--datasets", nargs="*", default=list(DATASETS))
+    p.add_argument("--datasets", nargs="*", default=list(DATASETS),
+                   help=f"data sets (default {' '.join(DATASETS)}; the shared UCI sets: "
+                   f"{' '.join(UCI)})")
+    p.add_argument("--out", default="maps2d.md",
+                   help="the results file in benchmarks/results (maps2d_uci.md for the UCI sets)")
     a = p.parse_args(argv)
     t0 = time.time()
     table, maps, quality = {}, {}, {}
@@ -246,7 +274,8 @@ def main(argv=None):
         head.append(cell)
     lines = ["# 2-D maps of held-out samples (issue 28)", "",
              "Headline: " + "; ".join(head), "",
-             "Command: `.venv/bin/python benchmarks/maps2d.py`", "",
+             f"Command: `.venv/bin/python benchmarks/maps2d.py --datasets {' '.join(a.datasets)} "
+             f"--out {a.out}`", "",
              f"Machine: {platform.machine()}, {os.cpu_count()} cores (BLAS threads as the "
              f"machine sets); {time.time() - t0:.0f} s in all. One run per cell.", "",
              "2-D 1-NN test error (%) of the test samples embedded out of sample, against the "
@@ -299,7 +328,7 @@ def main(argv=None):
     for ds in a.datasets:
         png = draw(ds, names, maps, table)
         lines.append(f"![{ds}]({png.name})")
-    (RESULTS / "maps2d.md").write_text("\n".join(lines) + "\n")
+    (RESULTS / a.out).write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":
