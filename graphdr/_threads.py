@@ -67,6 +67,15 @@ def _controller():
     return _CONTROLLER
 
 
+def libraries_loaded():
+    """Find the libraries again at the next use: call after a library that loads its own
+    OpenMP runtime has run (numba's, under pynndescent), so that :func:`one_thread` and
+    :func:`map_threads` limit that runtime too."""
+    global _CONTROLLER
+    with _LOCK:
+        _CONTROLLER = None
+
+
 _POOL = None  # (pool, workers, process id): idle threads kept for the next map
 
 

@@ -27,6 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.neighbors import NearestNeighbors
 
+from . import _threads
 from ._threads import map_threads
 from ._validation import check_int, check_option, check_positive
 
@@ -305,6 +306,7 @@ class ApproxNeighbors:
         # set between calls; a query's answer does not depend on the others in its call
         self.index_ = NNDescent(X, n_neighbors=k, random_state=seed, n_jobs=1,
                                 low_memory=True)
+        _threads.libraries_loaded()  # numba may have loaded an OpenMP runtime of its own
         return self
 
     def kneighbors(self, X=None, n_neighbors=None, return_distance=True):

@@ -235,3 +235,28 @@ def test_after_a_failed_piece_no_further_piece_starts():
         _threads.map_threads(piece, range(50), n_workers=2)
     time.sleep(0.05)
     assert len(started) < 10  # the running piece finished; none began after the failure
+
+
+def test_an_openmp_runtime_loaded_later_is_limited_once_announced():
+    """numba (pynndescent, UMAP) loads an OpenMP runtime of its own when it first runs in
+    parallel; after :func:`graphdr._threads.libraries_loaded` the pieces limit it too."""
+    numba = pytest.importorskip("numba")
+    _threads.map_threads(lambda _: None, range(2), n_workers=2)  # libraries found before
+
+    @numba.njit(parallel=True)
+    def total(a):
+        s = 0.0
+        for i in numba.prange(a.shape[0]):
+            s += a[i]
+        return s
+
+    assert total(np.ones(1000)) == 1000.0
+    _threads.libraries_loaded()
+
+    def settings(_):
+        return [i["num_threads"] for i in threadpool_info()
+                if i["user_api"] in ("blas", "openmp")]
+
+    with threadpool_limits(limits=2):
+        seen = _threads.map_threads(settings, range(4), n_workers=2)
+    assert all(set(s) == {1} for s in seen)

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .._threads import libraries_loaded
+
 __all__ = ["HeldOutMap", "default_map_methods", "held_out_map", "draw_held_out_maps",
            "write_maps_report"]
 
@@ -102,6 +104,7 @@ def held_out_map(name, make, X_train, y_train, X_test, y_test):
     model = make().fit(X_train, y_train)
     seconds = time.perf_counter() - start
     Z_train, Z_test = training_map(model, X_train), np.asarray(model.transform(X_test))
+    libraries_loaded()  # UMAP's and openTSNE's numba may have loaded an OpenMP runtime
     return HeldOutMap(name, Z_train, Z_test, one_nn_error(Z_train, y_train, Z_test, y_test),
                       seconds)
 

@@ -13,7 +13,7 @@ from sklearn.utils.validation import validate_data
 
 from .. import graphs as _graphs
 from .. import pairs as _pairs
-from .._threads import managed_threads
+from .._threads import managed_threads, map_threads
 from .._validation import (
     check_int,
     check_n_components,
@@ -40,26 +40,32 @@ from ._core import (
 
 
 # ----- unsupervised elastic embedding -------------------------------------------------------
-def _sparse_preconditioner(M, factor=True):
+def _sparse_preconditioner(M, factor=True, rtol=1e-3):
     """``g -> M^-1 g`` for the sparse SPD matrix ``M`` (``n x n``): one sparse LU factor
     (``factor=True``; exact, but a kNN Laplacian's factor fills in towards ``n^2`` entries as
     ``n`` grows), or a Jacobi-preconditioned conjugate-gradient solve per column to relative
-    residual 1e-3 (at most 100 iterations, ``O(nnz)`` each). Each CG iterate ``x`` of an SPD
-    system has ``g^T x > 0``, so the direction stays a descent direction."""
+    residual ``rtol`` (at most 100 iterations, ``O(nnz)`` each; the columns on the
+    environment's threads, each solved alone: the same bits with any number of threads).
+    Each CG iterate ``x`` of an SPD system (started at 0) has ``g^T x > 0``, so the direction
+    stays a descent direction."""
     if factor:
         lu = splinalg.splu(M)
         return lambda g, x: lu.solve(np.asarray(g, dtype=np.float64))
     M = sp.csr_matrix(M)
     jacobi = sp.diags(1.0 / M.diagonal())
+    workers = None if M.shape[0] >= _PARALLEL_CG else 1
 
     def precondition(g, x):
         g = np.asarray(g, dtype=np.float64)
-        out = np.empty_like(g)
-        for k in range(g.shape[1]):
-            out[:, k] = _cg(M, g[:, k], jacobi)
-        return out
+        cols = map_threads(lambda k: _cg(M, np.ascontiguousarray(g[:, k]), jacobi, rtol),
+                           range(g.shape[1]), n_workers=workers)
+        return np.column_stack(cols)
 
     return precondition
+
+
+#: rows from which the preconditioner's columns are solved on the environment's threads
+_PARALLEL_CG = 1 << 15
 
 
 def _cg(M, b, jacobi, rtol=1e-3, maxiter=100):
@@ -68,7 +74,6 @@ def _cg(M, b, jacobi, rtol=1e-3, maxiter=100):
     except TypeError:  # scipy < 1.12 calls it tol
         x, _ = splinalg.cg(M, b, tol=rtol, maxiter=maxiter, M=jacobi)
     return x
-
 
 
 class _EEObjective:

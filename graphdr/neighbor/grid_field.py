@@ -54,18 +54,19 @@ def _kernels(h):
     return k0, -2.0 * t * k0
 
 
-def _bilinear(Y, lo, h, shape):
-    """Flat indices of the four grid nodes around each point and their bilinear weights."""
-    u = (Y - lo) / h
-    i0 = np.floor(u).astype(np.intp)
-    i0 = np.clip(i0, 0, np.array(shape) - 2)
-    f = u - i0
-    ix, iy = i0[:, 0], i0[:, 1]
-    fx, fy = f[:, 0], f[:, 1]
-    idx = np.stack([ix * shape[1] + iy, (ix + 1) * shape[1] + iy,
-                    ix * shape[1] + iy + 1, (ix + 1) * shape[1] + iy + 1])
-    w = np.stack([(1 - fx) * (1 - fy), fx * (1 - fy), (1 - fx) * fy, fx * fy])
-    return idx, w
+def _bilinear(Yt, lo, h, shape):
+    """Flat indices (``4 x n``) of the four grid nodes around each point and their bilinear
+    weights (``4 x n``); ``Yt`` holds the points' coordinates as two contiguous rows."""
+    U = (Yt - lo[:, None]) / h
+    I = np.floor(U)
+    frac = U - I
+    I = I.astype(np.intp)
+    np.clip(I[0], 0, shape[0] - 2, out=I[0])  # the grid has a margin: rounding only
+    np.clip(I[1], 0, shape[1] - 2, out=I[1])
+    idx = (I[0] * shape[1] + I[1]) + np.array([0, shape[1], 1, shape[1] + 1])[:, None]
+    fx, fy = frac
+    gx, gy = 1.0 - fx, 1.0 - fy
+    return idx, np.stack([gx * gy, fx * gy, gx * fy, fx * fy])
 
 
 #: grid nodes from which the convolutions run on two threads
@@ -78,11 +79,12 @@ def gaussian_field(Y, *, spacing=SPACING, max_nodes=MAX_NODES_PER_AXIS):
     Y = np.asarray(Y, dtype=np.float64)
     if Y.ndim != 2 or Y.shape[1] != 2:
         raise ValueError(f"gaussian_field needs points in the plane (n x 2); got {Y.shape}.")
-    lo = Y.min(axis=0) - CUTOFF
-    extent = float(np.max(Y.max(axis=0) + CUTOFF - lo))
-    h = grid_spacing(extent, spacing, max_nodes)
-    shape = tuple(int(s) for s in np.ceil((Y.max(axis=0) + CUTOFF - lo) / h).astype(int) + 2)
-    idx, w = _bilinear(Y, lo, h, shape)
+    Yt = np.ascontiguousarray(Y.T)  # two contiguous rows: every pass below streams
+    lo = Yt.min(axis=1) - CUTOFF
+    hi = Yt.max(axis=1) + CUTOFF
+    h = grid_spacing(float(np.max(hi - lo)), spacing, max_nodes)
+    shape = tuple(int(s) for s in np.ceil((hi - lo) / h).astype(int) + 2)
+    idx, w = _bilinear(Yt, lo, h, shape)
     density = np.bincount(idx.ravel(), weights=w.ravel(), minlength=shape[0] * shape[1])
     density = density.reshape(shape)
     k0, k1 = _kernels(h)
@@ -98,5 +100,28 @@ def gaussian_field(Y, *, spacing=SPACING, max_nodes=MAX_NODES_PER_AXIS):
     # the two pieces on two threads when the grid is large enough to pay for the hand-off
     workers = None if shape[0] * shape[1] >= _PARALLEL_NODES else 1
     (value, grad_x), grad_y = map_threads(convolve, (0, 1), n_workers=workers)
-    read = lambda field: np.sum(field.ravel()[idx] * w, axis=0)  # noqa: E731
+
+    def read(field):  # flat gathers (gathering rows of a stacked field is 10x slower); no
+        # einsum, whose fused multiply-adds would make the bits depend on the CPU
+        g = np.take(field.ravel(), idx)
+        g *= w
+        return np.sum(g, axis=0)
+
     return read(value), np.column_stack([read(grad_x), read(grad_y)])
+
+
+def block_fields(Y, starts, *, spacing=SPACING, max_nodes=MAX_NODES_PER_AXIS):
+    """``(F, G)`` of each block of consecutive rows ``Y[starts[b]:starts[b + 1]]`` on its own
+    points (:func:`gaussian_field` per block, each on its own grid), the blocks on the
+    environment's threads; the rows outside every block get 0. The same bits whatever the
+    number of threads: every block is computed alone."""
+    Y = np.asarray(Y, dtype=np.float64)
+    F, G = np.zeros(len(Y)), np.zeros((len(Y), 2))
+
+    def one(b):
+        a, e = int(starts[b]), int(starts[b + 1])
+        if e > a:
+            F[a:e], G[a:e] = gaussian_field(Y[a:e], spacing=spacing, max_nodes=max_nodes)
+
+    map_threads(one, range(len(starts) - 1))
+    return F, G
