@@ -52,14 +52,18 @@ def subclusters(n, seed=0, n_classes=20, sub=5, n_features=50, chunk=500_000):
 
 
 #: functions whose cumulative time the profile reports (module, name)
+#: (the class fields and the CG columns run on worker threads, which the profile does not
+#: see: their time is that of the calls that wait for them, block_fields and precondition)
 PROFILED = {
-    "neighbour graph": ("graphs.py", "knn_graph"),
-    "start": ("dee_map.py", "_start"),
-    "descent": ("optim.py", "descent"),
-    "grid field": ("grid_field.py", "gaussian_field"),
-    "preconditioner (CG)": ("elastic.py", "precondition"),
-    "transform index": ("dee_map.py", "_transform_index"),
+    "neighbour graph": ("graphs.py", ("knn_graph",)),
+    "start": ("dee_map.py", ("_start",)),
+    "descent": ("optim.py", ("descent",)),
+    "grid fields": ("grid_field.py", ("gaussian_field", "block_fields")),
+    "preconditioner (CG)": ("elastic.py", ("precondition",)),
+    "transform index": ("dee_map.py", ("_transform_index",)),
 }
+#: every size measured so far (merged: a run replaces the sizes it measures)
+ROWS = RESULTS / "maps2d_scale.json"
 
 
 def one(n, n_new):
@@ -81,8 +85,9 @@ def one(n, n_new):
     fit = time.perf_counter() - start
     stats = pstats.Stats(prof)
     shares = {}
-    for label, (module, name) in PROFILED.items():
-        cum = sum(v[3] for k, v in stats.stats.items() if k[0].endswith(module) and k[2] == name)
+    for label, (module, names) in PROFILED.items():
+        cum = sum(v[3] for k, v in stats.stats.items()
+                  if k[0].endswith(module) and k[2] in names)
         shares[label] = cum
     start = time.perf_counter()
     Znew = model.transform(Xnew)
@@ -108,25 +113,33 @@ def main(argv=None):
     if a.one is not None:
         print(json.dumps(one(a.one, a.new)))
         return
+    earlier = json.loads(ROWS.read_text()) if ROWS.exists() else []
     rows = []
     for n in a.sizes:
         out = subprocess.run([sys.executable, __file__, "--one", str(n), "--new", str(a.new)],
                              capture_output=True, text=True, check=True, env=dict(os.environ))
         rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        rows[-1]["measured"] = (f"{time.strftime('%Y-%m-%d')}, {machine(threads_label())}"
+                                f" Python {platform.python_version()}")
         r = rows[-1]
         print(f"{n}: fit {r['fit']:.1f} s, {r['iterations']} it, peak {r['peak'] / 2**30:.2f} "
               f"GiB, place {r['n_new']} in {r['place']:.1f} s, error {r['error']:.1f} %",
               flush=True)
-    head = ["# DEEMap at scale (issue 39, item 2)", ""]
+    rows += [r for r in earlier if r["n"] not in a.sizes]
+    rows.sort(key=lambda r: r["n"])
+    ROWS.write_text(json.dumps(rows, indent=1) + "\n")
+    head = ["# DEEMap at scale (issue 39, items 2 and 3)", ""]
     big = [r for r in rows if r["n"] >= 1_000_000]
-    if big:
-        r = big[0]
+    for r in big:
         head += [f"Headline: {r['n']:,} samples x 50 features mapped in {r['fit']:.0f} s "
                  f"({r['fit'] / 60:.1f} min), peak memory {r['peak'] / 2**30:.2f} GiB; "
                  f"{r['n_new']:,} new samples placed in {r['place']:.1f} s.", ""]
-    sizes = " ".join(str(n) for n in a.sizes)
-    head += [f"Command: `.venv/bin/python benchmarks/maps2d_scale.py --sizes {sizes} "
-             f"--new {a.new}`", "", machine(threads_label()) + f" Python {platform.python_version()}.",
+    head += ["Command: `.venv/bin/python benchmarks/maps2d_scale.py --sizes N [N ...] "
+             "--new 100000` (each run measures its sizes and keeps the others' rows, "
+             "`maps2d_scale.json`).", ""]
+    head += [f"- {r['n']:,} samples: measured {r.get('measured', 'before 2026-11-26')}"
+             for r in rows]
+    head += ["",
              "", "Data: :func:`subclusters` (20 classes x 5 sub-clusters, 50 features, float32); "
              "the new samples from the same generator. Peak memory: the process's peak "
              "resident set (the data included). Error: 2-D 1-NN error of up to 20,000 new "

@@ -68,12 +68,13 @@ def held_out_errors(model, y):
     own = ind[:, 0] == np.arange(n)
     other = np.where(own, ind[:, 1], ind[:, 0])
     if n == len(y):
-        _, near = model._neighbors.kneighbors(n_neighbors=1)  # itself left out (scikit-learn)
+        near = model._nearest_other()
     else:
-        near = NearestNeighbors(n_neighbors=1).fit(model._features[labelled]).kneighbors(
-            n_neighbors=1, return_distance=False)
+        near = NearestNeighbors(n_neighbors=1).fit(
+            model._training_features()[labelled]).kneighbors(
+            n_neighbors=1, return_distance=False)[:, 0]
     return dict(map_error=float(np.mean(yl[other] != yl)),
-                feature_error=float(np.mean(yl[near[:, 0]] != yl)), n=n)
+                feature_error=float(np.mean(yl[near] != yl)), n=n)
 
 
 def _b64(array, dtype):

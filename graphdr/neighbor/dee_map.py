@@ -442,18 +442,16 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                                                unlabelled="allow")
         self.feature_scaling_, self.feature_mean_, self.feature_scale_ = feature_scaling(
             X, self.feature_scaling)
-        Xf = self._scaled(X)
         C = len(self.classes_)
-        self.neighbors_ = _graphs.resolve_algorithm(self.neighbors, len(Xf))
+        self.neighbors_ = _graphs.resolve_algorithm(self.neighbors, len(X))
         # the fit runs with the rows sorted by class (each class a block of rows: views, no
         # gathers) and, within a class, by content, so that neighbour ties, the start's signs
         # and the sums of the fields come out the same whatever the order of the rows; the
         # caller's order comes back at the end and in every callback
         order = _class_order(y_enc, canonical_order(row_keys(X)))
-        Xs, ys = Xf[order], y_enc[order]
+        Xs, ys = self._scaled(X[order]), y_enc[order]  # the one scaled copy the fit keeps
         A = attraction_graph(Xs, ys, self.n_neighbors, self.neighbors_, self.random_state)
         Y0 = _start(Xs, ys, C, A)
-        del Xs
         problem = _MapObjective(A, ys, C, self.lam, self.lam_same)
         unsort = np.empty_like(order)
         unsort[order] = np.arange(len(order))
@@ -465,7 +463,7 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         # being amplified by 1 / mu (a tiny mu sent whole classes hundreds of units away)
         mu = PRECONDITIONER_SHIFT * max(float(self.lam), float(self.lam_same))
         precondition = _sparse_preconditioner(
-            sp.csc_matrix(2.0 * problem.L) + mu * sp.identity(len(Xf), format="csc"),
+            sp.csc_matrix(2.0 * problem.L) + mu * sp.identity(len(Xs), format="csc"),
             factor=False, rtol=CG_RTOL)
         res = descent(problem.value_grad, Y0, method="preconditioned",
                       precondition=precondition, max_iter=self.max_iter, tol=self.tol,
@@ -473,8 +471,11 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         _store_descent(self, res)
         Y = res.x[unsort]
         self.embedding_ = (Y * embedding_signs(Y)).astype(X.dtype, copy=False)
-        self._neighbors = self._transform_index(Xf)
-        self._features = Xf  # the scaled training features (the same array the index holds)
+        # the index that places new samples holds the scaled training features in the sorted
+        # order; _map_rows are their places in that order
+        self._neighbors = self._transform_index(Xs)
+        self._features, self._order = Xs, order
+        self._map_rows = self.embedding_.astype(np.float64)[order]
         return self.embedding_
 
     @managed_threads
@@ -526,13 +527,27 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         n = len(self.embedding_)
         out = np.empty((n, 2))
 
-        def place(a):
+        def place(a):  # rows of the index (the sorted order); out in the caller's
             rows = np.arange(a, min(a + TRANSFORM_BLOCK, n))
             k = min(self._neighbors.n_neighbors + 1, n)
             dist, ind = self._neighbors.kneighbors(self._features[rows], n_neighbors=k)
-            out[rows] = self._place_from(*_drop_self(dist, ind, rows))
+            out[self._order[rows]] = self._place_from(*_drop_self(dist, ind, rows))
 
         map_threads(place, range(0, n, TRANSFORM_BLOCK))
+        return out
+
+    def _training_features(self):
+        """The scaled training features in the caller's row order."""
+        out = np.empty_like(self._features)
+        out[self._order] = self._features
+        return out
+
+    def _nearest_other(self):
+        """Each training sample's nearest other training sample in the scaled features (rows
+        in the caller's order, from the placing index, itself left out)."""
+        _, near = self._neighbors.kneighbors(n_neighbors=1)
+        out = np.empty(len(self._order), dtype=np.intp)
+        out[self._order] = self._order[near[:, 0]]
         return out
 
     def _place(self, X):
@@ -542,7 +557,7 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         d2 = dist**2
         scale = np.maximum(np.median(d2, axis=1, keepdims=True), 1e-300)
         w = np.exp(-d2 / scale)  # heat weights relative to each query's neighbourhood
-        P = self.embedding_.astype(np.float64)[ind]  # (m, k, 2)
+        P = self._map_rows[ind]  # (m, k, 2): the index's rows are in the fit's order
         # start at the neighbour position of highest weighted density, then mean shift
         pair = np.exp(-np.sum((P[:, :, None] - P[:, None]) ** 2, axis=-1)
                       / START_BANDWIDTH**2)  # (m, k, k)
