@@ -319,6 +319,14 @@ def _auto_or_nonnegative(value, name):
     check_positive(value, name, allow_zero=True)
 
 
+def _auto_or_positive(value, name):
+    if isinstance(value, str):
+        if value != "auto":
+            raise ValueError(f"{name} must be 'auto' or a finite number > 0; got {value!r}.")
+        return
+    check_positive(value, name)
+
+
 def _finite(value, name):
     if not isinstance(value, numbers.Real) or isinstance(value, bool) or not np.isfinite(value):
         raise ValueError(f"{name} must be a finite real number; got {value!r}.")
@@ -356,6 +364,7 @@ SHARED_RULES = {
     "sigma": _optional_positive,  # None (from the data) or a width > 0
     "lam": _positive,
     "lam_same": _nonnegative,
+    "placement_width": _auto_or_positive,  # DEEMap's transform: 'auto' or a width > 0
     "step_size": _positive,
     "coef0": _finite,
     "null_tol": _nonnegative,

@@ -543,3 +543,46 @@ def test_large_maps_split_the_laplacian_and_its_solves_over_threads_without_chan
     # a descent direction, and the CG answer close to M^-1 g
     assert np.sum(two * g) > 0
     assert np.linalg.norm(M @ two - g) <= 0.03 * np.linalg.norm(g) * 1.0001
+
+
+# ----- the placement of new samples -----------------------------------------------------------
+def test_a_narrow_placement_puts_a_new_sample_on_its_nearest_training_sample(digits_split):
+    Xtr, Xte, ytr, yte = digits_split
+    m = DEEMap(placement_width=1e-6, max_iter=30).fit(Xtr, ytr)
+    Z = m.transform(Xte)
+    near = NearestNeighbors(n_neighbors=1).fit(m._scaled(Xtr)).kneighbors(
+        m._scaled(Xte), return_distance=False)[:, 0]
+    # the mean shift may move it only within the nearest sample's own kernel
+    gap = np.linalg.norm(Z - m.embedding_[near], axis=1)
+    assert np.median(gap) < 1e-6
+    # so the map's 1-NN error is the input space's 1-NN error (bar ties on the map)
+    map_pred = KNeighborsClassifier(1).fit(m.embedding_, ytr).predict(Z)
+    assert np.mean(map_pred != ytr[near]) <= 2.0 / len(yte)
+
+
+def test_auto_placement_width_is_the_one_of_lowest_leave_one_out_error(digits_split):
+    from graphdr.neighbor.dee_map import PLACEMENT_WIDTHS
+
+    Xtr, _, ytr, _ = digits_split
+    m = DEEMap(max_iter=30).fit(Xtr, ytr)
+    assert set(m.placement_errors_) == set(PLACEMENT_WIDTHS)
+    assert m.placement_width_ in PLACEMENT_WIDTHS
+    # against the leave-one-out placement of every sample (fewer than PLACEMENT_SAMPLES here),
+    # each width set by hand, scored by brute force on the map
+    errors = {}
+    for w in PLACEMENT_WIDTHS:
+        fixed = DEEMap(placement_width=w, max_iter=30).fit(Xtr, ytr)
+        assert np.array_equal(fixed.embedding_, m.embedding_)  # the width does not move the map
+        Z = fixed.transform_left_out()
+        D = np.sum((Z[:, None] - m.embedding_[None]) ** 2, axis=-1)
+        np.fill_diagonal(D, np.inf)
+        errors[w] = float(np.mean(ytr[np.argmin(D, axis=1)] != ytr))
+    assert errors == pytest.approx(m.placement_errors_, abs=1.0 / len(ytr))
+    assert errors[m.placement_width_] <= min(errors.values()) + 1.0 / len(ytr)
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, "wide", np.inf])
+def test_a_bad_placement_width_is_a_clear_error(bad):
+    X, y = make_blobs(60, centers=3, random_state=0)
+    with pytest.raises(ValueError, match="placement_width"):
+        DEEMap(placement_width=bad).fit(X, y)

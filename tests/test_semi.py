@@ -292,8 +292,9 @@ def _digits_partial(n=500, every=10):
 
 def test_deemap_maps_unlabelled_samples_near_their_class():
     """With the unlabelled samples in its graph, the map puts them among the labelled samples
-    of their class far more often than the map of the labelled samples alone places them
-    (measured: 12 % against 29 % wrong; 1-NN in the input space: 11 %)."""
+    of their class about as often as 1-NN in the input space does (measured: 12 % wrong
+    against 11 %), and as often as the map of the labelled samples alone places them with its
+    chosen placement width (10.9 %; 29 % with the former fixed width)."""
     X, y, ys = _digits_partial()
     m = graphdr.DEEMap().fit(X, ys)
     lab = ys >= 0
@@ -307,7 +308,7 @@ def test_deemap_maps_unlabelled_samples_near_their_class():
         return np.mean(ys[lab][np.argmin(d, axis=1)] != y[~lab])
 
     semi, alone = nn_error(E[lab], E[~lab]), nn_error(only.embedding_, only.transform(X[~lab]))
-    assert semi < alone - 0.1
+    assert semi < alone + 0.03
     assert semi < nn_error(X[lab], X[~lab]) + 0.02
     Z = m.transform(X[:20])
     assert Z.shape == (20, 2) and np.all(np.isfinite(Z))
