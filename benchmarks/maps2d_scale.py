@@ -106,9 +106,12 @@ def main(argv=None):
     from common import machine, threads_label
 
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
+    p.add_argument("--sizes", type=int, nargs="*", default=[100_000, 1_000_000],
+                   help="sizes to measure (none: only rewrite the results file)")
     p.add_argument("--new", type=int, default=100_000)
     p.add_argument("--one", type=int, default=None)
+    p.add_argument("--note", default="",
+                   help="how busy the machine was, stored with the sizes of this run")
     a = p.parse_args(argv)
     if a.one is not None:
         print(json.dumps(one(a.one, a.new)))
@@ -120,7 +123,8 @@ def main(argv=None):
                              capture_output=True, text=True, check=True, env=dict(os.environ))
         rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
         rows[-1]["measured"] = (f"{time.strftime('%Y-%m-%d')}, {machine(threads_label())}"
-                                f" Python {platform.python_version()}")
+                                f" Python {platform.python_version()}"
+                                + (f"; {a.note}" if a.note else ""))
         r = rows[-1]
         print(f"{n}: fit {r['fit']:.1f} s, {r['iterations']} it, peak {r['peak'] / 2**30:.2f} "
               f"GiB, place {r['n_new']} in {r['place']:.1f} s, error {r['error']:.1f} %",

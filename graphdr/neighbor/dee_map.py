@@ -496,6 +496,7 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                       precondition=precondition, max_iter=self.max_iter, tol=self.tol,
                       verbose=verbose, callback=callback, name=name, t_start=t0)
         _store_descent(self, res)
+        del A, problem, precondition  # the graph's matrices: gigabytes at 10^7 samples
         Y = res.x[unsort]
         self.embedding_ = (Y * embedding_signs(Y)).astype(X.dtype, copy=False)
         # the index that places new samples holds the scaled training features in the sorted
