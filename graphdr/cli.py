@@ -162,6 +162,20 @@ def _gamma(text):
     return value
 
 
+def _placement_width(text):
+    if text == "auto":
+        return "auto"
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"the placement width must be 'auto' or a positive number; got {text!r}") from None
+    if not (value > 0 and value < float("inf")):
+        raise argparse.ArgumentTypeError(
+            f"the placement width must be 'auto' or a positive number; got {text!r}")
+    return value
+
+
 def _positive_int(text):
     try:
         value = int(text)
@@ -328,6 +342,10 @@ def build_parser():
                     help="scaling of the features before the map (default auto: standardise "
                     "when one feature holds more than half of the total variance, as in "
                     "different units; else keep them as given)")
+    mp.add_argument("--placement-width", type=_placement_width, default="auto",
+                    metavar="W", help="how new samples are placed (the page's held-out "
+                    "error): small, by their nearest training sample; large, by all their "
+                    "neighbours alike (default auto: the width of lowest leave-one-out error)")
     mp.add_argument("--quiet", action="store_true", help="no messages")
     add_file_options(mp)
 

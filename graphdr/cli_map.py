@@ -90,7 +90,7 @@ def run_map(args):
         for note in ds.notes:
             print(f"graphdr map: {note}.", file=sys.stderr)
     start = time.perf_counter()
-    params = dict(feature_scaling=args.feature_scaling)
+    params = dict(feature_scaling=args.feature_scaling, placement_width=args.placement_width)
     write = dict(out=args.out, title=args.title, ids=ds.ids, hover=hover,
                  label_name=_label_name(ds, args), png=not args.no_png)
     if args.quiet:

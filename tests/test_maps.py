@@ -456,6 +456,17 @@ def test_map_command_draws_a_csv_and_rejects_a_bad_label_column(tmp_path, capsys
     assert main(["map", str(path), "--out", str(tmp_path / "kept"), "--quiet",
                  "--feature-scaling", "none"]) == 0
     assert "&#x27;feature_scaling&#x27;: &#x27;none&#x27;" in (tmp_path / "kept.html").read_text()
+    capsys.readouterr()
+    assert main(["map", str(path), "--out", str(tmp_path / "w"), "--quiet",
+                 "--placement-width", "0.5"]) == 0
+    assert "&#x27;placement_width&#x27;: 0.5" in (tmp_path / "w.html").read_text()
+    for bad in ("0", "wide", "inf"):
+        with pytest.raises(SystemExit) as exit_:
+            main(["map", str(path), "--out", str(tmp_path / "bad"), "--placement-width", bad])
+        assert exit_.value.code == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert "placement width" in err[-1] and "Traceback" not in "".join(err)
+    assert not (tmp_path / "bad.html").exists()
 
 
 def test_maps_report_draws_each_method_and_tables_its_error(tmp_path):

@@ -51,15 +51,20 @@ def test_map_threads_keeps_the_order_and_uses_several_threads():
     assert len(seen) > 1
 
 
-def test_map_threads_runs_its_pieces_with_one_blas_and_one_openmp_thread():
-    """BLAS's setting is process-wide, OpenMP's per thread: both at one in every piece."""
+def _every_piece_at_one_thread():
+    """Whether BLAS and every OpenMP runtime are at one thread in every piece of a map."""
     def settings(_):
         return [i["num_threads"] for i in threadpool_info()
                 if i["user_api"] in ("blas", "openmp")]
 
     with threadpool_limits(limits=2):
         seen = _threads.map_threads(settings, range(4), n_workers=2)
-    assert all(set(s) == {1} for s in seen)
+    return all(set(s) == {1} for s in seen)
+
+
+def test_map_threads_runs_its_pieces_with_one_blas_and_one_openmp_thread():
+    """BLAS's setting is process-wide, OpenMP's per thread: both at one in every piece."""
+    assert _every_piece_at_one_thread()
 
 
 def test_map_threads_passes_the_error_state_and_the_errors():
@@ -252,11 +257,4 @@ def test_an_openmp_runtime_loaded_later_is_limited_once_announced():
 
     assert total(np.ones(1000)) == 1000.0
     _threads.libraries_loaded()
-
-    def settings(_):
-        return [i["num_threads"] for i in threadpool_info()
-                if i["user_api"] in ("blas", "openmp")]
-
-    with threadpool_limits(limits=2):
-        seen = _threads.map_threads(settings, range(4), n_workers=2)
-    assert all(set(s) == {1} for s in seen)
+    assert _every_piece_at_one_thread()

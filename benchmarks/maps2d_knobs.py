@@ -1,0 +1,93 @@
+"""How far DEEMap's own knobs move its faithfulness: trustworthiness and held-out error over a
+grid of ``n_neighbors`` (the within-class graph's size) and ``lam_same`` (the same-class
+repulsion), against openTSNE's trustworthiness (issue 39, item 1: where the target is out of
+reach, the floor).
+
+Every setting on the eight shared UCI sets and digits, repeated stratified splits (25 % held out,
+the UCI sets standardised, as ``maps2d.py``), ``placement_width='auto'``; openTSNE
+(unsupervised, its own ``transform``) on the same splits when installed.
+
+    .venv/bin/python benchmarks/maps2d_knobs.py [--splits 3]
+
+Writes ``benchmarks/results/maps2d_knobs.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+sys.path.insert(0, str(HERE))
+SETS = ("ionosphere", "sonar", "vehicle", "vowel", "led7digit", "heart", "pima", "wdbc",
+        "digits")
+NEIGHBOURS = (5, 10, 20)
+LAM_SAME = (0.25, 1.0, 4.0)
+
+
+def main(argv=None):
+    from common import machine, threads_label
+    from maps2d import load, methods, one_nn_error, training_map
+    from sklearn.manifold import trustworthiness
+
+    import graphdr
+
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--splits", type=int, default=3)
+    p.add_argument("--datasets", nargs="*", default=list(SETS))
+    a = p.parse_args(argv)
+    t0 = time.time()
+    ref = {k: v for k, v in methods().items() if k == "openTSNE (unsupervised)"}
+    grid = [(k, s) for k in NEIGHBOURS for s in LAM_SAME]
+    out = {}
+    for ds in a.datasets:
+        for seed in range(a.splits):
+            Xtr, ytr, Xte, yte = load(ds, seed)
+            for k, s in grid:
+                m = graphdr.DEEMap(n_neighbors=k, lam_same=s).fit(Xtr, ytr)
+                Z = m.transform(Xte)
+                out.setdefault((ds, (k, s)), []).append(
+                    (one_nn_error(m.embedding_, ytr, Z, yte),
+                     trustworthiness(Xte, Z, n_neighbors=10)))
+            for name, (fit, transform) in ref.items():
+                model = fit(Xtr, ytr)
+                Zte = transform(model, Xte)
+                out.setdefault((ds, name), []).append(
+                    (one_nn_error(training_map(model, transform, Xtr), ytr, Zte, yte),
+                     trustworthiness(Xte, Zte, n_neighbors=10)))
+            print(f"{ds} split {seed} done", flush=True)
+    mean = lambda key, i: float(np.mean([v[i] for v in out[key]]))  # noqa: E731
+    cols = [f"k={k}, lam_same={s:g}" for k, s in grid]
+    lines = ["# DEEMap's knobs against its faithfulness (issue 39)", "",
+             f"Command: `.venv/bin/python benchmarks/maps2d_knobs.py --splits {a.splits}`", "",
+             machine(threads_label()) + f" {time.time() - t0:.0f} s in all.", "",
+             f"Every cell: held-out 2-D 1-NN error (%) / trustworthiness (k = 10) of the test "
+             f"samples, the mean over {a.splits} stratified splits; k = n_neighbors. The "
+             "default is k=10, lam_same=1.", "",
+             "| data set | " + " | ".join(cols) + (" | openTSNE |" if ref else " |"),
+             "|---|" + "---:|" * (len(cols) + bool(ref))]
+    summary = []
+    for ds in a.datasets:
+        cells = [f"{mean((ds, g), 0):.1f} / {mean((ds, g), 1):.3f}" for g in grid]
+        if ref:
+            cells.append(f"{mean((ds, 'openTSNE (unsupervised)'), 0):.1f} / "
+                         f"{mean((ds, 'openTSNE (unsupervised)'), 1):.3f}")
+        lines.append(f"| {ds} | " + " | ".join(cells) + " |")
+        best = max(grid, key=lambda g: mean((ds, g), 1))
+        line = (f"- {ds}: the default {mean((ds, (10, 1.0)), 1):.3f}, the best setting "
+                f"(k={best[0]}, lam_same={best[1]:g}) {mean((ds, best), 1):.3f}")
+        if ref:
+            line += f", openTSNE {mean((ds, 'openTSNE (unsupervised)'), 1):.3f}"
+        summary.append(line)
+    lines += ["", "Trustworthiness: the default, the best of the grid, openTSNE:", ""] + summary
+    (RESULTS / "maps2d_knobs.md").write_text("\n".join(lines) + "\n")
+    print(f"wrote {RESULTS / 'maps2d_knobs.md'}")
+
+
+if __name__ == "__main__":
+    main()
