@@ -572,7 +572,7 @@ def test_a_narrow_placement_puts_a_new_sample_on_its_nearest_training_sample(dig
 
 
 def test_auto_placement_width_is_the_one_of_lowest_leave_one_out_error(digits_split):
-    from graphdr.neighbor.dee_map import PLACEMENT_WIDTHS
+    from graphdr.neighbor.placement import PLACEMENT_WIDTHS
 
     Xtr, _, ytr, _ = digits_split
     m = DEEMap(max_iter=30).fit(Xtr, ytr)

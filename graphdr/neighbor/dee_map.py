@@ -27,26 +27,8 @@ Start: the class means laid out by their two principal components and pushed apa
 two classes' discs overlap; each class's samples on its own two principal components inside
 its disc (no randomness: the same data give the same start).
 
-Out of sample (:meth:`DEEMap.transform`): a new sample's ``n_neighbors`` nearest training
-samples vote with their map positions, weighted by their squared input distances
-:math:`d_j^2` relative to the nearest one's,
-
-.. math:: w_j = \exp\big(-(d_j^2 - d_1^2) / (\tau\,(\operatorname{med}_l d_l^2 - d_1^2))\big),
-
-where :math:`\tau` is ``placement_width``: small, the nearest training sample decides (1-NN
-in the input space); large, all neighbours vote alike. ``'auto'`` picks :math:`\tau` from
-:data:`PLACEMENT_WIDTHS` by the leave-one-out error of training samples placed from their
-other neighbours (up to :data:`PLACEMENT_SAMPLES` of them, chosen by content): on vowel the
-nearest sample decides (held-out 2-D 1-NN error 2.3 % chosen, 6.9 % at width 1), on heart the
-vote (13.5 % chosen, 19.4 % at width 0.1; ``benchmarks/results/maps2d_width.md``, five splits).
-The sample goes to the mode of the weighted positions, not to their mean, which for neighbours
-of two classes would land between the two regions. The mode is found by weighted mean shift in
-the plane (kernel :math:`e^{-\lVert u\rVert^2}`, the repulsion's) from the neighbour position of
-highest weighted density at the scale of the gap between classes (``START_BANDWIDTH`` = 3), so
-that the start lies in the region that holds most of the neighbours' weight. On other splits
-than the benchmark's (``benchmarks/maps2d.py``: letters, mnist5k, digits, seeds 1 and 2) this
-start gave a lower or equal held-out error than the density at the kernel's own scale in all
-six cases (for example letters 5.38 % against 6.13 %).
+Out of sample (:meth:`DEEMap.transform`): by the new sample's nearest training samples, at the
+mode of their map positions weighted by their input distances (:mod:`graphdr.neighbor.placement`).
 """
 
 from __future__ import annotations
@@ -76,6 +58,13 @@ from ..stats import power_of_two_scale
 from ._core import _DTYPES, _check_descent_params, _store_descent
 from .elastic import _sparse_preconditioner
 from .grid_field import block_fields, gaussian_field
+from .placement import (
+    PLACEMENT_SAMPLES,
+    best_width,
+    drop_self,
+    leave_one_out_errors,
+    place,
+)
 
 #: samples per unit area of a class's starting disc
 START_DENSITY = 4.0
@@ -83,10 +72,6 @@ START_DENSITY = 4.0
 START_GAP = 3.0
 #: weight of each sample's attraction to its class mean (a fraction of one neighbour edge)
 TETHER = 0.01
-#: width of the kernel that picks the mean shift's start among the neighbours' positions: the
-#: gap between two classes' starting discs, so that the start is the region (class) holding
-#: most of the neighbours' weight rather than the tightest group of them
-START_BANDWIDTH = START_GAP
 #: the shift of the Laplacian preconditioner, relative to the larger repulsion weight (the
 #: curvature of e^{-r^2} is at most 2 per unit weight)
 PRECONDITIONER_SHIFT = 1.0
@@ -97,28 +82,10 @@ CG_RTOL = 0.03
 #: weight of the pull of an unlabelled sample's start towards its nearest labelled sample's
 #: start (a fraction of its degree, :func:`_harmonic_start`)
 HARMONIC_PULL = 0.1
-#: the widths ``placement_width='auto'`` chooses from (relative to the spread of a new
-#: sample's squared neighbour distances; the former fixed rule was close to 1-2)
-PLACEMENT_WIDTHS = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0)
-#: training samples (at most; chosen by content) whose leave-one-out placement picks the width
-PLACEMENT_SAMPLES = 5000
-#: mean-shift steps of the out-of-sample transform
-MEAN_SHIFT_STEPS = 10
 #: samples from which the Laplacian's two columns are multiplied on two threads
 _PARALLEL_ROWS = 1 << 15
 #: query rows per block of the out-of-sample transform
 TRANSFORM_BLOCK = 4096
-
-
-def _drop_self(dist, ind, rows):
-    """Neighbour lists of ``k + 1`` without the query's own row (or, when duplicates pushed it
-    out of the list, without the farthest): ``k`` per row, order kept."""
-    own = ind == rows[:, None]
-    own[~own.any(axis=1), -1] = True
-    own &= np.cumsum(own, axis=1) == 1  # one per row
-    keep = ~own
-    k = ind.shape[1] - 1
-    return dist[keep].reshape(-1, k), ind[keep].reshape(-1, k)
 
 
 def _principal_plane(Z):
@@ -364,10 +331,10 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         them (pixels, principal components). ``transform`` applies the same scaling.
     placement_width : 'auto' or float > 0, default='auto'
         How new samples are placed (:meth:`transform`): the width :math:`\tau` of the
-        weights of their training neighbours (module docstring). Small: the nearest training
-        sample decides; large: the ``n_neighbors`` vote alike. ``'auto'``: the width of
-        :data:`PLACEMENT_WIDTHS` whose leave-one-out placement of training samples (up to
-        :data:`PLACEMENT_SAMPLES`) errs least (ties: the wider).
+        weights of their training neighbours (:mod:`graphdr.neighbor.placement`). Small: the
+        nearest training sample decides; large: the ``n_neighbors`` vote alike. ``'auto'``:
+        the width of ``placement.PLACEMENT_WIDTHS`` (0.1 to 4) whose leave-one-out placement of
+        training samples (up to 5000, chosen by content) errs least (ties: the wider).
     neighbors : {'auto', 'exact', 'approx'}, default='auto'
         How the neighbours are found (the attraction graph and the index that places new
         samples): exactly (ties to the smaller row index), or by NN-descent (pynndescent,
@@ -399,7 +366,7 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     placement_width_ : float
         The width that places new samples (``'auto'`` resolved).
     placement_errors_ : dict or None
-        ``'auto'``: the leave-one-out error of each width of :data:`PLACEMENT_WIDTHS`.
+        ``'auto'``: the leave-one-out error of each width of ``placement.PLACEMENT_WIDTHS``.
     feature_mean_, feature_scale_ : ndarray of shape (n_features,)
         The map works on ``(X - feature_mean_) / feature_scale_``.
     objective_, initial_objective_ : float
@@ -564,7 +531,7 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             rows = np.arange(a, min(a + TRANSFORM_BLOCK, n))
             k = min(self._neighbors.n_neighbors + 1, n)
             dist, ind = self._neighbors.kneighbors(self._features[rows], n_neighbors=k)
-            out[self._order[rows]] = self._place_from(*_drop_self(dist, ind, rows))
+            out[self._order[rows]] = self._place_from(*drop_self(dist, ind, rows))
 
         map_threads(place, range(0, n, TRANSFORM_BLOCK))
         return out
@@ -584,52 +551,28 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         return out
 
     def _choose_width(self, keys, ys):
-        """``(width, errors)``: the width of :data:`PLACEMENT_WIDTHS` whose leave-one-out
-        placement errs least on up to :data:`PLACEMENT_SAMPLES` labelled training samples
-        (those of smallest content key: the same ones in any row order); an error is a
-        placed sample whose nearest other labelled training sample on the map is of another
-        class. Ties: the wider."""
+        """``(width, errors)`` (:func:`graphdr.neighbor.placement.leave_one_out_errors`) on up
+        to ``PLACEMENT_SAMPLES`` labelled training samples: those of smallest content key,
+        the same ones in any row order."""
         n = len(self._order)
         where = np.empty(n, dtype=np.intp)
         where[self._order] = np.arange(n)
-        labelled = np.flatnonzero(ys >= 0)  # rows of the index (the fit's order)
+        n_labelled = int(np.sum(ys >= 0))  # ys: labels of the index's rows (the fit's order)
         # by content (index rows in key order), labelled ones only
-        rows = where[smallest_keys(keys, n if len(labelled) < n else PLACEMENT_SAMPLES)]
+        rows = where[smallest_keys(keys, n if n_labelled < n else PLACEMENT_SAMPLES)]
         rows = np.sort(rows[ys[rows] >= 0][:PLACEMENT_SAMPLES])
         k = min(self._neighbors.n_neighbors + 1, n)
         dist, ind = self._neighbors.kneighbors(self._features[rows], n_neighbors=k)
-        dist, ind = _drop_self(dist, ind, rows)
-        index = NearestNeighbors(n_neighbors=2).fit(self._map_rows[labelled])
-        errors = {}
-        for width in PLACEMENT_WIDTHS:
-            _, near = index.kneighbors(self._place_from(dist, ind, width))
-            near = labelled[near]
-            other = np.where(near[:, 0] == rows, near[:, 1], near[:, 0])
-            errors[width] = float(np.mean(ys[other] != ys[rows]))
-        best = min(PLACEMENT_WIDTHS, key=lambda w: (errors[w], -w))
-        return best, errors
+        errors = leave_one_out_errors(self._map_rows, ys, rows, *drop_self(dist, ind, rows))
+        return best_width(errors), errors
 
     def _place(self, X):
         return self._place_from(*self._neighbors.kneighbors(X))
 
     def _place_from(self, dist, ind, width=None):
+        """Places from neighbours given as rows of the index (the fit's order)."""
         width = self.placement_width_ if width is None else width
-        d2 = dist**2
-        d1 = d2.min(axis=1, keepdims=True)
-        spread = np.median(d2, axis=1, keepdims=True) - d1
-        # the nearest neighbour weighs 1; the others by their distance beyond it, relative to
-        # the neighbourhood's spread (module docstring)
-        w = np.exp(-(d2 - d1) / np.maximum(width * spread, 1e-300))
-        P = self._map_rows[ind]  # (m, k, 2): the index's rows are in the fit's order
-        # start at the neighbour position of highest weighted density, then mean shift
-        pair = np.exp(-np.sum((P[:, :, None] - P[:, None]) ** 2, axis=-1)
-                      / START_BANDWIDTH**2)  # (m, k, k)
-        start = np.argmax(np.einsum("mjl,ml->mj", pair, w), axis=1)
-        Yq = P[np.arange(len(P)), start]
-        for _ in range(MEAN_SHIFT_STEPS):
-            g = w * np.exp(-np.sum((P - Yq[:, None]) ** 2, axis=-1))
-            Yq = np.einsum("mj,mjk->mk", g, P) / np.maximum(g.sum(axis=1), 1e-300)[:, None]
-        return Yq
+        return place(self._map_rows, dist, ind, width)
 
     @property
     def _n_features_out(self):
