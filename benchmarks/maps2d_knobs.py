@@ -7,9 +7,10 @@ Every setting on the eight shared UCI sets and digits, repeated stratified split
 the UCI sets standardised, as ``maps2d.py``), ``placement_width='auto'``; openTSNE
 (unsupervised, its own ``transform``) on the same splits when installed.
 
-    .venv/bin/python benchmarks/maps2d_knobs.py [--splits 3]
+    .venv/bin/python benchmarks/maps2d_knobs.py [--splits 3] [--datasets ...] [--out FILE]
 
-Writes ``benchmarks/results/maps2d_knobs.md``.
+Writes ``benchmarks/results/maps2d_knobs.md`` (the sets held out of the choice, mnist5k and
+the letters: ``--datasets mnist5k letters --splits 1 --out maps2d_knobs_heldout.md``).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--splits", type=int, default=3)
     p.add_argument("--datasets", nargs="*", default=list(SETS))
+    p.add_argument("--out", default="maps2d_knobs.md", help="the results file")
     a = p.parse_args(argv)
     t0 = time.time()
     ref = {k: v for k, v in methods().items() if k == "openTSNE (unsupervised)"}
@@ -64,7 +66,9 @@ def main(argv=None):
     mean = lambda key, i: float(np.mean([v[i] for v in out[key]]))  # noqa: E731
     cols = [f"k={k}, lam_same={s:g}" for k, s in grid]
     lines = ["# DEEMap's knobs against its faithfulness (issue 39)", "",
-             f"Command: `.venv/bin/python benchmarks/maps2d_knobs.py --splits {a.splits}`", "",
+             f"Command: `.venv/bin/python benchmarks/maps2d_knobs.py --splits {a.splits}"
+             + (f" --datasets {' '.join(a.datasets)}" if list(a.datasets) != list(SETS) else "")
+             + (f" --out {a.out}`" if a.out != "maps2d_knobs.md" else "`"), "",
              machine(threads_label()) + f" {time.time() - t0:.0f} s in all.", "",
              f"Every cell: held-out 2-D 1-NN error (%) / trustworthiness (k = 10) of the test "
              f"samples, the mean over {a.splits} stratified splits; k = n_neighbors. The "
@@ -85,8 +89,8 @@ def main(argv=None):
             line += f", openTSNE {mean((ds, 'openTSNE (unsupervised)'), 1):.3f}"
         summary.append(line)
     lines += ["", "Trustworthiness: the default, the best of the grid, openTSNE:", ""] + summary
-    (RESULTS / "maps2d_knobs.md").write_text("\n".join(lines) + "\n")
-    print(f"wrote {RESULTS / 'maps2d_knobs.md'}")
+    (RESULTS / a.out).write_text("\n".join(lines) + "\n")
+    print(f"wrote {RESULTS / a.out}")
 
 
 if __name__ == "__main__":
