@@ -66,7 +66,7 @@ PROFILED = {
 ROWS = RESULTS / "maps2d_scale.json"
 
 
-def one(n, n_new):
+def one(n, n_new, params=None):
     """Fit DEEMap on ``n`` samples, place ``n_new`` new ones; a dict of figures."""
     import cProfile
     import pstats
@@ -76,7 +76,7 @@ def one(n, n_new):
 
     X, y = subclusters(n + n_new, seed=1)
     Xtr, ytr, Xnew, ynew = X[:n], y[:n], X[n:], y[n:]
-    model = graphdr.DEEMap()
+    model = graphdr.DEEMap(**(params or {}))
     prof = cProfile.Profile()
     start = time.perf_counter()
     prof.enable()
@@ -102,6 +102,11 @@ def one(n, n_new):
                 neighbors=getattr(model, "neighbors_", "exact"))
 
 
+def _label(row):
+    """A row's name: its size, and its parameters when they are not the defaults."""
+    return f"{row['n']:,}" + (f" ({row['params']})" if row.get("params") else "")
+
+
 def main(argv=None):
     from common import machine, threads_label
 
@@ -110,18 +115,22 @@ def main(argv=None):
                    help="sizes to measure (none: only rewrite the results file)")
     p.add_argument("--new", type=int, default=100_000)
     p.add_argument("--one", type=int, default=None)
+    p.add_argument("--params", default="",
+                   help="DEEMap's parameters other than the defaults, as JSON (a row of its own)")
     p.add_argument("--note", default="",
                    help="how busy the machine was, stored with the sizes of this run")
     a = p.parse_args(argv)
     if a.one is not None:
-        print(json.dumps(one(a.one, a.new)))
+        print(json.dumps(one(a.one, a.new, json.loads(a.params) if a.params else None)))
         return
     earlier = json.loads(ROWS.read_text()) if ROWS.exists() else []
     rows = []
     for n in a.sizes:
-        out = subprocess.run([sys.executable, __file__, "--one", str(n), "--new", str(a.new)],
+        out = subprocess.run([sys.executable, __file__, "--one", str(n), "--new", str(a.new),
+                              "--params", a.params],
                              capture_output=True, text=True, check=True, env=dict(os.environ))
         rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        rows[-1]["params"] = a.params
         rows[-1]["measured"] = (f"{time.strftime('%Y-%m-%d')}, {machine(threads_label())}"
                                 f" Python {platform.python_version()}"
                                 + (f"; {a.note}" if a.note else ""))
@@ -129,11 +138,12 @@ def main(argv=None):
         print(f"{n}: fit {r['fit']:.1f} s, {r['iterations']} it, peak {r['peak'] / 2**30:.2f} "
               f"GiB, place {r['n_new']} in {r['place']:.1f} s, error {r['error']:.1f} %",
               flush=True)
-    rows += [r for r in earlier if r["n"] not in a.sizes]
-    rows.sort(key=lambda r: r["n"])
+    rows += [r for r in earlier
+             if not (r["n"] in a.sizes and r.get("params", "") == a.params)]
+    rows.sort(key=lambda r: (r.get("params", ""), r["n"]))
     ROWS.write_text(json.dumps(rows, indent=1) + "\n")
     head = ["# DEEMap at scale (issue 39, items 2 and 3)", ""]
-    big = [r for r in rows if r["n"] >= 1_000_000]
+    big = [r for r in rows if r["n"] >= 1_000_000 and not r.get("params")]
     for r in big:
         head += [f"Headline: {r['n']:,} samples x 50 features mapped in {r['fit']:.0f} s "
                  f"({r['fit'] / 60:.1f} min), peak memory {r['peak'] / 2**30:.2f} GiB; "
@@ -141,8 +151,7 @@ def main(argv=None):
     head += ["Command: `.venv/bin/python benchmarks/maps2d_scale.py --sizes N [N ...] "
              "--new 100000` (each run measures its sizes and keeps the others' rows, "
              "`maps2d_scale.json`).", ""]
-    head += [f"- {r['n']:,} samples: measured {r.get('measured', 'before 2026-11-26')}"
-             for r in rows]
+    head += [f"- {_label(r)} samples: measured {r.get('measured', 'before 2026-11-26')}" for r in rows]
     head += ["",
              "", "Data: :func:`subclusters` (20 classes x 5 sub-clusters, 50 features, float32); "
              "the new samples from the same generator. Peak memory: the process's peak "
@@ -152,7 +161,7 @@ def main(argv=None):
              "place new (s) | new samples | 1-NN error (%) |",
              "|---:|---|---:|---:|---|---:|---:|---:|---:|"]
     for r in rows:
-        head.append(f"| {r['n']:,} | {r['neighbors']} | {r['fit']:.1f} | {r['iterations']} | "
+        head.append(f"| {_label(r)} | {r['neighbors']} | {r['fit']:.1f} | {r['iterations']} | "
                     f"{r['converged']} | {r['peak'] / 2**30:.2f} | {r['place']:.1f} | "
                     f"{r['n_new']:,} | {r['error']:.1f} |")
     head += ["", "Where the fit's time goes (cumulative seconds of the profiled functions; the "
@@ -160,7 +169,7 @@ def main(argv=None):
              "| samples | " + " | ".join(PROFILED) + " |",
              "|---:" + "|---:" * len(PROFILED) + "|"]
     for r in rows:
-        head.append(f"| {r['n']:,} | " + " | ".join(
+        head.append(f"| {_label(r)} | " + " | ".join(
             f"{r['shares'][k]:.1f} ({100 * r['shares'][k] / r['fit']:.0f} %)" for k in PROFILED)
             + " |")
     (RESULTS / "maps2d_scale.md").write_text("\n".join(head) + "\n")
