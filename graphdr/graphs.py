@@ -327,7 +327,6 @@ class ApproxNeighbors:
         ind, dist = ind.astype(np.intp), dist.astype(np.float64)
         return (dist, ind) if return_distance else ind
 
-
     def _prepare_search(self):
         """The search graph of the index, built once before the first query (pynndescent
         builds it lazily inside ``query``, which is not safe from several threads at once)."""

@@ -457,8 +457,8 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         # being amplified by 1 / mu (a tiny mu sent whole classes hundreds of units away)
         mu = PRECONDITIONER_SHIFT * max(float(self.lam), float(self.lam_same))
         precondition = _sparse_preconditioner(
-            sp.csc_matrix(2.0 * problem.L) + mu * sp.identity(len(Xs), format="csc"),
-            factor=False, rtol=CG_RTOL)
+            2.0 * problem.L + mu * sp.identity(len(Xs), format="csr"), factor=False,
+            rtol=CG_RTOL)  # CSR throughout: the CG solves need no other copy
         res = descent(problem.value_grad, Y0, method="preconditioned",
                       precondition=precondition, max_iter=self.max_iter, tol=self.tol,
                       verbose=verbose, callback=callback, name=name, t_start=t0)
