@@ -48,6 +48,25 @@ def test_knn_graph_and_symmetrize_and_heat_weights():
     assert np.all(W[~mask] == 0)
 
 
+
+@pytest.mark.parametrize("symmetrize", ["or", "and"])
+@pytest.mark.parametrize("restrict", [None, "same"])
+def test_binary_graphs_built_group_by_group_equal_the_general_assembly(restrict, symmetrize):
+    """Binary graphs of groups that search themselves are made symmetric group by group and
+    written into one CSR matrix; heat weights go through the general assembly (COO, the
+    transpose, their maximum). The two agree edge for edge, with unlabelled samples, a class
+    of one sample and duplicate rows, and the binary one is canonical CSR."""
+    X, y = make_classes(seed=4)
+    X[5] = X[6]
+    y = y.copy()
+    y[:7] = -1
+    y[10] = y.max() + 1  # a class of one sample: no edge
+    W = graphs.knn_graph(X, 4, y=y, restrict=restrict, symmetrize=symmetrize)
+    H = graphs.knn_graph(X, 4, y=y, restrict=restrict, symmetrize=symmetrize, weights="heat")
+    np.testing.assert_array_equal(W.toarray(), (H.toarray() > 0).astype(float))
+    assert W.has_canonical_format and W.nnz == np.count_nonzero(W.toarray())
+    assert np.all(W.diagonal() == 0) and abs(W - W.T).max() == 0
+
 def test_knn_graph_precomputed_distances_equal_features():
     X, y = make_classes(seed=3)
     D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))

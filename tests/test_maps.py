@@ -544,13 +544,21 @@ def test_large_maps_split_the_laplacian_and_its_solves_over_threads_without_chan
     y = rng.integers(0, 3, n)
     obj = _MapObjective(A, np.sort(y), 3, lam_diff=1.0, lam_same=1.0)
     Y = rng.normal(size=(n, 2))
-    np.testing.assert_allclose(obj._laplacian(Y), obj.L @ Y, rtol=1e-12, atol=1e-12)
-    M = sp.csc_matrix(2.0 * obj.L) + sp.identity(n, format="csc")
+    L = sp.diags(np.asarray(A.sum(axis=1)).ravel()) - A  # built here, independently
+    np.testing.assert_allclose(obj._laplacian(Y), L @ Y, rtol=1e-12, atol=1e-12)
+    M = sp.csr_matrix(2.0 * L + sp.identity(n))
+    operator, diagonal = obj.shifted_laplacian(1.0)
+    np.testing.assert_allclose(diagonal, M.diagonal(), rtol=0, atol=0)
+    np.testing.assert_allclose(operator.matvec(Y[:, 0]), M @ Y[:, 0], rtol=1e-12, atol=1e-12)
     g = rng.normal(size=(n, 2))
-    two = _sparse_preconditioner(M, factor=False, rtol=0.03)(g, None)
+    two = _sparse_preconditioner(operator, factor=False, rtol=0.03, diagonal=diagonal)(g, None)
     with threadpool_limits(limits=1):
-        one = _sparse_preconditioner(M, factor=False, rtol=0.03)(g, None)
+        one = _sparse_preconditioner(operator, factor=False, rtol=0.03,
+                                     diagonal=diagonal)(g, None)
     assert np.array_equal(two, one)
+    # the operator solves as the matrix does (the same Jacobi preconditioner)
+    matrix = _sparse_preconditioner(M, factor=False, rtol=0.03)(g, None)
+    np.testing.assert_allclose(two, matrix, rtol=1e-8, atol=1e-10)
     # a descent direction, and the CG answer close to M^-1 g
     assert np.sum(two * g) > 0
     assert np.linalg.norm(M @ two - g) <= 0.03 * np.linalg.norm(g) * 1.0001

@@ -37,6 +37,7 @@ import time
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse import linalg as splinalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -192,7 +193,8 @@ class _MapObjective:
         A = sp.csr_matrix(A)
         if self.order is not None:
             A, y_enc = A[order][:, order], y_enc[order]
-        self.L = sp.csr_matrix(sp.diags(np.asarray(A.sum(axis=1)).ravel()) - A)
+        # L = diag(degree) - A, applied as such: no second copy of the graph
+        self.A, self.degree = A, np.asarray(A.sum(axis=1), dtype=np.float64).ravel()
         #: class c holds the sorted rows starts[c]:starts[c + 1]; the unlabelled, 0:starts[0]
         self.starts = np.searchsorted(y_enc, np.arange(n_classes + 1))
         self.partial = self.starts[0] > 0
@@ -210,9 +212,27 @@ class _MapObjective:
     def _laplacian(self, Y):
         """``L Y``, one column per thread when the graph is large."""
         workers = None if len(Y) >= _PARALLEL_ROWS else 1
-        return np.column_stack(map_threads(
-            lambda k: self.L @ np.ascontiguousarray(Y[:, k]), range(Y.shape[1]),
-            n_workers=workers))
+
+        def column(k):
+            y = np.ascontiguousarray(Y[:, k])
+            return self.degree * y - self.A @ y
+
+        return np.column_stack(map_threads(column, range(Y.shape[1]), n_workers=workers))
+
+    def shifted_laplacian(self, mu):
+        r"""``(op, diagonal)``: :math:`2L + \mu I` as a linear operator on vectors (the graph
+        is not copied) and its diagonal, for :func:`~graphdr.neighbor.elastic.
+        _sparse_preconditioner`."""
+        shifted = 2.0 * self.degree + float(mu)
+
+        def matvec(x):
+            x = np.ravel(x)
+            return shifted * x - 2.0 * (self.A @ x)
+
+        diagonal = shifted - 2.0 * self.A.diagonal()  # L_ii = d_i - a_ii
+
+        n = len(diagonal)
+        return splinalg.LinearOperator((n, n), matvec=matvec, dtype=np.float64), diagonal
 
     def _sorted_value_grad(self, Y):
         LY = self._laplacian(Y)
@@ -242,6 +262,15 @@ class _MapObjective:
         return value, grad
 
 
+def _gathered(X, rows, block=1 << 14):
+    """``X[rows]`` as a new float64 array, gathered in row blocks (no float32 copy of the
+    whole of ``X`` on the way)."""
+    out = np.empty((len(rows), X.shape[1]))
+    for a in range(0, len(rows), block):
+        out[a:a + block] = X[rows[a:a + block]]
+    return out
+
+
 def _class_order(y_enc, within=None):
     """The rows sorted by class, unlabelled (-1) first, each class in the order ``within``
     (indices of all rows; default: the rows' own order)."""
@@ -250,6 +279,8 @@ def _class_order(y_enc, within=None):
     return within[np.argsort(y_enc[within], kind="stable")]
 
 
+#: rows per block of :func:`feature_scaling`'s passes
+_SCALING_ROWS = 1 << 14
 #: 'auto' standardises when one feature holds more than this fraction of the total variance
 DOMINANT_FEATURE = 0.5
 FEATURE_SCALINGS = ("auto", "standard", "none")
@@ -269,13 +300,25 @@ def feature_scaling(X, option):
       relative scale, which carries information).
 
     Computed on ``X`` divided by its power-of-two scale first: no under- or overflow at any
-    magnitude.
+    magnitude; in row blocks (memory: one block, not a copy of ``X``), summed in the rows'
+    order (:meth:`DEEMap.fit` passes its rows sorted by content: the same scaling in any row
+    order).
     """
-    X = np.asarray(X, dtype=np.float64)
-    top = power_of_two_scale(np.max(np.abs(X))) if X.size else 1.0
-    Z = X / top
-    mean = Z.mean(axis=0)
-    std = np.sqrt(np.mean((Z - mean) ** 2, axis=0))
+    X = np.asarray(X)
+    if not np.issubdtype(X.dtype, np.floating):
+        X = X.astype(np.float64)
+    n = X.shape[0]
+    top = power_of_two_scale(max(float(X.max()), -float(X.min()))) if X.size else 1.0
+    # two passes over row blocks (float64 sums, in the rows' order): no copy of X
+    blocks = [slice(a, min(a + _SCALING_ROWS, n)) for a in range(0, n, _SCALING_ROWS)]
+    mean = np.zeros(X.shape[1])
+    for b in blocks:
+        mean += np.sum(np.asarray(X[b], dtype=np.float64) / top, axis=0)
+    mean /= max(n, 1)
+    var = np.zeros(X.shape[1])
+    for b in blocks:
+        var += np.sum((np.asarray(X[b], dtype=np.float64) / top - mean) ** 2, axis=0)
+    std = np.sqrt(var / max(n, 1))
     if option == "auto":
         total = float(np.sum(std**2))
         option = "standard" if total > 0 and float(np.max(std**2)) > DOMINANT_FEATURE * total \
@@ -433,17 +476,20 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         # a class of one sample has no neighbours: it keeps its own place, away from the others
         self.classes_, y_enc, _ = check_labels(y, min_classes=2, method=name,
                                                unlabelled="allow")
-        self.feature_scaling_, self.feature_mean_, self.feature_scale_ = feature_scaling(
-            X, self.feature_scaling)
         C = len(self.classes_)
         self.neighbors_ = _graphs.resolve_algorithm(self.neighbors, len(X))
         # the fit runs with the rows sorted by class (each class a block of rows: views, no
-        # gathers) and, within a class, by content, so that neighbour ties, the start's signs
-        # and the sums of the fields come out the same whatever the order of the rows; the
-        # caller's order comes back at the end and in every callback
+        # gathers) and, within a class, by content, so that neighbour ties, the start's signs,
+        # the feature scaling and the sums of the fields come out the same whatever the order
+        # of the rows; the caller's order comes back at the end and in every callback
         keys = row_keys(X)
         order = _class_order(y_enc, canonical_order(keys))
-        Xs, ys = self._scaled(X[order]), y_enc[order]  # the one scaled copy the fit keeps
+        ys = y_enc[order]
+        Xs = _gathered(X, order)  # the one scaled copy the fit keeps (float64, sorted rows)
+        self.feature_scaling_, self.feature_mean_, self.feature_scale_ = feature_scaling(
+            Xs, self.feature_scaling)
+        Xs -= self.feature_mean_  # in place: the same bits as _scaled, no second copy
+        Xs /= self.feature_scale_
         A = attraction_graph(Xs, ys, self.n_neighbors, self.neighbors_, self.random_state)
         Y0 = _start(Xs, ys, C, A)
         problem = _MapObjective(A, ys, C, self.lam, self.lam_same)
@@ -456,14 +502,15 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         # tether does not see it): mu, the repulsion's curvature scale, keeps those modes from
         # being amplified by 1 / mu (a tiny mu sent whole classes hundreds of units away)
         mu = PRECONDITIONER_SHIFT * max(float(self.lam), float(self.lam_same))
-        precondition = _sparse_preconditioner(
-            2.0 * problem.L + mu * sp.identity(len(Xs), format="csr"), factor=False,
-            rtol=CG_RTOL)  # CSR throughout: the CG solves need no other copy
+        del A  # the objective holds the graph
+        operator, diagonal = problem.shifted_laplacian(mu)
+        precondition = _sparse_preconditioner(operator, factor=False, rtol=CG_RTOL,
+                                              diagonal=diagonal)
         res = descent(problem.value_grad, Y0, method="preconditioned",
                       precondition=precondition, max_iter=self.max_iter, tol=self.tol,
                       verbose=verbose, callback=callback, name=name, t_start=t0)
         _store_descent(self, res)
-        del A, problem, precondition  # the graph's matrices: gigabytes at 10^7 samples
+        del problem, precondition, operator  # the graph's matrices: gigabytes at 10^7 samples
         Y = res.x[unsort]
         self.embedding_ = (Y * embedding_signs(Y)).astype(X.dtype, copy=False)
         # the index that places new samples holds the scaled training features in the sorted

@@ -40,19 +40,23 @@ from ._core import (
 
 
 # ----- unsupervised elastic embedding -------------------------------------------------------
-def _sparse_preconditioner(M, factor=True, rtol=1e-3):
+def _sparse_preconditioner(M, factor=True, rtol=1e-3, diagonal=None):
     """``g -> M^-1 g`` for the sparse SPD matrix ``M`` (``n x n``): one sparse LU factor
     (``factor=True``; exact, but a kNN Laplacian's factor fills in towards ``n^2`` entries as
     ``n`` grows), or a Jacobi-preconditioned conjugate-gradient solve per column to relative
     residual ``rtol`` (at most 100 iterations, ``O(nnz)`` each; the columns on the
     environment's threads, each solved alone: the same bits with any number of threads).
-    Each CG iterate ``x`` of an SPD system (started at 0) has ``g^T x > 0``, so the direction
-    stays a descent direction."""
+    With ``diagonal`` (``M``'s diagonal), ``M`` may be any linear operator (a
+    ``scipy.sparse.linalg.LinearOperator``: no matrix is stored). Each CG iterate ``x`` of
+    an SPD system (started at 0) has ``g^T x > 0``, so the direction stays a descent
+    direction."""
     if factor:
         lu = splinalg.splu(M)
         return lambda g, x: lu.solve(np.asarray(g, dtype=np.float64))
-    M = sp.csr_matrix(M)
-    jacobi = sp.diags(1.0 / M.diagonal())
+    if diagonal is None:
+        M = sp.csr_matrix(M)
+        diagonal = M.diagonal()
+    jacobi = sp.diags(1.0 / np.asarray(diagonal, dtype=np.float64))
     workers = None if M.shape[0] >= _PARALLEL_CG else 1
 
     def precondition(g, x):
