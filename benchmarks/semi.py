@@ -22,9 +22,11 @@ semi-supervised fit equals the supervised fit (the largest difference of their e
 printed).
 
     .venv/bin/python benchmarks/semi.py [--datasets ...] [--fractions 0.01 0.02 0.05 0.1 0.2]
-        [--seeds 3]
+        [--seeds 3] [--methods DEEMap --merge]
 
-Writes ``benchmarks/results/semi.md`` (and ``semi.json``, every cell).
+``--merge`` reruns the named methods only and keeps every other cell of ``semi.json``
+(the anchors too): for a change to one estimator. Writes ``benchmarks/results/semi.md``
+(and ``semi.json``, every cell).
 """
 
 from __future__ import annotations
@@ -92,14 +94,42 @@ def graphdr_methods(names=SEMI):
     return {name: getattr(graphdr, name) for name in names if hasattr(graphdr, name)}
 
 
-def run_cell(name, fraction, seed, methods=SEMI):
-    """Every method on one (set, fraction, seed): ``{method: (error %, fit seconds)}``."""
-    from sklearn.decomposition import PCA
-    from sklearn.semi_supervised import LabelSpreading
-
+def run_cell(name, fraction, seed, methods=SEMI, anchors=True):
+    """Every method on one (set, fraction, seed): ``{method: (error %, fit seconds)}``;
+    ``anchors=False``: the graphdr ``methods`` only."""
     X, y = load(name)
     Xtr, ytr, ys, Xte, yte = split(X, y, fraction, seed)
     Xtr, Xte = standardise(name, Xtr, Xte)
+    lab = ys >= 0
+    out = _anchor_cells(Xtr, ys, Xte, yte, fraction) if anchors else {}
+    for method, cls in graphdr_methods(methods).items():
+        for mode in ("labelled", "semi"):
+            if fraction >= 1 and mode == "labelled":
+                continue
+            est = cls()
+            t = time.perf_counter()
+            if mode == "semi":
+                est.fit(Xtr, ys)
+            else:
+                est.fit(Xtr[lab], ys[lab])
+            fit = time.perf_counter() - t
+            Ztr = est.embedding_[lab] if method == "DEEMap" and mode == "semi" else None
+            if Ztr is None:
+                Ztr = est.transform(Xtr[lab]) if mode == "semi" else training_map(est, Xtr[lab])
+            out[f"{method} {mode}"] = (one_nn(Ztr, ys[lab], est.transform(Xte), yte), fit)
+        if fraction >= 1:
+            sup = cls().fit(Xtr, ytr)
+            semi = cls().fit(Xtr, ys)
+            out[f"{method} 100% = supervised"] = (
+                float(np.max(np.abs(sup.transform(Xte) - semi.transform(Xte)))), 0.0)
+    return out
+
+
+def _anchor_cells(Xtr, ys, Xte, yte, fraction):
+    """The anchors of one cell (module docstring)."""
+    from sklearn.decomposition import PCA
+    from sklearn.semi_supervised import LabelSpreading
+
     lab = ys >= 0
     out = {}
     out["raw"] = (one_nn(Xtr[lab], ys[lab], Xte, yte), 0.0)
@@ -124,26 +154,6 @@ def run_cell(name, fraction, seed, methods=SEMI):
             out[label] = (one_nn(m.embedding_[lab], ys[lab], m.transform(Xte), yte), fit)
     except ImportError:
         pass
-    for method, cls in graphdr_methods(methods).items():
-        for mode in ("labelled", "semi"):
-            if fraction >= 1 and mode == "labelled":
-                continue
-            est = cls()
-            t = time.perf_counter()
-            if mode == "semi":
-                est.fit(Xtr, ys)
-            else:
-                est.fit(Xtr[lab], ys[lab])
-            fit = time.perf_counter() - t
-            Ztr = est.embedding_[lab] if method == "DEEMap" and mode == "semi" else None
-            if Ztr is None:
-                Ztr = est.transform(Xtr[lab]) if mode == "semi" else training_map(est, Xtr[lab])
-            out[f"{method} {mode}"] = (one_nn(Ztr, ys[lab], est.transform(Xte), yte), fit)
-        if fraction >= 1:
-            sup = cls().fit(Xtr, ytr)
-            semi = cls().fit(Xtr, ys)
-            out[f"{method} 100% = supervised"] = (
-                float(np.max(np.abs(sup.transform(Xte) - semi.transform(Xte)))), 0.0)
     return out
 
 
@@ -259,6 +269,9 @@ def main(argv=None):
     p.add_argument("--out", default=str(RESULTS / "semi.md"))
     p.add_argument("--rst", default=str(HERE.parent / "docs" / "user_guide" / "semi_results.rst"),
                    help="the docs' summary table (written with the default --out only)")
+    p.add_argument("--merge", action="store_true",
+                   help="rerun --methods only (no anchors) and replace their cells in the "
+                        "--out's .json")
     p.add_argument("--from-json", action="store_true",
                    help="rewrite the tables from the --out's .json instead of running")
     a = p.parse_args(argv)
@@ -266,20 +279,28 @@ def main(argv=None):
     if a.from_json:
         results = json.load(open(out.with_suffix(".json")))
         a.datasets = [d for d in a.datasets if d in results]
+    elif a.merge:
+        # the named methods again, every other cell (anchors included) from the .json
+        results = json.load(open(out.with_suffix(".json")))
+        for d, cells in run_all(a, anchors=False).items():
+            for f, new in cells.items():
+                results[d][f].update(new)
+        a.datasets = [d for d in DATASETS if d in results]
+        json.dump(results, open(out.with_suffix(".json"), "w"), indent=1)
     else:
         results = run_all(a)
         json.dump(results, open(out.with_suffix(".json"), "w"), indent=1)
     write_tables(a, results, out)
 
 
-def run_all(a):
+def run_all(a, anchors=True):
     results = {}
     for d in a.datasets:
         results[d] = {}
         for f in a.fractions:
             per_seed = []
             for s in range(a.seeds if f < 1 else 1):
-                per_seed.append(run_cell(d, f, s, a.methods))
+                per_seed.append(run_cell(d, f, s, a.methods, anchors))
             results[d][str(f)] = mean_cells(per_seed)
             best = sorted((v[0], m) for m, v in results[d][str(f)].items() if "100%" not in m)
             print(f"{d} {f:g}: " + ", ".join(f"{m} {e:.1f}" for e, m in best[:4]), flush=True)
@@ -293,7 +314,10 @@ def write_tables(a, results, out):
              "samples", "",
              f"Command: `.venv/bin/python benchmarks/semi.py --datasets {' '.join(a.datasets)} "
              f"--fractions {' '.join(f'{f:g}' for f in a.fractions)} --seeds {a.seeds} "
-             f"--methods {' '.join(a.methods)}`", "",
+             f"--methods {' '.join(SEMI if a.merge else a.methods)}`"
+             + (f"; then {', '.join(a.methods)} again: `... --methods {' '.join(a.methods)} "
+                "--merge` (their cells replaced; the anchors and the other methods from the "
+                "first run)" if a.merge else ""), "",
              machine(threads_label()), "",
              f"70 / 30 stratified splits, seeds 0..{a.seeds - 1} (mean), features standardised "
              "on all training rows; 'semi': fitted on every training row with y = -1 for the "

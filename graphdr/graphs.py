@@ -21,15 +21,18 @@ so a graph is used only through :func:`graph_quadratic_form`, which never builds
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 import scipy.sparse as sp
-from sklearn.neighbors import NearestNeighbors
 
-from . import _threads
-from ._threads import map_threads
 from ._validation import check_int, check_option, check_positive
+from .knn import (  # noqa: F401  (TIE_RTOL, ApproxNeighbors: graphdr.graphs' names too)
+    TIE_RTOL,
+    ApproxNeighbors,
+    _approx_search_groups,
+    _precomputed_neighbours,
+    _search_groups,
+    resolve_algorithm,
+)
 
 __all__ = [
     "ClassGraph",
@@ -165,214 +168,6 @@ def _heat_weights(sq_dist, sigma):
     else:
         scale = 2.0 * float(sigma) ** 2
     return np.exp(-sq_dist / scale)
-
-
-#: distances within this relative gap of a query's k-th distance count as tied with it
-TIE_RTOL = 1e-9
-
-
-def _first_k_with_ties(dist, idx, k, rtol=TIE_RTOL):
-    """The ``k`` nearest of each row's sorted candidates (``dist``, ``idx``: ``q x m``, ``m >= k``),
-    ties at the k-th distance resolved by the smaller index.
-
-    Returns ``(dist, idx)`` of shape ``(q, k)`` and a mask of the rows whose tie at the k-th
-    distance reaches the last candidate (more candidates may tie: ask for more).
-    """
-    q, m = dist.shape
-    kth = dist[:, k - 1 : k]
-    tied = np.abs(dist - kth) <= rtol * kth
-    below = (dist < kth) & ~tied
-    # order: the certainly nearer first (by distance), then the tied ones by index
-    key_rank = np.where(below, 0, np.where(tied, 1, 2))
-    order = np.lexsort((np.where(tied, idx, 0), np.where(below, dist, 0.0), key_rank), axis=1)
-    order = order[:, :k]
-    incomplete = tied[:, -1] if m > k else np.zeros(q, dtype=bool)
-    return np.take_along_axis(dist, order, 1), np.take_along_axis(idx, order, 1), incomplete
-
-
-#: queries searched as one piece (fixed: the pieces do not depend on the number of threads)
-_QUERY_CHUNK = 2048
-
-
-def _search_groups(X, groups, metric, self_in):
-    """The neighbour searches of every group ``(queries, candidates, k)`` of :func:`knn_graph`:
-    one index per group, then every group's queries in chunks of :data:`_QUERY_CHUNK`, all the
-    pieces on the threads the environment allows. Returns ``(dist, idx)`` per group, ``idx``
-    into the group's candidates."""
-    fitted = [X[candidates] for _, candidates, _ in groups]
-    # a few thousand queries in all: one thread (handing pieces over would cost more)
-    workers = 1 if sum(len(g[0]) for g in groups) < _QUERY_CHUNK else None
-    indexes = map_threads(lambda F: NearestNeighbors(metric=metric).fit(F), fitted, workers)
-    pieces = []
-    for gi, group in enumerate(groups):
-        n_queries = len(group[0])
-        pieces += [(gi, np.arange(a, min(a + _QUERY_CHUNK, n_queries)))
-                   for a in range(0, n_queries, _QUERY_CHUNK)]
-
-    def search(piece):
-        gi, rows = piece
-        queries, _, k = groups[gi]
-        return _kneighbors_of(indexes[gi], fitted[gi], None if self_in else X[queries], k,
-                              self_in, rows)
-
-    found = map_threads(search, pieces, workers)
-    out = []
-    for gi in range(len(groups)):
-        parts = [f for (g, _), f in zip(pieces, found) if g == gi]
-        out.append((np.concatenate([d for d, _ in parts]), np.concatenate([i for _, i in parts])))
-    return out
-
-
-def _kneighbors_of(nn, fitted, queries, k, self_in, rows):
-    """The ``k`` nearest candidates of the queries ``rows`` with machine-independent ties:
-    distances within :data:`TIE_RTOL` of the k-th count as equal and go to the smaller
-    candidate index (tree searches and rounding otherwise decide them, e.g. on data with
-    repeated values)."""
-    n_candidates = fitted.shape[0]
-    available = n_candidates - (1 if self_in else 0)
-    m = min(available, 2 * k + 1)
-    first = rows[0] if len(rows) else 0
-    out_d = np.empty((len(rows), k))
-    out_i = np.empty((len(rows), k), dtype=np.intp)
-    while len(rows):
-        if self_in:
-            all_self = len(rows) == n_candidates
-            d, i = nn.kneighbors(None if all_self else fitted[rows], n_neighbors=m
-                                 + (0 if all_self else 1))
-            if not all_self:  # drop each query itself (kneighbors(None) does so)
-                keep = i != rows[:, None]
-                surplus = keep.sum(axis=1) > m  # the query was not among them: drop the last
-                keep[surplus, -1] = False
-                d, i = d[keep].reshape(len(rows), m), i[keep].reshape(len(rows), m)
-        else:
-            d, i = nn.kneighbors(queries[rows], n_neighbors=m)
-        d_k, i_k, more = _first_k_with_ties(d, i, k)
-        done = ~more | (m == available)
-        out_d[rows[done] - first], out_i[rows[done] - first] = d_k[done], i_k[done]
-        rows = rows[~done]
-        m = min(available, 2 * m)
-    return out_d, out_i
-
-
-#: ``algorithm='auto'`` of :func:`knn_graph` searches approximately from this many samples on
-#: (when pynndescent is installed): the exact search of a class grows as its size squared
-APPROX_MIN_SAMPLES = 200_000
-
-
-def resolve_algorithm(algorithm, n_samples):
-    """``'exact'`` or ``'approx'`` for ``algorithm`` in {'auto', 'exact', 'approx'}: 'auto' is
-    'approx' from :data:`APPROX_MIN_SAMPLES` samples on when pynndescent is installed."""
-    check_option(algorithm, "neighbors", {"auto", "exact", "approx"})
-    if algorithm == "approx":
-        _import_pynndescent()
-        return "approx"
-    if algorithm == "auto" and n_samples >= APPROX_MIN_SAMPLES:
-        try:
-            _import_pynndescent()
-        except ValueError:
-            return "exact"
-        return "approx"
-    return "exact"
-
-
-def _import_pynndescent():
-    try:
-        from pynndescent import NNDescent
-    except ImportError:
-        raise ValueError(
-            "The approximate neighbour search needs pynndescent: pip install pynndescent "
-            "(or 'graphdr[large]'); neighbors='exact' needs nothing more.") from None
-    return NNDescent
-
-
-class ApproxNeighbors:
-    """Approximate nearest neighbours (NN-descent, pynndescent) with the part of scikit-learn's
-    ``NearestNeighbors`` interface graphdr uses: ``fit(X)``, ``kneighbors(X, n_neighbors)``
-    and ``kneighbors(n_neighbors=k)`` (the training samples' neighbours, each without
-    itself). One thread and a fixed ``random_state`` (None: 0): the same neighbours on every
-    fit, whatever the number of threads. Float32 distances."""
-
-    def __init__(self, n_neighbors=5, random_state=None):
-        self.n_neighbors = n_neighbors
-        self.random_state = random_state
-
-    def fit(self, X):
-        NNDescent = _import_pynndescent()
-        X = np.ascontiguousarray(X, dtype=np.float32)
-        self._n = X.shape[0]
-        k = min(self.n_neighbors + 1, self._n)
-        seed = 0 if self.random_state is None else self.random_state
-        # queries run one call at a time (kneighbors): pynndescent's search reuses one visited
-        # set between calls; a query's answer does not depend on the others in its call
-        self.index_ = NNDescent(X, n_neighbors=k, random_state=seed, n_jobs=1,
-                                low_memory=True)
-        _threads.libraries_loaded()  # numba may have loaded an OpenMP runtime of its own
-        return self
-
-    def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
-        k = self.n_neighbors if n_neighbors is None else int(n_neighbors)
-        if X is None:  # the training samples, each without itself
-            ind, dist = self.index_.neighbor_graph
-            rows = np.arange(self._n)
-            own = ind == rows[:, None]
-            own[~own.any(axis=1), -1] = True  # itself missed (duplicates): drop the farthest
-            own &= np.cumsum(own, axis=1) == 1
-            keep = ~own
-            m = ind.shape[1] - 1
-            ind, dist = ind[keep].reshape(-1, m)[:, :k], dist[keep].reshape(-1, m)[:, :k]
-        else:
-            self._prepare_search()
-            with _QUERY_LOCK:  # pynndescent's search shares state between calls
-                ind, dist = self.index_.query(np.ascontiguousarray(X, dtype=np.float32), k=k)
-        ind, dist = ind.astype(np.intp), dist.astype(np.float64)
-        return (dist, ind) if return_distance else ind
-
-    def _prepare_search(self):
-        """The search graph of the index, built once before the first query (pynndescent
-        builds it lazily inside ``query``, which is not safe from several threads at once)."""
-        if not getattr(self, "_search_ready", False):
-            with _PREPARE_LOCK:
-                if not getattr(self, "_search_ready", False):
-                    self.index_.prepare()
-                    self._search_ready = True
-
-
-_PREPARE_LOCK = threading.Lock()
-_QUERY_LOCK = threading.Lock()
-
-
-def _approx_search_groups(X, groups, random_state, finish=None):
-    """:func:`_search_groups` by NN-descent: each group's candidates searched for their own
-    ``k`` nearest others (``self_in`` groups only), the groups on the environment's threads
-    (one thread each: the result does not depend on the number of threads). ``finish(dist,
-    idx)``, when given, turns each group's result into what is kept, on the group's thread."""
-    def search(group):
-        queries, candidates, k = group
-        if len(candidates) < APPROX_MIN_GROUP:  # small: exact is as fast
-            found = _search_groups(X, [group], "euclidean", True)[0]
-        else:
-            found = ApproxNeighbors(k, random_state).fit(X[candidates]).kneighbors(
-                n_neighbors=k)
-        return found if finish is None else finish(*found)
-
-    return map_threads(search, groups)
-
-
-#: groups smaller than this are searched exactly even with ``algorithm='approx'``
-APPROX_MIN_GROUP = 5000
-
-
-def _precomputed_neighbours(D, queries, candidates, k, self_in):
-    """The ``k`` nearest candidates of each query from a square distance matrix ``D``."""
-    sub = D[np.ix_(queries, candidates)]
-    order = np.argsort(sub, axis=1, kind="stable")
-    if self_in:
-        # drop the sample itself (distance 0 at its own column), keep the k next
-        pos = np.searchsorted(candidates, queries)
-        keep = order != pos[:, None]
-        order = order[keep].reshape(len(queries), -1)
-    dist, idx, _ = _first_k_with_ties(np.take_along_axis(sub, order, axis=1), order, k)
-    return dist, idx
 
 
 def knn_graph(

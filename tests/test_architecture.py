@@ -3,7 +3,7 @@
 The layers (README, "Architecture") from bottom to top (a subpackage has its package's layer):
 
 0. ``_validation`` -- input checks;
-1. ``graphs``, ``kernel_matrices``, ``stats``, ``optim``, ``pairs``, ``sampling`` -- graphs, kernels,
+1. ``graphs``, ``knn``, ``kernel_matrices``, ``stats``, ``optim``, ``pairs``, ``sampling`` -- graphs, kernels,
    statistics, optimisers, sampled pairs, content-keyed subsamples and folds;
 2. ``solvers`` -- eigen-solvers;
 3. ``spaces``, ``routes``, ``tuning`` -- coordinate spaces, solve routes, kernel selection;
@@ -23,7 +23,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "graphdr"
 
 LAYERS = {
     "_validation": 0, "_threads": 0,
-    "graphs": 1, "kernel_matrices": 1, "stats": 1, "optim": 1, "pairs": 1, "sampling": 1,
+    "graphs": 1, "knn": 1, "kernel_matrices": 1, "stats": 1, "optim": 1, "pairs": 1, "sampling": 1,
     "solvers": 2,
     "spaces": 3, "routes": 3, "tuning": 3,
     "base": 4,

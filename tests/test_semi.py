@@ -281,6 +281,28 @@ def test_map_objective_with_unlabelled_samples_is_the_pairwise_formula():
     assert np.corrcoef(grad.ravel(), num.ravel())[0, 1] > 0.999
 
 
+
+def test_the_map_joins_unlabelled_samples_by_their_own_neighbour_count():
+    """``n_neighbors_unlabelled`` sets the graph over all samples whose edges touch an
+    unlabelled one; the graph within each class keeps ``n_neighbors``. With every sample
+    labelled it does not enter at all (the same map, bit for bit)."""
+    from graphdr.graphs import knn_graph, unlabelled_edges
+    from graphdr.neighbor.dee_map import attraction_graph
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 3))
+    y = np.repeat([0, 1, 2], 20)
+    ys = y.copy()
+    ys[::4] = -1
+    A = attraction_graph(X, ys, 6, n_neighbors_unlabelled=2)
+    within = knn_graph(X, 6, y=ys, restrict="same")
+    joined = unlabelled_edges(knn_graph(X, 2), ys)
+    np.testing.assert_array_equal(A.toarray(), np.maximum(within.toarray(), joined.toarray()))
+    assert (A != attraction_graph(X, ys, 6)).nnz > 0  # the default: n_neighbors for both
+    a = graphdr.DEEMap(n_neighbors=5, n_neighbors_unlabelled=2, max_iter=10).fit(X, y)
+    b = graphdr.DEEMap(n_neighbors=5, n_neighbors_unlabelled=9, max_iter=10).fit(X, y)
+    assert np.array_equal(a.embedding_, b.embedding_)
+
 def _digits_partial(n=500, every=10):
     from sklearn.datasets import load_digits
 

@@ -188,7 +188,8 @@ def test_a_kernel_in_row_blocks_is_scikit_learns(kernel):
 
 
 def test_neighbours_in_chunks_are_the_whole_search():
-    from graphdr.graphs import _QUERY_CHUNK, knn_graph
+    from graphdr.graphs import knn_graph
+    from graphdr.knn import _QUERY_CHUNK
 
     rng = np.random.default_rng(4)
     n = 2 * _QUERY_CHUNK + 100
@@ -196,14 +197,14 @@ def test_neighbours_in_chunks_are_the_whole_search():
     y = np.arange(n) % 2
     for restrict in (None, "same", "different"):
         chunked = knn_graph(X, 6, y=y, restrict=restrict)
-        import graphdr.graphs as graphs
+        import graphdr.knn as knn
 
-        saved = graphs._QUERY_CHUNK
-        graphs._QUERY_CHUNK = 10**9  # one piece
+        saved = knn._QUERY_CHUNK
+        knn._QUERY_CHUNK = 10**9  # one piece
         try:
             whole = knn_graph(X, 6, y=y, restrict=restrict)
         finally:
-            graphs._QUERY_CHUNK = saved
+            knn._QUERY_CHUNK = saved
         assert (chunked != whole).nnz == 0
 
 

@@ -59,6 +59,7 @@ from ..stats import power_of_two_scale
 from ._core import _DTYPES, _check_descent_params, _store_descent
 from .elastic import _sparse_preconditioner
 from .grid_field import block_fields, gaussian_field
+from .map_start import _separated_anchors, _start  # noqa: F401  (the tests' name)
 from .placement import (
     PLACEMENT_SAMPLES,
     best_width,
@@ -67,10 +68,6 @@ from .placement import (
     place,
 )
 
-#: samples per unit area of a class's starting disc
-START_DENSITY = 4.0
-#: gap between the starting discs of two classes (embedding units; the kernel reaches ~2)
-START_GAP = 3.0
 #: weight of each sample's attraction to its class mean (a fraction of one neighbour edge)
 TETHER = 0.01
 #: the shift of the Laplacian preconditioner, relative to the larger repulsion weight (the
@@ -80,96 +77,10 @@ PRECONDITIONER_SHIFT = 1.0
 #: direction needs no more (at 10^5 and 10^6 samples, 0.03 instead of 1e-3 halved the CG
 #: iterations and reached an equal or lower objective; 0.1 stopped the descent early)
 CG_RTOL = 0.03
-#: weight of the pull of an unlabelled sample's start towards its nearest labelled sample's
-#: start (a fraction of its degree, :func:`_harmonic_start`)
-HARMONIC_PULL = 0.1
 #: samples from which the Laplacian's two columns are multiplied on two threads
 _PARALLEL_ROWS = 1 << 15
 #: query rows per block of the out-of-sample transform
 TRANSFORM_BLOCK = 4096
-
-
-def _principal_plane(Z):
-    """The rows of ``Z`` (centred) on their two leading principal axes, signs by the rule of
-    :func:`graphdr.solvers.embedding_signs`; zeros where the rank is below 2."""
-    Z = Z - Z.mean(axis=0)
-    out = np.zeros((len(Z), 2))
-    if len(Z) < 2 or not np.any(Z):
-        return out
-    U, s, _ = np.linalg.svd(Z, full_matrices=False)
-    k = min(2, int(np.sum(s > 1e-12 * s[0])))
-    out[:, :k] = U[:, :k] * s[:k]
-    return out * embedding_signs(out)
-
-
-def _separated_anchors(means, radii, gap=START_GAP, max_rounds=2000):
-    """Disc centres for the classes: the class means on their principal plane, scaled and then
-    pushed apart pairwise until every two discs are at least ``gap`` apart."""
-    C = len(means)
-    A = _principal_plane(means)
-    spread = float(np.sqrt(np.mean(np.sum(A**2, axis=1))))
-    A = A / spread if spread > 0 else A  # unit spread: the layout does not see the units
-    # a deterministic spiral for classes whose means coincide on the plane
-    angle = 2.399963 * np.arange(C)  # the golden angle
-    A += 1e-3 * np.column_stack([np.cos(angle), np.sin(angle)]) * np.sqrt(np.arange(C) + 1.0)[:, None]
-    need = radii[:, None] + radii[None, :] + gap
-    D = np.sqrt(np.sum((A[:, None] - A[None]) ** 2, axis=-1))
-    off = ~np.eye(C, dtype=bool)
-    A *= float(np.median(need[off] / np.maximum(D[off], 1e-12)))
-    for _ in range(max_rounds):
-        diff = A[:, None] - A[None]
-        D = np.sqrt(np.sum(diff**2, axis=-1))
-        short = off & (D < need * (1 - 1e-9))
-        if not short.any():
-            break
-        push = np.where(short, (need - D) / (2 * np.maximum(D, 1e-12)), 0.0)
-        A += np.einsum("ij,ijk->ik", push, diff)
-    return A
-
-
-def _start(X, y_enc, n_classes, A=None):
-    """The starting map (module docstring). Unlabelled samples (-1) count, for the discs'
-    sizes, in the class of their nearest labelled sample, and start at the harmonic extension
-    of the labelled samples' start over the attraction graph ``A`` (:func:`_harmonic_start`)."""
-    labelled = y_enc >= 0
-    nearest = None
-    sizes = np.bincount(y_enc[labelled], minlength=n_classes)
-    if not labelled.all():
-        nn = NearestNeighbors(n_neighbors=1).fit(X[labelled])
-        nearest = np.flatnonzero(labelled)[nn.kneighbors(X[~labelled], return_distance=False)[:, 0]]
-        sizes = sizes + np.bincount(y_enc[nearest], minlength=n_classes)
-    radii = np.sqrt(sizes / (np.pi * START_DENSITY))
-    means = np.array([X[y_enc == c].mean(axis=0) for c in range(n_classes)])
-    anchors = _separated_anchors(means, radii)
-    Y = np.empty((len(X), 2))
-    for c in range(n_classes):
-        rows = np.flatnonzero(y_enc == c)
-        P = _principal_plane(X[rows])
-        r = float(np.sqrt(np.mean(np.sum(P**2, axis=1))))
-        Y[rows] = anchors[c] + (P * (0.5 * radii[c] / r) if r > 0 else 0.0)
-    if nearest is not None:
-        Y[~labelled] = _harmonic_start(A, labelled, Y, Y[nearest])
-    return Y
-
-
-def _harmonic_start(A, labelled, Y, fallback, pull=HARMONIC_PULL):
-    r"""Start of the unlabelled samples ``u`` given the labelled ones ``l``: the minimiser of
-    the attraction with the labelled samples held, plus a weak pull towards ``fallback`` (the
-    start of each one's nearest labelled sample), which fixes the parts of the graph that hold
-    no labelled sample:
-
-    .. math:: (L_{uu} + \rho D_{uu} + \rho I) Y_u = A_{ul} Y_l + \rho (D_{uu} + I) Y^0_u .
-    """
-    from scipy.sparse.linalg import spsolve
-
-    u = np.flatnonzero(~labelled)
-    A = sp.csr_matrix(A)
-    d = np.asarray(A.sum(axis=1)).ravel()
-    Auu = A[u][:, u]
-    weight = pull * (d[u] + 1.0)
-    M = sp.diags(d[u] + weight) - Auu
-    rhs = A[u][:, np.flatnonzero(labelled)] @ Y[labelled] + weight[:, None] * fallback
-    return np.asarray(spsolve(sp.csc_matrix(M), rhs)).reshape(-1, 2)
 
 
 class _MapObjective:
@@ -328,16 +239,19 @@ def feature_scaling(X, option):
     return option, np.zeros(X.shape[1]), np.full(X.shape[1], top)
 
 
-def attraction_graph(X, y_enc, n_neighbors, algorithm="exact", random_state=None):
+def attraction_graph(X, y_enc, n_neighbors, algorithm="exact", random_state=None,
+                     n_neighbors_unlabelled=None):
     """The map's attraction graph (binary, symmetric): each labelled sample's ``n_neighbors``
     nearest samples of its class, and, when some samples are unlabelled (-1), the edges of the
-    ``n_neighbors``-nearest-neighbour graph over all samples that touch an unlabelled one
-    (exact or approximate neighbours, :func:`graphdr.graphs.knn_graph`)."""
+    ``n_neighbors_unlabelled``-nearest-neighbour graph over all samples (default:
+    ``n_neighbors``) that touch an unlabelled one (exact or approximate neighbours,
+    :func:`graphdr.graphs.knn_graph`)."""
     kw = dict(weights="binary", algorithm=algorithm, random_state=random_state)
     A = sp.csr_matrix(_graphs.knn_graph(X, n_neighbors, y=y_enc, restrict="same", **kw))
     if not np.any(y_enc < 0):
         return A
-    U = _graphs.unlabelled_edges(_graphs.knn_graph(X, n_neighbors, **kw), y_enc)
+    k = n_neighbors if n_neighbors_unlabelled is None else n_neighbors_unlabelled
+    U = _graphs.unlabelled_edges(_graphs.knn_graph(X, k, **kw), y_enc)
     return sp.csr_matrix(A.maximum(U))
 
 
@@ -359,13 +273,24 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_neighbors : int, default=10
+    n_neighbors : int, default=20
         Neighbours of each sample in its class (the attraction) and training neighbours of a
-        new sample (the out-of-sample transform).
+        new sample (the out-of-sample transform). More neighbours keep more of each class's
+        inner structure (trustworthiness); ``benchmarks/results/maps2d_knobs.md`` measures 5,
+        10 and 20 against ``lam_same``: 20 with ``lam_same=4`` kept the most on 8 of 9 data
+        sets. Fewer neighbours halve the graph's memory (10 at 10^7 samples).
+    n_neighbors_unlabelled : int, default=10
+        Used only when ``y`` marks unlabelled samples with -1: the edges of the
+        ``n_neighbors_unlabelled``-nearest-neighbour graph over all samples that touch an
+        unlabelled one join the attraction. Fewer than ``n_neighbors``: across a class
+        boundary, a graph over all samples reaches the other class sooner than a graph within
+        one class (``benchmarks/semi.py``, 5 % of the labels: mnist5k 28.0 % with 20, 23.4 %
+        with 10).
     lam : float, default=1.0
         :math:`\lambda_d`, the weight of the repulsion between classes.
-    lam_same : float, default=1.0
-        :math:`\lambda_s`, the weight of the repulsion within a class.
+    lam_same : float, default=4.0
+        :math:`\lambda_s`, the weight of the repulsion within a class: it spreads each class
+        over its region against the pull of the ``n_neighbors`` graph.
     feature_scaling : {'auto', 'standard', 'none'}, default='auto'
         How the features are scaled before the map sees them (:func:`feature_scaling`):
         ``'standard'`` standardises each feature, ``'none'`` keeps them as given, ``'auto'``
@@ -429,10 +354,11 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     (10, 2)
     """
 
-    def __init__(self, *, n_neighbors=10, lam=1.0, lam_same=1.0, feature_scaling="auto",
-                 placement_width="auto", neighbors="auto", random_state=None, max_iter=200,
-                 tol=1e-5, verbose=0, callback=None):
+    def __init__(self, *, n_neighbors=20, n_neighbors_unlabelled=10, lam=1.0, lam_same=4.0,
+                 feature_scaling="auto", placement_width="auto", neighbors="auto",
+                 random_state=None, max_iter=200, tol=1e-5, verbose=0, callback=None):
         self.n_neighbors = n_neighbors
+        self.n_neighbors_unlabelled = n_neighbors_unlabelled
         self.lam = lam
         self.lam_same = lam_same
         self.feature_scaling = feature_scaling
@@ -463,6 +389,7 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         t0 = time.perf_counter()
         name = type(self).__name__
         check_int(self.n_neighbors, "n_neighbors")
+        check_int(self.n_neighbors_unlabelled, "n_neighbors_unlabelled")
         check_positive(self.lam, "lam")
         check_positive(self.lam_same, "lam_same", allow_zero=True)
         check_option(self.feature_scaling, "feature_scaling", set(FEATURE_SCALINGS))
@@ -490,7 +417,8 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             Xs, self.feature_scaling)
         Xs -= self.feature_mean_  # in place: the same bits as _scaled, no second copy
         Xs /= self.feature_scale_
-        A = attraction_graph(Xs, ys, self.n_neighbors, self.neighbors_, self.random_state)
+        A = attraction_graph(Xs, ys, self.n_neighbors, self.neighbors_, self.random_state,
+                             self.n_neighbors_unlabelled)
         Y0 = _start(Xs, ys, C, A)
         problem = _MapObjective(A, ys, C, self.lam, self.lam_same)
         unsort = np.empty_like(order)

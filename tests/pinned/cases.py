@@ -86,7 +86,7 @@ CASES = [
     ("QMIProjection", "wine", lambda: graphdr.QMIProjection(n_components=2, criterion="mi_a", max_iter=5, random_state=0, metric="euclidean", solver="gradient", sigma_factors=(1.0,), cv=None, tol=1e-6), False),
     ("DEE_ld", "wine", lambda: graphdr.DEE(n_components=2, optimizer="ld", max_iter=5, random_state=0, lam=10.0, shrinkage=0.0), False),
     ("DEE_fp", "iris", lambda: graphdr.DEE(n_components=2, optimizer="fp", max_iter=5, random_state=0, lam=10.0, shrinkage=0.0), False),
-    ("DEEMap", "blobs", lambda: graphdr.DEEMap(n_neighbors=5, max_iter=5), False),
+    ("DEEMap", "blobs", lambda: graphdr.DEEMap(n_neighbors=5, lam_same=1.0, max_iter=5), False),
     ("DSNE", "wine", lambda: graphdr.DSNE(n_components=2, max_iter=5, random_state=0, normalization="classwise", cv=None), False),
     ("MMPA", "wine", lambda: graphdr.MMPA(n_components=3), False),
     ("DCV", "small_n", lambda: graphdr.DCV(), False),
@@ -102,7 +102,7 @@ CASES = [
     ("LDA_partial", "wine_partial", lambda: graphdr.LDA(scaling="total", reg=0.01, smoothing="auto"), False),
     ("KernelLDA_partial", "wine_partial", lambda: graphdr.KernelLDA(scaling="total", gamma=0.05, reg=1e-3, smoothing="auto"), False),
     ("LFDA_partial", "wine_partial", lambda: graphdr.LFDA(n_components=3, scaling="total", reg=0.0, smoothing=0.5), False),
-    ("DEEMap_partial", "wine_partial", lambda: graphdr.DEEMap(n_neighbors=5, max_iter=5), False),
+    ("DEEMap_partial", "wine_partial", lambda: graphdr.DEEMap(n_neighbors=5, n_neighbors_unlabelled=5, lam_same=1.0, max_iter=5), False),
     ("DSNE_partial", "wine_partial", lambda: graphdr.DSNE(n_components=2, max_iter=5, random_state=0, normalization="classwise", cv=None), False),
     ("DEE_partial", "wine_partial", lambda: graphdr.DEE(n_components=2, optimizer="ld", max_iter=5, random_state=0, lam=10.0, shrinkage=0.0, significance=None), False),
 ]
