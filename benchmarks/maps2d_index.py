@@ -4,8 +4,8 @@ an exact one, on the data of ``maps2d_scale.py``.
 
 Data: :func:`maps2d_scale.subclusters` (20 classes x 5 sub-clusters, 50 features), ``--n``
 training samples and 20,000 new ones. Reported: the held-out 2-D 1-NN error with each index,
-and the recall of the 10 exact nearest training samples among the approximate index's 10 (the
-first 5000 new samples).
+and the recall of the ``n_neighbors`` exact nearest training samples among the approximate
+index's (the first 5000 new samples).
 
     .venv/bin/python benchmarks/maps2d_index.py [--n 100000]
 
@@ -54,13 +54,15 @@ def main(argv=None):
     lines = ["# The approximate index and the placement of new samples (issue 39)", "",
              f"Headline: at {a.n:,} training samples the new samples land with "
              f"{approx:.1f} % error from NN-descent's neighbours and {exact:.1f} % from the exact "
-             f"ones; NN-descent finds {100 * recall:.0f} % of their 10 nearest training samples.",
+             f"ones; NN-descent finds {100 * recall:.0f} % of their {model.n_neighbors} nearest "
+             "training samples.",
              "", f"Command: `.venv/bin/python benchmarks/maps2d_index.py --n {a.n}`", "",
              machine(threads_label()) + f" {time.time() - t0:.0f} s in all.", "",
              "| index that places new samples | held-out 2-D 1-NN error (%) |",
              "|---|---:|", f"| NN-descent (the fit's own, neighbors='approx') | {approx:.1f} |",
              f"| exact | {exact:.1f} |", "",
-             f"Recall of the 10 exact neighbours among NN-descent's 10: {recall:.3f} "
+             f"Recall of the {model.n_neighbors} exact neighbours among NN-descent's "
+             f"{model.n_neighbors}: {recall:.3f} "
              f"({m} new samples); placement width {model.placement_width_:g}."]
     (RESULTS / "maps2d_index.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines[:3]))

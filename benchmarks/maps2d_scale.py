@@ -56,7 +56,7 @@ def subclusters(n, seed=0, n_classes=20, sub=5, n_features=50, chunk=500_000):
 #: see: their time is that of the calls that wait for them, block_fields and precondition)
 PROFILED = {
     "neighbour graph": ("graphs.py", ("knn_graph",)),
-    "start": ("dee_map.py", ("_start",)),
+    "start": ("map_start.py", ("_start",)),
     "descent": ("optim.py", ("descent",)),
     "grid fields": ("grid_field.py", ("gaussian_field", "block_fields")),
     "preconditioner (CG)": ("elastic.py", ("precondition",)),
@@ -170,8 +170,8 @@ def main(argv=None):
              "|---:" + "|---:" * len(PROFILED) + "|"]
     for r in rows:
         head.append(f"| {_label(r)} | " + " | ".join(
-            f"{r['shares'][k]:.1f} ({100 * r['shares'][k] / r['fit']:.0f} %)" for k in PROFILED)
-            + " |")
+            f"{r['shares'][k]:.1f} ({100 * r['shares'][k] / r['fit']:.0f} %)"
+            if r["shares"].get(k) is not None else "n/a" for k in PROFILED) + " |")
     (RESULTS / "maps2d_scale.md").write_text("\n".join(head) + "\n")
     print(f"wrote {RESULTS / 'maps2d_scale.md'}")
 

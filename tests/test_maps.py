@@ -9,8 +9,9 @@ from sklearn.neighbors import KNeighborsClassifier, NearestNeighbors
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from graphdr import DEEMap
-from graphdr.neighbor.dee_map import _MapObjective, _separated_anchors
+from graphdr.neighbor.dee_map import _MapObjective
 from graphdr.neighbor.grid_field import gaussian_field
+from graphdr.neighbor.map_start import _separated_anchors
 
 
 def _brute_field(Y):

@@ -59,7 +59,7 @@ from ..stats import power_of_two_scale
 from ._core import _DTYPES, _check_descent_params, _store_descent
 from .elastic import _sparse_preconditioner
 from .grid_field import block_fields, gaussian_field
-from .map_start import _separated_anchors, _start  # noqa: F401  (the tests' name)
+from .map_start import _start
 from .placement import (
     PLACEMENT_SAMPLES,
     best_width,
