@@ -25,8 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._validation import check_int, check_option, check_positive
-from .knn import (  # noqa: F401  (TIE_RTOL, ApproxNeighbors: graphdr.graphs' names too)
-    TIE_RTOL,
+from .knn import (  # noqa: F401  (ApproxNeighbors: graphdr.graphs' public name too)
     ApproxNeighbors,
     _approx_search_groups,
     _precomputed_neighbours,
