@@ -18,6 +18,7 @@ Writes ``benchmarks/results/maps2d_scale.md``; one process per size with
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -103,8 +104,21 @@ def one(n, n_new, params=None):
 
 
 def _label(row):
-    """A row's name: its size, and its parameters when they are not the defaults."""
-    return f"{row['n']:,}" + (f" ({row['params']})" if row.get("params") else "")
+    """A row's name: its size, its parameters when they are not the defaults, and "busy"
+    when it ran beside a busy process."""
+    return (f"{row['n']:,}" + (f" ({row['params']})" if row.get("params") else "")
+            + (" beside a busy process" if row.get("load") == "busy" else "")
+            + (f", {row['threads']} thread{'s' * (row['threads'] > 1)}"
+               if row.get("threads") else ""))
+
+
+def _key(row):
+    return row["n"], row.get("params", ""), row.get("load", "quiet"), row.get("threads")
+
+
+#: the variables that set the number of threads of BLAS, OpenMP, numba and graphdr's workers
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                    "NUMBA_NUM_THREADS")
 
 
 def main(argv=None):
@@ -119,39 +133,61 @@ def main(argv=None):
                    help="DEEMap's parameters other than the defaults, as JSON (a row of its own)")
     p.add_argument("--note", default="",
                    help="how busy the machine was, stored with the sizes of this run")
+    p.add_argument("--busy", action="store_true",
+                   help="run beside one process spinning on one core (rows of their own)")
+    p.add_argument("--threads", type=int, default=None,
+                   help="set the thread variables to this number (rows of their own; "
+                        "default: the machine's default threads)")
     a = p.parse_args(argv)
     if a.one is not None:
         print(json.dumps(one(a.one, a.new, json.loads(a.params) if a.params else None)))
         return
     earlier = json.loads(ROWS.read_text()) if ROWS.exists() else []
     rows = []
+    from threads import BusyProcess
+
+    env = dict(os.environ)
+    if a.threads is not None:
+        env.update({v: str(a.threads) for v in THREAD_VARIABLES})
     for n in a.sizes:
-        out = subprocess.run([sys.executable, __file__, "--one", str(n), "--new", str(a.new),
-                              "--params", a.params],
-                             capture_output=True, text=True, check=True, env=dict(os.environ))
+        with BusyProcess() if a.busy else contextlib.nullcontext():
+            out = subprocess.run([sys.executable, __file__, "--one", str(n), "--new",
+                                  str(a.new), "--params", a.params], capture_output=True,
+                                 text=True, check=True, env=env)
         rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
         rows[-1]["params"] = a.params
-        rows[-1]["measured"] = (f"{time.strftime('%Y-%m-%d')}, {machine(threads_label())}"
+        if a.busy:
+            rows[-1]["load"] = "busy"
+        if a.threads is not None:
+            rows[-1]["threads"] = a.threads
+        label = (f"{a.threads} thread(s): {', '.join(THREAD_VARIABLES)}={a.threads}"
+                 if a.threads is not None else threads_label())
+        rows[-1]["measured"] = (f"{time.strftime('%Y-%m-%d')}, {machine(label)}"
                                 f" Python {platform.python_version()}"
                                 + (f"; {a.note}" if a.note else ""))
         r = rows[-1]
         print(f"{n}: fit {r['fit']:.1f} s, {r['iterations']} it, peak {r['peak'] / 2**30:.2f} "
               f"GiB, place {r['n_new']} in {r['place']:.1f} s, error {r['error']:.1f} %",
               flush=True)
-    rows += [r for r in earlier
-             if not (r["n"] in a.sizes and r.get("params", "") == a.params)]
-    rows.sort(key=lambda r: (r.get("params", ""), r["n"]))
+    measured = {_key(r) for r in rows}
+    rows += [r for r in earlier if _key(r) not in measured]
+    rows.sort(key=lambda r: (r.get("params", ""), r.get("load", "quiet") == "busy",
+                             r.get("threads") or 0, r["n"]))
     ROWS.write_text(json.dumps(rows, indent=1) + "\n")
     head = ["# DEEMap at scale (issue 39, items 2 and 3)", ""]
-    big = [r for r in rows if r["n"] >= 1_000_000 and not r.get("params")]
+    big = [r for r in rows if r["n"] >= 1_000_000 and not r.get("params")
+           and not r.get("threads")]
     for r in big:
-        head += [f"Headline: {r['n']:,} samples x 50 features mapped in {r['fit']:.0f} s "
+        busy = " beside a busy process" if r.get("load") == "busy" else ""
+        head += [f"Headline{busy}: {r['n']:,} samples x 50 features mapped in {r['fit']:.0f} s "
                  f"({r['fit'] / 60:.1f} min), peak memory {r['peak'] / 2**30:.2f} GiB; "
                  f"{r['n_new']:,} new samples placed in {r['place']:.1f} s.", ""]
     head += ["Command: `.venv/bin/python benchmarks/maps2d_scale.py --sizes N [N ...] "
-             "--new 100000` (each run measures its sizes and keeps the others' rows, "
-             "`maps2d_scale.json`).", ""]
-    head += [f"- {_label(r)} samples: measured {r.get('measured', 'before 2026-11-26')}" for r in rows]
+             "--new 100000 [--busy] [--threads 1]` (each run measures its sizes and keeps the "
+             "others' rows, `maps2d_scale.json`; `--busy`: beside one process spinning on one "
+             "of the two cores; `--threads 1`: the one-thread figure, every thread variable "
+             "set to 1; without it, the machine's default threads).", ""]
+    head += [f"- {_label(r)}: measured {r.get('measured', 'before 2026-11-26')}" for r in rows]
     head += ["",
              "", "Data: :func:`subclusters` (20 classes x 5 sub-clusters, 50 features, float32); "
              "the new samples from the same generator. Peak memory: the process's peak "

@@ -313,8 +313,14 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         Seed of the approximate neighbour search (None: 0). The same data and seed give the
         same map on the same machine, whatever the number of threads; on another CPU the
         approximate neighbours (float32, compiled by numba) may differ slightly.
-    max_iter : int, default=200
-        Iterations of the optimiser.
+    max_iter : int, default=100
+        Iterations of the optimiser. The fully labelled benchmark sets (up to 16,000 samples)
+        stop by ``tol`` before it (the letters, 16,000 samples: 25 to 97 iterations over five
+        splits). Larger maps keep lowering :math:`E` by small amounts for hundreds of
+        iterations without changing what the map shows: at 10^6 samples
+        (``benchmarks/maps2d_scale.py``'s data) the held-out 1-NN error and trustworthiness
+        were 2.54 % and 0.953 after 25 iterations and 2.57 % and 0.953 after 200, at 0.65 s
+        per iteration.
     tol : float, default=1e-5
         Stop when an iteration lowers the objective by less than ``tol`` times its value.
     verbose : int, default=0
@@ -356,7 +362,7 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
     def __init__(self, *, n_neighbors=20, n_neighbors_unlabelled=10, lam=1.0, lam_same=4.0,
                  feature_scaling="auto", placement_width="auto", neighbors="auto",
-                 random_state=None, max_iter=200, tol=1e-5, verbose=0, callback=None):
+                 random_state=None, max_iter=100, tol=1e-5, verbose=0, callback=None):
         self.n_neighbors = n_neighbors
         self.n_neighbors_unlabelled = n_neighbors_unlabelled
         self.lam = lam
