@@ -10,6 +10,11 @@ by a seeded generator in chunks; 10^5 more samples from the same generator are p
 the start, the descent and, inside it, the grid field.
 
     .venv/bin/python benchmarks/maps2d_scale.py [--sizes 100000 1000000] [--new 100000]
+        [--busy] [--threads N] [--params JSON] [--note TEXT]
+
+``--busy`` runs beside one process spinning on one core; ``--threads N`` sets every thread
+variable to N (the one-thread figure beside the default threads'); each gives rows of its
+own.
 
 Writes ``benchmarks/results/maps2d_scale.md``; one process per size with
 ``--one N`` prints that size's JSON.
