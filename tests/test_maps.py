@@ -489,7 +489,7 @@ def test_maps_report_draws_each_method_and_tables_its_error(tmp_path):
 
 
 @pytest.mark.slow  # numba compiles pynndescent's functions in every new process (~20 s)
-def test_approximate_neighbours_are_close_to_the_exact_ones_and_deterministic():
+def test_approximate_neighbours_are_close_to_the_exact_ones_and_deterministic(monkeypatch):
     """Issue 39: NN-descent's graph (ApproxNeighbors, knn_graph(algorithm='approx')) against
     the exact one, the same on every fit, and a map with neighbors='approx'."""
     pytest.importorskip("pynndescent")
@@ -513,8 +513,13 @@ def test_approximate_neighbours_are_close_to_the_exact_ones_and_deterministic():
     m = DEEMap(neighbors="approx", max_iter=20).fit(Xs, ys)
     Z = m.transform(X[3000:3100])
     assert m.neighbors_ == "approx" and np.all(np.isfinite(Z))
-    # a new sample's place depends on the sample alone, not on the others of the call
+    # a new sample's place depends on the sample alone, not on the others of the call nor on
+    # how the call is cut into searched chunks
     np.testing.assert_array_equal(m.transform(X[3000:3100][::-1]), Z[::-1])
+    from graphdr.neighbor import dee_map
+
+    monkeypatch.setattr(dee_map, "_SEARCH_CHUNK", 37)
+    np.testing.assert_array_equal(m.transform(X[3000:3100]), Z)
 
 
 @pytest.mark.slow  # numba compiles pynndescent's search in every new process

