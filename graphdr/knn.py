@@ -184,8 +184,7 @@ class ApproxNeighbors:
             with _QUERY_LOCK:  # pynndescent's search shares state between calls
                 for r in range(X.shape[0]):
                     ind[r], dist[r] = query(X[r:r + 1], k=k)
-            return (dist, ind) if return_distance else ind
-        ind, dist = ind.astype(np.intp), dist.astype(np.float64)
+        ind, dist = ind.astype(np.intp, copy=False), dist.astype(np.float64, copy=False)
         return (dist, ind) if return_distance else ind
 
     def _prepare_search(self):
