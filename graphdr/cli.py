@@ -479,7 +479,9 @@ def _link_sub_reports(index, links):
     with open(index, encoding="utf-8") as fh:
         page = fh.read()
     page = page.replace("</body>", section + "</body>", 1) if "</body>" in page else page + section
-    with open(index, "w", encoding="utf-8") as fh:
+    from ._outputs import atomic_open
+
+    with atomic_open(index, "w", encoding="utf-8") as fh:
         fh.write(page)
 
 
@@ -566,13 +568,19 @@ def main(argv=None):
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
         print(f"graphdr {args.command}: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"\ngraphdr {args.command}: {_INTERRUPTED[args.command]}", file=sys.stderr)
+    except KeyboardInterrupt as exc:
+        from ._outputs import InterruptedAfterWriting
+
+        if isinstance(exc, InterruptedAfterWriting):  # held while the files were renamed
+            print(f"\ngraphdr {args.command}: interrupted after writing "
+                  f"{', '.join(exc.files)}.", file=sys.stderr)
+        else:
+            print(f"\ngraphdr {args.command}: {_INTERRUPTED[args.command]}", file=sys.stderr)
         return 130
 
 
 _INTERRUPTED = {
-    "map": "interrupted; nothing was written.",
+    "map": "interrupted; nothing was written (an earlier map at --out is as it was).",
     "bench": "interrupted; finished cells are in results.csv: rerun the same command to go on "
              "from there.",
     "demo": "interrupted; the demo starts over when run again.",

@@ -76,14 +76,16 @@ def read_options(args, unlabelled=False):
 
 
 def run_map(args):
-    from .bench.datasets import load_dataset
+    from ._outputs import refuse_inputs
+    from .bench.datasets import input_files, load_dataset
     from .bench.files import check_writable
     from .map2d import map2d, map_files
 
+    files = map_files(args.out)
+    refuse_inputs(files.values(), input_files(args.data))
     ds = load_dataset(args.data, options=read_options(args, unlabelled=True))
     labels = ds.classes[ds.y]
     _check_labelled_rows(labels, args.data)
-    files = map_files(args.out)
     check_writable(files["html"].parent, create=True)
     hover = _hover_columns(ds, args.hover_columns)
     if not args.quiet:

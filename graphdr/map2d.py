@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.utils.validation import column_or_1d
 
+from ._outputs import OutputSet
 from ._validation import unlabelled_mask
 from .map_page import (
     COLORS,
@@ -87,7 +88,11 @@ def map2d(X, y, *, out=None, title=None, ids=None, hover=None, label_name="label
 
 def write_map(model, y, out, *, title=None, ids=None, hover=None, label_name="label", png=True):
     """Write the page, CSV and PNG of the fitted map ``model`` of labels ``y`` (see
-    :func:`map2d`); returns :func:`map_files` of ``out``."""
+    :func:`map2d`); returns :func:`map_files` of ``out``.
+
+    The files appear together or not at all (:class:`graphdr._outputs.OutputSet`): each is
+    written beside its target and all are renamed into place once every one is complete, so
+    an error or Ctrl-C leaves an earlier map at ``out`` as it was."""
     files = map_files(out)
     y = column_or_1d(y)  # a column vector, as fit accepts it
     unlabelled = unlabelled_mask(y)
@@ -99,14 +104,22 @@ def write_map(model, y, out, *, title=None, ids=None, hover=None, label_name="la
     description = (f"{counted}, {model.n_features_in_} features, {C} classes; "
                    f"DEEMap, features {_scaling_words(model)}, {model.n_iter_} iterations.")
     params = {k: v for k, v in model.get_params().items() if k not in ("callback", "verbose")}
-    write_map_page(files["html"], model.embedding_, y, classes=model.classes_, ids=ids,
-                   hover=hover, title=title, description=description, errors=errors,
-                   label_name=label_name, csv_name=files["csv"].name,
-                   details=f"graphdr.DEEMap parameters: {params}.", unlabelled=unlabelled)
-    write_map_csv(files["csv"], model.embedding_, y, ids)
-    if png:
-        _save_png(model, y, files["png"], title)
+    with OutputSet() as outputs:
+        write_map_page(outputs.path(files["html"]), model.embedding_, y, classes=model.classes_,
+                       ids=ids, hover=hover, title=title, description=description,
+                       errors=errors, label_name=label_name, csv_name=files["csv"].name,
+                       details=f"graphdr.DEEMap parameters: {params}.", unlabelled=unlabelled)
+        write_map_csv(outputs.path(files["csv"]), model.embedding_, y, ids)
+        if png:
+            _save_png(model, y, outputs.path(files["png"]), title)
+        outputs.commit()
     return files
+
+
+def _plain(text):
+    """``text`` drawn as written: matplotlib reads ``$...$`` as mathematics and stops at a
+    formula it cannot parse, so a dollar sign is escaped."""
+    return str(text).replace("$", r"\$")
 
 
 def _scaling_words(model):
@@ -132,7 +145,7 @@ def plot_map(model, y, ax=None, *, title=None, point_size=None):
         size = 2.0 * size
     for i, c in enumerate(model.classes_):
         rows = (y == c) & ~unlabelled
-        ax.scatter(Y[rows, 0], Y[rows, 1], s=size, color=COLORS[i % len(COLORS)], label=str(c),
+        ax.scatter(Y[rows, 0], Y[rows, 1], s=size, color=COLORS[i % len(COLORS)], label=_plain(c),
                    linewidths=0)
     if len(model.classes_) > 10:  # names at the regions where colours get close
         import matplotlib.patheffects as pe
@@ -142,7 +155,7 @@ def plot_map(model, y, ax=None, *, title=None, point_size=None):
             if len(P):
                 m = np.median(P, axis=0)
                 p = P[np.argmin(np.sum((P - m) ** 2, axis=1))]
-                ax.text(p[0], p[1], str(c), fontsize=7, ha="center", va="center",
+                ax.text(p[0], p[1], _plain(c), fontsize=7, ha="center", va="center",
                         path_effects=[pe.withStroke(linewidth=2, foreground="white")])
     ax.set_aspect("equal")
     ax.set_xticks([])
@@ -150,14 +163,14 @@ def plot_map(model, y, ax=None, *, title=None, point_size=None):
     for spine in ax.spines.values():
         spine.set_visible(False)
     if title:
-        ax.set_title(title)
+        ax.set_title(_plain(title))
     if len(model.classes_) <= 40:
         ax.legend(markerscale=max(1.0, 6.0 / size ** 0.5), fontsize=7, frameon=False,
                   loc="center left", bbox_to_anchor=(1.0, 0.5))
     return ax
 
 
-def _save_png(model, y, path, title):
+def _save_png(model, y, tmp, title):
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -166,5 +179,5 @@ def _save_png(model, y, path, title):
     fig, ax = plt.subplots(figsize=(8, 7))
     plot_map(model, y, ax, title=title)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(tmp, dpi=110)
     plt.close(fig)

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.neighbors import NearestNeighbors
 
+from ._outputs import atomic_open, spreadsheet_safe
 from ._validation import unlabelled_mask
 
 __all__ = ["COLORS", "held_out_errors", "write_map_page", "write_map_csv"]
@@ -100,14 +101,19 @@ def _text(values):
 
 
 def write_map_csv(path, embedding, labels, ids=None):
-    """The map as CSV: ``id,label,x,y`` (ids default to the row numbers, from 0)."""
+    """The map as CSV: ``id,label,x,y`` (ids default to the row numbers, from 0).
+
+    A text cell that a spreadsheet would read as a formula (it begins with ``= + - @``) is
+    written with a leading ``'`` (:func:`graphdr._outputs.spreadsheet_safe`); the page shows
+    the label as given."""
     Y = np.asarray(embedding, dtype=np.float64)
     ids = _text(ids) if ids is not None else [str(i) for i in range(len(Y))]
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with atomic_open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(["id", "label", "x", "y"])
         for i, lab, (a, b) in zip(ids, _text(labels), Y):
-            w.writerow([i, lab, repr(float(a)), repr(float(b))])
+            w.writerow([spreadsheet_safe(i), spreadsheet_safe(lab), repr(float(a)),
+                        repr(float(b))])
     return Path(path)
 
 
@@ -241,5 +247,6 @@ def write_map_page(path, embedding, labels, *, classes=None, ids=None, hover=Non
         f"<footer>{html.escape(details)}</footer>\n"
         f"<script type=\"application/json\" id=\"graphdr-data\">{data}</script>\n"
         f"<script>\n{script}</script>\n</body></html>\n")
-    Path(path).write_text(page, encoding="utf-8")
+    with atomic_open(path, "w", encoding="utf-8") as fh:
+        fh.write(page)
     return Path(path)

@@ -22,7 +22,7 @@ import pytest
 PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "graphdr"
 
 LAYERS = {
-    "_validation": 0, "_threads": 0,
+    "_validation": 0, "_threads": 0, "_outputs": 0,
     "graphs": 1, "knn": 1, "kernel_matrices": 1, "stats": 1, "optim": 1, "pairs": 1, "sampling": 1,
     "solvers": 2,
     "spaces": 3, "routes": 3, "tuning": 3,

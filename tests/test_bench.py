@@ -15,7 +15,7 @@ from graphdr.bench import datasets as bd
 from graphdr.bench import methods as bm
 from graphdr.bench.evaluation import make_classifier, make_scaler, run_cell, run_embedding
 from graphdr.bench.protocols import PROTOCOLS, get_protocol
-from graphdr.bench.report import aggregate, append_results, read_results, write_results
+from graphdr.bench.report import aggregate, read_results, write_results
 
 
 # ----- method registry -------------------------------------------------------------------
@@ -282,10 +282,10 @@ def test_results_roundtrip_and_truncated_cell(tmp_path):
     back = read_results(path)
     assert [(r["fold"], r["dim"], r["n_errors"]) for r in back] == [(0, 1, 1), (0, 2, 2),
                                                                     (1, 1, 2), (1, 2, 3)]
-    append_results(path, [_row(2, 1, 4), _row(2, 2, 5)])
+    write_results(path, rows + [_row(2, 1, 4), _row(2, 2, 5)])
     with open(path) as fh:
         text = fh.read()
-    with open(path, "w") as fh:  # an interrupted write: the last line is cut short
+    with open(path, "w") as fh:  # a file an older graphdr left mid-write: the last line cut
         fh.write(text[:-7])
     assert {r["fold"] for r in read_results(path)} == {0, 1}  # fold 2 dropped entirely
     agg = aggregate(back)

@@ -293,11 +293,11 @@ def test_bench_out_errors(tmp_path, capsys):
     (broken / "config.json").write_text("{not json")
     (broken / "results.csv").write_text("x\n")
     code, err = run(base + ["--out", str(broken)], capsys)
-    one_line_error(code, err, "config.json", "--fresh")
+    one_line_error(code, err, "config.json", "another --out")
     (broken / "config.json").unlink()
     (broken / "results.csv").write_bytes(b"\xff\xfe\x00binary")
     code, err = run(base + ["--out", str(broken)], capsys)
-    one_line_error(code, err, "results.csv", "--fresh")
+    one_line_error(code, err, "results.csv", "another --out")
 
 
 def test_bench_reads_files_with_the_same_options(tmp_path, capsys):
@@ -437,7 +437,7 @@ def test_map_draws_rows_labelled_minus_one_or_empty_as_unlabelled(tmp_path, caps
         text = "a,b,c,label\n" + "".join(
             f"{a},{b},{c},{mark if h else lab}\n" for (a, b, c), lab, h in zip(X, y, hidden))
         path = write(tmp_path / name, text)
-        out = tmp_path / name.replace(".csv", "")
+        out = tmp_path / name.replace(".csv", "-map")
         code, err = run(["map", path, "--out", str(out)], capsys)
         assert code == 0, err
         assert f"60 samples ({int(hidden.sum())} unlabelled), 3 classes" in err

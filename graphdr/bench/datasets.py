@@ -41,8 +41,8 @@ import numpy as np
 
 from .files import ReadOptions, check_readable, read_npz, read_svmlight, read_table
 
-__all__ = ["Dataset", "load_dataset", "builtin_names", "vendored_names", "make_labelled_swiss_roll",
-           "make_balance_scale"]
+__all__ = ["Dataset", "load_dataset", "input_files", "builtin_names", "vendored_names",
+           "make_labelled_swiss_roll", "make_balance_scale"]
 
 SKLEARN_SETS = ("iris", "wine", "breast_cancer", "digits")
 _SVMLIGHT_EXT = (".svm", ".libsvm", ".svmlight")
@@ -216,6 +216,14 @@ def _options(parts, allowed):
             raise ValueError(f"Unknown data set option {item!r}; allowed: {', '.join(allowed)}.")
         opts[key] = float(value) if key == "noise" else int(value)
     return opts
+
+
+def input_files(spec):
+    """The files a data set spec reads (none for a built-in or generated set): what an output
+    path must never be (:func:`graphdr._outputs.refuse_inputs`)."""
+    text = str(spec).strip()
+    text = text[len("svmlight:"):] if text.startswith("svmlight:") else text
+    return [p for p in dict.fromkeys([text, text.split(":")[0]]) if os.path.isfile(p)]
 
 
 def load_dataset(spec, *, label_column=None, random_state=0, options=None):

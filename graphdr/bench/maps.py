@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._outputs import atomic_open, atomic_path
 from .._threads import libraries_loaded
 
 __all__ = ["HeldOutMap", "default_map_methods", "held_out_map", "draw_held_out_maps",
@@ -151,8 +152,11 @@ def write_maps_report(out, X, y, *, dataset="digits", train_size=0.67, seed=0, m
     title = (f"{dataset}: {len(y_test)} held-out samples on 2-D maps fitted to "
              f"{len(y_train)} others")
     fig = draw_held_out_maps(maps, y_test, title)
-    fig.savefig(out / "maps.png", dpi=90)
-    plt.close(fig)
+    try:
+        with atomic_path(out / "maps.png") as tmp:
+            fig.savefig(tmp, dpi=90)
+    finally:
+        plt.close(fig)
     rows = "".join(f"<tr><td>{html.escape(m.name)}</td><td>{m.error:.1f}</td>"
                    f"<td>{m.seconds:.1f}</td></tr>" for m in maps)
     page = (
@@ -171,5 +175,6 @@ def write_maps_report(out, X, y, *, dataset="digits", train_size=0.67, seed=0, m
         + (f"<p>Command: <code>{html.escape(command)}</code></p>\n" if command else "")
         + "</body></html>\n")
     index = out / "index.html"
-    index.write_text(page, encoding="utf-8")
+    with atomic_open(index, "w", encoding="utf-8") as fh:
+        fh.write(page)
     return index

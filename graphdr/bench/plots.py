@@ -10,6 +10,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from .._outputs import atomic_path  # noqa: E402
 from .methods import method_label  # noqa: E402
 
 __all__ = ["plot_error_vs_dim", "plot_scatter_grid", "plot_scatter", "plot_curves",
@@ -30,8 +31,11 @@ def _class_colors(n_classes):
 
 
 def _save(fig, path):
-    fig.savefig(path, bbox_inches="tight", metadata={"Software": None})
-    plt.close(fig)
+    try:
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, bbox_inches="tight", metadata={"Software": None})
+    finally:
+        plt.close(fig)
 
 
 def plot_error_vs_dim(curves, path, *, title, classifier, recognition=False):

@@ -32,6 +32,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from .._outputs import atomic_open, spreadsheet_safe
 from .methods import LABELLED_ONLY, get_method, method_label
 
 __all__ = ["COLUMNS", "read_results", "write_results", "aggregate", "best_table",
@@ -64,15 +65,17 @@ def read_results(path):
         with open(path, newline="", encoding="utf-8") as fh:
             text = fh.read()
     except UnicodeDecodeError:
-        raise ValueError(f"{path} is not a graphdr results file (not UTF-8 text); rerun with "
-                         "--fresh to start over or choose another --out.") from None
+        raise ValueError(f"{path} is not a graphdr results file (not UTF-8 text); graphdr "
+                         f"never replaces a file it did not write: choose another --out.") \
+            from None
     lines = text.splitlines(keepends=True)
     if not lines:
         return []
     header = next(csv.reader([lines[0]]))
     if header != COLUMNS:
-        raise ValueError(f"{path} is not a graphdr results file (columns {header}); rerun with "
-                         "--fresh to start over or choose another --out.")
+        raise ValueError(f"{path} is not a graphdr results file (its columns are "
+                         f"{', '.join(header[:6])}{' ...' if len(header) > 6 else ''}); graphdr "
+                         "never replaces a file it did not write: choose another --out.")
     rows, broken = [], set()
     for line in lines[1:]:
         fields = next(csv.reader([line]), [])
@@ -95,35 +98,14 @@ def read_results(path):
 
 
 def write_results(path, rows, timing=True):
-    """Write ``rows`` sorted by (dataset, method, classifier, fold, dim)."""
-    tmp = path + ".tmp"
-    with open(tmp, "w", newline="") as fh:
+    """Write ``rows`` sorted by (dataset, method, classifier, fold, dim), whole or not at all
+    (:func:`graphdr._outputs.atomic_open`): the sweep rewrites the file after each cell, so an
+    interrupted run leaves every finished cell and never a broken line."""
+    with atomic_open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(COLUMNS)
         for row in sorted(rows, key=sort_key):
-            w.writerow(_format_row(row, timing))
-    os.replace(tmp, path)
-
-
-def append_results(path, rows, timing=True):
-    """Append one cell's rows in a single write (used while the sweep runs)."""
-    new = not os.path.exists(path)
-    lines = []
-    if new:
-        lines.append(",".join(COLUMNS) + "\n")
-    for row in rows:
-        fields = _format_row(row, timing)
-        lines.append(",".join(_quote(f) for f in fields) + "\n")
-    with open(path, "a", newline="") as fh:
-        fh.write("".join(lines))
-        fh.flush()
-        os.fsync(fh.fileno())
-
-
-def _quote(field):
-    if any(ch in field for ch in ',"\n'):
-        return '"' + field.replace('"', '""') + '"'
-    return field
+            w.writerow([spreadsheet_safe(f) for f in _format_row(row, timing)])
 
 
 # ----- aggregation ---------------------------------------------------------------------
@@ -387,5 +369,5 @@ def write_html(path, *, title, command, protocol, dataset_info, rows, datasets, 
                 f"<div class=\"meta\">{html.escape(caption)}</div></div>"
             )
     parts.append("</body></html>")
-    with open(path, "w", encoding="utf-8") as fh:
+    with atomic_open(path, "w", encoding="utf-8") as fh:
         fh.write("\n".join(parts) + "\n")

@@ -10,6 +10,7 @@ import signal
 import sys
 import traceback
 
+from .._outputs import atomic_open
 from . import plots
 from .datasets import load_dataset
 from .evaluation import (
@@ -24,7 +25,6 @@ from .files import check_writable
 from .methods import MethodUnavailableError, get_method, method_label, parse_method
 from .report import (
     aggregate,
-    append_results,
     markdown_tables,
     read_results,
     write_html,
@@ -113,32 +113,64 @@ def _expand_views(parsed, ds):
     return out
 
 
+def _read_config(path):
+    """The settings graphdr wrote to ``path`` (None when there is no such file); a file that
+    is not graphdr's is refused, whatever ``--fresh`` says: graphdr never replaces it."""
+    if not os.path.exists(path):
+        return None
+    try:
+        with open(path, encoding="utf-8") as fh:
+            old = json.load(fh)
+    except (ValueError, UnicodeDecodeError) as exc:
+        old = exc
+    if not isinstance(old, dict) or "protocol" not in old:
+        raise ValueError(f"{path} is not the settings file graphdr writes; graphdr never "
+                         "replaces a file it did not write: choose another --out.")
+    return old
+
+
 def _check_config(out, config, fresh):
+    """Refuse files in ``out`` that graphdr did not write, and, unless ``fresh``, results of
+    other settings; then record ``config``. Returns the rows to resume from."""
     path = os.path.join(out, "config.json")
     results = os.path.join(out, "results.csv")
+    old = _read_config(path)
+    rows = read_results(results)  # refuses a results.csv that is not graphdr's
     if fresh:
-        for f in (path, results):
-            if os.path.exists(f):
-                os.remove(f)
-    if os.path.exists(results) and os.path.exists(path):
-        try:
-            with open(path, encoding="utf-8") as fh:
-                old = json.load(fh)
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise ValueError(f"{path} is not the settings file graphdr wrote ({exc}); rerun "
-                             "with --fresh to start over or choose another --out.") from None
-        if not isinstance(old, dict):
-            raise ValueError(f"{path} is not the settings file graphdr wrote; rerun with "
-                             "--fresh to start over or choose another --out.")
-        if old != config:
-            diff = {k: (old.get(k), config.get(k)) for k in set(old) | set(config)
-                    if old.get(k) != config.get(k)}
-            raise ValueError(
-                f"{results} was produced with different settings {diff} (before, now); "
-                "rerun with --fresh to start over or choose another --out."
-            )
-    with open(path, "w") as fh:
+        rows = []
+    elif rows and old is not None and old != config:
+        raise ValueError(f"{results} was produced with other settings: "
+                         f"{_differences(old, config)}; rerun with --fresh to start over, or "
+                         "choose another --out.")
+    with atomic_open(path, "w", encoding="utf-8") as fh:
         json.dump(config, fh, indent=1, sort_keys=True)
+    return rows
+
+
+def _differences(old, new, show=4):
+    """The settings that differ, in one short sentence: ``seed 0 before, 1 now; ...``."""
+    def flat(d, prefix=""):
+        out = {}
+        for k, v in d.items():
+            if isinstance(v, dict):
+                out.update(flat(v, f"{prefix}{k}."))
+            else:
+                out[f"{prefix}{k}"] = v
+        return out
+
+    a, b = flat(old), flat(new)
+    keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+    parts = [f"{k} {_setting(a.get(k))} before, {_setting(b.get(k))} now" for k in keys[:show]]
+    more = f" and {len(keys) - show} more" if len(keys) > show else ""
+    return "; ".join(parts) + more
+
+
+def _setting(value):
+    if value is None:
+        return "unset"
+    if isinstance(value, (list, tuple)):
+        return ",".join(map(str, value))
+    return str(value)
 
 
 def _parallel(fn, tasks, n_jobs, desc, progress, threads=1, backend="loky"):
@@ -225,11 +257,9 @@ def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="g
     config = dict(protocol=protocol.settings(), seed=int(seed), classifiers=sorted(classifiers))
     if label_fraction is not None:
         config["label_fraction"] = float(label_fraction)
-    _check_config(out, config, fresh)
-
     results_path = os.path.join(out, "results.csv")
-    rows = read_results(results_path)
-    write_results(results_path, rows, timing)  # drops a truncated line of an interrupted run
+    rows = _check_config(out, config, fresh)
+    write_results(results_path, rows, timing)  # drops a truncated line an older graphdr left
     done = {(r["dataset"], r["method"], r["fold"]) for r in rows}
 
     tasks, embed_tasks, method_order = [], [], []
@@ -272,8 +302,8 @@ def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="g
             failures.append(f"{task['dataset']} / {task['method']} / fold {task['fold']}: {err}")
             continue
         key, new_rows = res
-        append_results(results_path, new_rows, timing)
         rows.extend(new_rows)
+        write_results(results_path, rows, timing)  # whole after each cell: resumable
     write_results(results_path, rows, timing)
 
     files = [results_path]
@@ -284,7 +314,7 @@ def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="g
     header = (f"# {title or 'graphdr bench'}: protocol `{protocol.name}` "
               f"({protocol.description})\n\nCommand: `{command}`\n\n")
     md_path = os.path.join(out, "tables.md")
-    with open(md_path, "w") as fh:
+    with atomic_open(md_path, "w", encoding="utf-8") as fh:
         fh.write(header + tables)
     files.append(md_path)
 
@@ -306,7 +336,7 @@ def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="g
     if os.path.exists(fail_path):  # from an earlier run
         os.remove(fail_path)
     if failures:
-        with open(fail_path, "w") as fh:
+        with atomic_open(fail_path, "w", encoding="utf-8") as fh:
             fh.write("\n".join(failures) + "\n")
         files.append(fail_path)
     for note in notes:

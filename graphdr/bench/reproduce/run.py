@@ -9,6 +9,7 @@ import time
 
 import numpy as np
 
+from ..._outputs import atomic_open
 from ..files import check_writable
 from .bouzas import (
     PAPER_000,
@@ -240,9 +241,9 @@ def reproduce(paper, *, out=None, quick=False, n_jobs=1, threads=1, seed=0, fres
     if failures:
         lines += ["## Failed cells", ""] + [f"- {f}" for f in failures] + [""]
     path = os.path.join(out, "report.md")
-    with open(path, "w") as fh:
+    with atomic_open(path, "w", encoding="utf-8") as fh:
         fh.write("\n".join(lines).rstrip() + "\n")
-    with open(os.path.join(out, "results.csv"), "w", newline="") as fh:
+    with atomic_open(os.path.join(out, "results.csv"), "w", newline="", encoding="utf-8") as fh:
         fields = ["table", "row", "column", "metric", "paper", "ours", "difference", "note"]
         w = csv.DictWriter(fh, fieldnames=fields, lineterminator="\n")
         w.writeheader()
@@ -264,7 +265,7 @@ def _log_run(out, entry):
         except ValueError:
             runs = []
     runs.append(entry)
-    with open(path, "w") as fh:
+    with atomic_open(path, "w", encoding="utf-8") as fh:
         json.dump(runs, fh, indent=1)
     return runs
 

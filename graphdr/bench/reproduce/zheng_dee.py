@@ -8,6 +8,7 @@ import os
 import sys
 import time
 
+from ..._outputs import atomic_open
 from ..protocols import get_protocol
 from .spec import (
     Claim,
@@ -232,7 +233,7 @@ def _fig6(out, quick, progress, seed, echo):
         figures.append((fname, f"Fig. 6 ({paper_ds} stand-in: {ds.name}, {len(ds.y)} samples): "
                         "objective versus iteration and seconds"))
     bar.close()
-    with open(os.path.join(out, "fig6.csv"), "w", newline="") as fh:
+    with atomic_open(os.path.join(out, "fig6.csv"), "w", newline="", encoding="utf-8") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]), lineterminator="\n")
         w.writeheader()
         for r in rows:

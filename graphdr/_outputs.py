@@ -1,0 +1,178 @@
+"""Every file graphdr writes appears whole or not at all, and never over an input.
+
+One rule for every writer (``graphdr map``, :func:`graphdr.map2d`, ``bench``, ``demo``,
+``reproduce``): a file is written to a temporary file beside its target (same folder, so the
+same file system) and renamed into place with :func:`os.replace` once complete. A reader
+never sees half a file; an interrupted or failed write leaves the old file, if any, as it was.
+
+- :func:`atomic_path` -- one file: a temporary path to write, renamed when the block ends
+  without an exception.
+- :func:`atomic_open` -- the same, as an open text file.
+- :class:`OutputSet` -- several files that belong together (a map's page, CSV and picture):
+  each is written to its temporary path, and only when all are complete are they renamed, with
+  Ctrl-C held during the renames, so that a set is all new or all old.
+- :func:`refuse_inputs` -- an output path that resolves to an input file is refused with a
+  ``ValueError`` before any work.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+import uuid
+from pathlib import Path
+
+__all__ = ["atomic_path", "atomic_open", "OutputSet", "InterruptedAfterWriting", "refuse_inputs",
+           "held_interrupts", "spreadsheet_safe"]
+
+
+def _temporary_name(target):
+    """A hidden name beside ``target`` that keeps its suffix (matplotlib reads the format
+    from it) and cannot collide with another writer's."""
+    target = Path(target)
+    return target.with_name(f".{target.stem}.{uuid.uuid4().hex[:12]}.part{target.suffix}")
+
+
+def _discard(path):
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+
+
+@contextlib.contextmanager
+def atomic_path(target):
+    """Yield a temporary path beside ``target``; when the block ends without an exception the
+    file written there replaces ``target`` (:func:`os.replace`), else it is removed and
+    ``target`` is left as it was."""
+    tmp = _temporary_name(target)
+    try:
+        yield tmp
+        os.replace(tmp, target)
+    finally:
+        _discard(tmp)
+
+
+@contextlib.contextmanager
+def atomic_open(target, mode="w", **kwargs):
+    """:func:`open` of a temporary file beside ``target``, renamed over it when complete
+    (flushed and synced first)."""
+    with atomic_path(target) as tmp:
+        with open(tmp, mode, **kwargs) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+
+
+@contextlib.contextmanager
+def held_interrupts():
+    """Hold Ctrl-C (SIGINT) for the block and raise it as :class:`KeyboardInterrupt` after;
+    a no-op outside the main thread, where Python delivers no signal anyway."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if received:
+        raise KeyboardInterrupt
+
+
+class InterruptedAfterWriting(KeyboardInterrupt):
+    """Ctrl-C that came while a set of files was renamed into place: ``files`` were written
+    whole, and the interrupt is raised after them."""
+
+    def __init__(self, files):
+        super().__init__()
+        self.files = [str(f) for f in files]
+
+
+class OutputSet:
+    """Files written together: all renamed into place, or none.
+
+    ``path(target)`` gives the temporary path to write ``target`` to; :meth:`commit` renames
+    every written file into place, with Ctrl-C held; leaving a ``with`` block by an exception
+    before :meth:`commit` removes the temporary files and leaves the targets untouched.
+    ``committed`` says whether the renames happened (an interrupt held during them is raised
+    after, with ``committed`` true).
+    """
+
+    def __init__(self):
+        self._pending = {}
+        self.committed = False
+
+    def path(self, target):
+        target = Path(target)
+        if target not in self._pending:
+            self._pending[target] = _temporary_name(target)
+        return self._pending[target]
+
+    @property
+    def targets(self):
+        return list(self._pending)
+
+    def commit(self):
+        missing = [str(t) for t, tmp in self._pending.items() if not os.path.exists(tmp)]
+        if missing:
+            raise RuntimeError(f"not written before commit: {', '.join(missing)}")
+        targets = self.targets
+        try:
+            with held_interrupts():
+                for target, tmp in self._pending.items():
+                    os.replace(tmp, target)
+                self.committed = True
+                self._pending = {}
+        except KeyboardInterrupt:
+            raise InterruptedAfterWriting(targets) from None
+
+    def discard(self):
+        for tmp in self._pending.values():
+            _discard(tmp)
+        self._pending = {}
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.discard()
+        return False
+
+
+def _same_file(a, b):
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def refuse_inputs(outputs, inputs):
+    """Raise ``ValueError`` when an output path is (resolves to, or is a hard link of) one of
+    the input files, before any work is done."""
+    inputs = [str(p) for p in inputs if p is not None and os.path.isfile(str(p))]
+    for out in outputs:
+        for inp in inputs:
+            if os.path.exists(str(out)) and _same_file(out, inp) or \
+                    os.path.realpath(str(out)) == os.path.realpath(inp):
+                raise ValueError(f"{out}: this output would overwrite the input file {inp}; "
+                                 "choose another --out.")
+
+
+#: cells a spreadsheet reads as a formula when they begin with one of these
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(text):
+    """``text`` as a spreadsheet shows it, never as a formula (OWASP's rule for CSV
+    injection): a text cell that begins with ``= + - @``, a tab or a carriage return gets a
+    leading ``'``; a number (``-1``, ``+2.5``, ``-1e-3``) is left as it is."""
+    text = str(text)
+    if not text.startswith(_FORMULA_STARTS):
+        return text
+    try:
+        float(text)
+    except ValueError:
+        return "'" + text
+    return text

@@ -1,0 +1,282 @@
+"""Nothing lost, nothing half-written: every file graphdr writes goes through
+:mod:`graphdr._outputs` (a temporary file beside the target, renamed when complete), a map's
+files appear all together or not at all, and no output ever replaces an input."""
+
+import ast
+import csv
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from graphdr import _outputs
+from graphdr._outputs import (
+    InterruptedAfterWriting,
+    OutputSet,
+    atomic_open,
+    refuse_inputs,
+    spreadsheet_safe,
+)
+from graphdr.cli import main
+
+PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "graphdr"
+
+
+def run(argv, capsys):
+    code = main(argv)
+    return code, capsys.readouterr().err
+
+
+def blobs_csv(path, labels=None, n=60):
+    from sklearn.datasets import make_blobs
+
+    X, y = make_blobs(n, n_features=3, centers=3, cluster_std=0.5, random_state=0)
+    names = np.array(["red", "green", "blue"] if labels is None else labels, dtype=object)[y]
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["a", "b", "c", "label"])
+        for row, lab in zip(np.round(X, 3), names):
+            w.writerow([*row, lab])
+    return str(path)
+
+
+def snapshot(folder):
+    return {p.name: p.read_bytes() for p in sorted(pathlib.Path(folder).iterdir())}
+
+
+# ----- the helper -----------------------------------------------------------------------
+def test_atomic_open_leaves_the_old_file_when_the_write_fails(tmp_path):
+    target = tmp_path / "a.txt"
+    target.write_text("old")
+    with pytest.raises(RuntimeError), atomic_open(target) as fh:
+        fh.write("half")
+        raise RuntimeError("disk full")
+    assert target.read_text() == "old" and os.listdir(tmp_path) == ["a.txt"]
+    with atomic_open(target) as fh:
+        fh.write("new")
+    assert target.read_text() == "new" and os.listdir(tmp_path) == ["a.txt"]
+
+
+def test_output_set_renames_all_or_none(tmp_path):
+    a, b = tmp_path / "m.html", tmp_path / "m.csv"
+    a.write_text("old html")
+    b.write_text("old csv")
+    with OutputSet() as out:  # interrupted after one of the two files
+        out.path(a).write_text("new html")
+        out.path(b)  # the csv's turn, never written
+        with pytest.raises(RuntimeError):
+            out.commit()
+    assert (a.read_text(), b.read_text()) == ("old html", "old csv")
+    assert sorted(os.listdir(tmp_path)) == ["m.csv", "m.html"]
+    with OutputSet() as out:
+        out.path(a).write_text("new html")
+        out.path(b).write_text("new csv")
+        out.commit()
+    assert (a.read_text(), b.read_text()) == ("new html", "new csv")
+
+
+def test_interrupt_during_the_renames_is_held_until_all_are_done(tmp_path, monkeypatch):
+    files = [tmp_path / f"m.{k}" for k in ("html", "csv", "png")]
+    real_replace = os.replace
+    calls = []
+
+    def replace_and_interrupt(src, dst):
+        calls.append(dst)
+        if len(calls) == 1:
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C after the first rename
+        real_replace(src, dst)
+
+    monkeypatch.setattr(_outputs.os, "replace", replace_and_interrupt)
+    with OutputSet() as out:
+        for f in files:
+            out.path(f).write_text("new")
+        with pytest.raises(InterruptedAfterWriting) as info:
+            out.commit()
+    assert all(f.read_text() == "new" for f in files)
+    assert sorted(info.value.files) == sorted(map(str, files))
+    assert sorted(os.listdir(tmp_path)) == ["m.csv", "m.html", "m.png"]
+
+
+def test_spreadsheet_safe_rule():
+    for text in ("=HYPERLINK(\"http://x\")", "@SUM(A1)", "+cmd", "-cmd|' /C calc'!A0", "=1+1",
+                 "\tx"):
+        assert spreadsheet_safe(text) == "'" + text
+    for text in ("-1", "+2.5", "-1e-3", "cat", "", "a=b", "1.0"):
+        assert spreadsheet_safe(text) == text
+
+
+def test_every_writer_uses_the_helper():
+    """No module but _outputs opens a file for writing, and every savefig writes to a
+    temporary path given by the helper (named ``tmp``)."""
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name == "_outputs.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Call):
+                continue
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else \
+                getattr(node.func, "id", "")
+            where = f"{path.relative_to(PACKAGE)}:{node.lineno}"
+            if name == "open":
+                modes = [a.value for a in node.args[1:2] + [k.value for k in node.keywords
+                                                            if k.arg == "mode"]
+                         if isinstance(a, ast.Constant)]
+                if any(set(m) & set("wax+") for m in modes):
+                    offenders.append(where)
+            elif name in ("write_text", "write_bytes", "to_csv", "to_parquet", "savez",
+                          "savez_compressed", "dump") and not (
+                    name == "dump" and len(node.args) > 1 and isinstance(node.args[1], ast.Name)
+                    and node.args[1].id == "fh"):
+                offenders.append(where)
+            elif name == "savefig":
+                first = node.args[0] if node.args else None
+                if not (isinstance(first, ast.Name) and first.id == "tmp"):
+                    offenders.append(where)
+    assert not offenders, f"writes that bypass graphdr._outputs: {offenders}"
+
+
+# ----- graphdr map ------------------------------------------------------------------------
+@pytest.mark.parametrize("out", ["data", "data.csv", "data.html", "./data.png", "link"])
+def test_map_never_overwrites_its_input(tmp_path, capsys, monkeypatch, out):
+    monkeypatch.chdir(tmp_path)
+    blobs_csv(tmp_path / "data.csv")
+    os.symlink("data.csv", tmp_path / "link.csv")
+    before = (tmp_path / "data.csv").read_bytes()
+    code, err = run(["map", "data.csv", "--out", out, "--quiet"], capsys)
+    assert code == 2 and "overwrite the input file" in err and len(err.strip().splitlines()) == 1
+    assert (tmp_path / "data.csv").read_bytes() == before
+    assert sorted(os.listdir(tmp_path)) == ["data.csv", "link.csv"]
+
+
+def test_interrupted_map_keeps_the_older_map_whole(tmp_path, capsys, monkeypatch):
+    """Ctrl-C while the files are written: the older map at --out stays as it was, nothing
+    half-written appears, and the message says so."""
+    import importlib
+
+    map2d_module = importlib.import_module("graphdr.map2d")  # graphdr.map2d is also a function
+    data = blobs_csv(tmp_path / "data.csv")
+    code, err = run(["map", data, "--out", str(tmp_path / "m"), "--quiet"], capsys)
+    assert code == 0, err
+    older = snapshot(tmp_path)
+
+    def interrupted_png(*args, **kwargs):  # the page and the CSV are written by now
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(map2d_module, "_save_png", interrupted_png)
+    code, err = run(["map", data, "--out", str(tmp_path / "m"), "--quiet", "--title", "new"],
+                    capsys)
+    assert code == 130 and "nothing was written" in err
+    assert snapshot(tmp_path) == older
+
+
+def test_map_of_a_label_matplotlib_cannot_parse(tmp_path, capsys):
+    """A class name with dollar signs is drawn as written; the map is written whole."""
+    data = blobs_csv(tmp_path / "data.csv", labels=["$\\notacommand{x$", "a$b", "=1+1"])
+    code, err = run(["map", data, "--out", str(tmp_path / "m"), "--quiet"], capsys)
+    assert code == 0, err
+    assert sorted(os.listdir(tmp_path)) == ["data.csv", "m.csv", "m.html", "m.png"]
+    labels = {r["label"] for r in csv.DictReader(open(tmp_path / "m.csv"))}
+    assert labels == {"$\\notacommand{x$", "a$b", "'=1+1"}  # the formula made harmless
+    page = (tmp_path / "m.html").read_text()
+    assert '"=1+1"' in page  # the page shows the label as given
+
+
+@pytest.mark.slow
+def test_ctrl_c_at_any_moment_leaves_an_old_or_a_new_map(tmp_path):
+    """The issue's reproducer, with real SIGINTs at several moments of a run."""
+    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    cmd = [sys.executable, "-m", "graphdr.cli", "map", "swiss_roll:n=6000", "--out", "m",
+           "--quiet"]
+    first = subprocess.run(cmd[:4] + ["swiss_roll:n=300"] + cmd[5:], cwd=tmp_path, env=env,
+                           capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    older = snapshot(tmp_path)
+    saw_new = saw_interrupt = False
+    for delay in (2.0, 4.0, 6.0, 8.0, 10.0):
+        proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+        try:
+            proc.wait(timeout=delay)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGINT)
+        err = proc.communicate(timeout=120)[1]
+        now = snapshot(tmp_path)
+        assert sorted(now) == ["m.csv", "m.html", "m.png"], now.keys()
+        if now == older:
+            assert proc.returncode == 130 and "nothing was written" in err, err
+            saw_interrupt = True
+        else:  # all three are the new map's
+            rows = now["m.csv"].decode().splitlines()
+            assert len(rows) == 6001 and b"6000 samples" in now["m.html"]
+            assert now["m.png"] != older["m.png"]
+            saw_new = True
+            break
+    assert saw_interrupt
+
+
+# ----- graphdr bench ----------------------------------------------------------------------
+BENCH = ["bench", "--protocol", "demo", "-d", "iris", "-m", "lda", "--folds", "2", "--quiet",
+         "--no-plots", "--no-html", "--no-timing"]
+
+
+def test_fresh_never_replaces_a_file_graphdr_did_not_write(tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "results.csv").write_text("name,score\nalice,3\n")
+    for extra in ([], ["--fresh"]):
+        code, err = run(BENCH + ["--out", str(out)] + extra, capsys)
+        assert code == 2 and "not a graphdr results file" in err and "another --out" in err
+        assert (out / "results.csv").read_text() == "name,score\nalice,3\n"
+    (out / "results.csv").unlink()
+    (out / "config.json").write_text('{"my": "settings"}')
+    code, err = run(BENCH + ["--out", str(out), "--fresh"], capsys)
+    assert code == 2 and "config.json" in err
+    assert (out / "config.json").read_text() == '{"my": "settings"}'
+
+
+def test_bench_results_are_whole_after_every_cell_and_resume(tmp_path, capsys, monkeypatch):
+    """An interrupt between cells leaves a results.csv with every finished cell (no broken
+    line), and the rerun computes only the missing ones."""
+    import graphdr.bench.runner as runner
+
+    bench = [a if a != "2" else "4" for a in BENCH]  # four folds: four cells
+    out = str(tmp_path / "out")
+    real = runner.write_results
+    calls = []
+
+    def write_then_interrupt(path, rows, timing=True):
+        real(path, rows, timing)
+        calls.append(len(rows))
+        if len(calls) == 3:  # the start's write, then two cells
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "write_results", write_then_interrupt)
+    code, err = run(bench + ["--out", out], capsys)
+    assert code == 130 and "rerun the same command" in err
+    monkeypatch.setattr(runner, "write_results", real)
+    from graphdr.bench.report import read_results
+
+    kept = read_results(os.path.join(out, "results.csv"))
+    assert len(kept) == calls[-1] > 0
+    text = open(os.path.join(out, "results.csv")).read()
+    code, err = main(bench + ["--out", out]), capsys.readouterr().err
+    assert code == 0, err
+    full = read_results(os.path.join(out, "results.csv"))
+    fresh_out = str(tmp_path / "fresh")
+    assert main(bench + ["--out", fresh_out]) == 0
+    assert open(os.path.join(out, "results.csv")).read() == \
+        open(os.path.join(fresh_out, "results.csv")).read()
+    assert len(full) > len(kept) and text.startswith("dataset,method")
+
+
+def test_bench_rerun_names_the_settings_that_differ(tmp_path, capsys):
+    out = str(tmp_path / "out")
+    assert main(BENCH + ["--out", out]) == 0
+    capsys.readouterr()
+    code, err = run(BENCH + ["--out", out, "--seed", "3"], capsys)
+    line = err.strip()
+    assert code == 2 and "seed 0 before, 3 now" in line and "{" not in line, line
