@@ -335,7 +335,10 @@ def build_parser():
                     "are created)")
     mp.add_argument("--hover-columns", type=_csv_list, default=(), metavar="A,B",
                     help="columns shown on hover besides the id and the label (names or "
-                    "indices; for named data sets, feature indices)")
+                    "indices; for named data sets, feature indices); of a file, these are for "
+                    "looking and never features, text or numbers, unless --hover-features")
+    mp.add_argument("--hover-features", action="store_true",
+                    help="numeric --hover-columns of a file stay features of the map")
     mp.add_argument("--no-png", action="store_true", help="skip OUT.png")
     mp.add_argument("--title", default=None, help="title of the picture")
     mp.add_argument("--feature-scaling", default="auto", choices=("auto", "standard", "none"),

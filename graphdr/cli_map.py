@@ -72,7 +72,9 @@ def read_options(args, unlabelled=False):
     return ReadOptions(label_column=args.label_column, id_column=args.id_column,
                        drop_columns=tuple(args.drop_columns), sep=args.sep, decimal=args.decimal,
                        header=args.header, na=args.na, categorical=args.categorical,
-                       encoding=args.encoding, unlabelled=unlabelled)
+                       encoding=args.encoding, unlabelled=unlabelled,
+                       hover_columns=tuple(getattr(args, "hover_columns", None) or ()),
+                       hover_features=bool(getattr(args, "hover_features", False)))
 
 
 def run_map(args):

@@ -49,7 +49,7 @@ def test_semicolon_decimal_comma_and_id_column(tmp_path):
     ds = load_dataset(write(tmp_path / "semi.csv", text))
     check(ds)  # the id column is not a feature
     assert list(ds.ids) == [str(100 + i) for i in range(len(ROWS))]
-    assert any("'id' holds distinct integers" in n for n in ds.notes)
+    assert any("'id' taken as the sample ids" in n for n in ds.notes)
     # kept as a feature when asked
     kept = load_dataset(str(tmp_path / "semi.csv"), options=ReadOptions(id_column=False))
     assert kept.X.shape == (len(ROWS), 3) and kept.ids is None
@@ -366,7 +366,7 @@ def test_unreadable_file_and_unwritable_folder_whoever_runs_it(tmp_path, monkeyp
     permissions as the operating system would report them to another user."""
     import tempfile
 
-    import graphdr.bench.files as files
+    import graphdr.bench.paths as files
 
     path = write(tmp_path / "locked.csv", "a,label\n1,x\n2,y\n")
     monkeypatch.setattr(files.os, "access", lambda p, mode: False)
@@ -459,3 +459,94 @@ def test_map_needs_two_labelled_classes_before_the_fit(tmp_path, capsys, no_fit)
     code, err = run(["map", path, "--out", str(tmp_path / "m"), "--quiet"], capsys)
     one_line_error(code, err, "partial.csv", "labelled rows of at least 2 classes",
                    "unlabelled rows (label -1 or empty)")
+
+
+# ----- what a file says is kept as it says it -------------------------------------------------
+def test_label_texts_that_look_missing_are_classes(tmp_path):
+    """In the label column only an empty cell (or -1) is unlabelled: NA, None, null, -, ?
+    and N/A are class names; in a feature column they still mark a missing cell."""
+    names = ["NA", "None", "null", "-", "?", "N/A"]
+    text = "a,b,label\n" + "".join(f"{i},{i % 3},{names[i % 6]}\n" for i in range(24)) + \
+        "30,1,\n31,2,-1\n"
+    ds = load_dataset(write(tmp_path / "na.csv", text), options=ReadOptions(unlabelled=True))
+    labels = ds.classes[ds.y]
+    assert sorted(set(labels[:24])) == sorted(names)
+    assert list(labels[24:]) == ["-1", "-1"]
+    missing = "a,b,label\n1,NA,x\n2,3,y\n"
+    with pytest.raises(ValueError, match="missing cells in column.*b.*line.* 2"):
+        load_dataset(write(tmp_path / "nafeat.csv", missing))
+
+
+def test_id_column_by_name_of_any_type_with_repeats(tmp_path):
+    text = "id,a,b,label\n" + "".join(f"s{i % 4},{a},{b},{c}\n" for i, (a, b, c) in
+                                       enumerate(ROWS))
+    ds = load_dataset(write(tmp_path / "textid.csv", text))
+    check(ds)  # a text id column is the ids, not a refused feature
+    assert list(ds.ids) == [f"s{i % 4}" for i in range(len(ROWS))]
+    assert any("repeat an id" in n and "'s0'" in n for n in ds.notes)
+    text = "index,a,b,label\n" + "".join(f"{i % 2},{a},{b},{c}\n" for i, (a, b, c) in
+                                          enumerate(ROWS))
+    ds = load_dataset(write(tmp_path / "intid.csv", text))
+    check(ds)  # repeated integers: still the ids, never a feature
+    assert list(ds.ids) == [str(i % 2) for i in range(len(ROWS))]
+
+
+def test_hover_columns_are_never_features_unless_asked(tmp_path, capsys):
+    text = "site,date,depth,a,b,label\n" + "".join(
+        f"{'north' if i % 2 else 'south'},2020-01-0{i + 1},{10 * i},{a},{b},{c}\n"
+        for i, (a, b, c) in enumerate(ROWS * 2))
+    path = write(tmp_path / "hover.csv", text)
+    ds = load_dataset(path, options=ReadOptions(hover_columns=("site", "date", "depth")))
+    assert ds.feature_names == ["a", "b"]
+    kept = load_dataset(path, options=ReadOptions(hover_columns=("depth",), hover_features=True,
+                                                  drop_columns=("site", "date")))
+    assert kept.feature_names == ["depth", "a", "b"]
+    # the README's example: text hover columns need nothing else
+    code, err = run(["map", path, "--label-column", "label", "--hover-columns", "site,date",
+                     "--drop-columns", "depth", "--out", str(tmp_path / "m"), "--quiet"], capsys)
+    assert code == 0, err
+    page = (tmp_path / "m.html").read_text()
+    assert "2020-01-03" in page and "north" in page
+
+
+def test_parquet_columns_read_as_csv_columns_are(tmp_path, capsys):
+    """Text numbers and decimals are numbers, dates are text (an error naming the column, or
+    a hover column), never a traceback."""
+    pytest.importorskip("pyarrow")
+    import decimal
+
+    import pandas as pd
+
+    n = 12
+    frame = pd.DataFrame({
+        "a": np.arange(n, dtype=np.float32) / 3, "t": [str(i * 1.5) for i in range(n)],
+        "dec": [decimal.Decimal(i) / 4 for i in range(n)],
+        "when": pd.to_datetime(["2020-01-01"] * n) + pd.to_timedelta(range(n), "D"),
+        "label": ["x", "y", "NA"] * 4})
+    frame.loc[5, "label"] = None
+    path = str(tmp_path / "p.parquet")
+    frame.to_parquet(path)
+    code, err = run(["map", path, "--out", str(tmp_path / "m"), "--quiet"], capsys)
+    one_line_error(code, err, "p.parquet", "'when'", "--hover-columns")
+    ds = load_dataset(path, options=ReadOptions(hover_columns=("when",), unlabelled=True))
+    assert ds.feature_names == ["a", "t", "dec"]
+    np.testing.assert_array_equal(ds.X[:, 0], frame["a"].to_numpy(np.float64))
+    np.testing.assert_array_equal(ds.X[:, 1], np.arange(n) * 1.5)
+    np.testing.assert_array_equal(ds.X[:, 2], np.arange(n) / 4)
+    labels = ds.classes[ds.y]
+    assert labels[5] == "-1" and labels[2] == "NA" and labels[0] == "x"
+    assert ds.columns["when"][1] == "2020-01-02 00:00:00"
+
+
+def test_utf16_files_and_labels_all_unlabelled(tmp_path, capsys):
+    text = "a\tb\tlabel\r\n" + "".join(f"{a}\t{b}\t{c}\r\n" for a, b, c in ROWS)
+    check(load_dataset(write(tmp_path / "excel.txt", "\ufeff" + text, "utf-16-le")))  # BOM
+    path = write(tmp_path / "nobom.csv", text, "utf-16-le")
+    check(load_dataset(path, options=ReadOptions(encoding="utf-16-le")))
+    code, err = run(["map", path, "--out", str(tmp_path / "m")], capsys)
+    one_line_error(code, err, "nobom.csv", "--encoding")
+    text = "a,b,label\n" + "".join(f"{a},{b},-1\n" for a, b, _ in ROWS)
+    code, err = run(["map", write(tmp_path / "none.csv", text), "--out", str(tmp_path / "m")],
+                    capsys)
+    line = one_line_error(code, err, "none.csv", "every row", "unlabelled")
+    assert "single class" not in line

@@ -21,10 +21,8 @@ CSV and other delimited text
     column is an error naming it, or with ``categorical='onehot'`` becomes one 0/1 column per
     value (in sorted order).
 
-LIBSVM / svmlight
-    Read sparse; features that no row uses are left out before the matrix is made dense (a line
-    ``1 2000000000:1.0`` is one feature, not two billion). Labels that are whole numbers stay
-    integers.
+LIBSVM / svmlight, ``.npz``
+    :mod:`graphdr.bench.array_files` (re-exported here).
 
 Parquet
     Read with pandas (needs pyarrow); columns as for CSV.
@@ -34,12 +32,14 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 import re
-import zipfile
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from .._validation import unlabelled_mask
+from .array_files import read_npz, read_svmlight
+from .paths import check_readable, check_writable
 
 __all__ = ["ReadOptions", "Table", "read_table", "read_svmlight", "read_npz", "check_readable",
            "check_writable"]
@@ -47,8 +47,6 @@ __all__ = ["ReadOptions", "Table", "read_table", "read_svmlight", "read_npz", "c
 LABEL_NAMES = ("label", "class", "target", "y")
 ID_NAMES = ("id", "index", "unnamed: 0", "sample", "sample_id", "sampleid")
 SEPARATORS = (",", ";", "\t", "|")
-#: the largest dense matrix a LIBSVM file may become (bytes)
-MAX_DENSE_BYTES = 4 << 30
 _NA_STRINGS = ["", "NA", "N/A", "n/a", "NaN", "nan", "NULL", "null", "None", "#N/A", "?", "-"]
 _SNIFF_LINES = 200
 _SHOW = 5  # lines or columns named in a message
@@ -74,6 +72,10 @@ class ReadOptions:
     #: an empty label cell is an unlabelled row, labelled -1 (scikit-learn's convention;
     #: ``graphdr map``), instead of a missing cell
     unlabelled: bool = False
+    #: columns shown beside each sample (``graphdr map --hover-columns``): never features,
+    #: unless ``hover_features``
+    hover_columns: tuple = ()
+    hover_features: bool = False
 
     def __post_init__(self):
         if self.na not in ("error", "drop"):
@@ -99,50 +101,15 @@ class Table:
     notes: list = field(default_factory=list)
 
 
-def check_readable(path):
-    """Raise ``ValueError`` unless ``path`` is a readable, non-empty regular file."""
-    path = str(path)
-    if not os.path.exists(path):
-        raise ValueError(f"{path}: no such file.")
-    if os.path.isdir(path):
-        raise ValueError(f"{path}: is a directory; give a data file.")
-    if not os.access(path, os.R_OK):
-        raise ValueError(f"{path}: cannot be read (permission denied).")
-    if os.path.getsize(path) == 0:
-        raise ValueError(f"{path}: the file is empty.")
-
-
-def check_writable(folder, *, create=False):
-    """Raise ``ValueError`` unless files can be written in ``folder`` (created with its parents
-    when ``create``), before any long computation."""
-    import tempfile
-
-    folder = str(folder) or "."
-    probe = folder
-    while probe and not os.path.exists(probe):
-        probe = os.path.dirname(probe.rstrip(os.sep))
-    if probe and not os.path.isdir(probe):
-        raise ValueError(f"{folder}: cannot write there: {probe} is a file, not a folder.")
-    if not os.path.exists(folder):
-        if not create:
-            raise ValueError(f"{folder}: no such folder.")
-        try:
-            os.makedirs(folder, exist_ok=True)
-        except OSError as exc:
-            raise ValueError(f"{folder}: cannot create the folder ({exc.strerror}).") from None
-    try:
-        with tempfile.TemporaryFile(dir=folder):
-            pass
-    except OSError as exc:
-        raise ValueError(f"{folder}: cannot write there ({exc.strerror}).") from None
-
-
 def _decode(path, encoding):
     with open(path, "rb") as fh:
         raw = fh.read()
-    if b"\x00" in raw[:65536]:
+    if encoding is None and raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        encoding = "utf-16"  # the byte-order mark of UTF-16 (Excel's "Unicode text")
+    if encoding is None and b"\x00" in raw[:65536]:
         raise ValueError(f"{path}: not a text file (it contains NUL bytes); give a CSV, LIBSVM, "
-                         ".npz or Parquet file.")
+                         ".npz or Parquet file, or the text's encoding with --encoding "
+                         "(e.g. utf-16).")
     enc = encoding or "utf-8-sig"
     try:
         text = raw.decode(enc)
@@ -262,6 +229,8 @@ def read_table(path, options=None):
             raise ValueError(f"{path}: not a readable Parquet file ({exc}).") from None
         frame.columns = [str(c) for c in frame.columns]
         first_line, has_header = 1, True
+        raw = _parquet_text(frame)
+        frame = _numbers(raw, ".", numeric=frame)
     else:
         text = _decode(path, options.encoding)
         lines = _first_lines(text)
@@ -280,23 +249,23 @@ def read_table(path, options=None):
             raise ValueError(f"{path}: the separator and the decimal mark are both ','; give "
                              "--sep.")
         try:
-            frame = pd.read_csv(io.StringIO(text), sep=sep, decimal=decimal,
-                                header=0 if has_header else None, na_values=_NA_STRINGS,
-                                keep_default_na=False, skip_blank_lines=True, dtype=str)
+            raw = pd.read_csv(io.StringIO(text), sep=sep, header=0 if has_header else None,
+                              keep_default_na=False, na_filter=False, skip_blank_lines=True,
+                              dtype=str)
         except (pd.errors.ParserError, ValueError) as exc:
             raise ValueError(f"{path}: cannot be read as a table ({exc}).") from None
         if not has_header:
-            frame.columns = [str(j) for j in range(frame.shape[1])]
+            raw.columns = [str(j) for j in range(raw.shape[1])]
             notes.append(f"{path}: no header row found; columns are numbered 0..."
-                         f"{frame.shape[1] - 1} (give --header if the first row is one)")
-        frame = _numbers(frame, decimal)
+                         f"{raw.shape[1] - 1} (give --header if the first row is one)")
+        frame = _numbers(raw, decimal)
         first_line = 2 if has_header else 1
     if frame.shape[0] == 0:
         raise ValueError(f"{path}: the file has a header but no data rows.")
     names = [str(c).strip() for c in frame.columns]
     _check_names(path, names)
-    frame.columns = names
-    return _split(path, frame, options, has_header, first_line, notes)
+    frame.columns = raw.columns = names
+    return _split(path, frame, raw, options, has_header, first_line, notes)
 
 
 def _check_names(path, names):
@@ -313,24 +282,61 @@ def _sniff_decimal(rows):
     return "," if comma > point else "."
 
 
-def _numbers(frame, decimal):
-    """Columns whose every present cell is a number become float64 (others stay text)."""
+def _numbers(raw, decimal, numeric=None):
+    """The feature view of the text frame ``raw``: a cell in :data:`_NA_STRINGS` is missing
+    (NaN); a column whose every present cell is a number becomes float64, the others stay
+    text. ``numeric``: the columns a Parquet file already stores as numbers, kept as they
+    are."""
+    import pandas as pd
+
+    out = {}
+    for name in raw.columns:
+        if numeric is not None and _stored_numbers(numeric[name]):
+            out[name] = numeric[name].astype(np.float64)
+            continue
+        text = raw[name].astype(str).str.strip()
+        missing = text.isin(_NA_STRINGS)
+        values = text.str.replace(",", ".", regex=False) if decimal == "," else text
+        parsed = pd.to_numeric(values.where(~missing), errors="coerce")
+        if bool((parsed.notna() == ~missing).all()):
+            out[name] = parsed.astype(np.float64)
+        else:
+            out[name] = text.where(~missing).astype(object)
+    return pd.DataFrame(out, index=raw.index)
+
+
+def _stored_numbers(col):
+    import pandas as pd
+
+    return pd.api.types.is_numeric_dtype(col)  # bool too, as 0/1
+
+
+def _parquet_text(frame):
+    """A Parquet frame as text, cell by cell (missing cells empty): the same column rules as
+    a CSV file then apply to it (text numbers and decimals are numbers, dates are text)."""
     import pandas as pd
 
     out = {}
     for name in frame.columns:
         col = frame[name]
-        values = col.str.strip() if col.dtype == object or pd.api.types.is_string_dtype(col) \
-            else col
-        if decimal == ",":
-            values = values.str.replace(",", ".", regex=False)
-        parsed = pd.to_numeric(values, errors="coerce")
-        present = col.notna()
-        out[name] = parsed if bool((parsed.notna() == present).all()) else col
+        if _stored_numbers(col):
+            out[name] = pd.Series(_as_text(col.astype(np.float64)), index=frame.index)
+        else:
+            out[name] = pd.Series(["" if _is_missing(v) else str(v) for v in col],
+                                  index=frame.index, dtype=object)
     return pd.DataFrame(out, index=frame.index)
 
 
-def _split(path, frame, options, has_header, first_line, notes):
+def _is_missing(value):
+    try:
+        return value is None or bool(value != value)  # None, NaN, NaT
+    except (TypeError, ValueError):
+        return False
+
+
+def _split(path, frame, raw, options, has_header, first_line, notes):
+    """The columns' roles: ``frame`` is the feature view (numbers, NaN where missing),
+    ``raw`` the text as written (labels, ids and hover values come from it)."""
     import pandas as pd
 
     names = list(frame.columns)
@@ -357,25 +363,37 @@ def _split(path, frame, options, has_header, first_line, notes):
     if options.id_column not in (None, False):
         id_col = _column_index(path, options.id_column, names, "id column")
     elif options.id_column is None:
-        for j, n in enumerate(names):
-            if j != label and n.lower() in ID_NAMES and _distinct_integers(frame[n]):
-                id_col = j
-                notes.append(f"{path}: column {n!r} holds distinct integers: taken as the "
-                             "sample ids, not as a feature (give --id-column none to keep it "
-                             "as a feature)")
-                break
+        id_col = next((j for j, n in enumerate(names) if j != label and n.lower() in ID_NAMES),
+                      None)
+        if id_col is not None:
+            notes.append(f"{path}: column {names[id_col]!r} taken as the sample ids, not as a "
+                         "feature (give --id-column none to keep it as a feature)")
     if id_col == label:
         raise ValueError(f"{path}: the id column and the label column are the same "
                          f"({names[label]!r}).")
+    if id_col is not None:
+        ids = raw.iloc[:, id_col].astype(str).str.strip()
+        repeated = int(ids.duplicated().sum())
+        if repeated:
+            notes.append(f"{path}: {repeated} row(s) repeat an id of column {names[id_col]!r} "
+                         f"(e.g. {ids[ids.duplicated()].iloc[0]!r}); kept as they are")
     dropped = {_column_index(path, c, names, "column to drop") for c in options.drop_columns}
     if label in dropped or id_col in dropped:
         raise ValueError(f"{path}: --drop-columns names the label or the id column.")
+    shown = {_column_index(path, c, names, "hover column") for c in options.hover_columns}
+    if not options.hover_features:
+        dropped |= shown  # for looking, not for fitting
     features = [j for j in range(len(names)) if j not in dropped and j not in (label, id_col)]
     if not features:
         raise ValueError(f"{path}: no feature columns are left (columns: {_list(names)}).")
-    # missing cells (an empty label is an unlabelled row when the reader is told so)
-    used = features if options.unlabelled else [label] + features
-    missing = frame.iloc[:, used].isna()
+    # missing cells; an empty label is an unlabelled row when the reader is told so, and
+    # any other text (NA, None, ?) is a class
+    labels = raw.iloc[:, label].astype(str).str.strip().where(
+        lambda s: s != "", None)
+    missing = frame.iloc[:, features].isna()
+    if not options.unlabelled:
+        missing.insert(0, names[label], labels.isna())
+    used = ([] if options.unlabelled else [label]) + features
     if bool(missing.to_numpy().any()):
         rows = np.flatnonzero(missing.to_numpy().any(axis=1))
         cols = [names[used[j]] for j in np.flatnonzero(missing.to_numpy().any(axis=0))]
@@ -384,6 +402,8 @@ def _split(path, frame, options, has_header, first_line, notes):
                          f"{_lines(rows, first_line)})")
             keep = ~missing.to_numpy().any(axis=1)
             frame = frame[keep].reset_index(drop=True)
+            raw = raw[keep].reset_index(drop=True)
+            labels = labels[keep].reset_index(drop=True)
             if frame.shape[0] == 0:
                 raise ValueError(f"{path}: every row has a missing cell.")
         else:
@@ -411,126 +431,53 @@ def _split(path, frame, options, has_header, first_line, notes):
         example = str(col.iloc[bad[0]]) if len(bad) else ""
         raise ValueError(
             f"{path}: column {names[j]!r} is not numeric (line {bad[0] + first_line}: "
-            f"{example!r}); drop it with --drop-columns, name it with --id-column, or encode "
+            f"{example!r}); drop it with --drop-columns, show it with --hover-columns (map), "
+            "name it with --id-column, or encode "
             "text columns with --categorical onehot.")
     X = np.hstack(blocks)
     if not np.all(np.isfinite(X)):
         rows, cols = np.nonzero(~np.isfinite(X))
         raise ValueError(f"{path}: infinite or NaN value in column {feature_names[cols[0]]!r} "
                          f"on line {rows[0] + first_line}.")
-    y = frame[names[label]]
-    empty = y.isna().to_numpy() | (y.astype(str).str.strip() == "").to_numpy()
-    if empty.all() and options.unlabelled:
-        raise ValueError(f"{path}: the label column {names[label]!r} is empty on every row.")
-    if pd.api.types.is_numeric_dtype(y):
-        y = np.array(y.to_numpy(dtype=np.float64))
-        y[empty] = -1.0
-        y = y.astype(np.int64) if np.all(y == np.round(y)) and np.all(np.abs(y) < 2**53) else y
-    else:
-        y = np.array(y.astype(str).str.strip().to_numpy(), dtype=object)
-        y[empty] = "-1"
+    y = _labels(path, names[label], labels, frame[names[label]], options.unlabelled)
     ids = None
     if id_col is not None:
-        ids = _as_text(frame[names[id_col]])
-    columns = {n: _as_text(frame[n]) for n in names}
-    return Table(X, np.asarray(y), feature_names, ids,
-                 names[id_col] if id_col is not None else None, columns, notes)
+        ids = raw.iloc[:, id_col].astype(str).str.strip().to_numpy(dtype=object)
+    columns = {n: raw[n].astype(str).str.strip().to_numpy(dtype=object) for n in names}
+    return Table(X, y, feature_names, ids, names[id_col] if id_col is not None else None,
+                 columns, notes)
 
 
-def _distinct_integers(col):
+def _labels(path, name, labels, numbers, unlabelled):
+    """The label column: an empty cell (or -1) is an unlabelled row, any other text a class;
+    labels that are all numbers stay numbers (whole numbers as integers)."""
     import pandas as pd
 
-    if not pd.api.types.is_numeric_dtype(col) or col.isna().any():
-        return False
-    v = col.to_numpy(dtype=np.float64)
-    return bool(np.all(v == np.round(v)) and len(np.unique(v)) == len(v))
+    empty = labels.isna().to_numpy()
+    if empty.all() and unlabelled:
+        raise ValueError(f"{path}: the label column {name!r} is empty on every row.")
+    if pd.api.types.is_numeric_dtype(numbers) and bool((numbers.notna() == ~labels.isna()).all()):
+        y = np.array(numbers.to_numpy(dtype=np.float64))
+        y[empty] = -1.0
+        whole = np.all(y == np.round(y)) and np.all(np.abs(y) < 2**53)
+        y = y.astype(np.int64) if whole else y
+    else:
+        y = np.array(labels.to_numpy(dtype=object), dtype=object)
+        y[empty] = "-1"
+    if unlabelled and unlabelled_mask(y).all():
+        raise ValueError(f"{path}: every row of the label column {name!r} is unlabelled (-1 "
+                         "or empty); label the rows of at least 2 classes.")
+    return y
 
 
 def _as_text(col):
     import pandas as pd
 
     if pd.api.types.is_numeric_dtype(col):
-        v = col.to_numpy(dtype=np.float64)
-        if np.all(np.isfinite(v)) and np.all(v == np.round(v)) and np.all(np.abs(v) < 2**53):
-            return np.array([str(int(a)) for a in v], dtype=object)
-        return np.array([f"{a:.6g}" for a in v], dtype=object)
+        stored = col.to_numpy()
+        v = stored.astype(np.float64)
+        finite = v[np.isfinite(v)]
+        whole = np.all(finite == np.round(finite)) and np.all(np.abs(finite) < 2**53)
+        return np.array(["" if a != a else str(int(a)) if whole and np.isfinite(a) else str(s)
+                         for a, s in zip(v.tolist(), stored)], dtype=object)
     return col.astype(str).to_numpy(dtype=object)
-
-
-def read_svmlight(path):
-    """A LIBSVM/svmlight file as a dense ``(X, y, feature_names)``: only the features that some
-    row uses are kept (their original 1-based indices as names); labels that are whole numbers
-    become integers."""
-    from sklearn.datasets import load_svmlight_file
-
-    path = str(path)
-    check_readable(path)
-    with open(path, "rb") as fh:
-        head = fh.read(65536)
-    if b"\x00" in head or not _utf8(head, cut=len(head) == 65536):
-        raise ValueError(f"{path}: not a text file; a LIBSVM file is text lines "
-                         "'label index:value ...'.")
-    try:
-        X, y = load_svmlight_file(path)
-    except (ValueError, UnicodeDecodeError, OverflowError) as exc:
-        detail = str(exc) if str(exc).isprintable() and len(str(exc)) < 200 else "unreadable line"
-        raise ValueError(f"{path}: not a valid LIBSVM/svmlight file ({detail}).") from None
-    import scipy.sparse as sp
-
-    X.eliminate_zeros()
-    used = np.unique(X.indices)  # never a column per index up to the largest one
-    if len(used) == 0:
-        raise ValueError(f"{path}: no row has a nonzero feature.")
-    X = sp.csr_matrix((X.data, np.searchsorted(used, X.indices), X.indptr),
-                      shape=(X.shape[0], len(used)))
-    size = X.shape[0] * X.shape[1] * 8
-    if size > MAX_DENSE_BYTES:
-        raise ValueError(f"{path}: {X.shape[0]} rows x {X.shape[1]} used features would take "
-                         f"{size / 2**30:.1f} GiB as a dense matrix (at most "
-                         f"{MAX_DENSE_BYTES / 2**30:.0f} GiB); reduce the features first.")
-    y = np.asarray(y)
-    if np.all(y == np.round(y)) and np.all(np.abs(y) < 2**53):
-        y = y.astype(np.int64)
-    # load_svmlight_file counts features from 0 when the file does; name them as written
-    base = 0 if _zero_based(path) else 1
-    return X.toarray(), y, [str(int(j) + base) for j in used]
-
-
-def _utf8(raw, cut=False):
-    """Whether ``raw`` is UTF-8 text (``cut``: it may end inside a character)."""
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return cut and exc.reason == "unexpected end of data"
-    return True
-
-
-def _zero_based(path):
-    with open(path, "rb") as fh:
-        for line in fh:
-            if re.search(rb"(^|\s)0:", line.split(b"#")[0]):
-                return True
-    return False
-
-
-def read_npz(path):
-    """The arrays of an ``.npz`` file (a dict), with a clear error for a broken or pickled one."""
-    path = str(path)
-    check_readable(path)
-    with open(path, "rb") as fh:
-        magic = fh.read(4)
-    if magic not in (b"PK\x03\x04", b"PK\x05\x06"):
-        raise ValueError(f"{path}: not an .npz file (an .npz is a zip archive of arrays, "
-                         "written by numpy.savez).")
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            return {k: data[k] for k in data.files}
-    except (zipfile.BadZipFile, EOFError, OSError) as exc:
-        raise ValueError(f"{path}: not a readable .npz file ({type(exc).__name__}: {exc}); "
-                         "write it with numpy.savez.") from None
-    except ValueError as exc:
-        if "pickle" in str(exc):
-            raise ValueError(f"{path}: an array in this .npz holds Python objects; graphdr "
-                             "never unpickles files: save plain numeric or text arrays.") \
-                from None
-        raise ValueError(f"{path}: not a readable .npz file ({exc}).") from None
