@@ -73,6 +73,8 @@ def check_labels(y, *, min_classes=2, min_per_class=1, method="This method",
     if min_classes >= 2 and unlabelled == "refuse":
         _refuse_unlabelled(y, method)
     encoded = _encode_small_integers(y)
+    if encoded is None and y.dtype.kind == "O":
+        y = _one_label_type(y, method, min_classes)
     if encoded is None:
         check_classification_targets(y)
         classes, y_encoded, class_sizes = np.unique(y, return_inverse=True, return_counts=True)
@@ -124,6 +126,24 @@ def _encode_partial(y, min_classes, min_per_class, method):
     return classes, y_encoded, sizes
 
 
+#: the largest dense copy of a sparse X that a partially labelled linear fit makes (bytes)
+MAX_DENSE_SEMI_BYTES = 2 << 30
+
+
+def dense_for_semi_supervised(X, method):
+    """A partially labelled linear fit of sparse ``X`` (its neighbour graph and smoothness
+    form run on dense rows): ``X`` as a dense array, or a ``ValueError`` past
+    :data:`MAX_DENSE_SEMI_BYTES`."""
+    size = X.shape[0] * X.shape[1] * 8
+    if size > MAX_DENSE_SEMI_BYTES:
+        raise ValueError(
+            f"{method} with unlabelled samples (y = -1) works on dense rows, and this sparse X "
+            f"({X.shape[0]} x {X.shape[1]}) would take {size / 2**30:.1f} GiB dense (at most "
+            f"{MAX_DENSE_SEMI_BYTES / 2**30:.0f} GiB); reduce the features first (e.g. "
+            "TruncatedSVD), or fit the labelled rows only.")
+    return X.toarray()
+
+
 def has_unlabelled(y_encoded):
     """Whether encoded labels (:func:`check_labels` with ``unlabelled='allow'``) hold an
     unlabelled sample."""
@@ -168,6 +188,65 @@ def _refuse_unlabelled(y, method):
         f"convention), and {k} of {y.size} samples are unlabelled; {method} needs every "
         f"sample labelled: fit the labelled rows, X[y != -1] and y[y != -1], or use an "
         f"estimator that fits unlabelled samples ({', '.join(SEMI_SUPERVISED)}).{hint}")
+
+
+def _one_label_type(y, method, min_classes):
+    """Object labels of one kind (text, or numbers); labels that mix them are refused by a
+    method that uses them, and read as text by one that only orients its signs by them."""
+    kinds = {"text" if isinstance(v, str) else "number" if isinstance(v, numbers.Number)
+             else type(v).__name__ for v in y}
+    if len(kinds) < 2:
+        return y
+    if min_classes < 2:
+        return y.astype(str)
+    examples = {}
+    for v in y:
+        examples.setdefault("text" if isinstance(v, str) else type(v).__name__, v)
+    shown = ", ".join(f"{v!r} ({k})" for k, v in list(examples.items())[:3])
+    raise ValueError(f"{method}: y mixes label types ({shown}); give labels of one type, e.g. "
+                     "y.astype(str).")
+
+
+def check_label_values(y, method):
+    """Refuse labels that are missing (NaN, None) or empty text before anything else reads
+    them, with the -1 convention for unlabelled samples in the message."""
+    if y is None:
+        return
+    y = np.asarray(y)
+    if y.ndim != 1 or y.dtype.kind not in "fOUS":
+        return
+    if y.dtype.kind == "f":
+        missing = np.isnan(y)
+    elif y.dtype.kind == "O":
+        missing = np.fromiter((_missing_value(v) for v in y), dtype=bool, count=y.size)
+    else:
+        missing = np.zeros(y.size, dtype=bool)
+    if y.dtype.kind in "OUS":
+        empty = np.fromiter((isinstance(v, (str, bytes)) and not v.strip() for v in y.tolist()),
+                            dtype=bool, count=y.size)
+    else:
+        empty = np.zeros(y.size, dtype=bool)
+    if not (missing.any() or empty.any()):
+        return
+    what, bad = ("missing labels (NaN or None)", missing) if missing.any() else \
+        ("empty labels ('')", empty)
+    takes = (f"{method} fits them with y = -1 (scikit-learn's convention for an unlabelled "
+             "sample): y = np.where(pd.isna(y) | (y == ''), -1, y)"
+             if method in SEMI_SUPERVISED else
+             f"{method} does not take unlabelled samples: drop those rows (an unsupervised "
+             "fit may leave y out), or use an estimator that fits y = -1 for an unlabelled "
+             f"sample ({', '.join(SEMI_SUPERVISED)})")
+    raise ValueError(f"{method}: y has {int(bad.sum())} {what}, the first at sample "
+                     f"{int(np.flatnonzero(bad)[0])}; {takes}.")
+
+
+def _missing_value(v):
+    if v is None:
+        return True
+    try:
+        return bool(v != v)  # NaN, NaT
+    except (TypeError, ValueError):
+        return True  # pandas.NA: its comparisons are NA
 
 
 def _encode_small_integers(y):
@@ -332,6 +411,17 @@ def _finite(value, name):
         raise ValueError(f"{name} must be a finite real number; got {value!r}.")
 
 
+def _kernel_params(value, name):
+    if value is not None and not (isinstance(value, dict)
+                                  and all(isinstance(k, str) for k in value)):
+        raise ValueError(f"{name} must be None or a dict of keyword arguments of the kernel "
+                         f"(e.g. {{'gamma': 0.1}}); got {value!r}.")
+
+
+def _edge_weights(value, name):
+    check_option(value, name, ("binary", "heat"))
+
+
 #: Rules of the hyper-parameters whose name means the same thing in every estimator: checked
 #: at the start of every ``fit`` (:func:`checked_parameters`), whether or not the current
 #: settings use the value. An estimator adds or overrides rules in its class attribute
@@ -368,7 +458,14 @@ SHARED_RULES = {
     "step_size": _positive,
     "coef0": _finite,
     "null_tol": _nonnegative,
+    "kernel_params": _kernel_params,  # None or keyword arguments of the kernel
+    "weights": _edge_weights,  # the kNN graphs' edge weights
 }
+
+
+def optional_positive_rule():
+    """The rule of a hyper-parameter that is None or a number > 0 (for ``_parameter_rules``)."""
+    return _optional_positive
 
 
 def boolean_rule():

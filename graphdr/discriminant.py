@@ -20,6 +20,7 @@ from . import graphs as _graphs
 from ._threads import managed_threads, map_threads
 from ._validation import (
     check_int,
+    check_label_values,
     check_labels,
     check_n_components,
     check_positive,
@@ -266,6 +267,7 @@ class DCV(_LinearProjection):
         if self.null_dim is not None:
             check_int(self.null_dim, "null_dim")
         check_positive(self.rank_tol, "rank_tol", allow_none=True)
+        check_label_values(y, type(self).__name__)
         X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2)
         self.classes_, y_enc, sizes = check_labels(y, method="DCV")
         n, D = X.shape

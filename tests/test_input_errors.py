@@ -583,3 +583,64 @@ def test_label_free_fits_and_classifiers_take_minus_one(sweep):
     graphdr.LPP(supervised=False).fit(X, y2)
     assert list(graphdr.KFD().fit(X, y2).classes_) == [-1, 1, 2]
     assert list(graphdr.KFDVoting().fit(_views(X), y2).classes_) == [-1, 1, 2]
+
+
+# ----- labels as pandas leaves them, parameters not in use, sparse X with y = -1 -------------
+SUPERVISED_AND_SEMI = ["LDA", "KernelLDA", "MFA", "LFDA", "DEE", "DEEMap"]
+
+
+@pytest.mark.parametrize("name", SUPERVISED_AND_SEMI + ["KFD", "CKFD", "LPP"])
+@pytest.mark.parametrize("kind", ["nan", "none", "empty", "pd.NA"])
+def test_missing_or_empty_labels_name_y_and_the_minus_one_convention(sweep, name, kind):
+    X, y = sweep
+    if kind == "nan":
+        yl = y.astype(np.float64)
+        yl[4] = np.nan
+    else:
+        import pandas as pd
+
+        yl = np.array([f"c{c}" for c in y], dtype=object)
+        yl[4] = {"none": None, "empty": "", "pd.NA": pd.NA}[kind]
+    est = getattr(graphdr, name)()
+    with pytest.raises(ValueError) as info:
+        est.fit(X, yl)
+    msg = str(info.value)
+    assert f"{name}: y has 1 " in msg and "first at sample 4" in msg and "y = -1" in msg, msg
+    if name in SEMI_SUPERVISED:
+        assert f"{name} fits them with y = -1" in msg
+
+
+@pytest.mark.parametrize("make", [lambda: graphdr.GraphEmbedding(),
+                                  lambda: graphdr.LPP(), lambda: graphdr.KernelLPP()])
+def test_unsupervised_fits_ignore_mixed_label_types(sweep, make):
+    X, y = sweep
+    mixed = np.array(["a", 1, "b"] * (len(y) // 3), dtype=object)
+    Z = make().fit(X, mixed).transform(X)
+    assert np.all(np.isfinite(Z))
+    with pytest.raises(ValueError, match=r"LDA: y mixes label types \('a' \(text\), 1 \(int\)"):
+        graphdr.LDA().fit(X, mixed)
+
+
+@pytest.mark.parametrize("params, match", [
+    (dict(gamma=-1), "gamma must be > 0"),
+    (dict(kernel_params="bogus_value"), "kernel_params must be None or a dict"),
+    (dict(weights="bogus_value"), r"weights must be one of \['binary', 'heat'\]"),
+])
+def test_graph_embedding_checks_parameters_it_does_not_use(sweep, params, match):
+    X, y = sweep
+    with pytest.raises(ValueError, match=match):
+        graphdr.GraphEmbedding(**params).fit(X, y)  # linear, kNN graph: gamma unused
+
+
+@pytest.mark.parametrize("name", ["LDA", "LQMI"])
+def test_sparse_x_with_unlabelled_rows_fits_as_dense(sweep, name):
+    import scipy.sparse as sparse
+    from scipy.linalg import subspace_angles
+
+    X, y = sweep
+    X = np.where(X > 0.2, X, 0.0)
+    yl = y.copy()
+    yl[::3] = -1
+    dense = getattr(graphdr, name)().fit(X, yl)
+    est = getattr(graphdr, name)().fit(sparse.csr_matrix(X), yl)
+    assert np.max(subspace_angles(est.components_.T, dense.components_.T)) < 1e-8

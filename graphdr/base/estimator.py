@@ -12,12 +12,14 @@ from sklearn.utils.validation import assert_all_finite, check_is_fitted, validat
 
 from .._threads import managed_threads
 from .._validation import (
+    check_label_values,
     check_labels,
     check_n_components,
     check_not_constant,
     check_option,
     check_positive,
     checked_parameters,
+    dense_for_semi_supervised,
     has_unlabelled,
 )
 from ..routes import (
@@ -222,9 +224,12 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
                 "kernel method with a kernel function."
             )
         if labels:
+            check_label_values(y, type(self).__name__)
             X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2,
                                  accept_sparse=sparse)
             self.classes_, y_enc, _ = check_labels(y, **self._label_requirements())
+            if sp.issparse(X) and not self._is_kernel():
+                X = dense_for_semi_supervised(X, type(self).__name__)
             if self._auto_linear_reg and not self._is_kernel():
                 semi_supervised_reg(self, X, y_enc)
             return TrainingData(self._rescaled_input(X), y_enc, None, X.dtype)
@@ -267,6 +272,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
 
     def _statistics(self, X, y):
         """Validate the input and collect the class statistics in one pass over ``X``."""
+        check_label_values(y, type(self).__name__)
         X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2,
                              ensure_all_finite=False, accept_sparse="csr")
         self.classes_, y_enc, _ = check_labels(y, **self._label_requirements())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import graphs as _graphs
-from .._validation import check_option
+from .._validation import check_option, optional_positive_rule
 from ..routes import (
     ClassForms,
 )
@@ -121,6 +121,9 @@ class GraphEmbedding(_BaseGraphEmbedding):
         self.coef0 = coef0
         self.kernel_params = kernel_params
         self.rank_tol = rank_tol
+
+    #: checked in every fit, whether or not a kernel uses it
+    _parameter_rules = {"gamma": optional_positive_rule()}
 
     def _uses_labels(self):
         return any(

@@ -9,7 +9,7 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._threads import managed_threads
-from .._validation import check_int, check_labels, checked_parameters
+from .._validation import check_int, check_label_values, check_labels, checked_parameters
 from ..kernel_methods import KernelLDA
 from ..linear import LDA
 from ..sampling import landmark_indices, row_keys, stratified_folds
@@ -89,6 +89,7 @@ class KFD(ClassifierMixin, TransformerMixin, BaseEstimator):
     @checked_parameters
     def fit(self, X, y):
         """Fit the base kernel, kernel LDA and the 1-NN index on one view."""
+        check_label_values(y, type(self).__name__)
         X, y = validate_data(self, X, y, dtype=(np.float64, np.float32), ensure_min_samples=2)
         self.classes_, y_enc, _ = check_labels(y, method="KFD", unlabelled="class")
         self.view_kernel_ = make_view_kernels(self.kernel, 1)[0]

@@ -14,7 +14,14 @@ from sklearn.utils.validation import validate_data
 
 from .. import graphs as _graphs
 from .. import pairs as _pairs
-from .._validation import check_int, check_labels, check_n_components, check_option, check_positive
+from .._validation import (
+    check_int,
+    check_label_values,
+    check_labels,
+    check_n_components,
+    check_option,
+    check_positive,
+)
 from ..base import _LinearProjection
 from ..optim import descent
 from ..sampling import row_keys, seeded, stratified_folds, stratified_subsample
@@ -389,6 +396,7 @@ class _LinearNeighborEmbedding(_LinearProjection):
     def _prepare(self, X, y):
         """Validate, centre, reduce to the data span; return (Z, basis, y_enc)."""
         name = type(self).__name__
+        check_label_values(y, type(self).__name__)
         X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2)
         self.classes_, y_enc, _ = check_labels(
             y, method=name, unlabelled="allow" if self._accepts_unlabelled else "refuse")

@@ -46,6 +46,7 @@ from .. import graphs as _graphs
 from .._threads import managed_threads, map_threads
 from .._validation import (
     check_int,
+    check_label_values,
     check_labels,
     check_not_constant,
     check_option,
@@ -406,6 +407,7 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             raise ValueError(
                 f"{name} needs dense X (its start takes principal components of each class): "
                 "pass X.toarray(), or reduce a large sparse X first (TruncatedSVD).")
+        check_label_values(y, type(self).__name__)
         X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2)
         check_not_constant(X, "DEEMap")  # else the regions would come from the labels alone
         # a class of one sample has no neighbours: it keeps its own place, away from the others

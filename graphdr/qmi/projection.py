@@ -14,6 +14,7 @@ from .. import pairs as _pairs
 from .._threads import managed_threads
 from .._validation import (
     check_int,
+    check_label_values,
     check_labels,
     check_n_components,
     check_option,
@@ -468,6 +469,7 @@ class QMIProjection(_LinearProjection):
         """
         t0 = time.perf_counter()
         factors = self._check_params()
+        check_label_values(y, type(self).__name__)
         X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2)
         self.classes_, y_enc, sizes = check_labels(y, method=type(self).__name__)
         n, D = X.shape
