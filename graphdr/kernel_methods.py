@@ -337,7 +337,7 @@ class CKFD(_BaseGraphEmbedding):
         self.n_irregular_ = parts_vecs[0].shape[1] if Q0.shape[1] else 0
         return Solution(np.concatenate(parts_vals), np.hstack(parts_vecs))
 
-    def _metric(self, space, data, V=None, dual=None, Y=None):
+    def _metric(self, space, data, V=None, dual=None, Y=None, rotate=True, criterion=None):
         """The metric of ``scaling`` for the irregular and the regular components apart.
 
         The irregular components have (nearly) zero within-class scatter by construction:
@@ -349,13 +349,13 @@ class CKFD(_BaseGraphEmbedding):
         k = (V if dual is None else dual).shape[1]
         r = min(self.n_irregular_, k)
         if getattr(self, "scaling", "total") == "total" or r in (0, k):
-            return super()._metric(space, data, V, dual, Y)
+            return super()._metric(space, data, V, dual, Y, criterion=criterion)
         R = np.zeros((k, k))
-        for cols, rotate in ((slice(0, r), False), (slice(r, k), True)):
+        for cols, turn in ((slice(0, r), False), (slice(r, k), True)):
             R[cols, cols] = super()._metric(
                 space, data, None if V is None else V[:, cols],
                 None if dual is None else dual[:, cols], None if Y is None else Y[:, cols],
-                rotate=rotate)
+                rotate=turn, criterion=None if criterion is None else criterion[cols])
         return R
 
     def _max_components(self, n_available, n_classes):

@@ -216,7 +216,7 @@ SCALING_DOC = """    scaling : {'within', 'total', 'none'}, default='within'
 
 
 def metric_transform(scaling, within, total, norms, *, n_samples, n_classes, reg=0.0,
-                     ridge_form=None, rotate=True):
+                     ridge_form=None, rotate=True, criterion=None):
     r"""``k x k`` matrix ``R`` that gives the embedding ``Y V`` the metric ``scaling`` asks for.
 
     With the embedded within-class and total scatters :math:`S_w = V^\top C^\top L_w C V` and
@@ -241,6 +241,16 @@ def metric_transform(scaling, within, total, norms, *, n_samples, n_classes, reg
     ``rotate=False`` leaves out ``Q`` (``'within'``): for directions whose between-class
     covariance is the same in the whitened metric (CKFD's irregular components), the order
     by between-class variance is not defined and the solver's order is kept.
+
+    Past the first ``min(k, n_classes - 1)`` columns the between-class covariance is zero
+    (its rank is at most ``C - 1``), so its eigenvectors there are any basis of that null
+    space: rounding, the row order or the BLAS would pick one. With ``criterion`` (the
+    solver's value of each direction of ``V``, in the solver's order, the most important
+    first: ``V^T A V = diag(criterion)`` under ``V^T B V = I``) that null space is ordered
+    by the method's own criterion instead, the eigenvectors of the criterion's form
+    restricted to it: the same components on every machine wherever the criterion's values
+    differ. The whole embedding's distances do not depend on this choice (``Q`` is
+    orthogonal).
     """
     k = within.shape[0]
     if scaling == "total" or k == 0:
@@ -264,4 +274,16 @@ def metric_transform(scaling, within, total, norms, *, n_samples, n_classes, reg
         return R
     cov_b = R.T @ between @ R / max(n_samples - 1, 1)
     mu, Q = np.linalg.eigh((cov_b + cov_b.T) / 2.0)
-    return R @ Q[:, ::-1]
+    Q = Q[:, ::-1]
+    r = min(k, max(n_classes - 1, 0))
+    if criterion is not None and r < k:
+        criterion = np.asarray(criterion, dtype=np.float64)
+        if criterion[0] > criterion[-1]:  # a maximised ratio, largest first
+            criterion = -criterion
+        # the criterion's form in the whitened coordinates z = c R^-1 (R symmetric here)
+        R_inv = (U * np.sqrt(lam)) @ U.T
+        form = R_inv @ (np.asarray(criterion, dtype=np.float64)[:, None] * R_inv)
+        N = Q[:, r:]
+        _, P = np.linalg.eigh(N.T @ ((form + form.T) / 2.0) @ N)
+        Q = np.hstack([Q[:, :r], N @ P])
+    return R @ Q

@@ -129,3 +129,28 @@ def test_signs_survive_a_relative_perturbation_of_1e_10(est):
     assert out.shape == out_p.shape
     agreement = _signed_agreement(out, out_p)
     assert np.all(agreement > 0.999), agreement
+
+
+@pytest.mark.parametrize("est", [graphdr.LFDA(), graphdr.MFA(), graphdr.LDE(),
+                                 graphdr.LPP(supervised=True)], ids=_name)
+def test_components_past_c_minus_one_do_not_depend_on_row_order_layout_or_rounding(est):
+    """Past C - 1 components the between-class variance is zero and any basis of that space
+    would do for the 'within' metric: the components there are ordered by the method's own
+    criterion, so every leading block Z[:, :k] -- its pairwise distances, hence any kNN on
+    it -- is the same for X, X in Fortran order, X's rows permuted, and X * (1 + 1e-10 e)."""
+    from scipy.spatial.distance import pdist
+
+    X, y = _data(n_per_class=(40, 36, 44), D=8, seed=3)
+    X = np.hstack([X, np.tanh(X[:, :4]) + 0.1 * X[:, 4:]])  # 12 features, 3 classes
+    rng = np.random.default_rng(0)
+    perm = rng.permutation(len(y))
+    base = clone(est).fit(X, y)
+    assert base.n_components_ > 2
+    Z = base.transform(X)
+    fits = [clone(est).fit(np.asfortranarray(X), y), clone(est).fit(X[perm], y[perm]),
+            clone(est).fit(X * (1 + 1e-10 * rng.standard_normal(X.shape)), y)]
+    for other in fits:
+        Zo = other.transform(X)
+        for k in range(1, base.n_components_ + 1):
+            D, Do = pdist(Z[:, :k]), pdist(Zo[:, :k])
+            assert np.max(np.abs(D - Do)) <= 1e-6 * D.max(), (k, np.max(np.abs(D - Do)))

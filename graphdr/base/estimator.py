@@ -25,7 +25,6 @@ from .._validation import (
 from ..routes import (
     SCALINGS,
     GraphProblem,
-    metric_transform,
     solve_class_forms,
     solve_class_kernel,
     solve_graph_problem,
@@ -46,8 +45,8 @@ from .fitting import (
     TrainingData,
     check_linear_reg,
     dask_training_data,
-    embedded_scatters,
     kernel_approximation,
+    metric_of,
     select_kernel,
     select_linear_reg,
     statistics_and_reg,
@@ -364,14 +363,15 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             self.__dict__.pop(name, None)  # a previous fit in another space
         if solution.dual is not None:
             Y = None if solution.embedding is None else solution.embedding[:, :k]
-            R = self._metric(space, data, dual=solution.dual[:, :k], Y=Y)
+            R = self._metric(space, data, None, solution.dual[:, :k], Y,
+                             criterion=solution.eigenvalues[:k])
             dual = solution.dual[:, :k] @ R
             Y = space.training_embedding(dual=dual) if Y is None else Y @ R
             signs = space.signs(y_encoded=data.y_encoded, embedding=Y)
             fitted = space.solution(dual=dual * signs, embedding=Y * signs)
         else:
             V = solution.directions[:, :k]
-            V = V @ self._metric(space, data, V)
+            V = V @ self._metric(space, data, V, criterion=solution.eigenvalues[:k])
             fitted = space.solution(V * space.signs(V, data.y_encoded), dtype=data.dtype)
         if self._input_scale != 1.0 and "components_" in fitted and not self._is_kernel():
             # see _rescaled_input (a kernel method's components act on kernel features)
@@ -382,19 +382,12 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         self.eigenvalues_ = solution.eigenvalues[:k]
         self.n_components_ = k
 
-    def _metric(self, space, data, V=None, dual=None, Y=None, rotate=True):
+    def _metric(self, space, data, V=None, dual=None, Y=None, rotate=True, criterion=None):
         """``k x k`` map of directions (or dual coefficients) to the metric of ``scaling``
-        (:func:`metric_transform`); ``Y`` is the training embedding of ``dual`` if known."""
-        scaling = getattr(self, "scaling", "total")
-        if scaling == "total":
-            return np.eye((V if dual is None else dual).shape[1])
-        within, total, norms, n, n_classes = embedded_scatters(space, data, V, dual, Y)
-        reg = self._resolved_reg()
-        # the solver's directions satisfy V^T (S_t + eps I) V = I: the ridge's embedded form
-        ridge_form = np.eye(total.shape[0]) - total if (
-            self._ridge_on_total_scatter and reg > 0) else None
-        return metric_transform(scaling, within, total, norms, n_samples=n, n_classes=n_classes,
-                                reg=reg, ridge_form=ridge_form, rotate=rotate)
+        (:func:`metric_transform`); ``Y`` is the training embedding of ``dual`` if known;
+        ``criterion`` the solver's eigenvalues of the directions (either order: the most
+        important first), which order the components that carry no between-class variance."""
+        return metric_of(self, space, data, V, dual, Y, rotate=rotate, criterion=criterion)
 
     # ----- transform ---------------------------------------------------------------------
     @managed_threads

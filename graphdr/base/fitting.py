@@ -10,6 +10,7 @@ import numpy as np
 from .. import graphs as _graphs
 from .._validation import check_int, check_labels, unlabelled_mask
 from ..kernel_matrices import check_kernel_params
+from ..routes import metric_transform
 from ..sampling import row_keys
 from ..spaces import resolve_approximation, scaled_gamma
 from ..stats import (
@@ -90,6 +91,21 @@ def embedded_scatters(space, data, V=None, dual=None, Y=None):
         Y = Y - Y.mean(axis=0)
     within = _graphs.graph_quadratic_form(_graphs.within_class_graph(y), Y)
     return within, Y.T @ Y, norms, Y.shape[0], int(y.max()) + 1
+
+
+def metric_of(est, space, data, V=None, dual=None, Y=None, *, rotate=True, criterion=None):
+    """``est._metric``: the ``k x k`` map of directions (or dual coefficients) to the metric of
+    its ``scaling`` (:func:`graphdr.routes.metric_transform`)."""
+    scaling = getattr(est, "scaling", "total")
+    if scaling == "total":
+        return np.eye((V if dual is None else dual).shape[1])
+    within, total, norms, n, n_classes = embedded_scatters(space, data, V, dual, Y)
+    reg = est._resolved_reg()
+    # the solver's directions satisfy V^T (S_t + eps I) V = I: the ridge's embedded form
+    ridge_form = np.eye(total.shape[0]) - total if (
+        est._ridge_on_total_scatter and reg > 0) else None
+    return metric_transform(scaling, within, total, norms, n_samples=n, n_classes=n_classes,
+                            reg=reg, ridge_form=ridge_form, rotate=rotate, criterion=criterion)
 
 
 def dask_training_data(estimator, X, y):
