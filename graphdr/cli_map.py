@@ -96,7 +96,8 @@ def run_map(args):
     start = time.perf_counter()
     params = dict(feature_scaling=args.feature_scaling, placement_width=args.placement_width)
     write = dict(out=args.out, title=args.title, ids=ds.ids, hover=hover,
-                 label_name=_label_name(ds, args), png=not args.no_png)
+                 label_name=_label_name(ds, args), png=not args.no_png,
+                 id_name=ds.id_name or "id")
     if args.quiet:
         model = map2d(ds.X, labels, **write, **params)
     else:

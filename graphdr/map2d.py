@@ -13,15 +13,14 @@ from pathlib import Path
 import numpy as np
 from sklearn.utils.validation import column_or_1d
 
-from ._outputs import OutputSet
+from ._outputs import OutputSet, atomic_open
 from ._validation import unlabelled_mask
 from .map_page import (
     COLORS,
     UNLABELLED_COLOR,
     UNLABELLED_NAME,
-    held_out_errors,
+    fitted_map_page,
     write_map_csv,
-    write_map_page,
 )
 from .neighbor import DEEMap
 
@@ -37,7 +36,7 @@ def map_files(out):
 
 
 def map2d(X, y, *, out=None, title=None, ids=None, hover=None, label_name="label",
-          png=True, **params):
+          png=True, id_name="id", **params):
     """Fit the 2-D map of ``X`` with labels ``y`` and, with ``out``, write it.
 
     Parameters
@@ -59,6 +58,8 @@ def map2d(X, y, *, out=None, title=None, ids=None, hover=None, label_name="label
         Further values shown on hover (e.g. a few columns of the data).
     label_name : str
         What the labels are called on the page.
+    id_name : str
+        What the ids are called on the page (the id column's name).
     png : bool
         Also draw ``out.png``.
     **params
@@ -82,11 +83,12 @@ def map2d(X, y, *, out=None, title=None, ids=None, hover=None, label_name="label
     model = DEEMap(**params).fit(X, y)
     if out is not None:
         write_map(model, y, out, title=title, ids=ids, hover=hover, label_name=label_name,
-                  png=png)
+                  id_name=id_name, png=png)
     return model
 
 
-def write_map(model, y, out, *, title=None, ids=None, hover=None, label_name="label", png=True):
+def write_map(model, y, out, *, title=None, ids=None, hover=None, label_name="label", png=True,
+              id_name="id"):
     """Write the page, CSV and PNG of the fitted map ``model`` of labels ``y`` (see
     :func:`map2d`); returns :func:`map_files` of ``out``.
 
@@ -95,20 +97,12 @@ def write_map(model, y, out, *, title=None, ids=None, hover=None, label_name="la
     an error or Ctrl-C leaves an earlier map at ``out`` as it was."""
     files = map_files(out)
     y = column_or_1d(y)  # a column vector, as fit accepts it
-    unlabelled = unlabelled_mask(y)
-    n, C = len(model.embedding_), len(model.classes_)
-    title = title or f"DEEMap of {n} samples, {C} classes"
-    errors = held_out_errors(model, y)
-    k = int(unlabelled.sum())
-    counted = f"{n} samples ({k} unlabelled)" if k else f"{n} samples"
-    description = (f"{counted}, {model.n_features_in_} features, {C} classes; "
-                   f"DEEMap, features {_scaling_words(model)}, {model.n_iter_} iterations.")
-    params = {k: v for k, v in model.get_params().items() if k not in ("callback", "verbose")}
+    title = title or f"DEEMap of {len(model.embedding_)} samples, {len(model.classes_)} classes"
+    page = fitted_map_page(model, y, title=title, ids=ids, hover=hover, label_name=label_name,
+                           csv_name=files["csv"].name, id_name=id_name)
     with OutputSet() as outputs:
-        write_map_page(outputs.path(files["html"]), model.embedding_, y, classes=model.classes_,
-                       ids=ids, hover=hover, title=title, description=description,
-                       errors=errors, label_name=label_name, csv_name=files["csv"].name,
-                       details=f"graphdr.DEEMap parameters: {params}.", unlabelled=unlabelled)
+        with atomic_open(outputs.path(files["html"]), "w", encoding="utf-8") as fh:
+            fh.write(page)
         write_map_csv(outputs.path(files["csv"]), model.embedding_, y, ids)
         if png:
             _save_png(model, y, outputs.path(files["png"]), title)
@@ -116,15 +110,16 @@ def write_map(model, y, out, *, title=None, ids=None, hover=None, label_name="la
     return files
 
 
+def _short(name, width=32):
+    """A class name for a legend: at most ``width`` characters, a cut one ending in '...'."""
+    name = str(name)
+    return name if len(name) <= width else name[:width - 3] + "..."
+
+
 def _plain(text):
     """``text`` drawn as written: matplotlib reads ``$...$`` as mathematics and stops at a
     formula it cannot parse, so a dollar sign is escaped."""
     return str(text).replace("$", r"\$")
-
-
-def _scaling_words(model):
-    return {"standard": "standardised", "none": "as given"}.get(
-        str(model.feature_scaling_), str(model.feature_scaling_))
 
 
 def plot_map(model, y, ax=None, *, title=None, point_size=None):
@@ -145,7 +140,8 @@ def plot_map(model, y, ax=None, *, title=None, point_size=None):
         size = 2.0 * size
     for i, c in enumerate(model.classes_):
         rows = (y == c) & ~unlabelled
-        ax.scatter(Y[rows, 0], Y[rows, 1], s=size, color=COLORS[i % len(COLORS)], label=_plain(c),
+        ax.scatter(Y[rows, 0], Y[rows, 1], s=size, color=COLORS[i % len(COLORS)],
+                   label=_plain(_short(c)),
                    linewidths=0)
     if len(model.classes_) > 10:  # names at the regions where colours get close
         import matplotlib.patheffects as pe
@@ -179,5 +175,5 @@ def _save_png(model, y, tmp, title):
     fig, ax = plt.subplots(figsize=(8, 7))
     plot_map(model, y, ax, title=title)
     fig.tight_layout()
-    fig.savefig(tmp, dpi=110)
+    fig.savefig(tmp, dpi=110, bbox_inches="tight")  # the legend beside the map, whole
     plt.close(fig)

@@ -23,11 +23,13 @@ from pathlib import Path
 
 import numpy as np
 from sklearn.neighbors import NearestNeighbors
+from sklearn.utils.validation import column_or_1d
 
 from ._outputs import atomic_open, spreadsheet_safe
 from ._validation import unlabelled_mask
 
-__all__ = ["COLORS", "held_out_errors", "write_map_page", "write_map_csv"]
+__all__ = ["COLORS", "held_out_errors", "write_map_page", "write_map_csv", "map_page_html",
+           "fitted_map_page", "MapView"]
 
 #: class colours: tab10, then colours added one at a time from a grid of sRGB, each the farthest
 #: (CIE76 distance in Lab) from those before it and from white, lightness 25-85. Any two of the
@@ -133,9 +135,12 @@ main { display: flex; gap: 0.6em; padding: 0 1.2em 0.6em; }
 aside { width: 16em; font-size: 0.9em; display: flex; flex-direction: column; height: 78vh; }
 aside input { width: 100%; box-sizing: border-box; }
 #legend { list-style: none; padding: 0; margin: 0.4em 0; overflow-y: auto; flex: 1; }
-#legend li { cursor: pointer; padding: 1px 2px; white-space: nowrap; }
+#legend li { cursor: pointer; padding: 1px 2px; white-space: nowrap; display: flex;
+             align-items: center; }
+#legend .name { overflow: hidden; text-overflow: ellipsis; min-width: 0; }
+#legend .count { flex: none; margin-left: 0.3em; color: #555; }
 #legend li.off { opacity: 0.35; }
-.sw { display: inline-block; width: 0.9em; height: 0.9em; margin-right: 0.4em;
+.sw { display: inline-block; flex: none; width: 0.9em; height: 0.9em; margin-right: 0.4em;
       border-radius: 50%; vertical-align: -0.1em; }
 footer { padding: 0 1.2em 1em; font-size: 0.8em; color: #555; }
 """
@@ -146,15 +151,75 @@ UNLABELLED_COLOR = "#cccccc"
 UNLABELLED_NAME = "unlabelled"
 
 
-def write_map_page(path, embedding, labels, *, classes=None, ids=None, hover=None,
-                   title="2-D map", description="", errors=None, label_name="label",
-                   csv_name=None, details="", unlabelled=None):
-    """Write the interactive page of a map (module docstring).
+def fitted_map_page(model, y, *, title=None, ids=None, hover=None, label_name="label",
+                    csv_name=None, id_name="id", max_points=None):
+    """The page of the fitted :class:`graphdr.DEEMap` ``model`` of labels ``y``, as
+    :func:`graphdr.map2d` writes it: title, what was fitted, the held-out error
+    (:func:`held_out_errors`, from every sample) and the parameters. ``max_points``: draw at
+    most that many samples, a uniform sample (fixed seed: the same page for the same map)."""
+    y = column_or_1d(y)
+    unlabelled = unlabelled_mask(y)
+    n, C = len(model.embedding_), len(model.classes_)
+    errors = held_out_errors(model, y)
+    k = int(unlabelled.sum())
+    counted = f"{n} samples ({k} unlabelled)" if k else f"{n} samples"
+    scaling = {"standard": "standardised", "none": "as given"}.get(
+        str(model.feature_scaling_), str(model.feature_scaling_))
+    description = (f"{counted}, {model.n_features_in_} features, {C} classes; "
+                   f"DEEMap, features {scaling}, {model.n_iter_} iterations.")
+    rows = slice(None)
+    if max_points is not None and n > max_points:
+        rows = np.sort(np.random.default_rng(0).choice(n, int(max_points), replace=False))
+        description += (f" Drawn here: a uniform sample of {int(max_points)} of the {n} "
+                        "samples (the error below is of all of them).")
+    params = {k: v for k, v in model.get_params().items() if k not in ("callback", "verbose")}
+    return map_page_html(
+        np.asarray(model.embedding_)[rows], y[rows], classes=model.classes_,
+        ids=None if ids is None else np.asarray(ids, dtype=object)[rows],
+        hover=None if hover is None else {
+            name: np.asarray(v, dtype=object)[rows] for name, v in hover.items()},
+        title=title or f"DEEMap of {n} samples, {C} classes", description=description,
+        errors=errors, label_name=label_name, csv_name=csv_name,
+        details=f"graphdr.DEEMap parameters: {params}.", unlabelled=unlabelled[rows],
+        id_name=id_name)
+
+
+class MapView:
+    """A map's page to look at in a notebook: Jupyter shows it inline (an ``iframe`` holding
+    the same self-contained page :func:`graphdr.map2d` writes, its scripts sandboxed from the
+    notebook); :meth:`save` writes it to a file. Made by :meth:`graphdr.DEEMap.show`."""
+
+    def __init__(self, page, height=640):
+        self.page = page
+        self.height = int(height)
+
+    def _repr_html_(self):
+        return (f'<iframe srcdoc="{html.escape(self.page, quote=True)}" '
+                f'style="width: 100%; height: {self.height}px; border: 1px solid #ddd" '
+                'sandbox="allow-scripts" title="graphdr map"></iframe>')
+
+    def save(self, path):
+        """Write the page to ``path`` (whole or not at all); returns the path."""
+        with atomic_open(path, "w", encoding="utf-8") as fh:
+            fh.write(self.page)
+        return Path(path)
+
+
+def write_map_page(path, embedding, labels, **page):
+    """Write the interactive page of a map (module docstring) to ``path``, whole or not at
+    all; ``page``: the keyword arguments of :func:`map_page_html`."""
+    with atomic_open(path, "w", encoding="utf-8") as fh:
+        fh.write(map_page_html(embedding, labels, **page))
+    return Path(path)
+
+
+def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, title="2-D map",
+                  description="", errors=None, label_name="label", csv_name=None, details="",
+                  unlabelled=None, id_name="id"):
+    """The interactive page of a map (module docstring), as one self-contained HTML text.
 
     Parameters
     ----------
-    path : str or Path
-        The HTML file.
     embedding : array of shape (n, 2)
     labels : array of shape (n,)
         The class of each sample (any type; shown as text).
@@ -177,6 +242,8 @@ def write_map_page(path, embedding, labels, *, classes=None, ids=None, hover=Non
     unlabelled : array of bool of shape (n,) or None
         Samples without a label (``y = -1``): drawn in grey, one legend entry of their own
         (last), no name on the map.
+    id_name : str
+        What the ids are called (the id column's name), first row of a point's tooltip.
     """
     Y = np.asarray(embedding, dtype=np.float64)
     labels = np.asarray(labels)
@@ -214,7 +281,7 @@ def write_map_page(path, embedding, labels, *, classes=None, ids=None, hover=Non
         + [len(classes) - 1] * extra,
         ids=None if ids is None else [ids[i] for i in order], hover_names=list(hover),
         hover={k: [v[i] for i in order] for k, v in hover.items()},
-        label_name=str(label_name),
+        label_name=str(label_name), id_name=str(id_name),
     )
     data = json.dumps(payload, ensure_ascii=True, separators=(",", ":")).replace("</", "<\\/")
     script = resources.files("graphdr").joinpath("static/map_page.js").read_text(encoding="utf-8")
@@ -247,6 +314,4 @@ def write_map_page(path, embedding, labels, *, classes=None, ids=None, hover=Non
         f"<footer>{html.escape(details)}</footer>\n"
         f"<script type=\"application/json\" id=\"graphdr-data\">{data}</script>\n"
         f"<script>\n{script}</script>\n</body></html>\n")
-    with atomic_open(path, "w", encoding="utf-8") as fh:
-        fh.write(page)
-    return Path(path)
+    return page

@@ -220,3 +220,141 @@ def test_page_in_chromium_hover_search_legend(page_file, renderer):
             assert problems == []
         finally:
             browser.close()
+
+
+# -- in a notebook ----------------------------------------------------------------------------
+
+def test_show_gives_the_page_inline_and_caps_the_points(tmp_path):
+    from graphdr.map_page import MapView
+
+    X, y = make_blobs(n_samples=120, centers=3, n_features=4, random_state=1)
+    names = np.array(["a<b", "c", "d"], dtype=object)[y]
+    model = DEEMap().fit(X, names)
+    view = model.show()
+    assert isinstance(view, MapView)
+    frame = view._repr_html_()
+    assert frame.startswith("<iframe srcdoc=") and 'sandbox="allow-scripts"' in frame
+    assert "<script" not in frame  # the page is escaped into the attribute, not run inline
+    assert view.page == model.show(names).page  # the fit's labels, as given
+    counts = json.loads(re.search(r'id="graphdr-data">(.*?)</script>', view.page).group(1))
+    assert sorted(counts["classes"]) == ["a<b", "c", "d"] and sum(counts["counts"]) == 120
+    few = model.show(max_points=50)
+    data = json.loads(re.search(r'id="graphdr-data">(.*?)</script>', few.page).group(1))
+    assert sum(data["counts"]) == 50 and "a uniform sample of 50 of the 120" in few.page
+    errors = held_out_errors(model, names)
+    assert f"<b>{100 * errors['map_error']:.1f} %</b>" in few.page  # of every sample
+    assert few.save(tmp_path / "m.html").read_text() == few.page
+    with pytest.raises(ValueError, match="max_points"):
+        model.show(max_points=0)
+    partial = names.copy()
+    partial[::3] = -1
+    assert '"unlabelled"' in DEEMap().fit(X, partial).show().page
+
+
+def test_show_in_a_notebook_executed_headlessly():
+    """A notebook as a user writes it: the last expression of a cell is the map, and
+    Jupyter displays it as HTML (an iframe with the page)."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("from sklearn.datasets import load_iris\n"
+                                  "from graphdr import DEEMap\n"
+                                  "X, y = load_iris(return_X_y=True)\n"
+                                  "model = DEEMap().fit(X, y)"),
+        nbformat.v4.new_code_cell("model.show()"),
+        nbformat.v4.new_code_cell("model"),
+    ]
+    nbclient.NotebookClient(nb, timeout=120, kernel_name="python3").execute()
+    shown = nb.cells[1].outputs[0]["data"]
+    assert shown["text/html"].startswith("<iframe srcdoc=") and "graphdr-data" in \
+        shown["text/html"]
+    assert "DEEMap" in nb.cells[2].outputs[0]["data"]["text/html"]  # scikit-learn's repr
+    assert "srcdoc" not in nb.cells[2].outputs[0]["data"]["text/html"]
+
+
+def test_page_search_numbers_prefixes_and_long_names_in_chromium(tmp_path):
+    """Numeric ids beside numeric classes: '7' finds the class (id:7 the sample); a class
+    search brings the class into view; an id prefix finds its samples; a long class name
+    keeps its count in the legend; the tooltip names the id column."""
+    sync_api, executable = _browser()
+    X, y = make_blobs(n_samples=240, centers=4, n_features=4, random_state=5)
+    long = "a class name long enough to be cut in any legend of any reasonable width"
+    names = np.array(["7", "12", "3", long], dtype=object)[y]
+    ids = [str(i) for i in range(200)] + [f"batch-{i}" for i in range(200, len(y))]
+    model = DEEMap().fit(X, names)
+    path = tmp_path / "map.html"
+    write_map_page(path, model.embedding_, names, ids=ids, title="numbers",
+                   id_name="patient", classes=model.classes_)
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1100, "height": 800})
+            page.goto(path.as_uri())
+            page.wait_for_function("window.graphdrMap && window.graphdrMap.ready",
+                                   timeout=30000)
+
+            def search(text):
+                page.fill("#search", text)
+                page.press("#search", "Enter")
+                return page.inner_text("#found")
+
+            def in_view(rows):
+                box = page.locator("#map").bounding_box()
+                for i in rows:
+                    x, yy = page.evaluate(f"graphdrMap.screenPosition(graphdrMap.indexOf('{i}'))")
+                    if not (box["x"] <= x <= box["x"] + box["width"]
+                            and box["y"] <= yy <= box["y"] + box["height"]):
+                        return False
+                return True
+
+            sevens = [ids[i] for i in np.flatnonzero(names == "7")]
+            assert search("7").startswith(f"{len(sevens)} samples of 7")
+            assert "id:7" in page.inner_text("#found")
+            assert search("id:7") == f"sample 7 ({names[7]})"
+            assert "patient" in page.evaluate("graphdrMap.tipText()")
+            # zoom far into another class, then search a class: it comes into view
+            threes = [ids[i] for i in np.flatnonzero(names == "3")]
+            x, yy = page.evaluate(f"graphdrMap.screenPosition(graphdrMap.indexOf('{threes[0]}'))")
+            page.mouse.move(x, yy)
+            for _ in range(12):
+                page.mouse.wheel(0, -400)
+            page.wait_for_timeout(100)
+            assert not in_view(sevens)
+            search("7")
+            assert in_view(sevens)
+            # an id prefix: every sample whose id begins with it, framed; one: that sample
+            assert search("23") == "sample 23 (" + names[23] + ")"
+            assert search("class:23") == 'no class "23"'
+            assert search("batch-23") == '10 samples whose id begins with "batch-23"'
+            assert in_view([f"batch-{i}" for i in range(230, 240)])
+            assert search("batch-239") == f"sample batch-239 ({names[239]})"
+            assert search("x9") == 'no sample id or class "x9"'
+            # the legend keeps the count of a long name in view
+            li = page.locator("#legend li", has_text="a class name long")
+            count = li.locator(".count")
+            assert count.inner_text() == f"({np.sum(names == long)})"
+            assert count.is_visible()
+            lb, cb = page.locator("#legend").bounding_box(), count.bounding_box()
+            assert cb["x"] + cb["width"] <= lb["x"] + lb["width"] + 1
+        finally:
+            browser.close()
+
+
+def test_png_legend_shortens_long_names_and_fits_the_picture(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.image as mpimg
+
+    from graphdr.map2d import plot_map
+
+    X, y = make_blobs(n_samples=90, centers=3, n_features=4, random_state=1)
+    long = "x" * 80
+    names = np.array(["a", "$b$", long], dtype=object)[y]
+    model = map2d(X, names, out=tmp_path / "m")
+    texts = [t.get_text() for t in plot_map(model, names).get_legend().get_texts()]
+    assert texts == ["\\$b\\$", "a", "x" * 29 + "..."]
+    width = mpimg.imread(tmp_path / "m.png").shape[1]
+    assert width > 8 * 110  # the legend beside the 8-inch figure is kept, not cut off

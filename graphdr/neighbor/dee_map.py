@@ -61,6 +61,7 @@ from ._core import _DTYPES, _check_descent_params, _store_descent
 from .elastic import _sparse_preconditioner
 from .grid_field import block_fields, gaussian_field
 from .map_start import _start
+from .map_view import MapViewMixin
 from .placement import (
     PLACEMENT_SAMPLES,
     best_width,
@@ -258,7 +259,7 @@ def attraction_graph(X, y_enc, n_neighbors, algorithm="exact", random_state=None
     return sp.csr_matrix(A.maximum(U))
 
 
-class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     r"""Supervised nonlinear 2-D map: discriminative elastic embedding of the samples themselves.
 
     .. math::
@@ -413,7 +414,7 @@ class DEEMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         # a class of one sample has no neighbours: it keeps its own place, away from the others
         self.classes_, y_enc, _ = check_labels(y, min_classes=2, method=name,
                                                unlabelled="allow")
-        C = len(self.classes_)
+        C, self._labels = len(self.classes_), y_enc  # _labels: the page's (show)
         self.neighbors_ = _graphs.resolve_algorithm(self.neighbors, len(X))
         # the fit runs with the rows sorted by class (each class a block of rows: views, no
         # gathers) and, within a class, by content, so that neighbour ties, the start's signs,

@@ -201,7 +201,7 @@
   }
   function showTip(i, px, py) {
     if (i < 0) { tip.hidden = true; return; }
-    var rows = [['id', idOf(i)], [data.label_name, data.classes[L[i]]]];
+    var rows = [[data.id_name || 'id', idOf(i)], [data.label_name, data.classes[L[i]]]];
     data.hover_names.forEach(function (name) { rows.push([name, data.hover[name][i]]); });
     tip.innerHTML = '<table>' + rows.map(function (r) {
       return '<tr><th>' + escapeHtml(r[0]) + '</th><td>' + escapeHtml(r[1]) + '</td></tr>';
@@ -246,8 +246,11 @@
   var legend = document.getElementById('legend'), items = [];
   data.classes.forEach(function (name, c) {
     var li = document.createElement('li'), sw = document.createElement('span');
+    var label = document.createElement('span'), count = document.createElement('span');
     sw.className = 'sw'; sw.style.background = data.colors[c];
-    li.appendChild(sw); li.appendChild(document.createTextNode(name + ' (' + data.counts[c] + ')'));
+    label.className = 'name'; label.textContent = name;  // a long name is cut, its count never
+    count.className = 'count'; count.textContent = '(' + data.counts[c] + ')';
+    li.appendChild(sw); li.appendChild(label); li.appendChild(count);
     li.title = 'show or hide ' + name; li.dataset.cls = String(c);
     li.addEventListener('click', function () { visible[c] ^= 1; li.classList.toggle('off', !visible[c]); setColors(); redraw(true); });
     legend.appendChild(li); items.push(li);
@@ -260,27 +263,60 @@
   document.getElementById('all').addEventListener('click', function () { showAll(true); });
   document.getElementById('none').addEventListener('click', function () { showAll(false); });
 
-  // search: a sample id, or a class name
+  // search: a class name first (what a labelled map is searched for most), then a sample id,
+  // then the ids that begin with the text; 'id:7' and 'class:7' say which is meant
   var search = document.getElementById('search'), found = document.getElementById('found');
+  function show(c) { if (!visible[c]) { visible[c] = 1; items[c].classList.remove('off'); } }
+  function frame(points) {  // fit the view to these points
+    var x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+    points.forEach(function (i) {
+      if (X[i] < x0) x0 = X[i]; if (X[i] > x1) x1 = X[i];
+      if (Y[i] < y0) y0 = Y[i]; if (Y[i] > y1) y1 = Y[i];
+    });
+    var span = Math.max(x1 - x0, y1 - y0, 1e-6 * (xmax - xmin + ymax - ymin));
+    view.cx = (x0 + x1) / 2; view.cy = (y0 + y1) / 2;
+    view.scale = 0.8 * Math.min(W, H) / span;
+  }
   function runSearch() {
-    var text = search.value.trim();
+    var text = search.value.trim(), want = 'any';
     marked = null; pinned = -1; tip.hidden = true;
+    var m = /^(id|class)\s*:\s*(.*)$/i.exec(text);
+    if (m) { want = m[1].toLowerCase(); text = m[2].trim(); }
     if (!text) { found.textContent = ''; setColors(); redraw(true); return; }
-    var lower = text.toLowerCase(), hit = -1;
-    for (var i = 0; i < n; i++) if (idOf(i) === text) { hit = i; break; }
-    if (hit >= 0) {
-      if (!visible[L[hit]]) { visible[L[hit]] = 1; items[L[hit]].classList.remove('off'); }
-      view.cx = X[hit]; view.cy = Y[hit];
-      pinned = hit; setColors(); pointsDirty = true; draw();
-      var q = toScreen(X[hit], Y[hit]); showTip(hit, q[0], q[1]);
-      found.textContent = 'sample ' + text + ' (' + data.classes[L[hit]] + ')';
+    var lower = text.toLowerCase(), i, k;
+    var cls = want === 'id' ? -1 : data.classes.findIndex(function (name) { return name.toLowerCase() === lower; });
+    if (cls >= 0) {
+      marked = new Uint8Array(n); var members = [];
+      for (i = 0; i < n; i++) if (L[i] === cls) { marked[i] = 1; members.push(i); }
+      show(cls); if (members.length) frame(members);
+      var alsoId = want === 'any' && (function () {
+        for (var j = 0; j < n; j++) if (idOf(j) === text) return true; return false; })();
+      found.textContent = members.length + ' samples of ' + data.classes[cls] +
+        (alsoId ? ' (' + text + ' is also a sample id: search id:' + text + ')' : '');
+      setColors(); redraw(true); return;
+    }
+    if (want === 'class') { found.textContent = 'no class ' + JSON.stringify(text); setColors(); redraw(true); return; }
+    var exact = -1, prefixed = [];
+    for (i = 0; i < n; i++) {
+      var id = idOf(i);
+      if (id === text) { exact = i; break; }
+      if (id.lastIndexOf(text, 0) === 0) prefixed.push(i);
+    }
+    if (exact < 0 && prefixed.length === 1) exact = prefixed[0];
+    if (exact >= 0) {
+      show(L[exact]);
+      view.cx = X[exact]; view.cy = Y[exact];
+      pinned = exact; setColors(); pointsDirty = true; draw();
+      var q = toScreen(X[exact], Y[exact]); showTip(exact, q[0], q[1]);
+      found.textContent = 'sample ' + idOf(exact) + ' (' + data.classes[L[exact]] + ')';
       return;
     }
-    var cls = data.classes.findIndex(function (name) { return name.toLowerCase() === lower; });
-    if (cls >= 0) {
-      marked = new Uint8Array(n); var k = 0;
-      for (i = 0; i < n; i++) if (L[i] === cls) { marked[i] = 1; k++; }
-      found.textContent = k + ' samples of ' + data.classes[cls];
+    if (prefixed.length) {
+      marked = new Uint8Array(n);
+      prefixed.forEach(function (j) { marked[j] = 1; show(L[j]); });
+      frame(prefixed);
+      k = prefixed.length;
+      found.textContent = k + ' samples whose id begins with ' + JSON.stringify(text);
     } else {
       found.textContent = 'no sample id or class ' + JSON.stringify(text);
     }
