@@ -535,7 +535,8 @@ def _dask_client(args, echo):
 
 def _call_run_bench(run_bench, protocol, datasets, methods, classifiers, args, argv, label_column,
                     plots_on, html_on, title, echo):
-    options = read_options(args) if args.command == "bench" else None
+    # a file is read as `graphdr map` reads it: its rows without a label are left out
+    options = read_options(args, unlabelled=True) if args.command == "bench" else None
     return run_bench(
         protocol, datasets=datasets, methods=methods, classifiers=classifiers, out=args.out,
         n_jobs=args.n_jobs, seed=args.seed, label_column=label_column, plots_on=plots_on,

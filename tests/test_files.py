@@ -550,3 +550,47 @@ def test_utf16_files_and_labels_all_unlabelled(tmp_path, capsys):
                     capsys)
     line = one_line_error(code, err, "none.csv", "every row", "unlabelled")
     assert "single class" not in line
+
+
+def test_bench_reads_the_partially_labelled_file_map_reads(tmp_path, capsys):
+    text = "a,b,label\n" + "".join(
+        f"{a + i % 3},{b},{'' if i % 5 == 0 else ('x', 'y', 'z')[i % 3]}\n"
+        for i, (a, b, _) in enumerate(ROWS * 10))
+    path = write(tmp_path / "partial.csv", text)
+    code, err = run(["bench", "--protocol", "demo", "-d", path, "-m", "lda,lfda,semi-lfda",
+                     "--folds", "2", "--out", str(tmp_path / "r"), "--no-plots", "--no-html"],
+                    capsys)
+    assert code == 0, err
+    assert "left out 12 row(s) without a label" in err
+    rows = list(csv.DictReader(open(tmp_path / "r" / "results.csv")))
+    assert {r["method"] for r in rows} == {"lda", "lfda", "semi-lfda"}
+    assert sum(int(r["n_test"]) for r in rows if r["method"] == "lda" and r["dim"] == "1"
+               and r["classifier"] == "1nn") == 48  # every labelled row tested once
+
+
+def test_label_fraction_report_says_what_was_kept_and_names_failed_cells(tmp_path, capsys,
+                                                                          monkeypatch):
+    import graphdr.bench.runner as runner
+
+    real = runner.run_cell
+
+    def fail_labelled(task):
+        if task.get("label_mode") == "labelled":
+            raise RuntimeError("boom")
+        return real(task)
+
+    monkeypatch.setattr(runner, "run_cell", fail_labelled)
+    code, err = run(["bench", "--protocol", "demo", "-d", "iris", "-m", "lda", "--folds", "2",
+                     "--label-fraction", "0.2", "--out", str(tmp_path / "r"), "--no-plots"],
+                    capsys)
+    assert code == 1
+    assert "iris / lda@labelled / fold 0: " in err and "iris / lda / fold" not in err
+    tables = (tmp_path / "r" / "tables.md").read_text()
+    assert "20 % of each class keeps its label" in tables and "y = -1" in tables
+    assert "20 % of each class keeps its label" in (tmp_path / "r" / "index.html").read_text()
+
+
+def test_list_methods_names_lfda_and_self(capsys):
+    assert main(["list", "methods"]) == 0
+    out = capsys.readouterr().out
+    assert "\nlfda " in out and "\nsemi-lfda " in out

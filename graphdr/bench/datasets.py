@@ -39,9 +39,10 @@ from importlib import resources
 
 import numpy as np
 
+from .._validation import unlabelled_mask
 from .files import ReadOptions, check_readable, read_npz, read_svmlight, read_table
 
-__all__ = ["Dataset", "load_dataset", "input_files", "builtin_names", "vendored_names",
+__all__ = ["Dataset", "load_dataset", "input_files", "without_unlabelled", "builtin_names", "vendored_names",
            "make_labelled_swiss_roll", "make_balance_scale"]
 
 SKLEARN_SETS = ("iris", "wine", "breast_cancer", "digits")
@@ -111,6 +112,34 @@ def _encode(name, X, y, source, classes=None, views=None):
     if len(labels) < 2:
         raise ValueError(f"Data set {name!r} has a single class; at least two are needed.")
     return Dataset(name, X, y_enc.astype(np.intp), np.asarray(names), source, views)
+
+
+def without_unlabelled(ds):
+    """``ds`` without its rows labelled -1 or empty, with a note, when it is a table (CSV,
+    Parquet) read as ``graphdr map`` reads it: a benchmark scores every test row by its
+    label. Itself otherwise (in LIBSVM and ``.npz`` files -1 is a class, as they write it)."""
+    missing = unlabelled_mask(ds.classes)
+    if ds.columns is None or not missing.any():
+        return ds
+    keep = ~missing[ds.y]
+    if np.count_nonzero(keep) == 0:
+        raise ValueError(f"Data set {ds.name!r}: no row has a label.")
+    kept = np.flatnonzero(~missing)
+    classes, y = ds.classes[kept], np.searchsorted(kept, ds.y[keep])
+    if len(classes) < 2:
+        raise ValueError(f"Data set {ds.name!r} has labelled rows of a single class "
+                         f"({classes[0] if len(classes) else ''}) once the rows labelled -1 or "
+                         "empty, which mark unlabelled rows, are left out; at least two are "
+                         "needed (if -1 is one of your classes, relabel it).")
+    columns = None if ds.columns is None else {k: np.asarray(v)[keep]
+                                                for k, v in ds.columns.items()}
+    note = (f"{ds.name}: left out {int((~keep).sum())} row(s) without a label (empty or -1): a "
+            "benchmark scores every row by its label (--label-fraction hides labels itself)")
+    return dataclasses.replace(
+        ds, X=ds.X[keep], y=y.astype(np.intp), classes=classes,
+        views=None if ds.views is None else [v[keep] for v in ds.views],
+        ids=None if ds.ids is None else ds.ids[keep], columns=columns,
+        notes=list(ds.notes) + [note])
 
 
 def make_labelled_swiss_roll(n=1000, classes=4, noise=0.5, random_state=0):

@@ -184,6 +184,8 @@ register("lpp", "graphdr.linear:LPP", label="LPP", kind="linear", supervised=Fal
 register("supervised-lpp", "graphdr.linear:LPP", label="S-LPP", kind="linear", max_dims="features", params=dict(supervised=True), aliases=("slpp", "lpp-supervised"), description="LPP on same-class neighbours")
 register("mfa", "graphdr.linear:MFA", label="MFA", kind="linear", max_dims="features", description="marginal Fisher analysis")
 register("lde", "graphdr.linear:LDE", label="LDE", kind="linear", max_dims="features", description="local discriminant embedding")
+register("lfda", "graphdr.local_fisher:LFDA", label="LFDA", kind="linear", max_dims="features", description="local Fisher discriminant analysis (Sugiyama 2007): classes of several clusters")
+register("semi-lfda", "graphdr.local_fisher:SemiLFDA", label="SELF", kind="linear", max_dims="features", aliases=("self",), description="semi-supervised LFDA, SELF (Sugiyama et al. 2010): LFDA of the labelled rows mixed with PCA of all rows")
 register("kernel-lda", "graphdr.kernel_methods:KernelLDA", label="GDA", kind="kernel", max_dims="classes", aliases=("gda", "kfd", "klda"), description="kernel Fisher discriminant / GDA")
 register("kernel-lpp", "graphdr.kernel_methods:KernelLPP", label="KLPP", kind="kernel", supervised=False, max_dims="samples", params=dict(supervised=False), aliases=("klpp",), description="kernel LPP (unsupervised)")
 register("supervised-kernel-lpp", "graphdr.kernel_methods:KernelLPP", label="S-KLPP", kind="kernel", max_dims="samples", params=dict(supervised=True), aliases=("sklpp", "kernel-lpp-supervised"), description="kernel LPP on same-class neighbours")

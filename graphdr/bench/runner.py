@@ -12,7 +12,7 @@ import traceback
 
 from .._outputs import atomic_open
 from . import plots
-from .datasets import load_dataset
+from .datasets import load_dataset, without_unlabelled
 from .evaluation import (
     LABELLED_ONLY,
     check_classifier,
@@ -243,7 +243,8 @@ def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="g
     dataset_names = list(datasets) if datasets else list(protocol.datasets)
     if not dataset_names:
         raise ValueError(f"Protocol {protocol.name!r} has no default data set; pass --datasets.")
-    loaded = [load_dataset(d, label_column=label_column, random_state=seed, options=read_options)
+    loaded = [without_unlabelled(load_dataset(d, label_column=label_column, random_state=seed,
+                                              options=read_options))
               for d in dataset_names]
     for ds in loaded:
         for note in ds.notes:
@@ -299,7 +300,8 @@ def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="g
     for task, res, err in _parallel(run_cell, tasks, n_jobs, "sweep", progress, threads,
                                        backend):
         if err:
-            failures.append(f"{task['dataset']} / {task['method']} / fold {task['fold']}: {err}")
+            failures.append(f"{task['dataset']} / {result_name(task)} / fold {task['fold']}: "
+                            f"{err}")
             continue
         key, new_rows = res
         rows.extend(new_rows)
@@ -313,6 +315,9 @@ def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="g
                              svm_gamma=protocol.svm_gamma)
     header = (f"# {title or 'graphdr bench'}: protocol `{protocol.name}` "
               f"({protocol.description})\n\nCommand: `{command}`\n\n")
+    if label_fraction is not None:
+        notes.insert(0, _label_fraction_note(label_fraction))
+        header += notes[0] + "\n\n"
     md_path = os.path.join(out, "tables.md")
     with atomic_open(md_path, "w", encoding="utf-8") as fh:
         fh.write(header + tables)
@@ -342,6 +347,15 @@ def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="g
     for note in notes:
         echo(note)
     return BenchResult(out, rows, failures, files, len(tasks), n_skipped, notes)
+
+
+def _label_fraction_note(fraction):
+    return (f"Labels: in every training fold {100 * float(fraction):g} % of each class keeps "
+            "its label (stratified, by --seed and fold). A method's own column is its fit of "
+            "every training row with y = -1 for the others (semi-supervised and unsupervised "
+            "methods); a column marked 'labelled rows' (METHOD@labelled) is the fit of the "
+            "labelled rows alone. The classifiers learn from the labelled rows; every test "
+            "row is scored.")
 
 
 def _label_modes(spec, ident, label_fraction):
