@@ -382,6 +382,7 @@ def _list(what):
 def _run(args, argv):
     from .bench.protocols import get_protocol
     from .bench.runner import run_bench
+    from .cli_demo import demo_papers
 
     echo = (lambda *a, **k: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     if args.command == "demo":
@@ -411,7 +412,8 @@ def _run(args, argv):
         result = _call_run_bench(run_bench, protocol, datasets, methods, classifiers, args, argv,
                                  label_column, plots_on, html_on, title, echo)
         if args.command == "demo" and not args.no_papers:
-            result.failures.extend(_demo_papers(run_bench, protocol, args, argv, echo))
+            result.failures.extend(demo_papers(run_bench, protocol, args,
+                                               _command_line(argv), echo))
     elapsed = time.perf_counter() - start
     index = os.path.join(args.out, "index.html")
     echo(f"Wrote {len(result.files)} files to {args.out}/ in {elapsed:.1f} s"
@@ -423,69 +425,6 @@ def _run(args, argv):
             print("  " + f, file=sys.stderr)
         return 1
     return 0
-
-
-#: the papers' own methods in `graphdr demo`: (folder, title, data set, methods)
-DEMO_PAPERS = (
-    ("qmi", "Quadratic mutual information (papers 000, 002): LQMI, KQMI, QMIProjection against LDA",
-     None, ("lda", "lqmi", "kernel-lda", "kqmi", "mi-a")),
-    ("dee", "Discriminative elastic embedding (paper 003): the four optimizers and 2-D maps",
-     "digits:per_class=60", ("dee:optimizer=ld", "dee:optimizer=fp", "dee:optimizer=cg",
-                             "dee:optimizer=gd", "pca")),
-    ("mkldr", "MKL-DR (paper 001) on six views of the digits: learned kernel weights",
-     "digits_views:n=400", ("mkl-lda", "kernel-lda:view=each", "kfd-voting")),
-)
-
-
-def _demo_papers(run_bench, protocol, args, argv, echo):
-    """The papers' methods, each in a sub-report linked from the main index.html."""
-    failures, links = [], []
-    for folder, title, dataset, methods in DEMO_PAPERS:
-        out = os.path.join(args.out, folder)
-        echo(f"graphdr demo: {title}")
-        result = run_bench(
-            protocol.replace(n_splits=min(protocol.n_splits, 3)),
-            datasets=[dataset or args.dataset], methods=list(methods), out=out,
-            n_jobs=args.n_jobs, seed=args.seed, progress=not args.quiet,
-            timing=not args.no_timing, fresh=True, command=_command_line(argv), title=title,
-            echo=echo, threads=args.threads,
-        )
-        failures.extend(result.failures)
-        links.append((f"{folder}/index.html", title))
-    links.append(_demo_maps(args, argv, echo))
-    _link_sub_reports(os.path.join(args.out, "index.html"), links)
-    return failures
-
-
-def _demo_maps(args, argv, echo):
-    """The held-out 2-D maps of the digits (DEEMap against linear and kernel maps)."""
-    from sklearn.datasets import load_digits
-
-    from .bench.maps import write_maps_report
-
-    title = "2-D maps of held-out digits: DEEMap against LDA, linear DEE and kernel QMI"
-    echo(f"graphdr demo: {title}")
-    X, y = load_digits(return_X_y=True)
-    write_maps_report(os.path.join(args.out, "maps"), X / 16.0, y, dataset="digits",
-                      seed=args.seed, command=_command_line(argv))
-    return "maps/index.html", title
-
-
-def _link_sub_reports(index, links):
-    """Add a section linking the sub-reports to the main report's index.html."""
-    if not os.path.exists(index):
-        return
-    from html import escape
-
-    items = "".join(f'<li><a href="{escape(href)}">{escape(text)}</a></li>' for href, text in links)
-    section = f"<h2>The papers' own methods</h2>\n<ul>{items}</ul>\n"
-    with open(index, encoding="utf-8") as fh:
-        page = fh.read()
-    page = page.replace("</body>", section + "</body>", 1) if "</body>" in page else page + section
-    from ._outputs import atomic_open
-
-    with atomic_open(index, "w", encoding="utf-8") as fh:
-        fh.write(page)
 
 
 def _reproduce(args, argv):
