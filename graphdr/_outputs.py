@@ -25,7 +25,7 @@ import uuid
 from pathlib import Path
 
 __all__ = ["atomic_path", "atomic_open", "OutputSet", "InterruptedAfterWriting", "refuse_inputs",
-           "held_interrupts", "spreadsheet_safe"]
+           "held_interrupts", "spreadsheet_safe", "from_spreadsheet_safe", "SafeRows"]
 
 
 def _temporary_name(target):
@@ -176,3 +176,34 @@ def spreadsheet_safe(text):
     except ValueError:
         return "'" + text
     return text
+
+
+def from_spreadsheet_safe(text):
+    """The text :func:`spreadsheet_safe` was given (graphdr reading its own CSV back)."""
+    text = str(text)
+    if text.startswith("'") and text[1:2] and text[1:].startswith(_FORMULA_STARTS):
+        return text[1:]
+    return text
+
+
+class SafeRows:
+    """A :mod:`csv` writer (or ``DictWriter``) whose text cells pass :func:`spreadsheet_safe`."""
+
+    def __init__(self, writer):
+        self._writer = writer
+
+    def writeheader(self):
+        self._writer.writeheader()
+
+    def writerow(self, row):
+        if isinstance(row, dict):
+            return self._writer.writerow({k: _safe_cell(v) for k, v in row.items()})
+        return self._writer.writerow([_safe_cell(v) for v in row])
+
+    def writerows(self, rows):
+        for row in rows:
+            self.writerow(row)
+
+
+def _safe_cell(value):
+    return spreadsheet_safe(value) if isinstance(value, str) else value

@@ -278,3 +278,14 @@ def test_bench_rerun_names_the_settings_that_differ(tmp_path, capsys):
     code, err = run(BENCH + ["--out", out, "--seed", "3"], capsys)
     line = err.strip()
     assert code == 2 and "seed 0 before, 3 now" in line and "{" not in line, line
+
+
+def test_results_csv_quotes_formulas_and_reads_them_back(tmp_path):
+    from graphdr.bench.report import read_results, write_results
+
+    row = dict(dataset="=cmd()", method="lda", classifier="1nn", fold=0, dim=1, n_test=10,
+               n_errors=1, error=0.1, fit_seconds=0.5)
+    path = str(tmp_path / "results.csv")
+    write_results(path, [row])
+    assert "\n'=cmd(),lda," in open(path).read()
+    assert read_results(path)[0]["dataset"] == "=cmd()"

@@ -32,7 +32,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from .._outputs import atomic_open, spreadsheet_safe
+from .._outputs import atomic_open, from_spreadsheet_safe, spreadsheet_safe
 from .methods import LABELLED_ONLY, get_method, method_label
 
 __all__ = ["COLUMNS", "read_results", "write_results", "aggregate", "best_table",
@@ -84,7 +84,7 @@ def read_results(path):
             if len(fields) >= 4:
                 broken.add((fields[0], fields[1], fields[3]))
             continue
-        row = dict(zip(COLUMNS, fields))
+        row = dict(zip(COLUMNS, (from_spreadsheet_safe(f) for f in fields)))
         try:
             row["fold"], row["dim"] = int(row["fold"]), int(row["dim"])
             row["n_test"], row["n_errors"] = int(row["n_test"]), int(row["n_errors"])

@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 
-from ..._outputs import atomic_open
+from ..._outputs import SafeRows, atomic_open
 from ..files import check_writable
 from .bouzas import (
     PAPER_000,
@@ -245,7 +245,7 @@ def reproduce(paper, *, out=None, quick=False, n_jobs=1, threads=1, seed=0, fres
         fh.write("\n".join(lines).rstrip() + "\n")
     with atomic_open(os.path.join(out, "results.csv"), "w", newline="", encoding="utf-8") as fh:
         fields = ["table", "row", "column", "metric", "paper", "ours", "difference", "note"]
-        w = csv.DictWriter(fh, fieldnames=fields, lineterminator="\n")
+        w = SafeRows(csv.DictWriter(fh, fieldnames=fields, lineterminator="\n"))
         w.writeheader()
         w.writerows(csv_rows)
     echo(f"graphdr reproduce {key}: wrote {path} in {elapsed / 60:.1f} min.")

@@ -8,7 +8,7 @@ import os
 import sys
 import time
 
-from ..._outputs import atomic_open
+from ..._outputs import SafeRows, atomic_open
 from ..protocols import get_protocol
 from .spec import (
     Claim,
@@ -234,7 +234,7 @@ def _fig6(out, quick, progress, seed, echo):
                         "objective versus iteration and seconds"))
     bar.close()
     with atomic_open(os.path.join(out, "fig6.csv"), "w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]), lineterminator="\n")
+        w = SafeRows(csv.DictWriter(fh, fieldnames=list(rows[0]), lineterminator="\n"))
         w.writeheader()
         for r in rows:
             w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
