@@ -18,6 +18,7 @@ from .multiview import (
     make_multiview_digits,
 )
 from .neighbor import DEE, DSNE, DEEMap, ElasticEmbedding
+from .poisson import PoissonPropagation
 from .qmi import KQMI, LQMI, QMIProjection, qmi_graph, qmi_potentials
 
 __version__ = "0.1.0"
@@ -52,4 +53,5 @@ __all__ = [
     "KFDSAMME",
     "make_multiview_digits",
     "map2d",
+    "PoissonPropagation",
 ]

@@ -97,7 +97,7 @@ def check_labels(y, *, min_classes=2, min_per_class=1, method="This method",
 
 #: the estimators that fit partially labelled data (``y = -1`` for an unlabelled sample)
 SEMI_SUPERVISED = ("LDA", "KernelLDA", "LQMI", "KQMI", "MFA", "LDE", "LFDA", "SemiLFDA",
-                   "DEE", "DSNE", "DEEMap")
+                   "DEE", "DSNE", "DEEMap", "PoissonPropagation")
 
 
 def _encode_partial(y, min_classes, min_per_class, method):

@@ -23,12 +23,13 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "graphdr"
 
 LAYERS = {
     "_validation": 0, "_threads": 0, "_outputs": 0,
-    "graphs": 1, "knn": 1, "kernel_matrices": 1, "stats": 1, "optim": 1, "pairs": 1, "sampling": 1,
+    "graphs": 1, "knn": 1, "propagation": 1, "kernel_matrices": 1, "stats": 1, "optim": 1,
+    "pairs": 1, "sampling": 1,
     "solvers": 2,
     "spaces": 3, "routes": 3, "tuning": 3,
     "base": 4,
     "linear": 5, "kernel_methods": 5, "qmi": 5, "multiview": 5,
-    "neighbor": 5, "discriminant": 5, "local_fisher": 5,
+    "neighbor": 5, "discriminant": 5, "local_fisher": 5, "poisson": 5,
     "map_page": 5,  # the page of a fitted map: DEEMap.show draws it
     "bench": 6, "cli": 6, "cli_map": 6, "cli_demo": 6, "plotting": 6, "map2d": 6, "__init__": 6,
 }

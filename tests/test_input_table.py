@@ -19,7 +19,13 @@ PAGE = pathlib.Path(__file__).resolve().parents[1] / "docs" / "user_guide" / "in
 BEGIN, END = ".. begin-input-table", ".. end-input-table"
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from test_sweep import ESTIMATORS, MULTIVIEW, PREDICTS, UNSUPERVISED  # noqa: E402  (the names)
+from test_sweep import (  # noqa: E402  (the names)
+    ESTIMATORS,
+    MULTIVIEW,
+    PREDICTS,
+    PROBABILITIES,
+    UNSUPERVISED,
+)
 
 
 def _data():
@@ -65,6 +71,8 @@ def _fits(name, X, y):
             elif name in UNSUPERVISED:
                 out = est.fit_transform(X) if name == "ElasticEmbedding" else \
                     est.fit(X).transform(X)
+            elif name in PROBABILITIES:
+                out = est.fit(X, y).predict_proba(X)
             else:
                 out = est.fit(X, y).transform(X)
         except ValueError:

@@ -50,10 +50,13 @@ ESTIMATORS = {
     "KFD": lambda: graphdr.KFD(),
     "KFDVoting": lambda: graphdr.KFDVoting(),
     "KFDSAMME": lambda: graphdr.KFDSAMME(n_estimators=3, cv=None),
+    "PoissonPropagation": lambda: graphdr.PoissonPropagation(n_neighbors=3),
 }
 MULTIVIEW = {"MKLDR", "KFDVoting", "KFDSAMME"}
 UNSUPERVISED = {"ViewKernel", "ElasticEmbedding"}
 PREDICTS = {"KFDVoting", "KFDSAMME"}
+#: classifiers of a single view: their class distributions are the output
+PROBABILITIES = {"PoissonPropagation"}
 
 
 def test_the_sweep_covers_every_public_estimator():
@@ -115,6 +118,8 @@ def _fit_and_output(name, X, y):
     if name in UNSUPERVISED:
         return [est.fit_transform(X)] if name == "ElasticEmbedding" else [est.fit(X).transform(X)]
     est.fit(X, y)
+    if name in PROBABILITIES:
+        return [est.predict_proba(X), est.label_distributions_]
     return [est.transform(X)]
 
 
@@ -139,6 +144,9 @@ def test_every_fit_gives_finite_output_or_a_clear_error(name, data):
         out = np.asarray(out)
         if name in PREDICTS:
             assert len(out) == len(y)
+            continue
+        if name in PROBABILITIES:  # class distributions, float64 as scikit-learn's
+            assert np.all(np.isfinite(out)) and np.allclose(out.sum(axis=1), 1.0)
             continue
         assert np.all(np.isfinite(out)), f"{name}: non-finite output"
         assert out.dtype == X.dtype, f"{name}: {X.dtype} in, {out.dtype} out"

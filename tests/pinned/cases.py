@@ -104,6 +104,7 @@ CASES = [
     ("LFDA_partial", "wine_partial", lambda: graphdr.LFDA(n_components=3, scaling="total", reg=0.0, smoothing=0.5), False),
     ("DEEMap_partial", "wine_partial", lambda: graphdr.DEEMap(n_neighbors=5, n_neighbors_unlabelled=5, lam_same=1.0, max_iter=5), False),
     ("DSNE_partial", "wine_partial", lambda: graphdr.DSNE(n_components=2, max_iter=5, random_state=0, normalization="classwise", cv=None), False),
+    ("PoissonPropagation", "wine_partial", lambda: graphdr.PoissonPropagation(n_neighbors=5), False),
     ("DEE_partial", "wine_partial", lambda: graphdr.DEE(n_components=2, optimizer="ld", max_iter=5, random_state=0, lam=10.0, shrinkage=0.0, significance=None), False),
 ]
 
@@ -143,12 +144,16 @@ KIND = {
     "QMIProjection": "iterative", "DEE_ld": "iterative", "DEE_fp": "iterative",
     "DSNE": "iterative", "ElasticEmbedding": "iterative", "DEEMap": "iterative",
     "DEEMap_partial": "iterative", "DEE_partial": "iterative", "DSNE_partial": "iterative",
+    "PoissonPropagation": "iterative",
 }
 
 
 def _outputs(est, X, y, X_test):
-    """What the estimator shows a user: transform, else predict (classifiers)."""
+    """What the estimator shows a user: transform, else the class distributions of a
+    propagation, else predict (classifiers)."""
     est.fit(X, y)
+    if hasattr(est, "label_distributions_"):
+        return est.label_distributions_, est.predict_proba(X_test)
     if hasattr(est, "transform"):
         return est.transform(X), est.transform(X_test)
     return est.predict(X)[:, None].astype(float), est.predict(X_test)[:, None].astype(float)

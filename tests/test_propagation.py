@@ -1,0 +1,183 @@
+"""Poisson learning (graphdr.propagation, graphdr.PoissonPropagation) against a brute-force
+solve of its linear system on small graphs, scikit-learn's checks, and the cases the equation
+leaves open (components, duplicates, row order)."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.semi_supervised import LabelPropagation
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import graphdr
+from graphdr.propagation import poisson_scores, propagation_graph, scores_to_distributions
+
+
+def _two_component_graph(seed=0):
+    """A random weighted graph of two components (14 + 9 samples)."""
+    rng = np.random.default_rng(seed)
+    blocks = []
+    for m in (14, 9):
+        A = rng.uniform(size=(m, m)) * (rng.uniform(size=(m, m)) < 0.4)
+        A = np.triu(A, 1)
+        A += np.diag(np.full(m - 1, 0.5), 1)  # a path: each block connected
+        blocks.append(A + A.T)
+    return sp.csr_matrix(sp.block_diag(blocks))
+
+
+def _brute_force(W, y, C):
+    """L U = B with B's per-component mean shift, solved by the pseudo-inverse, then each
+    component's columns shifted to zero degree-weighted mean."""
+    W = W.toarray()
+    d = W.sum(axis=1)
+    L = np.diag(d) - W
+    n = len(y)
+    from scipy.sparse.csgraph import connected_components
+
+    _, comp = connected_components(W, directed=False)
+    B = np.zeros((n, C))
+    for c in np.unique(comp):
+        lab = np.flatnonzero((comp == c) & (y >= 0))
+        if len(lab):
+            onehot = np.eye(C)[y[lab]]
+            B[lab] = onehot - onehot.mean(axis=0)
+    U = np.linalg.pinv(L) @ B
+    for c in np.unique(comp):
+        rows = comp == c
+        U[rows] -= (d[rows] @ U[rows]) / d[rows].sum()
+    return U
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_scores_solve_the_poisson_system(seed):
+    W = _two_component_graph(seed)
+    y = np.full(W.shape[0], -1)
+    y[[0, 3, 5, 9]] = [0, 1, 2, 1]  # component one: three classes
+    y[[15, 20]] = [2, 0]  # component two: two classes
+    got = poisson_scores(W, y, 3, tol=1e-12)
+    want = _brute_force(W, y, 3)
+    np.testing.assert_allclose(got.scores, want, atol=1e-9 * np.abs(want).max())
+    # the system itself: L U = B, the one-hot labels less their component's mean
+    L = sp.diags(np.asarray(W.sum(axis=1)).ravel()) - W
+    B = np.zeros((W.shape[0], 3))
+    B[[0, 3, 5, 9]] = np.eye(3)[[0, 1, 2, 1]] - np.array([1, 2, 1]) / 4
+    B[[15, 20]] = np.eye(3)[[2, 0]] - np.array([1, 0, 1]) / 2
+    np.testing.assert_allclose(L @ got.scores, B, atol=1e-9)
+    assert got.residual <= 1e-12 and got.n_iter > 0
+
+
+def test_components_with_one_class_or_none():
+    W = _two_component_graph(3)
+    n = W.shape[0]
+    X = np.arange(n, dtype=float)[:, None]
+    y = np.full(n, -1)
+    y[[0, 4]] = [1, 1]  # component one: class 1 only; component two: no label
+    result = poisson_scores(W, y, 2)
+    P, confidence = scores_to_distributions(result, X, y, 2)
+    assert np.all(P[:14].argmax(axis=1) == 1) and np.all(confidence[:14] == 1)
+    assert np.all(P[14:].argmax(axis=1) == 1)  # the nearest labelled sample's class
+    assert np.all(confidence[14:] == 0) and not result.informed[14:].any()
+
+
+def test_graph_is_graphlearnings_self_tuned_knn_graph():
+    """w_ij = exp(-4 d_ij^2 / d_ik^2), (A + A^T) / 2: checked entry by entry on a tiny set."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(12, 3))
+    k = 3
+    W = propagation_graph(X, k).toarray()
+    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+    A = np.zeros_like(D)
+    for i in range(12):
+        nn = np.argsort(D[i])[1:k + 1]
+        A[i, nn] = np.exp(-4 * D[i, nn] ** 2 / D[i, nn[-1]] ** 2)
+    np.testing.assert_allclose(W, (A + A.T) / 2, rtol=1e-12, atol=1e-15)
+
+
+def test_duplicates_and_row_order():
+    rng = np.random.default_rng(1)
+    X = np.vstack([rng.normal(size=(40, 4)), np.repeat(rng.normal(size=(1, 4)), 15, axis=0),
+                   rng.normal(size=(40, 4)) + 4])
+    y = np.full(len(X), -1)
+    y[[0, 45, 60]] = [0, 0, 1]
+    model = graphdr.PoissonPropagation().fit(X, y)
+    assert np.all(np.isfinite(model.scores_))
+    perm = rng.permutation(len(X))
+    other = graphdr.PoissonPropagation().fit(np.asfortranarray(X[perm]), y[perm])
+    np.testing.assert_array_equal(other.scores_, model.scores_[perm])
+    np.testing.assert_array_equal(other.transduction_, model.transduction_[perm])
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # Laplace's
+def test_few_labels_beat_laplace_learning_on_digits():
+    """One label per class: Poisson learning labels most of the digits; Laplace learning
+    (scikit-learn's LabelPropagation, knn kernel) much fewer."""
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    accs = {}
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        few = np.full_like(y, -1)
+        first = [rng.choice(np.flatnonzero(y == c)) for c in range(10)]
+        few[first] = y[first]
+        unl = few < 0
+        ours = graphdr.PoissonPropagation().fit(X, few).transduction_
+        laplace = LabelPropagation(kernel="knn", n_neighbors=10, max_iter=2000).fit(X, few)
+        accs.setdefault("poisson", []).append(np.mean(ours[unl] == y[unl]))
+        accs.setdefault("laplace", []).append(np.mean(laplace.transduction_[unl] == y[unl]))
+    assert np.mean(accs["poisson"]) > 0.8
+    assert np.mean(accs["poisson"]) > np.mean(accs["laplace"]) + 0.2
+
+
+def test_labelled_samples_keep_their_labels_and_new_samples_follow_neighbours():
+    from sklearn.datasets import make_blobs
+
+    X, y = make_blobs(200, centers=3, n_features=5, random_state=0)
+    few = np.full_like(y, -1)
+    few[:12] = y[:12]
+    model = graphdr.PoissonPropagation().fit(X[:150], few[:150])
+    assert np.all(model.transduction_[:12] == y[:12])
+    proba = model.predict_proba(X[150:])
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert np.mean(model.predict(X[150:]) == y[150:]) > 0.95
+
+
+@pytest.mark.parametrize("bad, match", [
+    (dict(n_neighbors=0), "n_neighbors"), (dict(tol=-1.0), "tol"), (dict(max_iter=-1), "max_iter")])
+def test_invalid_parameters(bad, match):
+    X = np.random.default_rng(0).normal(size=(20, 2))
+    y = np.repeat([0, 1], 10)
+    with pytest.raises(ValueError, match=match):
+        graphdr.PoissonPropagation(**bad).fit(X, y)
+
+
+def test_all_unlabelled_or_one_class_is_refused():
+    X = np.random.default_rng(0).normal(size=(20, 2))
+    with pytest.raises(ValueError, match="every one of the 20 samples is labelled -1"):
+        graphdr.PoissonPropagation().fit(X, np.full(20, -1))
+    y = np.full(20, -1)
+    y[:3] = 1
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        graphdr.PoissonPropagation().fit(X, y)
+
+
+#: -1 marks an unlabelled sample (scikit-learn's semi-supervised convention); scikit-learn
+#: exempts its own LabelPropagation, LabelSpreading and SelfTrainingClassifier from this check
+#: by name (sklearn.utils.estimator_checks._choose_check_classifiers_labels)
+EXPECTED_FAILURES = {"check_classifiers_classes": "labels -1 and 1: -1 is an unlabelled sample, "
+                     "as for scikit-learn's own semi-supervised classifiers"}
+
+
+@parametrize_with_checks([graphdr.PoissonPropagation()],
+                         expected_failed_checks=lambda est: EXPECTED_FAILURES)
+def test_sklearn_checks(estimator, check):
+    check(estimator)
+
+
+def test_too_few_iterations_warn():
+    from sklearn.datasets import make_blobs
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y = make_blobs(100, centers=3, random_state=0)
+    few = np.where(np.arange(100) < 9, y, -1)
+    with pytest.warns(ConvergenceWarning, match="max_iter=2"):
+        graphdr.PoissonPropagation(max_iter=2).fit(X, few)
