@@ -566,3 +566,36 @@ def test_nystroem_kernel_fits_unlabelled_samples(name):
     est = _make(name, approximation="nystroem", n_landmarks=20).fit(X, ys)
     assert est.approximation_ == "nystroem" and est.smoothing_ >= 0
     assert np.all(np.isfinite(est.transform(X))) and list(est.classes_) == [0, 1, 2]
+
+
+@pytest.mark.parametrize("name", ["KernelLDA", "KQMI"])
+def test_partially_labelled_kernel_fits_take_nystroem_above_the_semi_limit(name):
+    """approximation='auto': a partially labelled kernel fit keeps the exact kernel up to
+    spaces.AUTO_EXACT_SEMI_MAX samples (its smoothness term needs dense n x n
+    eigendecompositions) and takes the Nystroem features above, where the fully labelled fit
+    keeps its exact class-structured route; the Nystroem fit still uses the unlabelled
+    samples and classifies new ones as well as the labelled rows alone do, or better."""
+    from sklearn.datasets import make_classification
+    from sklearn.neighbors import KNeighborsClassifier
+
+    from graphdr.spaces import AUTO_EXACT_SEMI_MAX
+
+    X, y = make_classification(AUTO_EXACT_SEMI_MAX + 600, n_features=8, n_informative=5,
+                               n_classes=3, n_clusters_per_class=1, class_sep=1.5,
+                               random_state=0)
+    Xte, yte = X[-300:], y[-300:]
+    X, y = X[:-300], y[:-300]
+    hidden = np.where(np.random.default_rng(0).uniform(size=len(y)) < 0.9, -1, y)
+    labelled = hidden >= 0
+    semi = _make(name).fit(X, hidden)
+    assert semi.approximation_ == "nystroem"
+    assert _make(name).fit(X, y).approximation_ is None  # fully labelled: exact
+    assert _make(name).fit(X[:AUTO_EXACT_SEMI_MAX], hidden[:AUTO_EXACT_SEMI_MAX]) \
+        .approximation_ is None
+    alone = _make(name).fit(X[labelled], y[labelled])
+
+    def error(model):
+        knn = KNeighborsClassifier(1).fit(model.transform(X[labelled]), y[labelled])
+        return np.mean(knn.predict(model.transform(Xte)) != yte)
+
+    assert error(semi) <= error(alone) + 0.02

@@ -283,9 +283,10 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         stats, self._input_scale = statistics_and_reg(self, X, y_enc)
         return TrainingData(None, None, stats, X.dtype)
 
-    def _approximation(self, X=None):
-        """None (exact kernel) or 'nystroem', validated; ``'auto'`` by the size of ``X``."""
-        return kernel_approximation(self, X)
+    def _approximation(self, X=None, partially_labelled=False):
+        """None (exact kernel) or 'nystroem', validated; ``'auto'`` by the size of ``X`` (and
+        whether some samples are unlabelled: their fit needs dense eigendecompositions)."""
+        return kernel_approximation(self, X, partially_labelled)
 
     def _coordinate_space(self, data):
         """Step 2: the space the problem is solved in (:mod:`graphdr.spaces`)."""
@@ -295,7 +296,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         if not self._is_kernel():
             return LinearSpan(self.rank_tol).fit(data.X, name)
         spec = KernelSpec.of(self)
-        self.approximation_ = self._approximation(data.X)
+        self.approximation_ = self._approximation(data.X, has_unlabelled(data.y_encoded))
         if self.approximation_ == "nystroem":
             return NystroemMap(spec, self.n_landmarks, self.random_state, self.rank_tol).fit(
                 data.X, data.y_encoded)

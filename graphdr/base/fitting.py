@@ -173,12 +173,14 @@ def dask_training_data(estimator, X, y):
     return TrainingData(X, y_enc, None, X.dtype)
 
 
-def kernel_approximation(est, X=None):
+def kernel_approximation(est, X=None, partially_labelled=False):
     """None (exact kernel) or 'nystroem' for a kernel estimator, validated; ``'auto'`` by the
-    size of ``X`` (:func:`graphdr.spaces.resolve_approximation`)."""
+    size of ``X`` and whether some samples are unlabelled
+    (:func:`graphdr.spaces.resolve_approximation`)."""
     exact_only = est.kernel == "precomputed" or getattr(est, "solver", None) == "paper"
-    approximation = resolve_approximation(getattr(est, "approximation", None), X,
-                                          exact_only, est._cholesky_route_possible())
+    approximation = resolve_approximation(
+        getattr(est, "approximation", None), X, exact_only,
+        est._cholesky_route_possible() and not partially_labelled, partially_labelled)
     if approximation is None:
         return None
     check_int(est.n_landmarks, "n_landmarks", min_value=2)
