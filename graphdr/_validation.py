@@ -422,6 +422,10 @@ def _edge_weights(value, name):
     check_option(value, name, ("binary", "heat"))
 
 
+def _unlabelled_use(value, name):
+    check_option(value, name, ("auto", "smooth", "propagate"))
+
+
 #: Rules of the hyper-parameters whose name means the same thing in every estimator: checked
 #: at the start of every ``fit`` (:func:`checked_parameters`), whether or not the current
 #: settings use the value. An estimator adds or overrides rules in its class attribute
@@ -460,6 +464,7 @@ SHARED_RULES = {
     "null_tol": _nonnegative,
     "kernel_params": _kernel_params,  # None or keyword arguments of the kernel
     "weights": _edge_weights,  # the kNN graphs' edge weights
+    "unlabelled": _unlabelled_use,  # how a semi-supervised fit uses the samples labelled -1
 }
 
 

@@ -147,7 +147,7 @@ class KernelLDA(_LDAGraphs, _BaseGraphEmbedding):
         self, n_components=None, *, kernel="rbf", gamma="auto", degree=3, coef0=1.0,
         kernel_params=None, reg="auto", scaling="within", solver="auto", approximation="auto",
         n_landmarks=500, random_state=None, n_jobs=None, smoothing="auto",
-        smoothing_neighbors=10, rank_tol=None,
+        smoothing_neighbors=10, unlabelled="auto", rank_tol=None,
     ):
         self.n_components = n_components
         self.kernel = kernel
@@ -164,6 +164,7 @@ class KernelLDA(_LDAGraphs, _BaseGraphEmbedding):
         self.n_jobs = n_jobs
         self.smoothing = smoothing
         self.smoothing_neighbors = smoothing_neighbors
+        self.unlabelled = unlabelled
         self.rank_tol = rank_tol
 
     def _class_objective_block(self, n_classes, class_sizes):

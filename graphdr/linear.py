@@ -175,12 +175,13 @@ class LDA(_LDAGraphs, _BaseGraphEmbedding):
     _auto_linear_reg = True
 
     def __init__(self, n_components=None, *, reg="auto", scaling="within", smoothing="auto",
-                 smoothing_neighbors=10, rank_tol=None):
+                 smoothing_neighbors=10, unlabelled="auto", rank_tol=None):
         self.n_components = n_components
         self.reg = reg
         self.scaling = scaling
         self.smoothing = smoothing
         self.smoothing_neighbors = smoothing_neighbors
+        self.unlabelled = unlabelled
         self.rank_tol = rank_tol
 
 
@@ -283,7 +284,7 @@ class MFA(_BaseGraphEmbedding):
 
     def __init__(
         self, n_components=None, *, n_neighbors=5, n_neighbors_penalty=20, weights="binary",
-        sigma=None, reg=0.0, smoothing="auto", smoothing_neighbors=10, rank_tol=None,
+        sigma=None, reg=0.0, smoothing="auto", smoothing_neighbors=10, unlabelled="auto", rank_tol=None,
     ):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
@@ -293,6 +294,7 @@ class MFA(_BaseGraphEmbedding):
         self.reg = reg
         self.smoothing = smoothing
         self.smoothing_neighbors = smoothing_neighbors
+        self.unlabelled = unlabelled
         self.rank_tol = rank_tol
 
     def _check_params(self):
@@ -354,7 +356,7 @@ class LDE(_BaseGraphEmbedding):
 
     def __init__(
         self, n_components=None, *, n_neighbors=5, n_neighbors_between=10, weights="heat",
-        sigma=None, reg=0.0, smoothing="auto", smoothing_neighbors=10, rank_tol=None,
+        sigma=None, reg=0.0, smoothing="auto", smoothing_neighbors=10, unlabelled="auto", rank_tol=None,
     ):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
@@ -364,6 +366,7 @@ class LDE(_BaseGraphEmbedding):
         self.reg = reg
         self.smoothing = smoothing
         self.smoothing_neighbors = smoothing_neighbors
+        self.unlabelled = unlabelled
         self.rank_tol = rank_tol
 
     def _check_params(self):

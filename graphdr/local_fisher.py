@@ -189,13 +189,14 @@ class LFDA(_LocalFisher):
     _auto_linear_reg = True
 
     def __init__(self, n_components=None, *, n_neighbors=7, reg="auto", scaling="within",
-                 smoothing="auto", smoothing_neighbors=10, rank_tol=None):
+                 smoothing="auto", smoothing_neighbors=10, unlabelled="auto", rank_tol=None):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
         self.reg = reg
         self.scaling = scaling
         self.smoothing = smoothing
         self.smoothing_neighbors = smoothing_neighbors
+        self.unlabelled = unlabelled
         self.rank_tol = rank_tol
 
     def _build_graphs(self, X_graph, y_enc, metric):
@@ -238,6 +239,9 @@ class SemiLFDA(_LocalFisher):
         samples is singular in most directions, and whitening it (``'within'``) then blows
         those directions up: on 63 labelled digits the 1-NN error is 76 % with ``'within'``,
         21 % with ``'total'`` and 15 % with ``'none'`` (``benchmarks/semi.py``, seed 0).
+    unlabelled : {'auto', 'smooth', 'propagate'}, default='auto'
+        As in :class:`LFDA`: 'smooth' is SELF's mixture with the covariance of all samples;
+        'propagate' fits the classes propagated to the unlabelled samples; 'auto' chooses.
     rank_tol : float or None, default=None
 
     Attributes
@@ -261,11 +265,12 @@ class SemiLFDA(_LocalFisher):
     _parameter_rules = {"beta": lambda value, name: _unit_interval(value, name)}
 
     def __init__(self, n_components=None, *, beta=0.5, n_neighbors=7, scaling="none",
-                 rank_tol=None):
+                 unlabelled="auto", rank_tol=None):
         self.n_components = n_components
         self.beta = beta
         self.n_neighbors = n_neighbors
         self.scaling = scaling
+        self.unlabelled = unlabelled
         self.rank_tol = rank_tol
 
     def _accepts_unlabelled(self):

@@ -18,12 +18,7 @@ from ._validation import (
     check_not_constant,
     checked_parameters,
 )
-from .propagation import (
-    _self_tuned_weights,
-    poisson_scores,
-    propagation_graph,
-    scores_to_distributions,
-)
+from .propagation import _self_tuned_weights, propagate
 from .sampling import canonical_order, row_keys
 from .stats import input_scale
 
@@ -115,23 +110,21 @@ class PoissonPropagation(ClassifierMixin, BaseEstimator):
         C = len(self.classes_)
         # the rows in content order: the graph, the solve and the scores do not depend on the
         # order of the rows
-        order = canonical_order(row_keys(X), y_enc)
-        unsort = np.empty_like(order)
-        unsort[order] = np.arange(len(order))
-        Xs, ys = X[order], y_enc[order]
-        result = poisson_scores(propagation_graph(Xs, self.n_neighbors), ys, C, tol=self.tol,
-                                max_iter=self.max_iter)
+        P, confidence, result = propagate(X, y_enc, C, n_neighbors=self.n_neighbors,
+                                          tol=self.tol, max_iter=self.max_iter)
         if result.residual > self.tol:
             warnings.warn(f"{type(self).__name__}: the solve stopped at max_iter={self.max_iter} "
                           f"with relative residual {result.residual:.2g} > tol={self.tol}; "
                           "raise max_iter.", ConvergenceWarning, stacklevel=2)
-        P, confidence = scores_to_distributions(result, Xs, ys, C)
-        self.scores_ = result.scores[unsort]
-        self.label_distributions_ = P[unsort]
-        self.confidence_ = confidence[unsort]
+        self.scores_ = result.scores
+        self.label_distributions_ = P
+        self.confidence_ = confidence
         self.transduction_ = self.classes_[np.argmax(self.label_distributions_, axis=1)]
         self.n_iter_ = int(result.n_iter)
-        self._X, self._P = Xs, P
+        # new samples are placed among the training rows in content order: ties of their
+        # neighbour search do not follow the order of the training rows
+        order = canonical_order(row_keys(X), y_enc)
+        self._X, self._P = X[order], P[order]
         return self
 
     def _neighbour_distributions(self, X):

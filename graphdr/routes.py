@@ -190,7 +190,17 @@ SMOOTHING_DOC = """    smoothing : 'auto' or float, default='auto'
         labelled samples, in closed form (:func:`graphdr.tuning.press_smoothing`). With every
         sample labelled the fit is the supervised one.
     smoothing_neighbors : int, default=10
-        Neighbours per sample of the smoothness graph (unlabelled samples only)."""
+        Neighbours per sample of the smoothness graph (unlabelled samples only).
+    unlabelled : {'auto', 'smooth', 'propagate'}, default='auto'
+        How the unlabelled samples (-1) are used. 'smooth': the smoothness term above.
+        'propagate': their classes propagated over the 10-nearest-neighbour graph of all
+        samples (Poisson learning, :class:`graphdr.PoissonPropagation`), then the fit of
+        every sample as labelled (the fully labelled route, fast). 'auto': 'propagate' when
+        propagation labels held-out labelled samples better than their nearest labelled
+        sample does, by a sign test over stratified folds
+        (:func:`graphdr.propagation.held_out_comparison`), else 'smooth'. ``unlabelled_``
+        records the choice and ``unlabelled_results_`` the comparison. With every sample
+        labelled it has no effect."""
 
 #: values of the ``scaling`` parameter of the discriminant estimators
 SCALINGS = ("within", "total", "none")

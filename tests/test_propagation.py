@@ -181,3 +181,110 @@ def test_too_few_iterations_warn():
     few = np.where(np.arange(100) < 9, y, -1)
     with pytest.warns(ConvergenceWarning, match="max_iter=2"):
         graphdr.PoissonPropagation(max_iter=2).fit(X, few)
+
+
+# ----- the estimators' use of propagation (unlabelled='auto'|'smooth'|'propagate') ---------
+PROPAGATING = ["LDA", "LQMI", "KernelLDA", "KQMI", "MFA", "LDE", "LFDA", "SemiLFDA"]
+
+
+def _moons(n=300, labels_per_class=2, seed=0):
+    """Two interleaved half-moons with a few labels: their nearest labelled sample misleads,
+    the graph does not."""
+    from sklearn.datasets import make_moons
+
+    X, y = make_moons(n, noise=0.06, random_state=seed)
+    X = np.hstack([X, 0.05 * np.random.default_rng(seed).normal(size=(n, 2))])
+    few = np.full(n, -1)
+    for c in (0, 1):
+        members = np.flatnonzero(y == c)
+        few[members[np.argsort(X[members, 0])[:: len(members) // labels_per_class][
+            :labels_per_class]]] = c
+    return X, y, few
+
+
+@pytest.mark.parametrize("name", PROPAGATING)
+def test_propagate_is_the_fit_of_the_propagated_labels(name):
+    X, _, few = _moons(labels_per_class=3)
+    est = getattr(graphdr, name)(unlabelled="propagate").fit(X, few)
+    labels = graphdr.PoissonPropagation().fit(X, few).transduction_
+    plain = getattr(graphdr, name)().fit(X, labels)  # every sample labelled
+    np.testing.assert_array_equal(est.transform(X), plain.transform(X))
+    assert est.unlabelled_ == "propagate" and "unlabelled_results_" not in est.__dict__
+
+
+def _circles(labels_per_class=4, seed=0):
+    """Two concentric circles, a few labels evenly round each: a held-out sample's nearest
+    labelled sample is often on the other circle, its graph neighbours are on its own."""
+    from sklearn.datasets import make_circles
+
+    X, y = make_circles(400, noise=0.03, factor=0.4, random_state=seed)
+    X = np.hstack([X, 0.02 * np.random.default_rng(seed).normal(size=(400, 2))])
+    few = np.full(400, -1)
+    for c in (0, 1):
+        members = np.flatnonzero(y == c)
+        round_ = members[np.argsort(np.arctan2(X[members, 1], X[members, 0]))]
+        few[round_[:: len(round_) // labels_per_class][:labels_per_class]] = c
+    return X, y, few
+
+
+@pytest.mark.parametrize("name", ["LDA", "KernelLDA", "LFDA"])
+def test_auto_propagates_where_the_graph_knows_more_than_the_nearest_label(name):
+    X, y, few = _circles()
+    est = getattr(graphdr, name)().fit(X, few)
+    assert est.unlabelled_ == "propagate", est.unlabelled_results_
+    # labels that do not follow the data's neighbourhoods: propagation is no better
+    rng = np.random.default_rng(1)
+    noise = rng.normal(size=(300, 4))
+    labels = np.where(rng.uniform(size=300) < 0.1, rng.integers(0, 2, 300), -1)
+    other = getattr(graphdr, name)().fit(noise, labels)
+    assert other.unlabelled_ == "smooth" and not other.unlabelled_results_["better"]
+    # row order: the same choice and the same comparison
+    perm = rng.permutation(400)
+    again = getattr(graphdr, name)().fit(X[perm], few[perm])
+    assert again.unlabelled_results_ == est.unlabelled_results_
+
+
+def test_held_out_comparison_counts_as_a_direct_computation():
+    """b and c recomputed fold by fold with PoissonPropagation and a 1-NN classifier."""
+    from sklearn.neighbors import KNeighborsClassifier
+
+    from graphdr.propagation import held_out_comparison
+    from graphdr.sampling import row_keys, stratified_folds
+
+    X, y, few = _moons(labels_per_class=6, seed=2)
+    got = held_out_comparison(X, few, 2)
+    lab = np.flatnonzero(few >= 0)
+    b = c = 0
+    for train, test in stratified_folds(few[lab], got["n_folds"], row_keys(X[lab])):
+        hidden = few.copy()
+        hidden[lab[test]] = -1
+        prop = graphdr.PoissonPropagation().fit(X, hidden).transduction_[lab[test]]
+        near = KNeighborsClassifier(1).fit(X[lab[train]], few[lab[train]]).predict(X[lab[test]])
+        truth = few[lab[test]]
+        b += int(np.sum((prop == truth) & (near != truth)))
+        c += int(np.sum((prop != truth) & (near == truth)))
+    assert (got["b"], got["c"]) == (b, c) and got["n_held_out"] == len(lab)
+    assert got["better"] == (b - c > np.sqrt(b + c))
+
+
+@pytest.mark.parametrize("name", PROPAGATING)
+def test_every_sample_labelled_ignores_unlabelled(name):
+    X, y, _ = _moons()
+    a = getattr(graphdr, name)(unlabelled="propagate").fit(X, y)
+    b = getattr(graphdr, name)(unlabelled="smooth").fit(X, y)
+    np.testing.assert_array_equal(a.transform(X), b.transform(X))
+    assert a.unlabelled_ is None
+
+
+def test_precomputed_kernels_cannot_propagate():
+    X, _, few = _moons()
+    K = X @ X.T
+    with pytest.raises(ValueError, match="unlabelled='propagate' needs the samples' features"):
+        graphdr.KernelLDA(kernel="precomputed", unlabelled="propagate").fit(K, few)
+    assert graphdr.KernelLDA(kernel="precomputed").fit(K, few).unlabelled_ == "smooth"
+
+
+def test_invalid_unlabelled_is_refused():
+    X, _, few = _moons()
+    with pytest.raises(ValueError, match=r"unlabelled must be one of \['auto', 'propagate'"):
+        graphdr.LDA(unlabelled="both").fit(X, few)

@@ -51,7 +51,12 @@ from .fitting import (
     select_linear_reg,
     statistics_and_reg,
 )
-from .semi import partially_labelled, semi_supervised_reg, solve_partially_labelled
+from .semi import (
+    partially_labelled,
+    semi_supervised_reg,
+    solve_partially_labelled,
+    use_unlabelled,
+)
 
 
 class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -188,7 +193,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             check_option(self.scaling, "scaling", set(SCALINGS))
         if not self._is_kernel():
             check_linear_reg(self)
-        data = self._training_data(X, y)
+        data = self._training_data(X, use_unlabelled(self, X, y))
         if self._is_kernel():
             select_kernel(self, data.labelled())
         if "smoothing" in self.get_params(deep=False):

@@ -31,11 +31,19 @@ independent of the row order. With every sample labelled the term is absent
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
+from sklearn.utils.validation import check_array, column_or_1d
 
 from .. import graphs as _graphs
-from .._validation import unlabelled_mask
+from .._validation import (
+    check_label_values,
+    check_labels,
+    dense_for_semi_supervised,
+    unlabelled_mask,
+)
+from ..propagation import held_out_comparison, propagate
 from ..routes import relative_ridge, solve_graph_problem
-from ..stats import is_dask_array
+from ..stats import input_scale, is_dask_array
 from ..tuning import press_smoothing
 from .fitting import select_linear_reg, wants_press_ridge
 
@@ -46,6 +54,44 @@ def partially_labelled(est, y):
     if y is None or is_dask_array(y) or not est._accepts_unlabelled():
         return False
     return bool(np.any(unlabelled_mask(np.asarray(y))))
+
+
+def use_unlabelled(est, X, y):
+    """The labels a semi-supervised fit goes on with (the estimator's ``unlabelled``
+    parameter, :data:`graphdr.routes.SMOOTHING_DOC`): ``y`` itself ('smooth', or every
+    sample labelled), or ``y`` with the unlabelled samples' propagated classes ('propagate',
+    or 'auto' when :func:`graphdr.propagation.held_out_comparison` says propagation beats the
+    nearest labelled sample). Sets ``unlabelled_`` (None when every sample is labelled) and,
+    for 'auto', ``unlabelled_results_``."""
+    if "unlabelled" not in est.get_params(deep=False):
+        return y
+    est.__dict__.pop("unlabelled_results_", None)
+    est.unlabelled_ = None
+    if not partially_labelled(est, y) or is_dask_array(X):
+        return y  # (a lazy fit refuses unlabelled samples with its own message)
+    name = type(est).__name__
+    choice = est.unlabelled
+    if est._is_kernel() and est.kernel == "precomputed":
+        if choice == "propagate":
+            raise ValueError(f"{name}: unlabelled='propagate' needs the samples' features to "
+                             "build their neighbour graph, not kernel='precomputed'.")
+        est.unlabelled_ = "smooth"
+        return y
+    check_label_values(y, name)
+    X = check_array(X, accept_sparse="csr", dtype=np.float64)
+    y = column_or_1d(y)
+    if sp.issparse(X):
+        X = dense_for_semi_supervised(X, name)
+    classes, y_enc, _ = check_labels(y, min_classes=2, method=name, unlabelled="allow")
+    X = X / input_scale(X)  # distances of data near 1e300 or 1e-300 as at unit scale
+    if choice == "auto":
+        est.unlabelled_results_ = held_out_comparison(X, y_enc, len(classes))
+        choice = "propagate" if est.unlabelled_results_["better"] else "smooth"
+    est.unlabelled_ = choice
+    if choice == "smooth":
+        return y
+    P, _, _ = propagate(X, y_enc, len(classes))
+    return classes[np.argmax(P, axis=1)]  # a labelled sample keeps its label
 
 
 def solve_partially_labelled(est, space, data, problem, reg):

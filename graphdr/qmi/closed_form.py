@@ -139,12 +139,13 @@ class LQMI(_QMIClosedForm, _BaseGraphEmbedding):
     _auto_linear_reg = True
 
     def __init__(self, n_components=None, *, reg="auto", scaling="within", smoothing="auto",
-                 smoothing_neighbors=10, rank_tol=None):
+                 smoothing_neighbors=10, unlabelled="auto", rank_tol=None):
         self.n_components = n_components
         self.reg = reg
         self.scaling = scaling
         self.smoothing = smoothing
         self.smoothing_neighbors = smoothing_neighbors
+        self.unlabelled = unlabelled
         self.rank_tol = rank_tol
 
 
@@ -297,7 +298,7 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
         self, n_components=None, *, kernel="rbf", gamma="auto", degree=3, coef0=1.0,
         kernel_params=None, solver="auto", reg="auto", scaling="within", approximation="auto",
         n_landmarks=500, random_state=None, n_jobs=None, smoothing="auto",
-        smoothing_neighbors=10, rank_tol=None,
+        smoothing_neighbors=10, unlabelled="auto", rank_tol=None,
     ):
         self.n_components = n_components
         self.kernel = kernel
@@ -314,6 +315,7 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
         self.n_jobs = n_jobs
         self.smoothing = smoothing
         self.smoothing_neighbors = smoothing_neighbors
+        self.unlabelled = unlabelled
         self.rank_tol = rank_tol
 
     def _check_params(self):
