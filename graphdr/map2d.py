@@ -98,16 +98,37 @@ def write_map(model, y, out, *, title=None, ids=None, hover=None, label_name="la
     files = map_files(out)
     y = column_or_1d(y)  # a column vector, as fit accepts it
     title = title or f"DEEMap of {len(model.embedding_)} samples, {len(model.classes_)} classes"
+    propagated = propagated_columns(model, y)
+    if propagated:  # each unlabelled sample's propagated class and confidence, on hover
+        hover = {**(hover or {}), **propagated}
     page = fitted_map_page(model, y, title=title, ids=ids, hover=hover, label_name=label_name,
                            csv_name=files["csv"].name, id_name=id_name)
     with OutputSet() as outputs:
         with atomic_open(outputs.path(files["html"]), "w", encoding="utf-8") as fh:
             fh.write(page)
-        write_map_csv(outputs.path(files["csv"]), model.embedding_, y, ids)
+        write_map_csv(outputs.path(files["csv"]), model.embedding_, y, ids, extra=propagated)
         if png:
             _save_png(model, y, outputs.path(files["png"]), title)
         outputs.commit()
     return files
+
+
+def propagated_columns(model, y):
+    """For a map with unlabelled samples (-1): ``{'propagated class': ..., 'confidence':
+    ...}``, text columns that give each unlabelled sample the class Poisson learning
+    propagates to it over the map's scaled features (:class:`graphdr.PoissonPropagation`)
+    and its confidence (empty for a labelled sample); else an empty dict."""
+    y = column_or_1d(y)
+    unlabelled = unlabelled_mask(y)
+    if not unlabelled.any():
+        return {}
+    from .poisson import PoissonPropagation
+
+    prop = PoissonPropagation().fit(model._training_features(), y)
+    return {"propagated class": [str(c) if u else "" for c, u in
+                                 zip(prop.transduction_.tolist(), unlabelled)],
+            "confidence": [f"{v:.2f}" if u else "" for v, u in
+                           zip(prop.confidence_.tolist(), unlabelled)]}
 
 
 def _short(name, width=32):

@@ -102,8 +102,9 @@ def _text(values):
     return ["" if v is None else str(v) for v in values]
 
 
-def write_map_csv(path, embedding, labels, ids=None):
-    """The map as CSV: ``id,label,x,y`` (ids default to the row numbers, from 0).
+def write_map_csv(path, embedding, labels, ids=None, extra=None):
+    """The map as CSV: ``id,label,x,y`` (ids default to the row numbers, from 0), then the
+    ``extra`` columns (a dict of name -> one text per sample) in their order.
 
     A text cell that a spreadsheet would read as a formula (it begins with ``= + - @``) is
     written with a leading ``'`` (:func:`graphdr._outputs.spreadsheet_safe`); the page shows
@@ -112,10 +113,11 @@ def write_map_csv(path, embedding, labels, ids=None):
     ids = _text(ids) if ids is not None else [str(i) for i in range(len(Y))]
     with atomic_open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh, lineterminator="\n")
-        w.writerow(["id", "label", "x", "y"])
-        for i, lab, (a, b) in zip(ids, _text(labels), Y):
+        extra = {k: _text(v) for k, v in (extra or {}).items()}
+        w.writerow(["id", "label", "x", "y"] + [spreadsheet_safe(k) for k in extra])
+        for r, (i, lab, (a, b)) in enumerate(zip(ids, _text(labels), Y)):
             w.writerow([spreadsheet_safe(i), spreadsheet_safe(lab), repr(float(a)),
-                        repr(float(b))])
+                        repr(float(b))] + [spreadsheet_safe(v[r]) for v in extra.values()])
     return Path(path)
 
 

@@ -450,6 +450,12 @@ def test_map_draws_rows_labelled_minus_one_or_empty_as_unlabelled(tmp_path, caps
         # the hidden samples land among their blob's labelled samples
         d = np.sum((Y[hidden][:, None] - Y[~hidden][None]) ** 2, axis=-1)
         assert np.mean(y[~hidden][np.argmin(d, axis=1)] == y[hidden]) > 0.95
+        # each hidden sample's propagated class and confidence: in the CSV and on hover
+        assert [r["propagated class"] == "" for r in rows] == list(~hidden)
+        propagated = np.array([r["propagated class"] for r in rows])[hidden]
+        assert np.mean(propagated == y[hidden]) > 0.95
+        assert all(0 <= float(r["confidence"]) <= 1 for r in rows if r["confidence"])
+        assert '"propagated class"' in page
 
 
 def test_map_needs_two_labelled_classes_before_the_fit(tmp_path, capsys, no_fit):
@@ -594,3 +600,13 @@ def test_list_methods_names_lfda_and_self(capsys):
     assert main(["list", "methods"]) == 0
     out = capsys.readouterr().out
     assert "\nlfda " in out and "\nsemi-lfda " in out
+
+
+def test_label_fraction_reports_the_propagations_own_error(tmp_path, capsys):
+    code, err = run(["bench", "--protocol", "demo", "-d", "wine", "-m", "lda,poisson",
+                     "--folds", "2", "--label-fraction", "0.1", "--out", str(tmp_path / "r"),
+                     "--no-plots", "--no-html", "--no-timing"], capsys)
+    assert code == 0, err
+    rows = list(csv.DictReader(open(tmp_path / "r" / "results.csv")))
+    own = [r for r in rows if r["method"] == "poisson" and r["classifier"] == "own"]
+    assert len(own) == 2 and all(float(r["error"]) < 0.5 for r in own)

@@ -213,6 +213,7 @@ register("mkl-lda", "graphdr.multiview:MKLDR", label="MKL-LDA", kind="multiview"
 register("kfd-voting", "graphdr.multiview:KFDVoting", label="KFD-Voting", kind="multiview", max_dims="classes", nested=False, predicts=True, description="vote of per-view KFD + 1-NN classifiers (paper 001 baseline)")
 register("kfd-samme", "graphdr.multiview:KFDSAMME", label="KFD-SAMME", kind="multiview", max_dims="classes", nested=False, predicts=True, description="SAMME boosting of per-view KFD classifiers (paper 001 baseline)")
 register("mkl-lde", "graphdr.multiview:MKLDR", label="MKL-LDE", kind="multiview", max_dims="samples", params=dict(graph="lde"), description="MKL-DR over LDE (paper 001)")
+register("poisson", "graphdr.poisson:PoissonPropagation", label="Poisson", kind="reference", max_dims=1, nested=False, predicts=True, aliases=("poisson-propagation",), description="Poisson learning: the labels propagated over the kNN graph of all samples (a classifier: its own test error, with --label-fraction the propagation's)")
 register("kfd-average", "graphdr.bench.baselines:AverageKernelLDA", label="KFD-Average", kind="multiview", max_dims="classes", aliases=("kfd-uniform",), description="kernel LDA on the equal-weight average of the base kernels (MKL-DR's baseline, paper 001)")
 # fmt: on
 
