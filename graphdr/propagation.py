@@ -39,10 +39,10 @@ from scipy.sparse.csgraph import connected_components
 from sklearn.neighbors import NearestNeighbors
 
 from .knn import _search_groups
-from .sampling import canonical_order, row_keys, stratified_folds
+from .sampling import canonical_order, row_keys
 
 __all__ = ["propagation_graph", "poisson_scores", "scores_to_distributions", "PoissonResult",
-           "propagate", "held_out_comparison"]
+           "propagate"]
 
 #: a sample's width is at least this fraction of the largest width (duplicate rows)
 WIDTH_FLOOR = 1e-12
@@ -187,60 +187,6 @@ def propagate(X, y_encoded, n_classes, *, n_neighbors=10, tol=1e-6, max_iter=200
     result.scores = result.scores[unsort]
     result.components, result.informed = result.components[unsort], result.informed[unsort]
     return P[unsort], confidence[unsort], result
-
-
-def held_out_comparison(X, y_encoded, n_classes, *, n_neighbors=10, n_folds=5):
-    r"""Whether propagation labels held-out labelled samples better than their nearest
-    labelled sample does.
-
-    The labelled samples are dealt to ``min(n_folds, smallest class size)`` stratified folds
-    by content (:func:`graphdr.sampling.stratified_folds`); each fold's labels are hidden in
-    turn, propagated from the others over the graph of every sample (built once), and the
-    held-out samples are also given the class of their nearest other labelled sample (1-NN in
-    ``X``). With :math:`b` the held-out samples that propagation gets right and 1-NN wrong,
-    and :math:`c` the reverse, propagation wins when :math:`b - c > \sqrt{b + c}` (a sign
-    test at one standard deviation: a few lucky samples do not decide it).
-
-    Returns a dict: ``better`` (bool), ``b``, ``c``, ``n_held_out``, ``n_folds``,
-    ``propagation_accuracy`` and ``nearest_accuracy`` on the held-out samples. Fewer than two
-    labelled samples in some class: ``better`` False and ``n_folds`` 0.
-    """
-    X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(y_encoded)
-    labelled = np.flatnonzero(y >= 0)
-    sizes = np.bincount(y[labelled], minlength=n_classes)
-    k = int(min(n_folds, sizes[sizes > 0].min())) if labelled.size else 0
-    out = dict(better=False, b=0, c=0, n_held_out=0, n_folds=0, propagation_accuracy=np.nan,
-               nearest_accuracy=np.nan)
-    if k < 2:
-        return out
-    keys = row_keys(X)
-    order = canonical_order(keys, y)
-    unsort = np.empty_like(order)
-    unsort[order] = np.arange(len(order))
-    Xs, ys = X[order], y[order]
-    W = propagation_graph(Xs, n_neighbors)
-    lab_sorted = np.flatnonzero(ys >= 0)
-    right_p = right_n = 0
-    for train, test in stratified_folds(ys[lab_sorted], k, keys[order][lab_sorted]):
-        held, kept = lab_sorted[test], lab_sorted[train]
-        y_fold = ys.copy()
-        y_fold[held] = -1
-        P, _ = scores_to_distributions(poisson_scores(W, y_fold, n_classes), Xs, y_fold,
-                                       n_classes)
-        by_propagation = P[held].argmax(axis=1) == ys[held]
-        nearest = NearestNeighbors(n_neighbors=1).fit(Xs[kept]).kneighbors(
-            Xs[held], return_distance=False)[:, 0]
-        by_nearest = ys[kept][nearest] == ys[held]
-        out["b"] += int(np.sum(by_propagation & ~by_nearest))
-        out["c"] += int(np.sum(~by_propagation & by_nearest))
-        right_p += int(by_propagation.sum())
-        right_n += int(by_nearest.sum())
-        out["n_held_out"] += len(held)
-    n = out["n_held_out"]
-    out.update(n_folds=k, propagation_accuracy=right_p / n, nearest_accuracy=right_n / n)
-    out["better"] = bool(out["b"] - out["c"] > np.sqrt(out["b"] + out["c"]))
-    return out
 
 
 def scores_to_distributions(result, X, y_encoded, n_classes):

@@ -196,9 +196,9 @@ SMOOTHING_DOC = """    smoothing : 'auto' or float, default='auto'
         'propagate': their classes propagated over the 10-nearest-neighbour graph of all
         samples (Poisson learning, :class:`graphdr.PoissonPropagation`), then the fit of
         every sample as labelled (the fully labelled route, fast). 'auto': 'propagate' when
-        propagation labels held-out labelled samples better than their nearest labelled
-        sample does, by a sign test over stratified folds
-        (:func:`graphdr.propagation.held_out_comparison`), else 'smooth'. ``unlabelled_``
+        the estimator fitted on the propagated classes places held-out labelled samples
+        better than with the smoothness term, by a sign test over three stratified folds
+        (:func:`graphdr.base.semi.compare_unlabelled_uses`), else 'smooth'. ``unlabelled_``
         records the choice and ``unlabelled_results_`` the comparison. With every sample
         labelled it has no effect."""
 

@@ -41,8 +41,9 @@ from .._validation import (
     dense_for_semi_supervised,
     unlabelled_mask,
 )
-from ..propagation import held_out_comparison, propagate
+from ..propagation import propagate
 from ..routes import relative_ridge, solve_graph_problem
+from ..sampling import row_keys, stratified_folds
 from ..stats import input_scale, is_dask_array
 from ..tuning import press_smoothing
 from .fitting import select_linear_reg, wants_press_ridge
@@ -83,15 +84,80 @@ def use_unlabelled(est, X, y):
     if sp.issparse(X):
         X = dense_for_semi_supervised(X, name)
     classes, y_enc, _ = check_labels(y, min_classes=2, method=name, unlabelled="allow")
-    X = X / input_scale(X)  # distances of data near 1e300 or 1e-300 as at unit scale
+    scaled = X / input_scale(X)  # distances of data near 1e300 or 1e-300 as at unit scale
     if choice == "auto":
-        est.unlabelled_results_ = held_out_comparison(X, y_enc, len(classes))
+        est.unlabelled_results_ = compare_unlabelled_uses(est, X, scaled, y_enc, classes)
         choice = "propagate" if est.unlabelled_results_["better"] else "smooth"
     est.unlabelled_ = choice
     if choice == "smooth":
         return y
-    P, _, _ = propagate(X, y_enc, len(classes))
+    P, _, _ = propagate(scaled, y_enc, len(classes))
     return classes[np.argmax(P, axis=1)]  # a labelled sample keeps its label
+
+
+def _labels_of(classes, codes):
+    """The labels of class indices ``codes``, -1 (``'-1'`` among text) where negative."""
+    if classes.dtype.kind in "iuf":
+        return np.where(codes >= 0, classes[np.maximum(codes, 0)], -1)
+    out = classes[np.maximum(codes, 0)].astype(object)
+    out[codes < 0] = "-1"
+    return out
+
+
+#: folds of the labelled samples in the choice between the two uses of the unlabelled ones
+CHOICE_FOLDS = 3
+
+
+def compare_unlabelled_uses(est, X, scaled, y_enc, classes, n_folds=CHOICE_FOLDS):
+    r"""Whether ``est`` fitted on the propagated classes places held-out labelled samples
+    better than ``est`` with its smoothness term.
+
+    The labelled samples are dealt to ``min(n_folds, smallest class size)`` stratified folds
+    by content (:func:`graphdr.sampling.stratified_folds`). For each fold, its labels are
+    hidden (-1) and the estimator is fitted twice on every sample: with the smoothness term
+    (``unlabelled='smooth'``), and on the classes propagated from the other labels
+    (:func:`graphdr.propagation.propagate`); each held-out sample is classified by its nearest
+    other labelled sample in each embedding. With :math:`b` the held-out samples the
+    propagated fit gets right and the smoothed one wrong, and :math:`c` the reverse,
+    propagation wins when :math:`b - c > \sqrt{b + c}` (a sign test at one standard
+    deviation: a few lucky samples do not decide it, and ties keep the smoothness term).
+
+    Returns a dict: ``better``, ``b``, ``c``, ``n_held_out``, ``n_folds``, and the held-out
+    errors ``propagate_error`` and ``smooth_error``. Fewer than two labelled samples in some
+    class: ``better`` False, ``n_folds`` 0.
+    """
+    from sklearn.base import clone
+    from sklearn.neighbors import KNeighborsClassifier
+
+    labelled = np.flatnonzero(y_enc >= 0)
+    sizes = np.bincount(y_enc[labelled], minlength=len(classes))
+    k = int(min(n_folds, sizes.min()))
+    out = dict(better=False, b=0, c=0, n_held_out=0, n_folds=0, propagate_error=np.nan,
+               smooth_error=np.nan)
+    if k < 2:
+        return out
+    wrong = {"propagate": 0, "smooth": 0}
+    keys = row_keys(scaled[labelled])
+    for train, test in stratified_folds(y_enc[labelled], k, keys):
+        held, kept = labelled[test], labelled[train]
+        y_fold = y_enc.copy()
+        y_fold[held] = -1
+        P, _, _ = propagate(scaled, y_fold, len(classes))
+        right = {}
+        for use, labels in (("smooth", y_fold), ("propagate", np.argmax(P, axis=1))):
+            model = clone(est).set_params(unlabelled="smooth").fit(
+                X, _labels_of(classes, labels))
+            knn = KNeighborsClassifier(1).fit(model.transform(X[kept]), y_enc[kept])
+            right[use] = knn.predict(model.transform(X[held])) == y_enc[held]
+            wrong[use] += int(np.sum(~right[use]))
+        out["b"] += int(np.sum(right["propagate"] & ~right["smooth"]))
+        out["c"] += int(np.sum(~right["propagate"] & right["smooth"]))
+        out["n_held_out"] += len(held)
+    n = out["n_held_out"]
+    out.update(n_folds=k, propagate_error=wrong["propagate"] / n,
+               smooth_error=wrong["smooth"] / n)
+    out["better"] = bool(out["b"] - out["c"] > np.sqrt(out["b"] + out["c"]))
+    return out
 
 
 def solve_partially_labelled(est, space, data, problem, reg):
