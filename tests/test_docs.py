@@ -146,4 +146,4 @@ def test_readme_statements_match_their_sources():
     assert f"{cross_val_score(model, X, y, cv=10).mean():.{len(printed) - 2}f}" == printed
     semi = (ROOT / "benchmarks" / "results" / "semi.md").read_text()
     met = len(re.findall(r"^- \w+, 5 %: best semi-supervised .*: met\.$", semi, re.M))
-    assert f"labelled rows on {met} of 10 sets" in readme
+    assert f"labelled rows at 5 % on {met} of 10 sets" in readme

@@ -309,3 +309,38 @@ def test_invalid_unlabelled_is_refused():
     X, _, few = _moons()
     with pytest.raises(ValueError, match=r"unlabelled must be one of \['auto', 'propagate'"):
         graphdr.LDA(unlabelled="both").fit(X, few)
+
+
+def test_a_propagation_that_empties_a_class_is_not_fitted(monkeypatch):
+    """Propagated classes that leave a class a single sample: 'auto' keeps the smoothness
+    term, 'propagate' says why it cannot fit."""
+    import graphdr.base.semi as semi
+
+    X, y, few = _few_digits(per_class=3, seed=1)
+    real = semi.propagate
+
+    def starving(scaled, y_enc, n_classes, **kw):
+        P, confidence, result = real(scaled, y_enc, n_classes, **kw)
+        P = P.copy()
+        P[y_enc < 0, 7] = -1.0  # class 7 keeps its labelled samples only
+        P[y_enc == 7] = np.eye(n_classes)[7]
+        P[np.flatnonzero(y_enc == 7)[1:], :] = np.eye(n_classes)[0]
+        return P, confidence, result
+
+    monkeypatch.setattr(semi, "propagate", starving)
+    assert graphdr.LDA().fit(X, few).unlabelled_ == "smooth"
+    with pytest.raises(ValueError, match="leave class 7 1 sample"):
+        graphdr.LDA(unlabelled="propagate").fit(X, few)
+
+
+def test_the_choice_on_large_data_uses_a_content_keyed_subsample(monkeypatch):
+    """Above CHOICE_MAX_SAMPLES the choice fits every labelled sample and the unlabelled ones
+    of smallest content key: the same comparison whatever the row order."""
+    import graphdr.base.semi as semi
+
+    monkeypatch.setattr(semi, "CHOICE_MAX_SAMPLES", 300)
+    X, y, few = _few_digits(per_class=3, seed=1)
+    est = graphdr.LDA().fit(X, few)
+    assert est.unlabelled_results_["n_held_out"] == 30
+    perm = np.random.default_rng(4).permutation(len(y))
+    assert graphdr.LDA().fit(X[perm], few[perm]).unlabelled_results_ == est.unlabelled_results_

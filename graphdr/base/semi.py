@@ -43,7 +43,7 @@ from .._validation import (
 )
 from ..propagation import propagate
 from ..routes import relative_ridge, solve_graph_problem
-from ..sampling import row_keys, stratified_folds
+from ..sampling import row_keys, smallest_keys, stratified_folds
 from ..stats import input_scale, is_dask_array
 from ..tuning import press_smoothing
 from .fitting import select_linear_reg, wants_press_ridge
@@ -61,9 +61,10 @@ def use_unlabelled(est, X, y):
     """The labels a semi-supervised fit goes on with (the estimator's ``unlabelled``
     parameter, :data:`graphdr.routes.SMOOTHING_DOC`): ``y`` itself ('smooth', or every
     sample labelled), or ``y`` with the unlabelled samples' propagated classes ('propagate',
-    or 'auto' when :func:`graphdr.propagation.held_out_comparison` says propagation beats the
-    nearest labelled sample). Sets ``unlabelled_`` (None when every sample is labelled) and,
-    for 'auto', ``unlabelled_results_``."""
+    or 'auto' when :func:`compare_unlabelled_uses` says the estimator places held-out labels
+    better so; not when the propagation leaves a class a single sample). Sets
+    ``unlabelled_`` (None when every sample is labelled) and, for 'auto',
+    ``unlabelled_results_``."""
     if "unlabelled" not in est.get_params(deep=False):
         return y
     est.__dict__.pop("unlabelled_results_", None)
@@ -88,11 +89,22 @@ def use_unlabelled(est, X, y):
     if choice == "auto":
         est.unlabelled_results_ = compare_unlabelled_uses(est, X, scaled, y_enc, classes)
         choice = "propagate" if est.unlabelled_results_["better"] else "smooth"
+    if choice == "propagate":
+        P, _, _ = propagate(scaled, y_enc, len(classes))
+        propagated = np.argmax(P, axis=1)  # a labelled sample keeps its label
+        sizes = np.bincount(propagated, minlength=len(classes))
+        if sizes.min() < 2 and est.unlabelled == "propagate":
+            raise ValueError(
+                f"{name}: the propagated classes leave class {classes[np.argmin(sizes)]} "
+                f"{int(sizes.min())} sample(s); pass unlabelled='smooth' (or 'auto'), or label "
+                "more samples of that class.")
+        if sizes.min() < 2:
+            choice = "smooth"  # the propagation left a class one sample: not to be fitted
+        else:
+            est.unlabelled_ = choice
+            return classes[propagated]
     est.unlabelled_ = choice
-    if choice == "smooth":
-        return y
-    P, _, _ = propagate(scaled, y_enc, len(classes))
-    return classes[np.argmax(P, axis=1)]  # a labelled sample keeps its label
+    return y
 
 
 def _labels_of(classes, codes):
@@ -106,6 +118,9 @@ def _labels_of(classes, codes):
 
 #: folds of the labelled samples in the choice between the two uses of the unlabelled ones
 CHOICE_FOLDS = 3
+#: the choice's fits use every labelled sample and unlabelled ones up to this many in all
+#: (chosen by content): the choice costs a few fits of this size, whatever ``n``
+CHOICE_MAX_SAMPLES = 2000
 
 
 def compare_unlabelled_uses(est, X, scaled, y_enc, classes, n_folds=CHOICE_FOLDS):
@@ -114,7 +129,8 @@ def compare_unlabelled_uses(est, X, scaled, y_enc, classes, n_folds=CHOICE_FOLDS
 
     The labelled samples are dealt to ``min(n_folds, smallest class size)`` stratified folds
     by content (:func:`graphdr.sampling.stratified_folds`). For each fold, its labels are
-    hidden (-1) and the estimator is fitted twice on every sample: with the smoothness term
+    hidden (-1) and the estimator is fitted twice on every sample (every labelled one, and
+    unlabelled ones of smallest content key up to :data:`CHOICE_MAX_SAMPLES` in all): with the smoothness term
     (``unlabelled='smooth'``), and on the classes propagated from the other labels
     (:func:`graphdr.propagation.propagate`); each held-out sample is classified by its nearest
     other labelled sample in each embedding. With :math:`b` the held-out samples the
@@ -136,6 +152,14 @@ def compare_unlabelled_uses(est, X, scaled, y_enc, classes, n_folds=CHOICE_FOLDS
                smooth_error=np.nan)
     if k < 2:
         return out
+    if len(y_enc) > max(CHOICE_MAX_SAMPLES, len(labelled)):
+        # every labelled sample, and the unlabelled ones of smallest content key
+        unlabelled = np.flatnonzero(y_enc < 0)
+        picked = unlabelled[smallest_keys(row_keys(scaled[unlabelled]),
+                                          CHOICE_MAX_SAMPLES - len(labelled))]
+        rows = np.sort(np.concatenate([labelled, picked]))
+        X, scaled, y_enc = X[rows], scaled[rows], y_enc[rows]
+        labelled = np.flatnonzero(y_enc >= 0)
     wrong = {"propagate": 0, "smooth": 0}
     keys = row_keys(scaled[labelled])
     for train, test in stratified_folds(y_enc[labelled], k, keys):
@@ -145,10 +169,14 @@ def compare_unlabelled_uses(est, X, scaled, y_enc, classes, n_folds=CHOICE_FOLDS
         P, _, _ = propagate(scaled, y_fold, len(classes))
         right = {}
         for use, labels in (("smooth", y_fold), ("propagate", np.argmax(P, axis=1))):
-            model = clone(est).set_params(unlabelled="smooth").fit(
-                X, _labels_of(classes, labels))
-            knn = KNeighborsClassifier(1).fit(model.transform(X[kept]), y_enc[kept])
-            right[use] = knn.predict(model.transform(X[held])) == y_enc[held]
+            try:
+                model = clone(est).set_params(unlabelled="smooth").fit(
+                    X, _labels_of(classes, labels))
+            except ValueError:  # e.g. a class the propagation left with one sample
+                right[use] = np.zeros(len(held), dtype=bool)
+            else:
+                knn = KNeighborsClassifier(1).fit(model.transform(X[kept]), y_enc[kept])
+                right[use] = knn.predict(model.transform(X[held])) == y_enc[held]
             wrong[use] += int(np.sum(~right[use]))
         out["b"] += int(np.sum(right["propagate"] & ~right["smooth"]))
         out["c"] += int(np.sum(~right["propagate"] & right["smooth"]))
