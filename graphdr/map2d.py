@@ -113,14 +113,21 @@ def write_map(model, y, out, *, title=None, ids=None, hover=None, label_name="la
     return files
 
 
+#: the map's propagated-class columns for at most this many rows (the propagation's exact
+#: neighbour search grows as the square of the rows; the map's own search turns approximate
+#: from this size on, :data:`graphdr.knn.APPROX_MIN_SAMPLES`)
+PROPAGATED_COLUMNS_MAX = 200_000
+
+
 def propagated_columns(model, y):
     """For a map with unlabelled samples (-1): ``{'propagated class': ..., 'confidence':
     ...}``, text columns that give each unlabelled sample the class Poisson learning
     propagates to it over the map's scaled features (:class:`graphdr.PoissonPropagation`)
-    and its confidence (empty for a labelled sample); else an empty dict."""
+    and its confidence (empty for a labelled sample); else (or above
+    :data:`PROPAGATED_COLUMNS_MAX` rows) an empty dict."""
     y = column_or_1d(y)
     unlabelled = unlabelled_mask(y)
-    if not unlabelled.any():
+    if not unlabelled.any() or len(y) > PROPAGATED_COLUMNS_MAX:
         return {}
     from .poisson import PoissonPropagation
 
