@@ -42,7 +42,7 @@ from .knn import _search_groups
 from .sampling import canonical_order, row_keys
 
 __all__ = ["propagation_graph", "poisson_scores", "scores_to_distributions", "PoissonResult",
-           "propagate"]
+           "PropagationGraph", "propagate"]
 
 #: a sample's width is at least this fraction of the largest width (duplicate rows)
 WIDTH_FLOOR = 1e-12
@@ -170,23 +170,38 @@ def _block_pcg(W, degree, B, tol, max_iter):
     return U, it, float(residual.max()) if residual.size else 0.0
 
 
+class PropagationGraph:
+    """The graph of ``X`` (:func:`propagation_graph`), its rows in content order
+    (:func:`graphdr.sampling.canonical_order`, ties of identical rows by ``y_encoded``) so that
+    nothing depends on the order of the rows: built once, it propagates any labels of the
+    same samples (:meth:`propagate`)."""
+
+    def __init__(self, X, y_encoded, n_neighbors=10):
+        X = np.asarray(X, dtype=np.float64)
+        self.order = canonical_order(row_keys(X), np.asarray(y_encoded))
+        self.unsort = np.empty_like(self.order)
+        self.unsort[self.order] = np.arange(len(self.order))
+        self.X = X[self.order]
+        self.W = propagation_graph(self.X, n_neighbors)
+
+    def propagate(self, y_encoded, n_classes, *, tol=1e-6, max_iter=2000):
+        """``(distributions, confidence, result)`` of labels ``y_encoded`` (-1: unlabelled)
+        in the caller's row order (:func:`scores_to_distributions`; ``result`` too)."""
+        ys = np.asarray(y_encoded)[self.order]
+        result = poisson_scores(self.W, ys, n_classes, tol=tol, max_iter=max_iter)
+        P, confidence = scores_to_distributions(result, self.X, ys, n_classes)
+        u = self.unsort
+        result.scores, result.components, result.informed = (
+            result.scores[u], result.components[u], result.informed[u])
+        return P[u], confidence[u], result
+
+
 def propagate(X, y_encoded, n_classes, *, n_neighbors=10, tol=1e-6, max_iter=2000):
-    """Poisson learning of ``X`` with labels ``y_encoded`` (-1: unlabelled), the rows taken in
-    content order (:func:`graphdr.sampling.canonical_order`) so that nothing depends on their
-    order. Returns ``(distributions, confidence, result)`` in the caller's row order
-    (:func:`scores_to_distributions`; ``result.scores`` too)."""
-    X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(y_encoded)
-    order = canonical_order(row_keys(X), y)
-    unsort = np.empty_like(order)
-    unsort[order] = np.arange(len(order))
-    Xs, ys = X[order], y[order]
-    result = poisson_scores(propagation_graph(Xs, n_neighbors), ys, n_classes, tol=tol,
-                            max_iter=max_iter)
-    P, confidence = scores_to_distributions(result, Xs, ys, n_classes)
-    result.scores = result.scores[unsort]
-    result.components, result.informed = result.components[unsort], result.informed[unsort]
-    return P[unsort], confidence[unsort], result
+    """Poisson learning of ``X`` with labels ``y_encoded`` (-1: unlabelled), whatever the
+    order of the rows (:class:`PropagationGraph`). Returns ``(distributions, confidence,
+    result)`` in the caller's row order."""
+    return PropagationGraph(X, y_encoded, n_neighbors).propagate(
+        y_encoded, n_classes, tol=tol, max_iter=max_iter)
 
 
 def scores_to_distributions(result, X, y_encoded, n_classes):

@@ -197,7 +197,7 @@ SMOOTHING_DOC = """    smoothing : 'auto' or float, default='auto'
         samples (Poisson learning, :class:`graphdr.PoissonPropagation`), then the fit of
         every sample as labelled (the fully labelled route, fast). 'auto': 'propagate' when
         the estimator fitted on the propagated classes places held-out labelled samples
-        better than with the smoothness term, by a sign test over three stratified folds
+        better than with the smoothness term, by a sign test over two stratified folds
         (:func:`graphdr.base.semi.compare_unlabelled_uses`), else 'smooth'. ``unlabelled_``
         records the choice and ``unlabelled_results_`` the comparison. With every sample
         labelled it has no effect."""

@@ -314,20 +314,20 @@ def test_invalid_unlabelled_is_refused():
 def test_a_propagation_that_empties_a_class_is_not_fitted(monkeypatch):
     """Propagated classes that leave a class a single sample: 'auto' keeps the smoothness
     term, 'propagate' says why it cannot fit."""
-    import graphdr.base.semi as semi
+    from graphdr.propagation import PropagationGraph
 
     X, y, few = _few_digits(per_class=3, seed=1)
-    real = semi.propagate
+    real = PropagationGraph.propagate
 
-    def starving(scaled, y_enc, n_classes, **kw):
-        P, confidence, result = real(scaled, y_enc, n_classes, **kw)
+    def starving(self, y_enc, n_classes, **kw):
+        P, confidence, result = real(self, y_enc, n_classes, **kw)
         P = P.copy()
         P[y_enc < 0, 7] = -1.0  # class 7 keeps its labelled samples only
         P[y_enc == 7] = np.eye(n_classes)[7]
         P[np.flatnonzero(y_enc == 7)[1:], :] = np.eye(n_classes)[0]
         return P, confidence, result
 
-    monkeypatch.setattr(semi, "propagate", starving)
+    monkeypatch.setattr(PropagationGraph, "propagate", starving)
     assert graphdr.LDA().fit(X, few).unlabelled_ == "smooth"
     with pytest.raises(ValueError, match="leave class 7 1 sample"):
         graphdr.LDA(unlabelled="propagate").fit(X, few)

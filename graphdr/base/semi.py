@@ -41,9 +41,10 @@ from .._validation import (
     dense_for_semi_supervised,
     unlabelled_mask,
 )
-from ..propagation import propagate
+from ..propagation import PropagationGraph
 from ..routes import relative_ridge, solve_graph_problem
 from ..sampling import row_keys, smallest_keys, stratified_folds
+from ..spaces import AUTO_EXACT_SEMI_MAX
 from ..stats import input_scale, is_dask_array
 from ..tuning import press_smoothing
 from .fitting import select_linear_reg, wants_press_ridge
@@ -86,11 +87,13 @@ def use_unlabelled(est, X, y):
         X = dense_for_semi_supervised(X, name)
     classes, y_enc, _ = check_labels(y, min_classes=2, method=name, unlabelled="allow")
     scaled = X / input_scale(X)  # distances of data near 1e300 or 1e-300 as at unit scale
+    graph = PropagationGraph(scaled, y_enc)  # the neighbour graph of every sample, once
     if choice == "auto":
-        est.unlabelled_results_ = compare_unlabelled_uses(est, X, scaled, y_enc, classes)
+        est.unlabelled_results_ = compare_unlabelled_uses(est, X, scaled, y_enc, classes,
+                                                          graph=graph)
         choice = "propagate" if est.unlabelled_results_["better"] else "smooth"
     if choice == "propagate":
-        P, _, _ = propagate(scaled, y_enc, len(classes))
+        P, _, _ = graph.propagate(y_enc, len(classes))
         propagated = np.argmax(P, axis=1)  # a labelled sample keeps its label
         sizes = np.bincount(propagated, minlength=len(classes))
         if sizes.min() < 2 and est.unlabelled == "propagate":
@@ -117,22 +120,24 @@ def _labels_of(classes, codes):
 
 
 #: folds of the labelled samples in the choice between the two uses of the unlabelled ones
-CHOICE_FOLDS = 3
+CHOICE_FOLDS = 2
 #: the choice's fits use every labelled sample and unlabelled ones up to this many in all
 #: (chosen by content): the choice costs a few fits of this size, whatever ``n``
-CHOICE_MAX_SAMPLES = 2000
+CHOICE_MAX_SAMPLES = 5000
 
 
-def compare_unlabelled_uses(est, X, scaled, y_enc, classes, n_folds=CHOICE_FOLDS):
+def compare_unlabelled_uses(est, X, scaled, y_enc, classes, n_folds=CHOICE_FOLDS, graph=None):
     r"""Whether ``est`` fitted on the propagated classes places held-out labelled samples
     better than ``est`` with its smoothness term.
 
     The labelled samples are dealt to ``min(n_folds, smallest class size)`` stratified folds
     by content (:func:`graphdr.sampling.stratified_folds`). For each fold, its labels are
     hidden (-1) and the estimator is fitted twice on every sample (every labelled one, and
-    unlabelled ones of smallest content key up to :data:`CHOICE_MAX_SAMPLES` in all): with the smoothness term
+    unlabelled ones of smallest content key up to :data:`CHOICE_MAX_SAMPLES` in all; a kernel
+    estimator with ``approximation='auto'`` in the Nystroem features above
+    :data:`graphdr.spaces.AUTO_EXACT_SEMI_MAX` samples): with the smoothness term
     (``unlabelled='smooth'``), and on the classes propagated from the other labels
-    (:func:`graphdr.propagation.propagate`); each held-out sample is classified by its nearest
+    (:class:`graphdr.propagation.PropagationGraph`); each held-out sample is classified by its nearest
     other labelled sample in each embedding. With :math:`b` the held-out samples the
     propagated fit gets right and the smoothed one wrong, and :math:`c` the reverse,
     propagation wins when :math:`b - c > \sqrt{b + c}` (a sign test at one standard
@@ -140,7 +145,8 @@ def compare_unlabelled_uses(est, X, scaled, y_enc, classes, n_folds=CHOICE_FOLDS
 
     Returns a dict: ``better``, ``b``, ``c``, ``n_held_out``, ``n_folds``, and the held-out
     errors ``propagate_error`` and ``smooth_error``. Fewer than two labelled samples in some
-    class: ``better`` False, ``n_folds`` 0.
+    class: ``better`` False, ``n_folds`` 0. ``graph``: the :class:`PropagationGraph` of
+    ``scaled`` and ``y_enc`` when already built.
     """
     from sklearn.base import clone
     from sklearn.neighbors import KNeighborsClassifier
@@ -160,18 +166,25 @@ def compare_unlabelled_uses(est, X, scaled, y_enc, classes, n_folds=CHOICE_FOLDS
         rows = np.sort(np.concatenate([labelled, picked]))
         X, scaled, y_enc = X[rows], scaled[rows], y_enc[rows]
         labelled = np.flatnonzero(y_enc >= 0)
+        graph = None
     wrong = {"propagate": 0, "smooth": 0}
     keys = row_keys(scaled[labelled])
+    trial = clone(est).set_params(unlabelled="smooth")
+    if getattr(est, "approximation", None) == "auto" and len(y_enc) > AUTO_EXACT_SEMI_MAX:
+        # both fits in the Nystroem features the partially labelled fit takes at this size:
+        # the same space for the two, and the fully labelled one without its n x n kernel
+        trial.set_params(approximation="nystroem")
+    if graph is None:
+        graph = PropagationGraph(scaled, y_enc)  # one graph for every fold's labels
     for train, test in stratified_folds(y_enc[labelled], k, keys):
         held, kept = labelled[test], labelled[train]
         y_fold = y_enc.copy()
         y_fold[held] = -1
-        P, _, _ = propagate(scaled, y_fold, len(classes))
+        P, _, _ = graph.propagate(y_fold, len(classes))
         right = {}
         for use, labels in (("smooth", y_fold), ("propagate", np.argmax(P, axis=1))):
             try:
-                model = clone(est).set_params(unlabelled="smooth").fit(
-                    X, _labels_of(classes, labels))
+                model = clone(trial).fit(X, _labels_of(classes, labels))
             except ValueError:  # e.g. a class the propagation left with one sample
                 right[use] = np.zeros(len(held), dtype=bool)
             else:
