@@ -73,8 +73,8 @@ AUTO_EXACT_EIGEN_MAX = 3_000
 #: ``approximation='auto'`` of a partially labelled fit (some ``y = -1``): its smoothness term
 #: leaves the class-structured route for dense ``n x n`` eigendecompositions (and the choice of
 #: its weight for more), so the exact kernel is kept up to this many samples only; above, the
-#: Nystroem features make it cost what the fully labelled fit costs (mnist5k, 5 % of the
-#: labels: 0.8 s and 14.3 % test error, against 15.0 % for the exact fit's minutes)
+#: Nystroem features make it cost about what the fully labelled fit costs
+#: (``benchmarks/results/semi_timing.md``; its errors: ``benchmarks/results/semi.md``)
 AUTO_EXACT_SEMI_MAX = 1_000
 
 
