@@ -147,7 +147,7 @@ def _block_pcg(W, degree, B, tol, max_iter):
     rz = np.einsum("ij,ij->j", R, Z)
     start = np.sqrt(np.maximum(rz, 0.0))
     active = start > 0
-    residual = np.zeros(B.shape[1])
+    residual = active.astype(np.float64)  # 1 before the first step (0 for a zero source)
     it = 0
     for it in range(1, max_iter + 1):
         if not active.any():

@@ -344,3 +344,11 @@ def test_the_choice_on_large_data_uses_a_content_keyed_subsample(monkeypatch):
     assert est.unlabelled_results_["n_held_out"] == 30
     perm = np.random.default_rng(4).permutation(len(y))
     assert graphdr.LDA().fit(X[perm], few[perm]).unlabelled_results_ == est.unlabelled_results_
+
+
+def test_no_step_is_not_a_solution():
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y, few = _few_digits(per_class=3)
+    with pytest.warns(ConvergenceWarning, match="max_iter=0"):
+        graphdr.PoissonPropagation(max_iter=0).fit(X, few)
