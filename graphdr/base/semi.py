@@ -80,6 +80,9 @@ def use_unlabelled(est, X, y):
                              "build their neighbour graph, not kernel='precomputed'.")
         est.unlabelled_ = "smooth"
         return y
+    if choice == "smooth":  # (also every fit of the choice's folds: no graph to build)
+        est.unlabelled_ = "smooth"
+        return y
     check_label_values(y, name)
     X = check_array(X, accept_sparse="csr", dtype=np.float64)
     y = column_or_1d(y)
