@@ -38,7 +38,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from sklearn.neighbors import NearestNeighbors
 
-from .knn import _search_groups
+from .knn import _approx_search_groups, _search_groups
 from .sampling import canonical_order, row_keys
 
 __all__ = ["propagation_graph", "poisson_scores", "scores_to_distributions", "PoissonResult",
@@ -57,20 +57,25 @@ def _self_tuned_weights(dist):
     return np.exp(-4.0 * sq / np.maximum(width, floor))
 
 
-def propagation_graph(X, n_neighbors=10):
+def propagation_graph(X, n_neighbors=10, algorithm="exact", random_state=None):
     r"""The symmetric self-tuned kNN graph of Poisson learning, sparse ``n x n``.
 
-    Each sample is joined to its ``n_neighbors`` nearest others (exact search, ties to the
-    smaller index) with weight :math:`\exp(-4 d_{ij}^2 / d_{ik}^2)`; the graph is
-    :math:`(A + A^\top) / 2`, zero diagonal. Every sample has an edge of weight at least
-    :math:`e^{-4}`.
+    Each sample is joined to its ``n_neighbors`` nearest others (``algorithm='exact'``: exact
+    search, ties to the smaller index; ``'approx'``: NN-descent with seed ``random_state``,
+    :func:`graphdr.knn._approx_search_groups`) with weight
+    :math:`\exp(-4 d_{ij}^2 / d_{ik}^2)`; the graph is :math:`(A + A^\top) / 2`, zero
+    diagonal. Every sample has an edge of weight at least :math:`e^{-4}`.
     """
     X = np.asarray(X, dtype=np.float64)
     n = X.shape[0]
     k = min(int(n_neighbors), n - 1)
     if k < 1:
         raise ValueError(f"the propagation graph needs at least 2 samples; got {n}.")
-    ((dist, idx),) = _search_groups(X, [(np.arange(n), np.arange(n), k)], "euclidean", True)
+    group = [(np.arange(n), np.arange(n), k)]
+    if algorithm == "approx":
+        ((dist, idx),) = _approx_search_groups(X, group, random_state)
+    else:
+        ((dist, idx),) = _search_groups(X, group, "euclidean", True)
     A = sp.csr_matrix((_self_tuned_weights(dist).ravel(), idx.ravel(),
                        np.arange(0, n * k + 1, k)), shape=(n, n))
     W = ((A + A.T) * 0.5).tocsr()
@@ -176,13 +181,13 @@ class PropagationGraph:
     nothing depends on the order of the rows: built once, it propagates any labels of the
     same samples (:meth:`propagate`)."""
 
-    def __init__(self, X, y_encoded, n_neighbors=10):
+    def __init__(self, X, y_encoded, n_neighbors=10, algorithm="exact", random_state=None):
         X = np.asarray(X, dtype=np.float64)
         self.order = canonical_order(row_keys(X), np.asarray(y_encoded))
         self.unsort = np.empty_like(self.order)
         self.unsort[self.order] = np.arange(len(self.order))
         self.X = X[self.order]
-        self.W = propagation_graph(self.X, n_neighbors)
+        self.W = propagation_graph(self.X, n_neighbors, algorithm, random_state)
 
     def propagate(self, y_encoded, n_classes, *, tol=1e-6, max_iter=2000):
         """``(distributions, confidence, result)`` of labels ``y_encoded`` (-1: unlabelled)

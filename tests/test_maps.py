@@ -286,7 +286,7 @@ def test_raw_wine_maps_as_well_as_standardised_wine():
 
 
 def test_the_scaling_rule_standardises_only_a_dominated_input():
-    from graphdr.neighbor.dee_map import feature_scaling
+    from graphdr.neighbor.map_input import feature_scaling
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 5))
@@ -306,7 +306,7 @@ def test_the_scaling_rule_standardises_only_a_dominated_input():
 def test_extreme_magnitudes_give_the_map_of_ordinary_ones(factor, digits_split):
     """Issue 37: X * 1e-300 collapsed every class to a point. The features are now divided by
     an exact power of two first, so that squared distances neither underflow nor overflow."""
-    from graphdr.neighbor.dee_map import feature_scaling
+    from graphdr.neighbor.map_input import feature_scaling
 
     Xtr, Xte, ytr, yte = digits_split
     option, mean, scale = feature_scaling(Xtr * factor, "auto")

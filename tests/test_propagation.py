@@ -352,3 +352,45 @@ def test_no_step_is_not_a_solution():
     X, y, few = _few_digits(per_class=3)
     with pytest.warns(ConvergenceWarning, match="max_iter=0"):
         graphdr.PoissonPropagation(max_iter=0).fit(X, few)
+
+
+# ----- the map: DEEMap's unlabelled='auto'|'smooth'|'propagate' -------------------------------
+def test_the_map_of_propagated_classes_is_the_map_of_those_labels():
+    """'propagate': the map of PoissonPropagation's classes, bit for bit; the page and
+    ``_labels`` keep the given labels (-1 stays unlabelled)."""
+    X, _, few = _moons(labels_per_class=3)
+    est = graphdr.DEEMap(unlabelled="propagate", max_iter=20).fit(X, few)
+    labels = graphdr.PoissonPropagation().fit(X, few).transduction_
+    plain = graphdr.DEEMap(max_iter=20).fit(X, labels)
+    np.testing.assert_array_equal(est.embedding_, plain.embedding_)
+    np.testing.assert_array_equal(est.transform(X[:50]), plain.transform(X[:50]))
+    assert est.unlabelled_ == "propagate"
+    np.testing.assert_array_equal(est._labels < 0, few < 0)
+    smooth = graphdr.DEEMap(unlabelled="smooth", max_iter=20).fit(X, few)
+    assert smooth.unlabelled_ == "smooth" and not np.array_equal(smooth.embedding_,
+                                                                 est.embedding_)
+
+
+def test_the_map_separates_unlabelled_digits_by_their_propagated_classes():
+    """Three labels per digit: the unlabelled digits' nearest labelled sample in the map is of
+    their class far more often with the propagated classes ('auto' takes them) than with the
+    smoothed map; a tie in the choice goes to the propagation, a clear loss does not."""
+    X, y, few = _few_digits(per_class=3, seed=1)
+    lab = few >= 0
+
+    def error(m):
+        E = m.embedding_
+        d = np.sum((E[~lab][:, None] - E[lab][None]) ** 2, axis=-1)
+        return np.mean(few[lab][np.argmin(d, axis=1)] != y[~lab])
+
+    auto = graphdr.DEEMap().fit(X, few)
+    smooth = graphdr.DEEMap(unlabelled="smooth").fit(X, few)
+    r = auto.unlabelled_results_
+    assert auto.unlabelled_ == "propagate" and r["better"] == (r["c"] - r["b"] <= np.sqrt(
+        r["b"] + r["c"]))
+    assert error(auto) < error(smooth) - 0.05, (error(auto), error(smooth))
+    rng = np.random.default_rng(1)
+    noise = rng.normal(size=(300, 4))
+    labels = np.where(rng.uniform(size=300) < 0.1, rng.integers(0, 2, 300), -1)
+    other = graphdr.DEEMap(max_iter=30).fit(noise, labels).unlabelled_results_
+    assert other["better"] == (other["c"] - other["b"] <= np.sqrt(other["b"] + other["c"]))

@@ -259,7 +259,8 @@ def _brute_partial_objective(Y, A, y, lam_diff, lam_same, tether):
 
 
 def test_map_objective_with_unlabelled_samples_is_the_pairwise_formula():
-    from graphdr.neighbor.dee_map import _MapObjective, attraction_graph
+    from graphdr.neighbor.dee_map import _MapObjective
+    from graphdr.neighbor.map_input import attraction_graph
 
     rng = np.random.default_rng(2)
     X = rng.normal(size=(40, 3))
@@ -287,7 +288,7 @@ def test_the_map_joins_unlabelled_samples_by_their_own_neighbour_count():
     unlabelled one; the graph within each class keeps ``n_neighbors``. With every sample
     labelled it does not enter at all (the same map, bit for bit)."""
     from graphdr.graphs import knn_graph, unlabelled_edges
-    from graphdr.neighbor.dee_map import attraction_graph
+    from graphdr.neighbor.map_input import attraction_graph
 
     rng = np.random.default_rng(3)
     X = rng.normal(size=(60, 3))

@@ -53,7 +53,8 @@ from .fitting import select_linear_reg, wants_press_ridge
 def partially_labelled(est, y):
     """Whether ``y`` holds unlabelled samples (-1) that ``est`` fits (then no statistics
     route: the smoothness graph needs every sample)."""
-    if y is None or is_dask_array(y) or not est._accepts_unlabelled():
+    accepts = getattr(est, "_accepts_unlabelled", None)
+    if y is None or is_dask_array(y) or (accepts is not None and not accepts()):
         return False
     return bool(np.any(unlabelled_mask(np.asarray(y))))
 
@@ -74,7 +75,7 @@ def use_unlabelled(est, X, y):
         return y  # (a lazy fit refuses unlabelled samples with its own message)
     name = type(est).__name__
     choice = est.unlabelled
-    if est._is_kernel() and est.kernel == "precomputed":
+    if getattr(est, "_is_kernel", bool)() and est.kernel == "precomputed":
         if choice == "propagate":
             raise ValueError(f"{name}: unlabelled='propagate' needs the samples' features to "
                              "build their neighbour graph, not kernel='precomputed'.")
@@ -90,7 +91,7 @@ def use_unlabelled(est, X, y):
         X = dense_for_semi_supervised(X, name)
     classes, y_enc, _ = check_labels(y, min_classes=2, method=name, unlabelled="allow")
     scaled = X / input_scale(X)  # distances of data near 1e300 or 1e-300 as at unit scale
-    graph = PropagationGraph(scaled, y_enc)  # the neighbour graph of every sample, once
+    graph = _propagation_graph(est, scaled, y_enc)  # every sample's neighbours, once
     if choice == "auto":
         est.unlabelled_results_ = compare_unlabelled_uses(est, X, scaled, y_enc, classes,
                                                           graph=graph)
@@ -111,6 +112,16 @@ def use_unlabelled(est, X, y):
             return classes[propagated]
     est.unlabelled_ = choice
     return y
+
+
+def _propagation_graph(est, scaled, y_enc):
+    """The :class:`PropagationGraph` of ``est``'s samples: its neighbour search when it has
+    one (DEEMap's ``neighbors``: NN-descent from 200,000 samples on), else exact."""
+    algorithm = "exact"
+    if "neighbors" in est.get_params(deep=False):
+        algorithm = _graphs.resolve_algorithm(est.neighbors, len(scaled))
+    return PropagationGraph(scaled, y_enc, algorithm=algorithm,
+                            random_state=getattr(est, "random_state", None))
 
 
 def _labels_of(classes, codes):
@@ -144,7 +155,11 @@ def compare_unlabelled_uses(est, X, scaled, y_enc, classes, n_folds=CHOICE_FOLDS
     other labelled sample in each embedding. With :math:`b` the held-out samples the
     propagated fit gets right and the smoothed one wrong, and :math:`c` the reverse,
     propagation wins when :math:`b - c > \sqrt{b + c}` (a sign test at one standard
-    deviation: a few lucky samples do not decide it, and ties keep the smoothness term).
+    deviation: a few lucky samples do not decide it, and ties keep the smoothness term). An
+    estimator whose class sets ``_unlabelled_ties = 'propagate'`` (:class:`graphdr.DEEMap`,
+    whose smoothed map separates unlabelled clusters poorly: ``benchmarks/results/semi.md``)
+    keeps the propagated classes unless the smoothed fit wins by the same test,
+    :math:`c - b > \sqrt{b + c}`.
 
     Returns a dict: ``better``, ``b``, ``c``, ``n_held_out``, ``n_folds``, and the held-out
     errors ``propagate_error`` and ``smooth_error``. Fewer than two labelled samples in some
@@ -173,12 +188,14 @@ def compare_unlabelled_uses(est, X, scaled, y_enc, classes, n_folds=CHOICE_FOLDS
     wrong = {"propagate": 0, "smooth": 0}
     keys = row_keys(scaled[labelled])
     trial = clone(est).set_params(unlabelled="smooth")
+    params = trial.get_params(deep=False)
+    trial.set_params(**{k: v for k, v in (("verbose", 0), ("callback", None)) if k in params})
     if getattr(est, "approximation", None) == "auto" and len(y_enc) > AUTO_EXACT_SEMI_MAX:
         # both fits in the Nystroem features the partially labelled fit takes at this size:
         # the same space for the two, and the fully labelled one without its n x n kernel
         trial.set_params(approximation="nystroem")
     if graph is None:
-        graph = PropagationGraph(scaled, y_enc)  # one graph for every fold's labels
+        graph = _propagation_graph(est, scaled, y_enc)  # one graph for every fold's labels
     for train, test in stratified_folds(y_enc[labelled], k, keys):
         held, kept = labelled[test], labelled[train]
         y_fold = y_enc.copy()
@@ -200,7 +217,11 @@ def compare_unlabelled_uses(est, X, scaled, y_enc, classes, n_folds=CHOICE_FOLDS
     n = out["n_held_out"]
     out.update(n_folds=k, propagate_error=wrong["propagate"] / n,
                smooth_error=wrong["smooth"] / n)
-    out["better"] = bool(out["b"] - out["c"] > np.sqrt(out["b"] + out["c"]))
+    margin = np.sqrt(out["b"] + out["c"])
+    if getattr(est, "_unlabelled_ties", "smooth") == "propagate":
+        out["better"] = bool(out["c"] - out["b"] <= margin)
+    else:
+        out["better"] = bool(out["b"] - out["c"] > margin)
     return out
 
 

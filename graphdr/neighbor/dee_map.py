@@ -53,13 +53,20 @@ from .._validation import (
     check_positive,
     checked_parameters,
 )
+from ..base.semi import use_unlabelled
 from ..optim import descent
 from ..sampling import canonical_order, row_keys, smallest_keys
 from ..solvers import embedding_signs
-from ..stats import power_of_two_scale
 from ._core import _DTYPES, _check_descent_params, _store_descent
 from .elastic import _sparse_preconditioner
 from .grid_field import block_fields, gaussian_field
+from .map_input import (
+    FEATURE_SCALINGS,
+    _class_order,
+    _gathered,
+    attraction_graph,
+    feature_scaling,
+)
 from .map_start import _start
 from .map_view import MapViewMixin
 from .placement import (
@@ -177,88 +184,6 @@ class _MapObjective:
         return value, grad
 
 
-def _gathered(X, rows, block=1 << 14):
-    """``X[rows]`` as a new float64 array, gathered in row blocks (no float32 copy of the
-    whole of ``X`` on the way)."""
-    out = np.empty((len(rows), X.shape[1]))
-    for a in range(0, len(rows), block):
-        out[a:a + block] = X[rows[a:a + block]]
-    return out
-
-
-def _class_order(y_enc, within=None):
-    """The rows sorted by class, unlabelled (-1) first, each class in the order ``within``
-    (indices of all rows; default: the rows' own order)."""
-    if within is None:
-        return np.argsort(y_enc, kind="stable")
-    return within[np.argsort(y_enc[within], kind="stable")]
-
-
-#: rows per block of :func:`feature_scaling`'s passes
-_SCALING_ROWS = 1 << 14
-#: 'auto' standardises when one feature holds more than this fraction of the total variance
-DOMINANT_FEATURE = 0.5
-FEATURE_SCALINGS = ("auto", "standard", "none")
-
-
-def feature_scaling(X, option):
-    r"""``(resolved, mean, scale)``: the map works on ``(X - mean) / scale``.
-
-    * ``'standard'``: each feature's mean and standard deviation (1 for a constant feature);
-    * ``'none'``: the features as given, divided by one exact power of two when ``max |X|`` lies
-      outside :math:`[2^{-64}, 2^{64}]` (:func:`graphdr.stats.power_of_two_scale`), so that
-      squared distances neither underflow nor overflow;
-    * ``'auto'``: ``'standard'`` when one feature holds more than :data:`DOMINANT_FEATURE` of
-      the total variance :math:`\sum_j \operatorname{var}(x_j)` (its units would decide every
-      distance: the neighbour graph and the placement of new samples), else ``'none'``
-      (features that share their units, such as pixels or principal components, keep their
-      relative scale, which carries information).
-
-    Computed on ``X`` divided by its power-of-two scale first: no under- or overflow at any
-    magnitude; in row blocks (memory: one block, not a copy of ``X``), summed in the rows'
-    order (:meth:`DEEMap.fit` passes its rows sorted by content: the same scaling in any row
-    order).
-    """
-    X = np.asarray(X)
-    if not np.issubdtype(X.dtype, np.floating):
-        X = X.astype(np.float64)
-    n = X.shape[0]
-    top = power_of_two_scale(max(float(X.max()), -float(X.min()))) if X.size else 1.0
-    # two passes over row blocks (float64 sums, in the rows' order): no copy of X
-    blocks = [slice(a, min(a + _SCALING_ROWS, n)) for a in range(0, n, _SCALING_ROWS)]
-    mean = np.zeros(X.shape[1])
-    for b in blocks:
-        mean += np.sum(np.asarray(X[b], dtype=np.float64) / top, axis=0)
-    mean /= max(n, 1)
-    var = np.zeros(X.shape[1])
-    for b in blocks:
-        var += np.sum((np.asarray(X[b], dtype=np.float64) / top - mean) ** 2, axis=0)
-    std = np.sqrt(var / max(n, 1))
-    if option == "auto":
-        total = float(np.sum(std**2))
-        option = "standard" if total > 0 and float(np.max(std**2)) > DOMINANT_FEATURE * total \
-            else "none"
-    if option == "standard":
-        return option, mean * top, np.where(std > 0, std, 1.0) * top
-    return option, np.zeros(X.shape[1]), np.full(X.shape[1], top)
-
-
-def attraction_graph(X, y_enc, n_neighbors, algorithm="exact", random_state=None,
-                     n_neighbors_unlabelled=None):
-    """The map's attraction graph (binary, symmetric): each labelled sample's ``n_neighbors``
-    nearest samples of its class, and, when some samples are unlabelled (-1), the edges of the
-    ``n_neighbors_unlabelled``-nearest-neighbour graph over all samples (default:
-    ``n_neighbors``) that touch an unlabelled one (exact or approximate neighbours,
-    :func:`graphdr.graphs.knn_graph`)."""
-    kw = dict(weights="binary", algorithm=algorithm, random_state=random_state)
-    A = sp.csr_matrix(_graphs.knn_graph(X, n_neighbors, y=y_enc, restrict="same", **kw))
-    if not np.any(y_enc < 0):
-        return A
-    k = n_neighbors if n_neighbors_unlabelled is None else n_neighbors_unlabelled
-    U = _graphs.unlabelled_edges(_graphs.knn_graph(X, k, **kw), y_enc)
-    return sp.csr_matrix(A.maximum(U))
-
-
 class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     r"""Supervised nonlinear 2-D map: discriminative elastic embedding of the samples themselves.
 
@@ -290,13 +215,26 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         boundary, a graph over all samples reaches the other class sooner than a graph within
         one class (``benchmarks/semi.py``, 5 % of the labels: mnist5k 28.0 % with 20, 23.4 %
         with 10).
+    unlabelled : {'auto', 'smooth', 'propagate'}, default='auto'
+        How the unlabelled samples (-1) are used. 'smooth': they join the attraction graph by
+        their ``n_neighbors_unlabelled`` neighbours and elastic embedding's same-class
+        repulsion, and no class is repelled from them. 'propagate': their classes propagated
+        over the 10-nearest-neighbour graph of all samples (Poisson learning,
+        :class:`graphdr.PoissonPropagation`), then the map of every sample as labelled
+        (``embedding_`` and the page keep the given labels). 'auto': 'propagate' when it
+        places held-out labelled samples at least as well as 'smooth' on two folds of the
+        labelled samples (:func:`graphdr.base.semi.compare_unlabelled_uses`, four maps of at
+        most 5000 samples; 'smooth' only when it wins by one standard deviation of a sign
+        test), and not when the propagation leaves a class a single sample. With every
+        sample labelled it has no effect.
     lam : float, default=1.0
         :math:`\lambda_d`, the weight of the repulsion between classes.
     lam_same : float, default=4.0
         :math:`\lambda_s`, the weight of the repulsion within a class: it spreads each class
         over its region against the pull of the ``n_neighbors`` graph.
     feature_scaling : {'auto', 'standard', 'none'}, default='auto'
-        How the features are scaled before the map sees them (:func:`feature_scaling`):
+        How the features are scaled before the map sees them
+        (:func:`graphdr.neighbor.map_input.feature_scaling`):
         ``'standard'`` standardises each feature, ``'none'`` keeps them as given, ``'auto'``
         standardises when one feature holds more than half of the total variance (features
         in different units, such as wine's proline beside its ratios), and otherwise keeps
@@ -347,6 +285,11 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         ``'auto'``: the leave-one-out error of each width of ``placement.PLACEMENT_WIDTHS``.
     feature_mean_, feature_scale_ : ndarray of shape (n_features,)
         The map works on ``(X - feature_mean_) / feature_scale_``.
+    unlabelled_ : {'smooth', 'propagate'} or None
+        How the unlabelled samples were used (None: every sample labelled).
+    unlabelled_results_ : dict
+        With ``unlabelled='auto'`` and unlabelled samples: the comparison that chose
+        (:func:`graphdr.base.semi.compare_unlabelled_uses`).
     objective_, initial_objective_ : float
         :math:`E` at the end and at the start.
     n_iter_ : int
@@ -364,11 +307,15 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     (10, 2)
     """
 
-    def __init__(self, *, n_neighbors=20, n_neighbors_unlabelled=10, lam=1.0, lam_same=4.0,
-                 feature_scaling="auto", placement_width="auto", neighbors="auto",
+    #: a tie in the choice of ``unlabelled='auto'`` goes to the propagated classes
+    _unlabelled_ties = "propagate"
+
+    def __init__(self, *, n_neighbors=20, n_neighbors_unlabelled=10, unlabelled="auto", lam=1.0,
+                 lam_same=4.0, feature_scaling="auto", placement_width="auto", neighbors="auto",
                  random_state=None, max_iter=100, tol=1e-5, verbose=0, callback=None):
         self.n_neighbors = n_neighbors
         self.n_neighbors_unlabelled = n_neighbors_unlabelled
+        self.unlabelled = unlabelled
         self.lam = lam
         self.lam_same = lam_same
         self.feature_scaling = feature_scaling
@@ -414,7 +361,10 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         # a class of one sample has no neighbours: it keeps its own place, away from the others
         self.classes_, y_enc, _ = check_labels(y, min_classes=2, method=name,
                                                unlabelled="allow")
-        C, self._labels = len(self.classes_), y_enc  # _labels: the page's (show)
+        C, self._labels = len(self.classes_), y_enc  # _labels: the page's (show): as given
+        y_fit = use_unlabelled(self, X, y)  # the propagated classes, or y itself
+        if self.unlabelled_ == "propagate":
+            y_enc = np.unique(y_fit, return_inverse=True)[1].astype(np.intp)
         self.neighbors_ = _graphs.resolve_algorithm(self.neighbors, len(X))
         # the fit runs with the rows sorted by class (each class a block of rows: views, no
         # gathers) and, within a class, by content, so that neighbour ties, the start's signs,

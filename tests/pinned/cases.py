@@ -102,7 +102,8 @@ CASES = [
     ("LDA_partial", "wine_partial", lambda: graphdr.LDA(scaling="total", reg=0.01, smoothing="auto"), False),
     ("KernelLDA_partial", "wine_partial", lambda: graphdr.KernelLDA(scaling="total", gamma=0.05, reg=1e-3, smoothing="auto"), False),
     ("LFDA_partial", "wine_partial", lambda: graphdr.LFDA(n_components=3, scaling="total", reg=0.0, smoothing=0.5), False),
-    ("DEEMap_partial", "wine_partial", lambda: graphdr.DEEMap(n_neighbors=5, n_neighbors_unlabelled=5, lam_same=1.0, max_iter=5), False),
+    ("DEEMap_partial", "wine_partial", lambda: graphdr.DEEMap(n_neighbors=5, n_neighbors_unlabelled=5, lam_same=1.0, max_iter=5, unlabelled="smooth"), False),
+    ("DEEMap_propagated", "wine_partial", lambda: graphdr.DEEMap(n_neighbors=5, lam_same=1.0, max_iter=5), False),
     ("DSNE_partial", "wine_partial", lambda: graphdr.DSNE(n_components=2, max_iter=5, random_state=0, normalization="classwise", cv=None), False),
     ("PoissonPropagation", "wine_partial", lambda: graphdr.PoissonPropagation(n_neighbors=5), False),
     ("DEE_partial", "wine_partial", lambda: graphdr.DEE(n_components=2, optimizer="ld", max_iter=5, random_state=0, lam=10.0, shrinkage=0.0, significance=None), False),
@@ -143,7 +144,7 @@ KIND = {
     "MKLDR_lda": "sdp", "MKLDR_lde": "sdp", "MKLDR_nystroem": "sdp",
     "QMIProjection": "iterative", "DEE_ld": "iterative", "DEE_fp": "iterative",
     "DSNE": "iterative", "ElasticEmbedding": "iterative", "DEEMap": "iterative",
-    "DEEMap_partial": "iterative", "DEE_partial": "iterative", "DSNE_partial": "iterative",
+    "DEEMap_partial": "iterative", "DEEMap_propagated": "iterative", "DEE_partial": "iterative", "DSNE_partial": "iterative",
     "PoissonPropagation": "iterative",
 }
 
