@@ -221,6 +221,37 @@ def targets(results, datasets):
     return lines + [""]
 
 
+#: the estimator the user guide recommends for partially labelled data
+RECOMMENDED = "KernelLDA semi"
+
+
+def summary(results, datasets, fractions=FRACTIONS):
+    """Per label fraction, how many sets meet each target: the best semi-supervised fit
+    beats every anchor; the recommended estimator (:data:`RECOMMENDED`, defaults) beats every
+    anchor; DEEMap with y = -1 at most both UMAPs and DEEMap on the labelled rows alone (ties
+    met)."""
+    lines = ["| labels | best graphdr fit beats every anchor | " + RECOMMENDED.replace(
+        " semi", "") + " (defaults) beats every anchor | DEEMap y=-1 <= both UMAPs and "
+        "DEEMap labelled |", "|---|---|---|---|"]
+    for f in fractions:
+        got = [results[d][str(f)] for d in datasets if str(f) in results[d]]
+        if not got:
+            continue
+        best = rec = dee = 0
+        for c in got:
+            semi = {m: v[0] for m, v in c.items() if m.endswith(" semi")}
+            floor = min(v[0] for m, v in c.items() if m in anchors(c))
+            best += min(semi.values()) < floor
+            rec += RECOMMENDED in semi and semi[RECOMMENDED] < floor
+            if "DEEMap semi" in c:
+                others = [c[m][0] for m in ("UMAP y=-1", "UMAP unsupervised", "DEEMap labelled")
+                          if m in c]
+                dee += c["DEEMap semi"][0] <= min(others)
+        lines.append(f"| {100 * f:g} % | {best} of {len(got)} | {rec} of {len(got)} | "
+                     f"{dee} of {len(got)} |")
+    return ["Sets meeting each target:", ""] + lines + [""]
+
+
 def time_table(results, fraction, datasets):
     """Mean fit seconds per method and data set at one fraction."""
     cells = {d: results[d][str(fraction)] for d in datasets if str(fraction) in results[d]}
@@ -291,6 +322,7 @@ def main(argv=None):
             for f, new in cells.items():
                 results[d][f].update(new)
         a.datasets = [d for d in DATASETS if d in results]
+        results.setdefault("_merges", []).append(list(a.methods))
         json.dump(results, open(out.with_suffix(".json"), "w"), indent=1)
     else:
         results = run_all(a)
@@ -359,15 +391,16 @@ def write_tables(a, results, out):
              "samples", "",
              f"Command: `.venv/bin/python benchmarks/semi.py --datasets {' '.join(a.datasets)} "
              f"--fractions {' '.join(f'{f:g}' for f in a.fractions)} --seeds {a.seeds} "
-             f"--methods {' '.join(SEMI if a.merge else a.methods)}`"
-             + (f"; then {', '.join(a.methods)} again: `... --methods {' '.join(a.methods)} "
-                "--merge` (their cells replaced; the anchors and the other methods from the "
-                "first run)" if a.merge else ""), "",
+             f"--methods {' '.join(SEMI if '_merges' in results else a.methods)}`" + "".join(
+                 f"; then {', '.join(m)} again: `... --methods {' '.join(m)} --merge` (their "
+                 "cells replaced; the anchors and the other methods from the run before)"
+                 for m in results.get("_merges", [])), "",
              machine(threads_label()), "",
              f"70 / 30 stratified splits, seeds 0..{a.seeds - 1} (mean), features standardised "
              "on all training rows; 'semi': fitted on every training row with y = -1 for the "
              "hidden labels; 'labelled': on the labelled rows only. Lower is better.", ""]
     lines += targets(results, a.datasets)
+    lines += summary(results, a.datasets, [f for f in a.fractions if f < 1])
     for f in a.fractions:
         t, _ = table(results, f, a.datasets)
         lines += t
