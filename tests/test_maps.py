@@ -130,6 +130,51 @@ def test_quadratic_terms_match_finite_differences_exactly():
     assert np.allclose(grad, num, rtol=1e-6, atol=1e-6)
 
 
+def test_cross_class_attraction_is_its_formula_with_exact_gradient():
+    """rho * sum over the pairs of log(1 + |y_i - y_j|^2): the value recomputed pair by pair,
+    the gradient against central differences (no grid: exact), in any row order; the pairs
+    are the input neighbours of different classes, each once."""
+    from graphdr.graphs import knn_graph
+    from graphdr.neighbor.map_input import cross_class_pairs
+
+    A, y, Y = _small_problem(4, n=60)  # classes of 15: more than CROSS_NEIGHBORS
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(len(y), 3))
+    nbrs = np.argsort(np.sum((X[:, None] - X[None]) ** 2, axis=-1), axis=1)[:, 1:4]
+    i, j = cross_class_pairs(nbrs, y)
+    knn = knn_graph(X, 3, weights="binary").toarray()
+    want = {(a, b) for a in range(len(y)) for b in range(a + 1, len(y))
+            if (knn[a, b] or knn[b, a]) and y[a] != y[b]}
+    assert set(zip(i.tolist(), j.tolist())) == want and np.all(i < j)
+    small = y.copy()
+    small[:50] = 0  # class 0 of 50 samples, then classes 2 and 3 of 5: theirs have no pairs
+    small[50:55], small[55:] = 2, 3
+    si, sj = cross_class_pairs(nbrs, small)
+    assert len(si) == 0
+    plain = _MapObjective(A, y, 4, lam_diff=0.0, lam_same=0.0)
+    obj = _MapObjective(A, y, 4, lam_diff=0.0, lam_same=0.0, cross=(i, j), rho=0.7)
+    v0, g0 = plain.value_grad(Y)
+    v, g = obj.value_grad(Y)
+    brute = 0.7 * sum(np.log1p(np.sum((Y[a] - Y[b]) ** 2)) for a, b in want)
+    assert v - v0 == pytest.approx(brute, rel=1e-12)
+    eps, num = 1e-6, np.zeros_like(Y)
+    for r in range(Y.shape[0]):
+        for k in range(2):
+            E = np.zeros_like(Y)
+            E[r, k] = eps
+            num[r, k] = (obj.value_grad(Y + E)[0] - obj.value_grad(Y - E)[0]) / (2 * eps)
+    np.testing.assert_allclose(g, num, rtol=1e-6, atol=1e-6)
+    assert not np.allclose(g, g0)
+    shuffle = np.random.default_rng(6).permutation(len(y))
+    where = np.empty_like(shuffle)
+    where[shuffle] = np.arange(len(y))
+    moved = _MapObjective(A[shuffle][:, shuffle], y[shuffle], 4, lam_diff=0.0, lam_same=0.0,
+                          cross=(where[i], where[j]), rho=0.7)
+    vm, gm = moved.value_grad(Y[shuffle])
+    assert vm == pytest.approx(v, rel=1e-12)
+    np.testing.assert_allclose(gm, g[shuffle], rtol=1e-10, atol=1e-12)
+
+
 def test_objective_and_gradient_match_the_brute_force_formula():
     A, y, Y = _small_problem(1)
     obj = _MapObjective(A, y, 4, lam_diff=2.0, lam_same=0.5)
@@ -622,3 +667,48 @@ def test_a_bad_placement_width_is_a_clear_error(bad):
     X, y = make_blobs(60, centers=3, random_state=0)
     with pytest.raises(ValueError, match="placement_width"):
         DEEMap(placement_width=bad).fit(X, y)
+
+
+def test_cross_attraction_keeps_the_neighbourhoods_that_cross_classes():
+    """Three overlapping classes: the saturating attraction between input neighbours of
+    different classes raises the map's continuity (measured: 0.836 at 0, 0.923 at 3) and costs
+    trustworthiness less than it gains; 0 is the map without the term."""
+    from sklearn.datasets import make_classification
+    from sklearn.manifold import trustworthiness
+
+    X, y = make_classification(n_samples=300, n_features=6, n_informative=4, n_redundant=0,
+                               class_sep=0.6, n_classes=3, n_clusters_per_class=1,
+                               random_state=0)
+    maps = {rho: DEEMap(cross_attraction=rho).fit_transform(X, y) for rho in (0.0, 3.0)}
+    cont = {r: trustworthiness(E, X, n_neighbors=10) for r, E in maps.items()}
+    trust = {r: trustworthiness(X, E, n_neighbors=10) for r, E in maps.items()}
+    assert cont[3.0] > cont[0.0] + 0.05, cont
+    assert cont[3.0] - cont[0.0] > trust[0.0] - trust[3.0], (cont, trust)
+    with pytest.raises(ValueError, match="cross_attraction"):
+        DEEMap(cross_attraction=-1.0).fit(X, y)
+
+
+def test_exact_cross_pairs_above_the_limit_come_from_a_content_keyed_subset(monkeypatch):
+    """Above CROSS_EXACT_SAMPLES the pairs join only the samples of smallest content key
+    (their exact neighbours among themselves): the same pairs whatever the row order."""
+    import graphdr.neighbor.map_input as mi
+    from graphdr.sampling import row_keys, smallest_keys
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(120, 3))
+    y = np.repeat([0, 1, 2], 40)
+    monkeypatch.setattr(mi, "CROSS_EXACT_SAMPLES", 50)
+    keys = row_keys(X)
+    i, j = mi.exact_cross_pairs(X, y, keys)
+    chosen = np.sort(smallest_keys(keys, 50))
+    assert set(i) | set(j) <= set(chosen.tolist()) and len(i) > 0
+    sub = X[chosen]
+    d = np.sum((sub[:, None] - sub[None]) ** 2, axis=-1)
+    np.fill_diagonal(d, np.inf)
+    nbrs = chosen[np.argsort(d, axis=1, kind="stable")[:, :10]]
+    want = {(min(a, b), max(a, b)) for a, row in zip(chosen, nbrs) for b in row if y[a] != y[b]}
+    assert set(zip(i.tolist(), j.tolist())) == want
+    perm = rng.permutation(120)
+    pi, pj = mi.exact_cross_pairs(X[perm], y[perm], keys[perm])
+    back = {tuple(sorted((perm[a], perm[b]))) for a, b in zip(pi.tolist(), pj.tolist())}
+    assert back == want

@@ -90,3 +90,64 @@ def attraction_graph(X, y_enc, n_neighbors, algorithm="exact", random_state=None
     k = n_neighbors if n_neighbors_unlabelled is None else n_neighbors_unlabelled
     U = _graphs.unlabelled_edges(_graphs.knn_graph(X, k, **kw), y_enc)
     return sp.csr_matrix(A.maximum(U))
+
+
+#: input neighbours per sample whose pairs of different classes attract (``cross_attraction``)
+CROSS_NEIGHBORS = 10
+#: with exact neighbours, the pairs come from the samples of smallest content key up to this
+#: many (the search among them costs ``m^2``, not ``n^2``: at 10^5 samples 1 s, not 30 s)
+CROSS_EXACT_SAMPLES = 20_000
+
+
+def exact_cross_pairs(Xs, y_enc, keys):
+    """:func:`cross_class_pairs` from the exact :data:`CROSS_NEIGHBORS` nearest neighbours
+    (machine-independent ties, :mod:`graphdr.knn`) among the samples of smallest content key
+    ``keys`` up to :data:`CROSS_EXACT_SAMPLES` (all of them below it)."""
+    from ..knn import _search_groups
+    from ..sampling import smallest_keys
+
+    n = len(Xs)
+    rows = np.arange(n) if n <= CROSS_EXACT_SAMPLES else np.sort(
+        smallest_keys(keys, CROSS_EXACT_SAMPLES))
+    k = min(CROSS_NEIGHBORS, len(rows) - 1)
+    if k < 1:
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+    ((_, idx),) = _search_groups(Xs, [(rows, rows, k)], "euclidean", True)
+    return cross_class_pairs(rows[idx], y_enc, rows)
+
+
+def cross_class_pairs(neighbours, y_enc, rows=None):
+    """The pairs ``(i, j)``, ``i < j``, of labelled samples of different classes where one is
+    among the other's input neighbours (``neighbours``: ``n x k`` row indices, each row's own
+    excluded; the neighbours of the samples ``rows`` when given), each pair once, sorted: the
+    edges of the map's saturating attraction. A class of at most :data:`CROSS_NEIGHBORS`
+    samples has none: it cannot fill a neighbourhood of its own, its few samples are held by
+    little, and the pull of the other classes would fold it into their region (with two
+    labelled samples per class the held-out error of heart's map rose from 25.5 % to 43.2 %;
+    a class of one sample was drawn onto the others); it keeps a place of its own."""
+    n = len(y_enc)
+    k = neighbours.shape[1]
+    i = np.repeat(np.arange(n) if rows is None else np.asarray(rows, dtype=np.intp), k)
+    j = np.asarray(neighbours, dtype=np.intp).ravel()
+    sizes = np.bincount(y_enc[y_enc >= 0])
+    member = np.zeros(n, dtype=bool)
+    member[y_enc >= 0] = sizes[y_enc[y_enc >= 0]] > CROSS_NEIGHBORS
+    keep = member[i] & member[j] & (y_enc[i] != y_enc[j])
+    lo, hi = np.minimum(i[keep], j[keep]), np.maximum(i[keep], j[keep])
+    codes = np.unique(lo.astype(np.int64) * n + hi)
+    return (codes // n).astype(np.intp), (codes % n).astype(np.intp)
+
+
+def map_cross_pairs(Xs, y_enc, keys, algorithm, make_index):
+    """``(pairs, index)`` of :class:`graphdr.DEEMap`'s saturating attraction. NN-descent
+    (``algorithm='approx'``): the index that places new samples (``make_index(Xs)``) is built
+    before the fit (from a float32 copy, the precision it searches in, so that the caller can
+    free ``Xs`` for the descent) and its training neighbours give the pairs for free.
+    Exact: :func:`exact_cross_pairs`, index None (built after the fit, as without pairs)."""
+    if algorithm != "approx":
+        return exact_cross_pairs(Xs, y_enc, keys), None
+    index = make_index(np.asarray(Xs, dtype=np.float32))  # NN-descent's own precision
+    k = min(CROSS_NEIGHBORS, index.n_neighbors, len(Xs) - 1)
+    return cross_class_pairs(index.kneighbors(n_neighbors=k, return_distance=False),
+                             y_enc), index
+
