@@ -13,8 +13,9 @@ separates get their own regions of the plane:
 
 with :math:`a_{ij} = 1` when ``j`` is one of the ``n_neighbors`` nearest samples of ``i`` in its
 own class or the other way round (sparse, :func:`graphdr.graphs.knn_graph`), else 0, and
-:math:`c_{ij} = 1` when ``i`` and ``j`` are of different classes and one is among the other's
-:data:`~graphdr.neighbor.map_input.CROSS_NEIGHBORS` nearest samples in the input, else 0. The
+:math:`c_{ij} = 1` when ``i`` and ``j`` are of different classes (each of more than
+:data:`~graphdr.neighbor.map_input.CROSS_NEIGHBORS` samples) and one is among the other's
+``CROSS_NEIGHBORS`` nearest samples in the input, else 0. The
 different-class repulsion :math:`\lambda_d` separates the classes; the weaker same-class
 repulsion :math:`\lambda_s` (elastic embedding's term) keeps each class's inner structure from
 collapsing to a point; the attraction between input neighbours of different classes,
