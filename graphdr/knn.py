@@ -132,7 +132,54 @@ def _import_pynndescent():
         raise ValueError(
             "The approximate neighbour search needs pynndescent: pip install pynndescent "
             "(or 'graphdr[large]'); neighbors='exact' needs nothing more.") from None
+    _cache_compiled_code()
     return NNDescent
+
+
+#: pynndescent's compiled functions that numba cannot cache (they read dynamic globals)
+_NOT_CACHEABLE = frozenset({"nn_descent", "nn_descent_internal"})
+#: parameters that carry a compiled function: numba types such an argument by the function
+#: object of the process, so a cache would gain an entry in every process and never be read
+_FUNCTION_PARAMETERS = frozenset({"dist", "metric", "kernel", "deheap_sort_function"})
+_CACHE_LOCK = threading.Lock()
+_cache_enabled = False
+
+
+def _cache_compiled_code():
+    """Keep pynndescent's compiled code across processes: numba's on-disk cache for the
+    functions it compiles without one (``Dispatcher.enable_caching``; the others ask for it
+    themselves). NN-descent's first fit in a process compiled for 23 s (3000 x 50); with the
+    cache, from the second process on, 13 s (the rest: ``nn_descent`` itself, which numba
+    cannot cache, and the functions that take a compiled function as an argument: numba
+    types it by the function object of the process, so their cache would gain an entry in
+    every process and never be read). The cache lives where numba keeps it (``__pycache__`` beside pynndescent,
+    or ``NUMBA_CACHE_DIR``); numba checks each entry against the source and the CPU, and
+    compiles afresh when they differ. Without a writable place it compiles as before."""
+    global _cache_enabled
+    with _CACHE_LOCK:
+        if _cache_enabled:
+            return
+        _cache_enabled = True
+        try:
+            import inspect
+            import sys
+
+            from numba.core.registry import CPUDispatcher
+        except ImportError:  # pragma: no cover - pynndescent needs numba
+            return
+        for name, module in list(sys.modules.items()):
+            if not (name == "pynndescent" or name.startswith("pynndescent.")):
+                continue
+            for attr, obj in list(vars(module).items()):
+                if (isinstance(obj, CPUDispatcher) and attr not in _NOT_CACHEABLE
+                        and not obj.signatures
+                        and type(getattr(obj, "_cache", None)).__name__ == "NullCache"):
+                    try:
+                        parameters = set(inspect.signature(obj.py_func).parameters)
+                        if not parameters & _FUNCTION_PARAMETERS:
+                            obj.enable_caching()
+                    except Exception:  # noqa: BLE001 - no cache: compile as before
+                        pass
 
 
 class ApproxNeighbors:
@@ -141,17 +188,26 @@ class ApproxNeighbors:
     and ``kneighbors(n_neighbors=k)`` (the training samples' neighbours, each without
     itself). One thread and a fixed ``random_state`` (None: 0): the same neighbours on every
     fit, whatever the number of threads. A query's neighbours depend on the query alone, not
-    on the other rows of its call. Float32 distances."""
+    on the other rows of its call. Float32 distances.
 
-    def __init__(self, n_neighbors=5, random_state=None):
+    ``graph_neighbors`` (default ``n_neighbors``): the degree of the NN-descent graph, which
+    sets the build's cost (about quadratic in it) and the training samples' own neighbours
+    (``kneighbors()`` gives at most that many); queries of new samples ask for
+    ``n_neighbors`` whatever the degree, their search widened by ``epsilon`` (pynndescent's:
+    0.1 by default, larger finds more of the true neighbours at a higher cost)."""
+
+    def __init__(self, n_neighbors=5, random_state=None, graph_neighbors=None, epsilon=0.1):
         self.n_neighbors = n_neighbors
         self.random_state = random_state
+        self.graph_neighbors = graph_neighbors
+        self.epsilon = epsilon
 
     def fit(self, X):
         NNDescent = _import_pynndescent()
         X = np.ascontiguousarray(X, dtype=np.float32)
         self._n = X.shape[0]
-        k = min(self.n_neighbors + 1, self._n)
+        degree = self.n_neighbors if self.graph_neighbors is None else self.graph_neighbors
+        k = min(degree + 1, self._n)
         seed = 0 if self.random_state is None else self.random_state
         # queries run one call at a time (kneighbors): pynndescent's search reuses one visited
         # set between calls; a query's answer does not depend on the others in its call
@@ -163,14 +219,7 @@ class ApproxNeighbors:
     def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
         k = self.n_neighbors if n_neighbors is None else int(n_neighbors)
         if X is None:  # the training samples, each without itself
-            ind, dist = self.index_.neighbor_graph
-            rows = np.arange(self._n)
-            own = ind == rows[:, None]
-            own[~own.any(axis=1), -1] = True  # itself missed (duplicates): drop the farthest
-            own &= np.cumsum(own, axis=1) == 1
-            keep = ~own
-            m = ind.shape[1] - 1
-            ind, dist = ind[keep].reshape(-1, m)[:, :k], dist[keep].reshape(-1, m)[:, :k]
+            dist, ind = self.training_neighbors(np.arange(self._n), k)
         else:
             self._prepare_search()
             X = np.ascontiguousarray(X, dtype=np.float32)
@@ -183,9 +232,25 @@ class ApproxNeighbors:
             # 10 % more search time
             with _QUERY_LOCK:  # pynndescent's search shares state between calls
                 for r in range(X.shape[0]):
-                    ind[r], dist[r] = query(X[r:r + 1], k=k)
+                    ind[r], dist[r] = query(X[r:r + 1], k=k, epsilon=self.epsilon)
         ind, dist = ind.astype(np.intp, copy=False), dist.astype(np.float64, copy=False)
         return (dist, ind) if return_distance else ind
+
+    def training_neighbors(self, rows, n_neighbors, graph=None):
+        """``(dist, ind)`` of the training samples ``rows`` from the NN-descent graph, each
+        without itself (or, when duplicates pushed it out, without the farthest): at most
+        ``graph_neighbors`` per row, no search. ``graph``: ``index_.neighbor_graph`` when the
+        caller holds it (pynndescent copies it on every access)."""
+        graph_ind, graph_dist = self.index_.neighbor_graph if graph is None else graph
+        rows = np.asarray(rows, dtype=np.intp)
+        ind, dist = graph_ind[rows], graph_dist[rows]
+        own = ind == rows[:, None]
+        own[~own.any(axis=1), -1] = True  # itself missed (duplicates): drop the farthest
+        own &= np.cumsum(own, axis=1) == 1
+        keep = ~own
+        m = ind.shape[1] - 1
+        dist, ind = dist[keep].reshape(-1, m), ind[keep].reshape(-1, m)
+        return dist[:, :n_neighbors], ind[:, :n_neighbors]
 
     def _prepare_search(self):
         """The search graph of the index, built once before the first query (pynndescent
@@ -201,12 +266,17 @@ _PREPARE_LOCK = threading.Lock()
 _QUERY_LOCK = threading.Lock()
 
 
-def _approx_search_groups(X, groups, random_state, finish=None):
+def _approx_search_groups(X, groups, random_state, finish=None, first=None):
     """:func:`_search_groups` by NN-descent: each group's candidates searched for their own
     ``k`` nearest others (``self_in`` groups only), the groups on the environment's threads
     (one thread each: the result does not depend on the number of threads). ``finish(dist,
-    idx)``, when given, turns each group's result into what is kept, on the group's thread."""
+    idx)``, when given, turns each group's result into what is kept, on the group's thread.
+    ``first``, when given, is one more task, run first in the same pool (a long piece that
+    does not divide, such as one NN-descent over all samples: the groups fill the other
+    threads meanwhile); then ``(first(), found)`` is returned."""
     def search(group):
+        if group is None:
+            return first()
         queries, candidates, k = group
         if len(candidates) < APPROX_MIN_GROUP:  # small: exact is as fast
             found = _search_groups(X, [group], "euclidean", True)[0]
@@ -215,7 +285,10 @@ def _approx_search_groups(X, groups, random_state, finish=None):
                 n_neighbors=k)
         return found if finish is None else finish(*found)
 
-    return map_threads(search, groups)
+    if first is None:
+        return map_threads(search, groups)
+    out = map_threads(search, [None, *groups])
+    return out[0], out[1:]
 
 
 #: groups smaller than this are searched exactly even with ``algorithm='approx'``

@@ -711,3 +711,19 @@ def test_exact_cross_pairs_above_the_limit_come_from_a_content_keyed_subset(monk
     pi, pj = mi.exact_cross_pairs(X[perm], y[perm], keys[perm])
     back = {tuple(sorted((perm[a], perm[b]))) for a, b in zip(pi.tolist(), pj.tolist())}
     assert back == want
+
+
+def test_blockwise_trustworthiness_is_scikit_learns():
+    from sklearn.manifold import trustworthiness as reference
+
+    from graphdr.bench.maps import trustworthiness
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 6))
+    Z = X[:, :2] + 0.5 * rng.normal(size=(400, 2))
+    for k in (1, 5, 10):
+        for A, B in ((X, Z), (Z, X)):  # trustworthiness, then continuity
+            want = reference(A, B, n_neighbors=k)
+            assert trustworthiness(A, B, k, block=37) == pytest.approx(want, abs=1e-12)
+    with pytest.raises(ValueError, match="below n_samples / 2"):
+        trustworthiness(X[:10], Z[:10], 5)

@@ -19,7 +19,7 @@ from .._outputs import atomic_open, atomic_path
 from .._threads import libraries_loaded
 
 __all__ = ["HeldOutMap", "default_map_methods", "held_out_map", "draw_held_out_maps",
-           "write_maps_report"]
+           "write_maps_report", "trustworthiness"]
 
 
 @dataclass
@@ -96,6 +96,40 @@ def one_nn_error(Z_train, y_train, Z_test, y_test):
 
     predicted = KNeighborsClassifier(1).fit(Z_train, y_train).predict(Z_test)
     return 100.0 * float(np.mean(predicted != y_test))
+
+
+def trustworthiness(X, Z, n_neighbors=10, *, block=1024):
+    r"""Trustworthiness of the map ``Z`` of ``X`` (scikit-learn's
+    ``sklearn.manifold.trustworthiness``, the same value) in ``O(block n)`` memory instead of
+    its ``n x n`` distance and rank arrays, so that it runs on 20,000 samples and more:
+
+    .. math:: T(k) = 1 - \frac{2}{n k (2n - 3k - 1)} \sum_i \sum_{j \in U_i^k}
+              (r(i, j) - k),
+
+    :math:`U_i^k` the ``k`` nearest samples of ``i`` on the map, :math:`r(i, j)` the rank of
+    ``j`` among ``i``'s neighbours in ``X`` (1: the nearest). ``trustworthiness(Z, X)`` is
+    the continuity. Rows of ``X`` are compared by squared Euclidean distances in blocks of
+    ``block`` rows (ranks among exact ties may differ from scikit-learn's argsort order)."""
+    from sklearn.neighbors import NearestNeighbors
+
+    X = np.asarray(X, dtype=np.float64)
+    Z = np.asarray(Z, dtype=np.float64)
+    n, k = len(X), int(n_neighbors)
+    if not 1 <= k < n / 2:
+        raise ValueError(f"n_neighbors ({k}) must be at least 1 and below n_samples / 2 "
+                         f"({n / 2}).")
+    near = NearestNeighbors(n_neighbors=k).fit(Z).kneighbors(return_distance=False)
+    sq = np.einsum("ij,ij->i", X, X)
+    total = 0.0
+    for a in range(0, n, block):
+        rows = np.arange(a, min(a + block, n))
+        D = sq[rows, None] + sq[None, :] - 2.0 * (X[rows] @ X.T)
+        D[np.arange(len(rows)), rows] = np.inf  # a sample is not its own neighbour
+        d_near = np.take_along_axis(D, near[rows], axis=1)  # (b, k)
+        # rank of each map neighbour among the input distances of its row
+        rank = np.stack([1 + np.sum(D < d_near[:, [c]], axis=1) for c in range(k)], axis=1)
+        total += float(np.sum(np.maximum(rank - k, 0)))
+    return 1.0 - total * 2.0 / (n * k * (2.0 * n - 3.0 * k - 1.0))
 
 
 def held_out_map(name, make, X_train, y_train, X_test, y_test):

@@ -40,7 +40,11 @@ The package holds one module per estimator and one for their shared pairwise cor
 * :mod:`graphdr.neighbor.dsne` -- :class:`DSNE` and its objectives;
 * :mod:`graphdr.neighbor.elastic` -- :class:`ElasticEmbedding` and its objective;
 * :mod:`graphdr.neighbor.dee_map` -- :class:`DEEMap`, DEE's objective over a free 2-D map
-  with an out-of-sample transform, its repulsion on a grid (:mod:`graphdr.neighbor.grid_field`).
+  with an out-of-sample transform: its objective (:mod:`graphdr.neighbor.map_objective`), its
+  graphs and scaling (:mod:`graphdr.neighbor.map_input`), its start
+  (:mod:`graphdr.neighbor.map_start`), its repulsion on a grid
+  (:mod:`graphdr.neighbor.grid_field`), the placement of new samples
+  (:mod:`graphdr.neighbor.placement`) and its Dask path (:mod:`graphdr.neighbor.map_dask`).
 """
 
 from ._core import (  # noqa: F401  (helpers used by tests and benchmarks)

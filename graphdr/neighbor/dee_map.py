@@ -1,37 +1,11 @@
 r"""Discriminative elastic embedding as a nonparametric 2-D map, with an out-of-sample transform.
 
-The objective of paper 003 (attract neighbours of the same class, repel samples of different
-classes) over free coordinates ``Y`` instead of a linear map, so that classes that no linear map
-separates get their own regions of the plane:
-
-.. math::
-
-    E(Y) = \sum_{i<j} a_{ij} \lVert y_i - y_j\rVert^2
-         + \rho \sum_{i<j} c_{ij} \log\big(1 + \lVert y_i - y_j\rVert^2\big)
-         + \lambda_d \sum_{i<j,\ l_i \ne l_j} e^{-\lVert y_i - y_j\rVert^2}
-         + \lambda_s \sum_{i<j,\ l_i = l_j} e^{-\lVert y_i - y_j\rVert^2},
-
-with :math:`a_{ij} = 1` when ``j`` is one of the ``n_neighbors`` nearest samples of ``i`` in its
-own class or the other way round (sparse, :func:`graphdr.graphs.knn_graph`), else 0, and
-:math:`c_{ij} = 1` when ``i`` and ``j`` are of different classes (each of more than
-:data:`~graphdr.neighbor.map_input.CROSS_NEIGHBORS` samples) and one is among the other's
-``CROSS_NEIGHBORS`` nearest samples in the input, else 0. The
-different-class repulsion :math:`\lambda_d` separates the classes; the weaker same-class
-repulsion :math:`\lambda_s` (elastic embedding's term) keeps each class's inner structure from
-collapsing to a point; the attraction between input neighbours of different classes,
-:math:`\rho` (``cross_attraction``), keeps classes that touch in the input next to each other
-on the map, and, saturating as t-SNE's and UMAP's do (its force
-:math:`2\rho (y_i - y_j) / (1 + \lVert y_i - y_j\rVert^2)` fades with distance), does not drag
-the samples of a boundary across the gap between two classes as a quadratic pull would. The
-repulsions are summed over all pairs on a grid
-(:mod:`graphdr.neighbor.grid_field`): ``O(n)`` time and memory per evaluation.
-
-The gradient is :math:`2 L Y + \lambda_d (\nabla F - \nabla F_{l}) + \lambda_s \nabla F_{l}`
-plus the saturating pairs' forces (``O(n)`` pairs),
-:math:`L` the graph Laplacian, :math:`F` the Gaussian field of all samples and :math:`F_l` that
-of the sample's class. The optimiser is :func:`graphdr.optim.descent` along the Laplacian
-direction :math:`-(2L + \mu I)^{-1} \nabla E` (paper 003's fourth optimiser): Jacobi-
-preconditioned conjugate gradients on the sparse Laplacian, ``O(n k)`` per solve.
+The objective (:mod:`graphdr.neighbor.map_objective`) is paper 003's over free coordinates
+``Y`` instead of a linear map, so that classes that no linear map separates get their own
+regions of the plane: attract neighbours of the same class, and, saturating, input neighbours
+of different classes; repel samples of different classes, and, weaker, of the same class.
+The optimiser is :func:`graphdr.optim.descent` along the Laplacian direction (paper 003's
+fourth optimiser).
 
 Start: the class means laid out by their two principal components and pushed apart until no
 two classes' discs overlap; each class's samples on its own two principal components inside
@@ -47,7 +21,6 @@ import time
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse import linalg as splinalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -67,10 +40,12 @@ from ..base.semi import use_unlabelled
 from ..optim import descent
 from ..sampling import canonical_order, row_keys, smallest_keys
 from ..solvers import embedding_signs
+from ..stats import is_dask_array
 from ._core import _DTYPES, _check_descent_params, _store_descent
 from .elastic import _sparse_preconditioner
-from .grid_field import block_fields, gaussian_field
+from .map_dask import fit_dask, place_dask
 from .map_input import (
+    CROSS_NEIGHBORS,
     FEATURE_SCALINGS,
     _class_order,
     _gathered,
@@ -78,18 +53,18 @@ from .map_input import (
     feature_scaling,
     map_cross_pairs,
 )
+from .map_objective import _MapObjective
 from .map_start import _start
 from .map_view import MapViewMixin
 from .placement import (
     PLACEMENT_SAMPLES,
+    PlacementCheck,
     best_width,
     drop_self,
     leave_one_out_errors,
     place,
 )
 
-#: weight of each sample's attraction to its class mean (a fraction of one neighbour edge)
-TETHER = 0.01
 #: the shift of the Laplacian preconditioner, relative to the larger repulsion weight (the
 #: curvature of e^{-r^2} is at most 2 per unit weight)
 PRECONDITIONER_SHIFT = 1.0
@@ -97,124 +72,16 @@ PRECONDITIONER_SHIFT = 1.0
 #: direction needs no more (at 10^5 and 10^6 samples, 0.03 instead of 1e-3 halved the CG
 #: iterations and reached an equal or lower objective; 0.1 stopped the descent early)
 CG_RTOL = 0.03
-#: samples from which the Laplacian's two columns are multiplied on two threads
-_PARALLEL_ROWS = 1 << 15
+#: NN-descent's placing index: the degree of its graph (the cross pairs' neighbours) and the
+#: search width of its queries. At 300,000 samples of ``benchmarks/maps2d_scale.py``'s data,
+#: degree 10 (+1) built in 7.1 s against 15.3 s for 20, and queries of 20 neighbours at
+#: epsilon 0.2 found 72 % of the true 20 nearest (0.15 s per 2000) against 77 % for degree 20
+#: at pynndescent's 0.1 (0.12 s)
+INDEX_DEGREE, INDEX_EPSILON = CROSS_NEIGHBORS, 0.2
 #: query rows per block of the out-of-sample transform
 TRANSFORM_BLOCK = 4096
 #: new samples searched (NN-descent) before their blocks are placed
 _SEARCH_CHUNK = 16 * TRANSFORM_BLOCK
-
-
-class _MapObjective:
-    r"""Value and gradient of :math:`E(Y)` (module docstring).
-
-    With unlabelled samples (-1) the different-class repulsion acts between labelled samples
-    of different classes and the same-class weight between every other pair:
-    :math:`\tfrac12\lambda_s \sum_i (F(y_i) - 1) + \tfrac12(\lambda_d - \lambda_s)
-    \sum_{i \in \mathcal L} (F_{\mathcal L}(y_i) - F_{l_i}(y_i))`, with :math:`F_{\mathcal L}`
-    the field of the labelled samples; the tether holds the labelled samples only.
-
-    The work is done with the rows sorted by class (unlabelled first), so that every class is
-    a block of consecutive rows (views, no gathers); :func:`_class_order` gives that order,
-    and a caller that passes its rows in it (as :meth:`DEEMap.fit` does) saves two
-    permutations per evaluation.
-    """
-
-    def __init__(self, A, y_enc, n_classes, lam_diff, lam_same, tether=TETHER, cross=None,
-                 rho=0.0):
-        order = _class_order(y_enc)
-        self.order = None if np.array_equal(order, np.arange(len(order))) else order
-        A = sp.csr_matrix(A)
-        self.rho = float(rho)
-        self.cross = cross if cross is not None and self.rho > 0 and len(cross[0]) else None
-        if self.order is not None:
-            A, y_enc = A[order][:, order], y_enc[order]
-            if self.cross is not None:  # the pairs' rows in the sorted order
-                where = np.empty_like(order)
-                where[order] = np.arange(len(order))
-                self.cross = (where[self.cross[0]], where[self.cross[1]])
-        # L = diag(degree) - A, applied as such: no second copy of the graph
-        self.A, self.degree = A, np.asarray(A.sum(axis=1), dtype=np.float64).ravel()
-        #: class c holds the sorted rows starts[c]:starts[c + 1]; the unlabelled, 0:starts[0]
-        self.starts = np.searchsorted(y_enc, np.arange(n_classes + 1))
-        self.partial = self.starts[0] > 0
-        self.lam_diff, self.lam_same = float(lam_diff), float(lam_same)
-        self.tether = float(tether)
-
-    def value_grad(self, Y):
-        if self.order is None:
-            return self._sorted_value_grad(Y)
-        value, grad = self._sorted_value_grad(Y[self.order])
-        out = np.empty_like(grad)
-        out[self.order] = grad
-        return value, out
-
-    def _laplacian(self, Y):
-        """``L Y``, one column per thread when the graph is large."""
-        workers = None if len(Y) >= _PARALLEL_ROWS else 1
-
-        def column(k):
-            y = np.ascontiguousarray(Y[:, k])
-            return self.degree * y - self.A @ y
-
-        return np.column_stack(map_threads(column, range(Y.shape[1]), n_workers=workers))
-
-    def shifted_laplacian(self, mu):
-        r"""``(op, diagonal)``: :math:`2L + \mu I` as a linear operator on vectors (the graph
-        is not copied) and its diagonal, for :func:`~graphdr.neighbor.elastic.
-        _sparse_preconditioner`."""
-        shifted = 2.0 * self.degree + float(mu)
-
-        def matvec(x):
-            x = np.ravel(x)
-            return shifted * x - 2.0 * (self.A @ x)
-
-        diagonal = shifted - 2.0 * self.A.diagonal()  # L_ii = d_i - a_ii
-
-        n = len(diagonal)
-        return splinalg.LinearOperator((n, n), matvec=matvec, dtype=np.float64), diagonal
-
-    def _cross_attraction(self, Y, grad):
-        r""":math:`\rho \sum c_{ij} \log(1 + \lVert y_i - y_j\rVert^2)`, its gradient added
-        to ``grad`` (sums in the pairs' order: the same bits on every run)."""
-        i, j = self.cross
-        D = Y[i] - Y[j]
-        r2 = D[:, 0] * D[:, 0] + D[:, 1] * D[:, 1]
-        force = (2.0 * self.rho / (1.0 + r2))[:, None] * D
-        n = len(Y)
-        for axis in (0, 1):
-            grad[:, axis] += (np.bincount(i, force[:, axis], minlength=n)
-                              - np.bincount(j, force[:, axis], minlength=n))
-        return self.rho * float(np.sum(np.log1p(r2)))
-
-    def _sorted_value_grad(self, Y):
-        LY = self._laplacian(Y)
-        s = self.starts
-        # the tether, tether * sum_i ||y_i - mean of its class||^2, holds together the pieces
-        # of a class whose neighbour graph is not connected
-        off = np.zeros_like(Y)
-        for a, b in zip(s[:-1], s[1:]):
-            if b > a:
-                off[a:b] = Y[a:b] - Y[a:b].mean(axis=0)
-        F, G = gaussian_field(Y)
-        F_own, G_own = block_fields(Y, s)  # each class's own field (0 on unlabelled rows)
-        value = float(np.sum(Y * LY)) + self.tether * float(np.sum(off * off))
-        grad = 2.0 * LY + 2.0 * self.tether * off
-        if self.cross is not None:
-            value += self._cross_attraction(Y, grad)
-        if not self.partial:
-            value += (0.5 * self.lam_diff * float(np.sum(F - F_own))
-                      + 0.5 * self.lam_same * float(np.sum(F_own - 1.0)))
-            grad += self.lam_diff * (G - G_own) + self.lam_same * G_own
-            return value, grad
-        lab = slice(int(s[0]), None)
-        F_lab, G_lab = gaussian_field(Y[lab])
-        extra = self.lam_diff - self.lam_same
-        value += (0.5 * self.lam_same * float(np.sum(F - 1.0))
-                  + 0.5 * extra * float(np.sum(F_lab - F_own[lab])))
-        grad += self.lam_same * G
-        grad[lab] += extra * (G_lab - G_own[lab])
-        return value, grad
 
 
 class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -298,6 +165,12 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         ``pip install pynndescent``), approximate but near-linear in the number of samples.
         'auto': 'approx' from 200,000 samples on when pynndescent is installed
         (:func:`graphdr.graphs.resolve_algorithm`).
+    fit_samples : int, default=1_000_000
+        Used only when ``X`` is a ``dask.array``: the map is fitted on at most about this
+        many rows, those of smallest content key in each class (every class kept; the same
+        rows whatever the chunking and the row order), and the other rows are placed as new
+        samples, block by block on the Dask scheduler (:mod:`graphdr.neighbor.map_dask`).
+        A NumPy array is always fitted whole.
     random_state : int or None, default=None
         Seed of the approximate neighbour search (None: 0). The same data and seed give the
         same map on the same machine, whatever the number of threads; on another CPU the
@@ -306,10 +179,12 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         Iterations of the optimiser. The fully labelled benchmark sets (up to 16,000 samples)
         stop by ``tol`` before it (the letters, 16,000 samples: 25 to 97 iterations over five
         splits). Larger maps keep lowering :math:`E` by small amounts for hundreds of
-        iterations without changing what the map shows: at 10^6 samples
-        (``benchmarks/maps2d_scale.py``'s data) the held-out 1-NN error and trustworthiness
-        were 2.54 % and 0.953 after 25 iterations and 2.57 % and 0.953 after 200, at 0.65 s
-        per iteration.
+        iterations without changing what the map shows, so a map with NN-descent neighbours
+        (``neighbors_='approx'``) also stops when its placement of new samples settles
+        (:class:`graphdr.neighbor.placement.PlacementCheck`: the leave-one-out error of up to
+        5000 training samples, every 5 iterations, stops when two checks in a row are not
+        lower); at 10^6 samples (``benchmarks/maps2d_scale.py``'s data) after 20 iterations
+        instead of 86, the held-out error and trustworthiness unchanged.
     tol : float, default=1e-5
         Stop when an iteration lowers the objective by less than ``tol`` times its value.
     verbose : int, default=0
@@ -343,6 +218,9 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     converged_ : bool
     history_ : list of dict
     n_features_in_ : int
+    fit_rows_ : ndarray of shape (n_fitted,)
+        Only after a fit of a ``dask.array``: the rows fitted (increasing), in the order of
+        ``embedding_``.
 
     Examples
     --------
@@ -359,8 +237,8 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
 
     def __init__(self, *, n_neighbors=20, n_neighbors_unlabelled=10, unlabelled="auto", lam=1.0,
                  lam_same=4.0, cross_attraction=1.0, feature_scaling="auto",
-                 placement_width="auto", neighbors="auto", random_state=None, max_iter=100,
-                 tol=1e-5, verbose=0, callback=None):
+                 placement_width="auto", neighbors="auto", fit_samples=1_000_000,
+                 random_state=None, max_iter=100, tol=1e-5, verbose=0, callback=None):
         self.n_neighbors = n_neighbors
         self.n_neighbors_unlabelled = n_neighbors_unlabelled
         self.unlabelled = unlabelled
@@ -370,6 +248,7 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         self.feature_scaling = feature_scaling
         self.placement_width = placement_width
         self.neighbors = neighbors
+        self.fit_samples = fit_samples
         self.random_state = random_state
         self.max_iter = max_iter
         self.tol = tol
@@ -391,7 +270,16 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     @managed_threads
     @checked_parameters
     def fit_transform(self, X, y):
-        """Compute and return the map of the training samples (``embedding_``)."""
+        """Compute and return the map of the training samples (``embedding_``); of a
+        ``dask.array``, the places of all its rows as a ``dask.array`` (``fit_samples``)."""
+        check_int(self.fit_samples, "fit_samples", min_value=2)
+        if is_dask_array(X):
+            fit_dask(self, X, y)
+            return place_dask(self, X, self.fit_rows_)
+        return self._fit_array(X, y)
+
+    def _fit_array(self, X, y):
+        """The fit of an in-memory ``X``."""
         t0 = time.perf_counter()
         name = type(self).__name__
         check_int(self.n_neighbors, "n_neighbors")
@@ -427,21 +315,29 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         self.feature_scaling_, self.feature_mean_, self.feature_scale_ = feature_scaling(
             Xs, self.feature_scaling)
         Xs = self._scaled_rows(X, order, Xs)
-        cross, index = None, None
-        if self.cross_attraction > 0:  # (NN-descent: the placing index, built first)
-            cross, index = map_cross_pairs(Xs, ys, keys[order], self.neighbors_,
-                                           self._transform_index)
+        def pairs():  # (NN-descent: the placing index, built with the class graphs)
+            return map_cross_pairs(Xs, ys, keys[order], self.neighbors_, self._transform_index)
+
+        cross, index, check = None, None, None
+        want_pairs = self.cross_attraction > 0 or self.neighbors_ == "approx"
         A = attraction_graph(Xs, ys, self.n_neighbors, self.neighbors_, self.random_state,
-                             self.n_neighbors_unlabelled)
+                             self.n_neighbors_unlabelled, beside=pairs if want_pairs else None)
+        if want_pairs:
+            A, (cross, index) = A
         Y0 = _start(Xs, ys, C, A)
+        if index is not None:  # a large map: its descent stops when the placement settles
+            rows = self._probe_rows(keys, ys, order)
+            check = PlacementCheck(ys, rows, *index.training_neighbors(rows, INDEX_DEGREE))
         Xs = None if index is not None else Xs  # rebuilt after the descent, the same bits
         problem = _MapObjective(A, ys, C, self.lam, self.lam_same, cross=cross,
                                 rho=self.cross_attraction)
         unsort = np.empty_like(order)
         unsort[order] = np.arange(len(order))
         callback = self.callback
-        if callback is not None:
-            callback = lambda x, info: self.callback(x[unsort], info)  # noqa: E731
+        if callback is not None or check is not None:
+            def callback(x, info):
+                stop = self.callback is not None and self.callback(x[unsort], info)
+                return bool(stop) or (check is not None and check(x, info["iteration"]))
         # the attraction's Hessian 2 L is singular along each class's translation (and the
         # tether does not see it): mu, the repulsion's curvature scale, keeps those modes from
         # being amplified by 1 / mu (a tiny mu sent whole classes hundreds of units away)
@@ -466,7 +362,8 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         self._map_rows = self.embedding_.astype(np.float64)[order]
         self.placement_errors_ = None
         if self.placement_width == "auto":
-            self.placement_width_, self.placement_errors_ = self._choose_width(keys, ys)
+            self.placement_width_, self.placement_errors_ = self._choose_width(
+                ys, self._probe_rows(keys, ys, order))
         else:
             self.placement_width_ = float(self.placement_width)
         return self.embedding_
@@ -483,8 +380,11 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         Returns
         -------
         Y : ndarray of shape (n_samples, 2)
+            A ``dask.array`` for a ``dask.array`` ``X``, computed block by block.
         """
         check_is_fitted(self, "embedding_")
+        if is_dask_array(X):
+            return place_dask(self, X)
         X = validate_data(self, X, dtype=_DTYPES, reset=False)
         out = np.empty((X.shape[0], 2), dtype=X.dtype)
         if self.neighbors_ == "approx":
@@ -513,7 +413,8 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         (``neighbors_='approx'``)."""
         k = min(self.n_neighbors, len(Xf))
         if self.neighbors_ == "approx":
-            return _graphs.ApproxNeighbors(k, self.random_state).fit(Xf)
+            return _graphs.ApproxNeighbors(k, self.random_state, graph_neighbors=INDEX_DEGREE,
+                                           epsilon=INDEX_EPSILON).fit(Xf)
         return NearestNeighbors(n_neighbors=k).fit(Xf)
 
     def _scaled_rows(self, X, order, gathered=None):
@@ -564,18 +465,23 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         out[self._order] = self._order[near[:, 0]]
         return out
 
-    def _choose_width(self, keys, ys):
-        """``(width, errors)`` (:func:`graphdr.neighbor.placement.leave_one_out_errors`) on up
-        to ``PLACEMENT_SAMPLES`` labelled training samples: those of smallest content key,
-        the same ones in any row order."""
-        n = len(self._order)
+    @staticmethod
+    def _probe_rows(keys, ys, order):
+        """Up to ``PLACEMENT_SAMPLES`` labelled training samples, those of smallest content
+        key (the same ones in any row order), as rows of the fit's order."""
+        n = len(order)
         where = np.empty(n, dtype=np.intp)
-        where[self._order] = np.arange(n)
+        where[order] = np.arange(n)
         n_labelled = int(np.sum(ys >= 0))  # ys: labels of the index's rows (the fit's order)
         # by content (index rows in key order), labelled ones only
         rows = where[smallest_keys(keys, n if n_labelled < n else PLACEMENT_SAMPLES)]
-        rows = np.sort(rows[ys[rows] >= 0][:PLACEMENT_SAMPLES])
-        k = min(self._neighbors.n_neighbors + 1, n)
+        return np.sort(rows[ys[rows] >= 0][:PLACEMENT_SAMPLES])
+
+    def _choose_width(self, ys, rows):
+        """``(width, errors)`` (:func:`graphdr.neighbor.placement.leave_one_out_errors`) of
+        the training samples ``rows`` (:meth:`_probe_rows`), each placed from its
+        ``n_neighbors`` nearest others on the fitted map."""
+        k = min(self._neighbors.n_neighbors + 1, len(self._order))
         dist, ind = self._neighbors.kneighbors(self._features[rows], n_neighbors=k)
         errors = leave_one_out_errors(self._map_rows, ys, rows, *drop_self(dist, ind, rows))
         return best_width(errors), errors

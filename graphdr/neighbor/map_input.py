@@ -7,7 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .. import graphs as _graphs
-from ..knn import _search_groups
+from ..knn import _approx_search_groups, _search_groups
 from ..sampling import smallest_keys
 from ..stats import power_of_two_scale
 
@@ -79,19 +79,42 @@ def feature_scaling(X, option):
 
 
 def attraction_graph(X, y_enc, n_neighbors, algorithm="exact", random_state=None,
-                     n_neighbors_unlabelled=None):
+                     n_neighbors_unlabelled=None, beside=None):
     """The map's attraction graph (binary, symmetric): each labelled sample's ``n_neighbors``
     nearest samples of its class, and, when some samples are unlabelled (-1), the edges of the
     ``n_neighbors_unlabelled``-nearest-neighbour graph over all samples (default:
     ``n_neighbors``) that touch an unlabelled one (exact or approximate neighbours,
-    :func:`graphdr.graphs.knn_graph`)."""
+    :func:`graphdr.graphs.knn_graph`).
+
+    ``beside``: a task to run as well, ``(graph, beside())`` returned. With NN-descent it runs
+    in the pool of the classes' searches (:func:`_class_graph_beside`): at 10^6 samples of
+    ``benchmarks/maps2d_scale.py``'s data the placing index (24 s on one thread) and the class
+    graphs (38 s of CPU) took 44 s one after the other, 48 s on three threads at once (their
+    memory-bound searches contend), about 32 s in one pool of two."""
     kw = dict(weights="binary", algorithm=algorithm, random_state=random_state)
-    A = sp.csr_matrix(_graphs.knn_graph(X, n_neighbors, y=y_enc, restrict="same", **kw))
-    if not np.any(y_enc < 0):
-        return A
-    k = n_neighbors if n_neighbors_unlabelled is None else n_neighbors_unlabelled
-    U = _graphs.unlabelled_edges(_graphs.knn_graph(X, k, **kw), y_enc)
-    return sp.csr_matrix(A.maximum(U))
+    if beside is not None and algorithm == "approx":
+        A, extra = _class_graph_beside(X, y_enc, n_neighbors, random_state, beside)
+    else:
+        extra = beside() if beside is not None else None
+        A = sp.csr_matrix(_graphs.knn_graph(X, n_neighbors, y=y_enc, restrict="same", **kw))
+    if np.any(y_enc < 0):
+        k = n_neighbors if n_neighbors_unlabelled is None else n_neighbors_unlabelled
+        U = _graphs.unlabelled_edges(_graphs.knn_graph(X, k, **kw), y_enc)
+        A = sp.csr_matrix(A.maximum(U))
+    return A if beside is None else (A, extra)
+
+
+def _class_graph_beside(X, y_enc, n_neighbors, random_state, task):
+    """``(knn_graph(X, n_neighbors, y=y_enc, restrict='same', weights='binary',
+    algorithm='approx'), task())``, the task the first piece of the classes' pool."""
+    groups = []
+    for c in np.unique(y_enc[y_enc >= 0]):
+        members = np.flatnonzero(y_enc == c)
+        if min(n_neighbors, len(members) - 1) >= 1:
+            groups.append((members, members, min(n_neighbors, len(members) - 1)))
+    extra, found = _approx_search_groups(
+        X, groups, random_state, lambda dist, idx: _graphs._symmetric_pattern(idx), task)
+    return _graphs._assemble_patterns(len(X), [g[1] for g in groups], found), extra
 
 
 #: input neighbours per sample whose pairs of different classes attract (``cross_attraction``)
@@ -147,7 +170,20 @@ def map_cross_pairs(Xs, y_enc, keys, algorithm, make_index):
     if algorithm != "approx":
         return exact_cross_pairs(Xs, y_enc, keys), None
     index = make_index(np.asarray(Xs, dtype=np.float32))  # NN-descent's own precision
-    k = min(CROSS_NEIGHBORS, index.n_neighbors, len(Xs) - 1)
-    return cross_class_pairs(index.kneighbors(n_neighbors=k, return_distance=False),
-                             y_enc), index
+    n = len(Xs)
+    k = min(CROSS_NEIGHBORS, index.n_neighbors, n - 1)
+    graph = index.index_.neighbor_graph  # (pynndescent's property copies it: once)
+    codes = []
+    for a in range(0, n, _PAIR_BLOCK):  # in blocks of rows: no n x k temporaries
+        rows = np.arange(a, min(a + _PAIR_BLOCK, n))
+        _, near = index.training_neighbors(rows, k, graph=graph)
+        i, j = cross_class_pairs(near, y_enc, rows)
+        codes.append(i.astype(np.int64) * n + j)
+    del graph
+    codes = np.unique(np.concatenate(codes))
+    return ((codes // n).astype(np.intp), (codes % n).astype(np.intp)), index
+
+
+#: training samples whose NN-descent neighbours become cross pairs at once
+_PAIR_BLOCK = 1 << 16
 

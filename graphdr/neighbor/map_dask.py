@@ -1,0 +1,91 @@
+r""":class:`graphdr.DEEMap` on Dask arrays: fit on a sample chosen by content, place the rest
+block by block.
+
+Every engine that maps past one machine fits on one node and distributes the out-of-sample
+transform; so does this one. For a ``dask.array`` ``X`` of ``n`` rows:
+
+* ``fit`` reads the content key of every row (:func:`graphdr.sampling.row_keys`, one pass
+  over ``X`` on the active scheduler) and fits on the rows ``s`` of smallest key in each class
+  (:func:`graphdr.sampling.stratified_subsample`, at most about ``fit_samples`` rows, every
+  class kept; all rows when ``n <= fit_samples``), fetched into this process. The sample
+  depends on the rows' content alone: the same whatever the chunking and the row order, and
+  ``fit(X)`` equals ``fit(X[s])`` of a NumPy array, bit for bit;
+* ``transform`` returns a ``dask.array`` of the places of ``X``'s rows, computed block by
+  block where ``X`` lives (:meth:`DEEMap.transform` on each block; the fitted model enters the
+  graph once, as one task, and reaches each worker once);
+* ``fit_transform`` is the two together: the sample's rows take their places in
+  ``embedding_``, the others are placed as by ``transform``.
+
+The labels ``y`` (a NumPy array or a ``dask.array``, one value per row) are brought into this
+process: ``n`` integers, a few bytes per row.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..sampling import row_keys, stratified_subsample, take_rows
+from ..stats import check_dask_input
+
+__all__ = ["fit_sample", "fit_dask", "place_dask"]
+
+
+def fit_sample(X, y, fit_samples):
+    """The increasing row indices of the rows the map is fitted on (module docstring)."""
+    codes = np.unique(y, return_inverse=True)[1].ravel()  # -1 (unlabelled): a group as well
+    if len(codes) <= fit_samples:
+        return np.arange(len(codes))
+    return np.sort(stratified_subsample(codes, fit_samples, row_keys(X)))
+
+
+def fit_dask(est, X, y):
+    """Fit ``est`` (a :class:`~graphdr.DEEMap`) on the sample of a ``dask.array`` ``X``;
+    ``fit_rows_``, the sample's row indices, in the order of ``embedding_``."""
+    check_dask_input(X, type(est).__name__)
+    y = np.asarray(y.compute() if hasattr(y, "compute") else y)
+    if y.ndim != 1 or len(y) != X.shape[0]:
+        raise ValueError(
+            f"y must hold one label per row of X ({X.shape[0]} rows); got shape {y.shape}.")
+    if X.ndim == 2 and len(X.chunks[1]) > 1:
+        X = X.rechunk({1: -1})
+    rows = fit_sample(X, y, est.fit_samples)
+    est._fit_array(take_rows(X, rows), y[rows])
+    est.fit_rows_ = rows
+    return est
+
+
+def place_dask(est, X, rows=None):
+    """The places of a ``dask.array`` ``X``'s rows (``n x 2``, a ``dask.array`` chunked as
+    ``X``'s rows): the rows ``rows`` (increasing; the fit's sample) from ``embedding_``, the
+    others by :meth:`~graphdr.DEEMap.transform`, block by block."""
+    import dask
+
+    check_dask_input(X, type(est).__name__)
+    if X.shape[1] != est.n_features_in_:
+        raise ValueError(
+            f"X has {X.shape[1]} features, but {type(est).__name__} is expecting "
+            f"{est.n_features_in_} features as input.")
+    if len(X.chunks[1]) > 1:
+        X = X.rechunk({1: -1})
+    dtype = np.float32 if X.dtype == np.float32 else np.float64
+    model = dask.delayed(est, pure=False)  # one task: sent to each worker once
+    sample = None if rows is None else dask.delayed(np.asarray(rows), pure=False)
+    return X.map_blocks(_place_block, model, sample, dtype=dtype, chunks=(X.chunks[0], (2,)),
+                        meta=np.empty((0, 2), dtype=dtype))
+
+
+def _place_block(block, model, rows, block_info=None):
+    """One block's places: the fitted rows' from ``embedding_``, the others' by ``transform``."""
+    out = np.empty((len(block), 2), dtype=np.float32 if block.dtype == np.float32
+                   else np.float64)
+    others = np.ones(len(block), dtype=bool)
+    if rows is not None:
+        start, stop = block_info[0]["array-location"][0]
+        lo, hi = np.searchsorted(rows, [start, stop])
+        fitted = rows[lo:hi] - start
+        out[fitted] = model.embedding_[lo:hi]
+        others[fitted] = False
+    if np.any(others):
+        out[others] = model.transform(np.asarray(block)[others])
+    return out
+

@@ -1,0 +1,113 @@
+"""DEEMap on Dask arrays (graphdr.neighbor.map_dask) against the in-memory path, bit for bit."""
+
+import pickle
+
+import numpy as np
+import pytest
+
+from graphdr import DEEMap
+from graphdr.neighbor.map_dask import fit_sample
+
+da = pytest.importorskip("dask.array")
+
+
+def _blobs(n=300, d=6, classes=3, seed=0, dtype=np.float64):
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % classes
+    X = rng.normal(size=(n, d)) + 3.0 * rng.normal(size=(classes, d))[y]
+    return X.astype(dtype), y
+
+
+def _small():
+    return DEEMap(n_neighbors=5, max_iter=15, fit_samples=120)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_dask_fit_is_the_fit_of_its_sample_and_the_rest_placed(dtype):
+    X, y = _blobs(dtype=dtype)
+    Xd = da.from_array(X, chunks=(70, 6))
+    model = _small()
+    Yd = model.fit_transform(Xd, y)
+    rows = model.fit_rows_
+    assert 120 <= len(rows) <= 126 and np.all(np.diff(rows) > 0)
+    # the sample keeps the classes' shares (stratified by content)
+    assert np.array_equal(np.bincount(y[rows]), [40, 40, 40])
+    ref = _small().fit(X[rows], y[rows])
+    assert np.array_equal(model.embedding_, ref.embedding_)
+    Y = Yd.compute(scheduler="threads")
+    assert Y.dtype == ref.embedding_.dtype == dtype
+    others = np.setdiff1d(np.arange(len(X)), rows)
+    assert np.array_equal(Y[rows], ref.embedding_)
+    assert np.array_equal(Y[others], ref.transform(X[others]))
+    # transform of a Dask array: the in-memory transform, block by block
+    Xnew = _blobs(n=90, seed=5, dtype=dtype)[0]
+    got = model.transform(da.from_array(Xnew, chunks=(40, 3))).compute(scheduler="threads")
+    assert np.array_equal(got, ref.transform(Xnew))
+
+
+def test_dask_sample_ignores_chunks_and_row_order():
+    X, y = _blobs()
+    a = _small().fit(da.from_array(X, chunks=(50, 6)), y)
+    b = _small().fit(da.from_array(X, chunks=(33, 2)), da.from_array(y, chunks=40))
+    assert np.array_equal(a.fit_rows_, b.fit_rows_)
+    assert np.array_equal(a.embedding_, b.embedding_)
+    perm = np.random.default_rng(1).permutation(len(X))
+    c = _small().fit(da.from_array(X[perm], chunks=(64, 6)), y[perm])
+    original = perm[c.fit_rows_]  # the rows c fitted, as rows of X
+    order = np.argsort(original)
+    assert np.array_equal(original[order], a.fit_rows_)
+    assert np.array_equal(c.embedding_[order], a.embedding_)
+
+
+def test_dask_below_fit_samples_fits_every_row():
+    X, y = _blobs(n=100)
+    model = _small().fit(da.from_array(X, chunks=(30, 6)), y)
+    assert np.array_equal(model.fit_rows_, np.arange(100))
+    assert np.array_equal(model.embedding_, _small().fit(X, y).embedding_)
+
+
+def test_dask_keeps_unlabelled_rows_and_small_classes():
+    X, y = _blobs(n=400, classes=4)
+    y = y.copy()
+    y[y == 3] = -1  # unlabelled rows: a group of the sample as a class is
+    y[:5] = 3  # a class of 5 rows among 400: kept (at least 3 of it)
+    rows = fit_sample(da.from_array(X, chunks=(100, 6)), y, 100)
+    assert np.sum(y[rows] == 3) >= 3 and np.sum(y[rows] == -1) > 0
+    assert set(np.unique(y[rows])) == set(np.unique(y))
+
+
+def test_dask_bad_input_is_a_clear_error():
+    X, y = _blobs(n=100)
+    Xd = da.from_array(X, chunks=(30, 6))
+    with pytest.raises(ValueError, match="one label per row"):
+        _small().fit(Xd, y[:50])
+    with pytest.raises(ValueError, match="fit_samples must be an integer >= 2"):
+        DEEMap(fit_samples=1).fit(Xd, y)
+    model = _small().fit(Xd, y)
+    with pytest.raises(ValueError, match="expecting 6 features"):
+        model.transform(da.from_array(X[:, :4], chunks=(30, 4)))
+
+
+def test_pickled_model_places_as_the_original():
+    # a worker receives the fitted model pickled: it must place new samples as the original
+    X, y = _blobs(n=400)
+    Xnew = _blobs(n=60, seed=3)[0]
+    for neighbors in ("exact", "approx"):
+        model = DEEMap(n_neighbors=5, max_iter=10, neighbors=neighbors).fit(X, y)
+        clone = pickle.loads(pickle.dumps(model))
+        assert np.array_equal(clone.transform(Xnew), model.transform(Xnew)), neighbors
+
+
+def test_dask_on_a_local_cluster_equals_the_in_memory_path():
+    distributed = pytest.importorskip("distributed")
+    X, y = _blobs(n=300)
+    Xd = da.from_array(X, chunks=(60, 6))
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster):
+        model = _small()
+        Y = model.fit_transform(Xd, y).compute()
+    ref = _small().fit(X[model.fit_rows_], y[model.fit_rows_])
+    others = np.setdiff1d(np.arange(len(X)), model.fit_rows_)
+    assert np.array_equal(Y[model.fit_rows_], ref.embedding_)
+    assert np.array_equal(Y[others], ref.transform(X[others]))
