@@ -19,6 +19,13 @@ Writes ``benchmarks/results/maps2d_knobs.md`` (the sets held out of the choice, 
 the letters: ``--datasets mnist5k letters --splits 1 --out maps2d_knobs_heldout.md``; past
 the default, on the sets whose trustworthiness stays below openTSNE's: ``--datasets sonar
 vehicle vowel --neighbours 20 30 50 --lam-same 4 8 16 --out maps2d_knobs_wide.md``).
+
+``--ceiling``: what trustworthiness a map that separates the classes can keep. Per set: the
+share of the test samples' 10 input neighbours (among the test samples) of another class,
+openTSNE's trustworthiness, that of openTSNE's own map with each class moved far from the
+others (its within-class layout kept, every class on its own island), DEEMap's with its
+defaults and with the class repulsion weakened (``lam=0.1, lam_same=1``); writes
+``maps2d_ceiling.md``.
 """
 
 from __future__ import annotations
@@ -56,9 +63,13 @@ def main(argv=None):
                    help="the lam_same of the grid")
     p.add_argument("--cross", type=float, nargs="*", default=None,
                    help="the cross_attraction values of the trade-off curve (instead of the grid)")
+    p.add_argument("--ceiling", action="store_true",
+                   help="the trustworthiness of separated maps (module docstring)")
     a = p.parse_args(argv)
     if a.cross is not None:
         return cross_curve(a)
+    if a.ceiling:
+        return ceiling(a)
     t0 = time.time()
     ref = {k: v for k, v in methods().items() if k == "openTSNE (unsupervised)"}
     grid = [(k, float(s)) for k in a.neighbours for s in a.lam_same]
@@ -172,6 +183,64 @@ def cross_curve(a):
         e, t, c, r = np.mean([mean((ds, key)) for ds in a.datasets], axis=0)
         name = f"rho={key:g}" if not isinstance(key, str) else key
         lines.append(f"- {name}: {e:.2f} % / {t:.3f} / {c:.3f} / {r:.3f}")
+    from graphdr._outputs import atomic_open
+
+    with atomic_open(RESULTS / out_name, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(lines) + "\n")
+    print(f"wrote {RESULTS / out_name}")
+
+
+#: the DEEMap settings of ``--ceiling``: the defaults and a weak class repulsion
+CEILING_SETTINGS = {"DEEMap": {}, "DEEMap lam=0.1, lam_same=1": dict(lam=0.1, lam_same=1.0)}
+
+
+def ceiling(a):
+    """The ``--ceiling`` table (module docstring)."""
+    from common import machine, threads_label
+    from maps2d import load, methods
+    from sklearn.manifold import trustworthiness
+    from sklearn.neighbors import NearestNeighbors
+
+    import graphdr
+
+    out_name = "maps2d_ceiling.md" if a.out == "maps2d_knobs.md" else a.out
+    t0 = time.time()
+    fit, transform = methods()["openTSNE (unsupervised)"]
+    cols = ["other-class neighbours", "openTSNE", "openTSNE, classes apart",
+            *CEILING_SETTINGS]
+    out = {}
+    for ds in a.datasets:
+        for seed in range(a.splits):
+            Xtr, ytr, Xte, yte = load(ds, seed)
+            _, near = NearestNeighbors(n_neighbors=11).fit(Xte).kneighbors(Xte)
+            row = [float(np.mean(yte[near[:, 1:]] != yte[:, None]))]
+            Z = transform(fit(Xtr, ytr), Xte)
+            # each class shifted by ten times the map's extent: islands, layout kept
+            shift = np.unique(yte, return_inverse=True)[1] * 10.0 * float(np.ptp(Z))
+            row += [trustworthiness(Xte, Z, n_neighbors=10),
+                    trustworthiness(Xte, Z + np.column_stack([shift, 0 * shift]),
+                                    n_neighbors=10)]
+            for kw in CEILING_SETTINGS.values():
+                m = graphdr.DEEMap(**kw).fit(Xtr, ytr)
+                row.append(trustworthiness(Xte, m.transform(Xte), n_neighbors=10))
+            out.setdefault(ds, []).append(row)
+            print(f"{ds} split {seed} done", file=sys.stderr, flush=True)
+    lines = ["# How much trustworthiness a map that separates the classes keeps", "",
+             f"Command: `.venv/bin/python benchmarks/maps2d_knobs.py --ceiling --splits "
+             f"{a.splits}"
+             + (f" --datasets {' '.join(a.datasets)}" if list(a.datasets) != list(SETS) else "")
+             + (f" --out {a.out}`" if a.out != "maps2d_knobs.md" else "`"), "",
+             machine(threads_label()) + f" {time.time() - t0:.0f} s in all.", "",
+             "Test samples' maps (25 % held out, the mean over "
+             f"{a.splits} stratified splits); trustworthiness at k = 10. 'other-class "
+             "neighbours': the share of each test sample's 10 nearest test samples in the "
+             "input that are of another class. 'classes apart': openTSNE's map of the test "
+             "samples with each class moved ten map-widths from the next, its layout within "
+             "the class kept.", "",
+             "| data set | " + " | ".join(cols) + " |", "|---|" + "---:|" * len(cols)]
+    for ds in a.datasets:
+        m = np.mean(out[ds], axis=0)
+        lines.append(f"| {ds} | " + " | ".join(f"{v:.3f}" for v in m) + " |")
     from graphdr._outputs import atomic_open
 
     with atomic_open(RESULTS / out_name, "w", encoding="utf-8") as fh:
