@@ -61,6 +61,8 @@ def subclusters(n, seed=0, n_classes=20, sub=5, n_features=50, chunk=500_000):
 #: (the class fields and the CG columns run on worker threads, which the profile does not
 #: see: their time is that of the calls that wait for them, block_fields and precondition)
 PROFILED = {
+    # the class graphs with NN-descent's placing index in one pool (rows from 2026-11-27 on)
+    "graphs and index": ("map_input.py", ("attraction_graph",)),
     "neighbour graph": ("graphs.py", ("knn_graph",)),
     "start": ("map_start.py", ("_start",)),
     "descent": ("optim.py", ("descent",)),
@@ -95,16 +97,19 @@ def one(n, n_new, params=None):
         cum = sum(v[3] for k, v in stats.stats.items()
                   if k[0].endswith(module) and k[2] in names)
         shares[label] = cum
+    if shares["graphs and index"]:  # the graph and the index run inside it (worker threads)
+        shares["neighbour graph"] = shares["transform index"] = None
     start = time.perf_counter()
     Znew = model.transform(Xnew)
     place = time.perf_counter() - start
-    from graphdr.bench.maps import one_nn_error
+    from graphdr.bench.maps import one_nn_error, trustworthiness
 
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # before the scores
     m = min(n_new, 20_000)
     err = one_nn_error(model.embedding_, ytr, Znew[:m], ynew[:m])
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    trust = trustworthiness(Xnew[:m], Znew[:m], 10)
     return dict(n=n, fit=fit, iterations=model.n_iter_, converged=bool(model.converged_),
-                peak=peak, place=place, n_new=n_new, error=err, shares=shares,
+                peak=peak, place=place, n_new=n_new, error=err, trust=trust, shares=shares,
                 neighbors=getattr(model, "neighbors_", "exact"))
 
 
@@ -197,14 +202,17 @@ def main(argv=None):
              "", "Data: :func:`subclusters` (20 classes x 5 sub-clusters, 50 features, float32); "
              "the new samples from the same generator. Peak memory: the process's peak "
              "resident set (the data included). Error: 2-D 1-NN error of up to 20,000 new "
-             "samples against the training map.", "",
+             "samples against the training map; trustworthiness (k = 10) of the map of those "
+             "samples (blockwise, :func:`graphdr.bench.maps.trustworthiness`; n/a: not "
+             "measured then).", "",
              "| samples | neighbours | fit (s) | iterations | converged | peak memory (GiB) | "
-             "place new (s) | new samples | 1-NN error (%) |",
-             "|---:|---|---:|---:|---|---:|---:|---:|---:|"]
+             "place new (s) | new samples | 1-NN error (%) | trustworthiness |",
+             "|---:|---|---:|---:|---|---:|---:|---:|---:|---:|"]
     for r in rows:
         head.append(f"| {_label(r)} | {r['neighbors']} | {r['fit']:.1f} | {r['iterations']} | "
                     f"{r['converged']} | {r['peak'] / 2**30:.2f} | {r['place']:.1f} | "
-                    f"{r['n_new']:,} | {r['error']:.1f} |")
+                    f"{r['n_new']:,} | {r['error']:.1f} | "
+                    + (f"{r['trust']:.3f} |" if r.get("trust") is not None else "n/a |"))
     head += ["", "Where the fit's time goes (cumulative seconds of the profiled functions; the "
              "grid field and the preconditioner run inside the descent):", "",
              "| samples | " + " | ".join(PROFILED) + " |",

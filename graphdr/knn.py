@@ -152,9 +152,9 @@ def _cache_compiled_code():
     cache, from the second process on, 13 s (the rest: ``nn_descent`` itself, which numba
     cannot cache, and the functions that take a compiled function as an argument: numba
     types it by the function object of the process, so their cache would gain an entry in
-    every process and never be read). The cache lives where numba keeps it (``__pycache__`` beside pynndescent,
-    or ``NUMBA_CACHE_DIR``); numba checks each entry against the source and the CPU, and
-    compiles afresh when they differ. Without a writable place it compiles as before."""
+    every process and never be read). The cache lives where numba keeps it
+    (``__pycache__`` beside pynndescent, or ``NUMBA_CACHE_DIR``); numba checks each entry
+    against the source and the CPU, and compiles afresh when they differ. Without a writable place it compiles as before."""
     global _cache_enabled
     with _CACHE_LOCK:
         if _cache_enabled:
