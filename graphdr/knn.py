@@ -154,7 +154,8 @@ def _cache_compiled_code():
     types it by the function object of the process, so their cache would gain an entry in
     every process and never be read). The cache lives where numba keeps it
     (``__pycache__`` beside pynndescent, or ``NUMBA_CACHE_DIR``); numba checks each entry
-    against the source and the CPU, and compiles afresh when they differ. Without a writable place it compiles as before."""
+    against the source and the CPU, and compiles afresh when they differ. Without a
+    writable place it compiles as before."""
     global _cache_enabled
     with _CACHE_LOCK:
         if _cache_enabled:
