@@ -28,6 +28,7 @@ def test_placement_check_stops_after_its_patience(monkeypatch):
     assert sorted(check.errors) == [10, 15, 20, 25, 30, 35]
 
 
+@pytest.mark.slow  # NN-descent: numba compiles pynndescent in every new process
 def test_a_large_map_stops_when_its_placement_settles_and_is_the_same_on_every_fit():
     X, y = _clusters()
     a = DEEMap(neighbors="approx", max_iter=100, tol=0.0).fit(X, y)
@@ -38,6 +39,7 @@ def test_a_large_map_stops_when_its_placement_settles_and_is_the_same_on_every_f
     assert exact.n_iter_ == 40  # exact (small) maps keep the full descent
 
 
+@pytest.mark.slow  # NN-descent: numba compiles pynndescent in every new process
 def test_class_graphs_beside_a_task_are_knn_graphs():
     from graphdr.graphs import knn_graph
     from graphdr.neighbor.map_input import attraction_graph
@@ -49,6 +51,7 @@ def test_class_graphs_beside_a_task_are_knn_graphs():
     assert (attraction_graph(X, y, 10, "approx") != want).nnz == 0
 
 
+@pytest.mark.slow  # NN-descent: numba compiles pynndescent in every new process
 def test_cross_pairs_in_blocks_and_training_neighbours(monkeypatch):
     from graphdr.knn import ApproxNeighbors
     from graphdr.neighbor import map_input
