@@ -99,6 +99,7 @@ class Table:
     id_name: str | None = None
     columns: dict = field(default_factory=dict)  # every column by name, as text (for hover)
     notes: list = field(default_factory=list)
+    label_name: str | None = None  # the label column's name (files with columns)
 
 
 def _decode(path, encoding):
@@ -445,7 +446,7 @@ def _split(path, frame, raw, options, has_header, first_line, notes):
         ids = raw.iloc[:, id_col].astype(str).str.strip().to_numpy(dtype=object)
     columns = {n: raw[n].astype(str).str.strip().to_numpy(dtype=object) for n in names}
     return Table(X, y, feature_names, ids, names[id_col] if id_col is not None else None,
-                 columns, notes)
+                 columns, notes, names[label])
 
 
 def _labels(path, name, labels, numbers, unlabelled):

@@ -1,0 +1,78 @@
+"""A table in several files (graphdr.bench.file_parts) against the in-memory reader of the same
+rows in one file."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from graphdr.bench.file_parts import data_files, read_parts
+from graphdr.bench.files import ReadOptions, read_table
+
+pytest.importorskip("dask.array")
+
+
+def _frame(n=30, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"id": np.arange(n) + 100 * seed, "a": rng.normal(size=n).round(6),
+                         "b": rng.normal(size=n).round(6),
+                         "label": rng.choice(["cat", "dog", "eel"], n)})
+
+
+def test_parquet_folder_reads_as_the_whole_table(tmp_path):
+    pytest.importorskip("pyarrow")
+    frames = [_frame(30, s) for s in range(3)]
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    for i, f in enumerate(frames):
+        f.to_parquet(folder / f"part-{i}.parquet", index=False)
+    (folder / "_SUCCESS").write_text("")  # a marker file Spark writes: not data
+    whole = pd.concat(frames, ignore_index=True)
+    whole.to_parquet(tmp_path / "whole.parquet", index=False)
+    want = read_table(tmp_path / "whole.parquet")
+    got = read_parts(folder)
+    assert got.feature_names == want.feature_names == ["a", "b"]
+    assert got.id_name == "id" and np.array_equal(got.ids, want.ids)
+    assert np.array_equal(got.y, want.y) and list(got.counts) == [30, 30, 30]
+    X = got.features()
+    assert X.chunks[0] == (30, 30, 30)
+    assert np.array_equal(X.compute(scheduler="sync"), want.X)  # the same numbers, bit for bit
+
+
+def test_csv_glob_with_semicolons_and_decimal_commas(tmp_path):
+    frames = [_frame(20, s) for s in range(2)]
+    for i, f in enumerate(frames):
+        f.to_csv(tmp_path / f"p{i}.csv", sep=";", decimal=",", index=False)
+    pd.concat(frames).to_csv(tmp_path / "all.txt", sep=";", decimal=",", index=False)
+    want = read_table(tmp_path / "all.txt")
+    got = read_parts(str(tmp_path / "p*.csv"))
+    assert got.paths == [str(tmp_path / "p0.csv"), str(tmp_path / "p1.csv")]
+    assert np.array_equal(got.features().compute(scheduler="sync"), want.X)
+    assert np.array_equal(got.y, want.y)
+
+
+def test_a_bad_file_is_named_before_anything_is_computed(tmp_path):
+    frames = [_frame(20, s) for s in range(3)]
+    frames[1]["a"] = frames[1]["a"].astype(object)
+    frames[1].loc[7, "a"] = "n/a?"
+    for i, f in enumerate(frames):
+        f.to_csv(tmp_path / f"p{i}.csv", index=False)
+    with pytest.raises(ValueError, match=r"p1\.csv: column 'a' is not numeric \(line 9"):
+        read_parts(str(tmp_path / "p*.csv"))
+    other = _frame(20, 5).rename(columns={"b": "c"})
+    other.to_csv(tmp_path / "p1.csv", index=False)
+    with pytest.raises(ValueError, match=r"p1\.csv: no column 'id'|p1\.csv: its feature columns"):
+        read_parts(str(tmp_path / "p*.csv"))
+
+
+def test_no_files_and_onehot_are_clear_errors(tmp_path):
+    with pytest.raises(ValueError, match="no data files"):
+        data_files(str(tmp_path / "*.csv"))
+    with pytest.raises(ValueError, match="no data files"):
+        data_files(tmp_path)
+    _frame().to_csv(tmp_path / "a.csv", index=False)
+    with pytest.raises(ValueError, match="not available for a table in several files"):
+        read_parts(tmp_path, ReadOptions(categorical="onehot"))
+    pytest.importorskip("pyarrow")
+    _frame().to_parquet(tmp_path / "b.parquet", index=False)
+    with pytest.raises(ValueError, match="both Parquet and text files"):
+        data_files(tmp_path)
