@@ -89,8 +89,9 @@ def attraction_graph(X, y_enc, n_neighbors, algorithm="exact", random_state=None
     ``beside``: a task to run as well, ``(graph, beside())`` returned. With NN-descent it runs
     in the pool of the classes' searches (:func:`_class_graph_beside`): at 10^6 samples of
     ``benchmarks/maps2d_scale.py``'s data the placing index (24 s on one thread) and the class
-    graphs (38 s of CPU) took 44 s one after the other, 48 s on three threads at once (their
-    memory-bound searches contend), about 32 s in one pool of two."""
+    graphs (20 s on two threads, 38 s of CPU) took 44 s one after the other once compiled;
+    on three threads at once the phase took 48 s with numba's compilation (their memory-bound
+    searches contend), in one pool of two 45-46 s with it (about 10 s of it compilation)."""
     kw = dict(weights="binary", algorithm=algorithm, random_state=random_state)
     if beside is not None and algorithm == "approx":
         A, extra = _class_graph_beside(X, y_enc, n_neighbors, random_state, beside)
