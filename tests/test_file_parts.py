@@ -76,3 +76,71 @@ def test_no_files_and_onehot_are_clear_errors(tmp_path):
     _frame().to_parquet(tmp_path / "b.parquet", index=False)
     with pytest.raises(ValueError, match="both Parquet and text files"):
         data_files(tmp_path)
+
+
+@pytest.mark.parametrize("header", [True, False])
+def test_one_large_text_file_in_byte_ranges(tmp_path, header):
+    """A file larger than the piece size is read in line-aligned byte ranges: the same rows
+    as the whole read, a bad cell named by the file's own line, the format found once."""
+    from graphdr.bench.file_parts import table_parts
+
+    frame = pd.concat([_frame(40, s) for s in range(3)], ignore_index=True)
+    path = tmp_path / "big.csv"
+    frame.to_csv(path, sep=";", decimal=",", index=False, header=header)
+    options = ReadOptions(label_column=None if header else 3, id_column=None if header else 0)
+    want = read_table(path, options)
+    parts = table_parts(path, part_bytes=700)
+    assert len(parts) > 3 and parts[0][1].line == 1
+    got = read_parts(path, options, part_bytes=700)
+    assert sum(got.counts) == len(frame) and len(got.counts) == len(parts)
+    assert np.array_equal(got.features().compute(scheduler="sync"), want.X)
+    assert np.array_equal(got.y, want.y) and np.array_equal(got.ids, want.ids)
+    lines = path.read_text().splitlines()
+    bad = 97 + header  # the file's line of row 97
+    lines[bad - 1] = lines[bad - 1].replace(";", ";x", 1)
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ValueError, match=rf"big\.csv: column '?\w+'? is not numeric \(line {bad}:"):
+        read_parts(path, options, part_bytes=700)
+    lines[bad - 1] += ";1"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ValueError, match=rf"big\.csv: line {bad} has 5 fields"):
+        read_parts(path, options, part_bytes=700)
+
+
+def test_one_large_parquet_file_by_row_groups(tmp_path):
+    pytest.importorskip("pyarrow")
+    from graphdr.bench.file_parts import table_parts
+
+    frame = pd.concat([_frame(40, s) for s in range(3)], ignore_index=True)
+    path = tmp_path / "big.parquet"
+    frame.to_parquet(path, index=False, row_group_size=25)
+    parts = table_parts(path, part_bytes=1)  # one row group per piece
+    assert [p.line for _, p in parts] == [1, 26, 51, 76, 101]
+    got = read_parts(path, part_bytes=1)
+    want = read_table(path)
+    assert list(got.counts) == [25, 25, 25, 25, 20]
+    assert np.array_equal(got.features().compute(scheduler="sync"), want.X)
+    assert np.array_equal(got.y, want.y) and np.array_equal(got.ids, want.ids)
+
+
+def test_quoted_or_utf16_text_is_not_cut(tmp_path):
+    from graphdr.bench.file_parts import table_parts
+
+    frame = _frame(60)
+    frame["label"] = '"' + frame["label"] + '"'
+    frame.to_csv(tmp_path / "q.csv", index=False)
+    assert len(table_parts(tmp_path / "q.csv", part_bytes=100)) == 1
+    (tmp_path / "u.csv").write_bytes(_frame(60).to_csv(index=False).encode("utf-16"))
+    assert len(table_parts(tmp_path / "u.csv", part_bytes=100)) == 1
+
+
+def test_memory_estimate_from_metadata_and_first_lines(tmp_path):
+    pytest.importorskip("pyarrow")
+    from graphdr.bench.file_parts import in_memory_bytes
+
+    frame = _frame(1000)
+    frame.to_parquet(tmp_path / "t.parquet", index=False)
+    assert in_memory_bytes(tmp_path / "t.parquet") == 1000 * (40 * 4 + 200)
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    estimate = in_memory_bytes(tmp_path / "t.csv")
+    assert 0.9 * 1000 * (40 * 4 + 200) < estimate < 1.1 * 1000 * (40 * 4 + 200)

@@ -610,3 +610,31 @@ def test_label_fraction_reports_the_propagations_own_error(tmp_path, capsys):
     rows = list(csv.DictReader(open(tmp_path / "r" / "results.csv")))
     own = [r for r in rows if r["method"] == "poisson" and r["classifier"] == "own"]
     assert len(own) == 2 and all(float(r["error"]) < 0.5 for r in own)
+
+
+def test_text_columns_follow_dropped_rows_and_stay_lazy(tmp_path, monkeypatch):
+    """Hover text is the file's text at the rows kept (--na drop, a subset), and a Parquet
+    file's numeric columns are turned into text only when a column is asked for."""
+    import pandas as pd
+
+    from graphdr.bench import files
+    from graphdr.bench.files import TextColumns, read_table
+
+    frame = pd.DataFrame({"a": [1.0, np.nan, 3.0, 4.5], "n": [7, 8, 9, 10],
+                          "label": ["x", "y", "x", "y"], "note": [" p", "q", "r ", "s"]})
+    path = str(tmp_path / "t.parquet")
+    frame.to_parquet(path)
+    asked = []
+    column_text = files._column_text
+    monkeypatch.setattr(files, "_column_text", lambda col: asked.append(col.name) or
+                        column_text(col))
+    table = read_table(path, ReadOptions(na="drop", hover_columns=("note",)))
+    assert isinstance(table.columns, TextColumns) and list(table.columns) == list(frame)
+    assert sorted(asked) == ["label", "note"]  # the label's and the text column's, not a, n
+    assert list(table.columns["note"]) == ["p", "r", "s"]
+    assert list(table.columns["n"]) == ["7", "9", "10"] and "n" in asked
+    assert list(table.columns["a"]) == ["1.0", "3.0", "4.5"]
+    assert list(table.columns.take([2, 0])["label"]) == ["y", "x"]
+    assert list(table.columns.take(np.array([True, False, True]))["n"]) == ["7", "10"]
+    with pytest.raises(KeyError):
+        table.columns["b"]

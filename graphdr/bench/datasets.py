@@ -131,8 +131,7 @@ def without_unlabelled(ds):
                          f"({classes[0] if len(classes) else ''}) once the rows labelled -1 or "
                          "empty, which mark unlabelled rows, are left out; at least two are "
                          "needed (if -1 is one of your classes, relabel it).")
-    columns = None if ds.columns is None else {k: np.asarray(v)[keep]
-                                                for k, v in ds.columns.items()}
+    columns = _take_columns(ds.columns, keep)
     note = (f"{ds.name}: left out {int((~keep).sum())} row(s) without a label (empty or -1): a "
             "benchmark scores every row by its label (--label-fraction hides labels itself)")
     return dataclasses.replace(
@@ -181,7 +180,16 @@ def _per_class(ds, k, random_state):
         ds, name=f"{ds.name}_{k}pc", X=ds.X[keep], y=ds.y[keep],
         source=f"{ds.source}; {k} random samples per class",
         ids=None if ds.ids is None else ds.ids[keep],
-        columns=None if ds.columns is None else {n: v[keep] for n, v in ds.columns.items()})
+        columns=_take_columns(ds.columns, keep))
+
+
+def _take_columns(columns, rows):
+    """A file's text columns at ``rows``, still converted only when asked for."""
+    if columns is None:
+        return None
+    if hasattr(columns, "take"):
+        return columns.take(rows)
+    return {k: np.asarray(v)[rows] for k, v in columns.items()}
 
 
 def _load_npz(name, path, source):

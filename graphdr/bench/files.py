@@ -33,6 +33,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -97,14 +98,27 @@ class Table:
     feature_names: list
     ids: np.ndarray | None = None
     id_name: str | None = None
-    columns: dict = field(default_factory=dict)  # every column by name, as text (for hover)
+    columns: Mapping = field(default_factory=dict)  # every column by name, as text (hover)
     notes: list = field(default_factory=list)
     label_name: str | None = None  # the label column's name (files with columns)
+    header: bool = True  # whether a text file's first line names the columns
+    sep: str | None = None  # a text file's separator and decimal mark, as found
+    decimal: str | None = None
 
 
-def _decode(path, encoding):
+def _decode(path, encoding, part=None, header=False):
+    """The text of the file, or of its bytes ``part.start:part.stop`` (a :class:`Part`), with
+    the file's first line before them when ``header``; and the number to add to a line of
+    that text to give the file's line."""
     with open(path, "rb") as fh:
-        raw = fh.read()
+        if part is None or part.start == 0 and part.line == 1:
+            raw = fh.read() if part is None else fh.read(part.stop)
+            offset = 0
+        else:
+            head = fh.readline() if header else b""
+            fh.seek(part.start)
+            raw = head + fh.read(part.stop - part.start)
+            offset = part.line - (2 if header else 1)
     if encoding is None and raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         encoding = "utf-16"  # the byte-order mark of UTF-16 (Excel's "Unicode text")
     if encoding is None and b"\x00" in raw[:65536]:
@@ -115,14 +129,14 @@ def _decode(path, encoding):
     try:
         text = raw.decode(enc)
     except UnicodeDecodeError as exc:
-        line = raw[:exc.start].count(b"\n") + 1
+        line = raw[:exc.start].count(b"\n") + 1 + offset
         raise ValueError(
             f"{path}: line {line} is not valid {enc.replace('-sig', '')} text (byte "
             f"0x{raw[exc.start]:02x}); give the file's encoding, e.g. --encoding latin-1."
         ) from None
     except LookupError:
         raise ValueError(f"{path}: unknown encoding {encoding!r}.") from None
-    return text.lstrip("\ufeff")
+    return text.lstrip("\ufeff"), offset
 
 
 def _first_lines(text, k=_SNIFF_LINES):
@@ -170,7 +184,7 @@ def _has_header(rows):
     return all(text_first) and not any(_is_number(c) for r in body for c in r)
 
 
-def _check_row_lengths(path, text, sep, n_fields, header):
+def _check_row_lengths(path, text, sep, n_fields, header, offset=0):
     """Every row has as many fields as the first (the line of the first that has not is named)."""
     reader = csv.reader(io.StringIO(text), delimiter=sep)
     for row in reader:
@@ -178,7 +192,7 @@ def _check_row_lengths(path, text, sep, n_fields, header):
             continue
         if len(row) != n_fields:
             what = "the header has" if header else "the first row has"
-            raise ValueError(f"{path}: line {reader.line_num} has {len(row)} fields, {what} "
+            raise ValueError(f"{path}: line {reader.line_num + offset} has {len(row)} fields, {what} "
                              f"{n_fields} (separator {sep!r}); fix the line or give --sep.")
 
 
@@ -212,8 +226,9 @@ def _lines(rows, first_line):
     return shown + (f" and {len(rows) - _SHOW} more" if len(rows) > _SHOW else "")
 
 
-def read_table(path, options=None):
-    """Read a delimited text or Parquet file into a :class:`Table` (see the module docstring)."""
+def read_table(path, options=None, part=None):
+    """Read a delimited text or Parquet file into a :class:`Table` (see the module docstring);
+    ``part`` (a :class:`Part`): only that piece of the file, its lines named as the file's."""
     import pandas as pd
 
     options = options or ReadOptions()
@@ -222,25 +237,26 @@ def read_table(path, options=None):
     notes = []
     if path.lower().endswith((".parquet", ".pq")):
         try:
-            frame = pd.read_parquet(path)
+            frame = pd.read_parquet(path) if part is None else _row_groups(path, part)
         except ImportError:
             raise ValueError(f"{path}: reading Parquet needs pyarrow (pip install pyarrow).") \
                 from None
         except Exception as exc:  # pyarrow raises its own error types
             raise ValueError(f"{path}: not a readable Parquet file ({exc}).") from None
         frame.columns = [str(c) for c in frame.columns]
-        first_line, has_header = 1, True
-        raw = _parquet_text(frame)
-        frame = _numbers(raw, ".", numeric=frame)
+        first_line, has_header = 1 if part is None else part.line, True
+        stored = frame
+        text = _cached(lambda name: _column_text(stored[name]))
+        frame = _numbers(list(stored.columns), text, ".", numeric=stored)
     else:
-        text = _decode(path, options.encoding)
+        text, offset = _decode(path, options.encoding, part, bool(options.header))
         lines = _first_lines(text)
         if not lines:
             raise ValueError(f"{path}: the file has no data (only blank lines).")
         sep = options.sep or _sniff_separator(lines)
         rows = list(csv.reader(lines, delimiter=sep))
         has_header = _has_header(rows) if options.header is None else options.header
-        _check_row_lengths(path, text, sep, len(rows[0]), has_header)
+        _check_row_lengths(path, text, sep, len(rows[0]), has_header, offset)
         if has_header:
             _check_names(path, [h.strip() for h in rows[0]])
         decimal = options.decimal
@@ -259,14 +275,40 @@ def read_table(path, options=None):
             raw.columns = [str(j) for j in range(raw.shape[1])]
             notes.append(f"{path}: no header row found; columns are numbered 0..."
                          f"{raw.shape[1] - 1} (give --header if the first row is one)")
-        frame = _numbers(raw, decimal)
-        first_line = 2 if has_header else 1
+        table_text = raw
+        text = _cached(lambda name: table_text[name].astype(str).str.strip()
+                       .to_numpy(dtype=object))
+        frame = _numbers(list(raw.columns), text, decimal)
+        first_line = (2 if has_header else 1) + offset
     if frame.shape[0] == 0:
         raise ValueError(f"{path}: the file has a header but no data rows.")
     names = [str(c).strip() for c in frame.columns]
     _check_names(path, names)
-    frame.columns = raw.columns = names
-    return _split(path, frame, raw, options, has_header, first_line, notes)
+    renamed = dict(zip(names, frame.columns))
+    frame.columns = names
+    table = _split(path, frame, lambda name: text(renamed[name]), options, has_header,
+                   first_line, notes)
+    table.header = has_header
+    if not path.lower().endswith((".parquet", ".pq")):
+        table.sep, table.decimal = sep, decimal
+    return table
+
+
+@dataclass(frozen=True)
+class Part:
+    """A piece of one file: the bytes ``start:stop`` of a text file, whose first line is the
+    file's line ``line`` (the file's header line is read before them); or the row groups
+    ``start:stop`` of a Parquet file, whose first row is the file's row ``line``."""
+
+    start: int
+    stop: int
+    line: int
+
+
+def _row_groups(path, part):
+    import pyarrow.parquet as pq
+
+    return pq.ParquetFile(path).read_row_groups(range(part.start, part.stop)).to_pandas()
 
 
 def _check_names(path, names):
@@ -283,27 +325,62 @@ def _sniff_decimal(rows):
     return "," if comma > point else "."
 
 
-def _numbers(raw, decimal, numeric=None):
-    """The feature view of the text frame ``raw``: a cell in :data:`_NA_STRINGS` is missing
-    (NaN); a column whose every present cell is a number becomes float64, the others stay
-    text. ``numeric``: the columns a Parquet file already stores as numbers, kept as they
-    are."""
+def _numbers(names, text, decimal, numeric=None):
+    """The feature view of the columns ``names`` whose text (as written, stripped) ``text(name)``
+    gives: a cell in :data:`_NA_STRINGS` is missing (NaN); a column whose every present cell
+    is a number becomes float64, the others stay text. ``numeric``: the columns a Parquet file
+    already stores as numbers, kept as they are (their text is never made)."""
     import pandas as pd
 
     out = {}
-    for name in raw.columns:
+    for name in names:
         if numeric is not None and _stored_numbers(numeric[name]):
-            out[name] = numeric[name].astype(np.float64)
+            out[name] = numeric[name].to_numpy(dtype=np.float64)
             continue
-        text = raw[name].astype(str).str.strip()
-        missing = text.isin(_NA_STRINGS)
-        values = text.str.replace(",", ".", regex=False) if decimal == "," else text
+        values = pd.Series(text(name), dtype=object)
+        missing = values.isin(_NA_STRINGS)
+        values = values.str.replace(",", ".", regex=False) if decimal == "," else values
         parsed = pd.to_numeric(values.where(~missing), errors="coerce")
         if bool((parsed.notna() == ~missing).all()):
-            out[name] = parsed.astype(np.float64)
+            out[name] = parsed.to_numpy(dtype=np.float64)
         else:
-            out[name] = text.where(~missing).astype(object)
-    return pd.DataFrame(out, index=raw.index)
+            out[name] = pd.Series(text(name), dtype=object).where(~missing)
+    return pd.DataFrame(out)
+
+
+def _cached(text):
+    """``text`` (a column's name -> its text) computed once per column."""
+    import functools
+
+    return functools.lru_cache(maxsize=None)(text)
+
+
+class TextColumns(Mapping):
+    """Every column of a file by name, as the text written in it (stripped): what
+    ``graphdr map`` shows on hover. A column is turned into text when first asked for, so a
+    large file's numeric columns never are unless shown."""
+
+    def __init__(self, text, names, rows=None):
+        self._text, self._names, self._rows = text, list(names), rows
+
+    def __getitem__(self, name):
+        if name not in self._names:
+            raise KeyError(name)
+        values = np.asarray(self._text(name), dtype=object)
+        return values if self._rows is None else values[self._rows]
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def __len__(self):
+        return len(self._names)
+
+    def take(self, rows):
+        """The same columns at ``rows`` (indices or a mask) of these."""
+        rows = np.asarray(rows)
+        rows = np.flatnonzero(rows) if rows.dtype == bool else rows
+        return TextColumns(self._text, self._names,
+                           rows if self._rows is None else self._rows[rows])
 
 
 def _stored_numbers(col):
@@ -312,20 +389,15 @@ def _stored_numbers(col):
     return pd.api.types.is_numeric_dtype(col)  # bool too, as 0/1
 
 
-def _parquet_text(frame):
-    """A Parquet frame as text, cell by cell (missing cells empty): the same column rules as
-    a CSV file then apply to it (text numbers and decimals are numbers, dates are text)."""
-    import pandas as pd
-
-    out = {}
-    for name in frame.columns:
-        col = frame[name]
-        if _stored_numbers(col):
-            out[name] = pd.Series(_as_text(col.astype(np.float64)), index=frame.index)
-        else:
-            out[name] = pd.Series(["" if _is_missing(v) else str(v) for v in col],
-                                  index=frame.index, dtype=object)
-    return pd.DataFrame(out, index=frame.index)
+def _column_text(col):
+    """A Parquet column as text, cell by cell (missing cells empty, stripped): the same column
+    rules as a CSV file's then apply to it (text numbers and decimals are numbers, dates are
+    text)."""
+    if _stored_numbers(col):
+        values = _as_text(col.astype(np.float64))
+    else:
+        values = ["" if _is_missing(v) else str(v) for v in col]
+    return np.array([v.strip() for v in values], dtype=object)
 
 
 def _is_missing(value):
@@ -335,9 +407,9 @@ def _is_missing(value):
         return False
 
 
-def _split(path, frame, raw, options, has_header, first_line, notes):
+def _split(path, frame, text, options, has_header, first_line, notes):
     """The columns' roles: ``frame`` is the feature view (numbers, NaN where missing),
-    ``raw`` the text as written (labels, ids and hover values come from it)."""
+    ``text(name)`` a column's text as written (labels, ids and hover values come from it)."""
     import pandas as pd
 
     names = list(frame.columns)
@@ -373,7 +445,7 @@ def _split(path, frame, raw, options, has_header, first_line, notes):
         raise ValueError(f"{path}: the id column and the label column are the same "
                          f"({names[label]!r}).")
     if id_col is not None:
-        ids = raw.iloc[:, id_col].astype(str).str.strip()
+        ids = pd.Series(text(names[id_col]), dtype=object)
         repeated = int(ids.duplicated().sum())
         if repeated:
             notes.append(f"{path}: {repeated} row(s) repeat an id of column {names[id_col]!r} "
@@ -389,8 +461,8 @@ def _split(path, frame, raw, options, has_header, first_line, notes):
         raise ValueError(f"{path}: no feature columns are left (columns: {_list(names)}).")
     # missing cells; an empty label is an unlabelled row when the reader is told so, and
     # any other text (NA, None, ?) is a class
-    labels = raw.iloc[:, label].astype(str).str.strip().where(
-        lambda s: s != "", None)
+    labels = pd.Series(text(names[label]), dtype=object).where(lambda s: s != "", None)
+    rows_kept = None
     missing = frame.iloc[:, features].isna()
     if not options.unlabelled:
         missing.insert(0, names[label], labels.isna())
@@ -403,7 +475,7 @@ def _split(path, frame, raw, options, has_header, first_line, notes):
                          f"{_lines(rows, first_line)})")
             keep = ~missing.to_numpy().any(axis=1)
             frame = frame[keep].reset_index(drop=True)
-            raw = raw[keep].reset_index(drop=True)
+            rows_kept = np.flatnonzero(keep)
             labels = labels[keep].reset_index(drop=True)
             if frame.shape[0] == 0:
                 raise ValueError(f"{path}: every row has a missing cell.")
@@ -443,8 +515,9 @@ def _split(path, frame, raw, options, has_header, first_line, notes):
     y = _labels(path, names[label], labels, frame[names[label]], options.unlabelled)
     ids = None
     if id_col is not None:
-        ids = raw.iloc[:, id_col].astype(str).str.strip().to_numpy(dtype=object)
-    columns = {n: raw[n].astype(str).str.strip().to_numpy(dtype=object) for n in names}
+        ids = np.asarray(text(names[id_col]), dtype=object)
+        ids = ids if rows_kept is None else ids[rows_kept]
+    columns = TextColumns(text, names, rows_kept)
     return Table(X, y, feature_names, ids, names[id_col] if id_col is not None else None,
                  columns, notes, names[label])
 
