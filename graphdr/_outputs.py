@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import threading
 import uuid
@@ -36,6 +37,9 @@ def _temporary_name(target):
 
 
 def _discard(path):
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+        return
     with contextlib.suppress(OSError):
         os.unlink(path)
 
@@ -93,9 +97,12 @@ class InterruptedAfterWriting(KeyboardInterrupt):
 class OutputSet:
     """Files written together: all renamed into place, or none.
 
-    ``path(target)`` gives the temporary path to write ``target`` to; :meth:`commit` renames
-    every written file into place, with Ctrl-C held; leaving a ``with`` block by an exception
-    before :meth:`commit` removes the temporary files and leaves the targets untouched.
+    ``path(target)`` gives the temporary path to write ``target`` to, ``folder(target)`` a
+    temporary folder (created) to fill in place of the folder ``target`` (a map's Parquet
+    partitions); :meth:`commit` renames every written file and folder into place, with Ctrl-C
+    held (an earlier folder at ``target`` is moved aside first and removed after); leaving a
+    ``with`` block by an exception before :meth:`commit` removes the temporary files and
+    folders and leaves the targets untouched.
     ``committed`` says whether the renames happened (an interrupt held during them is raised
     after, with ``committed`` true).
     """
@@ -110,6 +117,15 @@ class OutputSet:
             self._pending[target] = _temporary_name(target)
         return self._pending[target]
 
+    def folder(self, target):
+        target = Path(target)
+        if target.exists() and not target.is_dir():
+            raise ValueError(f"{target} exists and is not a folder; choose another --out or "
+                             "remove it.")
+        path = self.path(target)
+        path.mkdir(exist_ok=True)
+        return path
+
     @property
     def targets(self):
         return list(self._pending)
@@ -118,15 +134,27 @@ class OutputSet:
         missing = [str(t) for t, tmp in self._pending.items() if not os.path.exists(tmp)]
         if missing:
             raise RuntimeError(f"not written before commit: {', '.join(missing)}")
-        targets = self.targets
+        targets, aside = self.targets, []
         try:
             with held_interrupts():
-                for target, tmp in self._pending.items():
-                    os.replace(tmp, target)
+                try:
+                    for target, tmp in self._pending.items():
+                        if os.path.isdir(tmp) and os.path.isdir(target):
+                            aside.append((target, _temporary_name(target)))
+                            os.replace(target, aside[-1][1])  # rename cannot replace a folder
+                        os.replace(tmp, target)
+                except OSError:
+                    for target, old in aside:
+                        if not os.path.exists(target):
+                            os.replace(old, target)  # the earlier folder back in place
+                    raise
                 self.committed = True
                 self._pending = {}
         except KeyboardInterrupt:
             raise InterruptedAfterWriting(targets) from None
+        finally:
+            for _, old in aside:
+                _discard(old)
 
     def discard(self):
         for tmp in self._pending.values():

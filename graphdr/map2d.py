@@ -8,31 +8,15 @@ and fits faster than supervised UMAP. New samples go on the same map with ``tran
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import numpy as np
 from sklearn.utils.validation import column_or_1d
 
 from ._outputs import OutputSet, atomic_open
 from ._validation import unlabelled_mask
-from .map_page import (
-    COLORS,
-    UNLABELLED_COLOR,
-    UNLABELLED_NAME,
-    fitted_map_page,
-    write_map_csv,
-)
+from .map_page import _save_png, fitted_map_page, map_files, plot_map, write_map_csv
 from .neighbor import DEEMap
+from .stats import is_dask_array
 
 __all__ = ["map2d", "plot_map", "map_files", "write_map"]
-
-
-def map_files(out):
-    """The files :func:`map2d` writes for ``out``: a dict ``html``, ``csv``, ``png`` of paths
-    (a suffix .html, .png or .csv of ``out`` is dropped)."""
-    out = Path(out)
-    out = out.with_suffix("") if out.suffix.lower() in (".png", ".html", ".csv") else out
-    return {k: out.with_name(out.name + "." + k) for k in ("html", "csv", "png")}
 
 
 def map2d(X, y, *, out=None, title=None, ids=None, hover=None, label_name="label",
@@ -65,6 +49,12 @@ def map2d(X, y, *, out=None, title=None, ids=None, hover=None, label_name="label
     **params
         Parameters of :class:`graphdr.DEEMap`.
 
+    A ``dask.array`` ``X`` (a table larger than memory, or on a cluster) is mapped as
+    :mod:`graphdr.map_partitions` says: fitted on a sample of at most ``fit_samples`` rows
+    chosen by content, every row placed where it lives, the places written as Parquet
+    partitions ``out.parquet/`` (id, label, x, y) beside the page and picture of a uniform
+    sample of at most 10^6 rows; ``hover`` is not available there.
+
     Returns
     -------
     model : DEEMap
@@ -80,6 +70,11 @@ def map2d(X, y, *, out=None, title=None, ids=None, hover=None, label_name="label
     >>> model.embedding_.shape
     (300, 2)
     """
+    if is_dask_array(X):
+        from .map_partitions import map_dask
+
+        return map_dask(X, y, out=out, ids=ids, title=title, label_name=label_name,
+                        id_name=id_name, png=png, **params)
     model = DEEMap(**params).fit(X, y)
     if out is not None:
         write_map(model, y, out, title=title, ids=ids, hover=hover, label_name=label_name,
@@ -138,70 +133,3 @@ def propagated_columns(model, y):
                            zip(prop.confidence_.tolist(), unlabelled)]}
 
 
-def _short(name, width=32):
-    """A class name for a legend: at most ``width`` characters, a cut one ending in '...'."""
-    name = str(name)
-    return name if len(name) <= width else name[:width - 3] + "..."
-
-
-def _plain(text):
-    """``text`` drawn as written: matplotlib reads ``$...$`` as mathematics and stops at a
-    formula it cannot parse, so a dollar sign is escaped."""
-    return str(text).replace("$", r"\$")
-
-
-def plot_map(model, y, ax=None, *, title=None, point_size=None):
-    """Scatter the fitted map ``model.embedding_`` coloured by the labels ``y``, one legend
-    entry per class up to 40 (the colours of :data:`graphdr.map_page.COLORS`: any two of the
-    first 40 are told apart), each class's name written at its region."""
-    import matplotlib.pyplot as plt
-
-    Y = np.asarray(model.embedding_)
-    y = np.asarray(y)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(7, 7))
-    size = point_size or float(np.clip(4000.0 / max(len(Y), 1), 0.5, 12.0))
-    unlabelled = unlabelled_mask(y)
-    if unlabelled.any():  # beneath the labelled samples, in light grey, smaller
-        ax.scatter(Y[unlabelled, 0], Y[unlabelled, 1], s=0.6 * size, color=UNLABELLED_COLOR,
-                   label=UNLABELLED_NAME, linewidths=0)
-        size = 2.0 * size
-    for i, c in enumerate(model.classes_):
-        rows = (y == c) & ~unlabelled
-        ax.scatter(Y[rows, 0], Y[rows, 1], s=size, color=COLORS[i % len(COLORS)],
-                   label=_plain(_short(c)),
-                   linewidths=0)
-    if len(model.classes_) > 10:  # names at the regions where colours get close
-        import matplotlib.patheffects as pe
-
-        for c in model.classes_:
-            P = Y[y == c]
-            if len(P):
-                m = np.median(P, axis=0)
-                p = P[np.argmin(np.sum((P - m) ** 2, axis=1))]
-                ax.text(p[0], p[1], _plain(c), fontsize=7, ha="center", va="center",
-                        path_effects=[pe.withStroke(linewidth=2, foreground="white")])
-    ax.set_aspect("equal")
-    ax.set_xticks([])
-    ax.set_yticks([])
-    for spine in ax.spines.values():
-        spine.set_visible(False)
-    if title:
-        ax.set_title(_plain(title))
-    if len(model.classes_) <= 40:
-        ax.legend(markerscale=max(1.0, 6.0 / size ** 0.5), fontsize=7, frameon=False,
-                  loc="center left", bbox_to_anchor=(1.0, 0.5))
-    return ax
-
-
-def _save_png(model, y, tmp, title):
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(8, 7))
-    plot_map(model, y, ax, title=title)
-    fig.tight_layout()
-    fig.savefig(tmp, dpi=110, bbox_inches="tight")  # the legend beside the map, whole
-    plt.close(fig)

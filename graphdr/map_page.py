@@ -1,4 +1,5 @@
-"""The interactive page of a 2-D map: one self-contained HTML file, and the map as CSV.
+"""The interactive page of a 2-D map: one self-contained HTML file; the map as CSV; its
+picture (:func:`plot_map`).
 
 The page draws every sample with WebGL (a 2-D canvas where WebGL is missing), pans (drag) and
 zooms (wheel), shows a sample's id, label and chosen columns on hover, finds a sample by id or
@@ -29,7 +30,7 @@ from ._outputs import atomic_open, spreadsheet_safe
 from ._validation import unlabelled_mask
 
 __all__ = ["COLORS", "held_out_errors", "write_map_page", "write_map_csv", "map_page_html",
-           "fitted_map_page", "MapView"]
+           "fitted_map_page", "MapView", "map_files", "plot_map"]
 
 #: class colours: tab10, then colours added one at a time from a grid of sRGB, each the farthest
 #: (CIE76 distance in Lab) from those before it and from white, lightness 25-85. Any two of the
@@ -217,7 +218,7 @@ def write_map_page(path, embedding, labels, **page):
 
 def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, title="2-D map",
                   description="", errors=None, label_name="label", csv_name=None, details="",
-                  unlabelled=None, id_name="id"):
+                  unlabelled=None, id_name="id", counts=None):
     """The interactive page of a map (module docstring), as one self-contained HTML text.
 
     Parameters
@@ -238,7 +239,8 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
     label_name : str
         What the labels are called (the label column's name).
     csv_name : str or None
-        The CSV of the map beside the page, linked from it.
+        The map's coordinates beside the page, linked from it: a CSV file, or a folder of
+        Parquet partitions (a name ending in ``.parquet``).
     details : str
         A line of small print (parameters).
     unlabelled : array of bool of shape (n,) or None
@@ -246,6 +248,9 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
         (last), no name on the map.
     id_name : str
         What the ids are called (the id column's name), first row of a point's tooltip.
+    counts : sequence of int or None
+        The number of samples of each class (then the unlabelled) in the legend, when the
+        page draws a sample of the map (default: those drawn).
     """
     Y = np.asarray(embedding, dtype=np.float64)
     labels = np.asarray(labels)
@@ -262,7 +267,11 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
     colors = [COLORS[k % len(COLORS)] for k in range(len(classes))]
     if extra:
         classes, colors = classes + [UNLABELLED_NAME], colors + [UNLABELLED_COLOR]
-    counts = np.bincount(codes, minlength=len(classes)) if n else np.zeros(len(classes), int)
+    if counts is None:
+        counts = np.bincount(codes, minlength=len(classes)) if n else np.zeros(len(classes), int)
+    counts = np.asarray(counts, dtype=np.int64)
+    if len(counts) != len(classes):
+        raise ValueError(f"counts has {len(counts)} values for {len(classes)} legend entries.")
     hover = {str(k): _text(v) for k, v in (hover or {}).items()}
     for name, values in hover.items():
         if len(values) != n:
@@ -288,7 +297,15 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
     data = json.dumps(payload, ensure_ascii=True, separators=(",", ":")).replace("</", "<\\/")
     script = resources.files("graphdr").joinpath("static/map_page.js").read_text(encoding="utf-8")
     honest = ""
-    if errors is not None:
+    if errors is not None and errors.get("held_out"):
+        honest = (
+            f"<p class=\"honest\">A supervised map draws its training samples inside their "
+            f"class regions, so the picture always looks separated. The "
+            f"{errors['n']} labelled samples the map was not fitted on were placed by "
+            f"<code>transform</code>: <b>{100 * errors['map_error']:.1f} %</b> of them fall "
+            f"nearest a training sample of another class on the map. Judge classes by this "
+            f"number, not by the gaps between the regions.</p>")
+    elif errors is not None:
         scored = " labelled" if extra else ""
         honest = (
             f"<p class=\"honest\">A supervised map draws its training samples inside their "
@@ -298,7 +315,8 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
             f"{errors['n']}{scored} samples fall nearest a sample of another class on the map; 1-NN in "
             f"the features errs on {100 * errors['feature_error']:.1f} % (leave-one-out). "
             f"Judge classes by these numbers, not by the gaps between the regions.</p>")
-    link = (f" The map as CSV (id, label, x, y): <a href=\"{html.escape(csv_name)}\">"
+    kind = "Parquet partitions" if str(csv_name).endswith(".parquet") else "CSV"
+    link = (f" The map as {kind} (id, label, x, y): <a href=\"{html.escape(csv_name)}\">"
             f"{html.escape(csv_name)}</a>." if csv_name else "")
     page = (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -317,3 +335,87 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
         f"<script type=\"application/json\" id=\"graphdr-data\">{data}</script>\n"
         f"<script>\n{script}</script>\n</body></html>\n")
     return page
+
+
+def map_files(out):
+    """The files :func:`map2d` writes for ``out``: a dict ``html``, ``csv``, ``png`` of paths
+    (a suffix .html, .png or .csv of ``out`` is dropped)."""
+    out = Path(out)
+    out = out.with_suffix("") if out.suffix.lower() in (".png", ".html", ".csv") else out
+    return {k: out.with_name(out.name + "." + k) for k in ("html", "csv", "png")}
+
+
+def _short(name, width=32):
+    """A class name for a legend: at most ``width`` characters, a cut one ending in '...'."""
+    name = str(name)
+    return name if len(name) <= width else name[:width - 3] + "..."
+
+
+def _plain(text):
+    """``text`` drawn as written: matplotlib reads ``$...$`` as mathematics and stops at a
+    formula it cannot parse, so a dollar sign is escaped."""
+    return str(text).replace("$", r"\$")
+
+
+def plot_map(model, y, ax=None, *, title=None, point_size=None):
+    """Scatter the fitted map ``model.embedding_`` coloured by the labels ``y``, one legend
+    entry per class up to 40 (the colours of :data:`graphdr.map_page.COLORS`: any two of the
+    first 40 are told apart), each class's name written at its region."""
+    return _plot_points(model.embedding_, y, model.classes_, ax, title=title,
+                        point_size=point_size)
+
+
+def _plot_points(Y, y, classes, ax=None, *, title=None, point_size=None):
+    """:func:`plot_map` of the places ``Y`` of labels ``y`` and the map's ``classes``."""
+    import matplotlib.pyplot as plt
+
+    Y = np.asarray(Y)
+    y = np.asarray(y)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 7))
+    size = point_size or float(np.clip(4000.0 / max(len(Y), 1), 0.5, 12.0))
+    unlabelled = unlabelled_mask(y)
+    if unlabelled.any():  # beneath the labelled samples, in light grey, smaller
+        ax.scatter(Y[unlabelled, 0], Y[unlabelled, 1], s=0.6 * size, color=UNLABELLED_COLOR,
+                   label=UNLABELLED_NAME, linewidths=0)
+        size = 2.0 * size
+    for i, c in enumerate(classes):
+        rows = (y == c) & ~unlabelled
+        ax.scatter(Y[rows, 0], Y[rows, 1], s=size, color=COLORS[i % len(COLORS)],
+                   label=_plain(_short(c)),
+                   linewidths=0)
+    if len(classes) > 10:  # names at the regions where colours get close
+        import matplotlib.patheffects as pe
+
+        for c in classes:
+            P = Y[y == c]
+            if len(P):
+                m = np.median(P, axis=0)
+                p = P[np.argmin(np.sum((P - m) ** 2, axis=1))]
+                ax.text(p[0], p[1], _plain(c), fontsize=7, ha="center", va="center",
+                        path_effects=[pe.withStroke(linewidth=2, foreground="white")])
+    ax.set_aspect("equal")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    if title:
+        ax.set_title(_plain(title))
+    if len(classes) <= 40:
+        ax.legend(markerscale=max(1.0, 6.0 / size ** 0.5), fontsize=7, frameon=False,
+                  loc="center left", bbox_to_anchor=(1.0, 0.5))
+    return ax
+
+
+def _save_png(model, y, tmp, title, Y=None):
+    """The picture of the map (of the places ``Y`` of labels ``y``: a sample of it)."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 7))
+    _plot_points(model.embedding_ if Y is None else Y, y, model.classes_, ax, title=title)
+    fig.tight_layout()
+    fig.savefig(tmp, dpi=110, bbox_inches="tight")  # the legend beside the map, whole
+    plt.close(fig)

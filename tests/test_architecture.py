@@ -32,6 +32,7 @@ LAYERS = {
     "neighbor": 5, "discriminant": 5, "local_fisher": 5, "poisson": 5,
     "map_page": 5,  # the page of a fitted map: DEEMap.show draws it
     "bench": 6, "cli": 6, "cli_map": 6, "cli_demo": 6, "plotting": 6, "map2d": 6, "__init__": 6,
+    "map_partitions": 6,
 }
 
 #: a class may exceed this many lines of code only with a reason in its docstring

@@ -35,6 +35,7 @@ def test_transform_left_out_is_transform_without_the_sample(blobs):
         alone._map_rows = alone.embedding_.astype(np.float64)
         alone.placement_width_ = model.placement_width_
         alone._neighbors = NearestNeighbors(n_neighbors=model.n_neighbors).fit(Xs[others])
+        alone._features = Xs[others]  # the index's rows
         np.testing.assert_allclose(Z[i], alone._place(Xs[i:i + 1])[0], rtol=1e-12, atol=1e-12)
 
 

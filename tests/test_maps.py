@@ -727,3 +727,18 @@ def test_blockwise_trustworthiness_is_scikit_learns():
             assert trustworthiness(A, B, k, block=37) == pytest.approx(want, abs=1e-12)
     with pytest.raises(ValueError, match="below n_samples / 2"):
         trustworthiness(X[:10], Z[:10], 5)
+
+
+def test_transform_is_row_by_row_whatever_rows_come_together():
+    """A new sample's place has the same bits whichever other samples are placed with it (the
+    Dask path places blocks of any size): the digits hold duplicate rows, neighbours at equal
+    distances that a search returns in an order that depends on the batch."""
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:900], y[:900].copy()
+    y[::7] = -1
+    model = DEEMap(max_iter=20).fit(X[::2], y[::2])
+    whole = model.transform(X)
+    for rows in (np.arange(1, 900, 2), slice(3, 40), np.array([55, 2, 71, 30]), slice(0, 1)):
+        assert np.array_equal(model.transform(X[rows]), whole[rows])

@@ -63,6 +63,7 @@ from .placement import (
     drop_self,
     leave_one_out_errors,
     place,
+    row_distances,
 )
 
 #: the shift of the Laplacian preconditioner, relative to the larger repulsion weight (the
@@ -487,7 +488,8 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         return best_width(errors), errors
 
     def _place(self, X):
-        return self._place_from(*self._neighbors.kneighbors(X))
+        _, ind = self._neighbors.kneighbors(X)
+        return self._place_from(*row_distances(X, self._features, ind))
 
     def _place_from(self, dist, ind, width=None):
         """Places from neighbours given as rows of the index (the fit's order)."""

@@ -30,15 +30,17 @@ from ..stats import check_dask_input
 __all__ = ["fit_sample", "fit_dask", "place_dask"]
 
 
-def fit_sample(X, y, fit_samples):
-    """The increasing row indices of the rows the map is fitted on (module docstring)."""
+def fit_sample(X, y, fit_samples, keys=None):
+    """The increasing row indices of the rows the map is fitted on (module docstring);
+    ``keys``: the rows' :func:`~graphdr.sampling.row_keys`, when already computed."""
     codes = np.unique(y, return_inverse=True)[1].ravel()  # -1 (unlabelled): a group as well
     if len(codes) <= fit_samples:
         return np.arange(len(codes))
-    return np.sort(stratified_subsample(codes, fit_samples, row_keys(X)))
+    keys = row_keys(X) if keys is None else keys
+    return np.sort(stratified_subsample(codes, fit_samples, keys))
 
 
-def fit_dask(est, X, y):
+def fit_dask(est, X, y, keys=None):
     """Fit ``est`` (a :class:`~graphdr.DEEMap`) on the sample of a ``dask.array`` ``X``;
     ``fit_rows_``, the sample's row indices, in the order of ``embedding_``."""
     check_dask_input(X, type(est).__name__)
@@ -48,7 +50,7 @@ def fit_dask(est, X, y):
             f"y must hold one label per row of X ({X.shape[0]} rows); got shape {y.shape}.")
     if X.ndim == 2 and len(X.chunks[1]) > 1:
         X = X.rechunk({1: -1})
-    rows = fit_sample(X, y, est.fit_samples)
+    rows = fit_sample(X, y, est.fit_samples, keys)
     est._fit_array(take_rows(X, rows), y[rows])
     est.fit_rows_ = rows
     return est

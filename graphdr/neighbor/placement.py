@@ -54,6 +54,22 @@ def drop_self(dist, ind, rows):
     return dist[keep].reshape(-1, k), ind[keep].reshape(-1, k)
 
 
+def row_distances(X, F, ind):
+    """The distances from each row of ``X`` to its neighbours ``F[ind]``, computed row by row,
+    and the neighbours sorted by them (equal ones by row): the same bits whatever rows are placed
+    together (a search's matrix products round a row's distances differently in blocks of
+    other sizes)."""
+    m, k = ind.shape
+    ind = np.sort(ind, axis=1)  # equal distances (duplicate rows): in the order of the rows
+    dist = np.empty((m, k), dtype=np.result_type(X.dtype, F.dtype))
+    step = max(1, (1 << 21) // max(1, k * X.shape[1]))  # at most 16 MB of differences
+    for a in range(0, m, step):
+        diff = F[ind[a:a + step]] - X[a:a + step, None, :]
+        dist[a:a + step] = np.sqrt(np.sum(diff * diff, axis=-1))
+    order = np.argsort(dist, axis=1, kind="stable")
+    return np.take_along_axis(dist, order, 1), np.take_along_axis(ind, order, 1)
+
+
 def place(positions, dist, ind, width):
     """The places (``m x 2``) of ``m`` new samples whose neighbours are the rows ``ind`` of
     ``positions`` (the training samples' map, ``n x 2``) at input distances ``dist``."""

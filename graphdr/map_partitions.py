@@ -1,0 +1,235 @@
+"""The 2-D map of a table larger than memory (a ``dask.array``): the places of every row as
+Parquet partitions, the page and the picture from a uniform sample of them.
+
+:func:`graphdr.map2d` of a ``dask.array`` comes here. The map is fitted as
+:meth:`graphdr.DEEMap.fit` fits a ``dask.array`` (on a sample of at most ``fit_samples`` rows
+chosen by content, :mod:`graphdr.neighbor.map_dask`); then every row is placed where it lives,
+block by block (the fitted model sent to each worker once), and each block's places come back
+to this process and are written at once as one Parquet file of the folder ``OUT.parquet``:
+
+* ``id, label, x, y``: the row's id (default its row number), its label as given, its place
+  (the dtype of the data: float32 data, float32 places). The rows of the fit's sample are at
+  their places in ``embedding_``, the others where ``transform`` puts them: the same numbers
+  as the in-memory path, bit for bit.
+* with unlabelled rows (label -1 or empty), ``propagated class`` and ``confidence``: for each
+  unlabelled row, the class most frequent among the :data:`VOTERS` labelled training samples
+  nearest its place on the map, and that class's share of them (empty for a labelled row).
+
+The page (``OUT.html``) and the picture (``OUT.png``) draw a uniform sample of at most
+``page_points`` rows (those of smallest content key: the same rows whatever the order and
+chunking); the legend's class counts are those of every row, and the page states the
+held-out error of every labelled row the map was not fitted on: the share that lies nearest,
+on the map, a training sample of another class. When every row was fitted, the page states
+the leave-one-out errors of :func:`graphdr.map_page.held_out_errors` instead.
+
+Nothing is half-written: the partitions go to a hidden folder beside ``OUT.parquet``, the page
+and picture to hidden files, and all are renamed into place together at the end
+(:class:`graphdr._outputs.OutputSet`); an error or Ctrl-C before leaves an earlier map as it
+was.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._outputs import OutputSet, atomic_open
+from ._validation import unlabelled_mask
+
+__all__ = ["map_files_parts", "map_dask", "write_dask_map", "PAGE_POINTS", "VOTERS"]
+
+#: the page and the picture draw at most this many rows
+PAGE_POINTS = 1_000_000
+#: the labelled training samples nearest an unlabelled row's place that vote its class
+VOTERS = 10
+
+
+def map_files_parts(out):
+    """The outputs of a map of a ``dask.array`` for ``out``: ``html``, ``parquet`` (a folder)
+    and ``png``."""
+    from .map_page import map_files
+
+    files = map_files(out)
+    return {"html": files["html"], "parquet": files["csv"].with_suffix(".parquet"),
+            "png": files["png"]}
+
+
+def map_dask(X, y, *, out=None, ids=None, title=None, label_name="label", id_name="id",
+             png=True, page_points=PAGE_POINTS, progress=None, **params):
+    """:func:`graphdr.map2d` of a ``dask.array`` ``X``: fit :class:`graphdr.DEEMap` with
+    ``params`` as its ``fit`` fits a ``dask.array`` and, with ``out``, write the map
+    (:func:`write_dask_map`). The rows' content keys are read once, for the fit's sample and
+    the page's."""
+    from ._threads import one_thread
+    from ._validation import check_int, check_parameters
+    from .neighbor import DEEMap
+    from .neighbor.map_dask import fit_dask
+    from .sampling import row_keys
+
+    model = DEEMap(**params)
+    check_parameters(model)
+    check_int(model.fit_samples, "fit_samples", min_value=2)
+    check_int(page_points, "page_points", min_value=1)
+    n = X.shape[0]
+    keys = row_keys(X) if n > min(model.fit_samples, page_points if out else n) else None
+    with one_thread():
+        fit_dask(model, X, y, keys)
+    if out is not None:
+        write_dask_map(model, X, y, out, keys=keys, ids=ids, title=title,
+                       label_name=label_name, id_name=id_name, png=png,
+                       page_points=page_points, progress=progress)
+    return model
+
+
+def write_dask_map(model, X, y, out, *, keys=None, ids=None, title=None, label_name="label",
+                   id_name="id", png=True, page_points=PAGE_POINTS, progress=None):
+    """Place every row of the ``dask.array`` ``X`` on the fitted ``model`` (fitted on ``X``,
+    with ``fit_rows_``) and write the partitions, page and picture (module docstring).
+
+    ``keys``: the rows' content keys (:func:`graphdr.sampling.row_keys`) when already
+    computed; ``ids``: one id per row (default the row numbers); ``progress``: called with the
+    number of rows of each block written. Returns the dict of files written.
+    """
+    import dask
+
+    from .map_page import _save_png, held_out_errors, map_page_html
+    from .neighbor.map_dask import place_dask
+    from .sampling import row_keys, smallest_keys
+
+    files = map_files_parts(out)
+    files["html"].parent.mkdir(parents=True, exist_ok=True)
+    y = np.asarray(y)
+    n = len(y)
+    unlabelled = unlabelled_mask(y)
+    classes = np.asarray(model.classes_)
+    codes = np.full(n, len(classes), dtype=np.intp)
+    codes[~unlabelled] = np.searchsorted(classes, y[~unlabelled])
+    rows = np.asarray(model.fit_rows_)
+    fitted = np.zeros(n, dtype=bool)
+    fitted[rows] = True
+    if n > page_points:
+        keys = row_keys(X) if keys is None else keys
+        page = np.sort(smallest_keys(keys, page_points))
+    else:
+        page = np.arange(n)
+    on_page = np.zeros(n, dtype=bool)
+    on_page[page] = True
+    places = place_dask(model, X, rows)
+    labelled_fit = ~unlabelled[rows]
+    reference = dask.delayed((np.asarray(model.embedding_)[labelled_fit],
+                              codes[rows][labelled_fit]), pure=False)
+    blocks = [dask.delayed(_vote)(b, reference) for b in places.to_delayed().ravel()]
+    starts = np.r_[0, np.cumsum(places.chunks[0])]
+    page_xy = np.empty((len(page), 2), dtype=places.dtype)
+    wrong = scored = 0
+    with OutputSet() as outputs:
+        folder = outputs.folder(files["parquet"])
+        for i, (xy, near, voted, share) in _in_order(blocks):
+            a, b = starts[i], starts[i + 1]
+            held = ~fitted[a:b] & ~unlabelled[a:b]
+            wrong += int(np.count_nonzero(near[held] != codes[a:b][held]))
+            scored += int(np.count_nonzero(held))
+            page_xy[np.searchsorted(page, np.flatnonzero(on_page[a:b]) + a)] = xy[on_page[a:b]]
+            _write_part(folder / f"part-{i:05d}.parquet", xy, y[a:b], unlabelled[a:b],
+                        ids[a:b] if ids is not None else np.arange(a, b), id_name,
+                        classes, voted, share, bool(unlabelled.any()))
+            if progress is not None:
+                progress(b - a)
+        if scored:
+            errors = dict(map_error=wrong / scored, n=scored, held_out=True)
+        else:
+            errors = held_out_errors(model, y[rows])
+        counts = np.bincount(codes, minlength=len(classes) + 1)[:len(classes) + unlabelled.any()]
+        title = title or f"DEEMap of {n} samples, {len(classes)} classes"
+        description = _description(model, n, int(unlabelled.sum()), len(rows), len(page))
+        html = map_page_html(
+            page_xy, y[page], classes=classes,
+            ids=page if ids is None else np.asarray(ids, dtype=object)[page],
+            title=title, description=description, errors=errors, label_name=label_name,
+            csv_name=files["parquet"].name, unlabelled=unlabelled[page], id_name=id_name,
+            counts=counts, details=f"graphdr.DEEMap parameters: {_params(model)}.")
+        with atomic_open(outputs.path(files["html"]), "w", encoding="utf-8") as fh:
+            fh.write(html)
+        if png:
+            _save_png(model, y[page], outputs.path(files["png"]), title, Y=page_xy)
+        outputs.commit()
+    return files
+
+
+def _in_order(blocks):
+    """``(i, result)`` of each delayed block as it is computed: on the Dask cluster of the
+    current client (several at a time), else one after the other on the default scheduler."""
+    try:
+        from distributed import as_completed, get_client
+
+        client = get_client()
+    except (ImportError, ValueError):
+        for i, block in enumerate(blocks):
+            yield i, block.compute()
+        return
+    futures = client.compute(blocks)
+    index = {f.key: i for i, f in enumerate(futures)}
+    for future, result in as_completed(futures, with_results=True):
+        yield index[future.key], result
+        future.release()
+
+
+def _vote(xy, reference):
+    """A block's places, the class of the nearest labelled training sample on the map, and
+    the class most frequent among the :data:`VOTERS` nearest with its share (ties: the
+    nearest's)."""
+    from scipy.spatial import cKDTree
+
+    Y, codes = reference
+    k = min(VOTERS, len(Y))
+    _, ind = cKDTree(np.asarray(Y, dtype=np.float64)).query(
+        np.asarray(xy, dtype=np.float64), k=k)
+    ind = ind.reshape(len(xy), k)
+    near = codes[ind]
+    C = int(codes.max()) + 1 if len(codes) else 1
+    tally = np.zeros((len(xy), C), dtype=np.int64)
+    np.add.at(tally, (np.repeat(np.arange(len(xy)), k), near.ravel()), 1)
+    top = tally.max(axis=1)
+    first = near[:, 0]
+    voted = np.where(tally[np.arange(len(xy)), first] == top, first, tally.argmax(axis=1))
+    return xy, first, voted, top / k
+
+
+def _write_part(path, xy, labels, unlabelled, ids, id_name, classes, voted, share, extra):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    labels = np.asarray(labels)
+    label = labels.astype(str) if labels.dtype == object else labels
+    columns = {str(id_name) if id_name else "id": _column(ids), "label": _column(label),
+               "x": xy[:, 0], "y": xy[:, 1]}
+    if extra:
+        columns["propagated class"] = pa.array(
+            [str(classes[v]) if u else None for v, u in zip(voted.tolist(), unlabelled)],
+            type=pa.string())
+        columns["confidence"] = pa.array(
+            [float(s) if u else None for s, u in zip(share.tolist(), unlabelled)],
+            type=pa.float64())
+    pq.write_table(pa.table(columns), path)
+
+
+def _column(values):
+    values = np.asarray(values)
+    return values.astype(str) if values.dtype == object else values
+
+
+def _params(model):
+    return {k: v for k, v in model.get_params().items() if k not in ("callback", "verbose")}
+
+
+def _description(model, n, n_unlabelled, n_fit, n_page):
+    scaling = {"standard": "standardised", "none": "as given"}.get(
+        str(model.feature_scaling_), str(model.feature_scaling_))
+    counted = f"{n} samples ({n_unlabelled} unlabelled)" if n_unlabelled else f"{n} samples"
+    text = (f"{counted}, {model.n_features_in_} features, {len(model.classes_)} classes; "
+            f"DEEMap fitted on {n_fit} of them (a sample chosen by content, every class kept), "
+            f"features {scaling}, {model.n_iter_} iterations; the others placed by "
+            "transform.")
+    if n_page < n:
+        text += (f" Drawn here: a uniform sample of {n_page} of the {n} samples (the counts "
+                 "and the error below are of all of them).")
+    return text
