@@ -15,7 +15,7 @@ import shlex
 import sys
 import time
 
-from .cli_map import add_file_options, read_options, run_map
+from .cli_map import add_file_options, add_scale_options, dask_client, read_options, run_map
 
 __all__ = ["main", "build_parser"]
 
@@ -351,6 +351,7 @@ def build_parser():
                     "neighbours alike (default auto: the width of lowest leave-one-out error)")
     mp.add_argument("--quiet", action="store_true", help="no messages")
     add_file_options(mp)
+    add_scale_options(mp)
 
     lst = sub.add_parser("list", help="list methods, data sets, protocols or classifiers")
     lst.add_argument("what", choices=("methods", "datasets", "protocols", "classifiers"))
@@ -453,22 +454,8 @@ def _dask_client(args, echo):
     if getattr(args, "backend", "loky") != "dask":
         yield None
         return
-    try:
-        from dask.distributed import Client, LocalCluster
-    except ImportError:
-        raise ValueError(
-            "--backend dask needs Dask: pip install 'graphdr[dask]' (dask[distributed])."
-        ) from None
-    if args.scheduler:
-        with Client(args.scheduler) as client:
-            echo(f"graphdr bench: running cells on the Dask cluster at {args.scheduler}.")
-            yield client
-        return
     n_workers = args.n_jobs if args.n_jobs > 1 else 2
-    with LocalCluster(n_workers=n_workers, threads_per_worker=1, host="127.0.0.1",
-                      dashboard_address=None, processes=True) as cluster, Client(cluster) as client:
-        echo(f"graphdr bench: started a local Dask cluster with {n_workers} workers "
-             f"({cluster.scheduler_address}).")
+    with dask_client(args.scheduler, n_workers, None, "graphdr bench", echo) as client:
         yield client
 
 

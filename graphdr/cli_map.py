@@ -4,10 +4,11 @@ files are read (:mod:`graphdr.bench.files`)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 
-__all__ = ["add_file_options", "read_options", "run_map"]
+__all__ = ["add_file_options", "add_scale_options", "read_options", "run_map", "dask_client"]
 
 
 def _csv_list(text):
@@ -77,7 +78,90 @@ def read_options(args, unlabelled=False):
                        hover_features=bool(getattr(args, "hover_features", False)))
 
 
+def add_scale_options(p):
+    """``graphdr map`` past one process's memory (:mod:`graphdr.map_partitions`)."""
+    g = p.add_argument_group(
+        "data past memory", "a table larger than the memory budget (or with --scheduler) is "
+        "mapped on a Dask cluster: fitted on a sample of --fit-samples rows, every row placed "
+        "where it lives, the places written as Parquet partitions OUT.parquet/ (id, label, "
+        "x, y) beside a page and picture of a uniform sample of at most 10^6 rows")
+    g.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="address of a running Dask scheduler (e.g. tcp://10.0.0.5:8786): map "
+                   "there, whatever the size (default: a local cluster, when the data does "
+                   "not fit --memory-budget)")
+    g.add_argument("--memory-budget", type=_size, default=None, metavar="SIZE",
+                   help="above this estimated memory (e.g. 8GiB) the map is made on a local "
+                   "Dask cluster (default: half of the memory now available)")
+    g.add_argument("--workers", type=_positive_int, default=None, metavar="N",
+                   help="processes of the local cluster, one thread each (default: the "
+                   "machine's cores)")
+    g.add_argument("--worker-memory", type=_size, default=None, metavar="SIZE",
+                   help="memory limit of each local worker (default: the machine's memory "
+                   "shared among them)")
+    g.add_argument("--fit-samples", type=_positive_int, default=1_000_000, metavar="N",
+                   help="rows the map is fitted on, chosen by content, every class kept "
+                   "(default 1000000)")
+
+
+_UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "m": 10**6, "mb": 10**6, "g": 10**9,
+          "gb": 10**9, "t": 10**12, "tb": 10**12, "kib": 2**10, "mib": 2**20, "gib": 2**30,
+          "tib": 2**40}
+
+
+def _size(text):
+    import re
+
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([a-zA-Z]*)\s*", text)
+    if not m or m.group(2).lower() not in _UNITS:
+        raise argparse.ArgumentTypeError(
+            f"a size such as 3GiB, 500MB or 2G; got {text!r}")
+    return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+
+
+def _positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"a positive integer; got {text!r}")
+    return value
+
+
+def _available_memory():
+    """Bytes of memory available now (Linux's MemAvailable; else the physical memory)."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    import os
+
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def _past_memory(args):
+    """Whether ``graphdr map`` takes the Dask path: a scheduler is given, or the table (CSV or
+    Parquet files) would not fit the memory budget."""
+    if getattr(args, "scheduler", None):
+        return True
+    from .bench.file_parts import TABLE_SUFFIXES, data_files, in_memory_bytes
+
+    try:
+        paths = data_files(args.data)
+    except ValueError:
+        return False  # a named data set, or no such file: the in-memory reader says what
+    if not all(p.lower().endswith(TABLE_SUFFIXES + (".pq",)) for p in paths):
+        return False
+    budget = args.memory_budget or _available_memory() // 2
+    return in_memory_bytes(args.data) > budget
+
+
 def run_map(args):
+    if _past_memory(args):
+        return _run_map_parts(args)
     from ._outputs import refuse_inputs
     from .bench.datasets import input_files, load_dataset
     from .bench.files import check_writable
@@ -143,6 +227,8 @@ def _check_labelled_rows(labels, source):
 
 
 def _label_name(ds, args):
+    if ds.label_name is not None:
+        return str(ds.label_name)
     if ds.columns and args.label_column is not None:
         return str(args.label_column)
     if ds.columns:
@@ -171,3 +257,100 @@ def _hover_columns(ds, names):
             raise ValueError(f"--hover-columns: no column {name!r} in {ds.name}; columns: "
                              f"{', '.join(keys[:12])}{' ...' if len(keys) > 12 else ''}.")
     return out
+
+
+def _run_map_parts(args):
+    """``graphdr map`` on a Dask cluster (:func:`add_scale_options`)."""
+    from ._outputs import refuse_inputs
+    from .bench.file_parts import read_parts
+    from .bench.files import check_writable
+    from .map_partitions import map_files_parts
+
+    files = map_files_parts(args.out)
+    if args.hover_columns:
+        raise ValueError("--hover-columns: not available for a map made on a Dask cluster "
+                         "(--scheduler, or data past --memory-budget); the Parquet "
+                         "partitions carry the id to join them with your columns.")
+    echo = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
+    start = time.perf_counter()
+    # every file read and checked once (a bad cell named before any cluster starts)
+    table = read_parts(args.data, read_options(args, unlabelled=True))
+    refuse_inputs(files.values(), table.paths)
+    _check_labelled_rows(table.y, args.data)
+    check_writable(files["html"].parent, create=True)
+    for note in table.notes:
+        echo(f"graphdr map: {note}.")
+    with dask_client(args.scheduler, args.workers, args.worker_memory, "graphdr map", echo):
+        model = _map_table(args, table, echo)
+    n = len(table.y)
+    written = [str(files[k]) for k in ("html", "parquet", "png") if k != "png" or not args.no_png]
+    n_unlabelled = int(_unlabelled(table.y).sum())
+    unlabelled = f" ({n_unlabelled} unlabelled)" if n_unlabelled else ""
+    echo(f"graphdr map: {args.data}, {n} samples{unlabelled}, {len(model.classes_)} classes, "
+         f"fitted on {len(model.fit_rows_)} in {model.n_iter_} iterations, all placed in "
+         f"{time.perf_counter() - start:.1f} s: wrote {', '.join(written)}")
+    return 0
+
+
+def _map_table(args, table, echo):
+    from .map_partitions import map_dask
+
+    with _progress(args, len(table.y)) as (fit_progress, place_progress):
+        return map_dask(
+            table.features(), table.y, out=args.out, ids=table.ids,
+            id_name=table.id_name or "id", label_name=str(table.options.label_column),
+            title=args.title, png=not args.no_png, progress=place_progress,
+            callback=fit_progress, fit_samples=args.fit_samples,
+            feature_scaling=args.feature_scaling, placement_width=args.placement_width)
+
+
+@contextlib.contextmanager
+def _progress(args, n):
+    """Progress bars of the fit (iterations) and of the rows placed and written."""
+    if args.quiet:
+        yield None, None
+        return
+    from tqdm.auto import tqdm
+
+    from .neighbor import DEEMap
+
+    with tqdm(total=DEEMap().max_iter, desc="graphdr map: fit", unit="it", leave=False) as fit, \
+            tqdm(total=n, desc="graphdr map: place", unit="rows", unit_scale=True,
+                 leave=False) as place:
+        def fitted(Y, info):
+            fit.update(1)
+            fit.set_postfix(objective=f"{info['objective']:.5g}", refresh=False)
+
+        yield fitted, place.update
+
+
+@contextlib.contextmanager
+def dask_client(scheduler, n_workers, memory_limit, command, echo):
+    """A Dask client of the scheduler at ``scheduler``, or of a local cluster of ``n_workers``
+    processes (default: the machine's cores) of one thread each, ``memory_limit`` bytes each
+    (default: Dask's share of the machine's memory); closed at the end."""
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise ValueError(f"{command} on a Dask cluster needs Dask's distributed scheduler: pip "
+                         "install 'graphdr[dask]' (dask[distributed]).") from None
+    if scheduler:
+        try:
+            client = Client(scheduler, timeout="10s")
+        except OSError as exc:
+            raise ValueError(f"--scheduler {scheduler}: no Dask scheduler answers there "
+                             f"({exc}).") from None
+        with client:
+            echo(f"{command}: running on the Dask cluster at {scheduler}.")
+            yield client
+        return
+    import os
+
+    n_workers = n_workers or os.cpu_count() or 1
+    with LocalCluster(n_workers=n_workers, threads_per_worker=1, host="127.0.0.1",
+                      dashboard_address=":0", processes=True,
+                      memory_limit=memory_limit or "auto") as cluster, \
+            Client(cluster) as client:
+        echo(f"{command}: started a local Dask cluster of {n_workers} workers "
+             f"({cluster.scheduler_address}).")
+        yield client

@@ -190,8 +190,8 @@ def test_broken_npz_files(tmp_path):
 
 
 def test_paths_that_are_not_data_files(tmp_path):
-    with pytest.raises(ValueError, match="is a directory"):
-        load_dataset(str(tmp_path))
+    with pytest.raises(ValueError, match="no data files .a folder of .parquet or .csv files"):
+        load_dataset(str(tmp_path))  # a folder is a table in several files: none here
     with pytest.raises(ValueError, match="no such file"):
         load_dataset(str(tmp_path / "missing.csv"))
     with pytest.raises(ValueError, match="unknown file type '.xlsx'"):

@@ -32,6 +32,7 @@ Labels may be of any type; they are encoded as 0..C-1 with the original names in
 from __future__ import annotations
 
 import dataclasses
+import glob
 import os
 import re
 from dataclasses import dataclass, field
@@ -65,6 +66,7 @@ class Dataset:
     columns: dict | None = None  # a file's columns by name, as text
     feature_names: list | None = None
     notes: list = field(default_factory=list)  # what the reader decided (printed by the CLI)
+    label_name: str | None = None  # a file's label column
 
     @property
     def n_classes(self):
@@ -229,12 +231,25 @@ def _load_npz(name, path, source):
     return _encode(name, X.reshape(X.shape[0], -1), y, source, classes)
 
 
+def _load_parts(source, options):
+    from .file_parts import read_parts
+
+    table = read_parts(source, options)
+    name = os.path.basename(os.path.normpath(source.split("*")[0])) or "table"
+    ds = _encode(name, table.features().compute(scheduler="sync"), table.y,
+                 f"{len(table.paths)} files of {source}")
+    ds.ids, ds.id_name, ds.feature_names = table.ids, table.id_name, table.feature_names
+    ds.notes, ds.label_name = table.notes, table.options.label_column
+    return ds
+
+
 def _load_table(name, path, options):
     table = read_table(path, options)
     kind = "Parquet" if path.lower().endswith((".parquet", ".pq")) else "CSV"
     ds = _encode(name, table.X, table.y, f"{kind} file {path}")
     ds.ids, ds.id_name, ds.columns = table.ids, table.id_name, table.columns
     ds.feature_names, ds.notes = table.feature_names, table.notes
+    ds.label_name = table.label_name
     return ds
 
 
@@ -260,6 +275,13 @@ def input_files(spec):
     path must never be (:func:`graphdr._outputs.refuse_inputs`)."""
     text = str(spec).strip()
     text = text[len("svmlight:"):] if text.startswith("svmlight:") else text
+    if os.path.isdir(text) or glob.has_magic(text):
+        from .file_parts import data_files
+
+        try:
+            return data_files(text)
+        except ValueError:
+            return []
     return [p for p in dict.fromkeys([text, text.split(":")[0]]) if os.path.isfile(p)]
 
 
@@ -282,6 +304,8 @@ def load_dataset(spec, *, label_column=None, random_state=0, options=None):
     if text.startswith("svmlight:"):
         path = text[len("svmlight:") :]
         return _load_svmlight(os.path.splitext(os.path.basename(path))[0], path)
+    if os.path.isdir(text) or glob.has_magic(text):  # one table in several files
+        return _load_parts(text, options)
     if os.path.exists(text) or os.path.islink(text):
         check_readable(text)
         stem, ext = os.path.splitext(os.path.basename(text))

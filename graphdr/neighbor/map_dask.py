@@ -22,6 +22,8 @@ process: ``n`` integers, a few bytes per row.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from ..sampling import row_keys, stratified_subsample, take_rows
@@ -70,7 +72,9 @@ def place_dask(est, X, rows=None):
     if len(X.chunks[1]) > 1:
         X = X.rechunk({1: -1})
     dtype = np.float32 if X.dtype == np.float32 else np.float64
-    model = dask.delayed(est, pure=False)  # one task: sent to each worker once
+    sent = copy.copy(est)
+    sent.callback = None  # a progress bar's function stays here (it need not pickle)
+    model = dask.delayed(sent, pure=False)  # one task: sent to each worker once
     sample = None if rows is None else dask.delayed(np.asarray(rows), pure=False)
     return X.map_blocks(_place_block, model, sample, dtype=dtype, chunks=(X.chunks[0], (2,)),
                         meta=np.empty((0, 2), dtype=dtype))

@@ -1,0 +1,114 @@
+"""``graphdr map`` past memory: a folder of Parquet files or a glob of CSV files on a Dask
+cluster, against the in-memory ``graphdr map`` of the same rows in one file."""
+
+import numpy as np
+import pytest
+
+from graphdr.cli import main
+
+pd = pytest.importorskip("pandas")
+pytest.importorskip("pyarrow")
+distributed = pytest.importorskip("distributed")
+
+
+def _tables(folder, k=3, n=90, seed=0):
+    rng = np.random.default_rng(seed)
+    folder.mkdir()
+    frames = []
+    for i in range(k):
+        y = rng.integers(0, 3, n)
+        X = rng.normal(size=(n, 4)) + 2.5 * np.eye(4)[y]
+        f = pd.DataFrame(X.round(5), columns=["a", "b", "c", "d"])
+        f.insert(0, "id", [f"r{i}-{j}" for j in range(n)])
+        f["kind"] = np.array(["ant", "bee", "cow"])[y]
+        f.loc[5::17, "kind"] = None  # unlabelled rows
+        frames.append(f)
+    return frames
+
+
+def run(argv, capsys):
+    code = main(argv)
+    out = capsys.readouterr()
+    return code, out.err
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=":0") as cluster:
+        yield cluster.scheduler_address
+
+
+def test_parquet_folder_on_a_scheduler_equals_the_in_memory_map(tmp_path, capsys, scheduler):
+    frames = _tables(tmp_path / "parts")
+    for i, f in enumerate(frames):
+        f.to_parquet(tmp_path / "parts" / f"part-{i}.parquet", index=False)
+    pd.concat(frames).to_csv(tmp_path / "all.csv", index=False)
+    args = ["--label-column", "kind", "--no-png", "--quiet"]
+    assert main(["map", str(tmp_path / "all.csv"), "--out", str(tmp_path / "mem")] + args) == 0
+    code, err = run(["map", str(tmp_path / "parts"), "--out", str(tmp_path / "big"),
+                     "--scheduler", scheduler] + args, capsys)
+    assert code == 0, err
+    want = pd.read_csv(tmp_path / "mem.csv", keep_default_na=False)
+    got = pd.concat([pd.read_parquet(p) for p in sorted((tmp_path / "big.parquet").iterdir())],
+                    ignore_index=True)
+    assert list(got.columns[:4]) == ["id", "label", "x", "y"]
+    assert list(got["id"]) == list(want["id"])
+    assert np.array_equal(got[["x", "y"]].to_numpy(), want[["x", "y"]].to_numpy())
+    assert list(got["label"]) == [v if v else "-1" for v in pd.concat(frames)["kind"].fillna("")]
+    unlabelled = got["label"] == "-1"
+    assert got.loc[unlabelled, "propagated class"].isin(["ant", "bee", "cow"]).all()
+    assert got.loc[~unlabelled, "propagated class"].isna().all()
+    page = (tmp_path / "big.html").read_text()
+    assert "big.parquet" in page and '"label_name":"kind"' in page
+
+
+def test_csv_glob_past_the_memory_budget_starts_a_local_cluster(tmp_path, capsys):
+    frames = _tables(tmp_path / "csv", k=2)
+    for i, f in enumerate(frames):
+        f.to_csv(tmp_path / "csv" / f"p{i}.csv", sep=";", decimal=",", index=False)
+    code, err = run(["map", str(tmp_path / "csv" / "p*.csv"), "--out", str(tmp_path / "m"),
+                     "--label-column", "kind", "--memory-budget", "1KB", "--workers", "1",
+                     "--no-png"], capsys)
+    assert code == 0, err
+    assert "started a local Dask cluster of 1 workers" in err and "m.parquet" in err
+    got = pd.read_parquet(tmp_path / "m.parquet" / "part-00001.parquet")
+    assert len(got) == 90 and got["id"].iloc[0] == "r1-0"
+    # under the budget the same files are mapped in memory: a CSV, no cluster
+    code, err = run(["map", str(tmp_path / "csv"), "--out", str(tmp_path / "small"),
+                     "--label-column", "kind", "--no-png"], capsys)
+    assert code == 0, err
+    assert "cluster" not in err and (tmp_path / "small.csv").exists()
+    assert len(pd.read_csv(tmp_path / "small.csv")) == 180
+
+
+def test_bad_input_is_one_line_before_any_map(tmp_path, capsys):
+    frames = _tables(tmp_path / "parts")
+    frames[2]["b"] = frames[2]["b"].astype(str)
+    frames[2].loc[40, "b"] = "oops"
+    for i, f in enumerate(frames):
+        f.to_parquet(tmp_path / "parts" / f"part-{i}.parquet", index=False)
+    base = ["map", str(tmp_path / "parts"), "--out", str(tmp_path / "m"), "--label-column",
+            "kind", "--memory-budget", "1KB"]
+    code, err = run(base, capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "part-2.parquet: column 'b' is not numeric (line 41: 'oops')" in err
+    frames[2]["b"] = 0.5
+    frames[2].to_parquet(tmp_path / "parts" / "part-2.parquet", index=False)
+    code, err = run(base + ["--hover-columns", "a"], capsys)
+    assert code == 2 and "--hover-columns: not available" in err
+    with pytest.raises(SystemExit) as exc:
+        main(base + ["--memory-budget", "lots"])
+    assert exc.value.code == 2 and "a size such as 3GiB" in capsys.readouterr().err
+    assert not list(tmp_path.glob("m*"))
+
+
+@pytest.mark.slow
+def test_an_unreachable_scheduler_is_one_line(tmp_path, capsys):
+    frames = _tables(tmp_path / "parts", k=1)
+    frames[0].to_parquet(tmp_path / "parts" / "p.parquet", index=False)
+    code, err = run(["map", str(tmp_path / "parts"), "--out", str(tmp_path / "m"),
+                     "--label-column", "kind", "--scheduler", "tcp://127.0.0.1:9", "--quiet"],
+                    capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "--scheduler tcp://127.0.0.1:9: no Dask scheduler answers there" in err
