@@ -74,10 +74,24 @@ def place_dask(est, X, rows=None):
     dtype = np.float32 if X.dtype == np.float32 else np.float64
     sent = copy.copy(est)
     sent.callback = None  # a progress bar's function stays here (it need not pickle)
-    model = dask.delayed(sent, pure=False)  # one task: sent to each worker once
+    model = _shared(sent)
     sample = None if rows is None else dask.delayed(np.asarray(rows), pure=False)
     return X.map_blocks(_place_block, model, sample, dtype=dtype, chunks=(X.chunks[0], (2,)),
                         meta=np.empty((0, 2), dtype=dtype))
+
+
+def _shared(model):
+    """The fitted model as one piece of the task graph: on a distributed cluster, scattered to
+    every worker once (a future: the graph stays small); else one ``dask.delayed`` task."""
+    import dask
+
+    try:
+        from distributed import get_client
+
+        client = get_client()
+    except (ImportError, ValueError):
+        return dask.delayed(model, pure=False)
+    return client.scatter(model, broadcast=True, hash=False)
 
 
 def _place_block(block, model, rows, block_info=None):
