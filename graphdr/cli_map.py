@@ -153,7 +153,7 @@ def _past_memory(args):
         paths = data_files(args.data)
     except ValueError:
         return False  # a named data set, or no such file: the in-memory reader says what
-    if not all(p.lower().endswith(TABLE_SUFFIXES + (".pq",)) for p in paths):
+    if not all(p.lower().endswith(TABLE_SUFFIXES) for p in paths):
         return False
     budget = args.memory_budget or _available_memory() // 2
     return in_memory_bytes(args.data) > budget
