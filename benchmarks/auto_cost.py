@@ -1,4 +1,4 @@
-"""Cost of gamma='auto', reg='auto' against a fixed-parameter fit (issue 11, item 2).
+"""Cost of gamma='auto', reg='auto' against a fixed-parameter fit.
 
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/auto_cost.py
 

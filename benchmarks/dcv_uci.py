@@ -1,4 +1,4 @@
-"""DCV on data with more samples than features (issue 11, item 3): 1-NN error beside LDA.
+"""DCV on data with more samples than features: 1-NN error beside LDA.
 
 Protocol: features scaled to [-1, 1] on the training fold, stratified 10-fold cross-validation
 (shuffled, seed 0), 1-NN on the embedded test fold, all C - 1 components (capped at the

@@ -1,4 +1,4 @@
-"""Paper 003, Figure 11 protocol on raw MNIST pixels (issue 12, item 2): DEE in the regime D >= N.
+"""Paper 003, Figure 11 protocol on raw MNIST pixels: DEE in the regime D >= N.
 
 ``--reps`` random splits of ``../shared/datasets/mnist5k.npz`` (5000 digits, 784 pixels scaled
 to [0, 1], no other preprocessing) draw ``--per-class`` training digits per class; all other

@@ -1,4 +1,4 @@
-"""DSNE against its own starting point (issue 12, item 3): 1-NN error on the shared UCI sets.
+"""DSNE against its own starting point: 1-NN error on the shared UCI sets.
 
 Protocol (paper 000's, which the issue used): features scaled to [-1, 1] on the training fold,
 stratified 10-fold cross-validation (shuffled, seed 0), embedding dimension ``--dim`` (default

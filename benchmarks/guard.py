@@ -1,4 +1,4 @@
-"""A quick ratio check for CI (issue 35): each core fit against its floor measured in the same
+"""A quick ratio check for CI: each core fit against its floor measured in the same
 run; a fit that costs more than 5 times its floor fails the run.
 
     python -m benchmarks run guard          # about 20 s; exit 1 when a check fails

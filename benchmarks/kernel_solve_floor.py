@@ -1,4 +1,4 @@
-"""Why exact KernelLDA/KQMI cannot reach 0.8 x KernelPCA(arpack) at n = 5000 (issue 13, item 2).
+"""Why exact KernelLDA/KQMI cannot reach 0.8 x KernelPCA(arpack) at n = 5000.
 
 Exact kernel LDA with the ridge ``eps`` needs :math:`(\\tilde K + \\epsilon I)^{-1} E` for the
 ``n x C`` centred class indicator ``E`` (kernel ridge regression of the classes; every ratio

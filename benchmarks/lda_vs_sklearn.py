@@ -1,4 +1,4 @@
-"""graphdr.LDA against scikit-learn's LDA (svd) under paper 000's protocol, 1-NN (issue 11).
+"""graphdr.LDA against scikit-learn's LDA (svd) under paper 000's protocol, 1-NN.
 
 Same folds, scaling and data as ``benchmarks/defaults.py`` (stratified 10-fold CV, seed 0,
 [-1, 1] scaling per training fold, default ``n_components``). For each data set: the 1-NN test

@@ -1,4 +1,4 @@
-"""DEEMap's feature scaling (issue 36, item 1): the map's held-out error with the features as
+"""DEEMap's feature scaling: the map's held-out error with the features as
 given, standardised, and by the default rule, on every small real set.
 
     python -m benchmarks run map_units

@@ -1,4 +1,4 @@
-"""What the approximate index costs the placement of new samples (issue 39): one DEEMap with
+"""What the approximate index costs the placement of new samples: one DEEMap with
 NN-descent neighbours (``neighbors='approx'``), its new samples placed by its own index and by
 an exact one, on the data of ``maps2d_scale.py``.
 

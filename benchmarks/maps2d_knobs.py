@@ -1,6 +1,6 @@
 """How far DEEMap's own knobs move its faithfulness: trustworthiness and held-out error over a
 grid of ``n_neighbors`` (the within-class graph's size) and ``lam_same`` (the same-class
-repulsion), against openTSNE's trustworthiness (issue 39, item 1: where the target is out of
+repulsion), against openTSNE's trustworthiness (where the target is out of
 reach, the floor).
 
 Every setting on the eight shared UCI sets and digits, repeated stratified splits (25 % held out,

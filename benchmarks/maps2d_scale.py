@@ -1,4 +1,4 @@
-"""DEEMap at scale (issue 39): fit time, peak memory and where the time goes, for 10^5, 10^6
+"""DEEMap at scale: fit time, peak memory and where the time goes, for 10^5, 10^6
 (and, with ``--sizes``, 10^7) samples of 50 features in 20 classes with sub-clusters.
 
 Data (:func:`subclusters`): 20 classes, each a mixture of 5 sub-clusters in 50 dimensions

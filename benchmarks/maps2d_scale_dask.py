@@ -45,7 +45,6 @@ def write_parquet(n, folder):
     """The scale data of ``n`` rows as Parquet files of :data:`ROWS_PER_FILE` rows (kept: a
     second run reuses them)."""
     import pandas as pd
-
     from maps2d_scale import subclusters
 
     folder = Path(folder)

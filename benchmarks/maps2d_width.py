@@ -1,5 +1,5 @@
 """DEEMap's placement width against held-out error and trustworthiness, and what 'auto' picks
-(issue 39, item 1: the trade-off curve and the default chosen from it).
+(the trade-off curve and the default chosen from it).
 
 ``DEEMap(placement_width=w)`` places a new sample by its ``n_neighbors`` nearest training
 samples weighted by ``exp(-(d_j^2 - d_1^2) / (w (median d^2 - d_1^2)))``: a small width lets

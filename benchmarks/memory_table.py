@@ -1,4 +1,4 @@
-"""Peak memory and time of every public estimator with its defaults at n = 20,000 (issue 13).
+"""Peak memory and time of every public estimator with its defaults at n = 20,000.
 
 Data: 20,000 samples of 10 Gaussian classes in 50 dimensions (generated, seed 0; 7.6 MB);
 the multi-view estimators (MKLDR, KFD, KFDVoting, KFDSAMME) get two views of 25 columns each.

@@ -1,4 +1,4 @@
-"""MKLDR defaults against sigma='auto' base kernels and reg='auto' (issue 11): 1-NN error,
+"""MKLDR defaults against sigma='auto' base kernels and reg='auto': 1-NN error,
 5-fold CV on the multi-view digits of benchmarks/mkldr_digits.py, learned weights per fold.
 
 Run:  OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/mkldr_auto.py

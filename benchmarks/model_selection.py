@@ -1,4 +1,4 @@
-"""Model selection you can trust (issue 27): the defaults against the oracle and the obvious.
+"""Model selection you can trust: the defaults against the oracle and the obvious.
 
 Part 1, quality. Paper 000's protocol (features scaled to [-1, 1] on the training fold,
 stratified 10-fold CV shuffled with seed 0, embedding in ``C - 1`` dimensions, 1-NN and nearest

@@ -1,4 +1,4 @@
-"""Diagnoses behind DEE's shrinkage and DSNE's joint normalisation (issue 12, items 2-3).
+"""Diagnoses behind DEE's shrinkage and DSNE's joint normalisation.
 
 ``dee``: 250 mnist5k digits (25 per class, seed 0, raw pixels / 255) for training, the other
 4750 for testing, d = 20, the paper's plain objective (``lam=10, shrinkage=0``): objective,

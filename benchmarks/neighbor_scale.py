@@ -1,4 +1,4 @@
-"""Sampled pairs (``method='approx'``, issue 13): their error, and the neighbour methods at scale.
+"""Sampled pairs (``method='approx'``): their error, and the neighbour methods at scale.
 
 Three parts, each a section of ``benchmarks/results/neighbor_scale.md``:
 

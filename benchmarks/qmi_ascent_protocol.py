@@ -1,4 +1,4 @@
-"""QMIProjection against its LDA start under paper 002's protocol (issue 12, item 1).
+"""QMIProjection against its LDA start under paper 002's protocol.
 
 Protocol (paper 002, section 4): features scaled to [0, 1] with the scaling fitted on each
 training half; 5x2 cross-validation (5 repetitions of stratified 2-fold CV, seeds 0..4); a

@@ -1,4 +1,4 @@
-"""graphdr's benchmark suite (issue 7): one command, ratios measured side by side in one run.
+"""graphdr's benchmark suite: one command, ratios measured side by side in one run.
 
     make bench          # = .venv/bin/python benchmarks/run_all.py
 

@@ -1,4 +1,4 @@
-"""Partially labelled data (issue 38): graphdr's semi-supervised estimators (y = -1 for an
+"""Partially labelled data: graphdr's semi-supervised estimators (y = -1 for an
 unlabelled training sample) against what a user would otherwise run.
 
 Protocol. Per data set and seed: a stratified 70 / 30 train/test split; of the training rows a

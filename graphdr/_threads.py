@@ -20,7 +20,7 @@ static split of a factorisation makes the slowest thread decide (a 5000 x 5000 C
 factorisation took 1.28 times, an ``eigh`` of 1000 x 1000 twice, the one-thread time beside
 one busy process). NumPy and SciPy also load two OpenBLAS libraries with two pools of workers,
 which spin while the other library works: a loop alternating their calls ran 15 to 40 times
-slower with two threads than with one (issue 35). Pieces handed out one at a time keep every
+slower with two threads than with one. Pieces handed out one at a time keep every
 thread busy whatever the load, and the pieces' results are combined in a fixed order: **a fit
 gives the same bits with any number of threads** (``tests/test_threads.py``).
 

@@ -151,3 +151,27 @@ def test_names_a_script_reads_from_another_benchmark_module_exist(script):
             and node.value.id in aliases}
     missing = sorted(f"{m}.{n}" for m, n in read | set(taken) if not hasattr(modules[m], n))
     assert not missing, f"{script} reads names its benchmark modules do not have: {missing}"
+
+
+def test_every_cited_benchmark_path_exists():
+    """Every ``benchmarks/...`` path the README, the guides, the code and the tests cite is a
+    file or folder of the repository (placeholders such as ``benchmarks/NAME.py`` aside)."""
+    import re
+
+    root = Path(__file__).resolve().parents[1]
+    docs = [p for p in root.glob("docs/**/*.rst") if "_build" not in p.parts
+            and "generated" not in p.parts and "auto_examples" not in p.parts]
+    sources = ([root / "README.md", root / "CONTRIBUTING.md"] + docs
+               + [p for d in ("graphdr", "tests", "benchmarks", "examples")
+                  for p in (root / d).glob("**/*.py")])
+    this = Path(__file__).resolve()
+    cited = {}
+    for path in sources:
+        if path.resolve() == this:  # its synthetic benchmarks/x.py
+            continue
+        for found in re.findall(r"benchmarks/[\w./-]*\w", path.read_text(errors="ignore")):
+            if "NAME" not in found:
+                cited.setdefault(found, path.relative_to(root))
+    assert len(cited) > 50  # the README and the guides cite many results
+    missing = {p: str(where) for p, where in cited.items() if not (root / p).exists()}
+    assert not missing, f"cited but missing: {missing}"

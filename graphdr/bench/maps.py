@@ -1,4 +1,5 @@
-"""Held-out 2-D maps side by side: the picture and table of issue 28, for reports and benchmarks.
+"""Held-out 2-D maps side by side: a picture and a table of the methods, for reports and
+benchmarks.
 
 Each method is fitted on the training samples; the test samples are placed out of sample
 (``transform``) and a 1-nearest-neighbour classifier trained on the map of the training samples
