@@ -3,7 +3,8 @@
 * ``list``: every benchmark with what it shows and its result files;
 * ``run NAME [-- ARGS]``: run one (``ARGS`` go to its script; ``--help`` after ``--`` shows
   them), with the environment's BLAS threads unless ``--threads N`` sets them, then regenerate
-  the index;
+  the index; ``run NAME -- --quick``: its smoke run (tiny data, optional baselines skipped,
+  nothing written in the repository; CI runs every benchmark so);
 * ``run --all``: every benchmark with its default arguments, in name order (hours: most
   reproduce a paper's protocol on every data set);
 * ``index``: regenerate ``benchmarks/results/README.md``.
@@ -71,7 +72,8 @@ def main(argv=None):
     except KeyError as exc:
         p.error(str(exc.args[0]))
     codes = [_run(b, extra if not a.all else [], threads) for b in chosen]
-    registry.write_index()
+    if "--quick" not in extra:  # a smoke run writes nothing in the repository
+        registry.write_index()
     return max(codes)
 
 

@@ -6,7 +6,9 @@ For n = 2000 and 5000 (10 classes, 20 features, RBF kernel) it times, in the sam
 - one dense scipy.linalg.eigh of an n x n symmetric matrix (the floor of the textbook algorithm);
 - scikit-learn's KernelPCA(n_components=C-1, eigen_solver='dense').
 
-    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/kernel_scale.py [--sizes 2000 5000]
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/kernel_scale.py [--sizes 2000 5000] [--quick]
+
+Prints its table (``--quick``: n = 300, a smoke run).
 """
 
 import argparse
@@ -57,4 +59,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 5000])
-    main(parser.parse_args().sizes)
+    parser.add_argument("--quick", action="store_true", help="a smoke run: n = 300")
+    args = parser.parse_args()
+    main([300] if args.quick else args.sizes)

@@ -17,7 +17,7 @@ Parquet files of 250,000 rows (``f0..f49``, ``label``) under ``--data-dir``. The
    model's transfer to the workers included.
 
     .venv/bin/python benchmarks/maps2d_scale_dask.py [--n 10000000] [--place 1000000]
-        [--check 100000] [--data-dir /tmp] [--note TEXT]
+        [--check 100000] [--data-dir /tmp] [--note TEXT] [--quick]
 
 Writes ``benchmarks/results/maps2d_scale_dask.md`` (and ``.json``).
 """
@@ -166,29 +166,29 @@ def throughput(model, X, n_place):
                 speedup=out[1] / out[2])
 
 
-def run(n, n_place, n_check, data_dir, note=""):
+def run(n, n_place, n_check, data_dir, note="", out=RESULTS):
     from common import machine, threads_label
 
     folder = write_parquet(n, Path(data_dir) / f"scale-{n}")
-    out = Path(data_dir) / f"map-{n}" / "map"
+    mapped = Path(data_dir) / f"map-{n}" / "map"
     row = dict(n=n, measured=f"{time.strftime('%Y-%m-%d')}, {machine(threads_label())} Python "
                              f"{platform.python_version()}" + (f"; {note}" if note else ""))
-    row.update(run_cli(folder, out, n))
+    row.update(run_cli(folder, mapped, n))
     print(f"graphdr map: {row['wall']:.0f} s, client {row['client_peak'] / 2**30:.2f} GiB, "
           f"workers {[round(p / 2**30, 2) for p in row['worker_peaks']]} GiB", flush=True)
-    model, X, checked = check_equal(folder, out, n_check)
+    model, X, checked = check_equal(folder, mapped, n_check)
     row.update(checked)
     print(f"equal bit for bit: fitted {checked['equal_fitted']}, placed "
           f"{checked['equal_placed']}", flush=True)
     row.update(throughput(model, X, n_place))
     print(f"throughput: 1 worker {row['one_worker']:.1f} s, 2 workers {row['two_workers']:.1f} "
           f"s ({row['speedup']:.2f}x)", flush=True)
-    write(row)
+    write(row, out)
     return row
 
 
-def write(row):
-    (RESULTS / "maps2d_scale_dask.json").write_text(json.dumps(row, indent=1) + "\n")
+def write(row, out=RESULTS):
+    (out / "maps2d_scale_dask.json").write_text(json.dumps(row, indent=1) + "\n")
     gib = 2**30
     n, m = row["n"], row["place_rows"]
     lines = [
@@ -222,8 +222,8 @@ def write(row):
         "every process it started; the two largest of these are the workers. The throughput "
         "includes sending the fitted model to each worker once.",
     ]
-    (RESULTS / "maps2d_scale_dask.md").write_text("\n".join(lines) + "\n")
-    print(f"wrote {RESULTS / 'maps2d_scale_dask.md'}")
+    (out / "maps2d_scale_dask.md").write_text("\n".join(lines) + "\n")
+    print(f"wrote {out / 'maps2d_scale_dask.md'}")
 
 
 def main(argv=None):
@@ -238,7 +238,15 @@ def main(argv=None):
     p.add_argument("--data-dir", default=os.environ.get("TMPDIR", "/tmp"),
                    help="where the data and the map are written (not the repository)")
     p.add_argument("--note", default="", help="how busy the machine was")
+    p.add_argument("--quick", action="store_true",
+                   help="a smoke run: 20,000 rows in a temporary folder, nothing written here")
     a = p.parse_args(argv)
+    if a.quick:
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            run(20_000, 5_000, 1_000, tmp, "smoke run", out=Path(tmp))
+        return
     run(a.n, a.place, a.check, a.data_dir, a.note)
 
 

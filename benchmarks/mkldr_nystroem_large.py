@@ -1,8 +1,9 @@
 """Nystroem MKL-DR beyond what the exact path holds: n samples x 6 digit views (shifted copies).
 
 Run: OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/mkldr_nystroem_large.py N L
+(``--quick``: 300 samples, 40 landmarks, a smoke run). Prints its table.
 """
-import sys
+import argparse
 import time
 import tracemalloc
 
@@ -11,7 +12,12 @@ import numpy as np
 from graphdr.multiview import MKLDR, make_multiview_digits
 
 VIEWS = ("pixels", "orientation", "fourier", "moments", "profiles", "noise")
-n, L = int(sys.argv[1]), int(sys.argv[2])
+parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+parser.add_argument("n", type=int, nargs="?", default=20_000)
+parser.add_argument("landmarks", type=int, nargs="?", default=1000)
+parser.add_argument("--quick", action="store_true", help="a smoke run: 300 samples")
+args = parser.parse_args()
+n, L = (300, 40) if args.quick else (args.n, args.landmarks)
 d = make_multiview_digits(views=VIEWS, n_samples=n, random_state=1)
 est = MKLDR(kernels=d.kernels, approximation="nystroem", n_landmarks=L, random_state=0)
 print("| fit | n | landmarks | time (s) | iterations | s / iteration | peak traced MB "

@@ -1,0 +1,48 @@
+"""Every benchmark's smoke run (``python -m benchmarks run NAME -- --quick``): tiny data, the
+optional baselines skipped when they are not installed, nothing written in the repository.
+Runs in ``make test-slow``; the list of benchmarks still without a smoke run
+(``registry.QUICK_PENDING``) is checked in ``make test`` so that it can only shrink."""
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+from benchmarks import registry  # noqa: E402
+
+QUICK = [b.name for b in registry.benchmarks() if b.name not in registry.QUICK_PENDING]
+#: the smoke runs together stay within this many seconds (``make test-slow`` on 2 cores)
+BUDGET = 180.0
+_SPENT = []
+
+
+def test_the_pending_list_names_benchmarks_without_a_smoke_run():
+    names = {b.name: b for b in registry.benchmarks()}
+    assert registry.QUICK_PENDING <= set(names), registry.QUICK_PENDING - set(names)
+    have = sorted(n for n in registry.QUICK_PENDING if names[n].has_quick)
+    assert not have, f"these have --quick now: remove them from QUICK_PENDING: {have}"
+    lacking = sorted(n for n in QUICK if not names[n].has_quick)
+    assert not lacking, f"these take no --quick: {lacking}"
+
+
+def _status():
+    out = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=REPO,
+                         capture_output=True, text=True, check=False)
+    return out.stdout if out.returncode == 0 else None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", QUICK)
+def test_smoke_run(name):
+    before = _status()
+    start = time.perf_counter()
+    out = subprocess.run([sys.executable, "-m", "benchmarks", "run", name, "--", "--quick"],
+                         cwd=REPO, capture_output=True, text=True, check=False, timeout=600)
+    _SPENT.append(time.perf_counter() - start)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-4000:]
+    assert _status() == before, f"{name} --quick changed the repository"
+    assert sum(_SPENT) <= BUDGET, f"the smoke runs so far took {sum(_SPENT):.0f} s"
