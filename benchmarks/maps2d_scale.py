@@ -10,7 +10,11 @@ by a seeded generator in chunks; 10^5 more samples from the same generator are p
 the start, the descent and, inside it, the grid field.
 
     .venv/bin/python benchmarks/maps2d_scale.py [--sizes 100000 1000000] [--new 100000]
-        [--busy] [--threads N] [--params JSON] [--note TEXT]
+        [--busy] [--threads N] [--params JSON] [--note TEXT] [--quick]
+
+``--dask N`` measures instead ``graphdr map`` of N rows stored as Parquet files on a local Dask
+cluster (``_maps2d_scale_dask.py``: worker memory, equality with the in-memory path, placement
+throughput with 1 and 2 workers; ``maps2d_scale_dask.md``).
 
 ``--busy`` runs beside one process spinning on one core; ``--threads N`` sets every thread
 variable to N (the one-thread figure beside the default threads'); each gives rows of its
@@ -148,7 +152,25 @@ def main(argv=None):
     p.add_argument("--threads", type=int, default=None,
                    help="set the thread variables to this number (rows of their own; "
                         "default: the machine's default threads)")
+    p.add_argument("--dask", type=int, default=None, metavar="N",
+                   help="graphdr map of N rows as a Parquet dataset on a local Dask cluster "
+                        "(maps2d_scale_dask.md)")
+    p.add_argument("--place", type=int, default=1_000_000,
+                   help="with --dask: rows placed for the throughput")
+    p.add_argument("--check", type=int, default=100_000,
+                   help="with --dask: placed rows compared with the in-memory transform")
+    p.add_argument("--data-dir", default=os.environ.get("TMPDIR", "/tmp"),
+                   help="with --dask: where the data and the map are written")
+    p.add_argument("--quick", action="store_true",
+                   help="a smoke run of both parts on tiny data, nothing written here")
     a = p.parse_args(argv)
+    if a.quick:
+        return _quick()
+    if a.dask is not None:
+        from _maps2d_scale_dask import run as run_dask
+
+        run_dask(a.dask, a.place, a.check, a.data_dir, a.note)
+        return
     if a.one is not None:
         print(json.dumps(one(a.one, a.new, json.loads(a.params) if a.params else None)))
         return
@@ -223,6 +245,18 @@ def main(argv=None):
             if r["shares"].get(k) is not None else "n/a" for k in PROFILED) + " |")
     (RESULTS / "maps2d_scale.md").write_text("\n".join(head) + "\n")
     print(f"wrote {RESULTS / 'maps2d_scale.md'}")
+
+
+def _quick():
+    """Both parts on tiny data, their tables in a temporary folder."""
+    import tempfile
+
+    from _maps2d_scale_dask import run as run_dask
+
+    r = one(3000, 500)
+    print(f"3000: fit {r['fit']:.1f} s, error {r['error']:.1f} %, trust {r['trust']:.3f}")
+    with tempfile.TemporaryDirectory() as tmp:
+        run_dask(20_000, 5_000, 1_000, tmp, "smoke run", out=Path(tmp))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """The benchmark registry: every script of ``benchmarks/`` by name, its results, how to rerun it.
 
 A benchmark is a script ``benchmarks/NAME.py`` (its module docstring says what it measures and
-how to run it); its results are the files of ``benchmarks/results/`` named ``NAME.*`` or
+how to run it; a module whose name starts with ``_`` holds a part of one, run through its
+options); its results are the files of ``benchmarks/results/`` named ``NAME.*`` or
 ``NAME_*.*`` (the longest benchmark name wins: ``mkldr_nystroem_large`` before
 ``mkldr_nystroem``), plus the aliases of :data:`RESULT_ALIASES`. Results that a ``graphdr``
 command writes rather than a script are listed in :data:`CLI_RESULTS`.
@@ -38,7 +39,7 @@ QUICK_PENDING = {
     "auto_cost", "dcv_uci", "dee_optimizers", "dee_recognition", "dee_small_sample",
     "dee_uci", "defaults", "dsne_start", "guard", "kernel_regularisation",
     "kernel_solve_floor", "lda_scale", "lda_vs_sklearn", "map_page", "map_units", "maps2d",
-    "maps2d_index", "maps2d_knobs", "maps2d_scale", "maps2d_width", "memory_table",
+    "maps2d_index", "maps2d_knobs", "maps2d_width", "memory_table",
     "mkldr_auto", "mkldr_digits", "mkldr_nystroem", "model_selection", "neighbor_diagnosis",
     "neighbor_scale", "nystroem_dask", "press_transfer", "qmi_ascent_protocol",
     "qmi_gavriilidis", "qmi_quality", "run_all", "semi", "targets_repeated", "threads",
@@ -86,7 +87,8 @@ def _owner(stem, names):
 
 def benchmarks():
     """Every benchmark, sorted by name."""
-    scripts = sorted(p for p in HERE.glob("*.py") if p.stem not in NOT_BENCHMARKS)
+    scripts = sorted(p for p in HERE.glob("*.py")
+                     if p.stem not in NOT_BENCHMARKS and not p.stem.startswith("_"))
     names = [p.stem for p in scripts]
     owned = {n: [] for n in names}
     for path in sorted(RESULTS.iterdir()) if RESULTS.is_dir() else []:

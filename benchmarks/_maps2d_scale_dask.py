@@ -1,6 +1,6 @@
-"""DEEMap past memory: ``graphdr map`` of a Parquet dataset on a local Dask cluster (peak memory
-of every worker, equality with the in-memory path) and the placement's throughput with 1 and 2
-workers.
+"""``maps2d_scale.py --dask N``: DEEMap past memory, ``graphdr map`` of a Parquet dataset on a
+local Dask cluster (peak memory of every worker, equality with the in-memory path) and the
+placement's throughput with 1 and 2 workers.
 
 The data are :func:`maps2d_scale.subclusters` (seed 1, float32), written once as a folder of
 Parquet files of 250,000 rows (``f0..f49``, ``label``) under ``--data-dir``. Then:
@@ -16,8 +16,8 @@ Parquet files of 250,000 rows (``f0..f49``, ``label``) under ``--data-dir``. The
    cluster of 1 and of 2 worker processes of one thread each, 3 GiB each: rows per second, the
    model's transfer to the workers included.
 
-    .venv/bin/python benchmarks/maps2d_scale_dask.py [--n 10000000] [--place 1000000]
-        [--check 100000] [--data-dir /tmp] [--note TEXT] [--quick]
+    .venv/bin/python benchmarks/maps2d_scale.py --dask 10000000 [--place 1000000]
+        [--check 100000] [--data-dir /tmp] [--note TEXT]
 
 Writes ``benchmarks/results/maps2d_scale_dask.md`` (and ``.json``).
 """
@@ -25,7 +25,6 @@ Writes ``benchmarks/results/maps2d_scale_dask.md`` (and ``.json``).
 from __future__ import annotations
 
 import json
-import os
 import platform
 import subprocess
 import sys
@@ -198,7 +197,7 @@ def write(row, out=RESULTS):
         f"peak {max(row['worker_peaks']) / gib:.2f} GiB; coordinates equal to the in-memory "
         f"path's bit for bit: {'yes' if row['equal_fitted'] and row['equal_placed'] else 'NO'}"
         f"; placement 2 workers / 1 worker: {row['speedup']:.2f}x.", "",
-        f"Command: `.venv/bin/python benchmarks/maps2d_scale_dask.py --n {n} --place {m}` "
+        f"Command: `.venv/bin/python benchmarks/maps2d_scale.py --dask {n} --place {m}` "
         "(the data written once under `--data-dir`, default /tmp).", "",
         f"Machine: {row['measured']}.", "",
         "| what | figure |", "|---|---:|",
@@ -224,32 +223,3 @@ def write(row, out=RESULTS):
     ]
     (out / "maps2d_scale_dask.md").write_text("\n".join(lines) + "\n")
     print(f"wrote {out / 'maps2d_scale_dask.md'}")
-
-
-def main(argv=None):
-    import argparse
-
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--n", type=int, default=10_000_000, help="rows of the Parquet dataset")
-    p.add_argument("--place", type=int, default=1_000_000,
-                   help="rows placed for the throughput")
-    p.add_argument("--check", type=int, default=100_000,
-                   help="placed rows compared with the in-memory transform")
-    p.add_argument("--data-dir", default=os.environ.get("TMPDIR", "/tmp"),
-                   help="where the data and the map are written (not the repository)")
-    p.add_argument("--note", default="", help="how busy the machine was")
-    p.add_argument("--quick", action="store_true",
-                   help="a smoke run: 20,000 rows in a temporary folder, nothing written here")
-    a = p.parse_args(argv)
-    if a.quick:
-        import tempfile
-
-        with tempfile.TemporaryDirectory() as tmp:
-            run(20_000, 5_000, 1_000, tmp, "smoke run", out=Path(tmp))
-        return
-    run(a.n, a.place, a.check, a.data_dir, a.note)
-
-
-if __name__ == "__main__":
-    sys.path.insert(0, str(HERE))
-    main()
