@@ -27,6 +27,13 @@ printed).
 ``--merge`` reruns the named methods only and keeps every other cell of ``semi.json``
 (the anchors too): for a change to one estimator. Writes ``benchmarks/results/semi.md``
 (and ``semi.json``, every cell).
+
+``--propagation [ARGS]``: label propagation alone, graphdr's Poisson learning against
+graphlearning's and scikit-learn's Laplace learning (``_semi_propagation.py``: its options,
+``semi_propagation.md``, and with ``--uses`` how an embedding should use the propagated classes,
+``semi_propagation_uses.md``). ``--timing``: the kernel fits with 95 % of the labels hidden against
+their labelled fit (``semi_timing.md``). ``--quick``: a smoke run of the parts on the digits,
+UMAP skipped, nothing written here.
 """
 
 from __future__ import annotations
@@ -46,6 +53,8 @@ sys.path.insert(0, str(HERE))
 DATASETS = ("digits", "ionosphere", "sonar", "vehicle", "vowel", "led7digit", "heart", "pima",
             "wdbc", "mnist5k")
 FRACTIONS = (0.01, 0.02, 0.05, 0.1, 0.2)
+#: a smoke run (``--quick``): the optional baselines are skipped
+QUICK = False
 #: the graphdr estimators that fit y = -1, with their defaults
 SEMI = ("LDA", "LQMI", "KernelLDA", "KQMI", "LFDA", "SemiLFDA", "DEEMap")
 
@@ -143,6 +152,8 @@ def _anchor_cells(Xtr, ys, Xte, yte, fraction):
         out["LabelSpreading"] = (100.0 * float(np.mean(spread.predict(Xte) != yte)),
                                  time.perf_counter() - t)
     try:
+        if QUICK:
+            raise ImportError("the smoke run skips UMAP")
         import umap
 
         for label, target in (("UMAP y=-1", ys), ("UMAP unsupervised", None)):
@@ -291,6 +302,11 @@ def rst_summary(results, datasets, fraction=0.05):
 
 
 def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--propagation" in argv:
+        from _semi_propagation import main as propagation
+
+        return propagation([x for x in argv if x != "--propagation"])
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--datasets", nargs="+", default=list(DATASETS))
     p.add_argument("--fractions", nargs="+", type=float, default=list(FRACTIONS) + [1.0])
@@ -308,7 +324,11 @@ def main(argv=None):
     p.add_argument("--timing", action="store_true",
                    help="only the timing rows: KernelLDA and KQMI with 95 %% of the labels "
                         "hidden against their fully labelled fit (semi_timing.md)")
+    p.add_argument("--quick", action="store_true",
+                   help="a smoke run: digits, 5 %% labels, one seed, the propagation parts too")
     a = p.parse_args(argv)
+    if a.quick:
+        return _quick(a)
     if a.timing:
         return timing(RESULTS / "semi_timing.md")
     out = Path(a.out)
@@ -331,6 +351,21 @@ def main(argv=None):
         results = run_all(a)
         json.dump(results, open(out.with_suffix(".json"), "w"), indent=1)
     write_tables(a, results, out)
+
+
+def _quick(a):
+    """Every part on the digits, its tables printed and written to a temporary folder."""
+    import tempfile
+
+    from _semi_propagation import main as propagation
+
+    global QUICK
+    QUICK = True
+    a.datasets, a.fractions, a.seeds = ["digits"], [0.05, 1.0], 1
+    with tempfile.TemporaryDirectory() as tmp:
+        write_tables(a, run_all(a), Path(tmp) / "semi.md")
+    propagation(["--quick"])
+    propagation(["--quick", "--uses"])
 
 
 def _timing_sets():

@@ -1,6 +1,6 @@
-"""Label propagation with very few labels: graphdr's Poisson learning against the reference
-implementation (graphlearning's Poisson learning on the same kNN graph) and scikit-learn's
-Laplace learning (LabelPropagation, LabelSpreading).
+"""``semi.py --propagation``: label propagation with very few labels: graphdr's Poisson learning
+against the reference implementation (graphlearning's Poisson learning on the same kNN graph)
+and scikit-learn's Laplace learning (LabelPropagation, LabelSpreading).
 
 Protocol. Per data set, labels per class (1, 2, 5) and seed: that many labelled samples of each
 class drawn by a seeded generator, the others unlabelled (-1); reported: the accuracy on the
@@ -14,10 +14,10 @@ threads). graphdr: ``PoissonPropagation()`` with its defaults. graphlearning:
 Targets: graphdr within 2 points of graphlearning, and at least 20 points above
 LabelPropagation, at every number of labels on mnist5k.
 
-    .venv/bin/python benchmarks/propagation.py [--datasets mnist5k digits] [--seeds 10]
+    .venv/bin/python benchmarks/semi.py --propagation [--datasets mnist5k digits] [--seeds 10]
         [--per-class 1 2 5] [--quick]
 
-Writes ``benchmarks/results/propagation.md`` (``--quick``: a smoke run on digits, 2 seeds,
+Writes ``benchmarks/results/semi_propagation.md`` (``--quick``: a smoke run on digits, 2 seeds,
 printed only).
 
 ``--uses``: how an embedding should use the propagated classes (the design question of the
@@ -30,9 +30,9 @@ weighted by the confidence (``hard x confidence``); the propagated distributions
 those weighted by the confidence (``soft x confidence``); the propagated classes with the
 smoothness term of the 10-NN graph at weight 0.1, 1 and 10 (``both``). Reported: the 1-NN test
 error against the labelled training rows (%), mean over the seeds. Writes
-``benchmarks/results/propagation_uses.md``::
+``benchmarks/results/semi_propagation_uses.md``::
 
-    .venv/bin/python benchmarks/propagation.py --uses [--datasets digits vehicle mnist5k]
+    .venv/bin/python benchmarks/semi.py --propagation --uses [--datasets digits vehicle mnist5k]
 """
 
 from __future__ import annotations
@@ -262,7 +262,7 @@ def main(argv=None):
     parser.add_argument("--fractions", nargs="+", type=float, default=[0.01, 0.05, 0.2],
                         help="label fractions of --uses")
     args = parser.parse_args(argv)
-    command = ".venv/bin/python benchmarks/propagation.py" + (
+    command = ".venv/bin/python benchmarks/semi.py --propagation" + (
         " " + " ".join(argv if argv is not None else sys.argv[1:])).rstrip()
     if args.uses:
         if args.datasets == parser.get_default("datasets"):
@@ -272,13 +272,13 @@ def main(argv=None):
         seeds = min(args.seeds, 3)
         text = report_uses(args.datasets, args.fractions, seeds,
                            run_uses(args.datasets, args.fractions, seeds), command)
-        name = "propagation_uses.md"
+        name = "semi_propagation_uses.md"
     else:
         if args.quick:
             args.datasets, args.seeds = ["digits"], 2
         methods, cells = run(args.datasets, args.per_class, args.seeds)
         text = report(args.datasets, args.per_class, args.seeds, methods, cells, command)
-        name = "propagation.md"
+        name = "semi_propagation.md"
     print(text)
     if not args.quick:
         from graphdr._outputs import atomic_open
