@@ -28,9 +28,17 @@ The map at scale (10^5 to 10^7 samples) is ``benchmarks/maps2d_scale.py``.
 
     .venv/bin/python benchmarks/maps2d.py [--datasets digits mnist5k letters]
 
-Writes ``benchmarks/results/maps2d.md`` (``--out``; the shared UCI sets, issue 39's quality
-table: ``--datasets ionosphere sonar vehicle vowel led7digit heart pima wdbc --out
-maps2d_uci.md``).
+Writes ``benchmarks/results/maps2d.md`` (``--out``; the shared UCI sets' quality table:
+``--datasets ionosphere sonar vehicle vowel led7digit heart pima wdbc --out maps2d_uci.md``).
+
+The investigations that chose the map's defaults are parts of this benchmark, each with its
+own options (``--help`` after the part's flag): ``--knobs`` (``_maps2d_knobs.py``: the
+neighbours, the same-class repulsion, ``cross_attraction`` and the trustworthiness ceiling;
+``maps2d_knobs*.md``, ``maps2d_cross*.md``, ``maps2d_ceiling.md``), ``--width``
+(``_maps2d_width.py``: the placement width; ``maps2d_width.md``), ``--units``
+(``_maps2d_units.py``: the feature scaling; ``maps2d_units.md``). ``--quick``: a smoke run of
+the comparison and of each part on the digits (UMAP, openTSNE and t-SNE skipped), nothing
+written here.
 """
 
 from __future__ import annotations
@@ -94,6 +102,12 @@ def load(name, seed=0):
     return Xtr, ytr, Xte, yte
 
 
+#: a smoke run (``--quick``): the optional and slow references are left out
+QUICK = False
+#: the parts of this benchmark: flag -> module (each module's ``main(argv)``)
+PARTS = {"--knobs": "_maps2d_knobs", "--width": "_maps2d_width", "--units": "_maps2d_units"}
+
+
 def methods():
     """name -> (fit(X, y) -> fitted, transform(fitted, X)); optional ones when installed."""
     from sklearn.decomposition import PCA
@@ -115,6 +129,8 @@ def methods():
                                       n_landmarks=1000).fit(X, y),
             lambda m, X: _plane(m.transform(X))),
     }
+    if QUICK:
+        return out
     out["scikit-learn t-SNE + kNN"] = (_tsne_knn_fit, _tsne_knn_transform)
     try:
         import umap
@@ -212,7 +228,7 @@ def faithfulness(X, Z, y, k=10, n_triplets=20_000, seed=0):
                 class_trust=float(np.mean(per_class)) if per_class else np.nan)
 
 
-def draw(ds, names, maps, table):
+def draw(ds, names, maps, table, results=RESULTS):
     """One picture per data set: every method's map side by side (``maps2d_<ds>.png``)."""
     import matplotlib
 
@@ -225,13 +241,21 @@ def draw(ds, names, maps, table):
              for n in names if (ds, n) in maps]
     fig = draw_held_out_maps(drawn, maps[(ds, drawn[0].name)][3],
                              f"{ds}: held-out samples on each 2-D map")
-    path = RESULTS / f"maps2d_{ds}.png"
+    path = results / f"maps2d_{ds}.png"
     fig.savefig(path, dpi=90)
     plt.close(fig)
     return path
 
 
-def main(argv=None):
+def main(argv=None, results=RESULTS):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    for flag, module in PARTS.items():
+        if flag in argv:
+            import importlib
+
+            return importlib.import_module(module).main([x for x in argv if x != flag])
+    if "--quick" in argv:
+        return _quick()
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--datasets", nargs="*", default=list(DATASETS),
                    help=f"data sets (default {' '.join(DATASETS)}; the shared UCI sets: "
@@ -349,9 +373,39 @@ def main(argv=None):
     lines += ["", "Pictures (the test samples on each method's map, coloured by their true "
               "class; the training map in light grey):", ""]
     for ds in a.datasets:
-        png = draw(ds, names, maps, table)
+        png = draw(ds, names, maps, table, results)
         lines.append(f"![{ds}]({png.name})")
-    (RESULTS / a.out).write_text("\n".join(lines) + "\n")
+    (results / a.out).write_text("\n".join(lines) + "\n")
+
+
+def _quick():
+    """The comparison and every part on the digits, their files in a temporary folder (the
+    parts' module-level ``RESULTS`` pointed there for the run)."""
+    import contextlib
+    import importlib
+    import tempfile
+
+    import common
+
+    global QUICK
+    QUICK = True
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        main(["--datasets", "digits", "--methods", "PCA", "graphdr.LDA", "graphdr.DEEMap"],
+             results=tmp)
+        runs = {"_maps2d_knobs": [["--datasets", "digits", "--splits", "1", "--neighbours",
+                                   "20", "--lam-same", "4"],
+                                  ["--datasets", "digits", "--splits", "1", "--cross", "1"]],
+                "_maps2d_width": [["--datasets", "digits", "--splits", "1"]],
+                "_maps2d_units": [["--datasets", "wine"]]}
+        with contextlib.ExitStack() as stack:
+            for holder in [common] + [importlib.import_module(m) for m in runs]:
+                if hasattr(holder, "RESULTS"):
+                    stack.callback(setattr, holder, "RESULTS", holder.RESULTS)
+                    holder.RESULTS = tmp
+            for module, argvs in runs.items():
+                for args in argvs:
+                    importlib.import_module(module).main(args)
 
 
 if __name__ == "__main__":

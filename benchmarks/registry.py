@@ -38,8 +38,7 @@ CLI_RESULTS = {
 QUICK_PENDING = {
     "auto_cost", "dcv_uci", "dee_optimizers", "dee_recognition", "dee_small_sample",
     "dee_uci", "defaults", "dsne_start", "guard", "kernel_regularisation",
-    "kernel_solve_floor", "lda_scale", "lda_vs_sklearn", "map_page", "map_units", "maps2d",
-    "maps2d_index", "maps2d_knobs", "maps2d_width", "memory_table",
+    "kernel_solve_floor", "lda_scale", "lda_vs_sklearn", "map_page", "memory_table",
     "mkldr_auto", "mkldr_digits", "mkldr_nystroem", "model_selection", "neighbor_diagnosis",
     "neighbor_scale", "nystroem_dask", "press_transfer", "qmi_ascent_protocol",
     "qmi_gavriilidis", "qmi_quality", "run_all", "targets_repeated", "threads",

@@ -1,13 +1,13 @@
-"""How far DEEMap's own knobs move its faithfulness: trustworthiness and held-out error over a
-grid of ``n_neighbors`` (the within-class graph's size) and ``lam_same`` (the same-class
-repulsion), against openTSNE's trustworthiness (where the target is out of
+"""``maps2d.py --knobs``: how far DEEMap's own knobs move its faithfulness: trustworthiness and
+held-out error over a grid of ``n_neighbors`` (the within-class graph's size) and ``lam_same``
+(the same-class repulsion), against openTSNE's trustworthiness (where the target is out of
 reach, the floor).
 
 Every setting on the eight shared UCI sets and digits, repeated stratified splits (25 % held out,
 the UCI sets standardised, as ``maps2d.py``), ``placement_width='auto'``; openTSNE
 (unsupervised, its own ``transform``) on the same splits when installed.
 
-    .venv/bin/python benchmarks/maps2d_knobs.py [--splits 3] [--datasets ...] [--out FILE]
+    .venv/bin/python benchmarks/maps2d.py --knobs [--splits 3] [--datasets ...] [--out FILE]
         [--neighbours 5 10 20] [--lam-same 0.25 1 4]
 
 ``--cross 0 0.1 0.3 1 3``: the trade-off curve of ``cross_attraction`` instead (the other
@@ -95,7 +95,7 @@ def main(argv=None):
     mean = lambda key, i: float(np.mean([v[i] for v in out[key]]))  # noqa: E731
     cols = [f"k={k}, lam_same={s:g}" for k, s in grid]
     lines = ["# DEEMap's knobs against its faithfulness (issue 39)", "",
-             f"Command: `.venv/bin/python benchmarks/maps2d_knobs.py --splits {a.splits}"
+             f"Command: `.venv/bin/python benchmarks/maps2d.py --knobs --splits {a.splits}"
              + (f" --datasets {' '.join(a.datasets)}" if list(a.datasets) != list(SETS) else "")
              + (f" --neighbours {' '.join(map(str, a.neighbours))}"
                 if list(a.neighbours) != list(NEIGHBOURS) else "")
@@ -162,7 +162,7 @@ def cross_curve(a):
     cols = [f"rho={v:g}" + (" (default)" if v == default else "") for v in values]
     cols += list(refs)
     lines = ["# DEEMap's cross_attraction: held-out error against faithfulness", "",
-             f"Command: `.venv/bin/python benchmarks/maps2d_knobs.py --splits {a.splits}"
+             f"Command: `.venv/bin/python benchmarks/maps2d.py --knobs --splits {a.splits}"
              + (f" --datasets {' '.join(a.datasets)}" if list(a.datasets) != list(SETS) else "")
              + f" --cross {' '.join(f'{v:g}' for v in a.cross)}"
              + (f" --out {a.out}`" if a.out != "maps2d_knobs.md" else "`"), "",
@@ -226,7 +226,7 @@ def ceiling(a):
             out.setdefault(ds, []).append(row)
             print(f"{ds} split {seed} done", file=sys.stderr, flush=True)
     lines = ["# How much trustworthiness a map that separates the classes keeps", "",
-             f"Command: `.venv/bin/python benchmarks/maps2d_knobs.py --ceiling --splits "
+             f"Command: `.venv/bin/python benchmarks/maps2d.py --knobs --ceiling --splits "
              f"{a.splits}"
              + (f" --datasets {' '.join(a.datasets)}" if list(a.datasets) != list(SETS) else "")
              + (f" --out {a.out}`" if a.out != "maps2d_knobs.md" else "`"), "",

@@ -1,7 +1,7 @@
-"""DEEMap's feature scaling: the map's held-out error with the features as
-given, standardised, and by the default rule, on every small real set.
+"""``maps2d.py --units``: DEEMap's feature scaling, the map's held-out error with the features
+as given, standardised, and by the default rule, on every small real set.
 
-    python -m benchmarks run map_units
+    .venv/bin/python benchmarks/maps2d.py --units [--datasets iris wine ...]
 
 For each of scikit-learn's iris, wine, breast_cancer, digits, the shared UCI sets and mnist5k
 (500 digits per class subsampled to 2000, PCA to 50 fitted on each training fold): the largest
@@ -9,7 +9,7 @@ share of the total variance held by one feature, and the 5-fold (stratified, see
 1-NN error of the map (``transform`` of the test fold, 1-NN against the map of the training
 fold) with ``feature_scaling='none'``, ``'standard'`` and the default ``'auto'``
 (standardise when one feature holds more than half of the total variance), beside the 1-NN
-error in the input space, raw and standardised. Writes ``benchmarks/results/map_units.md``.
+error in the input space, raw and standardised. Writes ``benchmarks/results/maps2d_units.md``.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ import common  # noqa: E402
 
 SETS = ("iris", "wine", "breast_cancer", "digits", "heart", "ionosphere", "led7digit", "pima",
         "sonar", "vehicle", "vowel", "wdbc", "mnist5k")
-RESULT = common.RESULTS / "map_units.md"
 
 
 def _data(name):
@@ -70,10 +69,15 @@ def errors(name):
     return dict(n=len(y), share=float(np.mean(share)), chosen="/".join(sorted(chosen)), **pct)
 
 
-def main():
+def main(argv=None):
+    import argparse
+
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--datasets", nargs="*", default=list(SETS))
+    a = p.parse_args(argv)
     start = time.perf_counter()
     rows = []
-    for name in SETS:
+    for name in a.datasets:
         if name not in common.SKLEARN_SETS and not common.has_shared(name):
             print(f"{name}: not found, skipped", flush=True)
             continue
@@ -92,7 +96,7 @@ def main():
         + ("" if not worse else "; it trails on " + ", ".join(
             f"{n} (+{d:.1f} points)" for n, d in worse)),
         "",
-        f"Command: `{common.thread_variables()}python -m benchmarks run map_units` "
+        f"Command: `{common.thread_variables()}python -m benchmarks run maps2d -- --units` "
         f"({common.threads_label()}; {time.perf_counter() - start:.0f} s).",
         "",
         "5-fold stratified cross-validation (seed 0): held-out 1-NN error (%) of the 2-D map "
@@ -110,7 +114,7 @@ def main():
         lines.append(f"| {name} | {r['n']} | {r['share']:.3f} | {r['chosen']} | {r['none']:.1f} "
                      f"| {r['standard']:.1f} | **{r['auto']:.1f}** | {r['input_raw']:.1f} | "
                      f"{r['input_std']:.1f} |")
-    RESULT.write_text("\n".join(lines) + "\n")
+    (common.RESULTS / "maps2d_units.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0
 

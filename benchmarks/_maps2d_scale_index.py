@@ -1,4 +1,4 @@
-"""What the approximate index costs the placement of new samples: one DEEMap with
+"""``maps2d_scale.py --index``: what the approximate index costs the placement of new samples: one DEEMap with
 NN-descent neighbours (``neighbors='approx'``), its new samples placed by its own index and by
 an exact one, on the data of ``maps2d_scale.py``.
 
@@ -7,9 +7,9 @@ training samples and 20,000 new ones. Reported: the held-out 2-D 1-NN error with
 and the recall of the ``n_neighbors`` exact nearest training samples among the approximate
 index's (the first 5000 new samples).
 
-    .venv/bin/python benchmarks/maps2d_index.py [--n 100000]
+    .venv/bin/python benchmarks/maps2d_scale.py --index [--n 100000]
 
-Writes ``benchmarks/results/maps2d_index.md``.
+Writes ``benchmarks/results/maps2d_scale_index.md``.
 """
 
 from __future__ import annotations
@@ -51,12 +51,12 @@ def main(argv=None):
     got = model._neighbors.kneighbors(Q[:m], return_distance=False)
     want = exact_index.kneighbors(Q[:m], return_distance=False)
     recall = float(np.mean([len(set(g) & set(w)) / len(w) for g, w in zip(got, want)]))
-    lines = ["# The approximate index and the placement of new samples (issue 39)", "",
+    lines = ["# The approximate index and the placement of new samples", "",
              f"Headline: at {a.n:,} training samples the new samples land with "
              f"{approx:.1f} % error from NN-descent's neighbours and {exact:.1f} % from the exact "
              f"ones; NN-descent finds {100 * recall:.0f} % of their {model.n_neighbors} nearest "
              "training samples.",
-             "", f"Command: `.venv/bin/python benchmarks/maps2d_index.py --n {a.n}`", "",
+             "", f"Command: `.venv/bin/python benchmarks/maps2d_scale.py --index --n {a.n}`", "",
              machine(threads_label()) + f" {time.time() - t0:.0f} s in all.", "",
              "| index that places new samples | held-out 2-D 1-NN error (%) |",
              "|---|---:|", f"| NN-descent (the fit's own, neighbors='approx') | {approx:.1f} |",
@@ -64,7 +64,7 @@ def main(argv=None):
              f"Recall of the {model.n_neighbors} exact neighbours among NN-descent's "
              f"{model.n_neighbors}: {recall:.3f} "
              f"({m} new samples); placement width {model.placement_width_:g}."]
-    (RESULTS / "maps2d_index.md").write_text("\n".join(lines) + "\n")
+    (RESULTS / "maps2d_scale_index.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines[:3]))
 
 

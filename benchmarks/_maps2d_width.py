@@ -1,5 +1,5 @@
-"""DEEMap's placement width against held-out error and trustworthiness, and what 'auto' picks
-(the trade-off curve and the default chosen from it).
+"""``maps2d.py --width``: DEEMap's placement width against held-out error and trustworthiness, and
+what 'auto' picks (the trade-off curve and the default chosen from it).
 
 ``DEEMap(placement_width=w)`` places a new sample by its ``n_neighbors`` nearest training
 samples weighted by ``exp(-(d_j^2 - d_1^2) / (w (median d^2 - d_1^2)))``: a small width lets
@@ -11,7 +11,7 @@ leave-one-out placement error on the training samples), over repeated stratified
 trustworthiness (k = 10) of the test samples' map; beside them supervised UMAP and openTSNE
 (when installed) on the same splits, and the input space's 1-NN error.
 
-    .venv/bin/python benchmarks/maps2d_width.py [--splits 5] [--datasets ...]
+    .venv/bin/python benchmarks/maps2d.py --width [--splits 5] [--datasets ...]
 
 Writes ``benchmarks/results/maps2d_width.md`` and ``maps2d_width.png`` (the curves).
 """
@@ -72,7 +72,7 @@ def main(argv=None):
             print(f"{ds} split {seed}: auto chose {chosen[ds][-1]}", flush=True)
     mean = lambda d, k: float(np.mean(d[k]))  # noqa: E731
     lines = ["# DEEMap's placement width: held-out error against trustworthiness (issue 39)", "",
-             "Command: `.venv/bin/python benchmarks/maps2d_width.py --splits "
+             "Command: `.venv/bin/python benchmarks/maps2d.py --width --splits "
              f"{a.splits} --datasets {' '.join(a.datasets)}`", "",
              machine(threads_label()) + f" {time.time() - t0:.0f} s in all.", "",
              f"Every cell: held-out 2-D 1-NN error (%) / trustworthiness (k = 10) of the test "
