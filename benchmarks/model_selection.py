@@ -36,6 +36,12 @@ against part 1's oracle.
 Part 5 (``--oracle-noise``): the oracle with 10 inner folds against part 1's 5-fold oracle:
 how noisy the "within 0.5 points of the oracle" target is.
 
+Part 6 (``--press-transfer [--datasets ...]``): does LDA's leave-one-out ridge, chosen on a
+subsample, transfer to the full training set (``_model_selection_press.py``,
+``model_selection_press_transfer.md``)?
+
+``--quick``: a smoke run of parts 1, 4 and 6 on small built-in sets, nothing written here.
+
 Usage::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/model_selection.py \\
@@ -633,7 +639,32 @@ def cost():
     (RESULTS / "model_selection_cost.md").write_text("\n".join(lines) + "\n")
 
 
+def _quick():
+    """Parts 1, 4 and 6 on scikit-learn's small sets, their files in a temporary folder."""
+    import tempfile
+
+    import _model_selection_press as press
+
+    global RESULTS
+    saved = RESULTS, press.RESULTS
+    with tempfile.TemporaryDirectory() as tmp:
+        RESULTS = press.RESULTS = Path(tmp)
+        try:
+            quality(["iris"], 1)
+            criterion(["iris"], 1)
+            press.main(["--datasets", "wine"])
+        finally:
+            RESULTS, press.RESULTS = saved
+
+
 def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--press-transfer" in argv:
+        from _model_selection_press import main as press_transfer
+
+        return press_transfer([x for x in argv if x != "--press-transfer"])
+    if "--quick" in argv:
+        return _quick()
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--datasets", nargs="*", default=list(DATASETS))
     p.add_argument("--n-jobs", type=int, default=1)

@@ -128,7 +128,7 @@ _IMPORTING_SCRIPTS = sorted(p.name for p in (ROOT / "benchmarks").glob("*.py")
 
 
 def test_most_scripts_read_other_benchmark_modules():
-    assert {"press_transfer.py", "targets_repeated.py", "model_selection.py",
+    assert {"_model_selection_press.py", "targets_repeated.py", "model_selection.py",
             "defaults.py", "dee_uci.py"} <= set(_IMPORTING_SCRIPTS)
 
 

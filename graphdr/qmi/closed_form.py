@@ -200,8 +200,9 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
     by how distance ties are broken (35.0 % against 36.0 % raw here, 36.5 % in an earlier run
     whose rounding broke the ties otherwise): the nearest centroid (25.4 %) is the stable
     choice there. The ``'auto'`` search
-    costs about 9x a fixed-parameter fit at ``n = 2000`` (``benchmarks/results/auto_cost.md``);
-    pass ``gamma`` and ``reg`` to skip it.
+    takes 0.37 s beyond a fixed-parameter fit at ``n = 600`` and 0.28 s at ``n = 5000``
+    (1.4 times the fit; ``benchmarks/results/model_selection_cost.md``); pass ``gamma`` and
+    ``reg`` to skip it.
 
     Parameters
     ----------

@@ -1,4 +1,5 @@
-"""Does LDA's leave-one-out ridge, chosen on a subsample, transfer to the full training set?
+"""``model_selection.py --press-transfer``: does LDA's leave-one-out ridge, chosen on a
+subsample, transfer to the full training set?
 
 ``graphdr.LDA(reg='auto')`` computes the closed-form leave-one-out (PRESS) curve of ridge
 regression of the class indicators on a stratified subsample of at most ``m = 2000`` rows and
@@ -6,7 +7,7 @@ multiplies the chosen relative ridge by ``m / n`` (:func:`graphdr.tuning.press_r
 penalty of ridge regression is a prior precision, the same in absolute terms for any ``n``,
 while the unit of the relative ridge, the mean eigenvalue of the total scatter, grows with
 ``n``. This benchmark checks that rule where it matters, on training sets larger than the
-subsample (issue 11, "noticed": the ``m / n`` transfer had a unit test but no benchmark).
+subsample.
 
 Protocol: ``benchmarks/defaults.py``'s (stratified 10-fold CV, seed 0, features scaled to
 [-1, 1] on the training fold), on mnist5k (all 5000 digits: 4500 training rows per fold) and on
@@ -24,9 +25,10 @@ the test errors (1-NN, 3-NN, nearest centroid; scikit-learn's classifiers, as in
 
 Usage::
 
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/press_transfer.py
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/model_selection.py \
+        --press-transfer
 
-Writes ``benchmarks/results/press_transfer.md`` (under a minute on 2 cores).
+Writes ``benchmarks/results/model_selection_press_transfer.md`` (under a minute on 2 cores).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent
+RESULTS = ROOT / "results"
 sys.path.insert(0, str(ROOT))
 
 import common  # noqa: E402  (the shared data sets)
@@ -157,7 +160,7 @@ def main(argv=None):
              "Produced by (graphdr commit " + commit + f", {(time.perf_counter() - t0) / 60:.1f}"
              " min):", "",
              "    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python "
-             "benchmarks/press_transfer.py" + (" --datasets " + " ".join(args.datasets)
+             "benchmarks/model_selection.py --press-transfer" + (" --datasets " + " ".join(args.datasets)
                                                if argv or sys.argv[1:] else ""), "",
              "Paper 000's protocol (stratified 10-fold CV, seed 0, [-1, 1] scaling on the "
              "training fold). `full`: the PRESS choice on every training row. `m=...`: the "
@@ -170,7 +173,7 @@ def main(argv=None):
              "that ridge (shown for `full`, for the largest subsample below n with and "
              "without the transfer)."]
     lines += summarise(rows, args.datasets)
-    out = ROOT / "results" / "press_transfer.md"
+    out = RESULTS / "model_selection_press_transfer.md"
     out.write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
