@@ -35,6 +35,14 @@ Usage::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/defaults.py \\
         [--datasets vowel wine] [--methods kqmi dee] [--recompute] [--n-jobs 2] [--report-only]
+
+Parts, each with its own options (``--help`` after the part's flag): ``--repeated``
+(``_defaults_repeated.py``: the targets on five shuffles of the folds with a paired test;
+``defaults_repeated.md``), ``--dee-uci`` (``_defaults_dee_uci.py``: DEE's ``lam`` and
+shrinkage; ``defaults_dee_uci.md``), ``--dcv-uci`` (``_defaults_dcv_uci.py``: DCV where
+``n > D``; ``defaults_dcv_uci.md``), ``--dsne-start`` (``_defaults_dsne_start.py``: DSNE
+against its start; ``defaults_dsne_start.md``). ``--quick``: a smoke run of the protocol and
+every part on wine, nothing written here.
 """
 
 from __future__ import annotations
@@ -545,7 +553,45 @@ def record_run(runs, path, script, n_cells, t0):
     path.write_text(json.dumps(runs, indent=1))
 
 
+#: the parts of this benchmark: flag -> module (each module's ``main(argv)``)
+PARTS = {"--repeated": "_defaults_repeated", "--dee-uci": "_defaults_dee_uci",
+         "--dcv-uci": "_defaults_dcv_uci", "--dsne-start": "_defaults_dsne_start"}
+
+
+def _quick():
+    """The protocol and every part on wine, their files in a temporary folder (the parts'
+    module-level output paths pointed there for the run)."""
+    import contextlib
+    import importlib
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
+        tmp = Path(tmp)
+        main(["--datasets", "wine", "--methods", "lda", "klda", "--out",
+              str(tmp / "defaults")])
+        modules = {m: importlib.import_module(m) for m in PARTS.values()}
+        for module in modules.values():
+            for name in ("RESULTS", "CSV_PATH", "MD_PATH", "RUNS_PATH"):
+                if hasattr(module, name):
+                    old = getattr(module, name)
+                    stack.callback(setattr, module, name, old)
+                    setattr(module, name, tmp if name == "RESULTS" else tmp / Path(old).name)
+        modules["_defaults_repeated"].main(["--repeats", "0", "--datasets", "wine",
+                                            "--methods", "raw", "lda"])
+        modules["_defaults_dee_uci"].main(["--datasets", "wine"])
+        modules["_defaults_dcv_uci"].main(["--datasets", "wine"])
+        modules["_defaults_dsne_start"].main(["--datasets", "wine"])
+
+
 def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    for flag, module in PARTS.items():
+        if flag in argv:
+            import importlib
+
+            return importlib.import_module(module).main([x for x in argv if x != flag])
+    if "--quick" in argv:
+        return _quick()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", nargs="+", choices=DATASETS)
     ap.add_argument("--methods", nargs="+", choices=all_methods())

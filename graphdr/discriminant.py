@@ -199,7 +199,7 @@ class DCV(_LinearProjection):
     directions, and ``eigenvalues_`` holds the ratios :math:`\rho`. 1-NN error, 10-fold CV,
     [-1, 1]: equal to scikit-learn's LDA on the two-class sets, vehicle 25.7 % (LDA 24.5 %),
     led7digit 36.0 % (LDA 40.8 %); the smallest-eigenvalue variant is far worse (vehicle
-    54.0 % with ``null_dim=C-1``): ``benchmarks/results/dcv_uci.md``. Before, this case
+    54.0 % with ``null_dim=C-1``): ``benchmarks/results/defaults_dcv_uci.md``. Before, this case
     raised a ``ValueError``.
 
     With an integer ``null_dim`` the ``null_dim`` eigenvectors of :math:`S_w` with the

@@ -143,7 +143,7 @@ class DEE(_LinearNeighborEmbedding):
     0.2 / 0.5 / 0.8; ``benchmarks/results/neighbor_diagnosis.md``). On data with
     ``n >> D`` and informative low-variance directions (UCI vehicle) any shrinkage hurts
     (10-fold CV, d = 3: 25.2 % error at 0, 38.7 % at 0.2, 48.4 % at 0.5;
-    ``benchmarks/results/dee_uci.md``). ``shrinkage='auto'`` (default) therefore picks
+    ``benchmarks/results/defaults_dee_uci.md``). ``shrinkage='auto'`` (default) therefore picks
     :math:`\gamma` from ``(0, 0.2, 0.5, 0.8)`` by stratified 3-fold cross-validation of the
     1-NN error in the embedding (folds dealt by the rows' content, :mod:`graphdr.sampling`,
     so the choice depends on neither the row order nor ``random_state``): the smallest

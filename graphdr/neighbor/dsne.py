@@ -193,7 +193,7 @@ class DSNE(_LinearNeighborEmbedding):
     ``intra_mass``: the embedding must then put a share :math:`\pi` of its similarity on the
     (few) same-class pairs, which draws the classes together and apart from each other. The
     gradient keeps the form above with :math:`c_{ij} = (p_{ij} - q_{ij}) u_{ij}`. Against
-    the start on the shared UCI sets: ``benchmarks/results/dsne_start.md``.
+    the start on the shared UCI sets: ``benchmarks/results/defaults_dsne_start.md``.
 
     **Inner validation** (not in the paper). With ``cv`` folds, DSNE is first fitted on
     ``cv - 1`` folds of the training data (a stratified subsample of at most 5000 samples) and
@@ -213,7 +213,7 @@ class DSNE(_LinearNeighborEmbedding):
     without validation, pima 34.0 % against 28.6 %). ``cv=None`` optimises without
     validation; ``significance=1`` keeps whichever has fewer held-out errors (worse than the
     start on heart). The validation costs ``cv`` extra fits on ``(cv - 1) / cv`` of the data
-    (``benchmarks/results/dsne_start.md``).
+    (``benchmarks/results/defaults_dsne_start.md``).
 
     When to use it. The default ``d = 2`` is for pictures; 1-NN in it loses to 1-NN on the
     raw features on digits (30.4 % against 1.3 %), vowel (32.7 % against 1.1 %), mnist2k

@@ -8,8 +8,8 @@ shrinkages 0, 0.2, 0.5, 0.8; and the defaults (``lam=100, shrinkage='auto'``).
 
 Usage::
 
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/dee_uci.py \\
-        [--datasets ...] [--out dee_uci]
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/defaults.py --dee-uci \\
+        [--datasets ...] [--out defaults_dee_uci]
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from graphdr.neighbor import DEE
 
 ROOT = Path(__file__).resolve().parent
 RESULTS = ROOT / "results"
-from common import SHARED  # noqa: E402  (the shared data directory)
+from common import load  # noqa: E402  (scikit-learn's sets and the shared ones)
 
 DATASETS = ["vehicle", "vowel", "sonar", "ionosphere", "wdbc", "heart", "pima", "led7digit"]
 SPECS = [("lam=10, shrinkage=0 (paper)", dict(lam=10.0, shrinkage=0.0)),
@@ -43,9 +43,9 @@ def err(Ztr, ytr, Zte, yte):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", nargs="+", default=DATASETS)
-    ap.add_argument("--out", default="dee_uci")
+    ap.add_argument("--out", default="defaults_dee_uci")
     args = ap.parse_args(argv)
-    cmd = ("OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/dee_uci.py "
+    cmd = ("OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/defaults.py --dee-uci "
            + " ".join(sys.argv[1:] if argv is None else argv))
     cols = ["raw"] + [s for s, _ in SPECS]
     lines = ["# DEE on the shared UCI sets: lam, shrinkage and the defaults", "",
@@ -56,8 +56,7 @@ def main(argv=None):
              "| data set (dim) | " + " | ".join(cols) + " | auto chose |",
              "|---" * (len(cols) + 2) + "|"]
     for name in args.datasets:
-        d = np.load(SHARED / f"{name}.npz")
-        X, y = d["X"].astype(float), d["y"]
+        X, y = load(name)
         k = min(X.shape[1], max(len(np.unique(y)) - 1, 2))
         res = {c: [] for c in cols}
         chosen = []

@@ -10,7 +10,7 @@ eigenvalues, the approximate variant).
 
 Usage::
 
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/dcv_uci.py
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/defaults.py --dcv-uci
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from graphdr.discriminant import DCV
 
 ROOT = Path(__file__).resolve().parent
 RESULTS = ROOT / "results"
-from common import SHARED  # noqa: E402  (the shared data directory)
+from common import load  # noqa: E402  (scikit-learn's sets and the shared ones)
 
 DATASETS = ["vehicle", "vowel", "sonar", "ionosphere", "wdbc", "heart", "pima", "led7digit"]
 COLS = ["raw", "LDA", "DCV (default)", "DCV null_dim=C-1", "DCV null_dim=D"]
@@ -42,17 +42,16 @@ def err(Ztr, ytr, Zte, yte):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", nargs="+", default=DATASETS)
-    ap.add_argument("--out", default="dcv_uci")
+    ap.add_argument("--out", default="defaults_dcv_uci")
     args = ap.parse_args(argv)
-    cmd = ("OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/dcv_uci.py "
+    cmd = ("OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/defaults.py --dcv-uci "
            + " ".join(sys.argv[1:] if argv is None else argv))
     lines = ["# DCV on data with more samples than features", "", f"Command: `{cmd.strip()}`",
              "", " ".join(l.strip() for l in __doc__.split("\n\n")[1].splitlines()), "",
              "Entries: mean 1-NN test error over the 10 folds; lowest per row in bold.", "",
              "| data set (n, D, C) | " + " | ".join(COLS) + " |", "|---" * (len(COLS) + 1) + "|"]
     for name in args.datasets:
-        d = np.load(SHARED / f"{name}.npz")
-        X, y = d["X"].astype(float), d["y"]
+        X, y = load(name)
         C, D = len(np.unique(y)), X.shape[1]
         res = {c: [] for c in COLS}
         for tr, te in StratifiedKFold(10, shuffle=True, random_state=0).split(X, y):

@@ -28,12 +28,12 @@ equal, and is "worse" otherwise; "worse" is marked significant when the two-side
 is below 0.05.
 
 Results are cached per (data set, method, repeat, fold) in
-``benchmarks/results/targets_repeated.csv``; the report ``targets_repeated.md`` is rewritten
+``benchmarks/results/defaults_repeated.csv``; the report ``defaults_repeated.md`` is rewritten
 from the whole cache after every run. Comparisons use the repeats both methods have.
 
 Usage::
 
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/targets_repeated.py \\
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/defaults.py --repeated \\
         [--repeats 0 1 2 3 4] [--datasets wine heart] [--methods lda kqmi] [--recompute] \\
         [--n-jobs 2] [--report-only]
 """
@@ -54,9 +54,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import defaults as base  # noqa: E402  (the data sets, estimators and classifiers of defaults.py)
 
 RESULTS = base.RESULTS
-CSV_PATH = RESULTS / "targets_repeated.csv"
-MD_PATH = RESULTS / "targets_repeated.md"
-RUNS_PATH = RESULTS / "targets_repeated_runs.json"
+CSV_PATH = RESULTS / "defaults_repeated.csv"
+MD_PATH = RESULTS / "defaults_repeated.md"
+RUNS_PATH = RESULTS / "defaults_repeated_runs.json"
 METHODS = ("raw", "lda", "kqmi", "sk-lda", "sk-lda-shrink", "nca")
 N_FOLDS = base.N_FOLDS
 CLASSIFIERS = base.CLASSIFIERS
@@ -216,9 +216,9 @@ def report(cells, runs):
     datasets = [d for d in base.DATASETS if any(k[0] == d for k in cells)]
     repeats = sorted({k[2] for k in cells})
     lines = ["# Targets 1 and 2 of issue 11 on repeated 10-fold cross-validation", "",
-             "Produced by (cells cached in `targets_repeated.csv`):", "",
+             "Produced by (cells cached in `defaults_repeated.csv`):", "",
              "    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python "
-             "benchmarks/targets_repeated.py --repeats " + " ".join(map(str, repeats))
+             "benchmarks/defaults.py --repeated --repeats " + " ".join(map(str, repeats))
              + " --n-jobs 2", "",
              "Protocol of `defaults.md` (paper 000's, every estimator with its defaults), "
              f"repeated over the fold shuffles {repeats} (repeat 0 is `defaults.md`'s split). "
@@ -310,7 +310,7 @@ def main(argv=None):
                   flush=True)
         write_cache(cells)
         if todo:
-            base.record_run(runs, RUNS_PATH, "benchmarks/targets_repeated.py", len(todo), t0)
+            base.record_run(runs, RUNS_PATH, "benchmarks/defaults.py --repeated", len(todo), t0)
     if cells:
         report(cells, runs)
         print(f"wrote {MD_PATH}")

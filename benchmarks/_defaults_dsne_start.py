@@ -22,8 +22,8 @@ All DSNE runs: CG, ``max_iter=1000``, ``tol=1e-4``, ``sigma=None``.
 
 Usage::
 
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/dsne_start.py \\
-        [--datasets ...] [--dim 3] [--masses 0.9] [--out dsne_start]
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/defaults.py --dsne-start \\
+        [--datasets ...] [--dim 3] [--masses 0.9] [--out defaults_dsne_start]
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from graphdr.neighbor import DSNE
 
 ROOT = Path(__file__).resolve().parent
 RESULTS = ROOT / "results"
-from common import SHARED  # noqa: E402  (the shared data directory)
+from common import load  # noqa: E402  (scikit-learn's sets and the shared ones)
 
 DATASETS = ["vehicle", "vowel", "sonar", "ionosphere", "wdbc", "heart", "pima", "led7digit"]
 
@@ -52,8 +52,7 @@ def err(Ztr, ytr, Zte, yte):
 
 
 def run(name, dim, masses):
-    d = np.load(SHARED / f"{name}.npz")
-    X, y = d["X"].astype(float), d["y"]
+    X, y = load(name)
     k = min(dim, X.shape[1])
     rows = (["raw", "start", "classwise"] + [f"joint({m:g})" for m in masses]
             + ["significance=1", "default"])
@@ -81,9 +80,9 @@ def main(argv=None):
     ap.add_argument("--datasets", nargs="+", default=DATASETS)
     ap.add_argument("--dim", type=int, default=3)
     ap.add_argument("--masses", nargs="+", type=float, default=[0.9])
-    ap.add_argument("--out", default="dsne_start")
+    ap.add_argument("--out", default="defaults_dsne_start")
     args = ap.parse_args(argv)
-    cmd = ("OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/dsne_start.py "
+    cmd = ("OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/defaults.py --dsne-start "
            + " ".join(sys.argv[1:] if argv is None else argv))
     results = {name: run(name, args.dim, args.masses) for name in args.datasets}
     rows = list(next(iter(results.values()))[1])
