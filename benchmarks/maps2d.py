@@ -388,7 +388,7 @@ def _quick():
     import common
 
     global QUICK
-    QUICK = True
+    QUICK = importlib.import_module("maps2d").QUICK = True  # also as the parts import it
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         main(["--datasets", "digits", "--methods", "PCA", "graphdr.LDA", "graphdr.DEEMap"],

@@ -264,7 +264,7 @@ def _quick():
     r = one(3000, 500)
     print(f"3000: fit {r['fit']:.1f} s, error {r['error']:.1f} %, trust {r['trust']:.3f}")
     with tempfile.TemporaryDirectory() as tmp:
-        run_dask(20_000, 5_000, 1_000, tmp, "smoke run", out=Path(tmp))
+        run_dask(5_000, 2_000, 500, tmp, "smoke run", out=Path(tmp))
 
 
 if __name__ == "__main__":
