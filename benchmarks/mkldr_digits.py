@@ -9,6 +9,11 @@ average of the same six base kernels (graphdr.bench.baselines.AverageKernelLDA):
 its weights fixed at 1/6 instead of learned.
 
 Run:  OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/mkldr_digits.py
+
+Parts: ``--nystroem [L]`` (``_mkldr_nystroem.py``: the exact fit against Nystroem landmarks;
+``mkldr_digits_nystroem.md``), ``--nystroem-large N L`` (``_mkldr_nystroem_large.py``: Nystroem
+MKL-DR past what the exact path holds). ``--quick``: a smoke run of each on 200 digits,
+nothing written here.
 """
 
 from __future__ import annotations
@@ -34,14 +39,39 @@ def one_nn_error(Ztr, ytr, Zte, yte):
     return float(np.mean(KNeighborsClassifier(1).fit(Ztr, ytr).predict(Zte) != yte))
 
 
-def main():
+#: the parts of this benchmark: flag -> module (each module's ``main(argv)``)
+PARTS = {"--nystroem-large": "_mkldr_nystroem_large", "--nystroem": "_mkldr_nystroem"}
+
+
+def _quick():
+    import importlib
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        main(["--folds", "2", "--lde-iter", "1", "--n", "200", "--timing-n", "200", "--out",
+              os.path.join(tmp, "mkldr_digits.md")])
+    importlib.import_module("_mkldr_nystroem").main(["40", "--no-cv", "--n", "200"])
+    importlib.import_module("_mkldr_nystroem_large").main(["--quick"])
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    for flag, module in PARTS.items():
+        if flag in argv:
+            import importlib
+
+            return importlib.import_module(module).main([x for x in argv if x != flag])
+    if "--quick" in argv:
+        return _quick()
     parser = argparse.ArgumentParser()
     parser.add_argument("--folds", type=int, default=10)
     parser.add_argument("--lde-iter", type=int, default=3)
     parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results",
                                                        "mkldr_digits.md"))
-    args = parser.parse_args()
-    data = make_multiview_digits(views=VIEWS, random_state=0)
+    parser.add_argument("--n", type=int, default=None, help="digits (default all 1797)")
+    parser.add_argument("--timing-n", type=int, default=2000, help="samples of the timed fit")
+    args = parser.parse_args(argv)
+    data = make_multiview_digits(views=VIEWS, n_samples=args.n, random_state=0)
     views, y, kernels = data.views, data.target, data.kernels
     M = len(views)
     skf = StratifiedKFold(args.folds, shuffle=True, random_state=0)
@@ -99,7 +129,7 @@ def main():
               f"  ({time.perf_counter() - t_all:.0f}s)", flush=True)
 
     # runtime of one fit on 2000 samples x 6 views
-    big = make_multiview_digits(views=VIEWS, n_samples=2000, random_state=1)
+    big = make_multiview_digits(views=VIEWS, n_samples=args.timing_n, random_state=1)
     timing = []
     for label, est in (("MKL-LDA (default: Cholesky A-step, weight_shrinkage='auto')",
                         MKLDR(kernels=big.kernels, random_state=0)),
@@ -117,8 +147,8 @@ def main():
         print(label, f"{total:.1f}s", flush=True)
 
     cmd = "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/mkldr_digits.py"
-    if len(sys.argv) > 1:
-        cmd += " " + " ".join(sys.argv[1:])
+    if argv:
+        cmd += " " + " ".join(argv)
     lines = [
         "# MKL-DR on multi-view digits", "",
         f"Command: `{cmd}`", "",
