@@ -66,7 +66,7 @@ class QMIProjection(_LinearProjection):
     :math:`S_b - (C-1)S_w`, not by LDA. In whitened coordinates (:math:`S_w = I`) the same
     expansion is maximised exactly by LDA's subspace, so LDA is the wide-window solution and a
     narrower window departs from it only for non-Gaussian class structure. The benchmark
-    ``benchmarks/qmi_ascent_protocol.py`` shows the numbers.
+    ``benchmarks/qmi.py --ascent-protocol`` shows the numbers.
 
     Sigma path and validation. The ascent runs at the widths ``sigma * f`` for ``f`` in
     ``sigma_factors`` (a continuation from wide to narrow windows, each level started from the

@@ -1,4 +1,4 @@
-"""KQMI versus LDA (and kernel LDA, LQMI, KQMI as printed) with 1-NN at C-1 dimensions.
+"""``qmi.py --quality``: KQMI versus LDA (and kernel LDA, LQMI, KQMI as printed) with 1-NN at C-1 dimensions.
 
 Protocol (issue 3; paper 000, section IV-A, with the 1-NN classifier): 10-fold stratified
 cross-validation (shuffled, seed 0); in each fold the features are scaled to [-1, 1] on the
@@ -10,7 +10,7 @@ default regulariser (reg = 1e-3); nothing is tuned on the test folds.
 
 Run (about a minute):
 
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/qmi_quality.py
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/qmi.py --quality
 
 Writes benchmarks/results/qmi_quality.md.
 """
@@ -34,7 +34,7 @@ from graphdr.qmi import KQMI, LQMI
 DATA_DIR = str(SHARED)
 OUT = os.path.join(os.path.dirname(__file__), "results", "qmi_quality.md")
 COMMAND = ("OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python "
-           "benchmarks/qmi_quality.py")
+           "benchmarks/qmi.py --quality")
 
 METHODS = {
     # the settings of graphdr 0.1's defaults, explicit (the results file was made with them)

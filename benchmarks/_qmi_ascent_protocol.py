@@ -1,4 +1,4 @@
-"""QMIProjection against its LDA start under paper 002's protocol.
+"""``qmi.py --ascent-protocol``: QMIProjection against its LDA start under paper 002's protocol.
 
 Protocol (paper 002, section 4): features scaled to [0, 1] with the scaling fitted on each
 training half; 5x2 cross-validation (5 repetitions of stratified 2-fold CV, seeds 0..4); a
@@ -21,7 +21,7 @@ validation uses the training half only).
 
 Run (about 30 minutes on one busy core):
 
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/qmi_ascent_protocol.py
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/qmi.py --ascent-protocol
 
 Writes benchmarks/results/qmi_ascent_protocol.md.
 """
@@ -48,7 +48,7 @@ from graphdr.tuning import choose_checkpoint
 DATA_DIR = str(SHARED)
 OUT = os.path.join(os.path.dirname(__file__), "results", "qmi_ascent_protocol.md")
 COMMAND = ("OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python "
-           "benchmarks/qmi_ascent_protocol.py")
+           "benchmarks/qmi.py --ascent-protocol")
 
 #: The previous default behaviour of QMIProjection (before issue 12), reachable by parameters.
 PREVIOUS = dict(metric="euclidean", solver="gradient", sigma_factors=(1.0,), cv=None,
