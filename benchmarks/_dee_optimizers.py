@@ -1,4 +1,5 @@
-"""Paper 003, Figure 6: DEE objective versus iteration and time for GD, CG, FP and LD.
+"""``dee.py --optimizers``: Paper 003, Figure 6: DEE objective versus iteration and time for GD,
+CG, FP and LD.
 
 Every optimizer starts from the same projection (``init='pca'`` or a seeded random one) with
 the same tolerance, iteration limit and hyper-parameters; only the search direction differs.
@@ -10,7 +11,7 @@ attraction matrix (0: the paper's objective).
 
 Usage::
 
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/dee_optimizers.py \
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/dee.py --optimizers \
         [--datasets digits mnist5k] [--tol 1e-3] [--max-iter 1000] [--init pca|random]
         [--seed 0] [--n-components 2] [--lam 10] [--shrinkage 0] [--out NAME]
 
@@ -119,7 +120,7 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0, help="random_state of init='random'")
     ap.add_argument("--out", default="dee_optimizers")
     args = ap.parse_args(argv)
-    cmd = ("OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/dee_optimizers.py "
+    cmd = ("OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/dee.py --optimizers "
            + " ".join(sys.argv[1:] if argv is None else argv))
     lines = [
         "# DEE optimisers (paper 003, Figure 6)", "",

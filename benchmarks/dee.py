@@ -15,8 +15,15 @@ space; it has at most C-1 dimensions.
 
 Usage::
 
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/dee_recognition.py \
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/dee.py \
         [--datasets vowel vehicle] [--reps 10] [--out dee_recognition]
+
+Parts, each with its own options (``--help`` after the part's flag): ``--optimizers``
+(``_dee_optimizers.py``: paper 003's Figure 6, the objective against iterations and time for
+GD, CG, FP and LD; ``dee_optimizers*.md``), ``--small-sample`` (``_dee_small_sample.py``:
+Figure 11's protocol on raw MNIST pixels, D >= N; ``dee_small_sample_*.md``), ``--diagnosis``
+(``_dee_diagnosis.py``: what led to DEE's shrinkage and DSNE's joint normalisation;
+``dee_diagnosis.md``).
 """
 
 from __future__ import annotations
@@ -117,7 +124,21 @@ def plot(name, res, path):
     plt.close(fig)
 
 
+#: the parts of this benchmark: flag -> module (each module's ``main``)
+PARTS = {"--optimizers": "_dee_optimizers", "--small-sample": "_dee_small_sample",
+         "--diagnosis": "_dee_diagnosis"}
+
+
 def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    for flag, module in PARTS.items():
+        if flag in argv:
+            import importlib
+
+            rest = [x for x in argv if x != flag]
+            sys.argv = [sys.argv[0]] + rest  # a part that reads sys.argv sees its own options
+            part = importlib.import_module(module).main
+            return part(rest) if part.__code__.co_argcount else part()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", nargs="+", default=["vowel", "vehicle"])
     ap.add_argument("--reps", type=int, default=10)
@@ -125,7 +146,7 @@ def main(argv=None):
     ap.add_argument("--out", default="dee_recognition")
     args = ap.parse_args(argv)
     cmd = ("OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python "
-           "benchmarks/dee_recognition.py " + " ".join(sys.argv[1:] if argv is None else argv))
+           "benchmarks/dee.py " + " ".join(sys.argv[1:] if argv is None else argv))
     lines = ["# 1-NN error versus dimension (paper 003, Figure 11 protocol)", "",
              f"Command: `{cmd.strip()}`", "",
              "Protocol: " + " ".join(l.strip() for l in __doc__.split("\n\n")[1:3]), "",

@@ -1,4 +1,4 @@
-"""Paper 003, Figure 11 protocol on raw MNIST pixels: DEE in the regime D >= N.
+"""``dee.py --small-sample``: Paper 003, Figure 11 protocol on raw MNIST pixels: DEE in the regime D >= N.
 
 ``--reps`` random splits of ``../shared/datasets/mnist5k.npz`` (5000 digits, 784 pixels scaled
 to [0, 1], no other preprocessing) draw ``--per-class`` training digits per class; all other
@@ -14,7 +14,7 @@ components: its 9-dimensional error is shown at every d); PCA; 1-NN on the raw p
 
 Usage::
 
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/dee_small_sample.py \\
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/dee.py --small-sample \\
         --per-class 25 [--reps 10] [--dims 10 20 30 40 50 60] [--skip DSNE] [--out NAME]
 
 ``--skip`` leaves out iterative methods (DEE, DEE (paper), DSNE) to bound the run time.
@@ -126,7 +126,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     out = args.out or f"dee_small_sample_{args.per_class}"
     cmd = ("OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python "
-           "benchmarks/dee_small_sample.py " + " ".join(sys.argv[1:] if argv is None else argv))
+           "benchmarks/dee.py --small-sample " + " ".join(sys.argv[1:] if argv is None else argv))
     err, secs, shrink = run(args.per_class, args.reps, args.dims, args.seed, set(args.skip))
     methods = list(err)
     n_train = 10 * args.per_class

@@ -1,4 +1,4 @@
-"""Diagnoses behind DEE's shrinkage and DSNE's joint normalisation.
+"""``dee.py --diagnosis``: Diagnoses behind DEE's shrinkage and DSNE's joint normalisation.
 
 ``dee``: 250 mnist5k digits (25 per class, seed 0, raw pixels / 255) for training, the other
 4750 for testing, d = 20, the paper's plain objective (``lam=10, shrinkage=0``): objective,
@@ -12,7 +12,7 @@ joint normalisation.
 
 Usage::
 
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/neighbor_diagnosis.py
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/dee.py --diagnosis
 """
 
 from __future__ import annotations
@@ -112,12 +112,12 @@ def dsne_part():
 
 def main():
     cmd = ("OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python "
-           "benchmarks/neighbor_diagnosis.py " + " ".join(sys.argv[1:]))
+           "benchmarks/dee.py --diagnosis " + " ".join(sys.argv[1:]))
     lines = ["# Diagnoses: DEE in the small-sample regime, DSNE against its start", "",
              f"Command: `{cmd.strip()}`", "",
              " ".join(l.strip() for l in __doc__.split("\n\n")[1:3]), ""]
     lines += dee_part() + dsne_part()
-    (RESULTS / "neighbor_diagnosis.md").write_text("\n".join(lines) + "\n")
+    (RESULTS / "dee_diagnosis.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 
