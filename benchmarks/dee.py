@@ -137,8 +137,11 @@ def main(argv=None):
 
             rest = [x for x in argv if x != flag]
             sys.argv = [sys.argv[0]] + rest  # a part that reads sys.argv sees its own options
-            part = importlib.import_module(module).main
-            return part(rest) if part.__code__.co_argcount else part()
+            part = importlib.import_module(module)
+            if not part.main.__code__.co_argcount and rest:  # a part without options
+                print(part.__doc__)
+                return 0 if set(rest) <= {"-h", "--help"} else 2
+            return part.main(rest) if part.main.__code__.co_argcount else part.main()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", nargs="+", default=["vowel", "vehicle"])
     ap.add_argument("--reps", type=int, default=10)

@@ -153,7 +153,12 @@ def main():
         if flag in sys.argv[1:]:
             import importlib
 
-            return importlib.import_module(module).main()
+            part = importlib.import_module(module)
+            rest = [x for x in sys.argv[1:] if x != flag]
+            if rest:  # the parts take no options: --help prints the part's docstring
+                print(part.__doc__)
+                return 0 if set(rest) <= {"-h", "--help"} else 2
+            return part.main()
     t0 = time.perf_counter()
     lines = [
         "# Paper 002 protocol: QMI / MI_A / MI_B by gradient ascent (QMIProjection)",

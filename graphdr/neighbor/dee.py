@@ -233,7 +233,7 @@ class DEE(_LinearNeighborEmbedding):
         ``n_partners`` taken whole), and the attraction matrix ``H`` and the repulsion replaced
         by their unbiased estimates (:mod:`graphdr.pairs`): :math:`O(n m D)` once,
         :math:`O(n m d)` per evaluation, ``8 n m`` bytes. ``'auto'``: ``'exact'`` up to 5000 samples,
-        ``'approx'`` above. Error and speed: ``benchmarks/results/neighbor_scale.md``.
+        ``'approx'`` above. Error and speed: ``benchmarks/results/scale_neighbors.md``.
     n_partners : int, default=128
         Partners ``m`` per sample and group for ``method='approx'`` (at least 1).
     n_neighbors_unlabelled : int, default=10

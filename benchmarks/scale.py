@@ -1,4 +1,5 @@
-"""Peak memory and time of every public estimator with its defaults at n = 20,000.
+"""Speed and memory at scale: peak memory and time of every public estimator with its defaults
+at n = 20,000, and (parts) the scaling of the core fits.
 
 Data: 20,000 samples of 10 Gaussian classes in 50 dimensions (generated, seed 0; 7.6 MB);
 the multi-view estimators (MKLDR, KFD, KFDVoting, KFDSAMME) get two views of 25 columns each.
@@ -9,8 +10,18 @@ peak above it means a dense pairwise matrix was formed.
 
 Usage::
 
-    .venv/bin/python benchmarks/memory_table.py [--n 20000]
+    .venv/bin/python benchmarks/scale.py [--n 20000]
         [--only DEE LDA ...] [--timeout 1800]
+
+Parts, each with its own options (``--help`` after the part's flag): ``--lda``
+(``_scale_lda.py``: LDA against scikit-learn's eigen solver on 200,000 x 100;
+``scale_lda.md``), ``--kernel`` (``_scale_kernel.py``: exact KernelLDA against the
+eigendecomposition floor, printed), ``--kernel-floor`` (``_scale_kernel_floor.py``: why exact
+KernelLDA/KQMI cannot reach 0.8 x KernelPCA; ``scale_kernel_floor.md``), ``--neighbors``
+(``_scale_neighbors.py``: the neighbour embeddings' sampled pairs and their scale;
+``scale_neighbors.md``), ``--nystroem-dask`` (``_scale_nystroem_dask.py``: Nystroem KQMI on a
+Dask array against memory; ``scale_nystroem_dask.md``). The 2-D map at scale is
+``maps2d_scale.py``.
 """
 
 from __future__ import annotations
@@ -79,18 +90,36 @@ def run(name, n, timeout):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+#: the parts of this benchmark: flag -> (module, whether its ``main`` takes the options)
+PARTS = {"--lda": ("_scale_lda", False), "--kernel-floor": ("_scale_kernel_floor", False),
+         "--kernel": ("_scale_kernel", True), "--neighbors": ("_scale_neighbors", True),
+         "--nystroem-dask": ("_scale_nystroem_dask", False)}
+
+
 def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    for flag, (module, takes_options) in PARTS.items():
+        if flag in argv:
+            import importlib
+
+            rest = [x for x in argv if x != flag]
+            sys.argv = [sys.argv[0]] + rest
+            part = importlib.import_module(module)
+            if not takes_options and rest:  # --help included: the part's docstring, no run
+                print(part.__doc__)
+                return 0 if set(rest) <= {"-h", "--help"} else 2
+            return part.main(rest) if takes_options else part.main()
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--n", type=int, default=20_000)
     p.add_argument("--only", nargs="+", default=ESTIMATORS)
     p.add_argument("--timeout", type=int, default=1800)
-    p.add_argument("--out", default="memory_table")
+    p.add_argument("--out", default="scale_memory")
     args = p.parse_args(argv)
     nn_mb = args.n**2 * 8 / 2**20
     lines = [
         f"# Peak memory of every estimator with its defaults, n = {args.n:,}",
         "",
-        f"Command: `{common.thread_variables()}.venv/bin/python benchmarks/memory_table.py "
+        f"Command: `{common.thread_variables()}.venv/bin/python benchmarks/scale.py "
         + " ".join(argv if argv is not None else sys.argv[1:]) + f"` ({common.threads_label()}; "
         "one process per fit).",
         "",

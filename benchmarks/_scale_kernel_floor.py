@@ -1,4 +1,5 @@
-"""Why exact KernelLDA/KQMI cannot reach 0.8 x KernelPCA(arpack) at n = 5000.
+"""``scale.py --kernel-floor``: Why exact KernelLDA/KQMI cannot reach 0.8 x KernelPCA(arpack) at n
+= 5000.
 
 Exact kernel LDA with the ridge ``eps`` needs :math:`(\\tilde K + \\epsilon I)^{-1} E` for the
 ``n x C`` centred class indicator ``E`` (kernel ridge regression of the classes; every ratio
@@ -19,9 +20,9 @@ threads:
 
 Usage::
 
-    .venv/bin/python benchmarks/kernel_solve_floor.py
+    .venv/bin/python benchmarks/scale.py --kernel-floor
 
-Writes ``benchmarks/results/kernel_solve_floor.md``.
+Writes ``benchmarks/results/scale_kernel_floor.md``.
 """
 
 from __future__ import annotations
@@ -126,7 +127,7 @@ def main(n=5000):
         "# The floor of an exact kernel LDA solve against KernelPCA(arpack), n = 5000",
         "",
         f"Command: `{common.thread_variables()}.venv/bin/python "
-        f"benchmarks/kernel_solve_floor.py` ({common.threads_label()}; the steps are timed "
+        f"benchmarks/scale.py --kernel-floor` ({common.threads_label()}; the steps are timed "
         "outside graphdr, each with the BLAS threads the environment gives it).",
         "",
         f"Data: `make bench`'s kernel data, {n} x {X.shape[1]}, 10 classes, RBF gamma = "
@@ -155,7 +156,7 @@ def main(n=5000):
         "(`approximation='nystroem'`) are the route below that cost.",
         "",
     ]
-    out = ROOT / "results" / "kernel_solve_floor.md"
+    out = ROOT / "results" / "scale_kernel_floor.md"
     out.write_text("\n".join(lines))
     print("\n".join(lines))
 

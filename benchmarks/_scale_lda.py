@@ -1,9 +1,9 @@
-"""graphdr.LDA versus scikit-learn's eigen solver on 200,000 x 100 with 10 classes.
+"""``scale.py --lda``: graphdr.LDA versus scikit-learn's eigen solver on 200,000 x 100 with 10 classes.
 
 Peak memory is measured with tracemalloc (every NumPy allocation made during fit, not counting
 the input) and, independently, as the resident-set growth of a fresh process.
 
-    .venv/bin/python benchmarks/lda_scale.py      # writes benchmarks/results/lda_scale.md
+    .venv/bin/python benchmarks/scale.py --lda      # writes benchmarks/results/scale_lda.md
 """
 
 import json
@@ -64,7 +64,7 @@ def main():
         rows[which] = json.loads(out.stdout.strip().splitlines()[-1])
     lines = [
         "# graphdr.LDA against scikit-learn's eigen solver at 200,000 x 100", "",
-        f"Command: `{common.thread_variables()}.venv/bin/python benchmarks/lda_scale.py` "
+        f"Command: `{common.thread_variables()}.venv/bin/python benchmarks/scale.py --lda` "
         f"({common.threads_label()}; one fit per implementation, each in a fresh process "
         "after a warm-up fit on 2000 rows).", "",
         f"LDA fit on {N} x {D} float64, {C} classes (input "
@@ -81,7 +81,7 @@ def main():
     lines += ["", "Time ratio graphdr.LDA() / sklearn: "
               f"{rows['graphdr']['seconds'] / rows['sklearn']['seconds']:.2f}"]
     text = "\n".join(lines) + "\n"
-    (common.RESULTS / "lda_scale.md").write_text(text)
+    (common.RESULTS / "scale_lda.md").write_text(text)
     print(text)
 
 

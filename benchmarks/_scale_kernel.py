@@ -1,4 +1,4 @@
-"""Exact KernelLDA (Cholesky fast path) versus the eigendecomposition floor.
+"""``scale.py --kernel``: exact KernelLDA (Cholesky fast path) versus the eigendecomposition floor.
 
 For n = 2000 and 5000 (10 classes, 20 features, RBF kernel) it times, in the same run:
 - graphdr.KernelLDA() (solver='auto' -> class-structured Cholesky path), whole fit;
@@ -6,7 +6,7 @@ For n = 2000 and 5000 (10 classes, 20 features, RBF kernel) it times, in the sam
 - one dense scipy.linalg.eigh of an n x n symmetric matrix (the floor of the textbook algorithm);
 - scikit-learn's KernelPCA(n_components=C-1, eigen_solver='dense').
 
-    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/kernel_scale.py [--sizes 2000 5000] [--quick]
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/scale.py --kernel [--sizes 2000 5000] [--quick]
 
 Prints its table (``--quick``: n = 300, a smoke run).
 """
@@ -34,7 +34,7 @@ def timed(fn, *args):
     return time.perf_counter() - t0, out
 
 
-def main(sizes):
+def run(sizes):
     print("| n | KernelLDA (cholesky) s | KernelLDA (eigh) s | one dense eigh s "
           "| sklearn KernelPCA s | cholesky / eigh-floor | max angle cholesky vs eigh |")
     print("|---|---|---|---|---|---|---|")
@@ -55,10 +55,14 @@ def main(sizes):
     return rows
 
 
-if __name__ == "__main__":
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 5000])
     parser.add_argument("--quick", action="store_true", help="a smoke run: n = 300")
-    args = parser.parse_args()
-    main([300] if args.quick else args.sizes)
+    args = parser.parse_args(argv)
+    return run([300] if args.quick else args.sizes)
+
+
+if __name__ == "__main__":
+    main()

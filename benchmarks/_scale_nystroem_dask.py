@@ -1,4 +1,5 @@
-"""KQMI(approximation='nystroem') on a 200,000 x 20 dask array versus the same data in memory.
+"""``scale.py --nystroem-dask``: KQMI(approximation='nystroem') on a 200,000 x 20 dask array versus
+the same data in memory.
 
 The data (10 classes, Gaussian classes around random means) are generated chunk by chunk from
 per-chunk seeds, so the dask array is lazy (no chunk exists before a task needs it) and the
@@ -8,7 +9,7 @@ memory is measured with tracemalloc (NumPy allocations during fit; the NumPy inp
 before tracing starts) and, independently, as the growth of the resident set (ru_maxrss). Dask
 runs on its threaded scheduler with one worker thread (the single-core comparison).
 
-    .venv/bin/python benchmarks/nystroem_dask.py   # writes benchmarks/results/nystroem_dask.md
+    .venv/bin/python benchmarks/scale.py --nystroem-dask   # writes benchmarks/results/scale_nystroem_dask.md
 """
 
 import json
@@ -125,10 +126,10 @@ def main():
     captured = io.StringIO()
     with contextlib.redirect_stdout(captured):
         _report()
-    text = (f"Command: `{common.thread_variables()}.venv/bin/python benchmarks/nystroem_dask.py` "
+    text = (f"Command: `{common.thread_variables()}.venv/bin/python benchmarks/scale.py --nystroem-dask` "
             f"({common.threads_label()}; compare the two rows of this run, not absolute "
             "seconds).\n\n" + captured.getvalue() + "\n" + EXPLANATION + "\n")
-    (common.RESULTS / "nystroem_dask.md").write_text(text)
+    (common.RESULTS / "scale_nystroem_dask.md").write_text(text)
     print(text)
 
 

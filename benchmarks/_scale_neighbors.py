@@ -1,6 +1,7 @@
-"""Sampled pairs (``method='approx'``): their error, and the neighbour methods at scale.
+"""``scale.py --neighbors``: Sampled pairs (``method='approx'``): their error, and the neighbour
+methods at scale.
 
-Three parts, each a section of ``benchmarks/results/neighbor_scale.md``:
+Three parts, each a section of ``benchmarks/results/scale_neighbors.md``:
 
 * ``gradient``: relative error of the sampled objective and gradient against the exact ones at
   the PCA start, on mnist5k (5000 digits, pixels / 255, PCA to 50), for DEE (d = 2), DSNE
@@ -17,7 +18,7 @@ Three parts, each a section of ``benchmarks/results/neighbor_scale.md``:
 
 Usage::
 
-    .venv/bin/python benchmarks/neighbor_scale.py [--parts gradient accuracy
+    .venv/bin/python benchmarks/scale.py --neighbors [--parts gradient accuracy
         scale] [--splits 3] [--sizes 20000 50000 200000 1000000]
 
 (with the machine's default threads, as users run graphdr; each section says the threads it
@@ -228,9 +229,9 @@ def main(argv=None):
     p.add_argument("--parts", nargs="+", default=["gradient", "accuracy", "scale"])
     p.add_argument("--splits", type=int, default=3)
     p.add_argument("--sizes", nargs="+", type=int, default=[20_000, 50_000, 200_000, 1_000_000])
-    p.add_argument("--out", default="neighbor_scale")
+    p.add_argument("--out", default="scale_neighbors")
     args = p.parse_args(argv)
-    cmd = common.thread_variables() + ".venv/bin/python benchmarks/neighbor_scale.py " + " ".join(
+    cmd = common.thread_variables() + ".venv/bin/python benchmarks/scale.py --neighbors " + " ".join(
         argv if argv is not None else sys.argv[1:])
     path = RESULTS / f"{args.out}.md"
     RESULTS.mkdir(exist_ok=True)
