@@ -29,8 +29,10 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -m "not slow" --durations=15
 
 # The tests marked slow (the demo pipeline, estimator checks of default searches); CI runs them.
+# Then every benchmark's smoke run, alone (its time budget is for the machine to itself).
 test-slow: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -m slow --durations=10
+	$(BIN)/python -m pytest -n 2 -m "slow and not bench_smoke" --durations=10
+	$(BIN)/python -m pytest -m bench_smoke --durations=1
 
 # The numerical modules again under an older OpenBLAS kernel and one BLAS thread: the same
 # results on another CPU (docs/development.rst, "Portability").

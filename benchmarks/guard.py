@@ -104,7 +104,13 @@ def checks():
     return out
 
 
-def main():
+def main(argv=None):
+    import argparse
+
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--quick", action="store_true",
+                   help="the same run: the guard is already a smoke-size check (about 10 s)")
+    p.parse_args(argv)
     start = time.perf_counter()
     rows = checks()
     failed = 0

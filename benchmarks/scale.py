@@ -21,7 +21,8 @@ KernelLDA/KQMI cannot reach 0.8 x KernelPCA; ``scale_kernel_floor.md``), ``--nei
 (``_scale_neighbors.py``: the neighbour embeddings' sampled pairs and their scale;
 ``scale_neighbors.md``), ``--nystroem-dask`` (``_scale_nystroem_dask.py``: Nystroem KQMI on a
 Dask array against memory; ``scale_nystroem_dask.md``). The 2-D map at scale is
-``maps2d_scale.py``.
+``maps2d_scale.py``. ``--quick``: a smoke run (three estimators at n = 400, the kernel part at
+n = 300), nothing written here.
 """
 
 from __future__ import annotations
@@ -96,8 +97,28 @@ PARTS = {"--lda": ("_scale_lda", False), "--kernel-floor": ("_scale_kernel_floor
          "--nystroem-dask": ("_scale_nystroem_dask", False)}
 
 
+def _quick():
+    """The table for three estimators at n = 400 and the kernel part at n = 300, the table in
+    a temporary folder."""
+    import tempfile
+
+    global RESULTS
+    saved = RESULTS
+    with tempfile.TemporaryDirectory() as tmp:
+        RESULTS = Path(tmp)
+        try:
+            main(["--n", "400", "--only", "LDA", "KernelLDA", "DEE", "--timeout", "120"])
+        finally:
+            RESULTS = saved
+    import _scale_kernel
+
+    _scale_kernel.main(["--quick"])
+
+
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
+    if "--quick" in argv and not any(flag in argv for flag in PARTS):
+        return _quick()
     for flag, (module, takes_options) in PARTS.items():
         if flag in argv:
             import importlib

@@ -35,6 +35,7 @@ def _status():
 
 
 @pytest.mark.slow
+@pytest.mark.bench_smoke
 def test_every_smoke_run_passes_within_the_budget_and_writes_nothing():
     """One after the other (their total time is the budget's), each named when it fails."""
     failures, spent = [], {}
