@@ -25,9 +25,13 @@ from benchmarks import registry  # noqa: E402
 
 
 def _list():
+    """One line per benchmark: its name and the question it answers (its result files are in
+    the results index)."""
     for b in registry.benchmarks():
-        results = ", ".join(p.name for p in b.results) or "(prints to stdout)"
-        print(f"{b.name}\n    {b.summary}\n    results: {results}")
+        tables = sum(p.suffix == ".md" for p in b.results)
+        said = f"{tables} result file{'s' * (tables != 1)}" if tables else "prints its tables"
+        question = b.summary.split("? ", 1)[0] + "?" if "? " in b.summary else b.summary
+        print(f"{b.name:16s} {question} ({said})")
 
 
 def _run(bench, extra, threads):

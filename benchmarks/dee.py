@@ -1,4 +1,5 @@
-"""Paper 003, Figure 11 protocol: 1-NN error versus embedding dimension for DEE, DSNE, DCV, MMPA.
+"""How do DEE and its baselines do under paper 003's protocols? Paper 003, Figure 11 protocol: 1-NN
+error versus embedding dimension for DEE, DSNE, DCV, MMPA.
 
 For each data set, ``--reps`` random splits draw a fixed number of training samples per class
 (vowel 20, vehicle 40); all other samples are the test set. Features are standardised on the

@@ -1,4 +1,5 @@
-"""Every estimator with its DEFAULT parameters under paper 000's protocol.
+"""Do the defaults beat what a user would otherwise run? Every estimator with its DEFAULT
+parameters under paper 000's protocol.
 
 Protocol (paper 000, Section V): features scaled to [-1, 1] (MinMaxScaler fitted on the
 training fold), stratified 10-fold CV (shuffled, seed 0), the fold's training set fits the

@@ -1,5 +1,5 @@
-"""A quick ratio check for CI: each core fit against its floor measured in the same
-run; a fit that costs more than 5 times its floor fails the run.
+"""Has a core fit slowed down? A quick ratio check for CI: each core fit against its floor measured
+in the same run; a fit that costs more than 5 times its floor fails the run.
 
     python -m benchmarks run guard          # about 20 s; exit 1 when a check fails
 

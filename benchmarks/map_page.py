@@ -1,5 +1,6 @@
-"""The map's interactive page in headless Chromium: load time, a full draw, a frame while the view
-moves and a hover, at 10^4, 10^5 and 10^6 points; and the picture of the page in the docs.
+"""Does the map's page stay responsive? The map's interactive page in headless Chromium: load time,
+a full draw, a frame while the view moves and a hover, at 10^4, 10^5 and 10^6 points; and the
+picture of the page in the docs.
 
 Each page is written by :func:`graphdr.map_page.write_map_page` (30 classes of Gaussian blobs
 on a ring) and opened by playwright with Debian's chromium (``--executable`` to choose

@@ -1,4 +1,5 @@
-"""2-D maps of held-out samples: graphdr's maps against supervised UMAP and openTSNE.
+"""How good is the 2-D map of held-out samples? 2-D maps of held-out samples: graphdr's maps
+against supervised UMAP and openTSNE.
 
 Issue 28: every method is fitted on the training samples, the test samples are embedded out of
 sample (``transform``), and a 1-nearest-neighbour classifier trained on the map of the training

@@ -1,5 +1,6 @@
-"""DEEMap at scale: fit time, peak memory and where the time goes, for 10^5, 10^6
-(and, with ``--sizes``, 10^7) samples of 50 features in 20 classes with sub-clusters.
+"""How fast and how far does the 2-D map scale? DEEMap at scale: fit time, peak memory and where
+the time goes, for 10^5, 10^6 (and, with ``--sizes``, 10^7) samples of 50 features in 20 classes
+with sub-clusters.
 
 Data (:func:`subclusters`): 20 classes, each a mixture of 5 sub-clusters in 50 dimensions
 (class centres N(0, 0.4^2), sub-cluster offsets N(0, 0.6^2), unit noise: the classes overlap,

@@ -1,4 +1,5 @@
-"""Model selection you can trust: the defaults against the oracle and the obvious.
+"""Can the closed-form model selection be trusted? Model selection you can trust: the defaults
+against the oracle and the obvious.
 
 Part 1, quality. Paper 000's protocol (features scaled to [-1, 1] on the training fold,
 stratified 10-fold CV shuffled with seed 0, embedding in ``C - 1`` dimensions, 1-NN and nearest

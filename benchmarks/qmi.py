@@ -1,4 +1,5 @@
-"""Paper 002 (Gavriilidis and Tefas) protocol: QMI, MI_A and MI_B by gradient ascent.
+"""Does QMI by gradient ascent reproduce paper 002? Paper 002 (Gavriilidis and Tefas) protocol:
+QMI, MI_A and MI_B by gradient ascent.
 
 Protocol (paper 002, section 4): features scaled to [0, 1] (fitted on each training fold here),
 5x2 cross-validation (5 repetitions of stratified 2-fold CV, seeds 0..4), a k-nearest-neighbour

@@ -1,4 +1,5 @@
-"""graphdr's benchmark suite: one command, ratios measured side by side in one run.
+"""Where does each core fit stand against its reference? graphdr's benchmark suite: one command,
+ratios measured side by side in one run.
 
     make bench          # = .venv/bin/python benchmarks/run_all.py
 

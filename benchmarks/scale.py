@@ -1,5 +1,6 @@
-"""Speed and memory at scale: peak memory and time of every public estimator with its defaults
-at n = 20,000, and (parts) the scaling of the core fits.
+"""How much time and memory does each estimator take? Speed and memory at scale: peak memory and
+time of every public estimator with its defaults at n = 20,000, and (parts) the scaling of the
+core fits.
 
 Data: 20,000 samples of 10 Gaussian classes in 50 dimensions (generated, seed 0; 7.6 MB);
 the multi-view estimators (MKLDR, KFD, KFDVoting, KFDSAMME) get two views of 25 columns each.

@@ -1,5 +1,5 @@
-"""Partially labelled data: graphdr's semi-supervised estimators (y = -1 for an
-unlabelled training sample) against what a user would otherwise run.
+"""What do partially labelled data gain? Partially labelled data: graphdr's semi-supervised
+estimators (y = -1 for an unlabelled training sample) against what a user would otherwise run.
 
 Protocol. Per data set and seed: a stratified 70 / 30 train/test split; of the training rows a
 fraction F of each class keeps its label (at least 2 per class, chosen by a seeded generator),

@@ -1,6 +1,6 @@
-"""Every estimator's default fit with the machine's default BLAS threads against one thread, on
-a quiet machine and beside a busy process; LDA and LQMI against one ``X.T @ X`` and
-scikit-learn's LDA.
+"""Do the machine's default threads help or hurt? Every estimator's default fit with the machine's
+default BLAS threads against one thread, on a quiet machine and beside a busy process; LDA and
+LQMI against one ``X.T @ X`` and scikit-learn's LDA.
 
     python -m benchmarks run threads                      # everything (about 40 minutes)
     python -m benchmarks run threads -- --part lda        # the LDA / LQMI ratios only
