@@ -24,7 +24,8 @@ Parts, each with its own options (``--help`` after the part's flag): ``--optimiz
 GD, CG, FP and LD; ``dee_optimizers*.md``), ``--small-sample`` (``_dee_small_sample.py``:
 Figure 11's protocol on raw MNIST pixels, D >= N; ``dee_small_sample_*.md``), ``--diagnosis``
 (``_dee_diagnosis.py``: what led to DEE's shrinkage and DSNE's joint normalisation;
-``dee_diagnosis.md``).
+``dee_diagnosis.md``). ``--quick``: a smoke run (the protocol on wine, the optimizers on the
+digits), nothing written here.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from graphdr.neighbor import DEE, DSNE
 
 ROOT = Path(__file__).resolve().parent
 RESULTS = ROOT / "results"
-from common import SHARED  # noqa: E402  (the shared data directory)
+from common import load  # noqa: E402  (scikit-learn's sets and the shared ones)
 
 TRAIN_PER_CLASS = {"vowel": 20, "vehicle": 40}
 METHODS = ["DEE", "DSNE", "DCV", "MMPA"]
@@ -61,12 +62,7 @@ def split(y, per_class, rng):
 
 
 def run(name, reps, per_class, seed):
-    d = np.load(SHARED / f"{name}.npz")
-    X, y = d["X"].astype(float), d["y"]
-    if name == "vowel" and X.shape[1] == 13:
-        # an older shared copy had the train/test flag, speaker and sex as its first columns;
-        # the current one has only the 10 acoustic features
-        X = X[:, 3:]
+    X, y = load(name)  # vowel: its 10 acoustic features (common.load_shared)
     D, C = X.shape[1], len(np.unique(y))
     dims = list(range(1, D + 1))
     err = {m: np.full((reps, D), np.nan) for m in METHODS}
@@ -130,8 +126,30 @@ PARTS = {"--optimizers": "_dee_optimizers", "--small-sample": "_dee_small_sample
          "--diagnosis": "_dee_diagnosis"}
 
 
+def _quick():
+    """The protocol on wine (one split) and the optimizers on the digits (5 iterations), their
+    files in a temporary folder; the small-sample and diagnosis parts need the shared MNIST
+    digits and are left out."""
+    import importlib
+    import tempfile
+
+    global RESULTS
+    optimizers = importlib.import_module("_dee_optimizers")
+    saved = RESULTS, optimizers.RESULTS
+    with tempfile.TemporaryDirectory() as tmp:
+        RESULTS = optimizers.RESULTS = Path(tmp)
+        try:
+            main(["--datasets", "wine", "--reps", "1"])
+            optimizers.main(["--datasets", "digits", "--max-iter", "5"])
+        finally:
+            RESULTS, optimizers.RESULTS = saved
+    print("dee --quick: --small-sample and --diagnosis left out (the shared MNIST digits)")
+
+
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
+    if "--quick" in argv and not any(flag in argv for flag in PARTS):
+        return _quick()
     for flag, module in PARTS.items():
         if flag in argv:
             import importlib
@@ -157,11 +175,11 @@ def main(argv=None):
              "Entries: mean +- std of the 1-NN test error over the splits ('' where a method "
              "has fewer dimensions). Best mean per dimension in bold.", ""]
     for name in args.datasets:
-        res = run(name, args.reps, TRAIN_PER_CLASS[name], args.seed)
+        res = run(name, args.reps, TRAIN_PER_CLASS.get(name, 20), args.seed)
         png = RESULTS / f"{args.out}_{name}.png"
         plot(name, res, png)
         lines += [f"## {name} (D={res['X'].shape[1]}, C={res['C']}, "
-                  f"{TRAIN_PER_CLASS[name]} training samples per class, {args.reps} splits)", "",
+                  f"{TRAIN_PER_CLASS.get(name, 20)} training samples per class, {args.reps} splits)", "",
                   f"1-NN without reduction: {res['raw'].mean():.3f} +- {res['raw'].std():.3f}.",
                   "", "| dim | " + " | ".join(METHODS) + " |", "|---" * (len(METHODS) + 1) + "|"]
         for k in res["dims"]:
