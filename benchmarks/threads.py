@@ -5,6 +5,7 @@ LQMI against one ``X.T @ X`` and scikit-learn's LDA.
     python -m benchmarks run threads                      # everything (about 40 minutes)
     python -m benchmarks run threads -- --part lda        # the LDA / LQMI ratios only
     python -m benchmarks run threads -- --part estimators --only LDA,KQMI,DEEMap
+    python -m benchmarks run threads -- --quick   # a smoke run: 2 estimators, small data
 
 ``python -m benchmarks run`` leaves the threads to the environment, as users run graphdr.
 
@@ -58,6 +59,10 @@ ESTIMATORS = [
 ]
 SIZES = {"lda": (200_000, 100), "linear": (20_000, 50), "kernel": (5_000, 20),
          "views": (5_000, 20)}
+#: ``--quick`` (read by the measuring processes too): small data, two estimators
+QUICK = os.environ.get("GRAPHDR_BENCH_QUICK") == "1"
+if QUICK:
+    SIZES = {"lda": (2_000, 20), "linear": (600, 10), "kernel": (300, 10), "views": (300, 10)}
 LDA_SHAPES = ((200_000, 100), (1_000_000, 100), (100_000, 1000))
 
 
@@ -327,7 +332,14 @@ def main(argv=None):
     p.add_argument("--part", choices=("all", "estimators", "lda"), default="all")
     p.add_argument("--only", default="", help="comma-separated estimator names")
     p.add_argument("--no-write", action="store_true", help="print only")
+    p.add_argument("--quick", action="store_true",
+                   help="a smoke run: LDA and KernelLDA on small data, printed only")
     a = p.parse_args(argv)
+    if a.quick:
+        os.environ["GRAPHDR_BENCH_QUICK"] = "1"
+        code = subprocess.run([sys.executable, __file__, "--part", "estimators", "--only",
+                               "LDA,KernelLDA", "--no-write"], check=False).returncode
+        return code
     sections = {}
     if a.part in ("all", "estimators"):
         head, lines = estimators_section(run_estimators(set(filter(None, a.only.split(",")))))
