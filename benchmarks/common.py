@@ -11,14 +11,22 @@ Timing: :func:`best_time` is the best of ``repeats`` wall-clock runs (``time.per
 figure least disturbed by other work on the machine; :func:`machine` is the ``Machine:`` line the
 results index reads (:mod:`registry`).
 
+Parts and smoke runs: :func:`run_part` runs the part of a benchmark that its options name;
+:func:`smoke_outputs` points the output paths of a smoke run (``--quick``) at a temporary
+folder.
+
 Not a benchmark itself (:data:`registry.NOT_BENCHMARKS`). Scripts import it as ``common``: the
 directory of the script being run is on ``sys.path``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import os
 import platform
+import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -112,3 +120,58 @@ def machine(threads="BLAS threads as the machine sets"):
     """The ``Machine:`` line of a results file: architecture, processor, cores, threads."""
     cpu = platform.processor() or platform.machine()
     return f"Machine: {cpu}, {os.cpu_count()} cores ({threads})."
+
+
+#: what :func:`run_part` returns when the options name no part
+NO_PART = object()
+
+
+def run_part(argv, parts):
+    """Run the part of a benchmark that ``argv`` names, if any.
+
+    ``parts`` maps a flag (``"--knobs"``) to the module of the part (``"_maps2d_knobs"``, in
+    this folder). The first flag found runs that module's ``main`` with the other options. A
+    ``main`` without parameters takes no option: any option (``--help`` included) prints the
+    part's docstring instead of running it, since a run rewrites its result files. Returns the
+    part's result, or :data:`NO_PART` when ``argv`` names none.
+    """
+    for flag, module in parts.items():
+        if flag in argv:
+            rest = [x for x in argv if x != flag]
+            sys.argv = [sys.argv[0]] + rest  # a part that reads sys.argv sees its own options
+            part = importlib.import_module(module)
+            if part.main.__code__.co_argcount:
+                return part.main(rest)
+            if rest:
+                print(part.__doc__)
+                return 0 if set(rest) <= {"-h", "--help"} else 2
+            return part.main()
+    return NO_PART
+
+
+#: module-level output paths that :func:`smoke_outputs` moves (``RESULTS`` a folder, the
+#: others files)
+OUTPUT_NAMES = ("RESULTS", "OUT", "CSV_PATH", "MD_PATH", "RUNS_PATH")
+
+
+@contextlib.contextmanager
+def smoke_outputs(*modules):
+    """A temporary folder (yielded) that the output paths of ``modules`` (modules or their
+    names; :data:`OUTPUT_NAMES`) point into until the block ends: a smoke run writes nothing
+    in the repository."""
+    saved = []
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            for module in modules:
+                if isinstance(module, str):
+                    module = importlib.import_module(module)
+                for name in OUTPUT_NAMES:
+                    if hasattr(module, name):
+                        old = getattr(module, name)
+                        saved.append((module, name, old))
+                        new = Path(tmp) if name == "RESULTS" else Path(tmp) / Path(old).name
+                        setattr(module, name, new if isinstance(old, Path) else str(new))
+            yield Path(tmp)
+        finally:
+            for module, name, old in reversed(saved):
+                setattr(module, name, old)

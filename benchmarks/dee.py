@@ -22,10 +22,8 @@ Usage::
 Parts, each with its own options (``--help`` after the part's flag): ``--optimizers``
 (``_dee_optimizers.py``: paper 003's Figure 6, the objective against iterations and time for
 GD, CG, FP and LD; ``dee_optimizers*.md``), ``--small-sample`` (``_dee_small_sample.py``:
-Figure 11's protocol on raw MNIST pixels, D >= N; ``dee_small_sample_*.md``), ``--diagnosis``
-(``_dee_diagnosis.py``: what led to DEE's shrinkage and DSNE's joint normalisation;
-``dee_diagnosis.md``). ``--quick``: a smoke run (the protocol on wine, the optimizers on the
-digits), nothing written here.
+Figure 11's protocol on raw MNIST pixels, D >= N; ``dee_small_sample_*.md``). ``--quick``: a
+smoke run (the protocol on wine, the optimizers on the digits), nothing written here.
 """
 
 from __future__ import annotations
@@ -44,6 +42,7 @@ from graphdr.neighbor import DEE, DSNE
 
 ROOT = Path(__file__).resolve().parent
 RESULTS = ROOT / "results"
+import common  # noqa: E402
 from common import load  # noqa: E402  (scikit-learn's sets and the shared ones)
 
 TRAIN_PER_CLASS = {"vowel": 20, "vehicle": 40}
@@ -122,45 +121,25 @@ def plot(name, res, path):
 
 
 #: the parts of this benchmark: flag -> module (each module's ``main``)
-PARTS = {"--optimizers": "_dee_optimizers", "--small-sample": "_dee_small_sample",
-         "--diagnosis": "_dee_diagnosis"}
+PARTS = {"--optimizers": "_dee_optimizers", "--small-sample": "_dee_small_sample"}
 
 
 def _quick():
     """The protocol on wine (one split) and the optimizers on the digits (5 iterations), their
-    files in a temporary folder; the small-sample and diagnosis parts need the shared MNIST
-    digits and are left out."""
-    import importlib
-    import tempfile
-
-    global RESULTS
-    optimizers = importlib.import_module("_dee_optimizers")
-    saved = RESULTS, optimizers.RESULTS
-    with tempfile.TemporaryDirectory() as tmp:
-        RESULTS = optimizers.RESULTS = Path(tmp)
-        try:
-            main(["--datasets", "wine", "--reps", "1"])
-            optimizers.main(["--datasets", "digits", "--max-iter", "5"])
-        finally:
-            RESULTS, optimizers.RESULTS = saved
-    print("dee --quick: --small-sample and --diagnosis left out (the shared MNIST digits)")
+    files in a temporary folder; the small-sample part needs the shared MNIST digits and is left
+    out."""
+    with common.smoke_outputs(sys.modules[__name__], "_dee_optimizers"):
+        main(["--datasets", "wine", "--reps", "1"])
+        sys.modules["_dee_optimizers"].main(["--datasets", "digits", "--max-iter", "5"])
+    print("dee --quick: --small-sample left out (the shared MNIST digits)")
 
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    if "--quick" in argv and not any(flag in argv for flag in PARTS):
+    if (part := common.run_part(argv, PARTS)) is not common.NO_PART:
+        return part
+    if "--quick" in argv:
         return _quick()
-    for flag, module in PARTS.items():
-        if flag in argv:
-            import importlib
-
-            rest = [x for x in argv if x != flag]
-            sys.argv = [sys.argv[0]] + rest  # a part that reads sys.argv sees its own options
-            part = importlib.import_module(module)
-            if not part.main.__code__.co_argcount and rest:  # a part without options
-                print(part.__doc__)
-                return 0 if set(rest) <= {"-h", "--help"} else 2
-            return part.main(rest) if part.main.__code__.co_argcount else part.main()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", nargs="+", default=["vowel", "vehicle"])
     ap.add_argument("--reps", type=int, default=10)

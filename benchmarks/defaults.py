@@ -59,6 +59,7 @@ import traceback
 import warnings
 from pathlib import Path
 
+import common
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent
@@ -560,37 +561,19 @@ PARTS = {"--repeated": "_defaults_repeated", "--dee-uci": "_defaults_dee_uci",
 
 
 def _quick():
-    """The protocol and every part on wine, their files in a temporary folder (the parts'
-    module-level output paths pointed there for the run)."""
-    import contextlib
-    import importlib
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
-        tmp = Path(tmp)
-        main(["--datasets", "wine", "--methods", "lda", "klda", "--out",
-              str(tmp / "defaults")])
-        modules = {m: importlib.import_module(m) for m in PARTS.values()}
-        for module in modules.values():
-            for name in ("RESULTS", "CSV_PATH", "MD_PATH", "RUNS_PATH"):
-                if hasattr(module, name):
-                    old = getattr(module, name)
-                    stack.callback(setattr, module, name, old)
-                    setattr(module, name, tmp if name == "RESULTS" else tmp / Path(old).name)
-        modules["_defaults_repeated"].main(["--repeats", "0", "--datasets", "wine",
-                                            "--methods", "raw", "lda"])
-        modules["_defaults_dee_uci"].main(["--datasets", "wine"])
-        modules["_defaults_dcv_uci"].main(["--datasets", "wine"])
-        modules["_defaults_dsne_start"].main(["--datasets", "wine"])
+    """The protocol and every part on wine, their files in a temporary folder."""
+    with common.smoke_outputs(*PARTS.values()) as tmp:
+        main(["--datasets", "wine", "--methods", "lda", "klda", "--out", str(tmp / "defaults")])
+        for argv in (["--repeated", "--repeats", "0", "--datasets", "wine", "--methods", "raw",
+                      "lda"], ["--dee-uci", "--datasets", "wine"],
+                     ["--dcv-uci", "--datasets", "wine"], ["--dsne-start", "--datasets", "wine"]):
+            common.run_part(argv, PARTS)
 
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    for flag, module in PARTS.items():
-        if flag in argv:
-            import importlib
-
-            return importlib.import_module(module).main([x for x in argv if x != flag])
+    if (part := common.run_part(argv, PARTS)) is not common.NO_PART:
+        return part
     if "--quick" in argv:
         return _quick()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

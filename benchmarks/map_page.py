@@ -12,6 +12,7 @@ on the CPU, the slowest case a user meets.
 
     .venv/bin/python benchmarks/map_page.py          # benchmarks/results/map_page.md
     .venv/bin/python benchmarks/map_page.py --shot   # also docs/map_page.png (digits, hovered)
+    python -m benchmarks run map_page -- --quick     # a smoke run: 2,000 points, nothing written
 """
 
 from __future__ import annotations
@@ -58,14 +59,14 @@ def _page(n, folder):
     return path, time.perf_counter() - t
 
 
-def measure(executable):
+def measure(executable, sizes=SIZES):
     from playwright.sync_api import sync_playwright
 
     rows = []
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=executable, args=["--no-sandbox"])
         version = browser.version
-        for n in SIZES:
+        for n in sizes:
             path, write_s = _page(n, folder)
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             t = time.perf_counter()
@@ -123,8 +124,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--executable", default=shutil.which("chromium") or "chromium")
     parser.add_argument("--shot", action="store_true", help="also write docs/map_page.png")
+    parser.add_argument("--quick", action="store_true",
+                        help="a smoke run: one page of 2,000 points, nothing written")
     args = parser.parse_args()
-    rows, version, renderer = measure(args.executable)
+    rows, version, renderer = measure(args.executable, (2000,) if args.quick else SIZES)
     lines = [
         "# The map's page in a browser",
         "",
@@ -156,8 +159,10 @@ def main():
         "takes under 30 ms).",
     ]
     text = "\n".join(lines) + "\n"
-    (common.RESULTS / "map_page.md").write_text(text)
     print(text)
+    if args.quick:
+        return
+    (common.RESULTS / "map_page.md").write_text(text)
     if args.shot:
         shot(args.executable, common.REPO / "docs" / "map_page.png")
         print("wrote docs/map_page.png")

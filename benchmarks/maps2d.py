@@ -56,6 +56,8 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 sys.path.insert(0, str(HERE))
+import common  # noqa: E402
+
 DATASETS = ("digits", "mnist5k", "letters")
 #: the shared UCI sets (issue 39, item 1): standardised on the training part, 25 % test
 UCI = ("ionosphere", "sonar", "vehicle", "vowel", "led7digit", "heart", "pima", "wdbc")
@@ -250,11 +252,8 @@ def draw(ds, names, maps, table, results=RESULTS):
 
 def main(argv=None, results=RESULTS):
     argv = list(sys.argv[1:] if argv is None else argv)
-    for flag, module in PARTS.items():
-        if flag in argv:
-            import importlib
-
-            return importlib.import_module(module).main([x for x in argv if x != flag])
+    if (part := common.run_part(argv, PARTS)) is not common.NO_PART:
+        return part
     if "--quick" in argv:
         return _quick()
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -380,33 +379,20 @@ def main(argv=None, results=RESULTS):
 
 
 def _quick():
-    """The comparison and every part on the digits, their files in a temporary folder (the
-    parts' module-level ``RESULTS`` pointed there for the run)."""
-    import contextlib
+    """The comparison and every part on the digits, their files in a temporary folder."""
     import importlib
-    import tempfile
-
-    import common
 
     global QUICK
     QUICK = importlib.import_module("maps2d").QUICK = True  # also as the parts import it
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
+    with common.smoke_outputs(common, *PARTS.values()) as tmp:
         main(["--datasets", "digits", "--methods", "PCA", "graphdr.LDA", "graphdr.DEEMap"],
              results=tmp)
-        runs = {"_maps2d_knobs": [["--datasets", "digits", "--splits", "1", "--neighbours",
-                                   "20", "--lam-same", "4"],
-                                  ["--datasets", "digits", "--splits", "1", "--cross", "1"]],
-                "_maps2d_width": [["--datasets", "digits", "--splits", "1"]],
-                "_maps2d_units": [["--datasets", "wine"]]}
-        with contextlib.ExitStack() as stack:
-            for holder in [common] + [importlib.import_module(m) for m in runs]:
-                if hasattr(holder, "RESULTS"):
-                    stack.callback(setattr, holder, "RESULTS", holder.RESULTS)
-                    holder.RESULTS = tmp
-            for module, argvs in runs.items():
-                for args in argvs:
-                    importlib.import_module(module).main(args)
+        for argv in (["--knobs", "--datasets", "digits", "--splits", "1", "--neighbours", "20",
+                      "--lam-same", "4"],
+                     ["--knobs", "--datasets", "digits", "--splits", "1", "--cross", "1"],
+                     ["--width", "--datasets", "digits", "--splits", "1"],
+                     ["--units", "--datasets", "wine"]):
+            common.run_part(argv, PARTS)
 
 
 if __name__ == "__main__":

@@ -13,8 +13,7 @@ the start, the descent and, inside it, the grid field.
     .venv/bin/python benchmarks/maps2d_scale.py [--sizes 100000 1000000] [--new 100000]
         [--busy] [--threads N] [--params JSON] [--note TEXT] [--quick]
 
-``--index [--n N]``: what NN-descent's index costs the placement of new samples against an exact
-one (``_maps2d_scale_index.py``, ``maps2d_scale_index.md``). ``--dask N`` measures instead
+``--dask N`` measures instead
 ``graphdr map`` of N rows stored as Parquet files on a local Dask cluster
 (``_maps2d_scale_dask.py``: worker memory, equality with the in-memory path, placement
 throughput with 1 and 2 workers; ``maps2d_scale_dask.md``).
@@ -168,10 +167,6 @@ def main(argv=None):
                    help="a smoke run of both parts on tiny data, nothing written here")
     if argv is None:
         argv = sys.argv[1:]
-    if "--index" in argv:
-        from _maps2d_scale_index import main as index
-
-        return index([x for x in argv if x != "--index"])
     a = p.parse_args(argv)
     if a.quick:
         return _quick()

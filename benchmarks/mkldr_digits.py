@@ -24,6 +24,7 @@ import os
 import sys
 import time
 
+import common
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
 from sklearn.neighbors import KNeighborsClassifier
@@ -45,23 +46,17 @@ PARTS = {"--nystroem-large": "_mkldr_nystroem_large", "--nystroem": "_mkldr_nyst
 
 
 def _quick():
-    import importlib
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as tmp:
+    with common.smoke_outputs() as tmp:
         main(["--folds", "2", "--lde-iter", "1", "--n", "200", "--timing-n", "200", "--out",
-              os.path.join(tmp, "mkldr_digits.md")])
-    importlib.import_module("_mkldr_nystroem").main(["40", "--no-cv", "--n", "200"])
-    importlib.import_module("_mkldr_nystroem_large").main(["--quick"])
+              str(tmp / "mkldr_digits.md")])
+    common.run_part(["--nystroem", "40", "--no-cv", "--n", "200"], PARTS)
+    common.run_part(["--nystroem-large", "--quick"], PARTS)
 
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    for flag, module in PARTS.items():
-        if flag in argv:
-            import importlib
-
-            return importlib.import_module(module).main([x for x in argv if x != flag])
+    if (part := common.run_part(argv, PARTS)) is not common.NO_PART:
+        return part
     if "--quick" in argv:
         return _quick()
     parser = argparse.ArgumentParser()

@@ -24,32 +24,19 @@ Part 2, cost (``--cost``): KernelLDA and KQMI default against fixed fits at n = 
 (mnist5k, PCA to 50 dimensions) and 20000 (``make_classification``, 50 features, 10 classes),
 and KernelLDA(5000) default against scikit-learn's KernelPCA(5000).
 
-Part 3, the refitted estimators (``--refit``): CKFD and supervised KernelLPP with the
-cross-validated search (``gamma='auto'``) against the median heuristic with no search
-(``gamma = 1 / median squared distance``, KernelLPP ``reg=1e-3``) and against the width (and
-ridge) of KernelLDA's closed-form leave-one-out choice, same protocol as part 1
-(CKFD at its default dimension, KernelLPP at ``C - 1``), errors and fit times.
-
-Part 4 (``--criterion``): KernelLDA at the pair the default leave-one-out table gives by
-PRESS on 600 rows (the default), by PRESS on 1000 rows, and by the leave-one-out error rate,
-against part 1's oracle.
-
-Part 5 (``--oracle-noise``): the oracle with 10 inner folds against part 1's 5-fold oracle:
+Part 3 (``--oracle-noise``): the oracle with 10 inner folds against part 1's 5-fold oracle:
 how noisy the "within 0.5 points of the oracle" target is.
 
-Part 6 (``--press-transfer [--datasets ...]``): does LDA's leave-one-out ridge, chosen on a
-subsample, transfer to the full training set (``_model_selection_press.py``,
-``model_selection_press_transfer.md``)?
-
-``--quick``: a smoke run of parts 1, 4 and 6 on small built-in sets, nothing written here.
+``--quick``: a smoke run of parts 1 and 3 on iris, nothing written here.
 
 Usage::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/model_selection.py \\
-        [--datasets iris wine] [--n-jobs 2] [--cost | --refit | --criterion | --oracle-noise]
+        [--datasets iris wine] [--n-jobs 2] [--cost | --oracle-noise]
 
 Writes ``benchmarks/results/model_selection.md`` (quality; per-fold rows in
-``model_selection.csv``) and ``benchmarks/results/model_selection_cost.md`` (``--cost``).
+``model_selection.csv``), ``model_selection_cost.md`` (``--cost``) and
+``model_selection_oracle_noise.md`` (``--oracle-noise``).
 """
 
 from __future__ import annotations
@@ -100,7 +87,7 @@ def timed_fit(est, X, y):
 
 def oracle(est, X, y, max_samples=10**9, n_folds=5):
     """``(gamma, reg)`` by inner cross-validation: by default 5 folds of every training row;
-    ``max_samples=600, n_folds=3`` is the previous default (graphdr 0.x before issue 27)."""
+    ``max_samples=600, n_folds=3`` is the previous default (inner cross-validation)."""
     from graphdr.tuning import search
 
     def block_of(sizes):
@@ -329,157 +316,6 @@ def report(rows, datasets, data, seconds):
     print("\n".join(lines + tail))
 
 
-def run_refit_fold(name, fold, X, y, train, test):
-    from sklearn.preprocessing import MinMaxScaler
-
-    from graphdr import CKFD, KernelLDA, KernelLPP
-    from graphdr.tuning import median_gamma
-
-    scaler = MinMaxScaler((-1, 1)).fit(X[train])
-    Xtr, Xte, ytr, yte = scaler.transform(X[train]), scaler.transform(X[test]), y[train], y[test]
-    k = min(len(np.unique(ytr)) - 1, Xtr.shape[1])
-    g0 = median_gamma(Xtr)
-    rows = []
-    loo = KernelLDA().fit(Xtr, ytr)  # the closed-form leave-one-out choice of kernel LDA
-    for label, est in (("CKFD search", CKFD()), ("CKFD median", CKFD(gamma=g0)),
-                       ("CKFD median x4", CKFD(gamma=4 * g0)),
-                       ("CKFD loo", CKFD(gamma=loo.gamma_)),
-                       ("KernelLPP search", KernelLPP(k, supervised=True)),
-                       ("KernelLPP median", KernelLPP(k, supervised=True, gamma=g0, reg=1e-3)),
-                       ("KernelLPP median x4", KernelLPP(k, supervised=True, gamma=4 * g0,
-                                                         reg=1e-3)),
-                       ("KernelLPP loo", KernelLPP(k, supervised=True, gamma=loo.gamma_,
-                                                   reg=loo.reg_))):
-        est, t = timed_fit(est, Xtr, ytr)
-        e1, ec = errors(est.transform(Xtr), ytr, est.transform(Xte), yte)
-        rows.append(dict(dataset=name, fold=fold, method=label, err_1nn=e1, err_ncc=ec,
-                         seconds=t, gamma=est.gamma_ / g0, reg=getattr(est, "reg_", "")))
-    return rows
-
-
-def refit(datasets, n_jobs):
-    from joblib import Parallel, delayed
-
-    tasks = []
-    for ds in datasets:
-        X, y = load(ds)
-        tasks += [(ds, f, X, y, tr, te) for f, (tr, te) in enumerate(folds(y))]
-    t0 = time.time()
-    results = Parallel(n_jobs=n_jobs, verbose=5)(delayed(run_refit_fold)(*t) for t in tasks)
-    rows = [r for part in results for r in part]
-    table = {}
-    for r in rows:
-        table.setdefault((r["dataset"], r["method"]), []).append(r)
-    variants = ("search", "median", "median x4", "loo")
-    lines = ["# CKFD and supervised KernelLPP: search, the median heuristic or kernel LDA's "
-             "closed-form width (issue 27, item 3)",
-             "", "Command: `OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python "
-             "benchmarks/model_selection.py --refit --n-jobs 2`", "",
-             f"Machine: {platform.machine()}, 2 processes of one BLAS thread; "
-             f"{time.time() - t0:.0f} s. Paper 000's 10 folds, mean test error (%) 1-NN / NCC; "
-             "time: mean fit seconds; gamma: chosen width over the median heuristic "
-             "(geometric mean over folds).", "",
-             "| set | " + " | ".join(
-                 f"{m} {v} | time" + (" | gamma" if v == "search" else "")
-                 for m in ("CKFD", "KernelLPP") for v in variants) + " |",
-             "|" + "---|" * (1 + 2 * (2 * len(variants) + 1))]
-    diffs = {f"{m} {v}": [] for m in ("CKFD", "KernelLPP") for v in variants[1:]}
-    for ds in datasets:
-        cells = []
-        for m in ("CKFD", "KernelLPP"):
-            for variant in variants:
-                rs = table[(ds, f"{m} {variant}")]
-                e1 = np.mean([r["err_1nn"] for r in rs])
-                ec = np.mean([r["err_ncc"] for r in rs])
-                cells.append(f"{e1:.2f} / {ec:.2f}")
-                cells.append(f"{np.mean([r['seconds'] for r in rs]):.2f}")
-                if variant == "search":
-                    cells.append(f"{np.exp(np.mean(np.log([r['gamma'] for r in rs]))):.2g}")
-                    base = (e1, ec)
-                else:
-                    diffs[f"{m} {variant}"].append(max(e1 - base[0], ec - base[1]))
-        lines.append(f"| {ds} | " + " | ".join(cells) + " |")
-    lines += ["", "'median': gamma = 1 / median squared distance (KernelLPP reg=1e-3); "
-              "'median x4': four times it; 'loo': the width (and for KernelLPP the ridge) "
-              "KernelLDA's closed-form leave-one-out choice gives on the same fold. Minus "
-              "search, worst of 1-NN / NCC, per set: "
-              + "; ".join(f"{m}: mean {np.mean(v):.2f}, max {np.max(v):.2f}, min "
-                          f"{np.min(v):.2f} points" for m, v in diffs.items())]
-    (RESULTS / "model_selection_refit.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
-
-
-def run_criterion_fold(name, fold, X, y, train, test):
-    from sklearn.preprocessing import MinMaxScaler
-
-    import graphdr.tuning as tuning
-    from graphdr import KernelLDA
-
-    scaler = MinMaxScaler((-1, 1)).fit(X[train])
-    Xtr, Xte, ytr, yte = scaler.transform(X[train]), scaler.transform(X[test]), y[train], y[test]
-    rows = []
-    for m in (600, 1000):
-        est = KernelLDA()
-        table = tuning.loo_search(est, Xtr, np.unique(ytr, return_inverse=True)[1],
-                                  max_samples=m)[2]
-        press, loo = table["mean_test_error"], table["mean_test_error_loo"]
-        picks = {f"PRESS, {m} rows": int(np.argmin(table["rank_test_error"]))}
-        if m == 600:  # the leave-one-out error rate, ties to the smaller PRESS
-            picks["error rate, 600 rows"] = int(np.lexsort((press, np.round(loo, 12)))[0])
-        for label, i in picks.items():
-            fitted = KernelLDA(gamma=table["param_gamma"][i], reg=table["param_reg"][i])
-            fitted.fit(Xtr, ytr)
-            e1, ec = errors(fitted.transform(Xtr), ytr, fitted.transform(Xte), yte)
-            rows.append(dict(dataset=name, fold=fold, method=label, err_1nn=e1, err_ncc=ec))
-    return rows
-
-
-def criterion(datasets, n_jobs):
-    """Part 4: which closed-form criterion and how many rows (against the part-1 oracle)."""
-    from joblib import Parallel, delayed
-
-    tasks = []
-    for ds in datasets:
-        X, y = load(ds)
-        tasks += [(ds, f, X, y, tr, te) for f, (tr, te) in enumerate(folds(y))]
-    t0 = time.time()
-    results = Parallel(n_jobs=n_jobs, verbose=5)(delayed(run_criterion_fold)(*t) for t in tasks)
-    with open(RESULTS / "model_selection.csv") as fh:
-        oracle_rows = [r for r in csv.DictReader(fh) if r["method"] == "KernelLDA oracle"]
-    table = {}
-    for r in [r for part in results for r in part] + oracle_rows:
-        table.setdefault((r["dataset"], r["method"]), []).append(
-            (float(r["err_1nn"]), float(r["err_ncc"])))
-    labels = ("PRESS, 600 rows", "PRESS, 1000 rows", "error rate, 600 rows")
-    lines = ["# KernelLDA's closed-form choice: criterion and rows (issue 27)", "",
-             "Command: `OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python "
-             "benchmarks/model_selection.py --criterion --n-jobs 2` (after part 1, whose "
-             "oracle it reads from `model_selection.csv`)", "",
-             f"Machine: {platform.machine()}, 2 processes of one BLAS thread; "
-             f"{time.time() - t0:.0f} s. Paper 000's 10 folds, mean test error (%) 1-NN / NCC "
-             "of KernelLDA at the (gamma, reg) each rule picks from the same leave-one-out "
-             "table; in brackets the excess over the nested-CV oracle, worst of 1-NN / NCC. "
-             "'PRESS, 600 rows' is the default; 'error rate': the leave-one-out error rate of "
-             "the nearest class target (`cv_results_['mean_test_error_loo']`), ties to the "
-             "smaller PRESS.", "",
-             "| set | oracle | " + " | ".join(labels) + " |", "|" + "---|" * (2 + len(labels))]
-    worst = {label: [] for label in labels}
-    for ds in datasets:
-        o = np.mean(table[(ds, "KernelLDA oracle")], axis=0)
-        cells = [f"{o[0]:.2f} / {o[1]:.2f}"]
-        for label in labels:
-            e = np.mean(table[(ds, label)], axis=0)
-            worst[label].append(float(np.max(e - o)))
-            cells.append(f"{e[0]:.2f} / {e[1]:.2f} ({worst[label][-1]:+.2f})")
-        lines.append(f"| {ds} | " + " | ".join(cells) + " |")
-    lines += [""] + [f"- {label}: within 0.5 points of the oracle on "
-                     f"{sum(w <= 0.5 for w in worst[label])} of {len(worst[label])} sets, "
-                     f"mean excess {np.mean(worst[label]):+.2f}, max {np.max(worst[label]):+.2f}."
-                     for label in labels]
-    (RESULTS / "model_selection_criterion.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
-
-
 def run_oracle_fold(name, fold, X, y, train, test, n_folds):
     from sklearn.preprocessing import MinMaxScaler
 
@@ -498,7 +334,7 @@ def run_oracle_fold(name, fold, X, y, train, test, n_folds):
 
 
 def oracle_noise(datasets, n_jobs, n_folds=10):
-    """Part 5: how far two careful oracles are from each other (5 and ``n_folds`` inner
+    """Part 3: how far two careful oracles are from each other (5 and ``n_folds`` inner
     folds), against how far the default is from the 5-fold oracle of part 1."""
     from joblib import Parallel, delayed
 
@@ -641,56 +477,33 @@ def cost():
 
 
 def _quick():
-    """Parts 1, 4 and 6 on scikit-learn's small sets, their files in a temporary folder."""
+    """Parts 1 and 3 on iris, their files in a temporary folder."""
     import tempfile
 
-    import _model_selection_press as press
-
     global RESULTS
-    saved = RESULTS, press.RESULTS
+    saved = RESULTS
     with tempfile.TemporaryDirectory() as tmp:
-        RESULTS = press.RESULTS = Path(tmp)
+        RESULTS = Path(tmp)
         try:
             quality(["iris"], 1)
-            criterion(["iris"], 1)
-            press.main(["--datasets", "wine"])
+            oracle_noise(["iris"], 1)
         finally:
-            RESULTS, press.RESULTS = saved
+            RESULTS = saved
 
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    if "--press-transfer" in argv:
-        from _model_selection_press import main as press_transfer
-
-        return press_transfer([x for x in argv if x != "--press-transfer"])
     if "--quick" in argv:
         return _quick()
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--datasets", nargs="*", default=list(DATASETS))
     p.add_argument("--n-jobs", type=int, default=1)
     p.add_argument("--cost", action="store_true", help="run part 2 (cost) instead of part 1")
-    p.add_argument("--refit", action="store_true", help="run part 3 (CKFD, KernelLPP)")
-    p.add_argument("--criterion", action="store_true",
-                   help="run part 4 (KernelLDA's criterion and subsample size)")
     p.add_argument("--oracle-noise", action="store_true",
-                   help="run part 5 (a 10-fold oracle against part 1's 5-fold one)")
-    p.add_argument("--report-seconds", default=None, help="run time to print (--report-only)")
-    p.add_argument("--report-only", action="store_true",
-                   help="rewrite model_selection.md from model_selection.csv")
+                   help="run part 3 (a 10-fold oracle against part 1's 5-fold one)")
     a = p.parse_args(argv)
-    if a.report_only:
-        with open(RESULTS / "model_selection.csv") as fh:
-            rows = list(csv.DictReader(fh))
-        datasets = [ds for ds in a.datasets if any(r["dataset"] == ds for r in rows)]
-        seconds = float(a.report_seconds) if a.report_seconds else float("nan")
-        report(rows, datasets, {ds: load(ds) for ds in datasets}, seconds)
-    elif a.cost:
+    if a.cost:
         cost()
-    elif a.refit:
-        refit(a.datasets, a.n_jobs)
-    elif a.criterion:
-        criterion(a.datasets, a.n_jobs)
     elif a.oracle_noise:
         oracle_noise(a.datasets, a.n_jobs)
     else:

@@ -30,8 +30,9 @@ import sys
 import time
 import warnings
 
+import common
 import numpy as np
-from common import SHARED  # noqa: E402  (the shared data directory)
+from common import SHARED  # the shared data directory
 from sklearn.datasets import load_iris
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold
@@ -160,33 +161,23 @@ PARTS = {"--ascent-protocol": "_qmi_ascent_protocol", "--quality": "_qmi_quality
 def _quick():
     """The protocol on iris alone, its table in a temporary folder; the parts (the shared UCI
     sets, full protocols) are left out."""
-    import tempfile
-
-    global OUT, SETS
-    saved = OUT, SETS
-    with tempfile.TemporaryDirectory() as tmp:
-        OUT, SETS = os.path.join(tmp, "qmi_gavriilidis.md"), ("iris",)
+    global SETS
+    saved = SETS
+    with common.smoke_outputs(sys.modules[__name__]):
+        SETS = ("iris",)
         try:
             main([])
         finally:
-            OUT, SETS = saved
+            SETS = saved
     print("qmi --quick: --ascent-protocol and --quality left out (the shared UCI sets)")
 
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
+    if (part := common.run_part(argv, PARTS)) is not common.NO_PART:
+        return part
     if argv == ["--quick"]:
         return _quick()
-    for flag, module in PARTS.items():
-        if flag in argv:
-            import importlib
-
-            part = importlib.import_module(module)
-            rest = [x for x in argv if x != flag]
-            if rest:  # the parts take no options: --help prints the part's docstring
-                print(part.__doc__)
-                return 0 if set(rest) <= {"-h", "--help"} else 2
-            return part.main()
     t0 = time.perf_counter()
     lines = [
         "# Paper 002 protocol: QMI / MI_A / MI_B by gradient ascent (QMIProjection)",

@@ -2,6 +2,7 @@
 ratios measured side by side in one run.
 
     make bench          # = .venv/bin/python benchmarks/run_all.py
+    python -m benchmarks run run_all -- --quick   # a smoke run: sizes / 100, nothing written
 
 Every measurement runs in a fresh subprocess (clean memory figures) with the environment's
 BLAS threads, as users run graphdr (``--threads N`` sets OMP/OPENBLAS/MKL_NUM_THREADS for the
@@ -58,16 +59,26 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results" / "bench_suite.md"
-MNIST = Path("/work/shared/datasets/mnist5k.npz")
+sys.path.insert(0, str(HERE))
+from common import SHARED  # noqa: E402
+
+MNIST = SHARED / "mnist5k.npz"
+#: ``--quick`` (read by the measuring processes too): every size divided by 100, no mnist5k
+QUICK = os.environ.get("GRAPHDR_BENCH_QUICK") == "1"
 N_LDA, D_LDA, C_LDA = 200_000, 100, 10
+
+
+def size(n):
+    """``n``, or a hundredth of it (at least 200) in a smoke run."""
+    return max(n // 100, 200) if QUICK else n
 
 
 # ----- data -----------------------------------------------------------------------------
 def lda_data():
     rng = np.random.default_rng(0)
-    y = rng.integers(0, C_LDA, N_LDA)
+    y = rng.integers(0, C_LDA, size(N_LDA))
     means = rng.normal(scale=0.5, size=(C_LDA, D_LDA))
-    return rng.normal(size=(N_LDA, D_LDA)) + means[y], y
+    return rng.normal(size=(len(y), D_LDA)) + means[y], y
 
 
 def kernel_data(n, D=20, C=10, seed=0):
@@ -91,12 +102,12 @@ def letter_like(n, seed, C=26, D=16, sub=4, noise=2.4):
 def mnist50():
     from sklearn.decomposition import PCA
 
-    if MNIST.exists():
+    if MNIST.exists() and not QUICK:
         data = np.load(MNIST)
         X, y, source = data["X"].astype(np.float64) / 255.0, data["y"], "mnist5k, PCA to 50"
     else:
-        X, y = kernel_data(5000, D=100)
-        source = "generated 5000 x 100, PCA to 50 (mnist5k not found)"
+        X, y = kernel_data(size(5000), D=100)
+        source = f"generated {len(y)} x 100, PCA to 50" + ("" if QUICK else " (no mnist5k)")
     return PCA(50, random_state=0).fit_transform(X), y, source
 
 
@@ -151,7 +162,7 @@ def m_lda_dask():
     import graphdr
 
     X, y = lda_data()
-    Xd = da.from_array(X, chunks=(N_LDA // 20, -1))
+    Xd = da.from_array(X, chunks=(len(y) // 20, -1))
     eager = graphdr.LDA(reg=0.0).fit(X, y)
     with dask.config.set(scheduler="threads", num_workers=1):
         seconds = min(timed(lambda: graphdr.LDA(reg=0.0).fit(Xd, y))[0] for _ in range(2))
@@ -169,7 +180,8 @@ def m_kernel(n):
     import graphdr
     from graphdr.qmi import KQMI
 
-    X, y = kernel_data(n)
+    X, y = kernel_data(size(n))
+    n = len(y)
     gamma = 1.0 / X.shape[1]
     Xw, yw = kernel_data(200, seed=1)  # warm-up: imports and first calls out of the timings
     graphdr.KernelLDA(gamma=gamma, reg=1e-3).fit(Xw, yw)
@@ -208,7 +220,7 @@ def m_kernel_agreement(n=1000):
     import graphdr
     from graphdr.qmi import KQMI
 
-    X, y = kernel_data(n)
+    X, y = kernel_data(size(n))
     gamma = 1.0 / X.shape[1]
     out = {}
     for name, Est in (("klda", graphdr.KernelLDA), ("kqmi", KQMI)):
@@ -223,8 +235,9 @@ def m_nystroem():
 
     from graphdr.qmi import KQMI
 
-    Xtr, ytr = letter_like(20_000, seed=1)
-    Xte, yte = letter_like(4000, seed=2)
+    Xtr, ytr = letter_like(size(20_000), seed=1)
+    Xte, yte = letter_like(size(4000), seed=2)
+    exact = size(5000)
     mean, std = Xtr.mean(axis=0), Xtr.std(axis=0)
     Xtr, Xte = (Xtr - mean) / std, (Xte - mean) / std
     gamma = 1.0 / Xtr.shape[1]
@@ -234,13 +247,13 @@ def m_nystroem():
         return 100.0 * (1.0 - knn.score(est.transform(Xte), yte))
 
     t_nys, nys = timed(
-        lambda: KQMI(gamma=gamma, reg=1e-3, approximation="nystroem", n_landmarks=1000,
+        lambda: KQMI(gamma=gamma, reg=1e-3, approximation="nystroem", n_landmarks=size(1000),
                      random_state=0).fit(Xtr, ytr)
     )
-    t_exact, exact = timed(lambda: KQMI(gamma=gamma, reg=1e-3).fit(Xtr[:5000], ytr[:5000]))
+    t_exact, fit = timed(lambda: KQMI(gamma=gamma, reg=1e-3).fit(Xtr[:exact], ytr[:exact]))
     return dict(
         nys_seconds=t_nys, exact_seconds=t_exact, nys_error=error(nys, Xtr, ytr),
-        exact_error=error(exact, Xtr[:5000], ytr[:5000]),
+        exact_error=error(fit, Xtr[:exact], ytr[:exact]),
     )
 
 
@@ -285,7 +298,7 @@ def m_dee_200k():
     from graphdr.neighbor import DEE
 
     rng = np.random.default_rng(0)
-    n, D, C = 200_000, 50, 10
+    n, D, C = size(200_000), 50, 10
     y = rng.integers(0, C, n)
     X = rng.normal(size=(n, D)) + rng.normal(scale=0.6, size=(C, D))[y]
     seconds, est = timed(lambda: DEE(n_components=2, random_state=0).fit(X, y))
@@ -300,10 +313,13 @@ def m_dee_approx():
 
     from graphdr.neighbor import DEE
 
-    if not MNIST.exists():
+    if not MNIST.exists() and not QUICK:
         return dict(available=False)
-    data = np.load(MNIST)
-    X, y = data["X"].astype(np.float64) / 255.0, data["y"]
+    if QUICK:
+        X, y = kernel_data(600, D=60)
+    else:
+        data = np.load(MNIST)
+        X, y = data["X"].astype(np.float64) / 255.0, data["y"]
     Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.5, stratify=y, random_state=0)
     pca = PCA(50, random_state=0).fit(Xtr)
     Xtr, Xte = pca.transform(Xtr), pca.transform(Xte)
@@ -325,7 +341,7 @@ MEASUREMENTS = {
     "lda_dask": m_lda_dask,
     "kernel_2000": lambda: m_kernel(2000),
     "kernel_5000": lambda: m_kernel(5000),
-    "kernel_agreement": m_kernel_agreement,
+    "kernel_agreement": lambda: m_kernel_agreement(),
     "nystroem": m_nystroem,
     "dee": m_dee,
     "qmiproj": m_qmiproj,
@@ -484,6 +500,7 @@ def report(r, command, total, threads=None):
 
 
 def main():
+    global QUICK
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--one", choices=sorted(MEASUREMENTS), help=argparse.SUPPRESS)
@@ -492,15 +509,21 @@ def main():
     parser.add_argument("--no-write", action="store_true", help="do not write the results file")
     parser.add_argument("--threads", type=int, default=None,
                         help="BLAS threads of the measurements (default: the environment's)")
+    parser.add_argument("--quick", action="store_true",
+                        help="a smoke run: every size divided by 100, nothing written")
     args = parser.parse_args()
+    if args.quick:
+        os.environ["GRAPHDR_BENCH_QUICK"] = "1"
+        QUICK = args.no_write = True
     if args.one:
         print(json.dumps(MEASUREMENTS[args.one]()))
         return
     names = args.only or list(MEASUREMENTS)
     t0 = time.perf_counter()
     results = {name: dict(error="not run") for name in MEASUREMENTS}
-    for name in names:
-        results[name] = run_child(name, args.threads)
+    for name in names:  # a smoke run measures in this process after its first child
+        results[name] = (MEASUREMENTS[name]() if args.quick and name != names[0]
+                         else run_child(name, args.threads))
     total = time.perf_counter() - t0
     command = ".venv/bin/python benchmarks/run_all.py" + (
         " --only " + " ".join(names) if args.only else "") + (

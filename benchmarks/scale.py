@@ -17,8 +17,7 @@ Usage::
 Parts, each with its own options (``--help`` after the part's flag): ``--lda``
 (``_scale_lda.py``: LDA against scikit-learn's eigen solver on 200,000 x 100;
 ``scale_lda.md``), ``--kernel`` (``_scale_kernel.py``: exact KernelLDA against the
-eigendecomposition floor, printed), ``--kernel-floor`` (``_scale_kernel_floor.py``: why exact
-KernelLDA/KQMI cannot reach 0.8 x KernelPCA; ``scale_kernel_floor.md``), ``--neighbors``
+eigendecomposition floor, printed), ``--neighbors``
 (``_scale_neighbors.py``: the neighbour embeddings' sampled pairs and their scale;
 ``scale_neighbors.md``), ``--nystroem-dask`` (``_scale_nystroem_dask.py``: Nystroem KQMI on a
 Dask array against memory; ``scale_nystroem_dask.md``). The 2-D map at scale is
@@ -92,45 +91,25 @@ def run(name, n, timeout):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-#: the parts of this benchmark: flag -> (module, whether its ``main`` takes the options)
-PARTS = {"--lda": ("_scale_lda", False), "--kernel-floor": ("_scale_kernel_floor", False),
-         "--kernel": ("_scale_kernel", True), "--neighbors": ("_scale_neighbors", True),
-         "--nystroem-dask": ("_scale_nystroem_dask", False)}
+#: the parts of this benchmark: flag -> module (each module's ``main``)
+PARTS = {"--lda": "_scale_lda", "--kernel": "_scale_kernel", "--neighbors": "_scale_neighbors",
+         "--nystroem-dask": "_scale_nystroem_dask"}
 
 
 def _quick():
     """The table for three estimators at n = 400 and the kernel part at n = 300, the table in
     a temporary folder."""
-    import tempfile
-
-    global RESULTS
-    saved = RESULTS
-    with tempfile.TemporaryDirectory() as tmp:
-        RESULTS = Path(tmp)
-        try:
-            main(["--n", "400", "--only", "LDA", "KernelLDA", "DEE", "--timeout", "120"])
-        finally:
-            RESULTS = saved
-    import _scale_kernel
-
-    _scale_kernel.main(["--quick"])
+    with common.smoke_outputs(sys.modules[__name__]):
+        main(["--n", "400", "--only", "LDA", "KernelLDA", "DEE", "--timeout", "120"])
+    common.run_part(["--kernel", "--quick"], PARTS)
 
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    if "--quick" in argv and not any(flag in argv for flag in PARTS):
+    if (part := common.run_part(argv, PARTS)) is not common.NO_PART:
+        return part
+    if "--quick" in argv:
         return _quick()
-    for flag, (module, takes_options) in PARTS.items():
-        if flag in argv:
-            import importlib
-
-            rest = [x for x in argv if x != flag]
-            sys.argv = [sys.argv[0]] + rest
-            part = importlib.import_module(module)
-            if not takes_options and rest:  # --help included: the part's docstring, no run
-                print(part.__doc__)
-                return 0 if set(rest) <= {"-h", "--help"} else 2
-            return part.main(rest) if takes_options else part.main()
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--n", type=int, default=20_000)
     p.add_argument("--only", nargs="+", default=ESTIMATORS)

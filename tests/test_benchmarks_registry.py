@@ -128,7 +128,7 @@ _IMPORTING_SCRIPTS = sorted(p.name for p in (ROOT / "benchmarks").glob("*.py")
 
 
 def test_most_scripts_read_other_benchmark_modules():
-    assert {"_model_selection_press.py", "_defaults_repeated.py", "model_selection.py",
+    assert {"_defaults_repeated.py", "model_selection.py",
             "defaults.py", "_defaults_dee_uci.py"} <= set(_IMPORTING_SCRIPTS)
 
 
