@@ -14,15 +14,14 @@ Usage::
     .venv/bin/python benchmarks/scale.py [--n 20000]
         [--only DEE LDA ...] [--timeout 1800]
 
-Parts, each with its own options (``--help`` after the part's flag): ``--lda``
-(``_scale_lda.py``: LDA against scikit-learn's eigen solver on 200,000 x 100;
-``scale_lda.md``), ``--kernel`` (``_scale_kernel.py``: exact KernelLDA against the
-eigendecomposition floor, printed), ``--neighbors``
+Parts, each with its own options (``--help`` after the part's flag): ``--neighbors``
 (``_scale_neighbors.py``: the neighbour embeddings' sampled pairs and their scale;
 ``scale_neighbors.md``), ``--nystroem-dask`` (``_scale_nystroem_dask.py``: Nystroem KQMI on a
-Dask array against memory; ``scale_nystroem_dask.md``). The 2-D map at scale is
-``maps2d_scale.py``. ``--quick``: a smoke run (three estimators at n = 400, the kernel part at
-n = 300), nothing written here.
+Dask array against memory; ``scale_nystroem_dask.md``). The core fits against their
+references and floors (LDA against scikit-learn at 200,000 x 100, exact kernel fits against
+one dense eigendecomposition and KernelPCA) are ``run_all.py`` (``make bench``); the 2-D map at
+scale is ``maps2d_scale.py``. ``--quick``: a smoke run (three estimators at n = 400, the
+neighbour methods at n = 1000), nothing written here.
 """
 
 from __future__ import annotations
@@ -92,16 +91,15 @@ def run(name, n, timeout):
 
 
 #: the parts of this benchmark: flag -> module (each module's ``main``)
-PARTS = {"--lda": "_scale_lda", "--kernel": "_scale_kernel", "--neighbors": "_scale_neighbors",
-         "--nystroem-dask": "_scale_nystroem_dask"}
+PARTS = {"--neighbors": "_scale_neighbors", "--nystroem-dask": "_scale_nystroem_dask"}
 
 
 def _quick():
-    """The table for three estimators at n = 400 and the kernel part at n = 300, the table in
-    a temporary folder."""
-    with common.smoke_outputs(sys.modules[__name__]):
+    """The table for three estimators at n = 400 and the neighbour methods' scale at n = 1000
+    (the other parts read the shared digits), in a temporary folder."""
+    with common.smoke_outputs(sys.modules[__name__], "_scale_neighbors"):
         main(["--n", "400", "--only", "LDA", "KernelLDA", "DEE", "--timeout", "120"])
-    common.run_part(["--kernel", "--quick"], PARTS)
+        common.run_part(["--neighbors", "--parts", "scale", "--sizes", "1000"], PARTS)
 
 
 def main(argv=None):

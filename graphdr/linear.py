@@ -136,7 +136,7 @@ class LDA(_LDAGraphs, _BaseGraphEmbedding):
         penalty is a prior precision, while :math:`S_t` grows with ``n``); ``O(m r C)`` per
         value after one SVD. The subsample is chosen by the rows' content (:mod:`graphdr.sampling`),
         so the fit is deterministic and does not depend on the row order.
-        On mnist5k (4500 training rows; a study at commit ebf3303, its script since retired) the
+        On mnist5k (4500 training rows; a study at commit ebf3303, :doc:`/history`) the
         transferred choice is within one grid step of the choice on all rows (geometric mean
         ratio 0.99; 2.2 without the factor); a subsample with fewer rows than the data's rank
         (250 of them on mnist5k) transfers less well (ratio 0.31).

@@ -164,7 +164,8 @@ def test_every_cited_benchmark_path_exists():
 
     root = Path(__file__).resolve().parents[1]
     docs = [p for p in root.glob("docs/**/*.rst") if "_build" not in p.parts
-            and "generated" not in p.parts and "auto_examples" not in p.parts]
+            and "generated" not in p.parts and "auto_examples" not in p.parts
+            and p.name != "history.rst"]  # its paths are at commits: the test below
     sources = ([root / "README.md", root / "CONTRIBUTING.md"] + docs
                + [p for d in ("graphdr", "tests", "benchmarks", "examples")
                   for p in (root / d).glob("**/*.py")])
@@ -179,3 +180,57 @@ def test_every_cited_benchmark_path_exists():
     assert len(cited) > 50  # the README and the guides cite many results
     missing = {p: str(where) for p, where in cited.items() if not (root / p).exists()}
     assert not missing, f"cited but missing: {missing}"
+
+
+def test_the_history_page_cites_what_its_commits_hold():
+    """``docs/history.rst`` quotes studies whose scripts were retired: each section names the
+    commit that holds them, and every ``benchmarks/...`` path it cites exists at that commit
+    (so ``git checkout COMMIT`` and the command rerun the study)."""
+    import re
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    if not (root / ".git").exists():
+        pytest.skip("not a git checkout")
+    text = (root / "docs" / "history.rst").read_text()
+    sections = re.split(r"\n[^\n]+\n=+\n", text)[1:]
+    assert len(sections) >= 5
+    checked = 0
+    for section in sections:
+        paths = set(re.findall(r"benchmarks/[\w./-]*\w", section))
+        commits = re.findall(r"Commit ([0-9a-f]{7,40})", section)
+        assert len(commits) == (1 if paths else 0), section[:80]
+        for path in paths:
+            found = subprocess.run(["git", "cat-file", "-e", f"{commits[0]}:{path}"], cwd=root,
+                                   capture_output=True)
+            if found.returncode and "not a valid object name" in found.stderr.decode():
+                pytest.skip(f"commit {commits[0]} is not in this clone (shallow?)")
+            assert found.returncode == 0, f"{path} is not at commit {commits[0]}"
+            checked += 1
+    assert checked >= len(sections) - 1  # every study but the introduction
+
+
+def test_every_result_command_uses_options_its_benchmark_has():
+    """The ``Command:`` line of every result file runs a script of ``benchmarks/`` with options
+    that script or one of its parts (``benchmarks/_NAME_*.py``) still defines: a figure whose
+    option was removed is caught (it would otherwise cite a command that no longer runs)."""
+    import re
+
+    root = Path(__file__).resolve().parents[1]
+    checked = 0
+    for result in sorted((root / "benchmarks" / "results").glob("*.md")):
+        line = next((ln for ln in result.read_text().splitlines()
+                     if ln.startswith("Command:") or ln.startswith("    OMP")
+                     or ln.startswith("    .venv")), "")
+        found = re.search(r"benchmarks/(\w+)\.py([^`]*)", line)
+        if not found:
+            continue
+        name, args = found.groups()
+        script = root / "benchmarks" / f"{name}.py"
+        assert script.exists(), f"{result.name}: {script.name} is gone"
+        sources = script.read_text() + "".join(
+            p.read_text() for p in (root / "benchmarks").glob(f"_{name}_*.py"))
+        for option in re.findall(r"(?<![\w-])--[a-z][\w-]*", args):
+            assert f'"{option}"' in sources, f"{result.name}: {name}.py has no {option}"
+        checked += 1
+    assert checked > 30

@@ -91,7 +91,7 @@ class MKLDR(TransformerMixin, BaseEstimator):
         cross-validation (:func:`choose_kernels`, ``kernel_cv_results_``). Not the default
         yet: on 240 multi-view digits the chosen widths vary up to 16-fold with the seed and
         the pure-noise view then kept up to 22 % of the weight (under 3 % with the paper's
-        widths); on all 1797 (5-fold CV, measured at commit 01d8c1e) ``sigma='auto'``
+        widths); on all 1797 (5-fold CV, at commit 01d8c1e, :doc:`/history`) ``sigma='auto'``
         with ``reg='auto'`` made 19 1-NN errors against the defaults' 18 at 1.3-1.8 times the
         fit time, and kept equal weights (17 % for the noise view) on two folds.
     max_iter : int, default=10

@@ -140,7 +140,7 @@ class DEE(_LinearNeighborEmbedding):
     does not generalise (250 mnist5k digits, 25 per class, 1-NN on the other 4750 at d = 20:
     18.0 % error at the PCA start, 45.8 % after the plain objective, whose first LD step takes
     :math:`\lVert A\rVert_F` from 0.53 to 2.9e3; 20.5 / 17.1 / 15.5 % with :math:`\gamma` =
-    0.2 / 0.5 / 0.8; a diagnosis at commit ebf3303, its script since retired). On data with
+    0.2 / 0.5 / 0.8; a diagnosis at commit ebf3303, :doc:`/history`). On data with
     ``n >> D`` and informative low-variance directions (UCI vehicle) any shrinkage hurts
     (10-fold CV, d = 3: 25.2 % error at 0, 38.7 % at 0.2, 48.4 % at 0.5;
     ``benchmarks/results/defaults_dee_uci.md``). ``shrinkage='auto'`` (default) therefore picks

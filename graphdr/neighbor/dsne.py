@@ -175,7 +175,7 @@ class DSNE(_LinearNeighborEmbedding):
     [-1, 1], d = 3, 1-NN: error 48.5 % at the PCA start, 51.1 % after, 23.4 % with the joint
     default; on one fold the KL divergence falls from 0.090 to 0.030 with CG or GD and from
     any scale of the start while the error stays at or above the start's; a diagnosis at
-    commit ebf3303, its script since retired). The default
+    commit ebf3303, :doc:`/history`). The default
     ``'joint'`` keeps the input similarities of eq. (5) but gives the same-class pairs the
     total mass ``intra_mass`` (the different-class pairs ``1 - intra_mass``) and normalises
     the embedded similarities once over all pairs,
