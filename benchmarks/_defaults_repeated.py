@@ -215,7 +215,7 @@ def fail_summary(fails, n):
 def report(cells, runs):
     datasets = [d for d in base.DATASETS if any(k[0] == d for k in cells)]
     repeats = sorted({k[2] for k in cells})
-    lines = ["# Targets 1 and 2 of issue 11 on repeated 10-fold cross-validation", "",
+    lines = ["# The defaults' targets on repeated 10-fold cross-validation", "",
              "Produced by (cells cached in `defaults_repeated.csv`):", "",
              "    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python "
              "benchmarks/defaults.py --repeated --repeats " + " ".join(map(str, repeats))

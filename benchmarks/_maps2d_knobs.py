@@ -94,7 +94,7 @@ def main(argv=None):
             print(f"{ds} split {seed} done", flush=True)
     mean = lambda key, i: float(np.mean([v[i] for v in out[key]]))  # noqa: E731
     cols = [f"k={k}, lam_same={s:g}" for k, s in grid]
-    lines = ["# DEEMap's knobs against its faithfulness (issue 39)", "",
+    lines = ["# DEEMap's knobs against its faithfulness", "",
              f"Command: `.venv/bin/python benchmarks/maps2d.py --knobs --splits {a.splits}"
              + (f" --datasets {' '.join(a.datasets)}" if list(a.datasets) != list(SETS) else "")
              + (f" --neighbours {' '.join(map(str, a.neighbours))}"

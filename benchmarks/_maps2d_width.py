@@ -71,7 +71,7 @@ def main(argv=None):
             trust[(ds, "input 1-NN")].append(np.nan)
             print(f"{ds} split {seed}: auto chose {chosen[ds][-1]}", flush=True)
     mean = lambda d, k: float(np.mean(d[k]))  # noqa: E731
-    lines = ["# DEEMap's placement width: held-out error against trustworthiness (issue 39)", "",
+    lines = ["# DEEMap's placement width: held-out error against trustworthiness", "",
              "Command: `.venv/bin/python benchmarks/maps2d.py --width --splits "
              f"{a.splits} --datasets {' '.join(a.datasets)}`", "",
              machine(threads_label()) + f" {time.time() - t0:.0f} s in all.", "",
@@ -103,7 +103,7 @@ def main(argv=None):
                   f"the lower of supervised UMAP's and openTSNE's on {met_err} of "
                   f"{len(a.datasets)} sets and its trustworthiness within 0.005 of the higher "
                   f"on {met_trust} of {len(a.datasets)} (means over {a.splits} splits).", "",
-                  "Issue 39's targets ('auto'):", ""] + verdicts
+                  "The targets ('auto'):", ""] + verdicts
     lines += ["", "![error against trustworthiness for each width](maps2d_width.png)"]
     _draw(a.datasets, PLACEMENT_WIDTHS, err, trust, refs)
     (RESULTS / "maps2d_width.md").write_text("\n".join(lines) + "\n")

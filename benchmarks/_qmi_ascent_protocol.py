@@ -4,7 +4,7 @@ Protocol (paper 002, section 4): features scaled to [0, 1] with the scaling fitt
 training half; 5x2 cross-validation (5 repetitions of stratified 2-fold CV, seeds 0..4); a
 1-nearest-neighbour classifier on the projected data; the projection learned on the training
 half only. The digit set (scikit-learn's 8x8 digits, 1797 x 64) is also run under the protocol
-of issue 12 (10-fold stratified CV, seed 0, features scaled to [-1, 1], d = 9).
+of the QMI benchmarks (10-fold stratified CV, seed 0, features scaled to [-1, 1], d = 9).
 
 Sections of the output:
 
@@ -50,7 +50,7 @@ OUT = os.path.join(os.path.dirname(__file__), "results", "qmi_ascent_protocol.md
 COMMAND = ("OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python "
            "benchmarks/qmi.py --ascent-protocol")
 
-#: The previous default behaviour of QMIProjection (before issue 12), reachable by parameters.
+#: The former default behaviour of QMIProjection, reachable by parameters.
 PREVIOUS = dict(metric="euclidean", solver="gradient", sigma_factors=(1.0,), cv=None,
                 max_iter=100, tol=1e-6)
 KEY = {"qmi": "I_T", "mi_a": "MI_A", "mi_b": "MI_B"}
@@ -184,7 +184,7 @@ def choose(wrong, z):
     """The checkpoint kept by a selection rule: graphdr's (``choose_checkpoint``, the exact
     McNemar test at 5 %) for ``z='exact'``; otherwise the best checkpoint if it beats the start
     by ``z`` standard errors, ``c - b >= z sqrt(b + c)`` (the normal approximation of McNemar's
-    test; z = 1.96 was the default of session 4, z = 1 the one before, z = 0 the fewest
+    test; z = 1.96 and before it z = 1 were earlier defaults, z = 0 keeps the fewest
     validation errors)."""
     if z == "exact":
         return choose_checkpoint(wrong, 0.05)
@@ -217,7 +217,7 @@ def table4(name):
 def main():
     t_start = time.perf_counter()
     lines = [
-        "# QMIProjection under paper 002's protocol (issue 12, item 1)",
+        "# QMIProjection under paper 002's protocol",
         "",
         "Command:",
         "",
@@ -227,7 +227,7 @@ def main():
         "seeds 0-4), 1-NN on the projection learned on the training half. Digits (sklearn 8x8, "
         "1797 x 64) also under 10-fold CV (seed 0) with [-1, 1] scaling. Errors in % (mean "
         "over the test folds; digits: MI_A only, to bound the run time). 'previous' is the "
-        "QMIProjection of before issue 12, reachable "
+        "former default QMIProjection, reachable "
         f"as `QMIProjection(..., **{PREVIOUS})`. 'start' is the default's initial projection "
         "(LDA with the shrunk within-class metric; `max_iter=0, cv=None`). Nothing tuned.",
         "",
@@ -286,8 +286,8 @@ def main():
               "Test error of the checkpoint kept by the inner validation under each rule: "
               "the best checkpoint replaces the start if it beats it by z standard errors "
               "(`c - b >= z sqrt(b + c)`, `c` validation samples it corrects, `b` it breaks: "
-              "z = 0 keeps the fewest validation errors, z = 1 was the rule of session 3, "
-              "z = 1.96 (the normal approximation of McNemar's test at 5 %) that of session 4), "
+              "z = 0 keeps the fewest validation errors, z = 1 and z = 1.96 (the normal "
+              "approximation of McNemar's test at 5 %) were earlier defaults), "
               "or if it wins the exact (binomial) McNemar test at 5 % (graphdr's default, "
               "`significance=0.05`); and of each checkpoint (0 = start, "
               "1-3 = after the windows 1, 1/2, 1/4 x default).", "",

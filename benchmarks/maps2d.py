@@ -1,7 +1,7 @@
 """How good is the 2-D map of held-out samples? 2-D maps of held-out samples: graphdr's maps
 against supervised UMAP and openTSNE.
 
-Issue 28: every method is fitted on the training samples, the test samples are embedded out of
+Every method is fitted on the training samples, the test samples are embedded out of
 sample (``transform``), and a 1-nearest-neighbour classifier trained on the map of the training
 samples (the fitted map of the nonparametric methods, ``transform`` of the linear and kernel
 ones) predicts the embedded test samples. Reported per data set and method:
@@ -16,7 +16,7 @@ Data (stratified train/test splits, seed 0):
   features, generated as in ``run_all.py``), 16,000 / 4000.
 
 Also, per data set and method, the faithfulness of the test samples' map (trustworthiness,
-continuity, neighbour recall, random-triplet accuracy, per-class trustworthiness; issue 39).
+continuity, neighbour recall, random-triplet accuracy, per-class trustworthiness).
 
 Methods: PCA, graphdr.LDA, graphdr.DEE and graphdr.DSNE (2-D linear maps), graphdr.DEEMap (the
 nonparametric map, its defaults), graphdr.KQMI with 1000 Nystroem landmarks (kernel map),
@@ -59,7 +59,7 @@ sys.path.insert(0, str(HERE))
 import common  # noqa: E402
 
 DATASETS = ("digits", "mnist5k", "letters")
-#: the shared UCI sets (issue 39, item 1): standardised on the training part, 25 % test
+#: the shared UCI sets: standardised on the training part, 25 % test
 UCI = ("ionosphere", "sonar", "vehicle", "vowel", "led7digit", "heart", "pima", "wdbc")
 
 
@@ -317,7 +317,7 @@ def main(argv=None, results=RESULTS):
         command += f" --splits {a.splits}"
     if a.methods:
         command += " --methods " + " ".join(f"'{m}'" for m in a.methods)
-    lines = ["# 2-D maps of held-out samples (issues 28 and 39)", "",
+    lines = ["# 2-D maps of held-out samples", "",
              "Headline: " + "; ".join(head), "",
              f"Command: `.venv/bin/python benchmarks/maps2d.py {command}`", "",
              f"Machine: {platform.machine()}, {os.cpu_count()} cores (BLAS threads as the "
@@ -335,8 +335,8 @@ def main(argv=None, results=RESULTS):
             err, seconds = table[(ds, name)]
             cells += (["n/a", "n/a"] if np.isnan(err) else [f"{err:.1f}", f"{seconds:.1f}"])
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    lines += ["", "Against supervised UMAP (issue 28's target):", ""] + verdicts
-    lines += ["", "## Faithfulness of the test samples' maps (issue 39)", "",
+    lines += ["", "Against supervised UMAP (the target: DEEMap's held-out error below it):", ""] + verdicts
+    lines += ["", "## Faithfulness of the test samples' maps", "",
               "k = 10 on the test samples embedded out of sample, against their input features "
               "(for mnist5k its 50 PCA dimensions): trustworthiness (T) and continuity (C) "
               "as scikit-learn computes them, recall of the 10 input neighbours among the 10 "
@@ -369,7 +369,7 @@ def main(argv=None, results=RESULTS):
             f"{'>=' if mine['trust'] >= best_trust - 0.005 else '<'} {best_trust:.3f} - 0.005: "
             f"{'met' if mine['trust'] >= best_trust - 0.005 else 'not met'}")
     if target:
-        lines += ["", "Issue 39's targets for DEEMap's default:", ""] + target
+        lines += ["", "The targets for DEEMap's default:", ""] + target
     lines += ["", "Pictures (the test samples on each method's map, coloured by their true "
               "class; the training map in light grey):", ""]
     for ds in a.datasets:

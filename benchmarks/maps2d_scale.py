@@ -210,7 +210,7 @@ def main(argv=None):
     rows.sort(key=lambda r: (r.get("params", ""), r.get("load", "quiet") == "busy",
                              r.get("threads") or 0, r["n"]))
     ROWS.write_text(json.dumps(rows, indent=1) + "\n")
-    head = ["# DEEMap at scale (issue 39, items 2 and 3)", ""]
+    head = ["# DEEMap at scale", ""]
     big = [r for r in rows if r["n"] >= 1_000_000 and not r.get("params")
            and not r.get("threads")]
     for r in big:

@@ -6,7 +6,7 @@ Protocol (paper 002, section 4): features scaled to [0, 1] (fitted on each train
 classifier on the projected data, dimensions 1..C-1, the projection W (D x d, W^T W = I)
 initialised by LDA or randomly; the same random initialisation (random_state = fold index) is
 used for every criterion. The paper does not state k, sigma, the learning rate or the stopping
-rule: we report k = 1 and k = 3 and use QMIProjection's behaviour of before issue 12 (``PREVIOUS``
+rule: we report k = 1 and k = 3 and use QMIProjection's former default behaviour (``PREVIOUS``
 below: orthonormal W, sigma = half the median pairwise distance of the initial projection,
 Armijo backtracking along the gradient, max_iter = 100, tol = 1e-6, no validation). The current
 defaults are measured by benchmarks/qmi.py --ascent-protocol.
@@ -69,7 +69,7 @@ PAPER_TABLE4 = {
     },
 }
 CRITERIA = ("qmi", "mi_b", "mi_a")
-#: QMIProjection's behaviour before issue 12 (the defaults of the time), by explicit parameters.
+#: QMIProjection's former default behaviour (before its validation and metric), by explicit parameters.
 PREVIOUS = dict(metric="euclidean", solver="gradient", sigma_factors=(1.0,), cv=None,
                 max_iter=100, tol=1e-6)
 INITS = ("random", "lda")

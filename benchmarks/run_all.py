@@ -20,13 +20,13 @@ Measurements
 * ``lda_dask``: graphdr.LDA on the same data as a dask array (20 row chunks, local threaded
   scheduler), against the in-memory fit.
 * ``lda``, ``lqmi`` also time one ``X.T @ X`` on the same array in the same process, the
-  hardware limit of a closed-form fit (issue 13: fit <= 2 x that pass).
+  hardware limit of a closed-form fit (target: fit <= 2 x that pass).
 * ``kernel``: exact KernelLDA and KQMI (solver='auto' -> class-structured Cholesky path,
   gamma=0.05, reg=1e-3 fixed) at n = 2000 and 5000 (10 classes, 20 features, RBF) vs one dense
   ``scipy.linalg.eigh`` of an n x n symmetric matrix, vs scikit-learn's KernelPCA(n_components=9,
   kernel='rbf', eigen_solver='arpack') and vs the limit of the route, one RBF kernel matrix
   (scikit-learn's ``rbf_kernel``) plus one in-place Cholesky factorisation of it, all in the
-  same process (issue 13: <= 0.8 x KernelPCA and <= 1.3 x the limit at n = 5000); plus the
+  same process (targets: <= 0.8 x KernelPCA and <= 1.3 x the limit at n = 5000); plus the
   largest principal angle between the Cholesky and the eigendecomposition ('eigh') solutions
   at n = 1000.
 * ``nystroem``: KQMI(approximation='nystroem', n_landmarks=1000) on 20,000 letter-like samples
@@ -431,7 +431,7 @@ def report(r, command, total, threads=None):
         if "error" in k:
             add(f"| kernel n={n} | failed: {k['error']} | | | | |")
             continue
-        targets = n == 5000  # the targets of issue 13 are set at n = 5000
+        targets = n == 5000  # the targets are set at n = 5000
         for name, label in (("klda", "KernelLDA"), ("kqmi", "KQMI")):
             add(f"| {label} exact (Cholesky path) n={n}: seconds | {k[name]:.2f} | one dense "
                 f"eigh n x n {k['eigh']:.2f} | {k[name] / k['eigh']:.2f} | < 0.5 | "

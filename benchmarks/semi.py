@@ -15,7 +15,7 @@ unsupervised UMAP (umap-learn defaults, 2-D, ``random_state=0``; optional bench 
 scikit-learn's ``LabelSpreading(kernel='knn')`` on the raw features (a classifier, for
 reference: its own test predictions).
 
-Targets (issue 38): at 5 % labels the best graphdr semi-supervised estimator beats every anchor
+Targets: at 5 % labels the best graphdr semi-supervised estimator beats every anchor
 (raw, PCA, each graphdr estimator on the labelled rows only, both UMAPs, LabelSpreading) on
 every set, and DEEMap with y = -1 beats supervised UMAP with y = -1 in 2-D; at 100 % labels the
 semi-supervised fit equals the supervised fit (the largest difference of their embeddings is
@@ -382,7 +382,7 @@ def _timing_sets():
 
 def timing(out):
     """Fit time of KernelLDA() and KQMI() with 95 % of the labels hidden (-1, seeded) against
-    the same estimator fully labelled, default threads (issue 48: within 5x)."""
+    the same estimator fully labelled, default threads (target: within 5x)."""
     from common import best_time, machine, threads_label
 
     from graphdr import KQMI, KernelLDA

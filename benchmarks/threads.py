@@ -317,7 +317,7 @@ def write(sections):
     others."""
     kept = _sections(RESULT.read_text()) if RESULT.exists() else {}
     kept.update(sections)
-    lines = ["# Default threads against one thread (issue 35)", "",
+    lines = ["# Default threads against one thread", "",
              "Command: `python -m benchmarks run threads` (`-- --part estimators` or "
              "`-- --part lda` for one part; a part not run keeps its last figures)", "",
              _machine(), ""]

@@ -234,3 +234,20 @@ def test_every_result_command_uses_options_its_benchmark_has():
             assert f'"{option}"' in sources, f"{result.name}: {name}.py has no {option}"
         checked += 1
     assert checked > 30
+
+
+def test_no_issue_numbers_in_the_library_the_docs_or_the_benchmarks():
+    """What is measured, not which issue asked: no "issue N" in ``graphdr/``, the docs' sources
+    or the benchmark scripts (the CHANGELOG and the result files keep their history)."""
+    import re
+
+    root = Path(__file__).resolve().parents[1]
+    files = ([p for p in (root / "graphdr").rglob("*.py")]
+             + [p for p in (root / "docs").rglob("*.rst") if "_build" not in p.parts
+                and "generated" not in p.parts and "auto_examples" not in p.parts]
+             + sorted((root / "benchmarks").glob("*.py")) + [root / "README.md"])
+    pattern = re.compile(r"\bissues? [0-9]", re.IGNORECASE)
+    found = [f"{p.relative_to(root)}:{i}" for p in files
+             for i, line in enumerate(p.read_text().splitlines(), 1) if pattern.search(line)]
+    assert len(files) > 100
+    assert not found, found
