@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -187,15 +186,7 @@ print(json.dumps(out))
 
 
 def run_child(name, n, kwargs, timeout=3600):
-    cmd = [sys.executable, "-c", CHILD, name, str(n), json.dumps(kwargs)]
-    try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=True)
-    except subprocess.CalledProcessError as exc:
-        lines = (exc.stderr or "").strip().splitlines()
-        return {"error": lines[-1] if lines else f"exit status {exc.returncode}"}
-    except subprocess.TimeoutExpired:
-        return {"error": f"timeout {timeout} s"}
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return common.json_from(["-c", CHILD, name, n, json.dumps(kwargs)], timeout=timeout)
 
 
 def part_scale(sizes):

@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import json
 import os
 import platform
+import subprocess
 import sys
 import tempfile
 import time
@@ -102,6 +104,27 @@ def best_time(fn, repeats=1):
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
+def json_from(args, *, timeout=None, env=None, strict=False):
+    """Run ``python ARGS`` in a fresh process (clean memory figures, its own threads) and
+    return the JSON its last line of output prints, or ``{"error": ...}``: its last line of
+    errors (all of them echoed), or the timeout. ``strict``: raise ``RuntimeError`` instead."""
+    if strict:
+        out = json_from(args, timeout=timeout, env=env)
+        if set(out) == {"error"}:
+            raise RuntimeError(f"python {' '.join(map(str, args))} failed: {out['error']}")
+        return out
+    try:
+        out = subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True,
+                             timeout=timeout, env=env, check=True)
+    except subprocess.CalledProcessError as exc:
+        print(exc.stderr, file=sys.stderr)
+        lines = (exc.stderr or "").strip().splitlines()
+        return {"error": lines[-1][:300] if lines else f"exit status {exc.returncode}"}
+    except subprocess.TimeoutExpired:
+        return {"error": f"timeout after {timeout} s"}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def thread_variables():
     """The thread variables of the environment as a command prefix (``"OMP_NUM_THREADS=1 "``),
     or ``""`` when none is set (the machine's default threads)."""
@@ -151,7 +174,7 @@ def run_part(argv, parts):
 
 #: module-level output paths that :func:`smoke_outputs` moves (``RESULTS`` a folder, the
 #: others files)
-OUTPUT_NAMES = ("RESULTS", "OUT", "CSV_PATH", "MD_PATH", "RUNS_PATH")
+OUTPUT_NAMES = ("RESULTS", "OUT", "ROWS", "CSV_PATH", "MD_PATH", "RUNS_PATH")
 
 
 @contextlib.contextmanager

@@ -33,7 +33,6 @@ import contextlib
 import json
 import os
 import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -43,6 +42,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 sys.path.insert(0, str(HERE))
+import common  # noqa: E402
 
 
 def subclusters(n, seed=0, n_classes=20, sub=5, n_features=50, chunk=500_000):
@@ -187,10 +187,8 @@ def main(argv=None):
         env.update({v: str(a.threads) for v in THREAD_VARIABLES})
     for n in a.sizes:
         with BusyProcess() if a.busy else contextlib.nullcontext():
-            out = subprocess.run([sys.executable, __file__, "--one", str(n), "--new",
-                                  str(a.new), "--params", a.params], capture_output=True,
-                                 text=True, check=True, env=env)
-        rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
+            rows.append(common.json_from([__file__, "--one", n, "--new", a.new, "--params",
+                                          a.params], env=env, strict=True))
         rows[-1]["params"] = a.params
         if a.busy:
             rows[-1]["load"] = "busy"
@@ -252,15 +250,13 @@ def main(argv=None):
 
 
 def _quick():
-    """Both parts on tiny data, their tables in a temporary folder."""
-    import tempfile
-
+    """Both parts on tiny data (3000 samples in a fresh process; 5000 rows on a Dask cluster),
+    their tables in a temporary folder."""
     from _maps2d_scale_dask import run as run_dask
 
-    r = one(3000, 500)
-    print(f"3000: fit {r['fit']:.1f} s, error {r['error']:.1f} %, trust {r['trust']:.3f}")
-    with tempfile.TemporaryDirectory() as tmp:
-        run_dask(5_000, 2_000, 500, tmp, "smoke run", out=Path(tmp))
+    with common.smoke_outputs(sys.modules[__name__]) as tmp:
+        main(["--sizes", "3000", "--new", "500"])
+        run_dask(5_000, 2_000, 500, tmp, "smoke run", out=tmp)
 
 
 if __name__ == "__main__":

@@ -49,7 +49,6 @@ import argparse
 import json
 import os
 import platform
-import subprocess
 import sys
 import time
 import tracemalloc
@@ -60,6 +59,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results" / "bench_suite.md"
 sys.path.insert(0, str(HERE))
+import common  # noqa: E402
 from common import SHARED  # noqa: E402
 
 MNIST = SHARED / "mnist5k.npz"
@@ -356,12 +356,9 @@ def run_child(name, threads=None):
         env.update(OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
                    MKL_NUM_THREADS=str(threads))
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, __file__, "--one", name], capture_output=True,
-                          text=True, env=env)
-    if proc.returncode != 0:
-        print(proc.stderr, file=sys.stderr)
-        return dict(error=proc.stderr.strip().splitlines()[-1] if proc.stderr else "failed")
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    out = common.json_from([__file__, "--one", name], env=env)
+    if "error" in out:
+        return out
     out["_wall"] = time.perf_counter() - t0
     print(f"  {name}: done in {out['_wall']:.1f} s", file=sys.stderr, flush=True)
     return out

@@ -27,8 +27,6 @@ neighbour methods at n = 1000), nothing written here.
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -80,14 +78,7 @@ print(json.dumps({"secs": secs, "peak_growth_mb": after - before, "peak_mb": aft
 
 
 def run(name, n, timeout):
-    cmd = [sys.executable, "-c", CHILD, name, str(n), ",".join(sorted(MULTIVIEW))]
-    try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=True)
-    except subprocess.CalledProcessError as exc:
-        return {"error": (exc.stderr.strip().splitlines() or ["failed"])[-1][:150]}
-    except subprocess.TimeoutExpired:
-        return {"error": f"timeout after {timeout} s"}
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return common.json_from(["-c", CHILD, name, n, ",".join(sorted(MULTIVIEW))], timeout=timeout)
 
 
 #: the parts of this benchmark: flag -> module (each module's ``main``)
