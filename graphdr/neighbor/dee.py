@@ -200,7 +200,8 @@ class DEE(_LinearNeighborEmbedding):
         nearby pairs of different classes. 1-NN error, stratified 10-fold CV, [-1, 1] scaling,
         d = max(C - 1, 2), ``shrinkage=0``: ``lam`` = 10 / 100 gave vehicle 26.2 / 25.2 %,
         vowel 2.8 / 1.8 %, ionosphere 13.4 / 11.4 %, wdbc 3.3 / 3.0 %, sonar 23.5 / 21.5 %,
-        pima 30.9 / 30.2 %, led7digit 35.6 / 35.2 %, heart 22.6 / 25.2 %; on 25 mnist digits
+        pima 30.9 / 30.2 %, led7digit 42.2 / 35.0 %, heart 22.6 / 25.2 %
+        (``benchmarks/results/defaults_dee_uci.md``); on 25 mnist digits
         per class (raw pixels) 100 beat 10 at every shrinkage tried. The default was 10 before.
     sigma : float or None, default=None
         Width of the heat kernel of ``w+``. None sets :math:`2\sigma^2` to the mean squared

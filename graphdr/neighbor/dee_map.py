@@ -116,8 +116,8 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         ``n_neighbors_unlabelled``-nearest-neighbour graph over all samples that touch an
         unlabelled one join the attraction. Fewer than ``n_neighbors``: across a class
         boundary, a graph over all samples reaches the other class sooner than a graph within
-        one class (``benchmarks/semi.py``, 5 % of the labels: mnist5k 28.0 % with 20, 23.4 %
-        with 10).
+        one class (measured in development on mnist5k with 5 % of the labels: 10 erred less
+        than 20).
     unlabelled : {'auto', 'smooth', 'propagate'}, default='auto'
         How the unlabelled samples (-1) are used. 'smooth': they join the attraction graph by
         their ``n_neighbors_unlabelled`` neighbours and elastic embedding's same-class

@@ -203,10 +203,10 @@ class DSNE(_LinearNeighborEmbedding):
     (:func:`graphdr.tuning.choose_checkpoint`); otherwise ``fit`` returns the start
     (``checkpoint_ = 0``, no iteration). A class with fewer than two samples, ``cv=None`` or
     ``max_iter=0`` skips it. Why: where DSNE's neighbourhoods carry little class information
-    (led7digit: 85 distinct rows among 500, 72 % of the test samples tied between labels in
-    1-NN) the optimum can be worse than the start on held-out data (10-fold CV, d = 3: 38.8 %
-    against 37.0 % in one run, 37.2 % against 38.2 % in another whose rounding broke the ties
-    otherwise). With the validation DSNE is not worse than its start on 7 of the 8 shared UCI
+    (led7digit: 85 distinct rows among 500, so 1-NN breaks many ties) the optimum can be
+    worse than the start on held-out data, or better by a hair (10-fold CV, d = 3: 37.2 %
+    against the start's 38.2 %, a gain that another rounding of the ties turned into a loss).
+    With the validation DSNE is not worse than its start on 7 of the 8 shared UCI
     sets and 1.1 points worse on heart (24.8 % against 23.7 %, 3 of 270 samples), and keeps
     its large gains (vehicle 48.5 -> 23.4 %, vowel 26.0 -> 12.9 %); where the folds are too
     small to show a gain it keeps the start in most folds (ionosphere 14.0 % against 11.1 %

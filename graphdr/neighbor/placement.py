@@ -11,7 +11,7 @@ they are,
 input space); large, all neighbours vote alike. :func:`leave_one_out_errors` scores each width
 of :data:`PLACEMENT_WIDTHS` on training samples placed from their other neighbours, and
 ``placement_width='auto'`` takes the best (:func:`best_width`): on vowel the nearest sample
-decides (held-out 2-D 1-NN error 2.3 % chosen, 6.9 % at width 1), on heart the vote (13.5 %
+decides (held-out 2-D 1-NN error 2.3 % chosen, 12.7 % at width 1), on heart the vote (13.5 %
 chosen, 19.4 % at width 0.1; ``benchmarks/results/maps2d_width.md``, five splits).
 
 The sample goes to the mode of the weighted positions, not to their mean, which for neighbours
@@ -19,9 +19,9 @@ of two classes would land between the two regions. The mode is found by weighted
 the plane (kernel :math:`e^{-\lVert u\rVert^2}`, the map's repulsion) from the neighbour
 position of highest weighted density at the scale of the gap between classes
 (:data:`MODE_BANDWIDTH`), so that the start lies in the region that holds most of the
-neighbours' weight. On other splits than the benchmark's (``benchmarks/maps2d.py``: letters,
-mnist5k, digits, seeds 1 and 2) this start gave a lower or equal held-out error than the
-density at the kernel's own scale in all six cases (for example letters 5.38 % against 6.13 %).
+neighbours' weight (in development, on other splits than the benchmark's, it gave a lower or
+equal held-out error than the density at the kernel's own scale on letters, mnist5k and
+digits).
 """
 
 from __future__ import annotations
