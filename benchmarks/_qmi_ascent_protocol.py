@@ -33,8 +33,9 @@ import sys
 import time
 import warnings
 
+import common
 import numpy as np
-from common import SHARED  # noqa: E402  (the shared data directory)
+from common import SHARED  # the shared data directory
 from sklearn.datasets import load_digits, load_iris, load_wine
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.exceptions import ConvergenceWarning
@@ -320,10 +321,7 @@ def main():
         print("\n".join(lines[-9:]), flush=True)
 
     lines.append(f"Total time: {time.perf_counter() - t_start:.0f} s.")
-    os.makedirs(os.path.dirname(OUT), exist_ok=True)
-    with open(OUT, "w") as fh:
-        fh.write("\n".join(lines) + "\n")
-    print(f"wrote {OUT}")
+    common.write_lines(OUT, lines)
     return 0
 
 

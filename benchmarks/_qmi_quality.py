@@ -21,8 +21,9 @@ import os
 import sys
 import time
 
+import common
 import numpy as np
-from common import SHARED  # noqa: E402  (the shared data directory)
+from common import SHARED  # the shared data directory
 from sklearn.model_selection import StratifiedKFold
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.preprocessing import MinMaxScaler
@@ -109,10 +110,7 @@ def main():
         "from the regularised kernel: Algorithm 1 as printed (no ridge, `solver='paper'`) "
         "collapses each training class to a point and generalises much worse.",
     ]
-    os.makedirs(os.path.dirname(OUT), exist_ok=True)
-    with open(OUT, "w") as fh:
-        fh.write("\n".join(lines) + "\n")
-    print(f"wrote {OUT}")
+    common.write_lines(OUT, lines)
     return 0
 
 

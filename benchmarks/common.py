@@ -149,14 +149,15 @@ def machine(threads="BLAS threads as the machine sets"):
 NO_PART = object()
 
 
-def run_part(argv, parts):
-    """Run the part of a benchmark that ``argv`` names, if any.
+def run_part(argv, parts, quick=None):
+    """Run the part of a benchmark that ``argv`` names, if any, or its smoke run.
 
     ``parts`` maps a flag (``"--knobs"``) to the module of the part (``"_maps2d_knobs"``, in
     this folder). The first flag found runs that module's ``main`` with the other options. A
     ``main`` without parameters takes no option: any option (``--help`` included) prints the
     part's docstring instead of running it, since a run rewrites its result files. Returns the
-    part's result, or :data:`NO_PART` when ``argv`` names none.
+    part's result; else ``quick()`` when ``argv`` holds ``--quick`` (the benchmark's own smoke
+    run), or :data:`NO_PART`.
     """
     for flag, module in parts.items():
         if flag in argv:
@@ -169,7 +170,17 @@ def run_part(argv, parts):
                 print(part.__doc__)
                 return 0 if set(rest) <= {"-h", "--help"} else 2
             return part.main()
+    if quick is not None and "--quick" in argv:
+        return quick()
     return NO_PART
+
+
+def write_lines(path, lines):
+    """Write a result file (its folder made if needed) and say where."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")
+    print(f"wrote {path}")
 
 
 #: module-level output paths that :func:`smoke_outputs` moves (``RESULTS`` a folder, the

@@ -572,10 +572,8 @@ def _quick():
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    if (part := common.run_part(argv, PARTS)) is not common.NO_PART:
-        return part
-    if "--quick" in argv:
-        return _quick()
+    if (done := common.run_part(argv, PARTS, quick=_quick)) is not common.NO_PART:
+        return done
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", nargs="+", choices=DATASETS)
     ap.add_argument("--methods", nargs="+", choices=all_methods())

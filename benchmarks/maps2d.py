@@ -252,10 +252,8 @@ def draw(ds, names, maps, table, results=RESULTS):
 
 def main(argv=None, results=RESULTS):
     argv = list(sys.argv[1:] if argv is None else argv)
-    if (part := common.run_part(argv, PARTS)) is not common.NO_PART:
-        return part
-    if "--quick" in argv:
-        return _quick()
+    if (done := common.run_part(argv, PARTS, quick=_quick)) is not common.NO_PART:
+        return done
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--datasets", nargs="*", default=list(DATASETS),
                    help=f"data sets (default {' '.join(DATASETS)}; the shared UCI sets: "

@@ -55,10 +55,8 @@ def _quick():
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    if (part := common.run_part(argv, PARTS)) is not common.NO_PART:
-        return part
-    if "--quick" in argv:
-        return _quick()
+    if (done := common.run_part(argv, PARTS, quick=_quick)) is not common.NO_PART:
+        return done
     parser = argparse.ArgumentParser()
     parser.add_argument("--folds", type=int, default=10)
     parser.add_argument("--lde-iter", type=int, default=3)

@@ -174,10 +174,8 @@ def _quick():
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    if (part := common.run_part(argv, PARTS)) is not common.NO_PART:
-        return part
-    if argv == ["--quick"]:
-        return _quick()
+    if (done := common.run_part(argv, PARTS, quick=_quick)) is not common.NO_PART:
+        return done
     t0 = time.perf_counter()
     lines = [
         "# Paper 002 protocol: QMI / MI_A / MI_B by gradient ascent (QMIProjection)",
@@ -225,10 +223,7 @@ def main(argv=None):
         lines += sigma_ablation(name)
         print("\n".join(lines[-9:]), flush=True)
     lines.append(f"Total time: {time.perf_counter() - t0:.0f} s.")
-    os.makedirs(os.path.dirname(OUT), exist_ok=True)
-    with open(OUT, "w") as fh:
-        fh.write("\n".join(lines) + "\n")
-    print(f"wrote {OUT}")
+    common.write_lines(OUT, lines)
     return 0
 
 

@@ -95,10 +95,8 @@ def _quick():
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    if (part := common.run_part(argv, PARTS)) is not common.NO_PART:
-        return part
-    if "--quick" in argv:
-        return _quick()
+    if (done := common.run_part(argv, PARTS, quick=_quick)) is not common.NO_PART:
+        return done
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--n", type=int, default=20_000)
     p.add_argument("--only", nargs="+", default=ESTIMATORS)
