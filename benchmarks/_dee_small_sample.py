@@ -45,9 +45,18 @@ def one_nn_error(Ztr, ytr, Zte, yte):
     return 1.0 - KNeighborsClassifier(1).fit(Ztr, ytr).score(Zte, yte)
 
 
-def run(per_class, reps, dims, seed, skip=()):
+def load_pixels(name):
+    """``(X, y)``: mnist5k's pixels / 255, or scikit-learn's 8x8 digits / 16 (a smoke run)."""
+    if name == "digits":
+        from sklearn.datasets import load_digits
+
+        X, y = load_digits(return_X_y=True)
+        return X / 16.0, y
     d = np.load(SHARED / "mnist5k.npz")
-    X, y = d["X"].astype(np.float64) / 255.0, d["y"]
+    return d["X"].astype(np.float64) / 255.0, d["y"]
+
+
+def run(X, y, per_class, reps, dims, seed, skip=()):
     err = {m: np.full((reps, len(dims)), np.nan) for m in METHODS}
     secs = {m: 0.0 for m in METHODS}
     shrink = []
@@ -123,15 +132,19 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--skip", nargs="+", default=[], choices=["DEE", "DEE (paper)", "DSNE"])
     ap.add_argument("--out", default=None)
+    ap.add_argument("--data", default="mnist5k", choices=["mnist5k", "digits"],
+                    help="the pixels (digits: scikit-learn's 8x8, for a smoke run)")
     args = ap.parse_args(argv)
     out = args.out or f"dee_small_sample_{args.per_class}"
     cmd = ("OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python "
            "benchmarks/dee.py --small-sample " + " ".join(sys.argv[1:] if argv is None else argv))
-    err, secs, shrink = run(args.per_class, args.reps, args.dims, args.seed, set(args.skip))
+    X, y = load_pixels(args.data)
+    err, secs, shrink = run(X, y, args.per_class, args.reps, args.dims, args.seed,
+                            set(args.skip))
     methods = list(err)
     n_train = 10 * args.per_class
-    title = (f"mnist5k raw pixels: {n_train} training ({args.per_class}/class), "
-             f"{5000 - n_train} test, {args.reps} splits")
+    title = (f"{args.data} raw pixels: {n_train} training ({args.per_class}/class), "
+             f"{len(y) - n_train} test, {args.reps} splits")
     png = RESULTS / f"{out}.png"
     plot(err, args.dims, title, png)
     vals, counts = np.unique(shrink, return_counts=True)

@@ -23,7 +23,7 @@ Parts, each with its own options (``--help`` after the part's flag): ``--optimiz
 (``_dee_optimizers.py``: paper 003's Figure 6, the objective against iterations and time for
 GD, CG, FP and LD; ``dee_optimizers*.md``), ``--small-sample`` (``_dee_small_sample.py``:
 Figure 11's protocol on raw MNIST pixels, D >= N; ``dee_small_sample_*.md``). ``--quick``: a
-smoke run (the protocol on wine, the optimizers on the digits), nothing written here.
+smoke run of each (on wine and scikit-learn's digits), nothing written here.
 """
 
 from __future__ import annotations
@@ -125,13 +125,14 @@ PARTS = {"--optimizers": "_dee_optimizers", "--small-sample": "_dee_small_sample
 
 
 def _quick():
-    """The protocol on wine (one split) and the optimizers on the digits (5 iterations), their
-    files in a temporary folder; the small-sample part needs the shared MNIST digits and is left
-    out."""
-    with common.smoke_outputs(sys.modules[__name__], "_dee_optimizers"):
+    """The protocol on wine (one split), the optimizers on the digits (5 iterations) and the
+    small-sample protocol on scikit-learn's digits (10 per class, one split), their files in a
+    temporary folder."""
+    with common.smoke_outputs(sys.modules[__name__], "_dee_optimizers", "_dee_small_sample"):
         main(["--datasets", "wine", "--reps", "1"])
-        sys.modules["_dee_optimizers"].main(["--datasets", "digits", "--max-iter", "5"])
-    print("dee --quick: --small-sample left out (the shared MNIST digits)")
+        main(["--optimizers", "--datasets", "digits", "--max-iter", "5"])
+        main(["--small-sample", "--data", "digits", "--per-class", "10", "--reps", "1",
+              "--dims", "5", "--skip", "DSNE"])
 
 
 def main(argv=None):

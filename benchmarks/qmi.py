@@ -20,7 +20,8 @@ Writes benchmarks/results/qmi_gavriilidis.md.
 Parts: ``--ascent-protocol`` (``_qmi_ascent_protocol.py``: QMIProjection's defaults against
 its LDA start under paper 002's protocol; ``qmi_ascent_protocol.md``), ``--quality``
 (``_qmi_quality.py``: KQMI against LDA with 1-NN at C-1 dimensions; ``qmi_quality.md``).
-``--quick``: a smoke run of the protocol on iris, nothing written here.
+``--quick``: a smoke run of the protocol and both parts on scikit-learn's iris and wine, nothing
+written here.
 """
 
 from __future__ import annotations
@@ -159,17 +160,25 @@ PARTS = {"--ascent-protocol": "_qmi_ascent_protocol", "--quality": "_qmi_quality
 
 
 def _quick():
-    """The protocol on iris alone, its table in a temporary folder; the parts (the shared UCI
-    sets, full protocols) are left out."""
-    global SETS
-    saved = SETS
-    with common.smoke_outputs(sys.modules[__name__]):
-        SETS = ("iris",)
+    """The protocol on iris, ``--quality`` on wine and ``--ascent-protocol`` on iris, their
+    tables in a temporary folder."""
+    import importlib
+
+    quality = importlib.import_module("_qmi_quality")
+    ascent = importlib.import_module("_qmi_ascent_protocol")
+    settings = [(sys.modules[__name__], "SETS", ("iris",)), (quality, "SETS", ("wine",)),
+                (ascent, "DATASETS", ("iris",)), (ascent, "PAPER_SETS", ("iris",))]
+    saved = [(module, name, getattr(module, name)) for module, name, _ in settings]
+    with common.smoke_outputs(sys.modules[__name__], quality, ascent):
         try:
+            for module, name, value in settings:
+                setattr(module, name, value)
             main([])
+            main(["--quality"])
+            main(["--ascent-protocol"])
         finally:
-            SETS = saved
-    print("qmi --quick: --ascent-protocol and --quality left out (the shared UCI sets)")
+            for module, name, value in saved:
+                setattr(module, name, value)
 
 
 def main(argv=None):
