@@ -10,17 +10,24 @@ before tracing starts) and, independently, as the growth of the resident set (ru
 runs on its threaded scheduler with one worker thread (the single-core comparison).
 
     .venv/bin/python benchmarks/scale.py --nystroem-dask   # writes benchmarks/results/scale_nystroem_dask.md
+
+In a smoke run (``GRAPHDR_BENCH_QUICK=1``, set by ``scale.py --quick``): 5000 rows, 100
+landmarks.
 """
 
 import json
+import os
 import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 
 import numpy as np
 
-N, D, C, CHUNK, M = 200_000, 20, 10, 10_000, 1000
+#: a smoke run (read by the measuring processes too)
+QUICK = os.environ.get("GRAPHDR_BENCH_QUICK") == "1"
+N, D, C, CHUNK, M = (5_000, 20, 10, 500, 100) if QUICK else (200_000, 20, 10, 10_000, 1000)
 PARAMS = dict(approximation="nystroem", n_landmarks=M, random_state=0, gamma=0.05, reg=1e-3)
 
 
@@ -48,7 +55,7 @@ def dask_data():
     return da.concatenate(blocks, axis=0), labels()
 
 
-def measure(which):
+def measure(which, folder):
     import resource
 
     import dask
@@ -70,7 +77,7 @@ def measure(which):
         lazy = type(Z).__module__.startswith("dask")
         Z = np.asarray(Z.compute() if lazy else Z)
         transform_seconds = time.perf_counter() - t0
-    np.savez(f"/tmp/nystroem_dask_{which}.npz", components=est.components_, Z=Z[:5000],
+    np.savez(os.path.join(folder, f"{which}.npz"), components=est.components_, Z=Z[:5000],
              landmarks=est.nystroem_.component_indices_)
     return dict(seconds=seconds, peak_mb=peak / 1e6, rss_growth_mb=(rss_after - rss_before) / 1e3,
                 transform_seconds=transform_seconds, lazy_transform=lazy,
@@ -81,11 +88,12 @@ def _report():
     from scipy.linalg import subspace_angles
 
     rows = {}
-    for which in ("numpy", "dask"):
-        out = subprocess.run([sys.executable, __file__, which], capture_output=True, text=True,
-                             check=True)
-        rows[which] = json.loads(out.stdout.strip().splitlines()[-1])
-    a, b = np.load("/tmp/nystroem_dask_numpy.npz"), np.load("/tmp/nystroem_dask_dask.npz")
+    with tempfile.TemporaryDirectory() as folder:
+        for which in ("numpy", "dask"):
+            out = subprocess.run([sys.executable, __file__, which, folder], capture_output=True,
+                                 text=True, check=True)
+            rows[which] = json.loads(out.stdout.strip().splitlines()[-1])
+        a, b = (dict(np.load(os.path.join(folder, f"{w}.npz"))) for w in ("numpy", "dask"))
     angle = float(np.max(subspace_angles(a["components"].T, b["components"].T)))
     signs = np.sign(np.sum(a["Z"] * b["Z"], axis=0))
     zdiff = float(np.max(np.abs(a["Z"] * signs - b["Z"])) / np.max(np.abs(a["Z"])))
@@ -135,6 +143,6 @@ def main():
 
 if __name__ == "__main__":
     if len(sys.argv) > 1:
-        print(json.dumps(measure(sys.argv[1])))
+        print(json.dumps(measure(sys.argv[1], sys.argv[2])))
         sys.exit(0)
     main()
