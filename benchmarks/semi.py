@@ -354,7 +354,8 @@ def main(argv=None):
 
 
 def _quick(a):
-    """Every part on the digits, its tables printed and written to a temporary folder."""
+    """Every part on the digits (the timing on 400 generated rows), its tables printed and
+    written to a temporary folder."""
     import tempfile
 
     from _semi_propagation import main as propagation
@@ -364,15 +365,21 @@ def _quick(a):
     a.datasets, a.fractions, a.seeds = ["digits"], [0.05, 1.0], 1
     with tempfile.TemporaryDirectory() as tmp:
         write_tables(a, run_all(a), Path(tmp) / "semi.md")
+        timing(Path(tmp) / "semi_timing.md")
     propagation(["--quick"])
     propagation(["--quick", "--uses"])
 
 
 def _timing_sets():
     """mnist5k (every row) and a generated 20,000-row set (50 features, 10 classes of two
-    clusters each)."""
+    clusters each); a smoke run: 400 generated rows alone."""
     from sklearn.datasets import make_classification
 
+    if QUICK:
+        X, y = make_classification(400, n_features=10, n_informative=6, n_classes=4,
+                                   random_state=0)
+        yield "generated (400 x 10)", X, y
+        return
     X, y = load("mnist5k")
     yield "mnist5k (5000 x 784)", X, y
     X, y = make_classification(20_000, n_features=50, n_informative=20, n_classes=10,
