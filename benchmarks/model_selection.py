@@ -27,7 +27,8 @@ and KernelLDA(5000) default against scikit-learn's KernelPCA(5000).
 Part 3 (``--oracle-noise``): the oracle with 10 inner folds against part 1's 5-fold oracle:
 how noisy the "within 0.5 points of the oracle" target is.
 
-``--quick``: a smoke run of parts 1 and 3 on iris, nothing written here.
+``--quick``: a smoke run of parts 1 and 3 on iris and part 2 on 600 generated rows, nothing
+written here.
 
 Usage::
 
@@ -413,17 +414,21 @@ def _eigh_floor(X, y):
     return total, len(idx)
 
 
-def cost():
+def cost(quick=False):
+    """Part 2; ``quick``: KernelLDA and KQMI on 600 generated rows, once."""
     from common import load_shared as load_shared_set
     from sklearn.datasets import make_classification
     from sklearn.decomposition import PCA, KernelPCA
 
     from graphdr import CKFD, KQMI, KernelLDA, KernelLPP
 
-    pixels, ym = load_shared_set("mnist5k")
-    Xm = PCA(50, random_state=0).fit_transform(pixels)
-    Xs, ys = make_classification(20000, 50, n_informative=20, n_classes=10,
+    Xs, ys = make_classification(600 if quick else 20000, 50, n_informative=20, n_classes=10,
                                  n_clusters_per_class=2, random_state=0)
+    if quick:
+        Xm, ym = Xs, ys
+    else:
+        pixels, ym = load_shared_set("mnist5k")
+        Xm = PCA(50, random_state=0).fit_transform(pixels)
     t0 = time.time()
     lines = ["# Cost of the default model selection", "",
              "Command: `.venv/bin/python benchmarks/model_selection.py --cost`", "",
@@ -442,13 +447,15 @@ def cost():
     ratios = {}
     from sklearn.model_selection import train_test_split
 
-    few = train_test_split(np.arange(len(ym)), train_size=600, stratify=ym, random_state=0)[0]
-    for n, X, y in ((600, Xm[np.sort(few)], ym[np.sort(few)]), (5000, Xm, ym),
-                    (20000, Xs, ys)):
-        repeats = 2 if n <= 5000 else 1
+    few = (np.arange(len(ym)) if quick else
+           train_test_split(np.arange(len(ym)), train_size=600, stratify=ym, random_state=0)[0])
+    sizes = ((600, Xm[np.sort(few)], ym[np.sort(few)]), (5000, Xm, ym), (20000, Xs, ys))
+    for n, X, y in sizes[:1] if quick else sizes:
+        repeats = 2 if n <= 5000 and not quick else 1
         floor, m = _eigh_floor(X, y)
         k = len(np.unique(y)) - 1
-        for make in (KernelLDA, KQMI, CKFD, lambda k=k, **kw: KernelLPP(k, supervised=True, **kw)):
+        makers = (KernelLDA, KQMI, CKFD, lambda k=k, **kw: KernelLPP(k, supervised=True, **kw))
+        for make in makers[:2] if quick else makers:
             est = make()
             name = type(est).__name__
             if n == 20000 and name in ("CKFD", "KernelLPP"):
@@ -478,7 +485,8 @@ def cost():
 
 
 def _quick():
-    """Parts 1 and 3 on iris, their files in a temporary folder."""
+    """Parts 1 and 3 on iris and part 2 on 600 generated rows, their files in a temporary
+    folder."""
     import tempfile
 
     global RESULTS
@@ -488,6 +496,7 @@ def _quick():
         try:
             quality(["iris"], 1)
             oracle_noise(["iris"], 1)
+            cost(quick=True)
         finally:
             RESULTS = saved
 
