@@ -162,14 +162,15 @@ def run_part(argv, parts, quick=None):
     for flag, module in parts.items():
         if flag in argv:
             rest = [x for x in argv if x != flag]
-            sys.argv = [sys.argv[0]] + rest  # a part that reads sys.argv sees its own options
             part = importlib.import_module(module)
-            if part.main.__code__.co_argcount:
-                return part.main(rest)
-            if rest:
+            if not part.main.__code__.co_argcount and rest:
                 print(part.__doc__)
                 return 0 if set(rest) <= {"-h", "--help"} else 2
-            return part.main()
+            saved, sys.argv = sys.argv, [sys.argv[0]] + rest  # the part sees its own options
+            try:
+                return part.main(rest) if part.main.__code__.co_argcount else part.main()
+            finally:
+                sys.argv = saved
     if quick is not None and "--quick" in argv:
         return quick()
     return NO_PART
