@@ -104,15 +104,25 @@ def best_time(fn, repeats=1):
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
+def peak_rss_mb():
+    """This process's peak resident memory in MiB (``VmHWM``; ``ru_maxrss`` would include the
+    parent's)."""
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 1024
+
+
 def json_from(args, *, timeout=None, env=None, strict=False):
-    """Run ``python ARGS`` in a fresh process (clean memory figures, its own threads) and
-    return the JSON its last line of output prints, or ``{"error": ...}``: its last line of
-    errors (all of them echoed), or the timeout. ``strict``: raise ``RuntimeError`` instead."""
+    """Run ``python ARGS`` in a fresh process (clean memory figures, its own threads; this
+    folder on its path, so that it can import this module) and return the JSON its last line
+    of output prints, or ``{"error": ...}``: its last line of errors (all of them echoed), or
+    the timeout. ``strict``: raise ``RuntimeError`` instead."""
     if strict:
         out = json_from(args, timeout=timeout, env=env)
         if set(out) == {"error"}:
             raise RuntimeError(f"python {' '.join(map(str, args))} failed: {out['error']}")
         return out
+    env = dict(os.environ if env is None else env)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
     try:
         out = subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True,
                              timeout=timeout, env=env, check=True)

@@ -288,12 +288,6 @@ def m_qmiproj():
     return dict(source=source, seconds=seconds, n_iter=int(est.n_iter_), per_iter=per_iter)
 
 
-def _vm_hwm_mb():
-    """This process's peak resident memory (VmHWM; ru_maxrss would include the parent's)."""
-    with open("/proc/self/status") as f:
-        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 1024
-
-
 def m_dee_200k():
     from graphdr.neighbor import DEE
 
@@ -302,7 +296,7 @@ def m_dee_200k():
     y = rng.integers(0, C, n)
     X = rng.normal(size=(n, D)) + rng.normal(scale=0.6, size=(C, D))[y]
     seconds, est = timed(lambda: DEE(n_components=2, random_state=0).fit(X, y))
-    return dict(seconds=seconds, peak_mb=_vm_hwm_mb(), data_mb=X.nbytes / 2**20,
+    return dict(seconds=seconds, peak_mb=common.peak_rss_mb(), data_mb=X.nbytes / 2**20,
                 method=est.method_, n_iter=int(est.n_iter_))
 
 

@@ -46,10 +46,7 @@ CHILD = r"""
 import json, sys, time
 import numpy as np
 name, n = sys.argv[1], int(sys.argv[2])
-
-def peak_mb():  # VmHWM: this process's peak RSS (ru_maxrss would include the parent's)
-    with open("/proc/self/status") as f:
-        return next(int(l.split()[1]) for l in f if l.startswith("VmHWM")) / 1024
+from common import peak_rss_mb as peak_mb
 
 rng = np.random.default_rng(0)
 C, D = 10, 50
