@@ -11,8 +11,9 @@ never sees half a file; an interrupted or failed write leaves the old file, if a
 - :class:`OutputSet` -- several files that belong together (a map's page, CSV and picture):
   each is written to its temporary path, and only when all are complete are they renamed, with
   Ctrl-C held during the renames, so that a set is all new or all old.
-- :func:`refuse_inputs` -- an output path that resolves to an input file is refused with a
-  ``ValueError`` before any work.
+- :func:`refuse_inputs` -- an output over an input file, over or inside an input folder,
+  around an input, or matching an input pattern is refused with a ``ValueError`` before any
+  work.
 """
 
 from __future__ import annotations
@@ -176,16 +177,63 @@ def _same_file(a, b):
         return os.path.realpath(a) == os.path.realpath(b)
 
 
-def refuse_inputs(outputs, inputs):
-    """Raise ``ValueError`` when an output path is (resolves to, or is a hard link of) one of
-    the input files, before any work is done."""
-    inputs = [str(p) for p in inputs if p is not None and os.path.isfile(str(p))]
+def _within(path, folder):
+    """Whether ``path`` (resolved) is ``folder`` or lies below it."""
+    path, folder = os.path.realpath(path), os.path.realpath(folder)
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def refuse_inputs(outputs, inputs, option="--out"):
+    """Raise ``ValueError`` before any work when an output would land over, inside or around
+    an input.
+
+    ``inputs`` are what the run reads, as the user named them: files, folders (a Parquet
+    dataset as Spark writes it) and glob patterns. An output (a file, or a folder that the
+    run fills or replaces) is refused when it
+
+    - is an input file (the same path, a link to it, or a hard link of it);
+    - is an input folder, or lies inside one (the next run would read the output as data);
+    - holds an input (an output folder that an input lies in);
+    - matches an input pattern (``data/*.csv`` and ``--out data/map`` writing ``data/map.csv``).
+    """
+    import fnmatch
+    import glob
+
+    files, folders, patterns = [], [], []
+    for inp in inputs:
+        if inp is None:
+            continue
+        inp = str(inp)
+        if os.path.isdir(inp):
+            folders.append(inp)
+        elif os.path.isfile(inp):
+            files.append(inp)
+        elif glob.has_magic(inp):
+            patterns.append(os.path.abspath(inp))
+            files += [p for p in glob.glob(inp) if os.path.isfile(p)]
+            folders += [p for p in glob.glob(inp) if os.path.isdir(p)]
     for out in outputs:
-        for inp in inputs:
-            if os.path.exists(str(out)) and _same_file(out, inp) or \
-                    os.path.realpath(str(out)) == os.path.realpath(inp):
-                raise ValueError(f"{out}: this output would overwrite the input file {inp}; "
-                                 "choose another --out.")
+        out = str(out)
+        for inp in files:
+            if os.path.exists(out) and _same_file(out, inp) or \
+                    os.path.realpath(out) == os.path.realpath(inp):
+                raise ValueError(f"{option} {out}: this output would overwrite the input file "
+                                 f"{inp}; choose another {option}.")
+        for inp in folders:
+            if _within(out, inp):
+                what = ("would replace the input folder" if _within(inp, out) else
+                        "lies inside the input folder")
+                raise ValueError(f"{option} {out}: this output {what} {inp} (the next run "
+                                 f"would read it as data); choose another {option} outside it.")
+        for inp in files + folders:
+            if _within(inp, out):
+                raise ValueError(f"{option} {out}: the input {inp} lies inside this output; "
+                                 f"choose another {option}.")
+        for pattern in patterns:
+            if fnmatch.fnmatch(os.path.abspath(out), pattern):
+                raise ValueError(f"{option} {out}: this output matches the input pattern "
+                                 f"{pattern} (the next run would read it as data); choose "
+                                 f"another {option}.")
 
 
 #: cells a spreadsheet reads as a formula when they begin with one of these

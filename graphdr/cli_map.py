@@ -168,7 +168,7 @@ def run_map(args):
     from .map2d import map2d, map_files
 
     files = map_files(args.out)
-    refuse_inputs(files.values(), input_files(args.data))
+    refuse_inputs(files.values(), [args.data, *input_files(args.data)])
     ds = load_dataset(args.data, options=read_options(args, unlabelled=True))
     labels = ds.classes[ds.y]
     _check_labelled_rows(labels, args.data)
@@ -271,6 +271,7 @@ def _run_map_parts(args):
         raise ValueError("--hover-columns: not available for a map made on a Dask cluster "
                          "(--scheduler, or data past --memory-budget); the Parquet "
                          "partitions carry the id to join them with your columns.")
+    refuse_inputs(files.values(), [args.data])  # before anything is read
     echo = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     start = time.perf_counter()
     # every file read and checked once (a bad cell named before any cluster starts)

@@ -152,6 +152,113 @@ def test_map_never_overwrites_its_input(tmp_path, capsys, monkeypatch, out):
     assert sorted(os.listdir(tmp_path)) == ["data.csv", "link.csv"]
 
 
+def parquet_folder(folder, parts=2):
+    """A Parquet dataset folder as Spark writes it (part files, a _SUCCESS marker)."""
+    import pandas as pd
+
+    folder.mkdir()
+    for i in range(parts):
+        rows = pathlib.Path(blobs_csv(folder.parent / f".p{i}.csv", n=30))
+        pd.read_csv(rows).to_parquet(folder / f"part-{i:05d}.parquet")
+        rows.unlink()
+    (folder / "_SUCCESS").write_bytes(b"")
+    return folder
+
+
+def test_refuse_inputs_covers_files_folders_and_patterns(tmp_path):
+    """Each shape of collision against what it must refuse and what it must let through."""
+    from graphdr._outputs import refuse_inputs
+
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "a.csv").write_text("x\n")
+    other = tmp_path / "other"
+    other.mkdir()
+    refused = [
+        ([data / "a.csv"], [data / "a.csv"], "overwrite the input file"),
+        ([data], [data], "replace the input folder"),
+        ([data / "m.html"], [data], "inside the input folder"),
+        ([data / "deeper" / "m.html"], [data], "inside the input folder"),
+        ([tmp_path], [data / "a.csv"], "lies inside this output"),
+        ([data / "map.csv"], [str(data / "*.csv")], "matches the input pattern"),
+    ]
+    for outputs, inputs, message in refused:
+        with pytest.raises(ValueError, match=message):
+            refuse_inputs(outputs, inputs)
+    allowed = [
+        ([other / "m.html"], [data]),
+        ([data / "map.html"], [str(data / "*.csv")]),  # not read back by the pattern
+        ([tmp_path / "data-map.csv"], [data / "a.csv"]),
+        ([tmp_path / "datamap"], [data]),  # a name that only begins like the folder's
+    ]
+    for outputs, inputs in allowed:
+        refuse_inputs(outputs, inputs)
+
+
+@pytest.mark.parametrize("route", ["memory", "dask"])
+@pytest.mark.parametrize("out", ["cells", "cells.parquet/m", "./cells.parquet/sub/m"])
+def test_map_never_writes_over_or_inside_an_input_folder(tmp_path, capsys, monkeypatch, route,
+                                                          out):
+    """A Spark-style Parquet folder and the natural --out: refused before any work, the
+    folder byte for byte as it was, nothing else written (the Dask route is refused before
+    a cluster starts)."""
+    monkeypatch.chdir(tmp_path)
+    cells = parquet_folder(tmp_path / "cells.parquet")
+    before = snapshot(cells)
+    extra = ["--memory-budget", "1KB"] if route == "dask" else []
+    code, err = run(["map", "cells.parquet/", "--out", out, "--quiet", *extra], capsys)
+    if out == "cells" and route == "memory":  # cells.html, cells.csv, cells.png: beside it
+        assert code == 0 and snapshot(cells) == before
+        return
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "input folder" in err and "cells.parquet" in err
+    assert snapshot(cells) == before
+    assert sorted(os.listdir(tmp_path)) == ["cells.parquet"]
+
+
+def test_map_of_a_pattern_never_writes_what_the_pattern_reads(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "parts").mkdir()
+    blobs_csv(tmp_path / "parts" / "a.csv")
+    before = snapshot(tmp_path / "parts")
+    code, err = run(["map", "parts/*.csv", "--out", "parts/map", "--quiet"], capsys)
+    assert code == 2 and "matches the input pattern" in err
+    assert snapshot(tmp_path / "parts") == before
+
+
+@pytest.mark.parametrize("command", ["bench", "demo"])
+def test_bench_and_demo_never_write_around_their_input(tmp_path, capsys, monkeypatch, command):
+    """An --out folder that holds the input file, or lies inside an input folder, is refused
+    before anything is read or written."""
+    monkeypatch.chdir(tmp_path)
+    data = tmp_path / "data"
+    data.mkdir()
+    blobs_csv(data / "blobs.csv")
+    parquet_folder(tmp_path / "cells.parquet")
+    before = snapshot(data), snapshot(tmp_path / "cells.parquet")
+    flag = "--datasets" if command == "bench" else "--dataset"
+    for source, out in [("data/blobs.csv", "data"), ("data/blobs.csv", "."),
+                        ("cells.parquet", "cells.parquet/report")]:
+        code, err = run([command, flag, source, "--out", out, "--quiet"], capsys)
+        assert code == 2 and len(err.strip().splitlines()) == 1, err
+        assert "input" in err and "--out" in err
+    assert (snapshot(data), snapshot(tmp_path / "cells.parquet")) == before
+    assert sorted(os.listdir(tmp_path)) == ["cells.parquet", "data"]
+
+
+@pytest.mark.parametrize("name,text", [("report.md", "# My notes\n"),
+                                       ("results.csv", "name,score\nalice,3\n"),
+                                       ("runs.json", '{"mine": 1}')])
+def test_reproduce_never_replaces_a_file_it_did_not_write(tmp_path, capsys, name, text):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / name).write_text(text)
+    code, err = run(["reproduce", "000", "--quick", "--out", str(out), "--quiet", "--fresh"],
+                    capsys)
+    assert code == 2 and name in err and "another --out" in err
+    assert sorted(os.listdir(out)) == [name] and (out / name).read_text() == text
+
+
 def test_interrupted_map_keeps_the_older_map_whole(tmp_path, capsys, monkeypatch):
     """Ctrl-C while the files are written: the older map at --out stays as it was, nothing
     half-written appears, and the message says so."""

@@ -10,9 +10,9 @@ import signal
 import sys
 import traceback
 
-from .._outputs import atomic_open
+from .._outputs import atomic_open, refuse_inputs
 from . import plots
-from .datasets import load_dataset, without_unlabelled
+from .datasets import input_files, load_dataset, without_unlabelled
 from .evaluation import (
     LABELLED_ONLY,
     check_classifier,
@@ -243,6 +243,7 @@ def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="g
     dataset_names = list(datasets) if datasets else list(protocol.datasets)
     if not dataset_names:
         raise ValueError(f"Protocol {protocol.name!r} has no default data set; pass --datasets.")
+    refuse_inputs([out], [p for d in dataset_names for p in (d, *input_files(d))])
     loaded = [without_unlabelled(load_dataset(d, label_column=label_column, random_state=seed,
                                               options=read_options))
               for d in dataset_names]

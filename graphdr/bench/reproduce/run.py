@@ -110,6 +110,7 @@ def reproduce(paper, *, out=None, quick=False, n_jobs=1, threads=1, seed=0, fres
         raise ValueError(f"Unknown paper {paper!r}; reproducible papers: {', '.join(PAPERS)}.")
     p = PAPERS[key]
     out = out or f"graphdr-reproduce-{key}"
+    _refuse_foreign_files(out)
     check_writable(out, create=True)
     if fresh and os.path.exists(os.path.join(out, "runs.json")):
         os.remove(os.path.join(out, "runs.json"))
@@ -244,12 +245,39 @@ def reproduce(paper, *, out=None, quick=False, n_jobs=1, threads=1, seed=0, fres
     with atomic_open(path, "w", encoding="utf-8") as fh:
         fh.write("\n".join(lines).rstrip() + "\n")
     with atomic_open(os.path.join(out, "results.csv"), "w", newline="", encoding="utf-8") as fh:
-        fields = ["table", "row", "column", "metric", "paper", "ours", "difference", "note"]
-        w = SafeRows(csv.DictWriter(fh, fieldnames=fields, lineterminator="\n"))
+        w = SafeRows(csv.DictWriter(fh, fieldnames=_RESULT_FIELDS, lineterminator="\n"))
         w.writeheader()
         w.writerows(csv_rows)
     echo(f"graphdr reproduce {key}: wrote {path} in {elapsed / 60:.1f} min.")
     return path, failures
+
+
+#: the columns of the report's results.csv
+_RESULT_FIELDS = ["table", "row", "column", "metric", "paper", "ours", "difference", "note"]
+
+
+def _refuse_foreign_files(out):
+    """Refuse an ``out`` whose report.md, results.csv or runs.json graphdr did not write (a
+    reproduction replaces its own): checked before any work, so no file of the user's is lost."""
+    import json
+
+    checks = {
+        "report.md": lambda text: text.startswith("# Paper "),
+        "results.csv": lambda text: text.splitlines()[:1] == [",".join(_RESULT_FIELDS)],
+        "runs.json": lambda text: isinstance(json.loads(text), list),
+    }
+    for name, ours in checks.items():
+        path = os.path.join(out, name)
+        if not os.path.isfile(path):
+            continue
+        try:
+            with open(path, encoding="utf-8") as fh:
+                mine = ours(fh.read())
+        except (OSError, ValueError):
+            mine = False
+        if not mine:
+            raise ValueError(f"{path} is not a file graphdr reproduce writes; graphdr never "
+                             "replaces a file it did not write: choose another --out.")
 
 
 def _log_run(out, entry):
