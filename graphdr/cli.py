@@ -339,6 +339,10 @@ def build_parser():
                     "looking and never features, text or numbers, unless --hover-features")
     mp.add_argument("--hover-features", action="store_true",
                     help="numeric --hover-columns of a file stay features of the map")
+    mp.add_argument("--outputs", type=_outputs_list, default=("page", "table", "png"),
+                    metavar="A,B", help="which files to write: page (OUT.html), table "
+                    "(OUT.csv, or OUT.parquet/ past memory), png (OUT.png); default all three, "
+                    "e.g. --outputs png for the picture alone")
     mp.add_argument("--no-png", action="store_true", help="skip OUT.png")
     mp.add_argument("--title", default=None, help="title of the picture")
     mp.add_argument("--feature-scaling", default="auto", choices=("auto", "standard", "none"),
@@ -475,8 +479,31 @@ def _call_run_bench(run_bench, protocol, datasets, methods, classifiers, args, a
     )
 
 
+def _outputs_list(text):
+    names = _csv_list(text)
+    wrong = [n for n in names if n not in ("page", "table", "png")]
+    if wrong or not names:
+        raise argparse.ArgumentTypeError(
+            f"a comma-separated list of page, table, png; got {text!r}")
+    return tuple(dict.fromkeys(names))
+
+
 def main(argv=None):
-    """Entry point of the ``graphdr`` console script; returns the exit status."""
+    """Entry point of the ``graphdr`` console script; returns the exit status. Output into a
+    pipe that closes early (``graphdr list datasets | head``) ends quietly, with 141 (128 +
+    SIGPIPE) as a program that SIGPIPE stops."""
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # here, where a closed pipe is caught, not at exit
+        return code
+    except BrokenPipeError:
+        # what is still buffered would raise again when Python flushes stdout at exit
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+
+
+def _main(argv):
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args = parser.parse_args(argv)

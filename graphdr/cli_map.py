@@ -42,8 +42,9 @@ def add_file_options(p):
                    "file without a header, the only non-numeric column)")
     g.add_argument("--id-column", type=_id_column, default=None, metavar="COL",
                    help="column of sample ids (never a feature; shown on the map). Default: a "
-                   "column named id/index whose values are distinct integers; 'none': no id "
-                   "column")
+                   "column whose name says so (id, index, sample, key, *_id, '* ID', sampleId, "
+                   "...), else a numeric column counting the rows; 'none': no id column, "
+                   "every column a feature")
     g.add_argument("--drop-columns", type=_csv_list, default=(), metavar="A,B",
                    help="columns to leave out")
     g.add_argument("--sep", type=_separator, default=None, metavar="CHAR",
@@ -165,7 +166,8 @@ def run_map(args):
     from ._outputs import refuse_inputs
     from .bench.datasets import input_files, load_dataset
     from .bench.files import check_writable
-    from .map2d import map2d, map_files
+    from .map2d import map_files, write_map
+    from .neighbor import DEEMap
 
     files = map_files(args.out)
     refuse_inputs(files.values(), [args.data, *input_files(args.data)])
@@ -179,24 +181,24 @@ def run_map(args):
             print(f"graphdr map: {note}.", file=sys.stderr)
     start = time.perf_counter()
     params = dict(feature_scaling=args.feature_scaling, placement_width=args.placement_width)
-    write = dict(out=args.out, title=args.title, ids=ds.ids, hover=hover,
-                 label_name=_label_name(ds, args), png=not args.no_png,
-                 id_name=ds.id_name or "id")
+    write = dict(title=args.title, ids=ds.ids, hover=hover, label_name=_label_name(ds, args),
+                 id_name=ds.id_name or "id", label_empty=ds.label_empty, **_written(args))
     if args.quiet:
-        model = map2d(ds.X, labels, **write, **params)
+        model = DEEMap(**params).fit(ds.X, labels)
     else:
         from tqdm.auto import tqdm
-
-        from .neighbor import DEEMap
 
         with tqdm(total=DEEMap().max_iter, desc="graphdr map", unit="it", leave=False) as bar:
             def progress(Y, info):
                 bar.update(1)
                 bar.set_postfix(objective=f"{info['objective']:.5g}", refresh=False)
 
-            model = map2d(ds.X, labels, callback=progress, **write, **params)
+            model = DEEMap(callback=progress, **params).fit(ds.X, labels)
+    write_map(model, labels, args.out, **write)
     if not args.quiet:
-        written = [str(files[k]) for k in ("html", "csv", "png") if k != "png" or not args.no_png]
+        kinds = _written(args)
+        written = [str(files[k]) for k, kind in (("html", "page"), ("csv", "table"),
+                                                 ("png", "png")) if kinds[kind]]
         n_unlabelled = int(_unlabelled(labels).sum())
         unlabelled = f" ({n_unlabelled} unlabelled)" if n_unlabelled else ""
         print(f"graphdr map: {ds.name}, {len(ds.y)} samples{unlabelled}, "
@@ -204,6 +206,17 @@ def run_map(args):
               f"{model.n_iter_} iterations in {time.perf_counter() - start:.1f} s: wrote "
               f"{', '.join(written)}", file=sys.stderr)
     return 0
+
+
+def _written(args):
+    """``{'page': ..., 'table': ..., 'png': ...}``: which files ``--outputs`` (less
+    ``--no-png``) asks for; a ValueError when none is left."""
+    kinds = set(getattr(args, "outputs", ("page", "table", "png")))
+    if args.no_png:
+        kinds.discard("png")
+    if not kinds:
+        raise ValueError("--outputs png with --no-png: nothing left to write.")
+    return {k: k in kinds for k in ("page", "table", "png")}
 
 
 def _unlabelled(labels):
@@ -272,6 +285,7 @@ def _run_map_parts(args):
                          "(--scheduler, or data past --memory-budget); the Parquet "
                          "partitions carry the id to join them with your columns.")
     refuse_inputs(files.values(), [args.data])  # before anything is read
+    _written(args)
     echo = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     start = time.perf_counter()
     # every file read and checked once (a bad cell named before any cluster starts)
@@ -284,7 +298,9 @@ def _run_map_parts(args):
     with dask_client(args.scheduler, args.workers, args.worker_memory, "graphdr map", echo):
         model = _map_table(args, table, echo)
     n = len(table.y)
-    written = [str(files[k]) for k in ("html", "parquet", "png") if k != "png" or not args.no_png]
+    kinds = _written(args)
+    written = [str(files[k]) for k, kind in (("html", "page"), ("parquet", "table"),
+                                             ("png", "png")) if kinds[kind]]
     n_unlabelled = int(_unlabelled(table.y).sum())
     unlabelled = f" ({n_unlabelled} unlabelled)" if n_unlabelled else ""
     echo(f"graphdr map: {args.data}, {n} samples{unlabelled}, {len(model.classes_)} classes, "
@@ -300,8 +316,9 @@ def _map_table(args, table, echo):
         return map_dask(
             table.features(), table.y, out=args.out, ids=table.ids,
             id_name=table.id_name or "id", label_name=str(table.options.label_column),
-            title=args.title, png=not args.no_png, progress=place_progress,
+            title=args.title, progress=place_progress, **_written(args),
             callback=fit_progress, fit_samples=args.fit_samples,
+            label_empty=table.label_empty, id_dtype=table.id_dtype,
             feature_scaling=args.feature_scaling, placement_width=args.placement_width)
 
 

@@ -20,7 +20,7 @@ __all__ = ["map2d", "plot_map", "map_files", "write_map"]
 
 
 def map2d(X, y, *, out=None, title=None, ids=None, hover=None, label_name="label",
-          png=True, id_name="id", **params):
+          png=True, id_name="id", page=True, table=True, **params):
     """Fit the 2-D map of ``X`` with labels ``y`` and, with ``out``, write it.
 
     Parameters
@@ -44,8 +44,9 @@ def map2d(X, y, *, out=None, title=None, ids=None, hover=None, label_name="label
         What the labels are called on the page.
     id_name : str
         What the ids are called on the page (the id column's name).
-    png : bool
-        Also draw ``out.png``.
+    png, page, table : bool
+        Which of ``out.png``, ``out.html`` and ``out.csv`` (``out.parquet/`` for a
+        ``dask.array``) to write: ``page=False, table=False`` writes the picture alone.
     **params
         Parameters of :class:`graphdr.DEEMap`.
 
@@ -74,18 +75,21 @@ def map2d(X, y, *, out=None, title=None, ids=None, hover=None, label_name="label
         from .map_partitions import map_dask
 
         return map_dask(X, y, out=out, ids=ids, title=title, label_name=label_name,
-                        id_name=id_name, png=png, **params)
+                        id_name=id_name, png=png, page=page, table=table, **params)
     model = DEEMap(**params).fit(X, y)
     if out is not None:
         write_map(model, y, out, title=title, ids=ids, hover=hover, label_name=label_name,
-                  id_name=id_name, png=png)
+                  id_name=id_name, png=png, page=page, table=table)
     return model
 
 
 def write_map(model, y, out, *, title=None, ids=None, hover=None, label_name="label", png=True,
-              id_name="id"):
+              id_name="id", label_empty=None, page=True, table=True):
     """Write the page, CSV and PNG of the fitted map ``model`` of labels ``y`` (see
-    :func:`map2d`); returns :func:`map_files` of ``out``.
+    :func:`map2d`); returns :func:`map_files` of ``out``. ``label_empty``: the rows whose label
+    cell was empty in the input file, whose CSV label is written empty again (default: the
+    label as given, -1 for an unlabelled row). ``page``, ``table``, ``png``: which files to
+    write.
 
     The files appear together or not at all (:class:`graphdr._outputs.OutputSet`): each is
     written beside its target and all are renamed into place once every one is complete, so
@@ -93,15 +97,21 @@ def write_map(model, y, out, *, title=None, ids=None, hover=None, label_name="la
     files = map_files(out)
     y = column_or_1d(y)  # a column vector, as fit accepts it
     title = title or f"DEEMap of {len(model.embedding_)} samples, {len(model.classes_)} classes"
-    propagated = propagated_columns(model, y)
+    if not (page or table or png):
+        raise ValueError("page, table and png are all False: nothing to write.")
+    propagated = propagated_columns(model, y) if page or table else {}
     if propagated:  # each unlabelled sample's propagated class and confidence, on hover
         hover = {**(hover or {}), **propagated}
-    page = fitted_map_page(model, y, title=title, ids=ids, hover=hover, label_name=label_name,
-                           csv_name=files["csv"].name, id_name=id_name)
     with OutputSet() as outputs:
-        with atomic_open(outputs.path(files["html"]), "w", encoding="utf-8") as fh:
-            fh.write(page)
-        write_map_csv(outputs.path(files["csv"]), model.embedding_, y, ids, extra=propagated)
+        if page:
+            html = fitted_map_page(model, y, title=title, ids=ids, hover=hover,
+                                   label_name=label_name, id_name=id_name,
+                                   csv_name=files["csv"].name if table else None)
+            with atomic_open(outputs.path(files["html"]), "w", encoding="utf-8") as fh:
+                fh.write(html)
+        if table:
+            write_map_csv(outputs.path(files["csv"]), model.embedding_, y, ids,
+                          extra=propagated, id_name=id_name, label_empty=label_empty)
         if png:
             _save_png(model, y, outputs.path(files["png"]), title)
         outputs.commit()

@@ -103,20 +103,27 @@ def _text(values):
     return ["" if v is None else str(v) for v in values]
 
 
-def write_map_csv(path, embedding, labels, ids=None, extra=None):
-    """The map as CSV: ``id,label,x,y`` (ids default to the row numbers, from 0), then the
-    ``extra`` columns (a dict of name -> one text per sample) in their order.
+def write_map_csv(path, embedding, labels, ids=None, extra=None, id_name="id",
+                  label_empty=None):
+    """The map as CSV: ``id,label,x,y`` (ids default to the row numbers, from 0; the id
+    column named ``id_name``), then the ``extra`` columns (a dict of name -> one text per
+    sample) in their order. ``label_empty``: rows whose label cell was empty in the input,
+    written empty again (an unlabelled row keeps its cell, for joining back).
 
     A text cell that a spreadsheet would read as a formula (it begins with ``= + - @``) is
     written with a leading ``'`` (:func:`graphdr._outputs.spreadsheet_safe`); the page shows
     the label as given."""
     Y = np.asarray(embedding, dtype=np.float64)
     ids = _text(ids) if ids is not None else [str(i) for i in range(len(Y))]
+    labels = _text(labels)
+    if label_empty is not None:
+        labels = ["" if e else lab for lab, e in zip(labels, np.asarray(label_empty))]
     with atomic_open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh, lineterminator="\n")
         extra = {k: _text(v) for k, v in (extra or {}).items()}
-        w.writerow(["id", "label", "x", "y"] + [spreadsheet_safe(k) for k in extra])
-        for r, (i, lab, (a, b)) in enumerate(zip(ids, _text(labels), Y)):
+        w.writerow([spreadsheet_safe(str(id_name or "id")), "label", "x", "y"]
+                   + [spreadsheet_safe(k) for k in extra])
+        for r, (i, lab, (a, b)) in enumerate(zip(ids, labels, Y)):
             w.writerow([spreadsheet_safe(i), spreadsheet_safe(lab), repr(float(a)),
                         repr(float(b))] + [spreadsheet_safe(v[r]) for v in extra.values()])
     return Path(path)
@@ -195,6 +202,31 @@ class MapView:
     def __init__(self, page, height=640):
         self.page = page
         self.height = int(height)
+        self.path = None
+
+    def open(self):
+        """Outside a notebook: write the page to a file of the temporary folder (named by its
+        content), open it in the web browser where there is a display, and say where it is
+        on stderr. Returns the path."""
+        import hashlib
+        import os
+        import sys
+        import tempfile
+        import webbrowser
+
+        digest = hashlib.sha256(self.page.encode("utf-8")).hexdigest()[:16]
+        self.path = self.save(Path(tempfile.gettempdir()) / f"graphdr-map-{digest}.html")
+        shown = False
+        if sys.platform in ("darwin", "win32") or os.environ.get("DISPLAY") \
+                or os.environ.get("WAYLAND_DISPLAY"):  # never a terminal browser
+            try:
+                shown = webbrowser.open(self.path.resolve().as_uri())
+            except Exception:  # noqa: BLE001 - no browser is not an error
+                shown = False
+        print(f"graphdr: the map's page is {self.path}"
+              + (" (opened in the web browser)" if shown else "; open it in a web browser"),
+              file=sys.stderr)
+        return self.path
 
     def _repr_html_(self):
         return (f'<iframe srcdoc="{html.escape(self.page, quote=True)}" '

@@ -54,7 +54,8 @@ def map_files_parts(out):
 
 
 def map_dask(X, y, *, out=None, ids=None, title=None, label_name="label", id_name="id",
-             png=True, page_points=PAGE_POINTS, progress=None, **params):
+             png=True, page_points=PAGE_POINTS, progress=None, label_empty=None,
+             id_dtype=None, page=True, table=True, **params):
     """:func:`graphdr.map2d` of a ``dask.array`` ``X``: fit :class:`graphdr.DEEMap` with
     ``params`` as its ``fit`` fits a ``dask.array`` and, with ``out``, write the map
     (:func:`write_dask_map`). The rows' content keys are read once, for the fit's sample and
@@ -76,18 +77,24 @@ def map_dask(X, y, *, out=None, ids=None, title=None, label_name="label", id_nam
     if out is not None:
         write_dask_map(model, X, y, out, keys=keys, ids=ids, title=title,
                        label_name=label_name, id_name=id_name, png=png,
-                       page_points=page_points, progress=progress)
+                       page_points=page_points, progress=progress, label_empty=label_empty,
+                       id_dtype=id_dtype, page=page, table=table)
     return model
 
 
 def write_dask_map(model, X, y, out, *, keys=None, ids=None, title=None, label_name="label",
-                   id_name="id", png=True, page_points=PAGE_POINTS, progress=None):
+                   id_name="id", png=True, page_points=PAGE_POINTS, progress=None,
+                   label_empty=None, id_dtype=None, page=True, table=True):
     """Place every row of the ``dask.array`` ``X`` on the fitted ``model`` (fitted on ``X``,
     with ``fit_rows_``) and write the partitions, page and picture (module docstring).
 
     ``keys``: the rows' content keys (:func:`graphdr.sampling.row_keys`) when already
-    computed; ``ids``: one id per row (default the row numbers); ``progress``: called with the
-    number of rows of each block written. Returns the dict of files written.
+    computed; ``ids``: one id per row (default the row numbers), written as ``id_dtype`` (the
+    input's stored type, e.g. ``'int64'``; None: integers when every id is written as one,
+    else text); ``label_empty``: rows whose label cell was empty in the input, whose label is
+    written missing (null) again; ``progress``: called with the number of rows of each block
+    written; ``page``, ``table``, ``png``: which of the page, the partitions and the picture
+    to write. Returns the dict of files written.
     """
     import dask
 
@@ -95,11 +102,15 @@ def write_dask_map(model, X, y, out, *, keys=None, ids=None, title=None, label_n
     from .neighbor.map_dask import place_dask
     from .sampling import row_keys, smallest_keys
 
+    if not (page or table or png):
+        raise ValueError("page, table and png are all False: nothing to write.")
     files = map_files_parts(out)
     files["html"].parent.mkdir(parents=True, exist_ok=True)
     y = np.asarray(y)
     n = len(y)
     unlabelled = unlabelled_mask(y)
+    empty = np.zeros(n, dtype=bool) if label_empty is None else np.asarray(label_empty, bool)
+    ids = None if ids is None else _typed_ids(ids, id_dtype)
     classes = np.asarray(model.classes_)
     codes = np.full(n, len(classes), dtype=np.intp)
     codes[~unlabelled] = np.searchsorted(classes, y[~unlabelled])
@@ -108,30 +119,31 @@ def write_dask_map(model, X, y, out, *, keys=None, ids=None, title=None, label_n
     fitted[rows] = True
     if n > page_points:
         keys = row_keys(X) if keys is None else keys
-        page = np.sort(smallest_keys(keys, page_points))
+        page_rows = np.sort(smallest_keys(keys, page_points))
     else:
-        page = np.arange(n)
+        page_rows = np.arange(n)
     on_page = np.zeros(n, dtype=bool)
-    on_page[page] = True
+    on_page[page_rows] = True
     places = place_dask(model, X, rows)
     labelled_fit = ~unlabelled[rows]
     reference = dask.delayed((np.asarray(model.embedding_)[labelled_fit],
                               codes[rows][labelled_fit]), pure=False)
     blocks = [dask.delayed(_vote)(b, reference) for b in places.to_delayed().ravel()]
     starts = np.r_[0, np.cumsum(places.chunks[0])]
-    page_xy = np.empty((len(page), 2), dtype=places.dtype)
+    page_xy = np.empty((len(page_rows), 2), dtype=places.dtype)
     wrong = scored = 0
     with OutputSet() as outputs:
-        folder = outputs.folder(files["parquet"])
+        folder = outputs.folder(files["parquet"]) if table else None
         for i, (xy, near, voted, share) in _in_order(blocks):
             a, b = starts[i], starts[i + 1]
             held = ~fitted[a:b] & ~unlabelled[a:b]
             wrong += int(np.count_nonzero(near[held] != codes[a:b][held]))
             scored += int(np.count_nonzero(held))
-            page_xy[np.searchsorted(page, np.flatnonzero(on_page[a:b]) + a)] = xy[on_page[a:b]]
-            _write_part(folder / f"part-{i:05d}.parquet", xy, y[a:b], unlabelled[a:b],
-                        ids[a:b] if ids is not None else np.arange(a, b), id_name,
-                        classes, voted, share, bool(unlabelled.any()))
+            page_xy[np.searchsorted(page_rows, np.flatnonzero(on_page[a:b]) + a)] = xy[on_page[a:b]]
+            if table:
+                _write_part(folder / f"part-{i:05d}.parquet", xy, y[a:b], unlabelled[a:b],
+                            ids[a:b] if ids is not None else np.arange(a, b), id_name,
+                            classes, voted, share, bool(unlabelled.any()), empty[a:b])
             if progress is not None:
                 progress(b - a)
         if scored:
@@ -140,17 +152,19 @@ def write_dask_map(model, X, y, out, *, keys=None, ids=None, title=None, label_n
             errors = held_out_errors(model, y[rows])
         counts = np.bincount(codes, minlength=len(classes) + 1)[:len(classes) + unlabelled.any()]
         title = title or f"DEEMap of {n} samples, {len(classes)} classes"
-        description = _description(model, n, int(unlabelled.sum()), len(rows), len(page))
-        html = map_page_html(
-            page_xy, y[page], classes=classes,
-            ids=page if ids is None else np.asarray(ids, dtype=object)[page],
+        description = _description(model, n, int(unlabelled.sum()), len(rows), len(page_rows))
+        html = None if not page else map_page_html(
+            page_xy, y[page_rows], classes=classes,
+            ids=page_rows if ids is None else np.asarray(ids, dtype=object)[page_rows],
             title=title, description=description, errors=errors, label_name=label_name,
-            csv_name=files["parquet"].name, unlabelled=unlabelled[page], id_name=id_name,
+            csv_name=files["parquet"].name if table else None, unlabelled=unlabelled[page_rows],
+            id_name=id_name,
             counts=counts, details=f"graphdr.DEEMap parameters: {_params(model)}.")
-        with atomic_open(outputs.path(files["html"]), "w", encoding="utf-8") as fh:
-            fh.write(html)
+        if page:
+            with atomic_open(outputs.path(files["html"]), "w", encoding="utf-8") as fh:
+                fh.write(html)
         if png:
-            _save_png(model, y[page], outputs.path(files["png"]), title, Y=page_xy)
+            _save_png(model, y[page_rows], outputs.path(files["png"]), title, Y=page_xy)
         outputs.commit()
     return files
 
@@ -194,13 +208,15 @@ def _vote(xy, reference):
     return xy, first, voted, top / k
 
 
-def _write_part(path, xy, labels, unlabelled, ids, id_name, classes, voted, share, extra):
+def _write_part(path, xy, labels, unlabelled, ids, id_name, classes, voted, share, extra,
+                empty):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     labels = np.asarray(labels)
     label = labels.astype(str) if labels.dtype == object else labels
-    columns = {str(id_name) if id_name else "id": _column(ids), "label": _column(label),
+    label = pa.array(_column(label), mask=np.asarray(empty, dtype=bool))
+    columns = {str(id_name) if id_name else "id": _column(ids), "label": label,
                "x": xy[:, 0], "y": xy[:, 1]}
     if extra:
         columns["propagated class"] = pa.array(
@@ -210,6 +226,22 @@ def _write_part(path, xy, labels, unlabelled, ids, id_name, classes, voted, shar
             [float(s) if u else None for s, u in zip(share.tolist(), unlabelled)],
             type=pa.float64())
     pq.write_table(pa.table(columns), path)
+
+
+def _typed_ids(ids, dtype):
+    """The ids as the input stored them: ``dtype`` (a Parquet integer column's), else integers
+    when every id is written as one (no sign but ``-``, no leading zero), else text."""
+    import pandas as pd
+
+    ids = np.asarray(ids)
+    if ids.dtype != object:
+        return ids
+    if dtype is not None:
+        return ids.astype(dtype)
+    text = pd.Series(ids, dtype=object)
+    if len(ids) and bool(text.str.fullmatch(r"-?(0|[1-9][0-9]{0,17})").fillna(False).all()):
+        return ids.astype(np.int64)
+    return ids
 
 
 def _column(values):

@@ -124,7 +124,7 @@ def test_csv_label_column(tmp_path):
     np.testing.assert_array_equal(ds.X, [[1, 2], [3, 4], [5, 6.5]])
     np.testing.assert_array_equal(ds.classes[ds.y], ["cat", "dog", "cat"])
     assert bd.load_dataset(str(path), label_column="1").X.shape == (3, 2)
-    with pytest.raises(ValueError, match="--label-column.*Columns: f1, species, f2"):
+    with pytest.raises(ValueError, match="--label-column.*Text columns: species; numeric columns: f1, f2"):
         bd.load_dataset(str(path))
     with pytest.raises(ValueError, match="no label column 'kind'"):
         bd.load_dataset(str(path), label_column="kind")

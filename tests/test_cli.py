@@ -208,6 +208,18 @@ def test_help_and_list(capsys):
     assert main([]) == 2
 
 
+def test_a_pipe_closed_early_ends_quietly():
+    """``graphdr list datasets | head``: the reader is gone before graphdr writes; no
+    BrokenPipeError traceback, the exit status of a program SIGPIPE stops (141)."""
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "graphdr.cli", "list", "datasets"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader closes at once
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141 and err == "", err
+
+
 def test_console_script_entry_point():
     from importlib.metadata import entry_points
 

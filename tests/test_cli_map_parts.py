@@ -55,12 +55,65 @@ def test_parquet_folder_on_a_scheduler_equals_the_in_memory_map(tmp_path, capsys
     assert list(got.columns[:4]) == ["id", "label", "x", "y"]
     assert list(got["id"]) == list(want["id"])
     assert np.array_equal(got[["x", "y"]].to_numpy(), want[["x", "y"]].to_numpy())
-    assert list(got["label"]) == [v if v else "-1" for v in pd.concat(frames)["kind"].fillna("")]
-    unlabelled = got["label"] == "-1"
+    # an unlabelled row keeps its input cell: empty stays empty (null), as in the CSV
+    assert list(got["label"].fillna("")) == list(pd.concat(frames)["kind"].fillna(""))
+    assert list(want["label"]) == list(pd.concat(frames)["kind"].fillna(""))
+    unlabelled = got["label"].isna()
     assert got.loc[unlabelled, "propagated class"].isin(["ant", "bee", "cow"]).all()
     assert got.loc[~unlabelled, "propagated class"].isna().all()
     page = (tmp_path / "big.html").read_text()
     assert "big.parquet" in page and '"label_name":"kind"' in page
+
+
+def test_integer_ids_keep_their_name_and_type_and_are_never_features(tmp_path, capsys,
+                                                                     scheduler):
+    """A Spark-style folder with an int64 ``pixel_id``: on both routes the id column keeps its
+    name, on the Dask route its type (it sorts as numbers), and it is not fitted."""
+    frames = _tables(tmp_path / "parts")
+    rng = np.random.default_rng(1)
+    ids = rng.permutation(10**6)[:sum(len(f) for f in frames)].astype(np.int64)
+    start = 0
+    for i, f in enumerate(frames):
+        f.pop("id")
+        f.insert(2, "pixel_id", ids[start:start + len(f)])
+        start += len(f)
+        f.to_parquet(tmp_path / "parts" / f"part-{i}.parquet", index=False)
+    args = ["--label-column", "kind", "--no-png", "--quiet"]
+    code, err = run(["map", str(tmp_path / "parts"), "--out", str(tmp_path / "big"),
+                     "--scheduler", scheduler] + args, capsys)
+    assert code == 0, err
+    got = pd.concat([pd.read_parquet(p) for p in sorted((tmp_path / "big.parquet").iterdir())],
+                    ignore_index=True)
+    assert list(got.columns[:4]) == ["pixel_id", "label", "x", "y"]
+    assert got["pixel_id"].dtype == np.int64 and np.array_equal(got["pixel_id"], ids)
+    assert main(["map", str(tmp_path / "parts"), "--out", str(tmp_path / "mem")] + args) == 0
+    want = pd.read_csv(tmp_path / "mem.csv", keep_default_na=False)
+    assert list(want.columns[:2]) == ["pixel_id", "label"]
+    assert np.array_equal(want["pixel_id"].to_numpy(), ids)
+    assert np.array_equal(got[["x", "y"]].to_numpy(), want[["x", "y"]].to_numpy())
+    page = (tmp_path / "big.html").read_text()
+    assert "4 features" in page  # a, b, c, d: the ids were not fitted
+
+
+@pytest.mark.parametrize("route", ["memory", "dask"])
+def test_outputs_asks_for_the_picture_alone(tmp_path, capsys, scheduler, route):
+    """What UMAP and openTSNE users reach for first: a PNG and nothing else."""
+    import matplotlib.image as mpimg
+
+    frames = _tables(tmp_path / "parts")
+    for i, f in enumerate(frames):
+        f.to_parquet(tmp_path / "parts" / f"part-{i}.parquet", index=False)
+    extra = ["--scheduler", scheduler] if route == "dask" else []
+    code, err = run(["map", str(tmp_path / "parts"), "--out", str(tmp_path / "m"),
+                     "--label-column", "kind", "--outputs", "png"] + extra, capsys)
+    assert code == 0, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.png", "parts"]
+    picture = mpimg.imread(tmp_path / "m.png")
+    assert picture.ndim == 3 and picture.shape[0] > 100 and picture[..., :3].std() > 0.05
+    assert err.strip().endswith(f"wrote {tmp_path / 'm.png'}")
+    code, err = run(["map", str(tmp_path / "parts"), "--out", str(tmp_path / "n"),
+                     "--label-column", "kind", "--outputs", "png", "--no-png"], capsys)
+    assert code == 2 and "nothing left to write" in err
 
 
 def test_csv_glob_past_the_memory_budget_starts_a_local_cluster(tmp_path, capsys):

@@ -412,7 +412,8 @@ def test_the_files_users_have_make_a_map(tmp_path, capsys, kind):
 
     with open(tmp_path / "m.csv", newline="") as fh:
         rows = list(_csv.DictReader(fh))
-    assert [r["id"] for r in rows] == ids and [r["label"] for r in rows] == list(y)
+    id_name = "ID" if kind == "semicolon_id" else "id"  # the input's name for its ids
+    assert [r[id_name] for r in rows] == ids and [r["label"] for r in rows] == list(y)
     Y = np.array([[float(r["x"]), float(r["y"])] for r in rows])
     # a correct map: the three well-separated blobs are three regions (1-NN on the map)
     from sklearn.model_selection import cross_val_score
@@ -430,7 +431,8 @@ def make_blobs_rows():
 
 def test_map_draws_rows_labelled_minus_one_or_empty_as_unlabelled(tmp_path, capsys):
     """Issue 38: rows whose label is -1 or empty are unlabelled samples of the map (in its
-    graph, grey on the page and the picture, -1 in the CSV); they are not scored."""
+    graph, grey on the page and the picture); they are not scored. The CSV keeps each
+    unlabelled row's cell as the input had it (-1 stays -1, empty stays empty), to join back."""
     X, y = make_blobs_rows()
     hidden = np.arange(len(y)) % 4 != 0
     for mark, name in (("-1", "minus.csv"), ("", "empty.csv")):
@@ -442,7 +444,7 @@ def test_map_draws_rows_labelled_minus_one_or_empty_as_unlabelled(tmp_path, caps
         assert code == 0, err
         assert f"60 samples ({int(hidden.sum())} unlabelled), 3 classes" in err
         rows = list(csv.DictReader(open(f"{out}.csv")))
-        assert [r["label"] == "-1" for r in rows] == list(hidden)
+        assert [r["label"] == mark for r in rows] == list(hidden)
         page = open(f"{out}.html").read()
         assert '"unlabelled"' in page and "#cccccc" in page
         assert f"of these {int((~hidden).sum())} labelled samples" in page
@@ -628,7 +630,7 @@ def test_text_columns_follow_dropped_rows_and_stay_lazy(tmp_path, monkeypatch):
     column_text = files._column_text
     monkeypatch.setattr(files, "_column_text", lambda col: asked.append(col.name) or
                         column_text(col))
-    table = read_table(path, ReadOptions(na="drop", hover_columns=("note",)))
+    table = read_table(path, ReadOptions(na="drop", hover_columns=("note",), id_column=False))
     assert isinstance(table.columns, TextColumns) and list(table.columns) == list(frame)
     assert sorted(asked) == ["label", "note"]  # the label's and the text column's, not a, n
     assert list(table.columns["note"]) == ["p", "r", "s"]
@@ -638,3 +640,71 @@ def test_text_columns_follow_dropped_rows_and_stay_lazy(tmp_path, monkeypatch):
     assert list(table.columns.take(np.array([True, False, True]))["n"]) == ["7", "10"]
     with pytest.raises(KeyError):
         table.columns["b"]
+
+
+@pytest.mark.parametrize("name", ["pixel_id", "Sample ID", "sampleId", "pixelID", "ID", "Index",
+                                  "id_cell", "row", "KEY", "patient-id"])
+def test_a_column_named_as_ids_is_never_a_feature_whatever_its_type(tmp_path, name):
+    """The issue's case: a Parquet file with ``pixel_id`` (int64) and bands. The expected
+    features and ids are written independently of the reader's rule."""
+    import pandas as pd
+
+    ids = [103, 7, 55, 2, 71, 19]  # integers, not a counter
+    for kind, values in (("int", ids), ("text", [f"s{i}" for i in ids])):
+        frame = pd.DataFrame({name: values, "a": [r[0] for r in ROWS],
+                              "b": [r[1] for r in ROWS], "label": [r[2] for r in ROWS]})
+        path = str(tmp_path / f"{kind}.parquet")
+        frame.to_parquet(path)
+        ds = load_dataset(path)
+        check(ds)  # features a, b only
+        assert [str(v) for v in ds.ids] == [str(v) for v in values]
+        assert any(repr(name) in n and "sample ids" in n for n in ds.notes)
+        if kind == "int":  # told there is no id column: a feature like any other
+            kept = load_dataset(path, options=ReadOptions(id_column=False))
+            assert kept.feature_names == [name, "a", "b"]
+
+
+@pytest.mark.parametrize("name", ["valid", "PAID", "rapid", "acid", "identity", "width"])
+def test_names_that_only_contain_id_stay_features(tmp_path, name):
+    text = f"{name},a,b,label\n" + "".join(f"{i * 3 % 7},{a},{b},{c}\n" for i, (a, b, c) in
+                                           enumerate(ROWS))
+    ds = load_dataset(write(tmp_path / "f.csv", text))
+    assert ds.feature_names == [name, "a", "b"] and ds.ids is None
+
+
+def test_a_row_counter_is_taken_as_the_ids_with_a_note(tmp_path):
+    """A column counting the rows (here in a file sorted by class, where it would give the
+    class away) is never silently a feature."""
+    rows = sorted(ROWS, key=lambda r: r[2])
+    text = "n,a,b,label\n" + "".join(f"{i + 1},{a},{b},{c}\n" for i, (a, b, c) in
+                                     enumerate(rows))
+    ds = load_dataset(write(tmp_path / "counter.csv", text))
+    assert ds.feature_names == ["a", "b"]
+    assert list(ds.ids) == [str(i + 1) for i in range(len(rows))]
+    assert any("counts the rows (1, 2, 3, ...)" in n for n in ds.notes)
+    not_counter = text.replace("\n3,", "\n4,", 1)  # 1, 2, 4, 4, ...: not a counter
+    ds = load_dataset(write(tmp_path / "other.csv", not_counter))
+    assert ds.feature_names == ["n", "a", "b"] and ds.ids is None
+
+
+def test_second_id_named_column_is_left_out_and_drop_columns_wins(tmp_path):
+    text = "id,visit_id,a,b,label\n" + "".join(f"s{i},{10 + i * 3},{a},{b},{c}\n" for i, (a, b, c)
+                                              in enumerate(ROWS))
+    path = write(tmp_path / "two.csv", text)
+    ds = load_dataset(path)
+    check(ds)
+    assert list(ds.ids) == [f"s{i}" for i in range(len(ROWS))]
+    assert any("'visit_id'" in n and "left out of the features" in n for n in ds.notes)
+    ds = load_dataset(path, options=ReadOptions(drop_columns=("id",)))
+    check(ds)  # visit_id becomes the ids when id is dropped
+    assert list(ds.ids) == [str(10 + i * 3) for i in range(len(ROWS))]
+
+
+def test_label_column_error_lists_the_text_columns_first(tmp_path, capsys):
+    names = [f"band{j}" for j in range(14)]
+    text = ",".join(names + ["species"]) + "\n" + "".join(
+        ",".join([str(j + i) for j in range(14)] + [c]) + "\n" for i, (_, _, c) in
+        enumerate(ROWS))
+    code = main(["map", write(tmp_path / "bands.csv", text), "--out", str(tmp_path / "m")])
+    err = capsys.readouterr().err
+    assert code == 2 and "Text columns: species; numeric columns: band0" in err

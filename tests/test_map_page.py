@@ -252,6 +252,32 @@ def test_show_gives_the_page_inline_and_caps_the_points(tmp_path):
     assert '"unlabelled"' in DEEMap().fit(X, partial).show().page
 
 
+def test_show_outside_a_notebook_writes_the_page_and_says_where(tmp_path, monkeypatch, capsys):
+    """In a script, show() must not silently return an object: the page is written (named by
+    its content), opened where there is a display, and its path printed."""
+    import sys
+    import tempfile
+    import webbrowser
+
+    X, y = make_blobs(n_samples=90, centers=3, n_features=4, random_state=2)
+    model = DEEMap().fit(X, y)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    opened = []
+    monkeypatch.setattr(webbrowser, "open", lambda url: opened.append(url) or True)
+    monkeypatch.setattr(sys, "platform", "linux")
+    monkeypatch.setenv("DISPLAY", ":99")
+    view = model.show()
+    assert view.path.parent == tmp_path and view.path.read_text() == view.page
+    assert opened == [view.path.resolve().as_uri()]
+    err = capsys.readouterr().err
+    assert str(view.path) in err and "opened in the web browser" in err
+    monkeypatch.delenv("DISPLAY")
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    again = model.show()
+    assert again.path == view.path and len(opened) == 1  # no display: no browser, a path
+    assert "open it in a web browser" in capsys.readouterr().err
+
+
 def test_show_in_a_notebook_executed_headlessly():
     """A notebook as a user writes it: the last expression of a cell is the map, and
     Jupyter displays it as HTML (an iframe with the page)."""
@@ -271,6 +297,7 @@ def test_show_in_a_notebook_executed_headlessly():
     shown = nb.cells[1].outputs[0]["data"]
     assert shown["text/html"].startswith("<iframe srcdoc=") and "graphdr-data" in \
         shown["text/html"]
+    assert not any(o.get("name") == "stderr" for o in nb.cells[1].outputs)  # inline only
     assert "DEEMap" in nb.cells[2].outputs[0]["data"]["text/html"]  # scikit-learn's repr
     assert "srcdoc" not in nb.cells[2].outputs[0]["data"]["text/html"]
 

@@ -67,6 +67,7 @@ class Dataset:
     feature_names: list | None = None
     notes: list = field(default_factory=list)  # what the reader decided (printed by the CLI)
     label_name: str | None = None  # a file's label column
+    label_empty: np.ndarray | None = None  # rows of a file whose label cell was empty
 
     @property
     def n_classes(self):
@@ -240,6 +241,7 @@ def _load_parts(source, options):
                  f"{len(table.paths)} files of {source}")
     ds.ids, ds.id_name, ds.feature_names = table.ids, table.id_name, table.feature_names
     ds.notes, ds.label_name = table.notes, table.options.label_column
+    ds.label_empty = table.label_empty
     return ds
 
 
@@ -249,7 +251,7 @@ def _load_table(name, path, options):
     ds = _encode(name, table.X, table.y, f"{kind} file {path}")
     ds.ids, ds.id_name, ds.columns = table.ids, table.id_name, table.columns
     ds.feature_names, ds.notes = table.feature_names, table.notes
-    ds.label_name = table.label_name
+    ds.label_name, ds.label_empty = table.label_name, table.label_empty
     return ds
 
 

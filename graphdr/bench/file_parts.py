@@ -147,6 +147,8 @@ class PartedTable:
     ids: np.ndarray | None
     id_name: str | None
     notes: list
+    label_empty: np.ndarray | None = None  # rows whose label cell was empty
+    id_dtype: str | None = None  # the id column's stored type (Parquet integers), else text
 
     def features(self):
         """The features of every row, a ``dask.array`` (float64) of one chunk per file, each
@@ -185,6 +187,7 @@ def read_parts(source, options=None, part_bytes=PART_BYTES):
                     id_column=first.id_name if first.id_name is not None else False,
                     header=first.header, sep=first.sep, decimal=first.decimal)
     ys, ids, counts, notes = [first.y], [first.ids], [len(first.y)], list(first.notes)
+    empty, id_dtypes = [first.label_empty], {first.id_dtype}
     for path, part in parts[1:]:
         table = read_table(path, fixed, part)
         if table.feature_names != first.feature_names:
@@ -195,7 +198,10 @@ def read_parts(source, options=None, part_bytes=PART_BYTES):
                 "same columns.")
         ys.append(table.y)
         ids.append(table.ids)
+        empty.append(table.label_empty)
+        id_dtypes.add(table.id_dtype)
         counts.append(len(table.y))
         notes += table.notes
     return PartedTable(parts, fixed, first.feature_names, np.array(counts), np.concatenate(ys),
-                       None if first.ids is None else np.concatenate(ids), first.id_name, notes)
+                       None if first.ids is None else np.concatenate(ids), first.id_name, notes,
+                       np.concatenate(empty), id_dtypes.pop() if len(id_dtypes) == 1 else None)

@@ -14,8 +14,14 @@ CSV and other delimited text
     The label column is ``label_column`` (a name, or an index, negative from the end), else the
     column named label, class, target or y (any case), else -- in a file without a header -- the
     only non-numeric column. ``id_column`` names the sample ids (shown on the map, never a
-    feature); a column named id, ID, index or ``Unnamed: 0`` whose values are distinct integers
-    is taken as the ids with a note (``id_column=False`` keeps it a feature).
+    feature). Without it, a column whose name says it holds ids is taken as the ids, of any
+    type, with a note: ``id``, ``index``, ``sample``, ``key``, ``row``, ``Unnamed: 0``, ...
+    (:data:`ID_NAMES`, any case), a name ending in ``_id``, `` id`` or ``-id`` (``pixel_id``,
+    ``Sample ID``), beginning with ``id_``, or ending in ``Id``/``ID`` after a lower-case letter
+    (``sampleId``); further such columns are left out of the features with a note. Else a
+    numeric column that counts the rows (whole numbers, each one more than the one before) is
+    taken as the ids with a note: a counter is never silently a feature. ``id_column=False``:
+    no id column, every column a feature.
     ``drop_columns`` are left out. Missing cells (empty, NA, NaN, ...) are an error naming
     their lines and columns, or with ``na='drop'`` their rows are dropped. A non-numeric feature
     column is an error naming it, or with ``categorical='onehot'`` becomes one 0/1 column per
@@ -40,13 +46,12 @@ import numpy as np
 
 from .._validation import unlabelled_mask
 from .array_files import read_npz, read_svmlight
+from .columns import ID_NAMES, LABEL_NAMES, column_index, find_ids, find_label, name_list
 from .paths import check_readable, check_writable
 
-__all__ = ["ReadOptions", "Table", "read_table", "read_svmlight", "read_npz", "check_readable",
-           "check_writable"]
+__all__ = ["ReadOptions", "Table", "read_table", "LABEL_NAMES", "ID_NAMES", "read_svmlight",
+           "read_npz", "check_readable", "check_writable"]
 
-LABEL_NAMES = ("label", "class", "target", "y")
-ID_NAMES = ("id", "index", "unnamed: 0", "sample", "sample_id", "sampleid")
 SEPARATORS = (",", ";", "\t", "|")
 _NA_STRINGS = ["", "NA", "N/A", "n/a", "NaN", "nan", "NULL", "null", "None", "#N/A", "?", "-"]
 _SNIFF_LINES = 200
@@ -104,6 +109,10 @@ class Table:
     header: bool = True  # whether a text file's first line names the columns
     sep: str | None = None  # a text file's separator and decimal mark, as found
     decimal: str | None = None
+    #: rows whose label cell was empty (unlabelled; written back empty, not -1)
+    label_empty: np.ndarray | None = None
+    #: the id column's stored type (a Parquet integer column: ``'int64'``...; None: text)
+    id_dtype: str | None = None
 
 
 def _decode(path, encoding, part=None, header=False):
@@ -196,30 +205,6 @@ def _check_row_lengths(path, text, sep, n_fields, header, offset=0):
                              f"{n_fields} (separator {sep!r}); fix the line or give --sep.")
 
 
-def _column_index(path, spec, names, what):
-    """Index of the column ``spec`` (name, or index negative from the end) among ``names``."""
-    if isinstance(spec, (int, np.integer)) and not isinstance(spec, bool):
-        k = int(spec)
-    elif str(spec) in names:
-        return names.index(str(spec))
-    elif re.fullmatch(r"[+-]?\d+", str(spec).strip()):
-        k = int(str(spec))
-    else:
-        lowered = [n.lower() for n in names]
-        if str(spec).lower() in lowered and lowered.count(str(spec).lower()) == 1:
-            return lowered.index(str(spec).lower())
-        raise ValueError(f"{path}: no {what} {spec!r}; columns: {_list(names)}.")
-    if not -len(names) <= k < len(names):
-        raise ValueError(f"{path}: {what} {k} is out of range; the file has {len(names)} "
-                         f"columns (0..{len(names) - 1}, or -1 for the last).")
-    return k % len(names)
-
-
-def _list(names, k=12):
-    names = [str(n) for n in names]
-    return ", ".join(names[:k]) + (f", ... ({len(names)} in all)" if len(names) > k else "")
-
-
 def _lines(rows, first_line):
     rows = np.asarray(rows)
     shown = ", ".join(str(int(r) + first_line) for r in rows[:_SHOW])
@@ -291,6 +276,10 @@ def read_table(path, options=None, part=None):
     table.header = has_header
     if not path.lower().endswith((".parquet", ".pq")):
         table.sep, table.decimal = sep, decimal
+    elif table.id_name is not None:
+        stored_id = stored[renamed[table.id_name]]
+        if pd.api.types.is_integer_dtype(stored_id) and not stored_id.isna().any():
+            table.id_dtype = str(stored_id.dtype).lower()
     return table
 
 
@@ -314,7 +303,7 @@ def _row_groups(path, part):
 def _check_names(path, names):
     if len(set(names)) != len(names):
         dup = sorted({n for n in names if names.count(n) > 1})
-        raise ValueError(f"{path}: repeated column names {_list(dup)}; give each column its "
+        raise ValueError(f"{path}: repeated column names {name_list(dup)}; give each column its "
                          "own name.")
 
 
@@ -414,33 +403,10 @@ def _split(path, frame, text, options, has_header, first_line, notes):
 
     names = list(frame.columns)
     numeric = [pd.api.types.is_numeric_dtype(frame[n]) for n in names]
-    # the label column
-    if options.label_column is not None:
-        label = _column_index(path, options.label_column, names, "label column")
-    else:
-        matches = [j for j, n in enumerate(names) if n.lower() in LABEL_NAMES]
-        text_columns = [j for j, num in enumerate(numeric) if not num]
-        if matches:
-            label = matches[0]
-        elif not has_header and len(text_columns) == 1:
-            label = text_columns[0]
-            notes.append(f"{path}: labels taken from column {label}, the only non-numeric one "
-                         "(give --label-column to choose another)")
-        else:
-            raise ValueError(
-                f"{path}: say which column holds the labels with --label-column (a name, or an "
-                f"index such as -1 for the last); none is named {'/'.join(LABEL_NAMES)}. "
-                f"Columns: {_list(names)}.")
-    # the id column
-    id_col = None
-    if options.id_column not in (None, False):
-        id_col = _column_index(path, options.id_column, names, "id column")
-    elif options.id_column is None:
-        id_col = next((j for j, n in enumerate(names) if j != label and n.lower() in ID_NAMES),
-                      None)
-        if id_col is not None:
-            notes.append(f"{path}: column {names[id_col]!r} taken as the sample ids, not as a "
-                         "feature (give --id-column none to keep it as a feature)")
+    label = find_label(path, names, numeric, options, has_header, notes)
+    # the id column, and columns whose names say they are ids
+    dropped = {column_index(path, c, names, "column to drop") for c in options.drop_columns}
+    id_col, id_like = find_ids(path, frame, names, label, options, notes, dropped)
     if id_col == label:
         raise ValueError(f"{path}: the id column and the label column are the same "
                          f"({names[label]!r}).")
@@ -450,15 +416,15 @@ def _split(path, frame, text, options, has_header, first_line, notes):
         if repeated:
             notes.append(f"{path}: {repeated} row(s) repeat an id of column {names[id_col]!r} "
                          f"(e.g. {ids[ids.duplicated()].iloc[0]!r}); kept as they are")
-    dropped = {_column_index(path, c, names, "column to drop") for c in options.drop_columns}
     if label in dropped or id_col in dropped:
         raise ValueError(f"{path}: --drop-columns names the label or the id column.")
-    shown = {_column_index(path, c, names, "hover column") for c in options.hover_columns}
+    shown = {column_index(path, c, names, "hover column") for c in options.hover_columns}
     if not options.hover_features:
         dropped |= shown  # for looking, not for fitting
+    dropped |= id_like
     features = [j for j in range(len(names)) if j not in dropped and j not in (label, id_col)]
     if not features:
-        raise ValueError(f"{path}: no feature columns are left (columns: {_list(names)}).")
+        raise ValueError(f"{path}: no feature columns are left (columns: {name_list(names)}).")
     # missing cells; an empty label is an unlabelled row when the reader is told so, and
     # any other text (NA, None, ?) is a class
     labels = pd.Series(text(names[label]), dtype=object).where(lambda s: s != "", None)
@@ -481,7 +447,7 @@ def _split(path, frame, text, options, has_header, first_line, notes):
                 raise ValueError(f"{path}: every row has a missing cell.")
         else:
             raise ValueError(
-                f"{path}: missing cells in column(s) {_list(cols, _SHOW)} on line(s) "
+                f"{path}: missing cells in column(s) {name_list(cols, _SHOW)} on line(s) "
                 f"{_lines(rows, first_line)}; fill them, or drop those rows with --na drop.")
     # non-numeric features
     blocks, feature_names = [], []
@@ -518,8 +484,10 @@ def _split(path, frame, text, options, has_header, first_line, notes):
         ids = np.asarray(text(names[id_col]), dtype=object)
         ids = ids if rows_kept is None else ids[rows_kept]
     columns = TextColumns(text, names, rows_kept)
-    return Table(X, y, feature_names, ids, names[id_col] if id_col is not None else None,
-                 columns, notes, names[label])
+    table = Table(X, y, feature_names, ids, names[id_col] if id_col is not None else None,
+                  columns, notes, names[label])
+    table.label_empty = labels.isna().to_numpy()
+    return table
 
 
 def _labels(path, name, labels, numbers, unlabelled):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
@@ -18,6 +20,9 @@ class MapViewMixin:
 
         The same self-contained page as :func:`graphdr.map2d` writes (pan, zoom, hover,
         search, legend, the held-out error), in an ``iframe``; ``.save(path)`` writes it.
+        Outside a notebook (a script, a terminal) the page is written to a file in the
+        temporary folder, opened in the web browser where there is a display, and its path
+        is printed (``view.path``).
 
         Parameters
         ----------
@@ -56,4 +61,14 @@ class MapViewMixin:
             raise ValueError(f"max_points must be None or an integer >= 1; got {max_points!r}.")
         page = fitted_map_page(self, y, title=title, ids=ids, hover=hover,
                                label_name=label_name, id_name=id_name, max_points=max_points)
-        return MapView(page, height=height)
+        view = MapView(page, height=height)
+        if not _in_notebook():
+            view.open()
+        return view
+
+
+def _in_notebook():
+    """Whether a notebook will display what a cell returns (Jupyter, Colab, VS Code): an
+    IPython shell other than the terminal one."""
+    shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
+    return shell is not None and type(shell).__name__ != "TerminalInteractiveShell"
