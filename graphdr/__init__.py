@@ -1,25 +1,41 @@
 """graphdr: supervised dimensionality reduction by graph embedding, mutual information,
 multiple kernels and discriminative neighbour embedding, as scikit-learn transformers."""
 
-from .base import GraphEmbedding
-from .discriminant import DCV, MMPA
-from .kernel_methods import CKFD, KernelLDA, KernelLPP
-from .linear import LDA, LDE, LPP, MFA
-from .local_fisher import LFDA, SemiLFDA
-from .local_fisher import SELF as SELF  # the paper's name of SemiLFDA (see its docstring)
-from .map2d import map2d
-from .multiview import (
-    KFD,
-    KFDSAMME,
-    MKLDR,
-    KFDVoting,
-    SDPSolverError,
-    ViewKernel,
-    make_multiview_digits,
-)
-from .neighbor import DEE, DSNE, DEEMap, ElasticEmbedding
-from .poisson import PoissonPropagation
-from .qmi import KQMI, LQMI, QMIProjection, qmi_graph, qmi_potentials
+import importlib
+
+#: each public name and the module that defines it: imported when first used (PEP 562), so
+#: that ``import graphdr.cli`` (the command line) starts at once and a Ctrl-C while it starts
+#: is the command's own one-line answer
+_WHERE = {
+    "GraphEmbedding": ".base",
+    "DCV": ".discriminant", "MMPA": ".discriminant",
+    "CKFD": ".kernel_methods", "KernelLDA": ".kernel_methods", "KernelLPP": ".kernel_methods",
+    "LDA": ".linear", "LDE": ".linear", "LPP": ".linear", "MFA": ".linear",
+    "LFDA": ".local_fisher", "SemiLFDA": ".local_fisher",
+    "SELF": ".local_fisher",  # the paper's name of SemiLFDA (see its docstring)
+    "map2d": ".map2d",
+    "KFD": ".multiview", "KFDSAMME": ".multiview", "MKLDR": ".multiview",
+    "KFDVoting": ".multiview", "SDPSolverError": ".multiview", "ViewKernel": ".multiview",
+    "make_multiview_digits": ".multiview",
+    "DEE": ".neighbor", "DSNE": ".neighbor", "DEEMap": ".neighbor",
+    "ElasticEmbedding": ".neighbor",
+    "PoissonPropagation": ".poisson",
+    "KQMI": ".qmi", "LQMI": ".qmi", "QMIProjection": ".qmi", "qmi_graph": ".qmi",
+    "qmi_potentials": ".qmi",
+}
+
+
+def __getattr__(name):
+    if name in _WHERE:
+        value = getattr(importlib.import_module(_WHERE[name], __name__), name)
+        globals()[name] = value  # once
+        return value
+    raise AttributeError(f"module 'graphdr' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_WHERE))
+
 
 __version__ = "0.1.0"
 

@@ -501,6 +501,9 @@ def main(argv=None):
         with contextlib.suppress(OSError, ValueError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except KeyboardInterrupt:  # before a command's own answer (parsing, listing)
+        print("\ngraphdr: interrupted.", file=sys.stderr)
+        return 130
 
 
 def _main(argv):

@@ -362,13 +362,57 @@ def dask_client(scheduler, n_workers, memory_limit, command, echo):
             echo(f"{command}: running on the Dask cluster at {scheduler}.")
             yield client
         return
+    import logging
     import os
+    import shutil
+    import tempfile
 
     n_workers = n_workers or os.cpu_count() or 1
-    with LocalCluster(n_workers=n_workers, threads_per_worker=1, host="127.0.0.1",
-                      dashboard_address=":0", processes=True,
-                      memory_limit=memory_limit or "auto") as cluster, \
-            Client(cluster) as client:
-        echo(f"{command}: started a local Dask cluster of {n_workers} workers "
-             f"({cluster.scheduler_address}).")
-        yield client
+    # the workers' scratch space is graphdr's own, removed at the end whatever happens
+    scratch = tempfile.mkdtemp(prefix="graphdr-dask-")
+    cluster = None
+    try:
+        import dask
+
+        with _workers_ignore_ctrl_c(), dask.config.set({"temporary-directory": scratch}):
+            # the workers' own log lines (a task cancelled as the cluster closes) are not
+            # graphdr's messages: only a critical one is printed
+            cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, host="127.0.0.1",
+                                   dashboard_address=":0", processes=True,
+                                   memory_limit=memory_limit or "auto",
+                                   local_directory=scratch, silence_logs=logging.CRITICAL)
+        with cluster, Client(cluster) as client:
+            echo(f"{command}: started a local Dask cluster of {n_workers} workers "
+                 f"({cluster.scheduler_address}).")
+            try:
+                yield client
+            except KeyboardInterrupt:
+                # the client's pending transfers end as the cluster closes; their "never
+                # retrieved" reports would follow graphdr's one line
+                for name in ("asyncio", "distributed", "tornado"):
+                    logging.getLogger(name).disabled = True
+                raise
+    finally:
+        if cluster is not None:
+            cluster.close()
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _workers_ignore_ctrl_c():
+    """Ctrl-C (SIGINT) ignored while the local workers start: a process started with SIGINT
+    ignored keeps it ignored, so the terminal's Ctrl-C, sent to every process of the
+    foreground group, reaches graphdr alone (which closes the cluster) instead of printing
+    each worker's traceback. (A Ctrl-C during these seconds of start is lost: blocking the
+    signal instead would hold it, but the workers' processes do not inherit a block.)"""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -165,3 +165,46 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path, capsys):
                     capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "--scheduler tcp://127.0.0.1:9: no Dask scheduler answers there" in err
+
+
+@pytest.mark.slow
+def test_ctrl_c_on_the_dask_route_is_one_line_and_leaves_nothing(tmp_path):
+    """SIGINT to the whole foreground group (what a terminal's Ctrl-C does) at several
+    moments: exit 130, one line, no worker's traceback, no scratch folder, the earlier map
+    byte for byte as it was."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    frames = _tables(tmp_path / "parts", k=4, n=4000)
+    for i, f in enumerate(frames):
+        f.to_parquet(tmp_path / "parts" / f"part-{i}.parquet", index=False)
+    (tmp_path / "m.html").write_text("the earlier map")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = dict(os.environ, TMPDIR=str(scratch), PYTHONWARNINGS="ignore")
+    cmd = [sys.executable, "-m", "graphdr.cli", "map", "parts", "--out", "m", "--label-column",
+           "kind", "--memory-budget", "1KB", "--workers", "2", "--quiet"]
+    interrupted = 0
+    for delay in (0.3, 0.9, 1.5, 2.1):
+        proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+        time.sleep(delay)
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGINT)
+        err = proc.communicate(timeout=120)[1]
+        if proc.returncode == 0:  # finished before the signal
+            break
+        interrupted += 1
+        # 130, or killed by SIGINT as CPython ends after a Ctrl-C in some C calls: a shell
+        # reports both as 130
+        assert proc.returncode in (130, -signal.SIGINT), err
+        assert err.strip().splitlines() == [
+            "graphdr map: interrupted; nothing was written (an earlier map at --out is as it "
+            "was)."] or err.strip() == "graphdr: interrupted.", err
+        assert (tmp_path / "m.html").read_text() == "the earlier map"
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["m.html", "parts", "tmp"]
+        assert list(scratch.iterdir()) == []  # no dask-scratch-space, nothing of graphdr's
+    assert interrupted >= 2
