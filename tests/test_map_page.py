@@ -370,6 +370,46 @@ def test_page_search_numbers_prefixes_and_long_names_in_chromium(tmp_path):
             browser.close()
 
 
+def test_page_class_search_by_prefix_or_part_and_clearing_resets_the_view(tmp_path):
+    """'damp' finds the classes whose names begin with it (any case), 'meadow' the one that
+    contains it; an empty search brings back the whole map, with no ring or tip left."""
+    sync_api, executable = _browser()
+    X, y = make_blobs(n_samples=200, centers=4, n_features=4, random_state=3)
+    names = np.array(["damp soil", "Dampness", "dry", "wet meadow"], dtype=object)[y]
+    ids = [f"s{i}" for i in range(len(y))]
+    model = DEEMap().fit(X, names)
+    path = tmp_path / "map.html"
+    write_map_page(path, model.embedding_, names, ids=ids, classes=model.classes_)
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1100, "height": 800})
+            page.goto(path.as_uri())
+            page.wait_for_function("window.graphdrMap && window.graphdrMap.ready",
+                                   timeout=30000)
+
+            def search(text):
+                page.fill("#search", text)
+                page.press("#search", "Enter")
+                return page.inner_text("#found")
+
+            def where(i):
+                return page.evaluate(f"graphdrMap.screenPosition(graphdrMap.indexOf('{i}'))")
+
+            home = [where(i) for i in ("s0", "s1", "s2")]
+            damp = int(np.sum((names == "damp soil") | (names == "Dampness")))
+            assert search("damp") == f"{damp} samples of 2 classes: Dampness, damp soil"
+            assert search("MEADOW") == f"{int(np.sum(names == 'wet meadow'))} samples of wet meadow"
+            assert search("s1") == f"sample s1 ({names[1]})"  # an id: its tip is shown
+            assert page.evaluate("graphdrMap.tipText()") != ""
+            assert where("s0") != home[0]  # the view moved to the sample
+            assert search("") == ""
+            assert [where(i) for i in ("s0", "s1", "s2")] == home
+            assert page.evaluate("graphdrMap.tipText()") == ""
+        finally:
+            browser.close()
+
+
 def test_png_legend_shortens_long_names_and_fits_the_picture(tmp_path):
     import matplotlib
 

@@ -264,7 +264,9 @@
   document.getElementById('none').addEventListener('click', function () { showAll(false); });
 
   // search: a class name first (what a labelled map is searched for most), then a sample id,
-  // then the ids that begin with the text; 'id:7' and 'class:7' say which is meant
+  // then the classes whose names begin with the text, else contain it (any case), then the
+  // ids that begin with it; 'id:7' and 'class:7' say which is meant; an empty search
+  // brings back the whole map
   var search = document.getElementById('search'), found = document.getElementById('found');
   function show(c) { if (!visible[c]) { visible[c] = 1; items[c].classList.remove('off'); } }
   function frame(points) {  // fit the view to these points
@@ -279,29 +281,52 @@
   }
   function runSearch() {
     var text = search.value.trim(), want = 'any';
-    marked = null; pinned = -1; tip.hidden = true;
+    marked = null; pinned = -1; hovered = -1; tip.hidden = true;
     var m = /^(id|class)\s*:\s*(.*)$/i.exec(text);
     if (m) { want = m[1].toLowerCase(); text = m[2].trim(); }
-    if (!text) { found.textContent = ''; setColors(); redraw(true); return; }
+    if (!text) { found.textContent = ''; home(); setColors(); redraw(true); return; }
     var lower = text.toLowerCase(), i, k;
+    function markClasses(cs) {  // mark and frame the samples of the classes cs
+      var inside = new Uint8Array(C), members = [];
+      cs.forEach(function (c) { inside[c] = 1; show(c); });
+      marked = new Uint8Array(n);
+      for (i = 0; i < n; i++) if (inside[L[i]]) { marked[i] = 1; members.push(i); }
+      if (members.length) frame(members);
+      return members.length;
+    }
     var cls = want === 'id' ? -1 : data.classes.findIndex(function (name) { return name.toLowerCase() === lower; });
     if (cls >= 0) {
-      marked = new Uint8Array(n); var members = [];
-      for (i = 0; i < n; i++) if (L[i] === cls) { marked[i] = 1; members.push(i); }
-      show(cls); if (members.length) frame(members);
+      var count = markClasses([cls]);
       var alsoId = want === 'any' && (function () {
         for (var j = 0; j < n; j++) if (idOf(j) === text) return true; return false; })();
-      found.textContent = members.length + ' samples of ' + data.classes[cls] +
+      found.textContent = count + ' samples of ' + data.classes[cls] +
         (alsoId ? ' (' + text + ' is also a sample id: search id:' + text + ')' : '');
       setColors(); redraw(true); return;
     }
-    if (want === 'class') { found.textContent = 'no class ' + JSON.stringify(text); setColors(); redraw(true); return; }
     var exact = -1, prefixed = [];
-    for (i = 0; i < n; i++) {
-      var id = idOf(i);
-      if (id === text) { exact = i; break; }
-      if (id.lastIndexOf(text, 0) === 0) prefixed.push(i);
+    if (want !== 'class') {
+      for (i = 0; i < n; i++) {
+        var id = idOf(i);
+        if (id === text) { exact = i; break; }
+        if (id.lastIndexOf(text, 0) === 0) prefixed.push(i);
+      }
     }
+    if (exact < 0 && want !== 'id') {  // classes by the start of their names, else any part
+      var starts = [], parts = [];
+      data.classes.forEach(function (name, c) {
+        var at = name.toLowerCase().indexOf(lower);
+        if (at === 0) starts.push(c); else if (at > 0) parts.push(c);
+      });
+      var cs = starts.length ? starts : parts;
+      if (cs.length) {
+        var total = markClasses(cs);
+        found.textContent = total + ' samples of ' + (cs.length === 1 ? data.classes[cs[0]] :
+          cs.length + ' classes: ' + cs.slice(0, 6).map(function (c) { return data.classes[c]; }).join(', ') +
+          (cs.length > 6 ? ', ...' : ''));
+        setColors(); redraw(true); return;
+      }
+    }
+    if (want === 'class') { found.textContent = 'no class ' + JSON.stringify(text); setColors(); redraw(true); return; }
     if (exact < 0 && prefixed.length === 1) exact = prefixed[0];
     if (exact >= 0) {
       show(L[exact]);
