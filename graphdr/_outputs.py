@@ -240,24 +240,37 @@ def refuse_inputs(outputs, inputs, option="--out"):
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-def spreadsheet_safe(text):
-    """``text`` as a spreadsheet shows it, never as a formula (OWASP's rule for CSV
-    injection): a text cell that begins with ``= + - @``, a tab or a carriage return gets a
-    leading ``'``; a number (``-1``, ``+2.5``, ``-1e-3``) is left as it is."""
-    text = str(text)
+def _escaped(text):
+    """Whether :func:`spreadsheet_safe` puts a ``'`` before ``text``: a text (not a number)
+    that begins with ``= + - @``, a tab or a carriage return; or a ``'`` before such a text
+    (so that reading back is never ambiguous: ``'=x`` is written ``''=x``)."""
+    while text.startswith("'"):
+        text = text[1:]
+        if not text.startswith(("'",) + _FORMULA_STARTS):
+            return False
     if not text.startswith(_FORMULA_STARTS):
-        return text
+        return False
     try:
         float(text)
     except ValueError:
-        return "'" + text
-    return text
+        return True
+    return False
+
+
+def spreadsheet_safe(text):
+    """``text`` as a spreadsheet shows it, never as a formula (OWASP's rule for CSV
+    injection): a text cell that begins with ``= + - @``, a tab or a carriage return gets a
+    leading ``'``; a number (``-1``, ``+2.5``, ``-1e-3``) is left as it is; so does a text
+    that begins with ``'`` before such a text, so that :func:`from_spreadsheet_safe` gives
+    every text back as it was."""
+    text = str(text)
+    return "'" + text if _escaped(text) else text
 
 
 def from_spreadsheet_safe(text):
     """The text :func:`spreadsheet_safe` was given (graphdr reading its own CSV back)."""
     text = str(text)
-    if text.startswith("'") and text[1:2] and text[1:].startswith(_FORMULA_STARTS):
+    if text.startswith("'") and _escaped(text[1:]):
         return text[1:]
     return text
 

@@ -71,6 +71,8 @@ def map2d(X, y, *, out=None, title=None, ids=None, hover=None, label_name="label
     >>> model.embedding_.shape
     (300, 2)
     """
+    if out is not None:  # a folder that cannot be written: said before the fit
+        _check_out(out)
     if is_dask_array(X):
         from .map_partitions import map_dask
 
@@ -81,6 +83,14 @@ def map2d(X, y, *, out=None, title=None, ids=None, hover=None, label_name="label
         write_map(model, y, out, title=title, ids=ids, hover=hover, label_name=label_name,
                   id_name=id_name, png=png, page=page, table=table)
     return model
+
+
+def _check_out(out):
+    """Create the folder of ``out`` (and its parents) if missing; a ``ValueError`` naming it
+    when files cannot be written there."""
+    from .bench.paths import check_writable
+
+    check_writable(map_files(out)["html"].parent, create=True)
 
 
 def write_map(model, y, out, *, title=None, ids=None, hover=None, label_name="label", png=True,
@@ -94,6 +104,7 @@ def write_map(model, y, out, *, title=None, ids=None, hover=None, label_name="la
     The files appear together or not at all (:class:`graphdr._outputs.OutputSet`): each is
     written beside its target and all are renamed into place once every one is complete, so
     an error or Ctrl-C leaves an earlier map at ``out`` as it was."""
+    _check_out(out)
     files = map_files(out)
     y = column_or_1d(y)  # a column vector, as fit accepts it
     title = title or f"DEEMap of {len(model.embedding_)} samples, {len(model.classes_)} classes"

@@ -11,6 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._outputs import held_interrupts
 from ._threads import managed_threads
 from ._validation import (
     check_label_values,
@@ -103,11 +104,11 @@ class PoissonPropagation(ClassifierMixin, BaseEstimator):
         check_label_values(y, type(self).__name__)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_not_constant(X, type(self).__name__)
-        self._scale = input_scale(X)  # a power of two: 1e300 or 1e-300 as at unit scale
-        X = X / self._scale
-        self.classes_, y_enc, _ = check_labels(y, min_classes=2, method=type(self).__name__,
-                                               unlabelled="allow")
-        C = len(self.classes_)
+        scale = input_scale(X)  # a power of two: 1e300 or 1e-300 as at unit scale
+        X = X / scale
+        classes, y_enc, _ = check_labels(y, min_classes=2, method=type(self).__name__,
+                                         unlabelled="allow")
+        C = len(classes)
         # the rows in content order: the graph, the solve and the scores do not depend on the
         # order of the rows
         P, confidence, result = propagate(X, y_enc, C, n_neighbors=self.n_neighbors,
@@ -116,15 +117,19 @@ class PoissonPropagation(ClassifierMixin, BaseEstimator):
             warnings.warn(f"{type(self).__name__}: the solve stopped at max_iter={self.max_iter} "
                           f"with relative residual {result.residual:.2g} > tol={self.tol}; "
                           "raise max_iter.", ConvergenceWarning, stacklevel=2)
-        self.scores_ = result.scores
-        self.label_distributions_ = P
-        self.confidence_ = confidence
-        self.transduction_ = self.classes_[np.argmax(self.label_distributions_, axis=1)]
-        self.n_iter_ = int(result.n_iter)
         # new samples are placed among the training rows in content order: ties of their
         # neighbour search do not follow the order of the training rows
         order = canonical_order(row_keys(X), y_enc)
-        self._X, self._P = X[order], P[order]
+        # every fitted attribute at once, Ctrl-C held: an interrupted refit leaves the
+        # earlier model whole (never new classes with old distributions)
+        with held_interrupts():
+            self._scale, self.classes_ = scale, classes
+            self.scores_ = result.scores
+            self.label_distributions_ = P
+            self.confidence_ = confidence
+            self.transduction_ = classes[np.argmax(P, axis=1)]
+            self.n_iter_ = int(result.n_iter)
+            self._X, self._P = X[order], P[order]
         return self
 
     def _neighbour_distributions(self, X):

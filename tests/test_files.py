@@ -708,3 +708,56 @@ def test_label_column_error_lists_the_text_columns_first(tmp_path, capsys):
     code = main(["map", write(tmp_path / "bands.csv", text), "--out", str(tmp_path / "m")])
     err = capsys.readouterr().err
     assert code == 2 and "Text columns: species; numeric columns: band0" in err
+
+
+def test_the_sweep_edges_are_one_line_naming_the_file(tmp_path, capsys):
+    """Edges a bad-input sweep found: each is one line on stderr, exit 2, naming the file
+    (and what is wrong), never a traceback."""
+    import pandas as pd
+
+    cases = {}
+    cases["points.csv"] = ("a,b,c,label\n2.54,\"1,5\",-1.01,x\n1.0,2.0,3.0,y\n1.5,2.5,3.5,x\n",
+                           "column 'b' is not numeric (line 2: '1,5'; a number with a decimal "
+                           "comma")
+    np.savez(tmp_path / "empty.npz", X=np.zeros((0, 3)), y=np.zeros(0))
+    cases["empty.npz"] = (None, "empty.npz: the data set has no samples")
+    cases["text.parquet"] = ("a,b,label\n1,2,x\n", "text.parquet: not a Parquet file: it is text")
+    pd.DataFrame({"a": [1.0, 2.0, 3.0], "label": list("xyx")}).to_parquet(tmp_path / "ok.parquet")
+    (tmp_path / "cut.parquet").write_bytes((tmp_path / "ok.parquet").read_bytes()[:300])
+    cases["cut.parquet"] = (None, "cut.parquet: a truncated or damaged Parquet file")
+    for name, (text, message) in cases.items():
+        if text is not None:
+            write(tmp_path / name, text)
+        for command in (["map", str(tmp_path / name), "--out", str(tmp_path / "m")],
+                        ["bench", "-d", str(tmp_path / name), "-m", "lda",
+                         "--out", str(tmp_path / "b")]):
+            code = main(command)
+            err = capsys.readouterr().err
+            assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_class_of_one_sample_is_named_for_cross_validation(tmp_path, capsys):
+    path = write(tmp_path / "one.csv", "a,b,label\n" + "".join(
+        f"{i},{i % 3},{'z' if i == 5 else 'xy'[i % 2]}\n" for i in range(12)))
+    code = main(["bench", "-d", path, "-m", "lda", "--out", str(tmp_path / "b")])
+    err = capsys.readouterr().err
+    assert code == 2 and "class 'z' has 1 sample" in err and "or less" not in err
+
+
+def test_a_table_with_numeric_labels_in_one_file_and_text_in_another(tmp_path):
+    import pandas as pd
+
+    from graphdr.bench.file_parts import read_parts
+
+    folder = tmp_path / "mix"
+    folder.mkdir()
+    rng = np.random.default_rng(0)
+    pd.DataFrame({"a": rng.normal(size=6), "label": [0, 1, 0, 1, -1, 1]}).to_parquet(
+        folder / "p0.parquet")
+    pd.DataFrame({"a": rng.normal(size=4), "label": ["0", "x", None, "1"]}).to_parquet(
+        folder / "p1.parquet")
+    table = read_parts(str(folder), ReadOptions(unlabelled=True))
+    assert list(table.y) == ["0", "1", "0", "1", "-1", "1", "0", "x", "-1", "1"]
+    assert any("numbers in some files and text in others" in n for n in table.notes)
+    # -1 written in the first file is not an empty cell; None in the second is
+    assert list(table.label_empty) == [False] * 6 + [False, False, True, False]

@@ -97,6 +97,7 @@ def test_class_with_one_sample_where_neighbours_are_needed(make, data):
         (graphdr.GraphEmbedding(intrinsic="nope"), "intrinsic must be one of"),
         (graphdr.GraphEmbedding(penalty=np.eye(3)), "penalty must be an n_samples x n_samples"),
         (graphdr.CKFD(fusion_weight=0), "fusion_weight"),
+        (graphdr.GraphEmbedding(kernel_params={"bogus": 1}), "kernel_params.*kernel=None"),
     ],
 )
 def test_invalid_hyper_parameters(est, match, data):

@@ -108,6 +108,35 @@ def test_spreadsheet_safe_rule():
         assert spreadsheet_safe(text) == text
 
 
+def test_spreadsheet_safe_reads_back_every_text():
+    """Every text of up to five characters over the characters that matter comes back as it
+    was, and none is written so that a spreadsheet reads a formula (a cell that begins with
+    a formula character is a number or begins with the text marker ')."""
+    import itertools
+
+    from graphdr._outputs import from_spreadsheet_safe
+
+    chars = ["'", "=", "-", "+", "@", "1", ".", "e", "a", "\t"]
+    for k in range(6):
+        for text in map("".join, itertools.product(chars, repeat=k)):
+            written = spreadsheet_safe(text)
+            assert from_spreadsheet_safe(written) == text, (text, written)
+            if written[:1] in ("=", "+", "-", "@", "\t"):
+                float(written)  # only a number may begin so
+    assert spreadsheet_safe("'=x") == "''=x"  # the case that read back as '=x' before
+
+
+def test_bench_resumes_a_data_set_whose_name_looks_escaped(tmp_path, capsys):
+    """A file named '=odd.csv: its cells are found again on a rerun, not recomputed."""
+    path = blobs_csv(tmp_path / "'=odd.csv")
+    argv = ["bench", "--protocol", "demo", "-d", path, "-m", "lda", "--folds", "2", "--no-plots",
+            "--no-html", "--no-timing", "--out", str(tmp_path / "out")]
+    assert main(argv) == 0
+    capsys.readouterr()
+    assert main(argv) == 0
+    assert "0 cell(s) to compute" in capsys.readouterr().err
+
+
 def test_every_writer_uses_the_helper():
     """No module but _outputs opens a file for writing, and every savefig writes to a
     temporary path given by the helper (named ``tmp``)."""
@@ -396,3 +425,24 @@ def test_results_csv_quotes_formulas_and_reads_them_back(tmp_path):
     write_results(path, [row])
     assert "\n'=cmd(),lda," in open(path).read()
     assert read_results(path)[0]["dataset"] == "=cmd()"
+
+
+def test_map2d_creates_missing_folders_and_names_an_unwritable_one_before_the_fit(
+        tmp_path, monkeypatch):
+    from graphdr import map2d
+    from graphdr.neighbor import DEEMap
+
+    X = np.random.default_rng(0).normal(size=(60, 3))
+    y = np.repeat([0, 1, 2], 20)
+    X[:, 0] += 4 * y
+    map2d(X, y, out=tmp_path / "missing" / "dir" / "m")
+    assert sorted(os.listdir(tmp_path / "missing" / "dir")) == ["m.csv", "m.html", "m.png"]
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("the fit started before the folder was checked")
+
+    monkeypatch.setattr(DEEMap, "fit", no_fit)
+    with pytest.raises(ValueError, match="file"):
+        map2d(X, y, out=blocked / "m")

@@ -394,3 +394,27 @@ def test_the_map_separates_unlabelled_digits_by_their_propagated_classes():
     labels = np.where(rng.uniform(size=300) < 0.1, rng.integers(0, 2, 300), -1)
     other = graphdr.DEEMap(max_iter=30).fit(noise, labels).unlabelled_results_
     assert other["better"] == (other["c"] - other["b"] <= np.sqrt(other["b"] + other["c"]))
+
+
+def test_an_interrupted_refit_leaves_the_earlier_model_whole(monkeypatch):
+    """Ctrl-C in the middle of a refit on other classes: the model predicts as before (its
+    classes and distributions from the same fit), never the new names with the old rows."""
+    from sklearn.datasets import make_blobs
+
+    import graphdr.poisson as poisson
+    from graphdr import PoissonPropagation
+
+    X, y = make_blobs(n_samples=90, centers=3, n_features=3, random_state=0)
+    first = np.where(y == 0, -1, y)
+    model = PoissonPropagation().fit(X, first)
+    before = model.predict(X)
+    names = np.array(["ant", "bee", "cow"], dtype=object)[y]
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(poisson, "propagate", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        model.fit(X, names)
+    assert list(model.classes_) == [1, 2]
+    np.testing.assert_array_equal(model.predict(X), before)

@@ -193,6 +193,11 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             check_option(self.scaling, "scaling", set(SCALINGS))
         if not self._is_kernel():
             check_linear_reg(self)
+            if getattr(self, "kernel_params", None):
+                raise ValueError(
+                    f"kernel_params={self.kernel_params!r} is for a kernel, but kernel=None "
+                    f"fits {type(self).__name__}'s linear projection: set kernel (e.g. "
+                    "'rbf') or leave kernel_params None.")
         data = self._training_data(X, use_unlabelled(self, X, y))
         if self._is_kernel():
             select_kernel(self, data.labelled())

@@ -208,6 +208,8 @@ def _load_npz(name, path, source):
     y = data["y"]
     if y.ndim != 1:
         raise ValueError(f"{path}: 'y' must be one label per sample; it has shape {y.shape}.")
+    if len(y) == 0:
+        raise ValueError(f"{path}: the data set has no samples ('y' is empty).")
     try:
         if view_keys:
             blocks = [np.asarray(data[k], dtype=np.float64).reshape(len(y), -1)

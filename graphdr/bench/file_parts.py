@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .files import Part, ReadOptions, read_table
+from .paths import parquet_file
 
 __all__ = ["PartedTable", "data_files", "read_parts", "table_parts", "in_memory_bytes"]
 
@@ -72,9 +73,7 @@ def table_parts(source, part_bytes=PART_BYTES):
 
 
 def _parquet_parts(path, part_bytes):
-    import pyarrow.parquet as pq
-
-    meta = pq.ParquetFile(path).metadata
+    meta = parquet_file(path).metadata
     parts, start, row, size = [], 0, 1, 0
     for g in range(meta.num_row_groups):
         size += meta.row_group(g).total_byte_size
@@ -118,9 +117,7 @@ def in_memory_bytes(source, options=None):
     rows = cols = 0
     for path in data_files(source):
         if path.lower().endswith((".parquet", ".pq")):
-            import pyarrow.parquet as pq
-
-            meta = pq.ParquetFile(path).metadata
+            meta = parquet_file(path).metadata
             rows, cols = rows + meta.num_rows, max(cols, meta.num_columns)
         else:
             with open(path, "rb") as fh:
@@ -202,6 +199,11 @@ def read_parts(source, options=None, part_bytes=PART_BYTES):
         id_dtypes.add(table.id_dtype)
         counts.append(len(table.y))
         notes += table.notes
+    if len({y.dtype == object for y in ys}) > 1:  # numbers in some files, text in others
+        ys = [y if y.dtype == object else np.array([str(v) for v in y.tolist()], dtype=object)
+              for y in ys]
+        notes.append(f"{source}: the label column holds numbers in some files and text in "
+                     "others; every label is read as text")
     return PartedTable(parts, fixed, first.feature_names, np.array(counts), np.concatenate(ys),
                        None if first.ids is None else np.concatenate(ids), first.id_name, notes,
                        np.concatenate(empty), id_dtypes.pop() if len(id_dtypes) == 1 else None)

@@ -47,7 +47,7 @@ import numpy as np
 from .._validation import unlabelled_mask
 from .array_files import read_npz, read_svmlight
 from .columns import ID_NAMES, LABEL_NAMES, column_index, find_ids, find_label, name_list
-from .paths import check_readable, check_writable
+from .paths import check_readable, check_writable, parquet_file
 
 __all__ = ["ReadOptions", "Table", "read_table", "LABEL_NAMES", "ID_NAMES", "read_svmlight",
            "read_npz", "check_readable", "check_writable"]
@@ -221,6 +221,7 @@ def read_table(path, options=None, part=None):
     check_readable(path)
     notes = []
     if path.lower().endswith((".parquet", ".pq")):
+        parquet_file(path)  # a clear error for what is not one
         try:
             frame = pd.read_parquet(path) if part is None else _row_groups(path, part)
         except ImportError:
@@ -295,9 +296,8 @@ class Part:
 
 
 def _row_groups(path, part):
-    import pyarrow.parquet as pq
 
-    return pq.ParquetFile(path).read_row_groups(range(part.start, part.stop)).to_pandas()
+    return parquet_file(path).read_row_groups(range(part.start, part.stop)).to_pandas()
 
 
 def _check_names(path, names):
@@ -464,15 +464,22 @@ def _split(path, frame, text, options, has_header, first_line, notes):
                           .astype(np.float64))
             feature_names.extend(f"{names[j]}={v}" for v in levels)
             continue
-        bad = np.flatnonzero(pd.to_numeric(col.str.replace(",", ".", regex=False)
-                                           if col.dtype == object else col,
-                                           errors="coerce").isna().to_numpy())
-        example = str(col.iloc[bad[0]]) if len(bad) else ""
+        present = col.notna().to_numpy()
+        # a cell that is no number with either decimal mark, else (a file of points with one
+        # "1,5" cell) one that is no number as written
+        bad = np.flatnonzero(present & pd.to_numeric(
+            col.str.replace(",", ".", regex=False), errors="coerce").isna().to_numpy())
+        if not len(bad):
+            bad = np.flatnonzero(present & pd.to_numeric(col, errors="coerce").isna().to_numpy())
+        example = str(col.iloc[bad[0]])
+        comma = bool(re.fullmatch(r"[+-]?\d*,\d+([eE][+-]?\d+)?", example.strip()))
         raise ValueError(
             f"{path}: column {names[j]!r} is not numeric (line {bad[0] + first_line}: "
-            f"{example!r}); drop it with --drop-columns, show it with --hover-columns (map), "
-            "name it with --id-column, or encode "
-            "text columns with --categorical onehot.")
+            f"{example!r}"
+            + ("; a number with a decimal comma where the file's numbers use a point: write "
+               "it with a point" if comma else "")
+            + "); drop it with --drop-columns, show it with --hover-columns (map), "
+            "name it with --id-column, or encode text columns with --categorical onehot.")
     X = np.hstack(blocks)
     if not np.all(np.isfinite(X)):
         rows, cols = np.nonzero(~np.isfinite(X))

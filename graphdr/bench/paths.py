@@ -21,6 +21,37 @@ def check_readable(path):
         raise ValueError(f"{path}: the file is empty.")
 
 
+def parquet_file(path):
+    """``pyarrow.parquet.ParquetFile`` of ``path``, or a ``ValueError`` naming the file and
+    saying what it is instead: a Parquet file begins and ends with ``PAR1``."""
+    path = str(path)
+    check_readable(path)
+    with open(path, "rb") as fh:
+        head = fh.read(4)
+        fh.seek(max(0, os.path.getsize(path) - 4))
+        tail = fh.read(4)
+    if head != b"PAR1":
+        try:
+            with open(path, encoding="utf-8-sig") as fh:
+                fh.read(4096).encode()
+            kind = "it is text (a CSV file? name it .csv)"
+        except UnicodeDecodeError:
+            kind = "it does not begin with the Parquet mark PAR1"
+        raise ValueError(f"{path}: not a Parquet file: {kind}.")
+    if tail != b"PAR1":
+        raise ValueError(f"{path}: a truncated or damaged Parquet file (it does not end with "
+                         "the Parquet mark PAR1: was it still being written?).")
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise ValueError(f"{path}: reading Parquet needs pyarrow (pip install pyarrow).") \
+            from None
+    try:
+        return pq.ParquetFile(path)
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises its own error types
+        raise ValueError(f"{path}: not a readable Parquet file ({exc}).") from None
+
+
 def check_writable(folder, *, create=False):
     """Raise ``ValueError`` unless files can be written in ``folder`` (created with its parents
     when ``create``), before any long computation."""

@@ -78,13 +78,22 @@ class Protocol:
     def n_folds(self):
         return self.n_splits * self.n_repeats if self.split == "kfold" else self.n_repeats
 
-    def splits(self, y, seed):
-        """List of (train indices, test indices), deterministic in ``seed``."""
+    def splits(self, y, seed, classes=None):
+        """List of (train indices, test indices), deterministic in ``seed``; ``classes``: the
+        names of the codes in ``y``, for the messages."""
         y = np.asarray(y)
         if self.split == "kfold":
             from sklearn.model_selection import RepeatedStratifiedKFold, StratifiedKFold
 
             counts = np.bincount(y)
+            if counts.min() < 2:
+                c = int(np.argmin(counts))
+                name = repr(str(classes[c])) if classes is not None else str(c)
+                raise ValueError(
+                    f"Protocol {self.name!r} uses stratified {self.n_splits}-fold CV, but class "
+                    f"{name} has 1 sample: cross-validation needs at least 2 samples of every "
+                    "class; drop that class's rows or give it more samples."
+                )
             if counts.min() < self.n_splits:
                 raise ValueError(
                     f"Protocol {self.name!r} uses stratified {self.n_splits}-fold CV, but the "

@@ -268,7 +268,7 @@ def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="g
     for ds in loaded:
         idents = _expand_views(parsed, ds)
         method_order += [m for m in idents if m not in method_order]
-        splits = protocol.splits(ds.y, seed)
+        splits = protocol.splits(ds.y, seed, ds.classes)
         common = dict(dataset=ds.name, X=ds.X, y=ds.y, views=ds.views, scaling=protocol.scaling,
                       gamma=protocol.kernel_gamma, svm_gamma=protocol.svm_gamma, seed=seed,
                       projection=protocol.projection)
