@@ -524,6 +524,13 @@ def _main(argv):
     except ValueError as exc:
         print(f"graphdr {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
+    except RuntimeError as exc:
+        from .map_partitions import ClusterFailure
+
+        if not isinstance(exc, ClusterFailure):
+            raise
+        print(f"graphdr {args.command}: error: {_one_line(exc)}", file=sys.stderr)
+        return 1
     except OSError as exc:  # a file that could not be written or read after the checks
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
         print(f"graphdr {args.command}: error: {where}{exc.strerror or exc}", file=sys.stderr)

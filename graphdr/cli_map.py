@@ -286,6 +286,11 @@ def _run_map_parts(args):
                          "partitions carry the id to join them with your columns.")
     refuse_inputs(files.values(), [args.data])  # before anything is read
     _written(args)
+    if args.worker_memory is not None and args.worker_memory < MIN_WORKER_MEMORY:
+        raise ValueError(
+            f"--worker-memory {args.worker_memory} bytes: a worker needs at least 1 GiB (its "
+            "Python with NumPy, pandas and graphdr takes about 0.3 GiB before any data, and "
+            "each piece of the table some hundred MB more); give 1GiB or more.")
     echo = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     start = time.perf_counter()
     # every file read and checked once (a bad cell named before any cluster starts)
@@ -296,7 +301,7 @@ def _run_map_parts(args):
     for note in table.notes:
         echo(f"graphdr map: {note}.")
     with dask_client(args.scheduler, args.workers, args.worker_memory, "graphdr map", echo):
-        model = _map_table(args, table, echo)
+        model = _on_cluster(lambda: _map_table(args, table, echo))
     n = len(table.y)
     kinds = _written(args)
     written = [str(files[k]) for k, kind in (("html", "page"), ("parquet", "table"),
@@ -307,6 +312,27 @@ def _run_map_parts(args):
          f"fitted on {len(model.fit_rows_)} in {model.n_iter_} iterations, all placed in "
          f"{time.perf_counter() - start:.1f} s: wrote {', '.join(written)}")
     return 0
+
+
+def _on_cluster(work):
+    """``work()``, a lost worker or a cancelled task of the cluster turned into
+    :class:`graphdr.map_partitions.ClusterFailure` (one line on the command line)."""
+    from distributed import KilledWorker
+    from distributed.client import FutureCancelledError
+
+    from .map_partitions import ClusterFailure
+
+    try:
+        return work()
+    except (KilledWorker, FutureCancelledError) as exc:
+        raise ClusterFailure(f"the Dask cluster lost workers under the map "
+                             f"({type(exc).__name__}: {exc}); rerun, and give the workers "
+                             "more memory if they were killed (--worker-memory)") from None
+
+
+#: a local worker's least memory: its Python with NumPy, pandas, scikit-learn and graphdr
+#: takes about 0.3 GiB before any data (measured), and a piece of a table a few hundred MB
+MIN_WORKER_MEMORY = 2**30
 
 
 def _map_table(args, table, echo):

@@ -169,6 +169,11 @@ def write_dask_map(model, X, y, out, *, keys=None, ids=None, title=None, label_n
     return files
 
 
+class ClusterFailure(RuntimeError):
+    """The Dask cluster failed under the map (workers lost, tasks cancelled): the command line
+    says it in one line."""
+
+
 def _in_order(blocks):
     """``(i, result)`` of each delayed block as it is computed: on the Dask cluster of the
     current client (several at a time), else one after the other on the default scheduler."""
@@ -182,7 +187,14 @@ def _in_order(blocks):
         return
     futures = client.compute(blocks)
     index = {f.key: i for i, f in enumerate(futures)}
-    for future, result in as_completed(futures, with_results=True):
+    for future, result in as_completed(futures, with_results=True, raise_errors=False):
+        if future.status == "error":  # the task's own exception (KilledWorker too)
+            future.result()  # raises it
+        if future.status != "finished":  # cancelled: lost with the workers or the client
+            raise ClusterFailure(
+                f"the Dask cluster lost piece {index[future.key]} of the placement "
+                f"({type(result).__name__}: {result}); rerun, and give the workers more "
+                "memory if they were killed (--worker-memory)")
         yield index[future.key], result
         future.release()
 

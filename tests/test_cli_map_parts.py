@@ -208,3 +208,54 @@ def test_ctrl_c_on_the_dask_route_is_one_line_and_leaves_nothing(tmp_path):
         assert sorted(p.name for p in tmp_path.iterdir()) == ["m.html", "parts", "tmp"]
         assert list(scratch.iterdir()) == []  # no dask-scratch-space, nothing of graphdr's
     assert interrupted >= 2
+
+
+def test_a_lost_worker_under_the_placement_is_one_line(tmp_path, capsys, monkeypatch):
+    """What a worker killed past Dask's retries gives (KilledWorker), and a piece cancelled
+    under the placement: one line, exit 1, never an unpacking TypeError."""
+    import dask
+
+    from graphdr import map_partitions
+    from graphdr.cli_map import _on_cluster
+    from graphdr.map_partitions import ClusterFailure, _in_order
+
+    def killed():
+        import types
+
+        worker = types.SimpleNamespace(address="tcp://127.0.0.1:1")
+        raise distributed.KilledWorker("place-0", worker, 3)
+
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=":0") as cluster, \
+            distributed.Client(cluster):
+        blocks = [dask.delayed(abs)(-1), dask.delayed(killed)()]
+        with pytest.raises(ClusterFailure, match="lost workers.*KilledWorker"):
+            _on_cluster(lambda: list(_in_order(blocks)))
+    frames = _tables(tmp_path / "parts", k=2, n=60)
+    for i, f in enumerate(frames):
+        f.to_parquet(tmp_path / "parts" / f"part-{i}.parquet", index=False)
+
+    def cancelled(blocks):
+        raise ClusterFailure("the Dask cluster lost piece 1 of the placement (cancelled)")
+        yield
+
+    monkeypatch.setattr(map_partitions, "_in_order", cancelled)
+    code, err = run(["map", str(tmp_path / "parts"), "--out", str(tmp_path / "m"),
+                     "--label-column", "kind", "--memory-budget", "1KB", "--workers", "1",
+                     "--quiet"], capsys)
+    assert code == 1 and err.strip().splitlines() == [
+        "graphdr map: error: the Dask cluster lost piece 1 of the placement (cancelled)"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["parts"]
+
+
+def test_worker_memory_below_a_workers_own_footprint_is_refused_at_once(tmp_path, capsys):
+    """--worker-memory 1KB used to stall for ten minutes: refused in one line before any
+    cluster starts."""
+    frames = _tables(tmp_path / "parts", k=1, n=30)
+    frames[0].to_parquet(tmp_path / "parts" / "p.parquet", index=False)
+    for size in ("1KB", "300MB"):
+        code, err = run(["map", str(tmp_path / "parts"), "--out", str(tmp_path / "m"),
+                         "--label-column", "kind", "--memory-budget", "1KB",
+                         "--worker-memory", size], capsys)
+        assert code == 2 and "a worker needs at least 1 GiB" in err, err
+        assert len(err.strip().splitlines()) == 1

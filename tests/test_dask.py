@@ -101,3 +101,40 @@ def test_bad_dask_input(client):
     fitted = graphdr.LDA().fit(da.from_array(X, chunks=(50, -1)), y)
     with pytest.raises(ValueError, match="features"):
         fitted.transform(da.from_array(X[:, :3], chunks=(50, -1)))
+
+
+@pytest.mark.parametrize("name", ["LDA", "KernelLDA", "LQMI", "KQMI", "MFA", "LDE", "LFDA",
+                                  "SemiLFDA"])
+@pytest.mark.parametrize("lazy_y", [False, True])
+def test_a_dask_fit_with_unlabelled_rows_is_refused_never_silently_labelled_only(name, lazy_y):
+    """In memory these fits use the unlabelled rows (smoothing or propagation); on a dask
+    array they would silently drop them: refused in one clear error instead."""
+    da = pytest.importorskip("dask.array")
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    y = y.copy()
+    y[::4] = -1
+    params = {"approximation": "nystroem", "n_landmarks": 20} if name in ("KernelLDA",
+                                                                         "KQMI") else {}
+    est = getattr(graphdr, name)(**params)
+    labels = da.from_array(y, chunks=50) if lazy_y else y
+    with pytest.raises(ValueError, match="y = -1 marks unlabelled samples.*X.compute"):
+        est.fit(da.from_array(X, chunks=50), labels)
+
+
+@pytest.mark.parametrize("name", ["DEE", "DSNE", "PoissonPropagation"])
+def test_fits_that_read_a_dask_array_into_memory_use_its_unlabelled_rows_alike(name):
+    da = pytest.importorskip("dask.array")
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    y = y.copy()
+    y[::4] = -1
+    params = {"max_iter": 20} if name in ("DEE", "DSNE") else {}
+    lazy = getattr(graphdr, name)(**params).fit(da.from_array(X, chunks=50), y)
+    eager = getattr(graphdr, name)(**params).fit(X, y)
+    if name == "PoissonPropagation":
+        np.testing.assert_array_equal(lazy.transduction_, eager.transduction_)
+    else:
+        assert np.max(subspace_angles(lazy.components_.T, eager.components_.T)) < 1e-8

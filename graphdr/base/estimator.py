@@ -43,7 +43,7 @@ from .fitting import (
     _DTYPES,
     Solution,
     TrainingData,
-    check_linear_reg,
+    check_linear_params,
     dask_training_data,
     kernel_approximation,
     metric_of,
@@ -192,12 +192,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         if hasattr(self, "scaling"):
             check_option(self.scaling, "scaling", set(SCALINGS))
         if not self._is_kernel():
-            check_linear_reg(self)
-            if getattr(self, "kernel_params", None):
-                raise ValueError(
-                    f"kernel_params={self.kernel_params!r} is for a kernel, but kernel=None "
-                    f"fits {type(self).__name__}'s linear projection: set kernel (e.g. "
-                    "'rbf') or leave kernel_params None.")
+            check_linear_params(self)
         data = self._training_data(X, use_unlabelled(self, X, y))
         if self._is_kernel():
             select_kernel(self, data.labelled())

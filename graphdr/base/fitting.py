@@ -128,7 +128,7 @@ def dask_training_data(estimator, X, y):
         estimator.n_features_in_ = int(X.shape[1])
         stats = class_statistics(X, y)
         raise_if_nonfinite(stats)
-        _refuse_lazy_unlabelled(estimator, stats.classes)
+        refuse_lazy_unlabelled(estimator, stats.classes)
         check_class_counts(stats.classes, stats.counts, **_dask_requirements(estimator))
         estimator.classes_ = stats.classes
         if wants_press_ridge(estimator):  # labels in memory
@@ -166,7 +166,7 @@ def dask_training_data(estimator, X, y):
         )
     estimator.__dict__.pop("feature_names_in_", None)
     estimator.n_features_in_ = int(X.shape[1])
-    _refuse_lazy_unlabelled(estimator, y)
+    refuse_lazy_unlabelled(estimator, y)
     estimator.classes_, y_enc, _ = check_labels(y, **_dask_requirements(estimator))
     if X.dtype not in (np.float32, np.float64):
         X = X.astype(np.float64)
@@ -197,7 +197,7 @@ def _dask_requirements(estimator):
     return requirements
 
 
-def _refuse_lazy_unlabelled(estimator, labels):
+def refuse_lazy_unlabelled(estimator, labels):
     """A Dask fit of labels with -1 (unlabelled): a clear error (a semi-supervised fit's
     smoothness graph needs every sample in memory)."""
     if not np.any(unlabelled_mask(np.asarray(labels))):
@@ -252,6 +252,17 @@ def check_linear_reg(est):
         )
     if reg is not None and not (isinstance(reg, str) and reg == "auto"):
         est._resolved_reg()
+
+
+def check_linear_params(est):
+    """The parameters of a linear fit (``kernel=None``): ``reg`` (:func:`check_linear_reg`),
+    and no ``kernel_params``, which only a kernel would use."""
+    check_linear_reg(est)
+    if getattr(est, "kernel_params", None):
+        raise ValueError(
+            f"kernel_params={est.kernel_params!r} is for a kernel, but kernel=None fits "
+            f"{type(est).__name__}'s linear projection: set kernel (e.g. 'rbf') or leave "
+            "kernel_params None.")
 
 
 def wants_press_ridge(est):

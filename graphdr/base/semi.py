@@ -47,7 +47,7 @@ from ..sampling import row_keys, smallest_keys, stratified_folds
 from ..spaces import AUTO_EXACT_SEMI_MAX
 from ..stats import input_scale, is_dask_array
 from ..tuning import press_smoothing
-from .fitting import select_linear_reg, wants_press_ridge
+from .fitting import refuse_lazy_unlabelled, select_linear_reg, wants_press_ridge
 
 
 def partially_labelled(est, y):
@@ -67,12 +67,15 @@ def use_unlabelled(est, X, y):
     better so; not when the propagation leaves a class a single sample). Sets
     ``unlabelled_`` (None when every sample is labelled) and, for 'auto',
     ``unlabelled_results_``."""
+    if is_dask_array(X) and y is not None and getattr(est, "_uses_labels", bool)():
+        # never silently the labelled rows only, where the same fit in memory uses the others
+        refuse_lazy_unlabelled(est, np.asarray(y.compute() if is_dask_array(y) else y))
     if "unlabelled" not in est.get_params(deep=False):
         return y
     est.__dict__.pop("unlabelled_results_", None)
     est.unlabelled_ = None
     if not partially_labelled(est, y) or is_dask_array(X):
-        return y  # (a lazy fit refuses unlabelled samples with its own message)
+        return y
     name = type(est).__name__
     choice = est.unlabelled
     if getattr(est, "_is_kernel", bool)() and est.kernel == "precomputed":
