@@ -144,3 +144,26 @@ def test_memory_estimate_from_metadata_and_first_lines(tmp_path):
     frame.to_csv(tmp_path / "t.csv", index=False)
     estimate = in_memory_bytes(tmp_path / "t.csv")
     assert 0.9 * 1000 * (40 * 4 + 200) < estimate < 1.1 * 1000 * (40 * 4 + 200)
+
+
+@pytest.mark.parametrize("change", ["grows", "rewritten"])
+def test_a_file_that_changes_after_it_was_read_is_named(tmp_path, change):
+    """Labels are read before the features: a file that grows (was an IndexError) or is
+    rewritten with as many rows (was new features with the old labels, silently) is named."""
+    import os
+
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    for s in range(2):
+        _frame(20, s).to_csv(folder / f"p{s}.csv", index=False)
+    table = read_parts(folder)
+    path = folder / "p1.csv"
+    if change == "grows":
+        with open(path, "a") as fh:
+            fh.write("999,0.5,0.5,cat\n")
+    else:
+        stat = os.stat(path)
+        _frame(20, 7).to_csv(path, index=False)  # new values, the same row count
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    with pytest.raises(ValueError, match="p1.csv: the file changed while graphdr was mapping"):
+        table.features().compute(scheduler="sync")

@@ -146,6 +146,7 @@ class PartedTable:
     notes: list
     label_empty: np.ndarray | None = None  # rows whose label cell was empty
     id_dtype: str | None = None  # the id column's stored type (Parquet integers), else text
+    stamps: dict | None = None  # each file's (size, modification time) when it was read
 
     def features(self):
         """The features of every row, a ``dask.array`` (float64) of one chunk per file, each
@@ -154,7 +155,8 @@ class PartedTable:
         import dask.array as da
 
         read = dask.delayed(_features, pure=True)
-        parts = [da.from_delayed(read(path, self.options, part),
+        stamps = self.stamps or {}
+        parts = [da.from_delayed(read(path, self.options, part, stamps.get(path)),
                                  shape=(int(c), len(self.feature_names)), dtype=np.float64)
                  for (path, part), c in zip(self.parts, self.counts)]
         return da.concatenate(parts, axis=0)
@@ -165,7 +167,16 @@ class PartedTable:
         return list(dict.fromkeys(path for path, _ in self.parts))
 
 
-def _features(path, options, part):
+def file_stamp(path):
+    """``(size, modification time)`` of a file: what tells that it changed."""
+    info = os.stat(path)
+    return info.st_size, info.st_mtime_ns
+
+
+def _features(path, options, part, stamp=None):
+    if stamp is not None and file_stamp(path) != tuple(stamp):
+        raise ValueError(f"{path}: the file changed while graphdr was mapping it (its rows were "
+                         "read and checked before); rerun once it no longer changes.")
     return read_table(path, options, part).X
 
 
@@ -178,6 +189,7 @@ def read_parts(source, options=None, part_bytes=PART_BYTES):
                          "table in several files: its columns would depend on every file's "
                          "values. Encode the text columns before, or drop them.")
     parts = table_parts(source, part_bytes)
+    stamps = {path: file_stamp(path) for path, _ in parts}  # before any is read
     first_path, first_part = parts[0]
     first = read_table(first_path, options, first_part)
     fixed = replace(options, label_column=first.label_name,
@@ -206,4 +218,5 @@ def read_parts(source, options=None, part_bytes=PART_BYTES):
                      "others; every label is read as text")
     return PartedTable(parts, fixed, first.feature_names, np.array(counts), np.concatenate(ys),
                        None if first.ids is None else np.concatenate(ids), first.id_name, notes,
-                       np.concatenate(empty), id_dtypes.pop() if len(id_dtypes) == 1 else None)
+                       np.concatenate(empty), id_dtypes.pop() if len(id_dtypes) == 1 else None,
+                       stamps)
