@@ -11,12 +11,20 @@ from __future__ import annotations
 from sklearn.utils.validation import column_or_1d
 
 from ._outputs import OutputSet, atomic_open
-from ._validation import unlabelled_mask
-from .map_page import _save_png, fitted_map_page, map_files, plot_map, write_map_csv
+from .map_page import (
+    PROPAGATED_COLUMNS_MAX,
+    _save_png,
+    fitted_map_page,
+    map_files,
+    plot_map,
+    propagated_columns,
+    write_map_csv,
+)
 from .neighbor import DEEMap
 from .stats import is_dask_array
 
-__all__ = ["map2d", "plot_map", "map_files", "write_map"]
+__all__ = ["map2d", "plot_map", "map_files", "write_map", "propagated_columns",
+           "PROPAGATED_COLUMNS_MAX"]
 
 
 def map2d(X, y, *, out=None, title=None, ids=None, hover=None, label_name="label",
@@ -111,13 +119,12 @@ def write_map(model, y, out, *, title=None, ids=None, hover=None, label_name="la
     if not (page or table or png):
         raise ValueError("page, table and png are all False: nothing to write.")
     propagated = propagated_columns(model, y) if page or table else {}
-    if propagated:  # each unlabelled sample's propagated class and confidence, on hover
-        hover = {**(hover or {}), **propagated}
     with OutputSet() as outputs:
-        if page:
+        if page:  # each unlabelled sample's propagated class and confidence on hover
             html = fitted_map_page(model, y, title=title, ids=ids, hover=hover,
                                    label_name=label_name, id_name=id_name,
-                                   csv_name=files["csv"].name if table else None)
+                                   csv_name=files["csv"].name if table else None,
+                                   propagated=propagated)
             with atomic_open(outputs.path(files["html"]), "w", encoding="utf-8") as fh:
                 fh.write(html)
         if table:
@@ -127,30 +134,3 @@ def write_map(model, y, out, *, title=None, ids=None, hover=None, label_name="la
             _save_png(model, y, outputs.path(files["png"]), title)
         outputs.commit()
     return files
-
-
-#: the map's propagated-class columns for at most this many rows (the propagation's exact
-#: neighbour search grows as the square of the rows; the map's own search turns approximate
-#: from this size on, :data:`graphdr.knn.APPROX_MIN_SAMPLES`)
-PROPAGATED_COLUMNS_MAX = 200_000
-
-
-def propagated_columns(model, y):
-    """For a map with unlabelled samples (-1): ``{'propagated class': ..., 'confidence':
-    ...}``, text columns that give each unlabelled sample the class Poisson learning
-    propagates to it over the map's scaled features (:class:`graphdr.PoissonPropagation`)
-    and its confidence (empty for a labelled sample); else (or above
-    :data:`PROPAGATED_COLUMNS_MAX` rows) an empty dict."""
-    y = column_or_1d(y)
-    unlabelled = unlabelled_mask(y)
-    if not unlabelled.any() or len(y) > PROPAGATED_COLUMNS_MAX:
-        return {}
-    from .poisson import PoissonPropagation
-
-    prop = PoissonPropagation().fit(model._training_features(), y)
-    return {"propagated class": [str(c) if u else "" for c, u in
-                                 zip(prop.transduction_.tolist(), unlabelled)],
-            "confidence": [f"{v:.2f}" if u else "" for v, u in
-                           zip(prop.confidence_.tolist(), unlabelled)]}
-
-

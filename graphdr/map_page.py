@@ -29,8 +29,9 @@ from sklearn.utils.validation import column_or_1d
 from ._outputs import atomic_open, spreadsheet_safe
 from ._validation import unlabelled_mask
 
-__all__ = ["COLORS", "held_out_errors", "write_map_page", "write_map_csv", "map_page_html",
-           "fitted_map_page", "MapView", "map_files", "plot_map"]
+__all__ = ["COLORS", "held_out_errors", "propagated_columns", "PROPAGATED_COLUMNS_MAX",
+           "PROPAGATION_NOTE", "MAP_VOTE_NOTE", "write_map_page", "write_map_csv",
+           "map_page_html", "fitted_map_page", "MapView", "map_files", "plot_map"]
 
 #: class colours: tab10, then colours added one at a time from a grid of sRGB, each the farthest
 #: (CIE76 distance in Lab) from those before it and from white, lightness 25-85. Any two of the
@@ -161,12 +162,54 @@ UNLABELLED_COLOR = "#cccccc"
 UNLABELLED_NAME = "unlabelled"
 
 
+#: the map's propagated-class columns for at most this many rows (the propagation's exact
+#: neighbour search grows as the square of the rows; the map's own search turns approximate
+#: from this size on, :data:`graphdr.knn.APPROX_MIN_SAMPLES`)
+PROPAGATED_COLUMNS_MAX = 200_000
+
+
+def propagated_columns(model, y):
+    """For a map with unlabelled samples (-1): ``{'propagated class': ..., 'confidence':
+    ...}``, text columns that give each unlabelled sample the class Poisson learning
+    propagates to it over the map's scaled features (:class:`graphdr.PoissonPropagation`)
+    and its confidence (empty for a labelled sample); else (or above
+    :data:`PROPAGATED_COLUMNS_MAX` rows) an empty dict."""
+    y = column_or_1d(y)
+    unlabelled = unlabelled_mask(y)
+    if not unlabelled.any() or len(y) > PROPAGATED_COLUMNS_MAX:
+        return {}
+    from .poisson import PoissonPropagation  # (imported when a map has unlabelled rows)
+
+    prop = PoissonPropagation().fit(model._training_features(), y)
+    return {"propagated class": [str(c) if u else "" for c, u in
+                                 zip(prop.transduction_.tolist(), unlabelled)],
+            "confidence": [f"{v:.2f}" if u else "" for v, u in
+                           zip(prop.confidence_.tolist(), unlabelled)]}
+
+
+#: what the propagated columns mean, on the page of a map in memory (and in the docs)
+PROPAGATION_NOTE = (
+    "Unlabelled samples (grey) show on hover the propagated class: the class Poisson learning "
+    "propagates to them over the neighbour graph of the features (graphdr."
+    "PoissonPropagation), and its confidence: that class's share of the propagated "
+    "distribution minus the runner-up's (1: only that class reaches the sample; near 0: two "
+    "classes about as likely; a ranking of how clearly the propagation decides, not a "
+    "probability).")
+#: and on the page of a map made on a Dask cluster, whose columns say what they are
+MAP_VOTE_NOTE = (
+    "Unlabelled samples (grey) show on hover the map vote: the class most frequent among the "
+    "{k} labelled training samples nearest their place on the map, and the vote share: the "
+    "fraction of those {k} of that class (the map's neighbours, not the propagation over the "
+    "features that a map in memory gives).")
+
+
 def fitted_map_page(model, y, *, title=None, ids=None, hover=None, label_name="label",
-                    csv_name=None, id_name="id", max_points=None):
+                    csv_name=None, id_name="id", max_points=None, propagated=None):
     """The page of the fitted :class:`graphdr.DEEMap` ``model`` of labels ``y``, as
     :func:`graphdr.map2d` writes it: title, what was fitted, the held-out error
     (:func:`held_out_errors`, from every sample) and the parameters. ``max_points``: draw at
-    most that many samples, a uniform sample (fixed seed: the same page for the same map)."""
+    most that many samples, a uniform sample (fixed seed: the same page for the same map).
+    ``propagated``: :func:`propagated_columns`, shown on hover and explained on the page."""
     y = column_or_1d(y)
     unlabelled = unlabelled_mask(y)
     n, C = len(model.embedding_), len(model.classes_)
@@ -177,6 +220,9 @@ def fitted_map_page(model, y, *, title=None, ids=None, hover=None, label_name="l
         str(model.feature_scaling_), str(model.feature_scaling_))
     description = (f"{counted}, {model.n_features_in_} features, {C} classes; "
                    f"DEEMap, features {scaling}, {model.n_iter_} iterations.")
+    if propagated:
+        hover = {**(hover or {}), **propagated}
+        description += " " + PROPAGATION_NOTE
     rows = slice(None)
     if max_points is not None and n > max_points:
         rows = np.sort(np.random.default_rng(0).choice(n, int(max_points), replace=False))

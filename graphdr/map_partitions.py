@@ -11,9 +11,12 @@ to this process and are written at once as one Parquet file of the folder ``OUT.
   (the dtype of the data: float32 data, float32 places). The rows of the fit's sample are at
   their places in ``embedding_``, the others where ``transform`` puts them: the same numbers
   as the in-memory path, bit for bit.
-* with unlabelled rows (label -1 or empty), ``propagated class`` and ``confidence``: for each
+* with unlabelled rows (label -1 or empty), ``map vote`` and ``vote share``: for each
   unlabelled row, the class most frequent among the :data:`VOTERS` labelled training samples
   nearest its place on the map, and that class's share of them (empty for a labelled row).
+  Named apart from the in-memory map's ``propagated class`` and ``confidence`` (Poisson
+  learning over the neighbour graph of every row's features, which a table past memory does
+  not build): the page says which it shows (:data:`graphdr.map_page.MAP_VOTE_NOTE`).
 
 The page (``OUT.html``) and the picture (``OUT.png``) draw a uniform sample of at most
 ``page_points`` rows (those of smallest content key: the same rows whatever the order and
@@ -98,7 +101,7 @@ def write_dask_map(model, X, y, out, *, keys=None, ids=None, title=None, label_n
     """
     import dask
 
-    from .map_page import _save_png, held_out_errors, map_page_html
+    from .map_page import MAP_VOTE_NOTE, _save_png, held_out_errors, map_page_html
     from .neighbor.map_dask import place_dask
     from .sampling import row_keys, smallest_keys
 
@@ -131,6 +134,8 @@ def write_dask_map(model, X, y, out, *, keys=None, ids=None, title=None, label_n
     blocks = [dask.delayed(_vote)(b, reference) for b in places.to_delayed().ravel()]
     starts = np.r_[0, np.cumsum(places.chunks[0])]
     page_xy = np.empty((len(page_rows), 2), dtype=places.dtype)
+    page_vote = np.full(len(page_rows), "", dtype=object)  # the page's hover
+    page_share = np.full(len(page_rows), "", dtype=object)
     wrong = scored = 0
     with OutputSet() as outputs:
         folder = outputs.folder(files["parquet"]) if table else None
@@ -139,7 +144,13 @@ def write_dask_map(model, X, y, out, *, keys=None, ids=None, title=None, label_n
             held = ~fitted[a:b] & ~unlabelled[a:b]
             wrong += int(np.count_nonzero(near[held] != codes[a:b][held]))
             scored += int(np.count_nonzero(held))
-            page_xy[np.searchsorted(page_rows, np.flatnonzero(on_page[a:b]) + a)] = xy[on_page[a:b]]
+            shown = on_page[a:b]
+            at = np.searchsorted(page_rows, np.flatnonzero(shown) + a)
+            page_xy[at] = xy[shown]
+            voting = shown & unlabelled[a:b]
+            at_vote = np.searchsorted(page_rows, np.flatnonzero(voting) + a)
+            page_vote[at_vote] = [str(classes[v]) for v in voted[voting]]
+            page_share[at_vote] = [f"{s:.1f}" for s in share[voting]]
             if table:
                 _write_part(folder / f"part-{i:05d}.parquet", xy, y[a:b], unlabelled[a:b],
                             ids[a:b] if ids is not None else np.arange(a, b), id_name,
@@ -153,11 +164,16 @@ def write_dask_map(model, X, y, out, *, keys=None, ids=None, title=None, label_n
         counts = np.bincount(codes, minlength=len(classes) + 1)[:len(classes) + unlabelled.any()]
         title = title or f"DEEMap of {n} samples, {len(classes)} classes"
         description = _description(model, n, int(unlabelled.sum()), len(rows), len(page_rows))
+        votes = None
+        if unlabelled.any():
+            votes = {"map vote": page_vote, "vote share": page_share}
+            description += " " + MAP_VOTE_NOTE.format(k=VOTERS)
         html = None if not page else map_page_html(
             page_xy, y[page_rows], classes=classes,
             ids=page_rows if ids is None else np.asarray(ids, dtype=object)[page_rows],
             title=title, description=description, errors=errors, label_name=label_name,
             csv_name=files["parquet"].name if table else None, unlabelled=unlabelled[page_rows],
+            hover=votes,
             id_name=id_name,
             counts=counts, details=f"graphdr.DEEMap parameters: {_params(model)}.")
         if page:
@@ -231,10 +247,10 @@ def _write_part(path, xy, labels, unlabelled, ids, id_name, classes, voted, shar
     columns = {str(id_name) if id_name else "id": _column(ids), "label": label,
                "x": xy[:, 0], "y": xy[:, 1]}
     if extra:
-        columns["propagated class"] = pa.array(
+        columns["map vote"] = pa.array(
             [str(classes[v]) if u else None for v, u in zip(voted.tolist(), unlabelled)],
             type=pa.string())
-        columns["confidence"] = pa.array(
+        columns["vote share"] = pa.array(
             [float(s) if u else None for s, u in zip(share.tolist(), unlabelled)],
             type=pa.float64())
     pq.write_table(pa.table(columns), path)

@@ -59,8 +59,8 @@ def test_parquet_folder_on_a_scheduler_equals_the_in_memory_map(tmp_path, capsys
     assert list(got["label"].fillna("")) == list(pd.concat(frames)["kind"].fillna(""))
     assert list(want["label"]) == list(pd.concat(frames)["kind"].fillna(""))
     unlabelled = got["label"].isna()
-    assert got.loc[unlabelled, "propagated class"].isin(["ant", "bee", "cow"]).all()
-    assert got.loc[~unlabelled, "propagated class"].isna().all()
+    assert got.loc[unlabelled, "map vote"].isin(["ant", "bee", "cow"]).all()
+    assert got.loc[~unlabelled, "map vote"].isna().all()
     page = (tmp_path / "big.html").read_text()
     assert "big.parquet" in page and '"label_name":"kind"' in page
 

@@ -458,6 +458,9 @@ def test_map_draws_rows_labelled_minus_one_or_empty_as_unlabelled(tmp_path, caps
         assert np.mean(propagated == y[hidden]) > 0.95
         assert all(0 <= float(r["confidence"]) <= 1 for r in rows if r["confidence"])
         assert '"propagated class"' in page
+        from graphdr.map_page import PROPAGATION_NOTE
+
+        assert PROPAGATION_NOTE[:80] in page  # what "confidence" means, on the page
 
 
 def test_map_needs_two_labelled_classes_before_the_fit(tmp_path, capsys, no_fit):

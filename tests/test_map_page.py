@@ -249,7 +249,15 @@ def test_show_gives_the_page_inline_and_caps_the_points(tmp_path):
         model.show(max_points=0)
     partial = names.copy()
     partial[::3] = -1
-    assert '"unlabelled"' in DEEMap().fit(X, partial).show().page
+    shown = DEEMap().fit(X, partial).show()
+    assert '"unlabelled"' in shown.page
+    # the unlabelled samples' propagated class and confidence on hover, as in map2d's page,
+    # with what confidence means
+    from graphdr.map_page import PROPAGATION_NOTE
+
+    data = json.loads(re.search(r'id="graphdr-data">(.*?)</script>', shown.page).group(1))
+    assert data["hover_names"] == ["propagated class", "confidence"]
+    assert PROPAGATION_NOTE[:80] in shown.page
 
 
 def test_show_outside_a_notebook_writes_the_page_and_says_where(tmp_path, monkeypatch, capsys):

@@ -60,9 +60,9 @@ def test_partitions_hold_the_in_memory_places_bit_for_bit(tmp_path, dtype):
         votes = pd.Series(y[near]).value_counts()
         best = votes[votes == votes.max()].index
         expect = y[near[0]] if y[near[0]] in best else sorted(best)[0]
-        assert got.loc[i, "propagated class"] == expect
-        assert got.loc[i, "confidence"] == votes.max() / 10
-    assert got.loc[y != "-1", "propagated class"].isna().all()
+        assert got.loc[i, "map vote"] == expect
+        assert got.loc[i, "vote share"] == votes.max() / 10
+    assert got.loc[y != "-1", "map vote"].isna().all()
     # the page: a uniform sample of 120 rows, counts and held-out error of all rows
     text, data = _page_data(tmp_path / "m.html")
     assert len(data["rows"]) > 0 and data["classes"][-1] == "unlabelled"
@@ -73,6 +73,19 @@ def test_partitions_hold_the_in_memory_places_bit_for_bit(tmp_path, dtype):
     error = np.mean(y[nearest] != y[held])
     assert f"<b>{100 * error:.1f} %</b>" in text and f"The {len(held)} labelled samples" in text
     assert "m.parquet" in text and (tmp_path / "m.png").stat().st_size > 1000
+    # the page's hover: each drawn unlabelled row's map vote and share, named as in the
+    # partitions and explained on the page (not the in-memory map's propagation)
+    from graphdr.map_page import MAP_VOTE_NOTE, PROPAGATION_NOTE
+
+    import base64
+
+    assert data["hover_names"] == ["map vote", "vote share"]
+    codes = np.frombuffer(base64.b64decode(data["label"]), dtype="<u2")
+    drawn_unlabelled = codes == data["classes"].index("unlabelled")
+    votes = np.asarray(data["hover"]["map vote"], dtype=object)
+    assert np.array_equal(votes != "", drawn_unlabelled) and drawn_unlabelled.any()
+    assert set(votes[drawn_unlabelled]) <= {"cat", "dog", "eel", "fox"}
+    assert MAP_VOTE_NOTE.format(k=10)[:60] in text and PROPAGATION_NOTE[:60] not in text
 
 
 def test_page_sample_and_all_rows_fitted(tmp_path):

@@ -50,7 +50,7 @@ class MapViewMixin:
         >>> "<iframe" in view._repr_html_()
         True
         """
-        from ..map_page import MapView, fitted_map_page
+        from ..map_page import MapView, fitted_map_page, propagated_columns
 
         check_is_fitted(self, "embedding_")
         if y is None:
@@ -60,7 +60,8 @@ class MapViewMixin:
         if max_points is not None and (int(max_points) < 1 or isinstance(max_points, bool)):
             raise ValueError(f"max_points must be None or an integer >= 1; got {max_points!r}.")
         page = fitted_map_page(self, y, title=title, ids=ids, hover=hover,
-                               label_name=label_name, id_name=id_name, max_points=max_points)
+                               label_name=label_name, id_name=id_name, max_points=max_points,
+                               propagated=propagated_columns(self, y))
         view = MapView(page, height=height)
         if not _in_notebook():
             view.open()
