@@ -337,6 +337,11 @@ def build_parser():
                     help="columns shown on hover besides the id and the label (names or "
                     "indices; for named data sets, feature indices); of a file, these are for "
                     "looking and never features, text or numbers, unless --hover-features")
+    mp.add_argument("--color-column", default=None, metavar="COL",
+                    help="colour the page and picture by this column instead of the labels "
+                    "(the map is still fitted on the labels, shown on hover): text or a few "
+                    "distinct numbers as categories, other numbers on a sequential scale in "
+                    "quantile bins; of a file, never a feature unless --hover-features")
     mp.add_argument("--hover-features", action="store_true",
                     help="numeric --hover-columns of a file stay features of the map")
     mp.add_argument("--outputs", type=_outputs_list, default=("page", "table", "png"),

@@ -75,7 +75,8 @@ def read_options(args, unlabelled=False):
                        drop_columns=tuple(args.drop_columns), sep=args.sep, decimal=args.decimal,
                        header=args.header, na=args.na, categorical=args.categorical,
                        encoding=args.encoding, unlabelled=unlabelled,
-                       hover_columns=tuple(getattr(args, "hover_columns", None) or ()),
+                       hover_columns=tuple(getattr(args, "hover_columns", None) or ())
+                       + ((args.color_column,) if getattr(args, "color_column", None) else ()),
                        hover_features=bool(getattr(args, "hover_features", False)))
 
 
@@ -176,13 +177,18 @@ def run_map(args):
     _check_labelled_rows(labels, args.data)
     check_writable(files["html"].parent, create=True)
     hover = _hover_columns(ds, args.hover_columns)
+    color = None
+    if args.color_column:
+        color_name, color = next(iter(
+            _hover_columns(ds, [args.color_column], "--color-column").items()))
     if not args.quiet:
         for note in ds.notes:
             print(f"graphdr map: {note}.", file=sys.stderr)
     start = time.perf_counter()
     params = dict(feature_scaling=args.feature_scaling, placement_width=args.placement_width)
     write = dict(title=args.title, ids=ds.ids, hover=hover, label_name=_label_name(ds, args),
-                 id_name=ds.id_name or "id", label_empty=ds.label_empty, **_written(args))
+                 id_name=ds.id_name or "id", label_empty=ds.label_empty, color=color,
+                 color_name=color_name if color is not None else "colour", **_written(args))
     if args.quiet:
         model = DEEMap(**params).fit(ds.X, labels)
     else:
@@ -251,7 +257,7 @@ def _label_name(ds, args):
     return "label"
 
 
-def _hover_columns(ds, names):
+def _hover_columns(ds, names, option="--hover-columns"):
     """Values shown on hover: columns of the file by name (or index), else features."""
     if not names:
         return None
@@ -267,7 +273,7 @@ def _hover_columns(ds, names):
         elif name.lstrip("-").isdigit() and -len(keys) <= int(name) < len(keys):
             out[keys[int(name)]] = columns[keys[int(name)]]
         else:
-            raise ValueError(f"--hover-columns: no column {name!r} in {ds.name}; columns: "
+            raise ValueError(f"{option}: no column {name!r} in {ds.name}; columns: "
                              f"{', '.join(keys[:12])}{' ...' if len(keys) > 12 else ''}.")
     return out
 
@@ -280,8 +286,9 @@ def _run_map_parts(args):
     from .map_partitions import map_files_parts
 
     files = map_files_parts(args.out)
-    if args.hover_columns:
-        raise ValueError("--hover-columns: not available for a map made on a Dask cluster "
+    if args.hover_columns or args.color_column:
+        option = "--hover-columns" if args.hover_columns else "--color-column"
+        raise ValueError(f"{option}: not available for a map made on a Dask cluster "
                          "(--scheduler, or data past --memory-budget); the Parquet "
                          "partitions carry the id to join them with your columns.")
     refuse_inputs(files.values(), [args.data])  # before anything is read

@@ -28,7 +28,8 @@ __all__ = ["map2d", "plot_map", "map_files", "write_map", "propagated_columns",
 
 
 def map2d(X, y, *, out=None, title=None, ids=None, hover=None, label_name="label",
-          png=True, id_name="id", page=True, table=True, **params):
+          png=True, id_name="id", page=True, table=True, color=None, color_name="colour",
+          **params):
     """Fit the 2-D map of ``X`` with labels ``y`` and, with ``out``, write it.
 
     Parameters
@@ -52,6 +53,13 @@ def map2d(X, y, *, out=None, title=None, ids=None, hover=None, label_name="label
         What the labels are called on the page.
     id_name : str
         What the ids are called on the page (the id column's name).
+    color : array-like of shape (n_samples,) or None
+        Colour the page and the picture by these values instead of the labels (the map is
+        still fitted on ``y``, shown on hover): text or a few distinct numbers are
+        categories, other numbers a sequential scale in quantile bins
+        (:func:`graphdr.map_page.color_groups`). Not for a ``dask.array``.
+    color_name : str
+        What the colour column is called on the page.
     png, page, table : bool
         Which of ``out.png``, ``out.html`` and ``out.csv`` (``out.parquet/`` for a
         ``dask.array``) to write: ``page=False, table=False`` writes the picture alone.
@@ -82,6 +90,9 @@ def map2d(X, y, *, out=None, title=None, ids=None, hover=None, label_name="label
     if out is not None:  # a folder that cannot be written: said before the fit
         _check_out(out)
     if is_dask_array(X):
+        if color is not None:
+            raise ValueError("color: not available for a map of a dask.array (its page draws "
+                             "a sample); colour the rows by joining the partitions' ids.")
         from .map_partitions import map_dask
 
         return map_dask(X, y, out=out, ids=ids, title=title, label_name=label_name,
@@ -89,7 +100,8 @@ def map2d(X, y, *, out=None, title=None, ids=None, hover=None, label_name="label
     model = DEEMap(**params).fit(X, y)
     if out is not None:
         write_map(model, y, out, title=title, ids=ids, hover=hover, label_name=label_name,
-                  id_name=id_name, png=png, page=page, table=table)
+                  id_name=id_name, png=png, page=page, table=table, color=color,
+                  color_name=color_name)
     return model
 
 
@@ -102,12 +114,13 @@ def _check_out(out):
 
 
 def write_map(model, y, out, *, title=None, ids=None, hover=None, label_name="label", png=True,
-              id_name="id", label_empty=None, page=True, table=True):
+              id_name="id", label_empty=None, page=True, table=True, color=None,
+              color_name="colour"):
     """Write the page, CSV and PNG of the fitted map ``model`` of labels ``y`` (see
     :func:`map2d`); returns :func:`map_files` of ``out``. ``label_empty``: the rows whose label
     cell was empty in the input file, whose CSV label is written empty again (default: the
     label as given, -1 for an unlabelled row). ``page``, ``table``, ``png``: which files to
-    write.
+    write; ``color``, ``color_name``: as in :func:`map2d`.
 
     The files appear together or not at all (:class:`graphdr._outputs.OutputSet`): each is
     written beside its target and all are renamed into place once every one is complete, so
@@ -124,13 +137,15 @@ def write_map(model, y, out, *, title=None, ids=None, hover=None, label_name="la
             html = fitted_map_page(model, y, title=title, ids=ids, hover=hover,
                                    label_name=label_name, id_name=id_name,
                                    csv_name=files["csv"].name if table else None,
-                                   propagated=propagated)
+                                   propagated=propagated, color=color,
+                                   color_name=color_name)
             with atomic_open(outputs.path(files["html"]), "w", encoding="utf-8") as fh:
                 fh.write(html)
         if table:
             write_map_csv(outputs.path(files["csv"]), model.embedding_, y, ids,
                           extra=propagated, id_name=id_name, label_empty=label_empty)
         if png:
-            _save_png(model, y, outputs.path(files["png"]), title)
+            _save_png(model, y, outputs.path(files["png"]), title, color=color,
+                      color_name=color_name)
         outputs.commit()
     return files

@@ -31,7 +31,8 @@ from ._validation import unlabelled_mask
 
 __all__ = ["COLORS", "held_out_errors", "propagated_columns", "PROPAGATED_COLUMNS_MAX",
            "PROPAGATION_NOTE", "MAP_VOTE_NOTE", "write_map_page", "write_map_csv",
-           "map_page_html", "fitted_map_page", "MapView", "map_files", "plot_map"]
+           "map_page_html", "fitted_map_page", "MapView", "map_files", "plot_map",
+           "color_groups"]
 
 #: class colours: tab10, then colours added one at a time from a grid of sRGB, each the farthest
 #: (CIE76 distance in Lab) from those before it and from white, lightness 25-85. Any two of the
@@ -203,13 +204,62 @@ MAP_VOTE_NOTE = (
     "features that a map in memory gives).")
 
 
+#: a numeric colour column with more distinct values than this is continuous: drawn in
+#: :data:`COLOR_BINS` quantile bins of a sequential colour scale
+COLOR_LEVELS = 12
+COLOR_BINS = 9
+
+
+def color_groups(values, name="colour"):
+    """``(groups, names, colours)`` of a colour column: each sample's group, the groups in
+    legend order and one ``#rrggbb`` colour each. Text, or numbers with at most
+    :data:`COLOR_LEVELS` distinct values, are categories (colours of :data:`COLORS`);
+    other numbers are continuous: :data:`COLOR_BINS` bins between quantiles, named by their
+    ranges and coloured along viridis (a sequential scale that reads the same in grey)."""
+    import pandas as pd
+
+    values = np.asarray(values, dtype=object)
+    if len(values) == 0:
+        raise ValueError(f"the colour column {name!r} is empty.")
+    numbers = pd.to_numeric(pd.Series(values), errors="coerce").to_numpy(dtype=np.float64)
+    missing = np.array([v is None or (isinstance(v, str) and not v.strip()) or v != v
+                        for v in values.tolist()])
+    continuous = bool(np.all(np.isfinite(numbers) | missing)) and (~missing).any() and \
+        len(np.unique(numbers[~missing])) > COLOR_LEVELS
+    if not continuous:
+        text = np.array(["" if m else str(v) for v, m in zip(values.tolist(), missing)],
+                        dtype=object)
+        text[missing] = "(missing)"
+        names = sorted(set(text.tolist()), key=lambda t: (t == "(missing)", t))
+        return text, names, [COLORS[k % len(COLORS)] for k in range(len(names))]
+    from matplotlib import colormaps
+
+    present = numbers[~missing]
+    edges = np.unique(np.quantile(present, np.linspace(0, 1, COLOR_BINS + 1)))
+    k = len(edges) - 1
+    which = np.clip(np.searchsorted(edges, numbers, side="right") - 1, 0, k - 1)
+    names = [f"{edges[i]:.3g} – {edges[i + 1]:.3g}" for i in range(k)]
+    from matplotlib.colors import to_hex
+
+    cmap = colormaps["viridis"]
+    colors = [to_hex(cmap(0.05 + 0.9 * i / max(k - 1, 1))) for i in range(k)]
+    groups = np.array([names[i] for i in which], dtype=object)
+    if missing.any():
+        groups[missing] = "(missing)"
+        names, colors = names + ["(missing)"], colors + [UNLABELLED_COLOR]
+    return groups, names, colors
+
+
 def fitted_map_page(model, y, *, title=None, ids=None, hover=None, label_name="label",
-                    csv_name=None, id_name="id", max_points=None, propagated=None):
+                    csv_name=None, id_name="id", max_points=None, propagated=None,
+                    color=None, color_name="colour"):
     """The page of the fitted :class:`graphdr.DEEMap` ``model`` of labels ``y``, as
     :func:`graphdr.map2d` writes it: title, what was fitted, the held-out error
     (:func:`held_out_errors`, from every sample) and the parameters. ``max_points``: draw at
     most that many samples, a uniform sample (fixed seed: the same page for the same map).
-    ``propagated``: :func:`propagated_columns`, shown on hover and explained on the page."""
+    ``propagated``: :func:`propagated_columns`, shown on hover and explained on the page.
+    ``color``: one value per sample to colour the points by instead of the labels
+    (:func:`color_groups`; the labels are then shown on hover, and the fit used them)."""
     y = column_or_1d(y)
     unlabelled = unlabelled_mask(y)
     n, C = len(model.embedding_), len(model.classes_)
@@ -229,14 +279,26 @@ def fitted_map_page(model, y, *, title=None, ids=None, hover=None, label_name="l
         description += (f" Drawn here: a uniform sample of {int(max_points)} of the {n} "
                         "samples (the error below is of all of them).")
     params = {k: v for k, v in model.get_params().items() if k not in ("callback", "verbose")}
+    shown, classes, colors, unlabelled_shown = y, model.classes_, None, unlabelled
+    if color is not None:  # the labels on hover, the colour column's groups in the legend
+        color = column_or_1d(np.asarray(color, dtype=object))
+        if len(color) != n:
+            raise ValueError(f"color has {len(color)} values for {n} samples.")
+        shown, classes, colors = color_groups(color, color_name)
+        hover = {str(label_name): _text(y), **(hover or {})}
+        unlabelled_shown = np.zeros(n, dtype=bool)
+        label_name = color_name
+        description += (f" Coloured by {color_name}; the map was fitted on the labels "
+                        "(on hover).")
     return map_page_html(
-        np.asarray(model.embedding_)[rows], y[rows], classes=model.classes_,
+        np.asarray(model.embedding_)[rows], np.asarray(shown)[rows], classes=classes,
+        colors=colors,
         ids=None if ids is None else np.asarray(ids, dtype=object)[rows],
         hover=None if hover is None else {
             name: np.asarray(v, dtype=object)[rows] for name, v in hover.items()},
         title=title or f"DEEMap of {n} samples, {C} classes", description=description,
         errors=errors, label_name=label_name, csv_name=csv_name,
-        details=f"graphdr.DEEMap parameters: {params}.", unlabelled=unlabelled[rows],
+        details=f"graphdr.DEEMap parameters: {params}.", unlabelled=unlabelled_shown[rows],
         id_name=id_name)
 
 
@@ -296,7 +358,7 @@ def write_map_page(path, embedding, labels, **page):
 
 def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, title="2-D map",
                   description="", errors=None, label_name="label", csv_name=None, details="",
-                  unlabelled=None, id_name="id", counts=None):
+                  unlabelled=None, id_name="id", counts=None, colors=None):
     """The interactive page of a map (module docstring), as one self-contained HTML text.
 
     Parameters
@@ -329,6 +391,10 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
     counts : sequence of int or None
         The number of samples of each class (then the unlabelled) in the legend, when the
         page draws a sample of the map (default: those drawn).
+    colors : sequence of str or None
+        One ``#rrggbb`` colour per class (default :data:`COLORS`): the points are coloured by
+        a column other than the labels (:func:`color_groups`), whose groups are not named on
+        the map.
     """
     Y = np.asarray(embedding, dtype=np.float64)
     labels = np.asarray(labels)
@@ -342,7 +408,11 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
                       for v, u in zip(labels.tolist(), unlabelled)], dtype=np.uint16) if n \
         else np.zeros(0, np.uint16)
     extra = bool(unlabelled.any())
-    colors = [COLORS[k % len(COLORS)] for k in range(len(classes))]
+    named = colors is None  # class names at their regions; a colour column's groups are not
+    colors = [COLORS[k % len(COLORS)] for k in range(len(classes))] if colors is None else \
+        list(colors)
+    if len(colors) != len(classes):
+        raise ValueError(f"colors has {len(colors)} values for {len(classes)} classes.")
     if extra:
         classes, colors = classes + [UNLABELLED_NAME], colors + [UNLABELLED_COLOR]
     if counts is None:
@@ -365,7 +435,8 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
         rows=_b64(order, "<u4"),
         classes=[str(c) for c in classes], colors=colors,
         counts=[int(c) for c in counts],
-        centers=_centers(Y, codes, len(classes) - extra) + [None] * extra,
+        centers=(_centers(Y, codes, len(classes) - extra) if named
+                 else [None] * (len(classes) - extra)) + [None] * extra,
         label_order=[int(k) for k in np.argsort(-counts[:len(classes) - extra], kind="stable")]
         + [len(classes) - 1] * extra,
         ids=None if ids is None else [ids[i] for i in order], hover_names=list(hover),
@@ -435,15 +506,21 @@ def _plain(text):
     return str(text).replace("$", r"\$")
 
 
-def plot_map(model, y, ax=None, *, title=None, point_size=None):
+def plot_map(model, y, ax=None, *, title=None, point_size=None, color=None):
     """Scatter the fitted map ``model.embedding_`` coloured by the labels ``y``, one legend
     entry per class up to 40 (the colours of :data:`graphdr.map_page.COLORS`: any two of the
-    first 40 are told apart), each class's name written at its region."""
+    first 40 are told apart), each class's name written at its region. ``color``: one value
+    per sample to colour by instead (:func:`color_groups`), its groups in the legend."""
+    if color is not None:
+        groups, names, colors = color_groups(color)
+        return _plot_points(model.embedding_, groups, names, ax, title=title,
+                            point_size=point_size, colors=colors, legend_title="colour")
     return _plot_points(model.embedding_, y, model.classes_, ax, title=title,
                         point_size=point_size)
 
 
-def _plot_points(Y, y, classes, ax=None, *, title=None, point_size=None):
+def _plot_points(Y, y, classes, ax=None, *, title=None, point_size=None, colors=None,
+                 legend_title=None):
     """:func:`plot_map` of the places ``Y`` of labels ``y`` and the map's ``classes``."""
     import matplotlib.pyplot as plt
 
@@ -459,10 +536,11 @@ def _plot_points(Y, y, classes, ax=None, *, title=None, point_size=None):
         size = 2.0 * size
     for i, c in enumerate(classes):
         rows = (y == c) & ~unlabelled
-        ax.scatter(Y[rows, 0], Y[rows, 1], s=size, color=COLORS[i % len(COLORS)],
+        ax.scatter(Y[rows, 0], Y[rows, 1], s=size,
+                   color=COLORS[i % len(COLORS)] if colors is None else colors[i],
                    label=_plain(_short(c)),
                    linewidths=0)
-    if len(classes) > 10:  # names at the regions where colours get close
+    if len(classes) > 10 and colors is None:  # names at the regions where colours get close
         import matplotlib.patheffects as pe
 
         for c in classes:
@@ -481,19 +559,27 @@ def _plot_points(Y, y, classes, ax=None, *, title=None, point_size=None):
         ax.set_title(_plain(title))
     if len(classes) <= 40:
         ax.legend(markerscale=max(1.0, 6.0 / size ** 0.5), fontsize=7, frameon=False,
-                  loc="center left", bbox_to_anchor=(1.0, 0.5))
+                  loc="center left", bbox_to_anchor=(1.0, 0.5),
+                  title=None if legend_title is None else _plain(legend_title),
+                  title_fontsize=8)
     return ax
 
 
-def _save_png(model, y, tmp, title, Y=None):
-    """The picture of the map (of the places ``Y`` of labels ``y``: a sample of it)."""
+def _save_png(model, y, tmp, title, Y=None, color=None, color_name="colour"):
+    """The picture of the map (of the places ``Y`` of labels ``y``: a sample of it);
+    ``color``: a column to colour by instead of the labels (:func:`color_groups`)."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(8, 7))
-    _plot_points(model.embedding_ if Y is None else Y, y, model.classes_, ax, title=title)
+    Y = model.embedding_ if Y is None else Y
+    if color is None:
+        _plot_points(Y, y, model.classes_, ax, title=title)
+    else:
+        groups, names, colors = color_groups(color)
+        _plot_points(Y, groups, names, ax, title=title, colors=colors, legend_title=color_name)
     fig.tight_layout()
     fig.savefig(tmp, dpi=110, bbox_inches="tight")  # the legend beside the map, whole
     plt.close(fig)

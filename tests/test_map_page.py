@@ -434,3 +434,64 @@ def test_png_legend_shortens_long_names_and_fits_the_picture(tmp_path):
     assert texts == ["\\$b\\$", "a", "x" * 29 + "..."]
     width = mpimg.imread(tmp_path / "m.png").shape[1]
     assert width > 8 * 110  # the legend beside the 8-inch figure is kept, not cut off
+
+
+def test_color_groups_categories_and_quantile_bins():
+    """Against an independent count: text and few numbers are categories; other numbers fall
+    into quantile bins whose ranges cover the values, in order along the colour scale."""
+    from graphdr.map_page import COLOR_BINS, color_groups
+
+    groups, names, colors = color_groups(np.array(["b", "a", "b", ""], dtype=object))
+    assert names == ["a", "b", "(missing)"] and list(groups) == ["b", "a", "b", "(missing)"]
+    assert len(colors) == 3 and len(set(colors)) == 3
+    groups, names, _ = color_groups(np.array([3, 1, 3, 2] * 5))
+    assert names == ["1", "2", "3"]
+    values = np.random.default_rng(0).gamma(2.0, size=900)
+    groups, names, colors = color_groups(values)
+    assert len(names) == COLOR_BINS and len(set(colors)) == COLOR_BINS
+    counts = [int(np.sum(groups == n)) for n in names]
+    assert sum(counts) == 900 and max(counts) - min(counts) <= 2  # quantile bins
+    for name in names:  # each value within its bin's printed range (3 significant digits)
+        lo, hi = (float(t) for t in name.split(" – "))
+        inside = values[groups == name]
+        assert inside.min() >= lo * (1 - 5e-3) and inside.max() <= hi * (1 + 5e-3)
+    from matplotlib.colors import to_rgb
+
+    luminance = [np.dot(to_rgb(c), [0.2126, 0.7152, 0.0722]) for c in colors]
+    assert np.all(np.diff(luminance) > 0)  # viridis: darker to lighter, readable in grey
+
+
+def test_map_coloured_by_a_column_keeps_the_fit_on_the_labels(tmp_path, capsys):
+    from graphdr.cli import main
+
+    X, y = make_blobs(n_samples=150, centers=3, n_features=3, random_state=4)
+    depth = np.round(np.random.default_rng(1).uniform(0, 100, len(y)), 2)
+    path = tmp_path / "d.csv"
+    with open(path, "w") as fh:
+        fh.write("a,b,c,depth,label\n")
+        for row, d, lab in zip(X, depth, y):
+            fh.write(f"{row[0]},{row[1]},{row[2]},{d},k{lab}\n")
+    code = main(["map", str(path), "--color-column", "depth", "--out", str(tmp_path / "m"),
+                 "--quiet"])
+    assert code == 0, capsys.readouterr().err
+    page = (tmp_path / "m.html").read_text()
+    data = json.loads(re.search(r'id="graphdr-data">(.*?)</script>', page).group(1))
+    assert len(data["classes"]) == 9 and all(" – " in c for c in data["classes"])
+    assert data["hover_names"][0] == "label" and sorted(set(data["hover"]["label"])) == \
+        ["k0", "k1", "k2"]
+    assert "3 features" in page and "Coloured by depth" in page  # depth not fitted
+    reference = DEEMap().fit(X, np.array([f"k{v}" for v in y], dtype=object))
+    csv_rows = np.loadtxt(tmp_path / "m.csv", delimiter=",", skiprows=1, usecols=(2, 3))
+    assert np.max(subspace_angles_2d(csv_rows, reference.embedding_)) < 1e-6
+    code = main(["map", str(path), "--color-column", "nope", "--out", str(tmp_path / "n")])
+    err = capsys.readouterr().err
+    assert code == 2 and "colour column 'nope'" in err
+
+
+def subspace_angles_2d(A, B):
+    """The map is the same fit when its places are (rotations aside) the same: compare the
+    matrices of squared distances, which a rotation or reflection does not change."""
+    from scipy.spatial.distance import pdist
+
+    a, b = pdist(A), pdist(B)
+    return np.abs(a - b) / (1 + np.abs(b))

@@ -75,9 +75,9 @@ def test_partitions_hold_the_in_memory_places_bit_for_bit(tmp_path, dtype):
     assert "m.parquet" in text and (tmp_path / "m.png").stat().st_size > 1000
     # the page's hover: each drawn unlabelled row's map vote and share, named as in the
     # partitions and explained on the page (not the in-memory map's propagation)
-    from graphdr.map_page import MAP_VOTE_NOTE, PROPAGATION_NOTE
-
     import base64
+
+    from graphdr.map_page import MAP_VOTE_NOTE, PROPAGATION_NOTE
 
     assert data["hover_names"] == ["map vote", "vote share"]
     codes = np.frombuffer(base64.b64decode(data["label"]), dtype="<u2")

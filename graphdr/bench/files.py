@@ -418,7 +418,8 @@ def _split(path, frame, text, options, has_header, first_line, notes):
                          f"(e.g. {ids[ids.duplicated()].iloc[0]!r}); kept as they are")
     if label in dropped or id_col in dropped:
         raise ValueError(f"{path}: --drop-columns names the label or the id column.")
-    shown = {column_index(path, c, names, "hover column") for c in options.hover_columns}
+    shown = {column_index(path, c, names, "hover or colour column")
+             for c in options.hover_columns}
     if not options.hover_features:
         dropped |= shown  # for looking, not for fitting
     dropped |= id_like
