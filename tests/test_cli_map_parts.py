@@ -210,7 +210,8 @@ def test_ctrl_c_on_the_dask_route_is_one_line_and_leaves_nothing(tmp_path):
     assert interrupted >= 2
 
 
-def test_a_lost_worker_under_the_placement_is_one_line(tmp_path, capsys, monkeypatch):
+def test_a_lost_worker_under_the_placement_is_one_line(tmp_path, capsys, monkeypatch,
+                                                       scheduler):
     """What a worker killed past Dask's retries gives (KilledWorker), and a piece cancelled
     under the placement: one line, exit 1, never an unpacking TypeError."""
     import dask
@@ -225,9 +226,7 @@ def test_a_lost_worker_under_the_placement_is_one_line(tmp_path, capsys, monkeyp
         worker = types.SimpleNamespace(address="tcp://127.0.0.1:1")
         raise distributed.KilledWorker("place-0", worker, 3)
 
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
-                                  dashboard_address=":0") as cluster, \
-            distributed.Client(cluster):
+    with distributed.Client(scheduler):
         blocks = [dask.delayed(abs)(-1), dask.delayed(killed)()]
         with pytest.raises(ClusterFailure, match="lost workers.*KilledWorker"):
             _on_cluster(lambda: list(_in_order(blocks)))
@@ -241,8 +240,7 @@ def test_a_lost_worker_under_the_placement_is_one_line(tmp_path, capsys, monkeyp
 
     monkeypatch.setattr(map_partitions, "_in_order", cancelled)
     code, err = run(["map", str(tmp_path / "parts"), "--out", str(tmp_path / "m"),
-                     "--label-column", "kind", "--memory-budget", "1KB", "--workers", "1",
-                     "--quiet"], capsys)
+                     "--label-column", "kind", "--scheduler", scheduler, "--quiet"], capsys)
     assert code == 1 and err.strip().splitlines() == [
         "graphdr map: error: the Dask cluster lost piece 1 of the placement (cancelled)"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["parts"]
