@@ -365,14 +365,22 @@ def _progress(args, n):
 
     from .neighbor import DEEMap
 
+    # the placement's rate is its average since it started (smoothing=0): its pieces arrive
+    # in bursts, and its clock starts with the placement, not with the fit before it
     with tqdm(total=DEEMap().max_iter, desc="graphdr map: fit", unit="it", leave=False) as fit, \
             tqdm(total=n, desc="graphdr map: place", unit="rows", unit_scale=True,
-                 leave=False) as place:
+                 leave=False, smoothing=0) as place:
         def fitted(Y, info):
             fit.update(1)
             fit.set_postfix(objective=f"{info['objective']:.5g}", refresh=False)
 
-        yield fitted, place.update
+        def placed(rows):
+            if rows == 0:  # the placement starts
+                place.reset(total=n)
+            else:
+                place.update(rows)
+
+        yield fitted, placed
 
 
 @contextlib.contextmanager

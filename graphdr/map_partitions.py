@@ -95,7 +95,8 @@ def write_dask_map(model, X, y, out, *, keys=None, ids=None, title=None, label_n
     computed; ``ids``: one id per row (default the row numbers), written as ``id_dtype`` (the
     input's stored type, e.g. ``'int64'``; None: integers when every id is written as one,
     else text); ``label_empty``: rows whose label cell was empty in the input, whose label is
-    written missing (null) again; ``progress``: called with the number of rows of each block
+    written missing (null) again; ``progress``: called with 0 when the placement starts,
+    then with the number of rows of each block
     written; ``page``, ``table``, ``png``: which of the page, the partitions and the picture
     to write. Returns the dict of files written.
     """
@@ -127,6 +128,8 @@ def write_dask_map(model, X, y, out, *, keys=None, ids=None, title=None, label_n
         page_rows = np.arange(n)
     on_page = np.zeros(n, dtype=bool)
     on_page[page_rows] = True
+    if progress is not None:
+        progress(0)  # the placement starts now (a progress bar times it from here)
     places = place_dask(model, X, rows)
     labelled_fit = ~unlabelled[rows]
     reference = dask.delayed((np.asarray(model.embedding_)[labelled_fit],
@@ -155,7 +158,7 @@ def write_dask_map(model, X, y, out, *, keys=None, ids=None, title=None, label_n
                 _write_part(folder / f"part-{i:05d}.parquet", xy, y[a:b], unlabelled[a:b],
                             ids[a:b] if ids is not None else np.arange(a, b), id_name,
                             classes, voted, share, bool(unlabelled.any()), empty[a:b])
-            if progress is not None:
+            if progress is not None and b > a:
                 progress(b - a)
         if scored:
             errors = dict(map_error=wrong / scored, n=scored, held_out=True)
