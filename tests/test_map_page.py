@@ -2,6 +2,7 @@
 bytes, the CSV, and the page in a real browser (Debian's chromium driven by playwright)."""
 
 import base64
+import contextlib
 import csv
 import json
 import re
@@ -142,6 +143,28 @@ def _browser():
         pytest.skip("chromium is not installed (Debian package 'chromium'; .ci/run installs it)")
     sync_api = pytest.importorskip("playwright.sync_api")
     return sync_api, executable
+
+
+@contextlib.contextmanager
+def _opened(path):
+    """A headless Chromium page of the map page at ``path``, once its script is ready."""
+    sync_api, executable = _browser()
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1100, "height": 800})
+            page.goto(path.as_uri())
+            page.wait_for_function("window.graphdrMap && window.graphdrMap.ready",
+                                   timeout=30000)
+            yield page
+        finally:
+            browser.close()
+
+
+def _search(page, text):
+    page.fill("#search", text)
+    page.press("#search", "Enter")
+    return page.inner_text("#found")
 
 
 @pytest.fixture(scope="module")
@@ -314,7 +337,7 @@ def test_page_search_numbers_prefixes_and_long_names_in_chromium(tmp_path):
     """Numeric ids beside numeric classes: '7' finds the class (id:7 the sample); a class
     search brings the class into view; an id prefix finds its samples; a long class name
     keeps its count in the legend; the tooltip names the id column."""
-    sync_api, executable = _browser()
+    _browser()
     X, y = make_blobs(n_samples=240, centers=4, n_features=4, random_state=5)
     long = "a class name long enough to be cut in any legend of any reasonable width"
     names = np.array(["7", "12", "3", long], dtype=object)[y]
@@ -323,99 +346,77 @@ def test_page_search_numbers_prefixes_and_long_names_in_chromium(tmp_path):
     path = tmp_path / "map.html"
     write_map_page(path, model.embedding_, names, ids=ids, title="numbers",
                    id_name="patient", classes=model.classes_)
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-        try:
-            page = browser.new_page(viewport={"width": 1100, "height": 800})
-            page.goto(path.as_uri())
-            page.wait_for_function("window.graphdrMap && window.graphdrMap.ready",
-                                   timeout=30000)
+    with _opened(path) as page:
+        def search(text):
+            return _search(page, text)
 
-            def search(text):
-                page.fill("#search", text)
-                page.press("#search", "Enter")
-                return page.inner_text("#found")
+        def in_view(rows):
+            box = page.locator("#map").bounding_box()
+            for i in rows:
+                x, yy = page.evaluate(f"graphdrMap.screenPosition(graphdrMap.indexOf('{i}'))")
+                if not (box["x"] <= x <= box["x"] + box["width"]
+                        and box["y"] <= yy <= box["y"] + box["height"]):
+                    return False
+            return True
 
-            def in_view(rows):
-                box = page.locator("#map").bounding_box()
-                for i in rows:
-                    x, yy = page.evaluate(f"graphdrMap.screenPosition(graphdrMap.indexOf('{i}'))")
-                    if not (box["x"] <= x <= box["x"] + box["width"]
-                            and box["y"] <= yy <= box["y"] + box["height"]):
-                        return False
-                return True
-
-            sevens = [ids[i] for i in np.flatnonzero(names == "7")]
-            assert search("7").startswith(f"{len(sevens)} samples of 7")
-            assert "id:7" in page.inner_text("#found")
-            assert search("id:7") == f"sample 7 ({names[7]})"
-            assert "patient" in page.evaluate("graphdrMap.tipText()")
-            # zoom far into another class, then search a class: it comes into view
-            threes = [ids[i] for i in np.flatnonzero(names == "3")]
-            x, yy = page.evaluate(f"graphdrMap.screenPosition(graphdrMap.indexOf('{threes[0]}'))")
-            page.mouse.move(x, yy)
-            for _ in range(12):
-                page.mouse.wheel(0, -400)
-            page.wait_for_timeout(100)
-            assert not in_view(sevens)
-            search("7")
-            assert in_view(sevens)
-            # an id prefix: every sample whose id begins with it, framed; one: that sample
-            assert search("23") == "sample 23 (" + names[23] + ")"
-            assert search("class:23") == 'no class "23"'
-            assert search("batch-23") == '10 samples whose id begins with "batch-23"'
-            assert in_view([f"batch-{i}" for i in range(230, 240)])
-            assert search("batch-239") == f"sample batch-239 ({names[239]})"
-            assert search("x9") == 'no sample id or class "x9"'
-            # the legend keeps the count of a long name in view
-            li = page.locator("#legend li", has_text="a class name long")
-            count = li.locator(".count")
-            assert count.inner_text() == f"({np.sum(names == long)})"
-            assert count.is_visible()
-            lb, cb = page.locator("#legend").bounding_box(), count.bounding_box()
-            assert cb["x"] + cb["width"] <= lb["x"] + lb["width"] + 1
-        finally:
-            browser.close()
+        sevens = [ids[i] for i in np.flatnonzero(names == "7")]
+        assert search("7").startswith(f"{len(sevens)} samples of 7")
+        assert "id:7" in page.inner_text("#found")
+        assert search("id:7") == f"sample 7 ({names[7]})"
+        assert "patient" in page.evaluate("graphdrMap.tipText()")
+        # zoom far into another class, then search a class: it comes into view
+        threes = [ids[i] for i in np.flatnonzero(names == "3")]
+        x, yy = page.evaluate(f"graphdrMap.screenPosition(graphdrMap.indexOf('{threes[0]}'))")
+        page.mouse.move(x, yy)
+        for _ in range(12):
+            page.mouse.wheel(0, -400)
+        page.wait_for_timeout(100)
+        assert not in_view(sevens)
+        search("7")
+        assert in_view(sevens)
+        # an id prefix: every sample whose id begins with it, framed; one: that sample
+        assert search("23") == "sample 23 (" + names[23] + ")"
+        assert search("class:23") == 'no class "23"'
+        assert search("batch-23") == '10 samples whose id begins with "batch-23"'
+        assert in_view([f"batch-{i}" for i in range(230, 240)])
+        assert search("batch-239") == f"sample batch-239 ({names[239]})"
+        assert search("x9") == 'no sample id or class "x9"'
+        # the legend keeps the count of a long name in view
+        li = page.locator("#legend li", has_text="a class name long")
+        count = li.locator(".count")
+        assert count.inner_text() == f"({np.sum(names == long)})"
+        assert count.is_visible()
+        lb, cb = page.locator("#legend").bounding_box(), count.bounding_box()
+        assert cb["x"] + cb["width"] <= lb["x"] + lb["width"] + 1
 
 
 def test_page_class_search_by_prefix_or_part_and_clearing_resets_the_view(tmp_path):
     """'damp' finds the classes whose names begin with it (any case), 'meadow' the one that
     contains it; an empty search brings back the whole map, with no ring or tip left."""
-    sync_api, executable = _browser()
+    _browser()
     X, y = make_blobs(n_samples=200, centers=4, n_features=4, random_state=3)
     names = np.array(["damp soil", "Dampness", "dry", "wet meadow"], dtype=object)[y]
     ids = [f"s{i}" for i in range(len(y))]
     model = DEEMap().fit(X, names)
     path = tmp_path / "map.html"
     write_map_page(path, model.embedding_, names, ids=ids, classes=model.classes_)
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-        try:
-            page = browser.new_page(viewport={"width": 1100, "height": 800})
-            page.goto(path.as_uri())
-            page.wait_for_function("window.graphdrMap && window.graphdrMap.ready",
-                                   timeout=30000)
+    with _opened(path) as page:
+        def search(text):
+            return _search(page, text)
 
-            def search(text):
-                page.fill("#search", text)
-                page.press("#search", "Enter")
-                return page.inner_text("#found")
+        def where(i):
+            return page.evaluate(f"graphdrMap.screenPosition(graphdrMap.indexOf('{i}'))")
 
-            def where(i):
-                return page.evaluate(f"graphdrMap.screenPosition(graphdrMap.indexOf('{i}'))")
-
-            home = [where(i) for i in ("s0", "s1", "s2")]
-            damp = int(np.sum((names == "damp soil") | (names == "Dampness")))
-            assert search("damp") == f"{damp} samples of 2 classes: Dampness, damp soil"
-            assert search("MEADOW") == f"{int(np.sum(names == 'wet meadow'))} samples of wet meadow"
-            assert search("s1") == f"sample s1 ({names[1]})"  # an id: its tip is shown
-            assert page.evaluate("graphdrMap.tipText()") != ""
-            assert where("s0") != home[0]  # the view moved to the sample
-            assert search("") == ""
-            assert [where(i) for i in ("s0", "s1", "s2")] == home
-            assert page.evaluate("graphdrMap.tipText()") == ""
-        finally:
-            browser.close()
+        home = [where(i) for i in ("s0", "s1", "s2")]
+        damp = int(np.sum((names == "damp soil") | (names == "Dampness")))
+        assert search("damp") == f"{damp} samples of 2 classes: Dampness, damp soil"
+        assert search("MEADOW") == f"{int(np.sum(names == 'wet meadow'))} samples of wet meadow"
+        assert search("s1") == f"sample s1 ({names[1]})"  # an id: its tip is shown
+        assert page.evaluate("graphdrMap.tipText()") != ""
+        assert where("s0") != home[0]  # the view moved to the sample
+        assert search("") == ""
+        assert [where(i) for i in ("s0", "s1", "s2")] == home
+        assert page.evaluate("graphdrMap.tipText()") == ""
 
 
 def test_png_legend_shortens_long_names_and_fits_the_picture(tmp_path):
