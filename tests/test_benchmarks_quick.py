@@ -14,8 +14,34 @@ sys.path.insert(0, str(REPO))
 from benchmarks import registry  # noqa: E402
 
 QUICK = [b.name for b in registry.benchmarks()]
-#: the smoke runs together stay within this many seconds (``make test-slow`` on 2 cores)
-BUDGET = 180.0
+#: the smoke runs together stay within this many times :data:`CALIBRATION`'s time, measured in
+#: the same run (machines differ: the 13 smoke runs took 130 s on one 2-core machine and 306 s
+#: on another, a ratio the calibration follows); 100 x is about 390 s on the slower machine,
+#: where the calibration takes 3.5-4.1 s
+BUDGET_RATIO = 100.0
+#: a fresh process like a smoke run's: start Python, import graphdr, fit four small models
+CALIBRATION = """
+from sklearn.datasets import load_digits
+
+import graphdr
+
+X, y = load_digits(return_X_y=True)
+graphdr.KernelLDA().fit(X[:600], y[:600])
+graphdr.QMIProjection().fit(X[:300, :20], y[:300])
+graphdr.DEEMap(max_iter=30).fit(X[:500], y[:500])
+graphdr.LDA().fit(X, y)
+"""
+
+
+def _calibration_seconds():
+    """The median of three timings of :data:`CALIBRATION` in a fresh process."""
+    times = []
+    for _ in range(3):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", CALIBRATION], cwd=REPO, check=True,
+                       capture_output=True, timeout=300)
+        times.append(time.perf_counter() - start)
+    return sorted(times)[1]
 
 
 def test_every_benchmark_has_a_smoke_run():
@@ -34,6 +60,7 @@ def _status():
 @pytest.mark.bench_smoke
 def test_every_smoke_run_passes_within_the_budget_and_writes_nothing():
     """One after the other (their total time is the budget's), each named when it fails."""
+    budget = BUDGET_RATIO * _calibration_seconds()
     failures, spent = [], {}
     for name in QUICK:
         before = _status()
@@ -46,6 +73,8 @@ def test_every_smoke_run_passes_within_the_budget_and_writes_nothing():
         elif _status() != before:
             failures.append(f"{name}: --quick changed the repository")
     print("smoke runs, seconds:", {k: round(v, 1) for k, v in spent.items()},
-          f"total {sum(spent.values()):.0f}")
+          f"total {sum(spent.values()):.0f}, budget {budget:.0f}")
     assert not failures, "\n\n".join(failures)
-    assert sum(spent.values()) <= BUDGET, f"smoke runs took {sum(spent.values()):.0f} s: {spent}"
+    assert sum(spent.values()) <= budget, (
+        f"smoke runs took {sum(spent.values()):.0f} s, over the budget of {budget:.0f} s "
+        f"({BUDGET_RATIO:.0f} x the calibration): {spent}")

@@ -116,6 +116,7 @@ def test_outputs_asks_for_the_picture_alone(tmp_path, capsys, scheduler, route):
     assert code == 2 and "nothing left to write" in err
 
 
+@pytest.mark.slow  # several seconds of fitting: in `make test-slow` (CI runs it)
 def test_csv_glob_past_the_memory_budget_starts_a_local_cluster(tmp_path, capsys):
     frames = _tables(tmp_path / "csv", k=2)
     for i, f in enumerate(frames):

@@ -11,6 +11,7 @@ import sys
 import warnings
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 
 import graphdr
@@ -106,6 +107,7 @@ def _page_table():
     return text, found
 
 
+@pytest.mark.slow  # several seconds of fitting: in `make test-slow` (CI runs it)
 def test_the_page_says_what_the_estimators_do():
     _, found = _page_table()
     assert found.group(1) == table(), (

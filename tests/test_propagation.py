@@ -240,6 +240,7 @@ def _few_digits(per_class=3, seed=0):
     return X, y, few
 
 
+@pytest.mark.slow  # several seconds of fitting: in `make test-slow` (CI runs it)
 @pytest.mark.parametrize("name", ["LDA", "KernelLDA"])
 def test_auto_propagates_where_it_helps_the_estimator(name):
     """Three labels per digit: the fit of the propagated classes places held-out labels
@@ -371,6 +372,7 @@ def test_the_map_of_propagated_classes_is_the_map_of_those_labels():
                                                                  est.embedding_)
 
 
+@pytest.mark.slow  # several seconds of fitting: in `make test-slow` (CI runs it)
 def test_the_map_separates_unlabelled_digits_by_their_propagated_classes():
     """Three labels per digit: the unlabelled digits' nearest labelled sample in the map is of
     their class far more often with the propagated classes ('auto' takes them) than with the

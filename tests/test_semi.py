@@ -569,6 +569,7 @@ def test_nystroem_kernel_fits_unlabelled_samples(name):
     assert np.all(np.isfinite(est.transform(X))) and list(est.classes_) == [0, 1, 2]
 
 
+@pytest.mark.slow  # several seconds of fitting: in `make test-slow` (CI runs it)
 @pytest.mark.parametrize("name", ["KernelLDA", "KQMI"])
 def test_partially_labelled_kernel_fits_take_nystroem_above_the_semi_limit(name):
     """approximation='auto': a partially labelled kernel fit keeps the exact kernel up to
