@@ -483,6 +483,7 @@ def test_projection_option_reaches_the_estimators(tmp_path):
     assert "projection" not in json.loads((tmp_path / "b" / "config.json").read_text())["protocol"]
 
 
+@pytest.mark.slow  # a cluster, a browser or a kernel to start: in `make test-slow` (CI)
 def test_dask_backend_gives_the_same_results(tiny_report, tmp_path):
     """--backend dask runs the cells on a local Dask cluster (loopback) with identical results."""
     pytest.importorskip("dask.distributed", reason="Dask is not installed (graphdr[dask])")

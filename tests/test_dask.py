@@ -45,6 +45,7 @@ def no_materialise(monkeypatch):
     monkeypatch.setattr(da.Array, "__array__", refuse)
 
 
+@pytest.mark.slow  # a cluster, a browser or a kernel to start: in `make test-slow` (CI)
 @pytest.mark.parametrize("Est", [graphdr.LDA, LQMI])
 def test_fit_on_cluster_equals_in_memory_fit(client, Est, no_materialise):
     X, y = _data()

@@ -104,6 +104,7 @@ def test_pickled_model_places_as_the_original(neighbors):
     assert np.array_equal(clone.transform(Xnew), model.transform(Xnew))
 
 
+@pytest.mark.slow  # a cluster, a browser or a kernel to start: in `make test-slow` (CI)
 def test_dask_on_a_local_cluster_equals_the_in_memory_path():
     distributed = pytest.importorskip("distributed")
     X, y = _blobs(n=300)

@@ -180,6 +180,7 @@ def page_file(tmp_path_factory):
     return path, names, ids, X
 
 
+@pytest.mark.slow  # a cluster, a browser or a kernel to start: in `make test-slow` (CI)
 @pytest.mark.parametrize("renderer", ["webgl", "2d"])
 def test_page_in_chromium_hover_search_legend(page_file, renderer):
     sync_api, executable = _browser()
@@ -309,6 +310,7 @@ def test_show_outside_a_notebook_writes_the_page_and_says_where(tmp_path, monkey
     assert "open it in a web browser" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # a cluster, a browser or a kernel to start: in `make test-slow` (CI)
 def test_show_in_a_notebook_executed_headlessly():
     """A notebook as a user writes it: the last expression of a cell is the map, and
     Jupyter displays it as HTML (an iframe with the page)."""
