@@ -85,6 +85,7 @@ def test_every_paper_has_experiments_and_comparisons():
 
 
 # ----- quick runs ------------------------------------------------------------------------------
+@pytest.mark.slow  # the quick reproductions of the four papers: whole pipelines, in `make test-slow` (CI)
 @pytest.mark.parametrize("key", ["001", "002", "003"])
 def test_quick_report_sets_ours_beside_the_papers(quick_runs, key):
     text = _report(quick_runs, key)
@@ -107,6 +108,7 @@ def test_quick_report_sets_ours_beside_the_papers(quick_runs, key):
     assert transcribed <= {(r["table"], r["row"], r["column"]) for r in rows}
 
 
+@pytest.mark.slow  # the quick reproductions of the four papers: whole pipelines, in `make test-slow` (CI)
 def test_quick_report_000_checks_the_papers_statements(quick_runs):
     text = _report(quick_runs, "000")
     assert "## The paper's statements, checked on our numbers" in text
@@ -117,6 +119,7 @@ def test_quick_report_000_checks_the_papers_statements(quick_runs):
     assert "| wins |" in text  # our paper-style tables with the wins row
 
 
+@pytest.mark.slow  # the quick reproductions of the four papers: whole pipelines, in `make test-slow` (CI)
 @pytest.mark.parametrize("key", ["000", "001", "002", "003"])
 def test_quick_report_figures_exist(quick_runs, key):
     text = _report(quick_runs, key)
@@ -130,6 +133,7 @@ def test_quick_report_figures_exist(quick_runs, key):
         assert (quick_runs[key] / exp.key / "index.html").exists()
 
 
+@pytest.mark.slow  # the quick reproductions of the four papers: whole pipelines, in `make test-slow` (CI)
 def test_fig6_records_every_optimizer(quick_runs):
     with open(quick_runs["003"] / "fig6.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
@@ -137,6 +141,7 @@ def test_fig6_records_every_optimizer(quick_runs):
     assert all(int(r["iterations"]) >= 1 and float(r["seconds"]) > 0 for r in rows)
 
 
+@pytest.mark.slow  # the quick reproductions of the four papers: whole pipelines, in `make test-slow` (CI)
 def test_rerun_resumes_and_logs_both_runs(quick_runs):
     out = quick_runs["003"]
     before = (out / "fig11" / "results.csv").read_text()
