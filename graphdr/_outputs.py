@@ -260,9 +260,9 @@ def _escaped(text):
 def spreadsheet_safe(text):
     """``text`` as a spreadsheet shows it, never as a formula (OWASP's rule for CSV
     injection): a text cell that begins with ``= + - @``, a tab or a carriage return gets a
-    leading ``'``; a number (``-1``, ``+2.5``, ``-1e-3``) is left as it is; so does a text
-    that begins with ``'`` before such a text, so that :func:`from_spreadsheet_safe` gives
-    every text back as it was."""
+    leading ``'``; a number (``-1``, ``+2.5``, ``-1e-3``) is left as it is. A text made of
+    ``'`` and then such a text gets a leading ``'`` too (``'=x`` is written ``''=x``), so that
+    :func:`from_spreadsheet_safe` gives every text back as it was."""
     text = str(text)
     return "'" + text if _escaped(text) else text
 
