@@ -2,6 +2,8 @@
 multiple kernels and discriminative neighbour embedding, as scikit-learn transformers."""
 
 import importlib
+import sys
+import types
 
 #: each public name and the module that defines it: imported when first used (PEP 562), so
 #: that ``import graphdr.cli`` (the command line) starts at once and a Ctrl-C while it starts
@@ -23,6 +25,21 @@ _WHERE = {
     "KQMI": ".qmi", "LQMI": ".qmi", "QMIProjection": ".qmi", "qmi_graph": ".qmi",
     "qmi_potentials": ".qmi",
 }
+
+
+class _Package(types.ModuleType):
+    """The package's module: a public name that is also a submodule (``graphdr.map2d``, the
+    function, beside ``graphdr.map2d``, its module) stays the public object when the submodule
+    is imported (the import machinery would bind the module over it); the module itself is in
+    ``sys.modules``."""
+
+    def __setattr__(self, name, value):
+        if name in _WHERE and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def __getattr__(name):
