@@ -16,7 +16,9 @@ the start, the descent and, inside it, the grid field.
 ``--dask N`` measures instead
 ``graphdr map`` of N rows stored as Parquet files on a local Dask cluster
 (``_maps2d_scale_dask.py``: worker memory, equality with the in-memory path, placement
-throughput with 1 and 2 workers; ``maps2d_scale_dask.md``).
+throughput with 1 and 2 workers; ``maps2d_scale_dask.md``); ``--routes N`` compares the
+in-memory route with the Dask route of ``graphdr map`` on N rows, time and memory of all
+processes (``_maps2d_routes.py``; ``maps2d_scale_routes.md``).
 
 ``--busy`` runs beside one process spinning on one core; ``--threads N`` sets every thread
 variable to N (the one-thread figure beside the default threads'); each gives rows of its
@@ -157,6 +159,11 @@ def main(argv=None):
     p.add_argument("--dask", type=int, default=None, metavar="N",
                    help="graphdr map of N rows as a Parquet dataset on a local Dask cluster "
                         "(maps2d_scale_dask.md)")
+    p.add_argument("--routes", type=int, default=None, metavar="N",
+                   help="graphdr map of N rows in memory and on a local Dask cluster, time and "
+                        "memory of each route (maps2d_scale_routes.md)")
+    p.add_argument("--only", nargs="*", default=(),
+                   help="with --routes: the routes to (re)measure (default all)")
     p.add_argument("--place", type=int, default=1_000_000,
                    help="with --dask: rows placed for the throughput")
     p.add_argument("--check", type=int, default=100_000,
@@ -170,6 +177,11 @@ def main(argv=None):
     a = p.parse_args(argv)
     if a.quick:
         return _quick()
+    if a.routes is not None:
+        from _maps2d_routes import run as run_routes
+
+        run_routes(a.routes, a.data_dir, a.only, a.note)
+        return
     if a.dask is not None:
         from _maps2d_scale_dask import run as run_dask
 
@@ -250,13 +262,15 @@ def main(argv=None):
 
 
 def _quick():
-    """Both parts on tiny data (3000 samples in a fresh process; 5000 rows on a Dask cluster),
-    their tables in a temporary folder."""
+    """The three parts on tiny data (3000 samples in a fresh process; 5000 rows on a Dask
+    cluster; two routes of 3000 rows), their tables in a temporary folder."""
+    from _maps2d_routes import run as run_routes
     from _maps2d_scale_dask import run as run_dask
 
     with common.smoke_outputs(sys.modules[__name__]) as tmp:
         main(["--sizes", "3000", "--new", "500"])
         run_dask(5_000, 2_000, 500, tmp, "smoke run", out=tmp)
+        run_routes(3_000, tmp, ("in memory", "dask, 128MiB"), "smoke run", out=Path(tmp))
 
 
 if __name__ == "__main__":

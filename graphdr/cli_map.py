@@ -88,21 +88,25 @@ def add_scale_options(p):
         "where it lives, the places written as Parquet partitions OUT.parquet/ (id, label, "
         "x, y) beside a page and picture of a uniform sample of at most 10^6 rows")
     g.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="address of a running Dask scheduler (e.g. tcp://10.0.0.5:8786): map "
-                   "there, whatever the size (default: a local cluster, when the data does "
-                   "not fit --memory-budget)")
+                   help="address of a running Dask scheduler (e.g. tcp://10.0.0.5:8786), or "
+                   "'local' for a local cluster: map there, whatever the size (default: a "
+                   "local cluster when the map would not fit --memory-budget and the cluster "
+                   "takes less memory in all)")
     g.add_argument("--memory-budget", type=_size, default=None, metavar="SIZE",
                    help="above this estimated memory (e.g. 8GiB) the map is made on a local "
-                   "Dask cluster (default: half of the memory now available)")
+                   "Dask cluster, fitted on what the budget holds, when that takes less "
+                   "memory in all (default: half of the memory now available)")
     g.add_argument("--workers", type=_positive_int, default=None, metavar="N",
                    help="processes of the local cluster, one thread each (default: the "
                    "machine's cores)")
     g.add_argument("--worker-memory", type=_size, default=None, metavar="SIZE",
                    help="memory limit of each local worker (default: the machine's memory "
                    "shared among them)")
-    g.add_argument("--fit-samples", type=_positive_int, default=1_000_000, metavar="N",
-                   help="rows the map is fitted on, chosen by content, every class kept "
-                   "(default 1000000)")
+    g.add_argument("--fit-samples", type=_fit_samples, default="auto", metavar="N",
+                   help="rows the map is fitted on (in the graphdr map process), chosen by "
+                   "content, every class kept; the rest are placed on the workers (default "
+                   "auto: the most whose fit stays within --memory-budget and, with the local "
+                   "workers, below the in-memory map's memory; 20000 to 1000000)")
 
 
 _UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "m": 10**6, "mb": 10**6, "g": 10**9,
@@ -118,6 +122,15 @@ def _size(text):
         raise argparse.ArgumentTypeError(
             f"a size such as 3GiB, 500MB or 2G; got {text!r}")
     return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+
+
+def _fit_samples(text):
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        return _positive_int(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"a positive integer or auto; got {text!r}") from None
 
 
 def _positive_int(text):
@@ -146,10 +159,23 @@ def _available_memory():
 
 def _past_memory(args):
     """Whether ``graphdr map`` takes the Dask path: a scheduler is given, or the table (CSV or
-    Parquet files) would not fit the memory budget."""
+    Parquet files) would not fit the memory budget in one process, and a local cluster would
+    take less memory in all than the one process (else a line says why the table is mapped
+    in memory all the same)."""
     if getattr(args, "scheduler", None):
         return True
-    from .bench.file_parts import TABLE_SUFFIXES, data_files, in_memory_bytes
+    import os
+
+    from .bench.file_parts import (
+        IN_MEMORY_SHARE,
+        PROCESS_BYTES,
+        TABLE_SUFFIXES,
+        dask_route_bytes,
+        data_files,
+        fit_rows_within,
+        map_bytes,
+        table_shape,
+    )
 
     try:
         paths = data_files(args.data)
@@ -158,7 +184,22 @@ def _past_memory(args):
     if not all(p.lower().endswith(TABLE_SUFFIXES) for p in paths):
         return False
     budget = args.memory_budget or _available_memory() // 2
-    return in_memory_bytes(args.data) > budget
+    n, cols = table_shape(args.data)
+    if map_bytes(n, cols) <= budget:
+        return False
+    workers = args.workers or os.cpu_count() or 1
+    m = (fit_rows_within(budget, n, cols, workers) if args.fit_samples == "auto"
+         else min(n, args.fit_samples))
+    here, there = PROCESS_BYTES + map_bytes(n, cols), dask_route_bytes(m, n, cols, workers)
+    if there > IN_MEMORY_SHARE * here:
+        if not args.quiet:
+            print(f"graphdr map: {args.data}: the map (about {here / 2**30:.2f} GiB) is past "
+                  f"--memory-budget ({budget / 2**30:.2f} GiB), but a local Dask cluster of "
+                  f"{workers} workers fitting {m:,} of its {n:,} rows would take more (about "
+                  f"{there / 2**30:.2f} GiB in all): mapped in memory; --scheduler ADDRESS "
+                  "maps it on your cluster.", file=sys.stderr)
+        return False
+    return True
 
 
 def run_map(args):
@@ -307,8 +348,9 @@ def _run_map_parts(args):
     check_writable(files["html"].parent, create=True)
     for note in table.notes:
         echo(f"graphdr map: {note}.")
+    fit_samples = _fit_rows(args, len(table.y), len(table.feature_names), echo)
     with dask_client(args.scheduler, args.workers, args.worker_memory, "graphdr map", echo):
-        model = _on_cluster(lambda: _map_table(args, table, echo))
+        model = _on_cluster(lambda: _map_table(args, table, fit_samples))
     n = len(table.y)
     kinds = _written(args)
     written = [str(files[k]) for k, kind in (("html", "page"), ("parquet", "table"),
@@ -342,7 +384,29 @@ def _on_cluster(work):
 MIN_WORKER_MEMORY = 2**30
 
 
-def _map_table(args, table, echo):
+def _fit_rows(args, n, d, echo):
+    """``--fit-samples``, or the rows ``auto`` picks (:func:`graphdr.bench.file_parts.
+    fit_rows_within`: the ``graphdr map`` process within ``--memory-budget``, the route's
+    total with the local workers below the in-memory map's), said in one line."""
+    import os
+
+    from .bench.file_parts import fit_rows_within
+
+    if args.fit_samples != "auto":
+        return args.fit_samples
+    budget = args.memory_budget or _available_memory() // 2
+    remote = args.scheduler and args.scheduler != "local"
+    workers = 0 if remote else (args.workers or os.cpu_count() or 1)
+    rows = fit_rows_within(budget, n, d, workers)
+    if rows < n:
+        echo(f"graphdr map: fitting on {rows:,} of the {n:,} rows (chosen by content, every "
+             f"class kept; the most whose fit stays within the memory budget of "
+             f"{budget / 2**30:.2f} GiB{' with the local workers' if workers else ''}), "
+             "placing the others on the workers; --fit-samples N to choose.")
+    return rows
+
+
+def _map_table(args, table, fit_samples):
     from .map_partitions import map_dask
 
     with _progress(args, len(table.y)) as (fit_progress, place_progress):
@@ -350,7 +414,7 @@ def _map_table(args, table, echo):
             table.features(), table.y, out=args.out, ids=table.ids,
             id_name=table.id_name or "id", label_name=str(table.options.label_column),
             title=args.title, progress=place_progress, **_written(args),
-            callback=fit_progress, fit_samples=args.fit_samples,
+            callback=fit_progress, fit_samples=fit_samples,
             label_empty=table.label_empty, id_dtype=table.id_dtype,
             feature_scaling=args.feature_scaling, placement_width=args.placement_width)
 
@@ -385,7 +449,8 @@ def _progress(args, n):
 
 @contextlib.contextmanager
 def dask_client(scheduler, n_workers, memory_limit, command, echo):
-    """A Dask client of the scheduler at ``scheduler``, or of a local cluster of ``n_workers``
+    """A Dask client of the scheduler at ``scheduler`` (unless None or ``'local'``), or of a
+    local cluster of ``n_workers``
     processes (default: the machine's cores) of one thread each, ``memory_limit`` bytes each
     (default: Dask's share of the machine's memory); closed at the end."""
     try:
@@ -393,7 +458,7 @@ def dask_client(scheduler, n_workers, memory_limit, command, echo):
     except ImportError:
         raise ValueError(f"{command} on a Dask cluster needs Dask's distributed scheduler: pip "
                          "install 'graphdr[dask]' (dask[distributed]).") from None
-    if scheduler:
+    if scheduler and scheduler != "local":
         try:
             client = Client(scheduler, timeout="10s")
         except OSError as exc:

@@ -117,7 +117,15 @@ def test_outputs_asks_for_the_picture_alone(tmp_path, capsys, scheduler, route):
 
 
 @pytest.mark.slow  # several seconds of fitting: in `make test-slow` (CI runs it)
-def test_csv_glob_past_the_memory_budget_starts_a_local_cluster(tmp_path, capsys):
+def test_csv_glob_past_the_memory_budget_starts_a_local_cluster(tmp_path, capsys,
+                                                                monkeypatch):
+    from graphdr.bench import file_parts
+
+    # the memory model at a test's size: a worker's own memory and the table's rows free,
+    # no margin, at least 50 rows fitted (of 180): the cluster is then the lighter route
+    for name, value in [("WORKER_BYTES", 0), ("TABLE_ROW_BYTES", 0), ("PAGE_ROW_BYTES", 0),
+                        ("FIT_ROWS_MIN", 50), ("IN_MEMORY_SHARE", 1.0)]:
+        monkeypatch.setattr(file_parts, name, value)
     frames = _tables(tmp_path / "csv", k=2)
     for i, f in enumerate(frames):
         f.to_csv(tmp_path / "csv" / f"p{i}.csv", sep=";", decimal=",", index=False)
@@ -126,6 +134,7 @@ def test_csv_glob_past_the_memory_budget_starts_a_local_cluster(tmp_path, capsys
                      "--no-png"], capsys)
     assert code == 0, err
     assert "started a local Dask cluster of 1 workers" in err and "m.parquet" in err
+    assert "fitting on 50 of the 180 rows" in err
     got = pd.read_parquet(tmp_path / "m.parquet" / "part-00001.parquet")
     assert len(got) == 90 and got["id"].iloc[0] == "r1-0"
     # under the budget the same files are mapped in memory: a CSV, no cluster
@@ -143,7 +152,7 @@ def test_bad_input_is_one_line_before_any_map(tmp_path, capsys):
     for i, f in enumerate(frames):
         f.to_parquet(tmp_path / "parts" / f"part-{i}.parquet", index=False)
     base = ["map", str(tmp_path / "parts"), "--out", str(tmp_path / "m"), "--label-column",
-            "kind", "--memory-budget", "1KB"]
+            "kind", "--scheduler", "local"]
     code, err = run(base, capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "part-2.parquet: column 'b' is not numeric (line 41: 'oops')" in err
@@ -187,7 +196,7 @@ def test_ctrl_c_on_the_dask_route_is_one_line_and_leaves_nothing(tmp_path):
     scratch.mkdir()
     env = dict(os.environ, TMPDIR=str(scratch), PYTHONWARNINGS="ignore")
     cmd = [sys.executable, "-m", "graphdr.cli", "map", "parts", "--out", "m", "--label-column",
-           "kind", "--memory-budget", "1KB", "--workers", "2", "--quiet"]
+           "kind", "--scheduler", "local", "--workers", "2", "--quiet"]
     interrupted = 0
     for delay in (0.3, 0.9, 1.5, 2.1):
         proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
@@ -254,7 +263,54 @@ def test_worker_memory_below_a_workers_own_footprint_is_refused_at_once(tmp_path
     frames[0].to_parquet(tmp_path / "parts" / "p.parquet", index=False)
     for size in ("1KB", "300MB"):
         code, err = run(["map", str(tmp_path / "parts"), "--out", str(tmp_path / "m"),
-                         "--label-column", "kind", "--memory-budget", "1KB",
+                         "--label-column", "kind", "--scheduler", "local",
                          "--worker-memory", size], capsys)
         assert code == 2 and "a worker needs at least 1 GiB" in err, err
         assert len(err.strip().splitlines()) == 1
+
+
+def test_fit_samples_auto_fits_what_the_memory_budget_holds(tmp_path, capsys, scheduler,
+                                                            monkeypatch):
+    """--fit-samples auto (the default): with a budget too small for the whole fit, the map is
+    fitted on the rows the budget holds (here its least, set to 60 of 270) and says so; an
+    explicit number is kept; a bad one is one line."""
+    from graphdr.bench import file_parts
+
+    frames = _tables(tmp_path / "parts")
+    for i, f in enumerate(frames):
+        f.to_parquet(tmp_path / "parts" / f"part-{i}.parquet", index=False)
+    monkeypatch.setattr(file_parts, "FIT_ROWS_MIN", 60)
+    args = ["map", str(tmp_path / "parts"), "--label-column", "kind", "--no-png",
+            "--memory-budget", "1KB", "--scheduler", scheduler]
+    code, err = run(args + ["--out", str(tmp_path / "a")], capsys)
+    assert code == 0, err
+    assert "fitting on 60 of the 270 rows" in err and "--fit-samples N to choose" in err
+    assert "fitted on 6" in err  # about 60: every class kept, by content
+    fitted = int(err.split("fitted on ")[-1].split()[0])
+    assert 55 <= fitted <= 65
+    page = (tmp_path / "a.html").read_text()
+    assert "labelled samples the map was not fitted on were placed" in page  # held out
+    code, err = run(args + ["--out", str(tmp_path / "b"), "--fit-samples", "1000"], capsys)
+    assert code == 0 and "fitting on" not in err and "fitted on 270" in err, err
+    with pytest.raises(SystemExit) as exc:
+        main(args + ["--out", str(tmp_path / "c"), "--fit-samples", "many"])
+    assert exc.value.code == 2
+    assert "a positive integer or auto; got 'many'" in capsys.readouterr().err
+
+
+def test_past_the_budget_but_lighter_in_memory_is_mapped_in_memory(tmp_path, capsys):
+    """A table past --memory-budget whose local cluster would take more memory in all (its
+    workers' own memory alone outweighs the map of 270 rows) is mapped in memory, with a line
+    saying why; --scheduler local takes the cluster all the same."""
+    frames = _tables(tmp_path / "parts")
+    for i, f in enumerate(frames):
+        f.to_parquet(tmp_path / "parts" / f"part-{i}.parquet", index=False)
+    code, err = run(["map", str(tmp_path / "parts"), "--out", str(tmp_path / "m"),
+                     "--label-column", "kind", "--no-png", "--memory-budget", "1KB",
+                     "--workers", "2"], capsys)
+    assert code == 0, err
+    assert "is past --memory-budget" in err and "would take more" in err
+    assert "mapped in memory" in err and "cluster of 2 workers" in err
+    assert "started a local Dask cluster" not in err
+    assert (tmp_path / "m.csv").exists() and not (tmp_path / "m.parquet").exists()
+    assert len(pd.read_csv(tmp_path / "m.csv")) == 270

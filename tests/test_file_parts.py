@@ -140,10 +140,10 @@ def test_memory_estimate_from_metadata_and_first_lines(tmp_path):
 
     frame = _frame(1000)
     frame.to_parquet(tmp_path / "t.parquet", index=False)
-    assert in_memory_bytes(tmp_path / "t.parquet") == 1000 * (40 * 4 + 200)
+    assert in_memory_bytes(tmp_path / "t.parquet") == 1000 * (48 * 4 + 400)
     frame.to_csv(tmp_path / "t.csv", index=False)
     estimate = in_memory_bytes(tmp_path / "t.csv")
-    assert 0.9 * 1000 * (40 * 4 + 200) < estimate < 1.1 * 1000 * (40 * 4 + 200)
+    assert 0.9 * 1000 * (48 * 4 + 400) < estimate < 1.1 * 1000 * (48 * 4 + 400)
 
 
 @pytest.mark.parametrize("change", ["grows", "rewritten"])
@@ -167,3 +167,37 @@ def test_a_file_that_changes_after_it_was_read_is_named(tmp_path, change):
         os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
     with pytest.raises(ValueError, match="p1.csv: the file changed while graphdr was mapping"):
         table.features().compute(scheduler="sync")
+
+
+@pytest.mark.parametrize("workers", [0, 1, 2, 8])
+def test_fit_rows_within_the_budget_and_below_the_in_memory_map(workers):
+    """The Dask route's automatic fit size against its memory model written out: the
+    ``graphdr map`` process within the budget, the route's total with its local workers below
+    the in-memory map's, more budget never fewer rows, clipped to [FIT_ROWS_MIN, FIT_ROWS_MAX]
+    and to n."""
+    from graphdr.bench import file_parts as fp
+
+    P, W = fp.PROCESS_BYTES, fp.WORKER_BYTES
+
+    def client(m, n, d):
+        table = n * fp.TABLE_ROW_BYTES + min(n, 10**6) * fp.PAGE_ROW_BYTES
+        return P + table + fp.map_bytes(m, d)
+
+    def total(m, n, d):  # the graphdr map process and the local workers
+        return client(m, n, d) + workers * (W + m * (fp.MODEL_CELL_BYTES * d
+                                                     + fp.MODEL_ROW_BYTES))
+
+    for n, d in [(10**6, 36), (10**7, 50), (3 * 10**5, 784), (5000, 10)]:
+        in_memory = fp.IN_MEMORY_SHARE * (P + fp.map_bytes(n, d))
+        previous = 0
+        for budget in [2**28, 2**29, 2**30, 2**31, 2**33, 2**36]:
+            m = fp.fit_rows_within(budget, n, d, workers)
+            assert previous <= m <= min(n, fp.FIT_ROWS_MAX)
+            assert m >= min(n, fp.FIT_ROWS_MIN)
+            previous = m
+            if fp.FIT_ROWS_MIN < m < min(n, fp.FIT_ROWS_MAX):
+                assert client(m, n, d) <= budget and total(m, n, d) <= in_memory
+                # one row more would break one of the two
+                assert client(m + 1, n, d) > budget or total(m + 1, n, d) > in_memory
+    assert fp.fit_rows_within(2**40, 5000, 10, 2) == 5000
+    assert fp.fit_rows_within(1, 10**6, 36, 2) == fp.FIT_ROWS_MIN

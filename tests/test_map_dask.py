@@ -118,3 +118,31 @@ def test_dask_on_a_local_cluster_equals_the_in_memory_path():
     others = np.setdiff1d(np.arange(len(X)), model.fit_rows_)
     assert np.array_equal(Y[model.fit_rows_], ref.embedding_)
     assert np.array_equal(Y[others], ref.transform(X[others]))
+
+
+def test_dask_rows_to_place_count_in_the_choice_of_neighbours(monkeypatch):
+    """neighbors='auto' on a Dask array weighs the rows to place after the fit: a fit on few
+    rows with many to place searches approximately (an exact search of each placed row among
+    the fitted ones took over 15 minutes for 169,000 fitted and 831,000 placed on 2 cores),
+    and is then the in-memory fit of its sample with neighbors='approx', bit for bit."""
+    pytest.importorskip("pynndescent")
+    from graphdr import knn
+
+    monkeypatch.setattr(knn, "APPROX_MIN_SAMPLES", 200)  # the rule at a test's size
+    assert knn.resolve_algorithm("auto", 199) == "exact"
+    assert knn.resolve_algorithm("auto", 200) == "approx"
+    assert knn.resolve_algorithm("auto", 120, 214) == "approx"  # 120 x 334 >= 200^2
+    assert knn.resolve_algorithm("auto", 120, 213) == "exact"  # 120 x 333 < 200^2
+    assert knn.resolve_algorithm("exact", 120, 10**9) == "exact"
+    X, y = _blobs(n=400)
+    Xd = da.from_array(X, chunks=(100, 6))
+    model = _small().fit(Xd, y)
+    rows = model.fit_rows_
+    assert len(rows) < 200 and model.neighbors_ == "approx"
+    ref = DEEMap(n_neighbors=5, max_iter=15, neighbors="approx").fit(X[rows], y[rows])
+    assert _small().fit(X[rows], y[rows]).neighbors_ == "exact"  # in memory: as before
+    assert np.array_equal(model.embedding_, ref.embedding_)
+    # few rows to place: exact, as in memory
+    few = DEEMap(n_neighbors=5, max_iter=15, fit_samples=150).fit(
+        da.from_array(X[:240], chunks=(100, 6)), y[:240])
+    assert len(few.fit_rows_) * 240 < 200**2 and few.neighbors_ == "exact"

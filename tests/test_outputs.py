@@ -234,7 +234,7 @@ def test_map_never_writes_over_or_inside_an_input_folder(tmp_path, capsys, monke
     monkeypatch.chdir(tmp_path)
     cells = parquet_folder(tmp_path / "cells.parquet")
     before = snapshot(cells)
-    extra = ["--memory-budget", "1KB"] if route == "dask" else []
+    extra = ["--scheduler", "local"] if route == "dask" else []
     code, err = run(["map", "cells.parquet/", "--out", out, "--quiet", *extra], capsys)
     if out == "cells" and route == "memory":  # cells.html, cells.csv, cells.png: beside it
         assert code == 0 and snapshot(cells) == before

@@ -26,7 +26,9 @@ import numpy as np
 from .files import Part, ReadOptions, read_table
 from .paths import parquet_file
 
-__all__ = ["PartedTable", "data_files", "read_parts", "table_parts", "in_memory_bytes"]
+__all__ = ["PartedTable", "data_files", "read_parts", "table_parts", "in_memory_bytes",
+           "map_bytes", "table_bytes", "table_shape", "dask_route_bytes",
+           "fit_rows_within"]
 
 #: a file larger than this is read in pieces of about this size
 PART_BYTES = 256 * 2**20
@@ -109,11 +111,47 @@ def _text_parts(path, part_bytes):
     return parts
 
 
-def in_memory_bytes(source, options=None):
-    """About the memory a map of the table of ``source`` takes in one process: ``n`` rows and
-    ``d`` features need about ``8 n d`` bytes for the features and 4-5 times that for the
-    map's graphs, copies and index (measured at 10^6 x 50: 2.1 GiB); ``n`` and ``d`` from the
-    Parquet files' metadata, or from a text file's size and first lines."""
+#: the in-memory map's bytes per cell of the table and per row beside them (its graphs,
+#: embedding, index and page), above the process's own (:data:`PROCESS_BYTES`); an upper
+#: bound of ``benchmarks/maps2d_scale.py --routes`` (``maps2d_scale_routes.md``): 10^6 x 36
+#: features took 2.24 GiB in all
+MAP_CELL_BYTES, MAP_ROW_BYTES = 48, 400
+#: a map process's own memory before any data (Python, NumPy, pandas, scikit-learn, graphdr)
+#: with NN-descent's compiled code and its search's temporaries: a Dask route's process
+#: fitting 95,000 of 10^6 rows by NN-descent took 0.44 GiB more than one fitting 20,000 by
+#: the exact search (``maps2d_scale_routes.md``), 4.5 times what :func:`map_bytes` counts
+PROCESS_BYTES = 600 * 2**20
+#: the ``graphdr map`` process's memory on the Dask route, whatever is fitted: per row of the
+#: table (its labels, ids and content keys) and per row of its page (at most 10^6: their
+#: places, hover and the page's text); upper bounds of the same measurements (0.71 GiB with
+#: 33,000 rows of 10^6 fitted; 3.03 GiB with 10^6 of 10^7 fitted, ``maps2d_scale_dask.md``)
+TABLE_ROW_BYTES, PAGE_ROW_BYTES = 60, 340
+#: a local Dask worker's memory before its model (with its nanny process; 0.35 to 0.5 GiB
+#: measured, the more with the NN-descent index's compiled code) ...
+WORKER_BYTES = 500 * 2**20
+#: ... and per row of the fitted model it places with (training features, map and neighbour
+#: index), per feature and per row (1.15 GiB a worker with 10^6 rows of 36 features fitted)
+MODEL_CELL_BYTES, MODEL_ROW_BYTES = 12, 270
+#: the Dask route is held below this share of the in-memory map's estimate (which is an upper
+#: bound: 2.57 GiB estimated, 2.25 GiB measured at 10^6 x 36; a route fitting 192,000 rows
+#: held below the whole estimate took 2.34 GiB in all)
+IN_MEMORY_SHARE = 0.85
+#: the rows the Dask route fits by default at most: past 10^6 a larger fit bought no accuracy
+#: on the scale benchmark (``benchmarks/results/maps2d_scale.md``), and costs time
+FIT_ROWS_MAX = 1_000_000
+#: ... and at least (a budget too small for this many is exceeded rather than the map spoilt)
+FIT_ROWS_MIN = 20_000
+
+
+def map_bytes(rows, cols):
+    """About the memory the map of ``rows`` x ``cols`` takes in one process beside the
+    process's own: :data:`MAP_CELL_BYTES` per cell, :data:`MAP_ROW_BYTES` per row."""
+    return int(rows * (MAP_CELL_BYTES * cols + MAP_ROW_BYTES))
+
+
+def table_shape(source):
+    """``(rows, columns)`` of the table of ``source`` (every column, ids and labels too): from
+    the Parquet files' metadata, or estimated from a text file's size and first lines."""
     rows = cols = 0
     for path in data_files(source):
         if path.lower().endswith((".parquet", ".pq")):
@@ -128,7 +166,56 @@ def in_memory_bytes(source, options=None):
             sep = max((b",", b";", b"\t", b"|"), key=lambda c: lines[0].count(c))
             rows += os.path.getsize(path) // width
             cols = max(cols, lines[0].count(sep) + 1)
-    return int(rows * (40 * cols + 200))
+    return rows, cols
+
+
+def in_memory_bytes(source, options=None):
+    """About the memory a map of the table of ``source`` takes in one process beside the
+    process's own (:func:`map_bytes` of :func:`table_shape`)."""
+    return map_bytes(*table_shape(source))
+
+
+def dask_route_bytes(m, n, d, local_workers=0):
+    """About the memory of the Dask route fitting ``m`` of ``n`` rows of ``d`` features: the
+    ``graphdr map`` process (its own, :func:`table_bytes`, the fit) and ``local_workers``
+    local workers holding the fitted model (:func:`fit_rows_within`)."""
+    model_row = MODEL_CELL_BYTES * d + MODEL_ROW_BYTES
+    return (PROCESS_BYTES + table_bytes(n) + map_bytes(m, d)
+            + local_workers * (WORKER_BYTES + m * model_row))
+
+
+def table_bytes(n):
+    """The ``graphdr map`` process's memory on the Dask route for a table of ``n`` rows beside
+    its fit: :data:`TABLE_ROW_BYTES` per row, :data:`PAGE_ROW_BYTES` per row of its page."""
+    from ..map_partitions import PAGE_POINTS
+
+    return n * TABLE_ROW_BYTES + min(n, PAGE_POINTS) * PAGE_ROW_BYTES
+
+
+def fit_rows_within(budget, n, d, local_workers=0):
+    r"""The rows the Dask route fits when ``--fit-samples`` is ``auto``: the most whose map
+    in the ``graphdr map`` process stays within ``budget`` bytes and, with ``local_workers``
+    local Dask workers on this machine (each holding the fitted model), keeps the route's total
+    below the in-memory map of all ``n`` rows that it replaces:
+
+    .. math::
+
+        P + T + m f \le B, \qquad
+        P + T + m f + w (W + m g) \le s\,(P + n f)
+
+    (:math:`P` :data:`PROCESS_BYTES`, :math:`T` the table's and the page's rows
+    (:func:`table_bytes`), :math:`f` the map's bytes per row :func:`map_bytes`, :math:`W`
+    :data:`WORKER_BYTES`, :math:`g` the model's bytes per row on a worker, :math:`s`
+    :data:`IN_MEMORY_SHARE`); ``m`` then clipped to ``[FIT_ROWS_MIN, FIT_ROWS_MAX]`` and to
+    ``n``."""
+    f = map_bytes(1, d)
+    g = MODEL_CELL_BYTES * d + MODEL_ROW_BYTES
+    T = table_bytes(n)
+    within = max(0, budget - PROCESS_BYTES - T) // f
+    below = max(0, int(IN_MEMORY_SHARE * (PROCESS_BYTES + n * f)) - PROCESS_BYTES - T
+                - local_workers * WORKER_BYTES) // (f + local_workers * g)
+    rows = min(within, below)
+    return int(min(n, max(FIT_ROWS_MIN, min(FIT_ROWS_MAX, rows))))
 
 
 @dataclass

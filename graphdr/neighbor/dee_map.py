@@ -165,7 +165,9 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         samples): exactly (ties to the smaller row index), or by NN-descent (pynndescent,
         ``pip install pynndescent``), approximate but near-linear in the number of samples.
         'auto': 'approx' from 200,000 samples on when pynndescent is installed
-        (:func:`graphdr.graphs.resolve_algorithm`).
+        (:func:`graphdr.graphs.resolve_algorithm`); for a ``dask.array``, earlier when the
+        rows to place after the fit make the exact search as costly (``m (m + p) >=
+        200,000^2`` for ``m`` rows fitted and ``p`` placed).
     fit_samples : int, default=1_000_000
         Used only when ``X`` is a ``dask.array``: the map is fitted on at most about this
         many rows, those of smallest content key in each class (every class kept; the same
@@ -279,8 +281,9 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
             return place_dask(self, X, self.fit_rows_)
         return self._fit_array(X, y)
 
-    def _fit_array(self, X, y):
-        """The fit of an in-memory ``X``."""
+    def _fit_array(self, X, y, n_placed=0):
+        """The fit of an in-memory ``X``; ``n_placed``: rows to be placed after it (a Dask
+        fit's other rows), which count in the choice of ``neighbors='auto'``."""
         t0 = time.perf_counter()
         name = type(self).__name__
         check_int(self.n_neighbors, "n_neighbors")
@@ -304,7 +307,7 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         y_fit = use_unlabelled(self, X, y)  # the propagated classes, or y itself
         if self.unlabelled_ == "propagate":
             y_enc = np.unique(y_fit, return_inverse=True)[1].astype(np.intp)
-        self.neighbors_ = _graphs.resolve_algorithm(self.neighbors, len(X))
+        self.neighbors_ = _graphs.resolve_algorithm(self.neighbors, len(X), n_placed)
         # the fit runs with the rows sorted by class (each class a block of rows: views, no
         # gathers) and, within a class, by content, so that neighbour ties, the start's signs,
         # the feature scaling and the sums of the fields come out the same whatever the order

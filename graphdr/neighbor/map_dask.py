@@ -9,7 +9,8 @@ transform; so does this one. For a ``dask.array`` ``X`` of ``n`` rows:
   (:func:`graphdr.sampling.stratified_subsample`, at most about ``fit_samples`` rows, every
   class kept; all rows when ``n <= fit_samples``), fetched into this process. The sample
   depends on the rows' content alone: the same whatever the chunking and the row order, and
-  ``fit(X)`` equals ``fit(X[s])`` of a NumPy array, bit for bit;
+  ``fit(X)`` equals ``fit(X[s])`` of a NumPy array, bit for bit (with ``neighbors='auto'``,
+  the rows to place count in its choice: ``fit(X[s])`` with ``neighbors=model.neighbors_``);
 * ``transform`` returns a ``dask.array`` of the places of ``X``'s rows, computed block by
   block where ``X`` lives (:meth:`DEEMap.transform` on each block; the fitted model enters the
   graph once, as one task, and reaches each worker once);
@@ -53,7 +54,9 @@ def fit_dask(est, X, y, keys=None):
     if X.ndim == 2 and len(X.chunks[1]) > 1:
         X = X.rechunk({1: -1})
     rows = fit_sample(X, y, est.fit_samples, keys)
-    est._fit_array(take_rows(X, rows), y[rows])
+    # the rows placed after the fit count in neighbors='auto' (an exact search of each
+    # among the fitted rows would cost more than the fit)
+    est._fit_array(take_rows(X, rows), y[rows], n_placed=len(y) - len(rows))
     est.fit_rows_ = rows
     return est
 
