@@ -29,8 +29,6 @@ from __future__ import annotations
 import json
 import platform
 import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -58,15 +56,12 @@ def write_parquet(n, folder):
     ``pixel_id`` (kept: a second run reuses them)."""
     import numpy as np
     import pandas as pd
+    from _maps2d_scale_dask import written
     from maps2d_scale import subclusters
 
     folder = Path(folder)
-    done = folder / "_SUCCESS"
-    if done.exists() and done.read_text() == str(n):
+    if written(folder, n):
         return folder
-    folder.mkdir(parents=True, exist_ok=True)
-    for old in folder.glob("*.parquet"):
-        old.unlink()
     X, y = subclusters(n, seed=1, n_classes=N_CLASSES, n_features=N_FEATURES)
     ids = np.random.default_rng(2).permutation(n).astype(np.int64) + 10**9
     for i, a in enumerate(range(0, n, ROWS_PER_FILE)):
@@ -75,24 +70,16 @@ def write_parquet(n, folder):
         frame.insert(0, "pixel_id", ids[a:b])
         frame["label"] = y[a:b]
         frame.to_parquet(folder / f"part-{i:05d}.parquet", index=False)
-    done.write_text(str(n))
+    (folder / "_SUCCESS").write_text(str(n))
     return folder
 
 
 def run_route(folder, out, options):
     """One ``graphdr map`` process: wall time, peak of the sum of its processes' memory, peak
     of its own, the page's error, the rows fitted."""
-    from _maps2d_scale_dask import MemorySampler
+    from _maps2d_scale_dask import run_map_command
 
-    command = [str(Path(sys.executable).with_name("graphdr")), "map", str(folder), "--out",
-               str(out), *options]
-    start = time.perf_counter()
-    proc = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
-    with MemorySampler(proc.pid) as mem:
-        _, err = proc.communicate()
-    wall = time.perf_counter() - start
-    if proc.returncode:
-        raise RuntimeError(f"{' '.join(command)} failed:\n{err[-3000:]}")
+    command, wall, mem, err = run_map_command(folder, out, options)
     error = page_error(Path(f"{out}.html"))
     fitted = re.search(r"fitted on (\d+)", err)
     samples = re.search(r", (\d+) samples", err)

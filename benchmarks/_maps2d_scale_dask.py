@@ -47,20 +47,29 @@ def write_parquet(n, folder):
     from maps2d_scale import subclusters
 
     folder = Path(folder)
-    done = folder / "_SUCCESS"
-    if done.exists() and done.read_text() == str(n):
+    if written(folder, n):
         return folder
-    folder.mkdir(parents=True, exist_ok=True)
-    for old in folder.glob("*.parquet"):
-        old.unlink()
     X, y = subclusters(n, seed=1)
     for i, a in enumerate(range(0, n, ROWS_PER_FILE)):
         b = min(a + ROWS_PER_FILE, n)
         frame = pd.DataFrame(X[a:b], columns=[f"f{j}" for j in range(X.shape[1])])
         frame["label"] = y[a:b]
         frame.to_parquet(folder / f"part-{i:04d}.parquet", index=False)
-    done.write_text(str(n))
+    (folder / "_SUCCESS").write_text(str(n))
     return folder
+
+
+def written(folder, n):
+    """Whether ``folder`` holds the Parquet files of ``n`` rows written before (its
+    ``_SUCCESS`` says ``n``); if not, the folder is made ready for them (emptied of Parquet
+    files)."""
+    done = Path(folder) / "_SUCCESS"
+    if done.exists() and done.read_text() == str(n):
+        return True
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    for old in Path(folder).glob("*.parquet"):
+        old.unlink()
+    return False
 
 
 class MemorySampler:
@@ -109,8 +118,18 @@ def run_cli(folder, out, n):
     # --memory-budget holds: maps2d_scale_routes.md)
     route = (["--memory-budget", "1GiB", "--fit-samples", "1000000"] if n >= ROWS_PER_FILE
              else ["--scheduler", "local"])
+    command, wall, mem, _ = run_map_command(
+        folder, out, ["--workers", "2", "--worker-memory", "3GiB", *route, "--quiet"])
+    children = sorted((v for k, v in mem.peaks.items() if k != "client"), reverse=True)
+    return dict(command=" ".join(["graphdr"] + command[1:]), wall=wall,
+                client_peak=mem.peaks.get("client", 0), worker_peaks=children[:2])
+
+
+def run_map_command(folder, out, options):
+    """``graphdr map folder --out out options`` in a process of its own, its memory and that
+    of every process it starts sampled: ``(command, wall seconds, MemorySampler, stderr)``."""
     command = [str(Path(sys.executable).with_name("graphdr")), "map", str(folder), "--out",
-               str(out), "--workers", "2", "--worker-memory", "3GiB", *route, "--quiet"]
+               str(out), *options]
     start = time.perf_counter()
     proc = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
     with MemorySampler(proc.pid) as mem:
@@ -118,9 +137,7 @@ def run_cli(folder, out, n):
     wall = time.perf_counter() - start
     if proc.returncode:
         raise RuntimeError(f"{' '.join(command)} failed:\n{err[-3000:]}")
-    children = sorted((v for k, v in mem.peaks.items() if k != "client"), reverse=True)
-    return dict(command=" ".join(["graphdr"] + command[1:]), wall=wall,
-                client_peak=mem.peaks.get("client", 0), worker_peaks=children[:2])
+    return command, wall, mem, err
 
 
 def check_equal(folder, out, n_check):

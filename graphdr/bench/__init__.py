@@ -5,7 +5,8 @@ Modules: :mod:`~graphdr.bench.datasets` (data by name or file), :mod:`~graphdr.b
 :mod:`~graphdr.bench.evaluation` (one cross-validation cell), :mod:`~graphdr.bench.report`
 (results.csv, Markdown tables, index.html), :mod:`~graphdr.bench.plots` (PNG figures) and
 :mod:`~graphdr.bench.runner` (the sweep); :mod:`~graphdr.bench.baselines` holds baselines that are
-not library estimators (the equal-weight kernel LDA of MKL-DR).
+not library estimators (the equal-weight kernel LDA of MKL-DR); :mod:`~graphdr.bench.significance`
+the 5x2cv tests of whether one classifier errs less than another (Dietterich's t, Alpaydin's F).
 """
 
 from .datasets import load_dataset

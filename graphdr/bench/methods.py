@@ -207,7 +207,7 @@ register("dee", "graphdr.neighbor:DEE", label="DEE", kind="iterative", max_dims=
 register("dsne", "graphdr.neighbor:DSNE", label="DSNE", kind="iterative", max_dims="features", nested=False, description="discriminative SNE (paper 003 baseline)")
 register("deemap", "graphdr.neighbor:DEEMap", label="DEEMap", kind="iterative", max_dims=2, aliases=("dee-map",), description="graphdr's supervised 2-D map (free coordinates, transform by neighbours); dims 1-2, dim 1 its first coordinate")
 register("ee", "graphdr.neighbor:ElasticEmbedding", label="EE", kind="iterative", supervised=False, max_dims=2, transform=False, description="elastic embedding (paper 003); no out-of-sample map: 2-D pictures only")
-register("mmpa", "graphdr.discriminant:MMPA", label="MMPA", kind="linear", max_dims="features", description="marginal maximum projection analysis (paper 003 baseline)")
+register("mmpa", "graphdr.discriminant:MMPA", label="MMPA", kind="linear", max_dims="features", description="min-max projection analysis (paper 003 baseline)")
 register("dcv", "graphdr.discriminant:DCV", label="DCV", kind="linear", max_dims="classes", description="discriminative common vectors (paper 003 baseline)")
 register("mkl-lda", "graphdr.multiview:MKLDR", label="MKL-LDA", kind="multiview", max_dims="classes", params=dict(graph="lda"), description="MKL-DR over LDA (paper 001)")
 register("kfd-voting", "graphdr.multiview:KFDVoting", label="KFD-Voting", kind="multiview", max_dims="classes", nested=False, predicts=True, description="vote of per-view KFD + 1-NN classifiers (paper 001 baseline)")
