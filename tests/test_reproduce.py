@@ -77,6 +77,18 @@ def test_derived_numbers_follow_from_the_transcription():
     assert all(0 <= v <= 100 for *_, v in numbers)
 
 
+def test_001_has_the_equal_weight_kernel_row_beside_the_paper():
+    """The equal-weight kernel baseline (does MKL-DR's learning of the weights pay?) is run and
+    reported, with no paper value (the paper has no such row)."""
+    t1 = PAPERS["001"].tables[0]
+    for row in ("KFD-Average (equal kernel weights; not in the paper)",
+                "MKL-LDA minus KFD-Average"):
+        for col in t1.columns:
+            value, ref = t1.cells[(row, col)]
+            assert value is None and ref is not None
+    assert "kfd-average" in PAPERS["001"].experiments[0].methods
+
+
 def test_every_paper_has_experiments_and_comparisons():
     for key, paper in PAPERS.items():
         assert paper.experiments and paper.stand_ins
