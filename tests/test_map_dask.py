@@ -121,22 +121,42 @@ def test_dask_on_a_local_cluster_equals_the_in_memory_path():
 
 
 def test_dask_rows_to_place_count_in_the_choice_of_neighbours(monkeypatch):
-    """neighbors='auto' on a Dask array weighs the rows to place after the fit: a fit on few
-    rows with many to place searches approximately (an exact search of each placed row among
-    the fitted ones took over 15 minutes for 169,000 fitted and 831,000 placed on 2 cores),
-    and is then the in-memory fit of its sample with neighbors='approx', bit for bit."""
-    pytest.importorskip("pynndescent")
+    """neighbors='auto' weighs the rows to place after a Dask fit: the rule, and the count the
+    fit hands it (an exact search of each placed row among the fitted ones took over 15
+    minutes for 169,000 fitted and 831,000 placed on 2 cores)."""
     from graphdr import knn
 
     monkeypatch.setattr(knn, "APPROX_MIN_SAMPLES", 200)  # the rule at a test's size
+    monkeypatch.setattr(knn, "_import_pynndescent", lambda: None)  # installed or not
     assert knn.resolve_algorithm("auto", 199) == "exact"
     assert knn.resolve_algorithm("auto", 200) == "approx"
     assert knn.resolve_algorithm("auto", 120, 214) == "approx"  # 120 x 334 >= 200^2
     assert knn.resolve_algorithm("auto", 120, 213) == "exact"  # 120 x 333 < 200^2
     assert knn.resolve_algorithm("exact", 120, 10**9) == "exact"
+    seen = []
+    fit_array = DEEMap._fit_array
+
+    def spy(self, X, y, n_placed=0):
+        seen.append((len(X), n_placed))
+        return fit_array(self, X, y, n_placed)
+
+    monkeypatch.setattr(DEEMap, "_fit_array", spy)
+    monkeypatch.setattr(knn, "APPROX_MIN_SAMPLES", 10**6)  # exact here: no compilation
     X, y = _blobs(n=400)
-    Xd = da.from_array(X, chunks=(100, 6))
-    model = _small().fit(Xd, y)
+    model = _small().fit(da.from_array(X, chunks=(100, 6)), y)
+    assert seen == [(len(model.fit_rows_), 400 - len(model.fit_rows_))]
+
+
+@pytest.mark.slow  # NN-descent's first compilation in a fresh environment takes minutes
+def test_dask_fit_with_many_rows_to_place_is_the_approximate_fit_of_its_sample(monkeypatch):
+    """A Dask fit on few rows with many to place searches approximately, and is then the
+    in-memory fit of its sample with neighbors='approx', bit for bit."""
+    pytest.importorskip("pynndescent")
+    from graphdr import knn
+
+    monkeypatch.setattr(knn, "APPROX_MIN_SAMPLES", 200)
+    X, y = _blobs(n=400)
+    model = _small().fit(da.from_array(X, chunks=(100, 6)), y)
     rows = model.fit_rows_
     assert len(rows) < 200 and model.neighbors_ == "approx"
     ref = DEEMap(n_neighbors=5, max_iter=15, neighbors="approx").fit(X[rows], y[rows])
