@@ -32,6 +32,12 @@ recorded objective never increases. The driver records one history entry per ite
 (objective, step, gradient norm, function evaluations, seconds since ``t_start``), stops when
 the relative decrease of the objective falls below ``tol``, prints progress when ``verbose``
 and calls ``callback`` after each iteration.
+
+Every inner product and norm is summed in NumPy's fixed pairwise order, not by BLAS (whose
+``ddot`` sums in a kernel-dependent order that hundreds of iterations amplify), and
+:func:`jacobi_cg`, the Jacobi-preconditioned conjugate gradients of the Laplacian direction,
+does the same: given the objective's bits, a descent has the same bits under every BLAS
+kernel.
 """
 
 from __future__ import annotations
@@ -43,7 +49,7 @@ import numpy as np
 
 from ._validation import check_int, check_option, check_positive
 
-__all__ = ["LineSearchResult", "OptimizeResult", "line_search_wolfe", "descent"]
+__all__ = ["LineSearchResult", "OptimizeResult", "line_search_wolfe", "descent", "jacobi_cg"]
 
 
 @dataclass
@@ -101,7 +107,52 @@ class OptimizeResult:
 
 
 def _dot(a, b):
-    return float(np.vdot(a, b))
+    """``<a, b>`` summed in numpy's fixed pairwise order: the same bits under every BLAS kernel
+    (BLAS's ``ddot`` sums in a kernel-dependent order, and an iteration amplifies the last
+    bit)."""
+    return float(np.sum(np.multiply(a, b)))
+
+
+def _norm(a):
+    """``||a||_2`` in the fixed order of :func:`_dot`."""
+    return float(np.sqrt(_dot(a, a)))
+
+
+def jacobi_cg(matvec, b, diagonal, rtol=1e-3, maxiter=100):
+    r"""Solve :math:`M x = b` for a symmetric positive definite :math:`M` by conjugate
+    gradients preconditioned by its diagonal, from :math:`x_0 = 0`, until
+    :math:`\lVert b - M x\rVert \le` ``rtol`` :math:`\lVert b\rVert` or ``maxiter``
+    iterations.
+
+    The iterations of scipy's ``cg``, with every inner product in the fixed order of
+    :func:`_dot`: given ``matvec``'s bits, ``x``'s bits are the same under every BLAS kernel.
+    Every iterate has :math:`b^\top x > 0` (for ``b != 0``), so ``x`` used as
+    :math:`M^{-1} g` is a descent direction.
+    """
+    b = np.asarray(b, dtype=np.float64)
+    inverse = 1.0 / np.asarray(diagonal, dtype=np.float64)
+    x = np.zeros_like(b)
+    stop = rtol * _norm(b)
+    if stop == 0.0:
+        return x
+    r = b.copy()
+    z = inverse * r
+    p = z.copy()
+    rz = _dot(r, z)
+    for _ in range(int(maxiter)):
+        q = np.asarray(matvec(p), dtype=np.float64).reshape(b.shape)
+        curvature = _dot(p, q)
+        if not curvature > 0.0:  # breakdown (M not positive definite along p, or p = 0)
+            break
+        alpha = rz / curvature
+        x += alpha * p
+        r -= alpha * q
+        if _norm(r) <= stop:
+            break
+        z = inverse * r
+        rz, rz_old = _dot(r, z), rz
+        p = z + (rz / rz_old) * p
+    return x
 
 
 def _cubic_min(a, fa, da, b, fb, db):
@@ -356,7 +407,7 @@ def descent(
     p_prev = g_prev = None
     alpha_prev = slope_prev = None
     converged, message = False, "maximum number of iterations reached"
-    gnorm = float(np.linalg.norm(g))
+    gnorm = _norm(g)
     if verbose:
         print_fn(f"[{name}] start: objective {sign * f:.6e}, |grad| {gnorm:.3e}")
     if gnorm <= gtol:
@@ -372,7 +423,7 @@ def descent(
             else:
                 beta = max(0.0, _dot(g, g - g_prev) / max(_dot(g_prev, g_prev), 1e-300))
                 p = -g + beta * p_prev
-                if _dot(g, p) >= -1e-12 * gnorm * np.linalg.norm(p):
+                if _dot(g, p) >= -1e-12 * gnorm * _norm(p):
                     p = -g  # restart
         else:
             p = -np.asarray(precondition(g, x), dtype=np.float64).reshape(x.shape)
@@ -384,7 +435,7 @@ def descent(
         if method == "preconditioned":
             alpha0 = 1.0 if alpha_prev is None else min(1.0, 1.5 * alpha_prev)
         elif alpha_prev is None:
-            alpha0 = max(float(np.linalg.norm(x)), 1.0) * 1e-2 / float(np.linalg.norm(p))
+            alpha0 = max(_norm(x), 1.0) * 1e-2 / _norm(p)
         else:
             alpha0 = alpha_prev * slope_prev / slope
             alpha0 = min(alpha0, 10.0 * alpha_prev)
@@ -401,7 +452,7 @@ def descent(
         x, f, g_new = ls.x, ls.f, np.asarray(ls.g, dtype=np.float64)
         g_prev, g = g, g_new
         p_prev, alpha_prev, slope_prev = p, ls.alpha, slope
-        gnorm = float(np.linalg.norm(g))
+        gnorm = _norm(g)
         it += 1
         elapsed = time.perf_counter() - t_start
         history["objective"].append(sign * f)

@@ -22,7 +22,7 @@ from .._validation import (
     check_positive,
     checked_parameters,
 )
-from ..optim import descent
+from ..optim import descent, jacobi_cg
 from ..sampling import seeded
 from ..solvers import embedding_signs
 from ..stats import input_scale
@@ -44,8 +44,9 @@ def _sparse_preconditioner(M, factor=True, rtol=1e-3, diagonal=None):
     """``g -> M^-1 g`` for the sparse SPD matrix ``M`` (``n x n``): one sparse LU factor
     (``factor=True``; exact, but a kNN Laplacian's factor fills in towards ``n^2`` entries as
     ``n`` grows), or a Jacobi-preconditioned conjugate-gradient solve per column to relative
-    residual ``rtol`` (at most 100 iterations, ``O(nnz)`` each; the columns on the
-    environment's threads, each solved alone: the same bits with any number of threads).
+    residual ``rtol`` (:func:`graphdr.optim.jacobi_cg`: at most 100 iterations, ``O(nnz)``
+    each, inner products in a fixed order; the columns on the environment's threads, each
+    solved alone: the same bits with any number of threads and under every BLAS kernel).
     With ``diagonal`` (``M``'s diagonal), ``M`` may be any linear operator (a
     ``scipy.sparse.linalg.LinearOperator``: no matrix is stored). Each CG iterate ``x`` of
     an SPD system (started at 0) has ``g^T x > 0``, so the direction stays a descent
@@ -56,13 +57,13 @@ def _sparse_preconditioner(M, factor=True, rtol=1e-3, diagonal=None):
     if diagonal is None:
         M = sp.csr_matrix(M)
         diagonal = M.diagonal()
-    jacobi = sp.diags(1.0 / np.asarray(diagonal, dtype=np.float64))
     workers = None if M.shape[0] >= _PARALLEL_CG else 1
 
     def precondition(g, x):
         g = np.asarray(g, dtype=np.float64)
-        cols = map_threads(lambda k: _cg(M, np.ascontiguousarray(g[:, k]), jacobi, rtol),
-                           range(g.shape[1]), n_workers=workers)
+        cols = map_threads(
+            lambda k: jacobi_cg(M.dot, np.ascontiguousarray(g[:, k]), diagonal, rtol, CG_MAXITER),
+            range(g.shape[1]), n_workers=workers)
         return np.column_stack(cols)
 
     return precondition
@@ -70,14 +71,8 @@ def _sparse_preconditioner(M, factor=True, rtol=1e-3, diagonal=None):
 
 #: rows from which the preconditioner's columns are solved on the environment's threads
 _PARALLEL_CG = 1 << 15
-
-
-def _cg(M, b, jacobi, rtol=1e-3, maxiter=100):
-    try:
-        x, _ = splinalg.cg(M, b, rtol=rtol, maxiter=maxiter, M=jacobi)
-    except TypeError:  # scipy < 1.12 calls it tol
-        x, _ = splinalg.cg(M, b, tol=rtol, maxiter=maxiter, M=jacobi)
-    return x
+#: iterations of each preconditioner solve at most
+CG_MAXITER = 100
 
 
 class _EEObjective:

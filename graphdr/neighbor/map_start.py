@@ -13,6 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.neighbors import NearestNeighbors
 
+from ..optim import jacobi_cg
 from ..solvers import embedding_signs
 
 #: samples per unit area of a class's starting disc
@@ -26,15 +27,37 @@ HARMONIC_PULL = 0.1
 
 def _principal_plane(Z):
     """The rows of ``Z`` (centred) on their two leading principal axes, signs by the rule of
-    :func:`graphdr.solvers.embedding_signs`; zeros where the rank is below 2."""
+    :func:`graphdr.solvers.embedding_signs`; zeros where the rank is below 2.
+
+    LAPACK's axes differ in their last bits between BLAS kernels, and the map's descent
+    would amplify that: the axes are rounded to multiples of ``2**-AXIS_BITS`` (a change far
+    below what the start needs, and one that a difference of a few ulps crosses with odds
+    of about ``d * 1e-8``) and the rows projected in a fixed order (:func:`_project`)."""
     Z = Z - Z.mean(axis=0)
     out = np.zeros((len(Z), 2))
     if len(Z) < 2 or not np.any(Z):
         return out
-    U, s, _ = np.linalg.svd(Z, full_matrices=False)
+    _, s, Vt = np.linalg.svd(Z, full_matrices=False)
     k = min(2, int(np.sum(s > 1e-12 * s[0])))
-    out[:, :k] = U[:, :k] * s[:k]
+    axes = np.round(Vt[:k].T * 2.0**AXIS_BITS) / 2.0**AXIS_BITS  # symmetric: -v gives -round(v)
+    out[:, :k] = _project(Z, axes)
     return out * embedding_signs(out)
+
+
+#: the start's principal axes are rounded to multiples of 2**-AXIS_BITS
+AXIS_BITS = 24
+#: rows projected at a time by :func:`_project`
+_PROJECT_ROWS = 2048
+
+
+def _project(Z, axes):
+    """``Z @ axes`` summed over the features in numpy's fixed order (a BLAS product sums in a
+    kernel-dependent order), a block of rows at a time."""
+    out = np.empty((len(Z), axes.shape[1]))
+    for a in range(0, len(Z), _PROJECT_ROWS):
+        block = Z[a:a + _PROJECT_ROWS]
+        out[a:a + len(block)] = np.sum(block[:, :, None] * axes[None], axis=1)
+    return out
 
 
 def _separated_anchors(means, radii, gap=START_GAP, max_rounds=2000):
@@ -58,7 +81,7 @@ def _separated_anchors(means, radii, gap=START_GAP, max_rounds=2000):
         if not short.any():
             break
         push = np.where(short, (need - D) / (2 * np.maximum(D, 1e-12)), 0.0)
-        A += np.einsum("ij,ijk->ik", push, diff)
+        A += np.sum(push[:, :, None] * diff, axis=1)  # no einsum: its order depends on the CPU
     return A
 
 
@@ -95,13 +118,19 @@ def _harmonic_start(A, labelled, Y, fallback, pull=HARMONIC_PULL):
 
     .. math:: (L_{uu} + \rho D_{uu} + \rho I) Y_u = A_{ul} Y_l + \rho (D_{uu} + I) Y^0_u .
     """
-    from scipy.sparse.linalg import spsolve
-
     u = np.flatnonzero(~labelled)
     A = sp.csr_matrix(A)
     d = np.asarray(A.sum(axis=1)).ravel()
     Auu = A[u][:, u]
     weight = pull * (d[u] + 1.0)
-    M = sp.diags(d[u] + weight) - Auu
+    M = sp.csr_matrix(sp.diags(d[u] + weight) - Auu)
     rhs = A[u][:, np.flatnonzero(labelled)] @ Y[labelled] + weight[:, None] * fallback
-    return np.asarray(spsolve(sp.csc_matrix(M), rhs)).reshape(-1, 2)
+    # strictly diagonally dominant (weight > 0): Jacobi-CG converges fast, in a fixed order
+    diagonal = M.diagonal()
+    return np.column_stack([
+        jacobi_cg(M.dot, np.ascontiguousarray(rhs[:, k]), diagonal, HARMONIC_RTOL,
+                  HARMONIC_MAXITER) for k in range(2)])
+
+
+#: relative residual and iterations of the harmonic start's solves
+HARMONIC_RTOL, HARMONIC_MAXITER = 1e-12, 2000
