@@ -375,8 +375,10 @@ def _list(what):
     from .bench import datasets, evaluation, methods, protocols
 
     if what == "methods":
-        for name, label, kind, sup, desc in methods.describe_methods():
-            print(f"{name:24s} {label:8s} {kind:10s} {sup:13s} {desc}")
+        rows = methods.describe_methods()
+        width = max(8, *(len(r[1]) for r in rows))
+        for name, label, kind, sup, desc in rows:
+            print(f"{name:24s} {label:{width}s} {kind:10s} {sup:13s} {desc}")
     elif what == "datasets":
         for name in datasets.builtin_names():
             print(name)

@@ -480,7 +480,7 @@ def dask_client(scheduler, n_workers, memory_limit, command, echo):
     try:
         import dask
 
-        with _workers_ignore_ctrl_c(), dask.config.set({"temporary-directory": scratch}):
+        with _workers_ignore_ctrl_c(scratch), dask.config.set({"temporary-directory": scratch}):
             # the workers' own log lines (a task cancelled as the cluster closes) are not
             # graphdr's messages: only a critical one is printed
             cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, host="127.0.0.1",
@@ -505,20 +505,63 @@ def dask_client(scheduler, n_workers, memory_limit, command, echo):
 
 
 @contextlib.contextmanager
-def _workers_ignore_ctrl_c():
-    """Ctrl-C (SIGINT) ignored while the local workers start: a process started with SIGINT
-    ignored keeps it ignored, so the terminal's Ctrl-C, sent to every process of the
-    foreground group, reaches graphdr alone (which closes the cluster) instead of printing
-    each worker's traceback. (A Ctrl-C during these seconds of start is lost: blocking the
-    signal instead would hold it, but the workers' processes do not inherit a block.)"""
+def _workers_ignore_ctrl_c(scratch):
+    """The local workers start with Ctrl-C (SIGINT) ignored, and a Ctrl-C during their start
+    is not lost: it is raised as ``KeyboardInterrupt`` once they have started (graphdr then
+    closes the cluster).
+
+    The terminal's Ctrl-C goes to every process of the foreground group; a worker that
+    received it would print its own traceback. A process started with SIGINT ignored keeps it
+    ignored, but a signal mask is not inherited (``multiprocessing`` resets it) and ignoring it
+    in graphdr's process too would lose a Ctrl-C. So the workers' Python is started through a
+    two-line shell script in ``scratch`` that ignores SIGINT and runs this interpreter
+    (``multiprocessing``'s spawn executable, restored at the end), while graphdr's process
+    records a Ctrl-C and raises it after the start. Where there is no POSIX shell, graphdr's
+    process ignores SIGINT during the start (a Ctrl-C in those seconds is then lost)."""
+    import multiprocessing.spawn as mp_spawn
+    import os
     import signal
     import threading
 
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    wrapper = _ctrl_c_wrapper(scratch) if os.name == "posix" else None
+    if wrapper is None:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        return
+    executable = mp_spawn.get_executable()
+    pressed = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: pressed.append(signum))
+    mp_spawn.set_executable(wrapper)
     try:
         yield
     finally:
+        mp_spawn.set_executable(executable)
         signal.signal(signal.SIGINT, previous)
+    if pressed:
+        raise KeyboardInterrupt
+
+
+def _ctrl_c_wrapper(scratch):
+    """The path of a shell script in ``scratch`` that runs this Python with SIGINT ignored,
+    or None where it cannot run (no ``/bin/sh``, a folder mounted without execution)."""
+    import os
+    import subprocess
+    import sys
+
+    wrapper = os.path.join(scratch, "python-ignoring-ctrl-c")
+    quoted = sys.executable.replace("'", "'\\''")
+    try:
+        with open(wrapper, "w") as fh:
+            fh.write(f"#!/bin/sh\ntrap '' INT\nexec '{quoted}' \"$@\"\n")
+        os.chmod(wrapper, 0o700)
+        subprocess.run([wrapper, "-c", "pass"], check=True, timeout=60,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return wrapper

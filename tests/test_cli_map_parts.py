@@ -1,6 +1,8 @@
 """``graphdr map`` past memory: a folder of Parquet files or a glob of CSV files on a Dask
 cluster, against the in-memory ``graphdr map`` of the same rows in one file."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -180,7 +182,8 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path, capsys):
 @pytest.mark.slow
 def test_ctrl_c_on_the_dask_route_is_one_line_and_leaves_nothing(tmp_path):
     """SIGINT to the whole foreground group (what a terminal's Ctrl-C does) at several
-    moments: exit 130, one line, no worker's traceback, no scratch folder, the earlier map
+    moments, the workers' start among them: exit 130 (never lost: a run that was signalled
+    does not finish), one line, no worker's traceback, no scratch folder, the earlier map
     byte for byte as it was."""
     import os
     import signal
@@ -198,14 +201,15 @@ def test_ctrl_c_on_the_dask_route_is_one_line_and_leaves_nothing(tmp_path):
     cmd = [sys.executable, "-m", "graphdr.cli", "map", "parts", "--out", "m", "--label-column",
            "kind", "--scheduler", "local", "--workers", "2", "--quiet"]
     interrupted = 0
-    for delay in (0.3, 0.9, 1.5, 2.1):
+    for delay in (0.3, 0.9, 1.5, 2.1, 2.7):
         proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, text=True, start_new_session=True)
         time.sleep(delay)
-        if proc.poll() is None:
+        signalled = proc.poll() is None
+        if signalled:
             os.killpg(proc.pid, signal.SIGINT)
         err = proc.communicate(timeout=120)[1]
-        if proc.returncode == 0:  # finished before the signal
+        if not signalled:  # finished before the signal
             break
         interrupted += 1
         # 130, or killed by SIGINT as CPython ends after a Ctrl-C in some C calls: a shell
@@ -314,3 +318,33 @@ def test_past_the_budget_but_lighter_in_memory_is_mapped_in_memory(tmp_path, cap
     assert "started a local Dask cluster" not in err
     assert (tmp_path / "m.csv").exists() and not (tmp_path / "m.parquet").exists()
     assert len(pd.read_csv(tmp_path / "m.csv")) == 270
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads /proc")
+def test_a_ctrl_c_while_the_workers_start_is_raised_after_and_they_ignore_it(tmp_path):
+    """A Ctrl-C during the workers' start is raised once they have started (it was lost when
+    graphdr's process ignored SIGINT during those seconds); a process spawned meanwhile
+    ignores SIGINT, so the terminal's Ctrl-C does not reach the workers."""
+    import multiprocessing
+    import signal
+    import time
+
+    from graphdr.cli_map import _workers_ignore_ctrl_c
+
+    previous = signal.getsignal(signal.SIGINT)
+    with pytest.raises(KeyboardInterrupt):
+        with _workers_ignore_ctrl_c(str(tmp_path)):
+            child = multiprocessing.get_context("spawn").Process(target=time.sleep, args=(30,))
+            child.start()
+            try:
+                os.kill(os.getpid(), signal.SIGINT)  # the terminal's Ctrl-C, to graphdr
+                time.sleep(0.2)
+                ignored = 0
+                for line in open(f"/proc/{child.pid}/status"):
+                    if line.startswith("SigIgn:"):
+                        ignored = int(line.split()[1], 16)
+            finally:
+                child.kill()
+                child.join()
+    assert ignored & (1 << (signal.SIGINT - 1)), "the spawned process does not ignore SIGINT"
+    assert signal.getsignal(signal.SIGINT) is previous
