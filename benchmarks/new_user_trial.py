@@ -1,4 +1,4 @@
-"""Issue 58's new-user trial and its sweep's findings, replayed: each friction the trial met,
+"""The new-user trial and its sweep's findings, replayed: each friction the trial met,
 rebuilt with files as users have them and run through the command line or the API as a user
 would, and what happens now.
 
@@ -437,7 +437,7 @@ def write(rows):
                 by_tests=BY_TESTS)
     stem.with_suffix(".json").write_text(json.dumps(info, indent=1) + "\n")
     n_ok = sum(r["ok"] for r in rows)
-    lines = ["# Issue 58's new-user trial, replayed", "",
+    lines = ["# The new-user trial, replayed", "",
              f"Headline: {n_ok} of {len(rows)} replayed frictions no longer occur"
              + ("" if n_ok == len(rows) else ": " + ", ".join(
                  r["case"] for r in rows if not r["ok"]) + " still do") + ".", "",

@@ -554,10 +554,12 @@ def _ctrl_c_wrapper(scratch):
     import subprocess
     import sys
 
+    from ._outputs import atomic_open
+
     wrapper = os.path.join(scratch, "python-ignoring-ctrl-c")
     quoted = sys.executable.replace("'", "'\\''")
     try:
-        with open(wrapper, "w") as fh:
+        with atomic_open(wrapper, "w") as fh:
             fh.write(f"#!/bin/sh\ntrap '' INT\nexec '{quoted}' \"$@\"\n")
         os.chmod(wrapper, 0o700)
         subprocess.run([wrapper, "-c", "pass"], check=True, timeout=60,

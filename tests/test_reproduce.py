@@ -40,7 +40,8 @@ def _report(quick_runs, key):
 # ----- transcriptions --------------------------------------------------------------------------
 def test_every_table_is_complete():
     sizes = {  # (table, rows with a paper number, columns)
-        ("002", "table2"): (4, 11), ("002", "table3"): (6, 7), ("002", "table4"): (6, 7),
+        # paper 002: each of the paper's rows twice, ours as printed and with the defaults
+        ("002", "table2"): (8, 11), ("002", "table3"): (12, 7), ("002", "table4"): (12, 7),
         ("003", "fig6"): (4, 3),
     }
     for (paper, key), (n_rows, n_cols) in sizes.items():
@@ -73,7 +74,7 @@ def test_derived_numbers_follow_from_the_transcription():
     # the paper's text: "a considerable performance gain of 14.6% over the best ... KFD"
     assert cell[("MKL-LDA minus best single KFD", t1.columns[0])] == pytest.approx(14.6)
     numbers = paper_numbers("002")
-    assert len(numbers) == 4 * 11 + 6 * 7 + 6 * 7
+    assert len(numbers) == 2 * (4 * 11 + 6 * 7 + 6 * 7)
     assert all(0 <= v <= 100 for *_, v in numbers)
 
 
@@ -87,6 +88,57 @@ def test_001_has_the_equal_weight_kernel_row_beside_the_paper():
             value, ref = t1.cells[(row, col)]
             assert value is None and ref is not None
     assert "kfd-average" in PAPERS["001"].experiments[0].methods
+
+
+def test_002_rows_set_the_printed_recipe_beside_the_default():
+    """Each of the paper's rows of Tables 2-4 twice: ours as printed (the '-paper' method) and
+    with graphdr's defaults, both against the paper's number."""
+    for table in PAPERS["002"].tables:
+        for row in table.rows:
+            col = table.columns[0]
+            paper, (_exp, _ds, method, _clf, _dim) = table.cells[(row, col)]
+            assert isinstance(paper, float)
+            printed = method.split(":")[0].endswith("-paper")
+            assert printed == row.endswith("(as printed)"), (row, method)
+            assert printed != row.endswith("(graphdr default)"), (row, method)
+
+
+def _fake_lookup(errors):
+    """A Lookup whose experiment 'faces' holds ``errors[method]`` (10 fold errors) at dims
+    1-8 on 'digits'."""
+    from graphdr.bench.reproduce.spec import Lookup
+
+    folds = {"faces": {("digits_32pc", m, "1nn"): {d: np.asarray(e, float)
+                                                    for d in (1, 2, 3, 4, 8)}
+                       for m, e in errors.items()}}
+    aggs = {"faces": {k: {d: (float(v.mean()), 0.0, 10) for d, v in dims.items()}
+                      for k, dims in folds["faces"].items()}}
+    return Lookup(aggs, folds)
+
+
+def test_002_ledger_verdicts_follow_the_5x2cv_f_test():
+    """The first claim (MI_BA below QMI from LDA): a consistent gap is 'reproduced' with the
+    F of Alpaydin's formula, a reversed one 'not reproduced', a noisy one 'direction only',
+    no numbers 'not testable'."""
+    from graphdr.bench.significance import five_by_two_f
+
+    row = PAPERS["002"].ledger[0]
+    rng = np.random.default_rng(0)
+    base = 0.2 + 0.01 * rng.standard_normal(10)
+    cases = {"reproduced": base - 0.1 + 0.005 * rng.standard_normal(10),
+             "not reproduced": base + 0.05 + 0.005 * rng.standard_normal(10),
+             "direction only": base + np.array([-0.3, 0.25] * 5)}
+    for want, mi_b in cases.items():
+        errors = {"mi-b-paper:init=lda": mi_b, "qmi-paper:init=lda": base,
+                  "mi-b:init=lda": base, "qmi:init=lda": base}
+        got = row.check(_fake_lookup(errors))
+        assert got["verdict"] == want, (want, got)
+        f, p = five_by_two_f((mi_b - base).reshape(5, 2))
+        shown = re.search(r"F ([0-9.]+), p ([0-9.]+)", got["as_printed"])
+        assert float(shown[1]) == pytest.approx(f, abs=0.006)
+        assert float(shown[2]) == pytest.approx(p, abs=0.0006)
+    assert row.check(_fake_lookup({}))["verdict"] == "not testable"
+    assert len(PAPERS["002"].ledger) >= 8
 
 
 def test_every_paper_has_experiments_and_comparisons():
@@ -118,6 +170,20 @@ def test_quick_report_sets_ours_beside_the_papers(quick_runs, key):
                                                        abs=1e-3)
     transcribed = {(t, r, c) for t, r, c, _ in paper_numbers(key)}
     assert transcribed <= {(r["table"], r["row"], r["column"]) for r in rows}
+
+
+@pytest.mark.slow  # the quick reproductions of the four papers: whole pipelines, in `make test-slow` (CI)
+def test_quick_report_002_has_the_claims_ledger(quick_runs):
+    from graphdr.bench.reproduce.spec import VERDICTS
+
+    text = _report(quick_runs, "002")
+    assert "## Two recipes: as printed and graphdr's defaults" in text
+    section = text.split("## Claims", 1)[1]
+    assert "| claim | paper | as printed | graphdr default | test | verdict |" in section
+    rows = [line for line in section.splitlines() if line.startswith("| ")][2:]
+    rows = rows[:len(PAPERS["002"].ledger)]
+    assert len(rows) >= 8
+    assert all(line.rstrip(" |").rsplit("**", 2)[-2] in VERDICTS for line in rows), rows
 
 
 @pytest.mark.slow  # the quick reproductions of the four papers: whole pipelines, in `make test-slow` (CI)

@@ -76,3 +76,34 @@ def test_on_classifiers_a_real_gap_and_none():
     assert len(np.unique(d)) > 1
     with pytest.raises(ValueError, match="at least 2 samples of every class"):
         five_by_two_differences(DummyClassifier(), DummyClassifier(), X[:51], y[:51])
+
+
+def _rows(errors, dim=2, n_test=100):
+    """results.csv rows: ``errors[method]`` holds the ten folds' error counts."""
+    return [dict(dataset="d", method=m, classifier="1nn", fold=f, dim=dim, n_test=n_test,
+                 n_errors=int(e)) for m, es in errors.items() for f, e in enumerate(es)]
+
+
+def test_bench_tables_give_the_5x2cv_f_test_against_the_best_method():
+    """`graphdr bench`'s tables: each method's p-value against the best one, from the same
+    ten paired folds as five_by_two_f; no section without 5 x 2 folds."""
+    from graphdr.bench.report import aggregate, best_table, five_by_two_table, markdown_tables
+
+    rng = np.random.default_rng(0)
+    good = 10 + rng.integers(0, 3, 10)
+    errors = {"lda": good, "pca": good + 8 + rng.integers(0, 2, 10), "qmi": good + np.array(
+        [3, -3] * 5)}
+    rows = _rows(errors)
+    table = best_table(aggregate(rows), "1nn", ["d"], list(errors))
+    lines = five_by_two_table(rows, "1nn", ["d"], list(errors), table)
+    body = next(line for line in lines if line.startswith("| d |"))
+    cells = [c.strip() for c in body.strip("|").split("|")][1:]
+    assert cells[0] == "best"
+    for cell, m in zip(cells[1:], ("pca", "qmi")):
+        _, p = five_by_two_f(((errors[m] - good) / 100).reshape(5, 2))
+        assert float(cell.strip("*")) == pytest.approx(p, abs=6e-4)
+        assert cell.startswith("**") == (p < 0.05)
+    assert lines[-2].startswith("| significantly worse | 0 | 1 | 0 |")
+    assert "5x2cv F test" in markdown_tables(rows)
+    assert five_by_two_table(_rows({m: e[:6] for m, e in errors.items()}), "1nn", ["d"],
+                             list(errors), table) == []

@@ -125,6 +125,61 @@ def aggregate(rows):
     }
 
 
+def fold_errors(rows):
+    """{(dataset, method, classifier): {dim: errors in fold order}}, each fold's error as
+    ``n_errors / n_test`` (as :func:`aggregate`): the paired numbers of significance tests."""
+    groups = defaultdict(lambda: defaultdict(dict))
+    for r in rows:
+        key = (r["dataset"], r["method"], r["classifier"])
+        groups[key][int(r["dim"])][int(r["fold"])] = int(r["n_errors"]) / int(r["n_test"])
+    return {key: {d: np.array([f[k] for k in sorted(f)]) for d, f in sorted(dims.items())}
+            for key, dims in groups.items()}
+
+
+def five_by_two_table(rows, clf, datasets, methods, table):
+    """Markdown lines: for each data set, every method's combined 5x2cv F test against the
+    data set's best method (``table``: :func:`best_table`), each at the dimension its cell
+    shows; empty unless every compared cell has 10 folds (5 x 2-fold CV)."""
+    from .significance import five_by_two_f
+
+    folds = fold_errors([r for r in rows if r["classifier"] == clf])
+    body, worse = [], dict.fromkeys(methods, 0)
+    for ds in datasets:
+        cells = table[ds]
+        if not cells:
+            continue
+        best = min(cells, key=lambda m: (round(cells[m][0], 12), methods.index(m)))
+        ref = folds.get((ds, best, clf), {}).get(cells[best][1])
+        if ref is None or len(ref) != 10:
+            return []
+        txt = []
+        for m in methods:
+            if m not in cells:
+                txt.append("-")
+                continue
+            if m == best:
+                txt.append("best")
+                continue
+            errors = folds[(ds, m, clf)][cells[m][1]]
+            if len(errors) != 10:
+                return []
+            _, p = five_by_two_f((errors - ref).reshape(5, 2))
+            worse[m] += p < 0.05
+            txt.append(f"**{p:.3f}**" if p < 0.05 else f"{p:.3f}")
+        body.append(f"| {ds} | " + " | ".join(txt) + " |")
+    if not body:
+        return []
+    return ([f"#### 5x2cv F test against the best method ({clf})", "",
+             "p-value of Alpaydin's combined 5x2cv F test (`graphdr.bench.significance`) of "
+             "each method against the data set's best, on the paired errors of the ten folds at "
+             "the dimension of each cell above; bold below 0.05 (significantly worse); last "
+             "row: data sets where the method is significantly worse than the best.", "",
+             "| Data set | " + " | ".join(method_label(m) for m in methods) + " |",
+             "|---|" + "---:|" * len(methods)] + body
+            + ["| significantly worse | " + " | ".join(str(worse[m]) for m in methods)
+               + " |", ""])
+
+
 def best_table(agg, classifier, datasets, methods):
     """{dataset: {method: (min mean error, its dimension)}} for one classifier."""
     out = {}
@@ -200,6 +255,7 @@ def markdown_tables(rows, *, datasets=None, methods=None, classifiers=None, svm_
             out.append(f"| {ds} | " + " | ".join(txt) + " |")
         out.append("| wins | " + " | ".join(str(wins[m]) for m in methods) + " |")
         out.append("")
+        out.extend(five_by_two_table(rows, clf, datasets, methods, table))
     methods = all_methods
     out.append("### Error (%) per dimension: mean +- standard deviation over folds\n")
     for ds in datasets:

@@ -21,6 +21,7 @@ from .lin_mkl import (
     PAPER_001,
 )
 from .spec import (
+    VERDICTS,
     Lookup,
 )
 from .zheng_dee import (
@@ -90,6 +91,67 @@ def _table_markdown(t, lookup):
     return lines, csv_rows
 
 
+def _cell(text):
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _ledger_markdown(ledger, lookup):
+    """The ``## Claims`` section: one row per claim (both recipes, the test, the verdict),
+    then the experiment behind each claim that is not reproduced; and its CSV rows."""
+    lines = ["## Claims", "",
+             "Every claim of the paper (a statement of its text, or an ordering its tables "
+             "show), with our numbers under the paper's recipe (as printed) and under "
+             "graphdr's defaults. The verdict is on the as-printed recipe, from the named "
+             "test: **reproduced** (the paper's direction, significant at the 5 % level), "
+             "**direction only** (the paper's direction, not significant), **not reproduced** "
+             "(the other direction, or no difference where the paper claims one), **not "
+             "testable** (nothing of ours to compare).", "",
+             "| claim | paper | as printed | graphdr default | test | verdict |",
+             "|---|---|---|---|---|---|"]
+    csv_rows, behind = [], []
+    for row in ledger:
+        got = row.check(lookup)
+        verdict = got["verdict"]
+        if verdict not in VERDICTS:
+            raise ValueError(f"ledger verdict {verdict!r} is not one of {VERDICTS}")
+        lines.append("| " + " | ".join(_cell(x) for x in (
+            row.claim, row.paper, got["as_printed"], got["default"], got["test"],
+            f"**{verdict}**")) + " |")
+        csv_rows.append(dict(table="claims", row=row.claim, column=row.paper, metric="claim",
+                             paper=got["as_printed"], ours=got["default"],
+                             difference=verdict, note=got["test"]))
+        if verdict == "not reproduced":
+            text = row.explain(lookup) if row.explain is not None else None
+            behind.append((row.claim, text or "**No experiment explains it yet.**"))
+    counts = {v: sum(r["difference"] == v for r in csv_rows) for v in VERDICTS}
+    lines += ["", "Verdicts: " + ", ".join(f"{v} {n}" for v, n in counts.items()) + ".", ""]
+    lines += _sensitivity_markdown(ledger, lookup)
+    if behind:
+        lines += ["### Behind each claim not reproduced", ""]
+        for claim, text in behind:
+            lines += [f"**{claim}** {text}", ""]
+    return lines, csv_rows
+
+
+def _sensitivity_markdown(ledger, lookup):
+    """A table of each claim under the settings the paper leaves open (as printed)."""
+    rows = [(row.claim, dict(row.sensitivity(lookup))) for row in ledger
+            if row.sensitivity is not None]
+    rows = [(claim, cells) for claim, cells in rows if cells]
+    if not rows:
+        return []
+    settings = list(dict.fromkeys(k for _, cells in rows for k in cells))
+    lines = ["### The claims under the settings the paper leaves open", "",
+             "The as-printed recipe with each open setting changed (experiment 'settings', "
+             "dimensions 1-2 of the claim's): the two errors (%) and the verdict by the same "
+             "test.", "",
+             "| claim | " + " | ".join(settings) + " |", "|---|" + "---|" * len(settings)]
+    for claim, cells in rows:
+        lines.append(f"| {_cell(claim)} | "
+                     + " | ".join(_cell(cells.get(k, "-")) for k in settings) + " |")
+    return lines + [""]
+
+
 def _command(argv):
     import shlex
 
@@ -102,7 +164,7 @@ def reproduce(paper, *, out=None, quick=False, n_jobs=1, threads=1, seed=0, fres
 
     Returns ``(report path, failures)``; raises ValueError for an unknown paper.
     """
-    from ..report import aggregate, markdown_tables
+    from ..report import aggregate, fold_errors, markdown_tables
     from ..runner import run_bench
 
     key = str(paper).strip()
@@ -118,7 +180,7 @@ def reproduce(paper, *, out=None, quick=False, n_jobs=1, threads=1, seed=0, fres
         (" --quick" if quick else "")
     start = time.perf_counter()
     load0 = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
-    aggs, failures, exp_info, exp_seconds = {}, [], [], {}
+    aggs, folds, failures, exp_info, exp_seconds = {}, {}, [], [], {}
     for exp in p.experiments:
         protocol, datasets, methods = exp.resolved(quick)
         echo(f"graphdr reproduce {key}: {exp.key} ({exp.title})")
@@ -132,6 +194,7 @@ def reproduce(paper, *, out=None, quick=False, n_jobs=1, threads=1, seed=0, fres
         )
         exp_seconds[exp.key] = time.perf_counter() - t0
         aggs[exp.key] = aggregate(res.rows)
+        folds[exp.key] = fold_errors(res.rows)
         failures += [f"{exp.key}: {f}" for f in res.failures]
         exp_info.append((exp, protocol, datasets, methods, res))
     extra_figs = []
@@ -142,7 +205,7 @@ def reproduce(paper, *, out=None, quick=False, n_jobs=1, threads=1, seed=0, fres
         extra_figs += figs
         aggs[maker.__name__.strip("_")] = rows
     elapsed = time.perf_counter() - start
-    lookup = Lookup(aggs)
+    lookup = Lookup(aggs, folds)
     runs = _log_run(out, dict(
         date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), command=command,
         wall_seconds=round(elapsed, 1), quick=bool(quick),
@@ -182,6 +245,8 @@ def reproduce(paper, *, out=None, quick=False, n_jobs=1, threads=1, seed=0, fres
     lines += [""]
     lines += ["## Data: the paper's and ours", "", "| paper | ours | note |", "|---|---|---|"]
     lines += [f"| {a} | {b} | {c} |" for a, b, c in p.stand_ins]
+    if p.recipes:
+        lines += ["", "## Two recipes: as printed and graphdr's defaults", "", p.recipes]
     lines += ["", "## Experiments run", ""]
     for exp, protocol, datasets, methods, _res in exp_info:
         lines.append(f"- **{exp.key}** -- {exp.title}. Protocol `{protocol.name}` "
@@ -198,6 +263,10 @@ def reproduce(paper, *, out=None, quick=False, n_jobs=1, threads=1, seed=0, fres
             tl, tr = _table_markdown(t, lookup)
             lines += tl
             csv_rows += tr
+    if p.ledger:
+        ledger_lines, ledger_rows = _ledger_markdown(p.ledger, lookup)
+        lines += ledger_lines
+        csv_rows += ledger_rows
     if p.claims:
         lines += ["## The paper's statements, checked on our numbers", "",
                   "| where | the paper says | ours | holds |", "|---|---|---|---|"]

@@ -6,6 +6,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
+import numpy as np
+
 
 # ----- specification ------------------------------------------------------------------------
 @dataclass(frozen=True)
@@ -65,6 +67,30 @@ class Claim:
 
 
 @dataclass(frozen=True)
+class LedgerRow:
+    """One claim of the paper in the report's ``## Claims`` table.
+
+    ``check(lookup)`` returns a dict with ``as_printed`` and ``default`` (our numbers under the
+    paper's recipe and under graphdr's defaults, as text), ``test`` (the statistic behind the
+    verdict and its value) and ``verdict`` (one of :data:`VERDICTS`). ``explain(lookup)``, for
+    a claim that may come out ``not reproduced``: the experiment that explains it, as
+    markdown computed from our numbers (None: nothing to add). ``sensitivity(lookup)``: the
+    claim under each setting the paper leaves open, ``[(setting, text)]`` (a table below the
+    ledger).
+    """
+
+    claim: str
+    paper: str
+    check: object
+    explain: object = None
+    sensitivity: object = None
+
+
+#: the verdicts of a ledger row
+VERDICTS = ("reproduced", "direction only", "not reproduced", "not testable")
+
+
+@dataclass(frozen=True)
 class Paper:
     key: str
     citation: str
@@ -78,14 +104,31 @@ class Paper:
     not_reproduced: tuple = ()
     observations: tuple = ()  # f(lookup) -> markdown text, computed from our numbers
     claims_why: str = ""  # why our checks of the paper's statements may come out otherwise
+    ledger: tuple = ()  # LedgerRow: the report's "## Claims" table
+    recipes: str = ""  # markdown: what "as printed" and "graphdr default" are for this paper
 
 
 # ----- helpers to read our numbers ------------------------------------------------------------
 class Lookup:
-    """Our numbers: ``agg`` of every experiment (``report.aggregate``), in percent."""
+    """Our numbers: ``agg`` of every experiment (``report.aggregate``), in percent; ``folds``
+    (optional): every experiment's fold errors (``report.fold_errors``), for paired tests."""
 
-    def __init__(self, aggs):
+    def __init__(self, aggs, folds=None):
         self.aggs = aggs
+        self.folds = folds or {}
+
+    def fold_errors(self, exp, dataset, method, clf, dim):
+        """The errors (fractions) of ``method`` at ``dim``, one per fold in fold order, or None
+        (``dim`` None: averaged over every dimension the method was evaluated at)."""
+        agg = self.folds.get(exp, {})
+        if dataset not in {k[0] for k in agg}:
+            dataset = self.only_dataset(exp, dataset)
+        per_dim = agg.get((dataset, method, clf))
+        if not per_dim:
+            return None
+        if dim is None:
+            return np.mean([per_dim[d] for d in sorted(per_dim)], axis=0)
+        return per_dim.get(dim)
 
     def only_dataset(self, exp, prefix):
         """The data set of experiment ``exp`` whose name starts with ``prefix`` (quick runs use
