@@ -190,7 +190,7 @@ def test_deemap_descent_has_the_same_bits_under_another_blas_kernel(tmp_path, ke
                for i in threadpoolctl.threadpool_info()):
         pytest.skip("numpy's BLAS is not OpenBLAS")
     script = tmp_path / "fit.py"
-    script.write_text(_KERNEL_FIT.format(n=900, max_iter=60, partial=partial))
+    script.write_text(_KERNEL_FIT.format(n=500, max_iter=40, partial=partial))
     runs = {}
     for name in ("default", kernel):
         env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}

@@ -11,6 +11,7 @@ from graphdr.multiview import (
     KFD,
     KFDSAMME,
     KFDVoting,
+    MKLDR,
     ViewKernel,
     check_views,
     make_multiview_digits,
@@ -216,6 +217,46 @@ def test_kfd_nystroem_with_every_landmark_matches_the_exact_kfd():
     assert exact.approximation_ is None and nys.approximation_ == "nystroem"
     assert max_angle(nys.embedding_, exact.embedding_) < 1e-4
     assert max_angle(nys.transform(Xte), exact.transform(Xte)) < 1e-4
+
+
+@parametrize_with_checks([KFD(discriminant="lde", n_components=2)])
+def test_klde_sklearn_contract(estimator, check):
+    check(estimator)
+
+
+def test_klde_is_single_view_mkl_lde_and_differs_from_kfd():
+    """KFD(discriminant='lde') on one view is MKL-LDE with that view alone (the same LDE graphs
+    from the kernel-induced distance, the same ridge): equal subspaces and eigenvalues; and it
+    is not KFD. Its Nystroem route with every sample a landmark is LDE on features F with
+    F F^T = the base kernel, which spans the exact route's embedding."""
+    X, y = make_classes(n_per_class=(20, 25, 22, 24), seed=14)
+    Xtr, ytr, Xte = X[::2], y[::2], X[1::2]
+    spec = {"kernel": "rbf", "sigma": 3.0}
+    klde = KFD(kernel=spec, discriminant="lde", n_components=2, approximation=None)
+    klde.fit(Xtr, ytr)
+    mkl = MKLDR(graph="lde", kernels=[spec], n_components=2, approximation=None, max_iter=1,
+                weight_shrinkage=0.0).fit([Xtr], ytr)
+    assert max_angle(klde.transform(Xte), mkl.transform([Xte])) < 1e-6
+    np.testing.assert_allclose(klde.kfd_.eigenvalues_, mkl.eigenvalues_, rtol=1e-6)
+    kfd = KFD(kernel=spec, n_components=2, approximation=None).fit(Xtr, ytr)
+    assert max_angle(kfd.transform(Xte), klde.transform(Xte)) > 1e-2
+    nys = KFD(kernel=spec, discriminant="lde", n_components=2, reg=1e-3,
+              approximation="nystroem", n_landmarks=len(ytr), random_state=0).fit(Xtr, ytr)
+    assert isinstance(nys.kfd_, graphdr.LDE)
+    assert max_angle(nys.transform(Xte), klde.transform(Xte)) < 1e-3
+
+
+def test_klde_ensembles_use_klde_learners_and_refuse_an_unknown_discriminant():
+    X, y = make_classes(n_per_class=(20, 25, 22), seed=15)
+    views = [X[:, :3], X[:, 2:]]
+    for make in (KFDVoting, lambda **kw: KFDSAMME(n_estimators=3, **kw)):
+        est = make(discriminant="lde", n_neighbors=3, n_neighbors_between=6,
+                   n_components=2).fit(views, y)
+        assert all(isinstance(e.kfd_, graphdr.GraphEmbedding) for e in est.estimators_)
+        assert all(e.n_neighbors == 3 for e in est.estimators_)
+        assert est.score(views, y) > 0.8
+        with pytest.raises(ValueError, match="discriminant"):
+            make(discriminant="pca").fit(views, y)
 
 
 def test_kfd_baselines_take_landmarks_above_the_auto_threshold(monkeypatch):

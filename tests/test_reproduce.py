@@ -55,7 +55,9 @@ def test_every_table_is_complete():
     assert len(kernels) == 7  # GB-1, GB-2, SIFT-Dist, SIFT-Grid, C2-SWP, C2-ML, PHOG
     for row, col in itertools.product(kernels, table1.columns):
         assert isinstance(table1.cells[(row, col)][0], float)
-    combined = ("KFD-Voting", "KFD-SAMME", "MKL-LDA (all kernels)", "MKL-LDE (all kernels)")
+    combined = ("KFD-Voting", "KFD-SAMME", "MKL-LDA (all kernels), as printed",
+                "MKL-LDA (all kernels), graphdr default", "KLDE-Voting", "KLDE-SAMME",
+                "MKL-LDE (all kernels), as printed", "MKL-LDE (all kernels), graphdr default")
     for row, col in itertools.product(combined, table1.columns):
         value, ref = table1.cells[(row, col)]
         assert 0 < value < 100 and ref is not None
@@ -67,10 +69,14 @@ def test_derived_numbers_follow_from_the_transcription():
     for col in t1.columns:
         best = max(cell[(r, col)] for r in t1.rows if r.startswith("KFD, kernel"))
         assert cell[("best single-kernel KFD", col)] == best
-        assert cell[("MKL-LDA minus best single KFD", col)] == pytest.approx(
-            cell[("MKL-LDA (all kernels)", col)] - best)
+        mkl = cell[("MKL-LDA (all kernels), as printed", col)]
+        assert cell[("MKL-LDA minus best single KFD", col)] == pytest.approx(mkl - best)
         assert cell[("MKL-LDA minus KFD-Voting", col)] == pytest.approx(
-            cell[("MKL-LDA (all kernels)", col)] - cell[("KFD-Voting", col)])
+            mkl - cell[("KFD-Voting", col)])
+        klde = max(cell[(r, col)] for r in t1.rows if r.startswith("KLDE, kernel"))
+        assert cell[("best single-kernel KLDE", col)] == klde
+        assert cell[("MKL-LDE minus KLDE-SAMME", col)] == pytest.approx(
+            cell[("MKL-LDE (all kernels), as printed", col)] - cell[("KLDE-SAMME", col)])
     # the paper's text: "a considerable performance gain of 14.6% over the best ... KFD"
     assert cell[("MKL-LDA minus best single KFD", t1.columns[0])] == pytest.approx(14.6)
     numbers = paper_numbers("002")
@@ -88,6 +94,18 @@ def test_001_has_the_equal_weight_kernel_row_beside_the_paper():
             value, ref = t1.cells[(row, col)]
             assert value is None and ref is not None
     assert "kfd-average" in PAPERS["001"].experiments[0].methods
+
+
+def test_001_runs_the_klde_family_and_the_printed_mkl_dr():
+    from graphdr.bench.methods import get_method
+
+    methods = PAPERS["001"].experiments[0].methods
+    for m in ("klde:view=each", "klde-voting", "klde-samme", "view-kfd:view=each",
+              "mkl-lda-paper", "mkl-lde-paper"):
+        assert m in methods
+    assert get_method("klde-voting").params == {"discriminant": "lde"}
+    assert get_method("mkl-lda-paper").params["weight_shrinkage"] == 0.0
+    assert len(PAPERS["001"].ledger) >= 8
 
 
 def test_002_rows_set_the_printed_recipe_beside_the_default():
@@ -173,16 +191,18 @@ def test_quick_report_sets_ours_beside_the_papers(quick_runs, key):
 
 
 @pytest.mark.slow  # the quick reproductions of the four papers: whole pipelines, in `make test-slow` (CI)
-def test_quick_report_002_has_the_claims_ledger(quick_runs):
+@pytest.mark.parametrize("key", ["001", "002"])
+def test_quick_report_has_the_claims_ledger(quick_runs, key):
     from graphdr.bench.reproduce.spec import VERDICTS
 
-    text = _report(quick_runs, "002")
+    text = _report(quick_runs, key)
     assert "## Two recipes: as printed and graphdr's defaults" in text
     section = text.split("## Claims", 1)[1]
     assert "| claim | paper | as printed | graphdr default | test | verdict |" in section
-    rows = [line for line in section.splitlines() if line.startswith("| ")][2:]
-    rows = rows[:len(PAPERS["002"].ledger)]
-    assert len(rows) >= 8
+    lines = section.splitlines()
+    start = lines.index("| claim | paper | as printed | graphdr default | test | verdict |") + 2
+    rows = lines[start:lines.index("", start)]
+    assert len(rows) == len(PAPERS[key].ledger) >= 8
     assert all(line.rstrip(" |").rsplit("**", 2)[-2] in VERDICTS for line in rows), rows
 
 

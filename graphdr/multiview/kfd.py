@@ -1,5 +1,6 @@
 r"""Paper 001's baselines: single-view kernel Fisher discriminant (:class:`KFD`) and its two
-multi-view ensembles, :class:`KFDVoting` and :class:`KFDSAMME`."""
+multi-view ensembles, :class:`KFDVoting` and :class:`KFDSAMME`; with ``discriminant='lde'``
+the same three over kernel LDE (the paper's KLDE, KLDE-Voting and KLDE-SAMME)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,17 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._threads import managed_threads
-from .._validation import check_int, check_label_values, check_labels, checked_parameters
+from .._validation import (
+    check_int,
+    check_label_values,
+    check_labels,
+    check_option,
+    checked_parameters,
+)
+from ..base.generic import GraphEmbedding
+from ..kernel_matrices import kernel_distances
 from ..kernel_methods import KernelLDA
-from ..linear import LDA
+from ..linear import LDA, LDE, class_neighbour_graphs
 from ..sampling import landmark_indices, row_keys, stratified_folds
 from ..spaces import resolve_approximation
 from .views import (
@@ -29,16 +38,23 @@ def _labels_of_neighbours(nn, train_labels, X=None, k=1):
 
 
 class KFD(ClassifierMixin, TransformerMixin, BaseEstimator):
-    r"""Kernel Fisher discriminant of one view followed by the 1-nearest-neighbour rule.
+    r"""Kernel Fisher discriminant (or kernel LDE) of one view followed by the
+    1-nearest-neighbour rule.
 
     .. math::
 
-        \min_a \frac{a^\top \tilde K L(W) \tilde K a}{a^\top(\tilde K L(W_t) \tilde K
+        \min_a \frac{a^\top \tilde K L(W) \tilde K a}{a^\top(\tilde K L(W') \tilde K
         + \epsilon \tilde K) a},
         \qquad \hat y(x) = y_{\arg\min_i \lVert A^\top \tilde k(x) - A^\top \tilde k(x_i)\rVert},
 
-    i.e. :class:`graphdr.KernelLDA` on the base kernel :class:`ViewKernel` of the view, then 1-NN
-    in the embedding (paper 001's KFD baseline).
+    with ``discriminant='lda'`` LDA's within-class graph ``W`` and total graph ``W'``:
+    :class:`graphdr.KernelLDA` on the base kernel :class:`ViewKernel` of the view, then 1-NN in
+    the embedding (paper 001's KFD baseline); with ``discriminant='lde'`` LDE's graphs (paper
+    001, eqs. 31-32: ``W`` joins each sample to its ``n_neighbors`` nearest samples of its class,
+    ``W'`` to its ``n_neighbors_between`` nearest samples of other classes, binary weights,
+    neighbours by the distance the base kernel induces, as :class:`MKLDR` ``graph='lde'``
+    builds them for each view): :class:`graphdr.GraphEmbedding` on the base kernel (paper
+    001's KLDE baseline).
 
     Parameters
     ----------
@@ -49,13 +65,20 @@ class KFD(ClassifierMixin, TransformerMixin, BaseEstimator):
     reg : float, default=1e-3
         Relative ridge of :class:`graphdr.KernelLDA`.
     scaling : {'within', 'total', 'none'}, default='within'
-        Metric of the embedding (:class:`graphdr.KernelLDA`'s ``scaling``).
+        Metric of the embedding (:class:`graphdr.KernelLDA`'s ``scaling``; ``'lda'`` only:
+        LDE's embedding is normalised by its own constraint).
+    discriminant : {'lda', 'lde'}, default='lda'
+        Kernel Fisher discriminant (KFD) or kernel local discriminant embedding (KLDE).
+    n_neighbors, n_neighbors_between : int, default=5, 10
+        ``k`` and ``k'`` of LDE's graphs (``discriminant='lde'`` only).
     approximation : {'auto', None, 'nystroem'}, default='auto'
-        None: the exact ``n x n`` base kernel and :class:`graphdr.KernelLDA` on it.
+        None: the exact ``n x n`` base kernel and :class:`graphdr.KernelLDA` (or
+        :class:`graphdr.GraphEmbedding` with LDE's graphs) on it.
         ``'nystroem'``: the base kernel's landmark features :math:`\Phi`
         (:meth:`ViewKernel.fit_features`, ``n_landmarks`` landmarks drawn with
         ``random_state``; :math:`\Phi\Phi^\top \approx \tilde K`) and :class:`graphdr.LDA`
-        on them with the same relative ridge and scaling: ``O(n m)`` memory. ``'auto'``: exact
+        (or :class:`graphdr.LDE`) on them with the same relative ridge and scaling:
+        ``O(n m)`` memory. ``'auto'``: exact
         up to 3,000 samples (the exact base kernel is processed with several ``n x n``
         copies), ``'nystroem'`` above (exact for a precomputed kernel).
     n_landmarks : int, default=500
@@ -66,9 +89,9 @@ class KFD(ClassifierMixin, TransformerMixin, BaseEstimator):
     ----------
     classes_ : ndarray of shape (n_classes,)
     view_kernel_ : ViewKernel
-    kfd_ : KernelLDA or LDA
-        Fitted on the processed kernel (``kernel='precomputed'``), or :class:`graphdr.LDA` on
-        its landmark features (``approximation_ == 'nystroem'``).
+    kfd_ : KernelLDA, GraphEmbedding, LDA or LDE
+        Fitted on the processed kernel (``kernel='precomputed'``), or on its landmark features
+        (``approximation_ == 'nystroem'``).
     approximation_ : None or 'nystroem'
         The choice of ``approximation='auto'``.
     embedding_ : ndarray of shape (n_samples_fit, n_components_)
@@ -76,11 +99,15 @@ class KFD(ClassifierMixin, TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, kernel="rbf", *, n_components=None, reg=1e-3, scaling="within",
+                 discriminant="lda", n_neighbors=5, n_neighbors_between=10,
                  approximation="auto", n_landmarks=500, random_state=None):
         self.kernel = kernel
         self.n_components = n_components
         self.reg = reg
         self.scaling = scaling
+        self.discriminant = discriminant
+        self.n_neighbors = n_neighbors
+        self.n_neighbors_between = n_neighbors_between
         self.approximation = approximation
         self.n_landmarks = n_landmarks
         self.random_state = random_state
@@ -88,7 +115,12 @@ class KFD(ClassifierMixin, TransformerMixin, BaseEstimator):
     @managed_threads
     @checked_parameters
     def fit(self, X, y):
-        """Fit the base kernel, kernel LDA and the 1-NN index on one view."""
+        """Fit the base kernel, kernel LDA (or LDE) and the 1-NN index on one view."""
+        check_option(self.discriminant, "discriminant", {"lda", "lde"})
+        lde = self.discriminant == "lde"
+        if lde:
+            check_int(self.n_neighbors, "n_neighbors")
+            check_int(self.n_neighbors_between, "n_neighbors_between")
         check_label_values(y, type(self).__name__)
         X, y = validate_data(self, X, y, dtype=(np.float64, np.float32), ensure_min_samples=2)
         self.classes_, y_enc, _ = check_labels(y, method="KFD", unlabelled="class")
@@ -100,13 +132,27 @@ class KFD(ClassifierMixin, TransformerMixin, BaseEstimator):
             check_int(self.n_landmarks, "n_landmarks", min_value=2)
             landmarks = landmark_indices(X, self.n_landmarks, self.random_state)
             Phi = self.view_kernel_.fit_features(X, landmarks)
-            self.kfd_ = LDA(n_components=self.n_components, reg=self.reg,
-                            scaling=self.scaling).fit(Phi, y_enc)
+            if lde:  # Phi's Euclidean distance is the kernel-induced one
+                self.kfd_ = LDE(n_components=self.n_components, n_neighbors=self.n_neighbors,
+                                n_neighbors_between=self.n_neighbors_between,
+                                weights="binary", reg=self.reg)
+            else:
+                self.kfd_ = LDA(n_components=self.n_components, reg=self.reg,
+                                scaling=self.scaling)
+            self.kfd_.fit(Phi, y_enc)
             self.embedding_ = self.kfd_.transform(Phi)
         else:
             K = self.view_kernel_.fit_kernel(X)
-            self.kfd_ = KernelLDA(n_components=self.n_components, kernel="precomputed",
-                                  reg=self.reg, scaling=self.scaling).fit(K, y_enc)
+            if lde:
+                within, between = class_neighbour_graphs(
+                    kernel_distances(K), y_enc, self.n_neighbors, self.n_neighbors_between,
+                    weights="binary", metric="precomputed")
+                self.kfd_ = GraphEmbedding(n_components=self.n_components, intrinsic=within,
+                                           penalty=between, kernel="precomputed",
+                                           reg=self.reg).fit(K, y_enc)
+            else:
+                self.kfd_ = KernelLDA(n_components=self.n_components, kernel="precomputed",
+                                      reg=self.reg, scaling=self.scaling).fit(K, y_enc)
             self.embedding_ = self.kfd_.embedding_
         self.n_components_ = self.kfd_.n_components_
         self._y_fit = y_enc
@@ -156,7 +202,9 @@ class _MultiViewKFDBase(ClassifierMixin, BaseEstimator):
 
     def _kfd(self, spec):
         return KFD(kernel=spec, n_components=self.n_components, reg=self.reg,
-                   scaling=self.scaling, approximation=self.approximation,
+                   scaling=self.scaling, discriminant=self.discriminant,
+                   n_neighbors=self.n_neighbors, n_neighbors_between=self.n_neighbors_between,
+                   approximation=self.approximation,
                    n_landmarks=self.n_landmarks, random_state=self.random_state)
 
     def _check_predict_views(self, Xs):
@@ -165,7 +213,8 @@ class _MultiViewKFDBase(ClassifierMixin, BaseEstimator):
 
 
 class KFDVoting(_MultiViewKFDBase):
-    r"""Vote of per-view KFD + 1-NN classifiers (paper 001's KFD-Voting).
+    r"""Vote of per-view KFD (or KLDE) + 1-NN classifiers (paper 001's KFD-Voting and
+    KLDE-Voting).
 
     .. math:: \hat y(x) = \arg\max_c \sum_{m=1}^{M} [\,h_m(x) = c\,],
 
@@ -181,6 +230,10 @@ class KFDVoting(_MultiViewKFDBase):
     reg : float, default=1e-3
     scaling : {'within', 'total', 'none'}, default='within'
         Metric of each view's embedding (:class:`graphdr.KernelLDA`'s ``scaling``).
+    discriminant : {'lda', 'lde'}, default='lda'
+        Each view's learner: KFD, or kernel LDE (``'lde'``: paper 001's KLDE-Voting).
+    n_neighbors, n_neighbors_between : int, default=5, 10
+        LDE's graphs (``discriminant='lde'`` only; see :class:`KFD`).
     max_neighbors : int, default=10
     approximation, n_landmarks, random_state
         Of each view's :class:`KFD` (``'auto'``: exact up to 3,000 samples, Nystroem above).
@@ -193,11 +246,15 @@ class KFDVoting(_MultiViewKFDBase):
     """
 
     def __init__(self, kernels="rbf", *, n_components=None, reg=1e-3, scaling="within",
-                 max_neighbors=10, approximation="auto", n_landmarks=500, random_state=None):
+                 discriminant="lda", n_neighbors=5, n_neighbors_between=10, max_neighbors=10,
+                 approximation="auto", n_landmarks=500, random_state=None):
         self.kernels = kernels
         self.n_components = n_components
         self.reg = reg
         self.scaling = scaling
+        self.discriminant = discriminant
+        self.n_neighbors = n_neighbors
+        self.n_neighbors_between = n_neighbors_between
         self.max_neighbors = max_neighbors
         self.approximation = approximation
         self.n_landmarks = n_landmarks
@@ -236,7 +293,8 @@ class KFDVoting(_MultiViewKFDBase):
 
 
 class KFDSAMME(_MultiViewKFDBase):
-    r"""Per-view KFD + 1-NN classifiers boosted by SAMME (multi-class AdaBoost; paper 001).
+    r"""Per-view KFD (or KLDE) + 1-NN classifiers boosted by SAMME (multi-class AdaBoost; paper
+    001's KFD-SAMME and KLDE-SAMME).
 
     .. math::
 
@@ -260,6 +318,10 @@ class KFDSAMME(_MultiViewKFDBase):
     reg : float, default=1e-3
     scaling : {'within', 'total', 'none'}, default='within'
         Metric of each view's embedding (:class:`graphdr.KernelLDA`'s ``scaling``).
+    discriminant : {'lda', 'lde'}, default='lda'
+        Each view's learner: KFD, or kernel LDE (``'lde'``: paper 001's KLDE-SAMME).
+    n_neighbors, n_neighbors_between : int, default=5, 10
+        LDE's graphs (``discriminant='lde'`` only; see :class:`KFD`).
     n_estimators : int, default=50
         Boosting rounds.
     cv : int or None, default=3
@@ -283,12 +345,15 @@ class KFDSAMME(_MultiViewKFDBase):
     """
 
     def __init__(self, kernels="rbf", *, n_components=None, reg=1e-3, scaling="within",
-                 n_estimators=50, cv=3, approximation="auto", n_landmarks=500,
-                 random_state=None):
+                 discriminant="lda", n_neighbors=5, n_neighbors_between=10, n_estimators=50,
+                 cv=3, approximation="auto", n_landmarks=500, random_state=None):
         self.kernels = kernels
         self.n_components = n_components
         self.reg = reg
         self.scaling = scaling
+        self.discriminant = discriminant
+        self.n_neighbors = n_neighbors
+        self.n_neighbors_between = n_neighbors_between
         self.n_estimators = n_estimators
         self.cv = cv
         self.approximation = approximation

@@ -92,6 +92,7 @@ CASES = [
     ("MMPA", "wine", lambda: graphdr.MMPA(n_components=3), False),
     ("DCV", "small_n", lambda: graphdr.DCV(), False),
     ("KFD", "wine", lambda: graphdr.KFD(scaling="total"), False),
+    ("KFD_lde", "wine", lambda: graphdr.KFD(discriminant="lde", n_components=2), False),
     ("MKLDR_lda", "wine", lambda: graphdr.MKLDR(scaling="total", weight_shrinkage=0.0, graph="lda", max_iter=2), True),
     ("MKLDR_lde", "iris", lambda: graphdr.MKLDR(scaling="total", weight_shrinkage=0.0, graph="lde", n_components=2, max_iter=1), True),
     ("MKLDR_nystroem", "wine", lambda: graphdr.MKLDR(scaling="total", weight_shrinkage=0.0, graph="lda", max_iter=2, approximation="nystroem", n_landmarks=40, random_state=0), True),

@@ -7,12 +7,13 @@ import dataclasses
 import numpy as np
 
 from ..protocols import get_protocol
-from ..significance import five_by_two_f
 from .spec import (
     Experiment,
     LedgerRow,
     Paper,
     PaperTable,
+    directional_verdict,
+    paired_comparison,
 )
 
 # ----- paper 002 --------------------------------------------------------------------------------
@@ -135,26 +136,13 @@ def _fold_mean(lookup, exp, ds, method, dims, clf="1nn"):
 
 
 def _compare(lookup, exp, ds, better, worse, dims, clf="1nn"):
-    """``(mean % of better, mean % of worse, F, p)`` of the claim that ``better`` errs less,
-    the 5x2cv F test on the folds' paired differences; F and p None unless 5 x 2 folds;
-    None when either method has no numbers."""
-    a = _fold_mean(lookup, exp, ds, better, dims, clf)
-    b = _fold_mean(lookup, exp, ds, worse, dims, clf)
-    if a is None or b is None:
-        return None
-    if len(a) != 10 or len(b) != 10:
-        return 100 * a.mean(), 100 * b.mean(), None, None
-    f, p = five_by_two_f((a - b).reshape(5, 2))
-    return 100 * a.mean(), 100 * b.mean(), f, p
+    """:func:`paired_comparison` of the claim that ``better`` errs less, errors averaged over
+    ``dims``."""
+    return paired_comparison(_fold_mean(lookup, exp, ds, better, dims, clf),
+                             _fold_mean(lookup, exp, ds, worse, dims, clf))
 
 
-def _verdict(got):
-    if got is None or got[3] is None:
-        return "not testable"
-    mean_a, mean_b, _, p = got
-    if round(mean_a, 9) < round(mean_b, 9):
-        return "reproduced" if p < 0.05 else "direction only"
-    return "not reproduced"
+_verdict = directional_verdict
 
 
 def _said(got, better, worse):

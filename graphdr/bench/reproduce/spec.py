@@ -178,6 +178,32 @@ class Lookup:
         return val, ("" if dim is not None else f"dim {d}")
 
 
+def paired_comparison(a, b):
+    """``(mean % of a, mean % of b, F, p)`` for the fold errors (fractions, fold order) of two
+    methods on the same folds: Alpaydin's combined 5x2cv F test of the paired differences (F
+    and p None unless there are 5 x 2 folds); None when either is missing."""
+    from ..significance import five_by_two_f
+
+    if a is None or b is None:
+        return None
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if len(a) != 10 or len(b) != 10:
+        return 100 * a.mean(), 100 * b.mean(), None, None
+    f, p = five_by_two_f((a - b).reshape(5, 2))
+    return 100 * a.mean(), 100 * b.mean(), f, p
+
+
+def directional_verdict(got):
+    """The verdict of the claim that the first method of :func:`paired_comparison` errs less:
+    'reproduced' (and significantly), 'direction only', 'not reproduced', 'not testable'."""
+    if got is None or got[3] is None:
+        return "not testable"
+    mean_a, mean_b, _, p = got
+    if round(mean_a, 9) < round(mean_b, 9):
+        return "reproduced" if p < 0.05 else "direction only"
+    return "not reproduced"
+
+
 def _wins(lookup, exp, datasets, methods, clf):
     """Wins of each method over ``datasets`` (ties count for all), restricted to ``methods``."""
     wins = dict.fromkeys(methods, 0)
