@@ -10,8 +10,8 @@ import graphdr
 from graphdr.multiview import (
     KFD,
     KFDSAMME,
-    KFDVoting,
     MKLDR,
+    KFDVoting,
     ViewKernel,
     check_views,
     make_multiview_digits,
