@@ -175,6 +175,7 @@ np.save(sys.argv[1], np.concatenate([np.ravel(s) for s in steps] + [np.ravel(pla
 """
 
 
+@pytest.mark.slow  # two fresh interpreters per case: in make test-slow and make test-portable
 @pytest.mark.parametrize(("kernel", "partial"), [("Prescott", False), ("Sandybridge", True)])
 def test_deemap_descent_has_the_same_bits_under_another_blas_kernel(tmp_path, kernel, partial):
     """Each iterate of DEEMap's descent, and the placed points, bit for bit the same under

@@ -200,6 +200,7 @@ register("tsne", "sklearn.manifold:TSNE", label="t-SNE", kind="reference", super
 # ----- paper 000 (QMI), 002 (QMI by gradient ascent), 003 (DEE and its baselines), 001 (MKL-DR) --
 register("lqmi", "graphdr.qmi:LQMI", label="LQMI", kind="linear", max_dims="classes", params=dict(reg=0.0), description="linear QMI graph embedding (paper 000, no ridge)")
 register("kqmi", "graphdr.qmi:KQMI", label="KQMI", kind="kernel", max_dims="classes", description="kernel QMI graph embedding (paper 000)")
+register("kqmi-paper", "graphdr.qmi:KQMI", label="KQMI-printed", kind="kernel", max_dims="classes", params=dict(solver="paper"), description="KQMI as paper 000 printed it: Algorithm 1, no ridge")
 register("qmi", "graphdr.qmi:QMIProjection", label="QMI", kind="iterative", max_dims="features", nested=False, params=dict(criterion="qmi"), description="Torkkola's QMI by gradient ascent (paper 002)")
 register("mi-a", "graphdr.qmi:QMIProjection", label="MI_A", kind="iterative", max_dims="features", nested=False, params=dict(criterion="mi_a"), description="QMI ratio criterion MI_A = V_IN / V_ALL (paper 002)")
 register("mi-b", "graphdr.qmi:QMIProjection", label="MI_B", kind="iterative", max_dims="features", nested=False, params=dict(criterion="mi_b"), description="QMI ratio criterion MI_B = V_IN / V_BTW (paper 002)")

@@ -202,21 +202,3 @@ def directional_verdict(got):
     if round(mean_a, 9) < round(mean_b, 9):
         return "reproduced" if p < 0.05 else "direction only"
     return "not reproduced"
-
-
-def _wins(lookup, exp, datasets, methods, clf):
-    """Wins of each method over ``datasets`` (ties count for all), restricted to ``methods``."""
-    wins = dict.fromkeys(methods, 0)
-    for ds in datasets:
-        vals = {m: lookup.error(exp, ds, m, clf) for m in methods}
-        vals = {m: round(v[0], 9) for m, v in vals.items() if v is not None}
-        if not vals:
-            continue
-        best = min(vals.values())
-        for m, v in vals.items():
-            wins[m] += v == best
-    return wins
-
-
-def _fmt_wins(wins, labels):
-    return ", ".join(f"{labels.get(m, m)} {w}" for m, w in wins.items())
