@@ -108,6 +108,18 @@ def test_001_runs_the_klde_family_and_the_printed_mkl_dr():
     assert len(PAPERS["001"].ledger) >= 8
 
 
+def test_003_runs_dee_and_dsne_as_printed_beside_the_defaults():
+    from graphdr.bench.methods import get_method
+    from graphdr.neighbor import DEE, DSNE
+
+    for exp in PAPERS["003"].experiments[:2]:  # both Fig. 11 panels
+        assert {"dee-paper", "dee", "dsne-paper", "dsne", "mmpa"} <= set(exp.methods)
+    dee = get_method("dee-paper").build(3)
+    dsne = get_method("dsne-paper").build(3)
+    assert isinstance(dee, DEE) and dee.shrinkage == 0.0  # eq. (12), no validation
+    assert isinstance(dsne, DSNE) and dsne.normalization == "classwise" and dsne.cv is None
+
+
 def test_002_rows_set_the_printed_recipe_beside_the_default():
     """Each of the paper's rows of Tables 2-4 twice: ours as printed (the '-paper' method) and
     with graphdr's defaults, both against the paper's number."""
@@ -159,10 +171,72 @@ def test_002_ledger_verdicts_follow_the_5x2cv_f_test():
     assert len(PAPERS["002"].ledger) >= 8
 
 
+def _fig11_lookup(errors, panel="fig11_small"):
+    """A Lookup whose panel holds ``errors[method]``: {dim: 10 split errors} on digits."""
+    from graphdr.bench.reproduce.spec import Lookup
+
+    folds = {panel: {("digits", m, "1nn"): {d: np.asarray(e, float) for d, e in dims.items()}
+                     for m, dims in errors.items()}}
+    aggs = {panel: {k: {d: (float(v.mean()), 0.0, 10) for d, v in dims.items()}
+                    for k, dims in folds[panel].items()}}
+    return Lookup(aggs, folds)
+
+
+def test_003_ledger_tests_the_splits_paired():
+    """Fig. 11's claims: Wilcoxon's signed-rank test over the 10 splits, paired by split (a
+    gap smaller than the splits' spread but consistent is significant), at each method's best
+    dimension; 'very close' holds when the two-sided test finds no difference; the summed
+    falls of a curve are computed from the curve."""
+    from scipy.stats import wilcoxon
+
+    ledger = {row.claim: row for row in PAPERS["003"].ledger}
+    highest = ledger["Section 5: DEE reaches the highest recognition rate"]
+    close = ledger["Fig. 11: the best rates of MMPA and DEE are very close"]
+    smooth = ledger["Fig. 11: DEE's curve is smoother than MMPA's"]
+    rng = np.random.default_rng(0)
+    spread = 0.2 + 0.1 * rng.standard_normal(10)  # split difficulty, shared by the methods
+    dee = {5: spread, 10: spread - 0.01 - 0.002 * rng.random(10)}  # best at 10
+    others = {"dsne-paper": {5: spread + 0.02, 10: spread + 0.03},
+              "dcv": {5: spread + 0.05}, "mmpa": {5: spread + 0.04, 10: spread + 0.02}}
+    got = highest.check(_fig11_lookup({"dee-paper": dee, **others}))
+    assert got["verdict"] == "reproduced", got
+    p = wilcoxon(dee[10] - others["mmpa"][10], alternative="less").pvalue
+    assert f"p {p:.3f}" in got["as_printed"] and "(dim 10)" in got["as_printed"]
+    got = highest.check(_fig11_lookup({"dee-paper": {5: spread + 0.1}, **others}))
+    assert got["verdict"] == "not reproduced"
+    # very close: the same errors up to noise -> reproduced; a consistent gap -> not
+    noise = 0.001 * rng.standard_normal(10)
+    got = close.check(_fig11_lookup({"dee-paper": {5: spread + noise}, "mmpa": {5: spread}}))
+    assert got["verdict"] == "reproduced", got
+    got = close.check(_fig11_lookup({"dee-paper": {5: spread - 0.05}, "mmpa": {5: spread}}))
+    assert got["verdict"] == "not reproduced"
+    # falls: DEE's curve never rises in error, MMPA's rises by 4 points after dim 5
+    got = smooth.check(_fig11_lookup({"dee-paper": {1: spread, 5: spread - 0.1,
+                                                    10: spread - 0.1},
+                                      "mmpa": {1: spread, 5: spread - 0.1,
+                                               10: spread - 0.06}}))
+    assert "falls DEE 0.0 vs MMPA 4.0 points" in got["as_printed"], got
+    assert got["verdict"] == "reproduced"
+    assert highest.check(_fig11_lookup({}))["verdict"] == "not testable"
+    assert len(ledger) >= 10
+
+
+def test_003_picture_measures_against_brute_force():
+    from graphdr.bench.reproduce.zheng_dee_fig6 import _loo_1nn_error, _within_ratio
+
+    rng = np.random.default_rng(1)
+    Y, y = rng.standard_normal((30, 2)), rng.integers(0, 3, 30)
+    D = ((Y[:, None] - Y[None]) ** 2).sum(-1) + np.diag(np.full(30, np.inf))
+    assert _loo_1nn_error(Y, y) == pytest.approx(np.mean(y[D.argmin(1)] != y))
+    within = sum(((Y[y == c] - Y[y == c].mean(0)) ** 2).sum() for c in range(3))
+    assert _within_ratio(Y, y) == pytest.approx(within / ((Y - Y.mean(0)) ** 2).sum())
+    assert _within_ratio(1e6 * Y + 3.0, y) == pytest.approx(_within_ratio(Y, y))
+
+
 def test_every_paper_has_experiments_and_comparisons():
     for key, paper in PAPERS.items():
         assert paper.experiments and paper.stand_ins
-        assert paper.tables or paper.claims or paper.ledger, key
+        assert paper.ledger, key
         assert os.path.basename(paper.file).startswith(key)
 
 
@@ -191,7 +265,7 @@ def test_quick_report_sets_ours_beside_the_papers(quick_runs, key):
 
 
 @pytest.mark.slow  # the quick reproductions of the four papers: whole pipelines, in `make test-slow` (CI)
-@pytest.mark.parametrize("key", ["000", "001", "002"])
+@pytest.mark.parametrize("key", ["000", "001", "002", "003"])
 def test_quick_report_has_the_claims_ledger(quick_runs, key):
     from graphdr.bench.reproduce.spec import VERDICTS
 
@@ -232,7 +306,12 @@ def test_fig6_records_every_optimizer(quick_runs):
     with open(quick_runs["003"] / "fig6.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert {r["optimizer"] for r in rows} == {"ld", "fp", "cg", "gd"}
-    assert all(int(r["iterations"]) >= 1 and float(r["seconds"]) > 0 for r in rows)
+    assert {(r["regime"], r["recipe"]) for r in rows} == {
+        (g, r) for g in ("D >= N", "sample counts") for r in ("as_printed", "default")}
+    printed = [r for r in rows if r["recipe"] == "as_printed"]
+    assert all(int(r["iterations"]) >= 1 and float(r["shrinkage"]) == 0.0 for r in printed)
+    assert all(float(r["seconds"]) >= 0 and float(r["objective"]) <= float(
+        r["initial_objective"]) for r in rows)
 
 
 @pytest.mark.slow  # the quick reproductions of the four papers: whole pipelines, in `make test-slow` (CI)

@@ -24,7 +24,7 @@ numbers), one per paper (``bouzas`` 000, ``lin_mkl`` 001, ``gavriilidis`` 002, `
 """
 
 from .run import PAPERS, paper_numbers, reproduce
-from .spec import Claim, Experiment, Paper, PaperTable
+from .spec import Experiment, LedgerRow, Paper, PaperTable
 
-__all__ = ["PAPERS", "Paper", "Experiment", "PaperTable", "Claim", "reproduce",
+__all__ = ["PAPERS", "Paper", "Experiment", "PaperTable", "LedgerRow", "reproduce",
            "paper_numbers"]

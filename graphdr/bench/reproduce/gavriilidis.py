@@ -454,6 +454,9 @@ PAPER_002 = Paper(
     ),
     recipes=_P002_RECIPES,
     ledger=_P002_LEDGER,
+    sensitivity_note="The as-printed recipe with each open setting changed (experiment "
+    "'settings', dimensions 1-2 of the claim's): the two errors (%) and the verdict by the "
+    "same test.",
     tables=(
         _p002_table("table2", "faces", "Table 2: error (%) on CMU faces (paper) / digits, 32 per class "
                     "(ours)", _P002_T2,

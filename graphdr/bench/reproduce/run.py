@@ -95,7 +95,7 @@ def _cell(text):
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def _ledger_markdown(ledger, lookup):
+def _ledger_markdown(ledger, lookup, sensitivity_note=""):
     """The ``## Claims`` section: one row per claim (both recipes, the test, the verdict),
     then the experiment behind each claim that is not reproduced; and its CSV rows."""
     lines = ["## Claims", "",
@@ -125,7 +125,7 @@ def _ledger_markdown(ledger, lookup):
             behind.append((row.claim, text or "**No experiment explains it yet.**"))
     counts = {v: sum(r["difference"] == v for r in csv_rows) for v in VERDICTS}
     lines += ["", "Verdicts: " + ", ".join(f"{v} {n}" for v, n in counts.items()) + ".", ""]
-    lines += _sensitivity_markdown(ledger, lookup)
+    lines += _sensitivity_markdown(ledger, lookup, sensitivity_note)
     if behind:
         lines += ["### Behind each claim not reproduced", ""]
         for claim, text in behind:
@@ -133,7 +133,7 @@ def _ledger_markdown(ledger, lookup):
     return lines, csv_rows
 
 
-def _sensitivity_markdown(ledger, lookup):
+def _sensitivity_markdown(ledger, lookup, note=""):
     """A table of each claim under the settings the paper leaves open (as printed)."""
     rows = [(row.claim, dict(row.sensitivity(lookup))) for row in ledger
             if row.sensitivity is not None]
@@ -142,9 +142,8 @@ def _sensitivity_markdown(ledger, lookup):
         return []
     settings = list(dict.fromkeys(k for _, cells in rows for k in cells))
     lines = ["### The claims under the settings the paper leaves open", "",
-             "The as-printed recipe with each open setting changed (experiment 'settings', "
-             "dimensions 1-2 of the claim's): the two errors (%) and the verdict by the same "
-             "test.", "",
+             note or "The as-printed recipe with each open setting changed: our two numbers "
+             "and the verdict by the same test.", "",
              "| claim | " + " | ".join(settings) + " |", "|---|" + "---|" * len(settings)]
     for claim, cells in rows:
         lines.append(f"| {_cell(claim)} | "
@@ -264,21 +263,9 @@ def reproduce(paper, *, out=None, quick=False, n_jobs=1, threads=1, seed=0, fres
             lines += tl
             csv_rows += tr
     if p.ledger:
-        ledger_lines, ledger_rows = _ledger_markdown(p.ledger, lookup)
+        ledger_lines, ledger_rows = _ledger_markdown(p.ledger, lookup, p.sensitivity_note)
         lines += ledger_lines
         csv_rows += ledger_rows
-    if p.claims:
-        lines += ["## The paper's statements, checked on our numbers", "",
-                  "| where | the paper says | ours | holds |", "|---|---|---|---|"]
-        for c in p.claims:
-            evidence, holds = c.check(lookup)
-            lines.append(f"| {c.where} | {c.text} | {evidence} | {'yes' if holds else 'no'} |")
-            csv_rows.append(dict(table="claims", row=c.where, column=c.text, metric="claim",
-                                 paper="", ours=evidence, difference="yes" if holds else "no",
-                                 note=""))
-        lines.append("")
-        if p.claims_why:
-            lines += [f"**Why they differ.** {p.claims_why}", ""]
     notes = [n for n in (f(lookup) for f in p.observations) if n]
     if notes:
         lines += ["## Observations (computed from our numbers)", ""]

@@ -55,18 +55,6 @@ class PaperTable:
 
 
 @dataclass(frozen=True)
-class Claim:
-    """A statement of the paper about its results and a check of it on our numbers.
-
-    ``check(lookup) -> (evidence text, True/False)``.
-    """
-
-    where: str
-    text: str
-    check: object
-
-
-@dataclass(frozen=True)
 class LedgerRow:
     """One claim of the paper in the report's ``## Claims`` table.
 
@@ -98,14 +86,13 @@ class Paper:
     stand_ins: tuple  # (paper's data, ours, note)
     experiments: tuple
     tables: tuple = ()
-    claims: tuple = ()
     figures: tuple = ()  # extra figure makers: f(out, quick, progress) -> [(png, caption)], rows
     summary_tables: tuple = ()  # (experiment key, heading): our paper-style tables in full
     not_reproduced: tuple = ()
     observations: tuple = ()  # f(lookup) -> markdown text, computed from our numbers
-    claims_why: str = ""  # why our checks of the paper's statements may come out otherwise
     ledger: tuple = ()  # LedgerRow: the report's "## Claims" table
     recipes: str = ""  # markdown: what "as printed" and "graphdr default" are for this paper
+    sensitivity_note: str = ""  # what the table of the claims under the open settings shows
 
 
 # ----- helpers to read our numbers ------------------------------------------------------------
@@ -202,3 +189,52 @@ def directional_verdict(got):
     if round(mean_a, 9) < round(mean_b, 9):
         return "reproduced" if p < 0.05 else "direction only"
     return "not reproduced"
+
+
+def weakest(verdicts):
+    """The weakest of several verdicts (a claim needs every part)."""
+    return max(verdicts, key=VERDICTS.index) if verdicts else "not testable"
+
+
+def wilcoxon_below(a, b):
+    """``(mean a, mean b, p)``: Wilcoxon's signed-rank test (one-sided, exact for small
+    samples) that ``a`` is below ``b``, paired; p None with fewer than 5 pairs."""
+    from scipy.stats import wilcoxon
+
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    d = a - b
+    if len(d) < 5:
+        p = None
+    elif not np.any(np.abs(d) > 1e-12 * (1.0 + np.abs(b))):
+        p = 1.0
+    else:
+        p = float(wilcoxon(d, alternative="less").pvalue)
+    return float(a.mean()), float(b.mean()), p
+
+
+def wilcoxon_differ(a, b):
+    """Two-sided version of :func:`wilcoxon_below`."""
+    from scipy.stats import wilcoxon
+
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    d = a - b
+    if len(d) < 5:
+        return float(a.mean()), float(b.mean()), None
+    if not np.any(np.abs(d) > 1e-12 * (1.0 + np.abs(b))):
+        return float(a.mean()), float(b.mean()), 1.0
+    return float(a.mean()), float(b.mean()), float(wilcoxon(d).pvalue)
+
+
+def below_verdict(got):
+    """Verdict of 'the first is below the second' from :func:`wilcoxon_below`."""
+    if got is None or got[2] is None:
+        return "not testable"
+    ma, mb, p = got
+    if round(ma, 9) < round(mb, 9):
+        return "reproduced" if p < 0.05 else "direction only"
+    return "not reproduced"
+
+
+def p_text(p):
+    """', p 0.012' (nothing when there is no test)."""
+    return "" if p is None else f", p {p:.3f}"
