@@ -112,7 +112,7 @@ examples
 
 
 _REPRODUCE_EPILOG = """\
-papers (see graphdr/bench/reproduce/ and /work/shared/papers)
+papers (the full citations are at the top of each report.md)
   000  Bouzas et al. (QMI graph embedding): Tables II-V under the paper's protocol (scaled to
        [-1,1], 10-fold CV, NCC / 3-NN / linear SVM / RBF SVM, minimum over dimensions 1..C-1,
        wins row) on the 10 UCI sets available offline; the paper's statements about its

@@ -4,7 +4,7 @@ All work in the empirical kernel map ``Z`` of the centred kernel (:mod:`graphdr.
 new samples are embedded through the centred kernel against the training samples and
 ``dual_coef_``. Kernel solvers are regularised by default (``reg=1e-3``): without it an RBF
 kernel makes every training class collapse to a point and generalisation suffers
-(``../shared/notes/algorithms.md``, section 3). ``reg=0`` gives the unregularised textbook
+(:doc:`/user_guide/graph_embedding`). ``reg=0`` gives the unregularised textbook
 problem.
 """
 

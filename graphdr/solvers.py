@@ -12,7 +12,7 @@ semi-definite (the penalty or constraint), i.e. the generalized eigenproblem
 :math:`(A + \epsilon I) v = \lambda (B + \epsilon I) v`, smallest eigenpairs. The ridge
 :math:`\epsilon` enters both sides: when ``A = B - P`` this is exactly the regularised
 maximisation :math:`\max v^\top P v / v^\top (B + \epsilon I) v` of the kernel literature
-(``../shared/notes/algorithms.md``, section 3), and a direction of tiny variance can no longer
+(:doc:`/user_guide/graph_embedding`, "kernel methods"), and a direction of tiny variance can no longer
 reach the optimum through a zero numerator. ``largest=True`` solves
 :math:`\max v^\top A v / v^\top (B + \epsilon I) v` instead (ridge on ``B`` only).
 

@@ -48,8 +48,8 @@ intrinsic and penalty graphs,
     S_{W'}^\beta = 2 \tilde K_\beta L' \tilde K_\beta,
 
 with the ridge :math:`\epsilon_\beta = \text{reg}\cdot\operatorname{tr}(L'\tilde K_\beta)/(n-1)`
-on both sides, as in every kernel solver of graphdr (``../shared/notes/algorithms.md`` section
-3; ``reg=0`` is the paper's problem, whose optimum collapses training classes to points so that
+on both sides, as in every kernel solver of graphdr (:mod:`graphdr.solvers`;
+``reg=0`` is the paper's problem, whose optimum collapses training classes to points so that
 ``J = 0`` for almost any ``beta``). Both sides are
 homogeneous of degree 2 in :math:`\beta`, so only the direction of :math:`\beta` matters and
 ``kernel_weights_`` is normalised to sum 1.

@@ -16,7 +16,7 @@ supervised and linear. With a projection ``A`` (``d x D``) and ``y_n = A x_n``,
 :math:`Y = X A^\top` and :math:`L = L(w^+) - \lambda L(w^- \circ K)`,
 :math:`K_{nm} = \exp(-\lVert y_n - y_m\rVert^2)`.
 
-Implementation notes (``../shared/notes/algorithms.md``, section 6):
+Implementation notes:
 
 * The attraction is a quadratic form, :math:`2\operatorname{tr}(A X^\top L(w^+) X A^\top)`,
   evaluated from the ``D x D`` (in fact ``r x r``, ``r`` the data rank) matrix

@@ -18,6 +18,7 @@ mode of their map positions weighted by their input distances (:mod:`graphdr.nei
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -83,6 +84,16 @@ INDEX_DEGREE, INDEX_EPSILON = CROSS_NEIGHBORS, 0.2
 TRANSFORM_BLOCK = 4096
 #: new samples searched (NN-descent) before their blocks are placed
 _SEARCH_CHUNK = 16 * TRANSFORM_BLOCK
+
+
+@dataclass
+class _SortedRows:
+    """The training rows as the fit sees them (:meth:`DEEMap._sorted_rows`)."""
+
+    keys: np.ndarray  # content keys, in the caller's order
+    order: np.ndarray  # the sorted order: rows by class, then by content
+    ys: np.ndarray  # encoded labels, in the sorted order
+    Xs: np.ndarray | None  # scaled features, sorted (None while a large map descends)
 
 
 class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -282,45 +293,74 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         return self._fit_array(X, y)
 
     def _fit_array(self, X, y, n_placed=0):
-        """The fit of an in-memory ``X``; ``n_placed``: rows to be placed after it (a Dask
-        fit's other rows), which count in the choice of ``neighbors='auto'``."""
+        """The fit of an in-memory ``X``: check the parameters, prepare the rows, build the
+        objective and its start, descend, store the map; ``n_placed``: rows to be placed after
+        it (a Dask fit's other rows), which count in the choice of ``neighbors='auto'``."""
         t0 = time.perf_counter()
-        name = type(self).__name__
+        verbose = self._check_params()
+        X, y_enc = self._validated(X, y)
+        rows = self._sorted_rows(X, y_enc, n_placed)
+        problem, Y0, check, index = self._objective(rows)
+        if index is not None:  # a large map: the scaled rows are rebuilt after the descent
+            rows.Xs = None
+        res = self._descend(problem, Y0, check, rows.order, verbose, t0)
+        del problem  # the graph's matrices: gigabytes at 10^7 samples
+        self._store(res, X, rows, index)
+        return self.embedding_
+
+    def _check_params(self):
+        """Check the hyper-parameters; the descent's verbosity."""
         check_int(self.n_neighbors, "n_neighbors")
         check_int(self.n_neighbors_unlabelled, "n_neighbors_unlabelled")
         check_positive(self.lam, "lam")
         check_positive(self.lam_same, "lam_same", allow_zero=True)
         check_positive(self.cross_attraction, "cross_attraction", allow_zero=True)
         check_option(self.feature_scaling, "feature_scaling", set(FEATURE_SCALINGS))
-        verbose = _check_descent_params(self)
+        return _check_descent_params(self)
+
+    def _validated(self, X, y):
+        """Validate ``(X, y)`` once; the classes (``classes_``) and the encoded labels the map
+        is fitted to: the propagated classes of unlabelled rows, or y itself."""
+        name = type(self).__name__
         if sp.issparse(X):
             raise ValueError(
                 f"{name} needs dense X (its start takes principal components of each class): "
                 "pass X.toarray(), or reduce a large sparse X first (TruncatedSVD).")
-        check_label_values(y, type(self).__name__)
+        check_label_values(y, name)
         X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2)
         check_not_constant(X, "DEEMap")  # else the regions would come from the labels alone
         # a class of one sample has no neighbours: it keeps its own place, away from the others
         self.classes_, y_enc, _ = check_labels(y, min_classes=2, method=name,
                                                unlabelled="allow")
-        C, self._labels = len(self.classes_), y_enc  # _labels: the page's (show): as given
+        self._labels = y_enc  # the page's (show): as given
         y_fit = use_unlabelled(self, X, y)  # the propagated classes, or y itself
         if self.unlabelled_ == "propagate":
             y_enc = np.unique(y_fit, return_inverse=True)[1].astype(np.intp)
+        return X, y_enc
+
+    def _sorted_rows(self, X, y_enc, n_placed):
+        """The rows as the fit sees them: sorted by class (each class a block of rows: views,
+        no gathers) and, within a class, by content, so that neighbour ties, the start's signs,
+        the feature scaling and the sums of the fields come out the same whatever the order of
+        the rows (the caller's order comes back at the end and in every callback); scaled once
+        (``Xs``, float64, the one copy the fit keeps)."""
         self.neighbors_ = _graphs.resolve_algorithm(self.neighbors, len(X), n_placed)
-        # the fit runs with the rows sorted by class (each class a block of rows: views, no
-        # gathers) and, within a class, by content, so that neighbour ties, the start's signs,
-        # the feature scaling and the sums of the fields come out the same whatever the order
-        # of the rows; the caller's order comes back at the end and in every callback
         keys = row_keys(X)
         order = _class_order(y_enc, canonical_order(keys))
-        ys = y_enc[order]
-        Xs = _gathered(X, order)  # the one scaled copy the fit keeps (float64, sorted rows)
+        Xs = _gathered(X, order)
         self.feature_scaling_, self.feature_mean_, self.feature_scale_ = feature_scaling(
             Xs, self.feature_scaling)
-        Xs = self._scaled_rows(X, order, Xs)
+        return _SortedRows(keys=keys, order=order, ys=y_enc[order],
+                           Xs=self._scaled_rows(X, order, Xs))
+
+    def _objective(self, rows):
+        """The map's objective over the sorted rows, its start, and for a large map the
+        placing index and the check that stops the descent when the placement settles."""
+        Xs, ys = rows.Xs, rows.ys
+
         def pairs():  # (NN-descent: the placing index, built with the class graphs)
-            return map_cross_pairs(Xs, ys, keys[order], self.neighbors_, self._transform_index)
+            return map_cross_pairs(Xs, ys, rows.keys[rows.order], self.neighbors_,
+                                   self._transform_index)
 
         cross, index, check = None, None, None
         want_pairs = self.cross_attraction > 0 or self.neighbors_ == "approx"
@@ -328,13 +368,17 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
                              self.n_neighbors_unlabelled, beside=pairs if want_pairs else None)
         if want_pairs:
             A, (cross, index) = A
+        C = len(self.classes_)
         Y0 = _start(Xs, ys, C, A)
-        if index is not None:  # a large map: its descent stops when the placement settles
-            rows = self._probe_rows(keys, ys, order)
-            check = PlacementCheck(ys, rows, *index.training_neighbors(rows, INDEX_DEGREE))
-        Xs = None if index is not None else Xs  # rebuilt after the descent, the same bits
+        if index is not None:
+            probe = self._probe_rows(rows.keys, ys, rows.order)
+            check = PlacementCheck(ys, probe, *index.training_neighbors(probe, INDEX_DEGREE))
         problem = _MapObjective(A, ys, C, self.lam, self.lam_same, cross=cross,
                                 rho=self.cross_attraction)
+        return problem, Y0, check, index
+
+    def _descend(self, problem, Y0, check, order, verbose, t0):
+        """The preconditioned descent from ``Y0`` (rows in the sorted order)."""
         unsort = np.empty_like(order)
         unsort[order] = np.arange(len(order))
         callback = self.callback
@@ -346,31 +390,35 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         # tether does not see it): mu, the repulsion's curvature scale, keeps those modes from
         # being amplified by 1 / mu (a tiny mu sent whole classes hundreds of units away)
         mu = PRECONDITIONER_SHIFT * max(float(self.lam), float(self.lam_same))
-        del A  # the objective holds the graph
         operator, diagonal = problem.shifted_laplacian(mu)
         precondition = _sparse_preconditioner(operator, factor=False, rtol=CG_RTOL,
                                               diagonal=diagonal)
-        res = descent(problem.value_grad, Y0, method="preconditioned",
-                      precondition=precondition, max_iter=self.max_iter, tol=self.tol,
-                      verbose=verbose, callback=callback, name=name, t_start=t0)
+        del operator
+        return descent(problem.value_grad, Y0, method="preconditioned",
+                       precondition=precondition, max_iter=self.max_iter, tol=self.tol,
+                       verbose=verbose, callback=callback, name=type(self).__name__,
+                       t_start=t0)
+
+    def _store(self, res, X, rows, index):
+        """The fitted attributes: the embedding in the caller's order, the index that places
+        new samples (the scaled training features in the sorted order; ``_map_rows`` their
+        places in that order), the placement width."""
         _store_descent(self, res)
-        del problem, precondition, operator  # the graph's matrices: gigabytes at 10^7 samples
+        order = rows.order
+        unsort = np.empty_like(order)
+        unsort[order] = np.arange(len(order))
         Y = res.x[unsort]
         self.embedding_ = (Y * embedding_signs(Y)).astype(X.dtype, copy=False)
-        # the index that places new samples holds the scaled training features in the sorted
-        # order; _map_rows are their places in that order
-        if Xs is None:
-            Xs = self._scaled_rows(X, order)
+        Xs = rows.Xs if rows.Xs is not None else self._scaled_rows(X, order)
         self._neighbors = self._transform_index(Xs) if index is None else index
         self._features, self._order = Xs, order
         self._map_rows = self.embedding_.astype(np.float64)[order]
         self.placement_errors_ = None
         if self.placement_width == "auto":
             self.placement_width_, self.placement_errors_ = self._choose_width(
-                ys, self._probe_rows(keys, ys, order))
+                rows.ys, self._probe_rows(rows.keys, rows.ys, order))
         else:
             self.placement_width_ = float(self.placement_width)
-        return self.embedding_
 
     @managed_threads
     def transform(self, X):

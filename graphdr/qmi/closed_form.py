@@ -168,7 +168,7 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
     * ``solver='auto'``, ``'cholesky'`` or ``'eigh'`` (regularised, the default): the ridge
       :math:`\epsilon = ` ``reg`` times the mean eigenvalue of :math:`\tilde K` (over its
       ``n - 1`` dimensions) keeps out-of-sample projections stable (without it an RBF kernel
-      collapses each training class to a point; see ``notes/algorithms.md``, section 3).
+      collapses each training class to a point; :doc:`/user_guide/graph_embedding`).
       'eigh' solves the linear problem on the empirical kernel map
       :math:`Z = P\Lambda^{1/2}`: :math:`\max w^\top Z^\top M Z w` s.t.
       :math:`w^\top (Z^\top Z + \epsilon I) w = 1`, :math:`a = P\Lambda^{-1/2} w`;

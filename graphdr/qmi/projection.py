@@ -86,7 +86,7 @@ class QMIProjection(_LinearProjection):
     The final fit on all the data runs the whole path (recorded in ``history_``) and returns
     that checkpoint.
 
-    Gradients are the matrix forms (``notes/algorithms.md``, section 4)
+    Gradients are the matrix forms
     :math:`\partial V/\partial U = -\sigma^{-2} Z^\top L(\Omega_V \circ G) Z U` with
     :math:`G_{kl}` the pair Gaussians, and the quotient rule for the ratios; they are
     accumulated in row blocks of the pairwise matrix: ``O(n^2 d + n D d)`` time and

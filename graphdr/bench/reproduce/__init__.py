@@ -1,6 +1,6 @@
 """``graphdr reproduce``: rerun the four papers' tables and figures and set ours beside theirs.
 
-For each paper (``000``, ``001``, ``002``, ``003``; see ``/work/shared/papers``) this module
+For each paper (``000``, ``001``, ``002``, ``003``; each report cites its paper) this module
 holds
 
 * the experiments: a protocol of :mod:`~graphdr.bench.protocols` (with the paper's settings),

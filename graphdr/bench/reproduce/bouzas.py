@@ -495,7 +495,7 @@ PAPER_000 = Paper(
     summary_tables=(("uci", "Tables II-V reproduced: minimum error over dimensions 1..C-1 "
                      "(dimension in parentheses), wins row"),),
     not_reproduced=(
-        "The numbers of Tables I-VIII: the paper's text in /work/shared/papers keeps the "
+        "The numbers of Tables I-VIII: the text of the paper we work from keeps the "
         "captions but none of the cells (the tables were images), so there is no number to "
         "set beside ours; the paper's statements about the tables are checked instead.",
         "Tables VI-VIII and Figs. 5-6 (ORL, YALE, JAFFE, KANADE faces): no face data set is "
