@@ -2,6 +2,8 @@
 multiple kernels and discriminative neighbour embedding, as scikit-learn transformers."""
 
 import importlib
+import importlib.abc
+import importlib.util
 import sys
 import types
 
@@ -40,6 +42,30 @@ class _Package(types.ModuleType):
 
 
 sys.modules[__name__].__class__ = _Package
+
+#: modules that moved, by their former name: ``import graphdr.cli_map`` still imports the module
+#: now at its new place (one module object under both names; classes keep their new
+#: ``__module__``)
+_MOVED = {"graphdr.cli_map": "graphdr.cli.map_command", "graphdr.cli_demo": "graphdr.cli.demo"}
+
+
+class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds a moved module under its former name (:data:`_MOVED`)."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname in _MOVED:
+            return importlib.util.spec_from_loader(fullname, self)
+        return None
+
+    def create_module(self, spec):
+        return importlib.import_module(_MOVED[spec.name])
+
+    def exec_module(self, module):
+        pass  # already executed under its new name
+
+
+if not any(isinstance(f, _MovedModules) for f in sys.meta_path):
+    sys.meta_path.append(_MovedModules())
 
 
 def __getattr__(name):

@@ -31,7 +31,7 @@ LAYERS = {
     "linear": 5, "kernel_methods": 5, "qmi": 5, "multiview": 5,
     "neighbor": 5, "discriminant": 5, "local_fisher": 5, "poisson": 5,
     "map_page": 5,  # the page of a fitted map: DEEMap.show draws it
-    "bench": 6, "cli": 6, "cli_map": 6, "cli_demo": 6, "plotting": 6, "map2d": 6, "__init__": 6,
+    "bench": 6, "cli": 6, "plotting": 6, "map2d": 6, "__init__": 6,
     "map_partitions": 6,
 }
 
@@ -178,3 +178,19 @@ def test_no_two_modules_import_each_other():
                       if a in imports.get(b, ()) and not b.endswith("__init__")
                       and not a.endswith("__init__")})
     assert not circles, circles
+
+
+def test_a_moved_module_imports_under_its_former_name():
+    """``graphdr.cli_map`` moved to ``graphdr.cli.map_command``: the old import path gives the
+    same module object (a user's script or a pickled reference keeps working)."""
+    import subprocess
+    import sys
+
+    code = ("import graphdr.cli_map as old, graphdr.cli.map_command as new; "
+            "from graphdr.cli_demo import demo_papers; import graphdr.cli.demo as demo; "
+            "assert old is new and demo_papers is demo.demo_papers; print(old.__name__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "graphdr.cli.map_command"
+    top = sorted(p.stem for p in PACKAGE.glob("*.py"))
+    assert "cli_map" not in top and "cli_demo" not in top

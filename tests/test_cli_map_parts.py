@@ -231,7 +231,7 @@ def test_a_lost_worker_under_the_placement_is_one_line(tmp_path, capsys, monkeyp
     import dask
 
     from graphdr import map_partitions
-    from graphdr.cli_map import _on_cluster
+    from graphdr.cli.map_command import _on_cluster
     from graphdr.map_partitions import ClusterFailure, _in_order
 
     def killed():
@@ -329,7 +329,7 @@ def test_a_ctrl_c_while_the_workers_start_is_raised_after_and_they_ignore_it(tmp
     import signal
     import time
 
-    from graphdr.cli_map import _workers_ignore_ctrl_c
+    from graphdr.cli.map_command import _workers_ignore_ctrl_c
 
     previous = signal.getsignal(signal.SIGINT)
     with pytest.raises(KeyboardInterrupt):

@@ -311,7 +311,7 @@ def test_bench_reads_files_with_the_same_options(tmp_path, capsys):
 
 
 def test_interrupted_map_says_what_happened(monkeypatch, capsys):
-    import graphdr.cli as cli
+    import graphdr.cli.command as cli
 
     def interrupt(args):
         raise KeyboardInterrupt

@@ -139,7 +139,7 @@ def test_the_placement_progress_starts_with_the_placement(monkeypatch):
     """The progress bar of the placement is timed from when the placement starts (its
     estimate read 9:39:04 when it counted the fit too): 0 first, after the fit, then each
     block's rows, summing to every row."""
-    from graphdr.cli_map import _progress
+    from graphdr.cli.map_command import _progress
     from graphdr.map_partitions import write_dask_map
     from graphdr.neighbor import DEEMap
     from graphdr.neighbor.map_dask import fit_dask

@@ -451,7 +451,7 @@ def test_map2d_creates_missing_folders_and_names_an_unwritable_one_before_the_fi
 def test_graphdr_map2d_stays_the_function_whatever_is_imported_first():
     """``graphdr`` imports its names when first used; its submodule ``graphdr.map2d`` must not
     replace the function ``graphdr.map2d`` (a fresh process for each order)."""
-    for first in ("import graphdr.map2d", "import graphdr.cli_map, graphdr.map2d",
+    for first in ("import graphdr.map2d", "import graphdr.cli.map_command, graphdr.map2d",
                   "from graphdr.map2d import write_map", "from graphdr import map2d"):
         code = (f"{first}\nimport sys, types\nfrom graphdr import map2d\nimport graphdr\n"
                 "assert callable(map2d) and callable(graphdr.map2d), map2d\n"

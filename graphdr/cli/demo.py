@@ -44,7 +44,7 @@ def _demo_maps(args, command, echo):
     """The held-out 2-D maps of the digits (DEEMap against linear and kernel maps)."""
     from sklearn.datasets import load_digits
 
-    from .bench.maps import write_maps_report
+    from ..bench.maps import write_maps_report
 
     title = "2-D maps of held-out digits: DEEMap against LDA, linear DEE and kernel QMI"
     echo(f"graphdr demo: {title}")
@@ -65,7 +65,7 @@ def _link_sub_reports(index, links):
     with open(index, encoding="utf-8") as fh:
         page = fh.read()
     page = page.replace("</body>", section + "</body>", 1) if "</body>" in page else page + section
-    from ._outputs import atomic_open
+    from .._outputs import atomic_open
 
     with atomic_open(index, "w", encoding="utf-8") as fh:
         fh.write(page)

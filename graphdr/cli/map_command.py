@@ -69,7 +69,7 @@ def add_file_options(p):
 def read_options(args, unlabelled=False):
     """The :class:`graphdr.bench.files.ReadOptions` of the command line; ``unlabelled``: an
     empty label cell is an unlabelled row (-1), as ``graphdr map`` reads them."""
-    from .bench.files import ReadOptions
+    from ..bench.files import ReadOptions
 
     return ReadOptions(label_column=args.label_column, id_column=args.id_column,
                        drop_columns=tuple(args.drop_columns), sep=args.sep, decimal=args.decimal,
@@ -166,7 +166,7 @@ def _past_memory(args):
         return True
     import os
 
-    from .bench.file_parts import (
+    from ..bench.file_parts import (
         IN_MEMORY_SHARE,
         PROCESS_BYTES,
         TABLE_SUFFIXES,
@@ -205,11 +205,11 @@ def _past_memory(args):
 def run_map(args):
     if _past_memory(args):
         return _run_map_parts(args)
-    from ._outputs import refuse_inputs
-    from .bench.datasets import input_files, load_dataset
-    from .bench.files import check_writable
-    from .map2d import map_files, write_map
-    from .neighbor import DEEMap
+    from .._outputs import refuse_inputs
+    from ..bench.datasets import input_files, load_dataset
+    from ..bench.files import check_writable
+    from ..map2d import map_files, write_map
+    from ..neighbor import DEEMap
 
     files = map_files(args.out)
     refuse_inputs(files.values(), [args.data, *input_files(args.data)])
@@ -267,7 +267,7 @@ def _written(args):
 
 
 def _unlabelled(labels):
-    from ._validation import unlabelled_mask
+    from .._validation import unlabelled_mask
 
     return unlabelled_mask(labels)
 
@@ -292,7 +292,7 @@ def _label_name(ds, args):
     if ds.columns and args.label_column is not None:
         return str(args.label_column)
     if ds.columns:
-        from .bench.files import LABEL_NAMES
+        from ..bench.files import LABEL_NAMES
 
         return next((c for c in ds.columns if c.lower() in LABEL_NAMES), "label")
     return "label"
@@ -321,10 +321,10 @@ def _hover_columns(ds, names, option="--hover-columns"):
 
 def _run_map_parts(args):
     """``graphdr map`` on a Dask cluster (:func:`add_scale_options`)."""
-    from ._outputs import refuse_inputs
-    from .bench.file_parts import read_parts
-    from .bench.files import check_writable
-    from .map_partitions import map_files_parts
+    from .._outputs import refuse_inputs
+    from ..bench.file_parts import read_parts
+    from ..bench.files import check_writable
+    from ..map_partitions import map_files_parts
 
     files = map_files_parts(args.out)
     if args.hover_columns or args.color_column:
@@ -369,7 +369,7 @@ def _on_cluster(work):
     from distributed import KilledWorker
     from distributed.client import FutureCancelledError
 
-    from .map_partitions import ClusterFailure
+    from ..map_partitions import ClusterFailure
 
     try:
         return work()
@@ -390,7 +390,7 @@ def _fit_rows(args, n, d, echo):
     total with the local workers below the in-memory map's), said in one line."""
     import os
 
-    from .bench.file_parts import fit_rows_within
+    from ..bench.file_parts import fit_rows_within
 
     if args.fit_samples != "auto":
         return args.fit_samples
@@ -407,7 +407,7 @@ def _fit_rows(args, n, d, echo):
 
 
 def _map_table(args, table, fit_samples):
-    from .map_partitions import map_dask
+    from ..map_partitions import map_dask
 
     with _progress(args, len(table.y)) as (fit_progress, place_progress):
         return map_dask(
@@ -427,7 +427,7 @@ def _progress(args, n):
         return
     from tqdm.auto import tqdm
 
-    from .neighbor import DEEMap
+    from ..neighbor import DEEMap
 
     # the placement's rate is its average since it started (smoothing=0): its pieces arrive
     # in bursts, and its clock starts with the placement, not with the fit before it
@@ -554,7 +554,7 @@ def _ctrl_c_wrapper(scratch):
     import subprocess
     import sys
 
-    from ._outputs import atomic_open
+    from .._outputs import atomic_open
 
     wrapper = os.path.join(scratch, "python-ignoring-ctrl-c")
     quoted = sys.executable.replace("'", "'\\''")

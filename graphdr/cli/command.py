@@ -15,7 +15,7 @@ import shlex
 import sys
 import time
 
-from .cli_map import add_file_options, add_scale_options, dask_client, read_options, run_map
+from .map_command import add_file_options, add_scale_options, dask_client, read_options, run_map
 
 __all__ = ["main", "build_parser"]
 
@@ -372,7 +372,7 @@ def _command_line(argv):
 
 
 def _list(what):
-    from .bench import datasets, evaluation, methods, protocols
+    from ..bench import datasets, evaluation, methods, protocols
 
     if what == "methods":
         rows = methods.describe_methods()
@@ -392,9 +392,9 @@ def _list(what):
 
 
 def _run(args, argv):
-    from .bench.protocols import get_protocol
-    from .bench.runner import run_bench
-    from .cli_demo import demo_papers
+    from ..bench.protocols import get_protocol
+    from ..bench.runner import run_bench
+    from .demo import demo_papers
 
     echo = (lambda *a, **k: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     if args.command == "demo":
@@ -440,7 +440,7 @@ def _run(args, argv):
 
 
 def _reproduce(args, argv):
-    from .bench.reproduce import reproduce
+    from ..bench.reproduce import reproduce
 
     if args.backend != "loky":
         raise ValueError("graphdr reproduce runs its cells with local worker processes only "
@@ -532,7 +532,7 @@ def _main(argv):
         print(f"graphdr {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except RuntimeError as exc:
-        from .map_partitions import ClusterFailure
+        from ..map_partitions import ClusterFailure
 
         if not isinstance(exc, ClusterFailure):
             raise
@@ -543,7 +543,7 @@ def _main(argv):
         print(f"graphdr {args.command}: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:
-        from ._outputs import InterruptedAfterWriting
+        from .._outputs import InterruptedAfterWriting
 
         if isinstance(exc, InterruptedAfterWriting):  # held while the files were renamed
             print(f"\ngraphdr {args.command}: interrupted after writing "
