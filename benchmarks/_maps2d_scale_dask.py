@@ -152,7 +152,7 @@ def check_equal(folder, out, n_check):
     X = table.features()
     start = time.perf_counter()
     rows = fit_sample(X, table.y, DEEMap().fit_samples)
-    from graphdr.sampling import take_rows
+    from graphdr.blocks.sampling import take_rows
 
     Xfit = take_rows(X, rows)
     model = DEEMap().fit(Xfit, table.y[rows])

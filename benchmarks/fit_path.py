@@ -9,7 +9,7 @@ cost.
 Data: 6,435 x 36, 6 classes (the size of UCI's Statlog Landsat set, which is not shipped), drawn
 by ``sklearn.datasets.make_classification`` (seed 0); the partially labelled copy hides 95 % of
 the labels at random (seed 0). Counts come from ``cProfile`` (calls of
-``sklearn.utils.validation.check_array``, of ``graphdr.sampling.row_keys``, of any method ``fit``
+``sklearn.utils.validation.check_array``, of ``graphdr.blocks.sampling.row_keys``, of any method ``fit``
 of a graphdr module, and of graphdr's neighbour searches: ``knn._search_groups``,
 ``knn._approx_search_groups``, scikit-learn's ``kneighbors``), so a function bound under
 another name counts too. Times: the best of two unprofiled fits with the machine's default
@@ -41,9 +41,9 @@ ESTIMATORS = ("LDA", "KernelLDA", "LFDA", "DEEMap")
 #: (file suffix, function name) of what is counted
 COUNTED = {
     "validations": [("sklearn/utils/validation.py", "check_array")],
-    "content keys": [("graphdr/sampling.py", "row_keys")],
-    "neighbour searches": [("graphdr/knn.py", "_search_groups"),
-                           ("graphdr/knn.py", "_approx_search_groups"),
+    "content keys": [("graphdr/blocks/sampling.py", "row_keys")],
+    "neighbour searches": [("graphdr/blocks/knn.py", "_search_groups"),
+                           ("graphdr/blocks/knn.py", "_approx_search_groups"),
                            ("sklearn/neighbors/_base.py", "kneighbors")],
 }
 

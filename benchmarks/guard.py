@@ -10,7 +10,7 @@ that a slow or busy machine slows both:
 * ``LDA()``, ``KQMI()`` (1,500 x 10) and ``DEEMap()`` (3,000 x 10) with the environment's
   threads against the same fit under ``threadpool_limits(1)``;
 * ``DEEMap().fit`` against :data:`MAP_KNN_MULTIPLE` times the time of its own neighbour graph
-  (``graphdr.graphs.knn_graph`` of the same samples within their classes, DEEMap's
+  (``graphdr.blocks.graphs.knn_graph`` of the same samples within their classes, DEEMap's
   ``n_neighbors``),
   the whole fit's usual multiple of it on this project's machine.
 
@@ -74,7 +74,7 @@ def _one_thread(fn):
 def checks():
     """``[(check, fit seconds, floor seconds)]``."""
     import graphdr
-    from graphdr.graphs import knn_graph
+    from graphdr.blocks.graphs import knn_graph
 
     out = []
     X, y = _data(200_000, 100)

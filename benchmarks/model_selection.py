@@ -394,8 +394,8 @@ def _eigh_floor(X, y):
     every eigenvector)."""
     from scipy import linalg
 
-    from graphdr.kernel_matrices import TrainingCentring
-    from graphdr.sampling import row_keys, stratified_subsample
+    from graphdr.blocks.kernel_matrices import TrainingCentring
+    from graphdr.blocks.sampling import row_keys, stratified_subsample
     from graphdr.tuning import GAMMA_FACTORS, MAX_SAMPLES_LOO, median_gamma
 
     idx = stratified_subsample(np.unique(y, return_inverse=True)[1], MAX_SAMPLES_LOO,

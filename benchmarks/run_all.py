@@ -15,7 +15,7 @@ Measurements
 * ``lda``: graphdr.LDA vs scikit-learn LinearDiscriminantAnalysis(solver='eigen') on
   200,000 x 100 float64 with 10 classes. Time: best of 3 fits; peak memory: tracemalloc peak of
   one more fit (allocations during fit, the input excluded). graphdr reads X once
-  (class counts, class sums, centred Gram: ``graphdr.stats.class_statistics``).
+  (class counts, class sums, centred Gram: ``graphdr.blocks.stats.class_statistics``).
 * ``lqmi``: graphdr.qmi.LQMI on the same data.
 * ``lda_dask``: graphdr.LDA on the same data as a dask array (20 row chunks, local threaded
   scheduler), against the in-memory fit.

@@ -46,7 +46,10 @@ sys.modules[__name__].__class__ = _Package
 #: modules that moved, by their former name: ``import graphdr.cli_map`` still imports the module
 #: now at its new place (one module object under both names; classes keep their new
 #: ``__module__``)
-_MOVED = {"graphdr.cli_map": "graphdr.cli.map_command", "graphdr.cli_demo": "graphdr.cli.demo"}
+_MOVED = {"graphdr.cli_map": "graphdr.cli.map_command", "graphdr.cli_demo": "graphdr.cli.demo",
+          **{f"graphdr.{m}": f"graphdr.blocks.{m}" for m in (
+              "graphs", "knn", "kernel_matrices", "stats", "optim", "pairs", "sampling", "solvers",
+              "spaces", "routes")}}
 
 
 class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):

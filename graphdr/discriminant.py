@@ -2,7 +2,7 @@ r"""Spectral discriminant baselines of paper 003: MMPA and discriminative common
 
 * :class:`MMPA` -- min-max projection analysis as paper 003 uses it (eq. 9): the ratio of the
   intra-class and inter-class neighbour-graph scatters, solved as a generalized eigenproblem on
-  :func:`graphdr.solvers.generalized_eigh` through the shared graph-embedding machinery.
+  :func:`graphdr.blocks.solvers.generalized_eigh` through the shared graph-embedding machinery.
 * :class:`DCV` -- discriminative common vectors (Cevikalp et al., 2005): in the null space of
   the within-class scatter every training class collapses to one *common vector*; the
   principal directions of the common vectors (at most ``C - 1``) are the projection; without
@@ -16,7 +16,6 @@ import numpy as np
 from scipy import linalg
 from sklearn.utils.validation import validate_data
 
-from . import graphs as _graphs
 from ._threads import managed_threads, map_threads
 from ._validation import (
     check_int,
@@ -27,8 +26,9 @@ from ._validation import (
     checked_parameters,
 )
 from .base import _BaseGraphEmbedding, _LinearProjection
-from .solvers import data_subspace, embedding_signs
-from .stats import input_scale
+from .blocks import graphs as _graphs
+from .blocks.solvers import data_subspace, embedding_signs
+from .blocks.stats import input_scale
 
 __all__ = ["MMPA", "DCV", "mean_class_distances"]
 

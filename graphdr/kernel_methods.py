@@ -1,6 +1,6 @@
 r"""Kernel graph-embedding methods: kernel LDA (GDA / KFD), kernel LPP and CKFD.
 
-All work in the empirical kernel map ``Z`` of the centred kernel (:mod:`graphdr.kernel_matrices`);
+All work in the empirical kernel map ``Z`` of the centred kernel (:mod:`graphdr.blocks.kernel_matrices`);
 new samples are embedded through the centred kernel against the training samples and
 ``dual_coef_``. Kernel solvers are regularised by default (``reg=1e-3``): without it an RBF
 kernel makes every training class collapse to a point and generalisation suffers
@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import graphs as _graphs
 from ._threads import managed_threads
 from ._validation import check_positive, checked_parameters
 from .base import Solution, _BaseGraphEmbedding
+from .blocks import graphs as _graphs
+from .blocks.routes import SCALING_DOC, SMOOTHING_DOC
+from .blocks.solvers import generalized_eigh
 from .linear import _LDAGraphs, _LPPGraphs
-from .routes import SCALING_DOC, SMOOTHING_DOC
-from .solvers import generalized_eigh
 
 __all__ = ["KernelLDA", "KernelLPP", "CKFD"]
 
@@ -40,7 +40,7 @@ _APPROX_DOC = """
         Landmarks of the Nystroem approximation (capped at ``n_samples``).
     random_state : int, RandomState instance or None, default=None
         Seed of a random choice of the Nystroem landmarks. None takes the landmarks by the
-        content of the rows (:mod:`graphdr.sampling`): the same on every fit and whatever the
+        content of the rows (:mod:`graphdr.blocks.sampling`): the same on every fit and whatever the
         row order. The ``'auto'`` search never uses it: its subsample and folds come from the
         rows' content too, so ``gamma_`` and ``reg_`` do not depend on it.
     n_jobs : int or None, default=None
@@ -106,7 +106,7 @@ class KernelLDA(_LDAGraphs, _BaseGraphEmbedding):
     solver : {'auto', 'cholesky', 'eigh'}, default='auto'
         'cholesky' uses the class structure: the non-zero solutions come from a ``C x C``
         problem after one Cholesky factorisation of :math:`\tilde K + \epsilon I`
-        (:func:`graphdr.solvers.class_kernel_eigh`), several times faster than 'eigh', the
+        (:func:`graphdr.blocks.solvers.class_kernel_eigh`), several times faster than 'eigh', the
         eigendecomposition of the centred kernel. 'auto' takes 'cholesky' when ``reg >= 1e-6``
         (the factorised matrix has condition number about ``n / reg``) and the kernel is exact.%(approx)s
 %(smoothing)s

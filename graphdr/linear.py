@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import graphs as _graphs
 from ._validation import check_int, check_option, check_positive
 from .base import _BaseGraphEmbedding
-from .routes import SCALING_DOC, SMOOTHING_DOC, ClassForms, discriminative_count
+from .blocks import graphs as _graphs
+from .blocks.routes import SCALING_DOC, SMOOTHING_DOC, ClassForms, discriminative_count
 
 __all__ = ["LDA", "LPP", "MFA", "LDE"]
 
@@ -76,7 +76,7 @@ class LDA(_LDAGraphs, _BaseGraphEmbedding):
     with the within-class scatter :math:`S_w = X^\top L(W) X`, :math:`W_{ij} = 1/J_c` for two
     samples of class ``c``, and the total scatter :math:`S_t`. Both come from the class counts,
     class sums and centred Gram matrix collected in one pass over ``X`` in row blocks
-    (:func:`graphdr.stats.class_statistics`: :math:`S_t = G_c`,
+    (:func:`graphdr.blocks.stats.class_statistics`: :math:`S_t = G_c`,
     :math:`S_w = G_c - \tilde U^\top \operatorname{diag}(1/J)\, \tilde U`; memory
     ``O(D^2 + C D)`` besides ``X``, no ``n x n`` array). ``X`` (and ``y``) may be a
     ``dask.array``: the statistics are then computed chunk by chunk on the active Dask scheduler
@@ -134,7 +134,7 @@ class LDA(_LDAGraphs, _BaseGraphEmbedding):
         choice above, over ``10**(-6, -5.75, ..., 2)`` on a stratified subsample of at most
         2000 rows (the value found on ``m`` of ``n`` rows is multiplied by ``m / n``: a ridge
         penalty is a prior precision, while :math:`S_t` grows with ``n``); ``O(m r C)`` per
-        value after one SVD. The subsample is chosen by the rows' content (:mod:`graphdr.sampling`),
+        value after one SVD. The subsample is chosen by the rows' content (:mod:`graphdr.blocks.sampling`),
         so the fit is deterministic and does not depend on the row order.
         On mnist5k (4500 training rows; a study at commit ebf3303, :doc:`/history`) the
         transferred choice is within one grid step of the choice on all rows (geometric mean

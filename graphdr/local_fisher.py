@@ -20,7 +20,7 @@ with the local-scaling affinity :math:`A_{ij} = \exp(-\lVert x_i - x_j\rVert^2 /
 (paper 000's framework) both are Laplacian forms :math:`X^\top L(W) X`, and the fit solves
 :math:`\min v^\top S^{(lw)} v / v^\top S^{(lm)} v` with the local mixture
 :math:`S^{(lm)} = S^{(lb)} + S^{(lw)}`, whose graph is :math:`1/n` between classes and
-:math:`A_{ij}/n` within one (:class:`graphdr.graphs.GraphSum` of a total graph, a class graph
+:math:`A_{ij}/n` within one (:class:`graphdr.blocks.graphs.GraphSum` of a total graph, a class graph
 and the sparse same-class affinities: no ``n x n`` array). Its eigenvalues are
 :math:`\mu = 1 / (1 + \lambda)` of LFDA's :math:`\lambda`; the directions are the same.
 
@@ -48,10 +48,10 @@ import scipy.sparse as sp
 from sklearn.metrics import pairwise_distances
 from sklearn.neighbors import NearestNeighbors
 
-from . import graphs as _graphs
 from ._validation import check_int, check_positive
 from .base import Solution, _BaseGraphEmbedding
-from .routes import SCALING_DOC, SMOOTHING_DOC, GraphProblem, solve_graph_problem
+from .blocks import graphs as _graphs
+from .blocks.routes import SCALING_DOC, SMOOTHING_DOC, GraphProblem, solve_graph_problem
 
 __all__ = ["LFDA", "SemiLFDA", "SELF", "local_scaling_affinity", "local_fisher_graphs"]
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from sklearn.utils.validation import column_or_1d
 
 from ._outputs import OutputSet, atomic_open
+from .blocks.stats import is_dask_array
 from .map_page import (
     PROPAGATED_COLUMNS_MAX,
     _save_png,
@@ -21,7 +22,6 @@ from .map_page import (
     write_map_csv,
 )
 from .neighbor import DEEMap
-from .stats import is_dask_array
 
 __all__ = ["map2d", "plot_map", "map_files", "write_map", "propagated_columns",
            "PROPAGATED_COLUMNS_MAX"]

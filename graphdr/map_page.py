@@ -165,7 +165,7 @@ UNLABELLED_NAME = "unlabelled"
 
 #: the map's propagated-class columns for at most this many rows (the propagation's exact
 #: neighbour search grows as the square of the rows; the map's own search turns approximate
-#: from this size on, :data:`graphdr.knn.APPROX_MIN_SAMPLES`)
+#: from this size on, :data:`graphdr.blocks.knn.APPROX_MIN_SAMPLES`)
 PROPAGATED_COLUMNS_MAX = 200_000
 
 

@@ -65,9 +65,9 @@ def map_dask(X, y, *, out=None, ids=None, title=None, label_name="label", id_nam
     the page's."""
     from ._threads import one_thread
     from ._validation import check_int, check_parameters
+    from .blocks.sampling import row_keys
     from .neighbor import DEEMap
     from .neighbor.map_dask import fit_dask
-    from .sampling import row_keys
 
     model = DEEMap(**params)
     check_parameters(model)
@@ -91,7 +91,7 @@ def write_dask_map(model, X, y, out, *, keys=None, ids=None, title=None, label_n
     """Place every row of the ``dask.array`` ``X`` on the fitted ``model`` (fitted on ``X``,
     with ``fit_rows_``) and write the partitions, page and picture (module docstring).
 
-    ``keys``: the rows' content keys (:func:`graphdr.sampling.row_keys`) when already
+    ``keys``: the rows' content keys (:func:`graphdr.blocks.sampling.row_keys`) when already
     computed; ``ids``: one id per row (default the row numbers), written as ``id_dtype`` (the
     input's stored type, e.g. ``'int64'``; None: integers when every id is written as one,
     else text); ``label_empty``: rows whose label cell was empty in the input, whose label is
@@ -102,9 +102,9 @@ def write_dask_map(model, X, y, out, *, keys=None, ids=None, title=None, label_n
     """
     import dask
 
+    from .blocks.sampling import row_keys, smallest_keys
     from .map_page import MAP_VOTE_NOTE, _save_png, held_out_errors, map_page_html
     from .neighbor.map_dask import place_dask
-    from .sampling import row_keys, smallest_keys
 
     if not (page or table or png):
         raise ValueError("page, table and png are all False: nothing to write.")

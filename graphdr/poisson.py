@@ -19,9 +19,9 @@ from ._validation import (
     check_not_constant,
     checked_parameters,
 )
+from .blocks.sampling import canonical_order, row_keys
+from .blocks.stats import input_scale
 from .propagation import _self_tuned_weights, propagate
-from .sampling import canonical_order, row_keys
-from .stats import input_scale
 
 __all__ = ["PoissonPropagation"]
 

@@ -24,11 +24,11 @@ Where the equation says nothing, the answer says so:
 - a component with no labelled sample gives the class of the nearest labelled sample in the
   features, with confidence 0;
 - duplicate rows and repeated values: the graph's widths have a floor, ties in the neighbour
-  search go to the smaller index (:mod:`graphdr.knn`).
+  search go to the smaller index (:mod:`graphdr.blocks.knn`).
 
 The solve is a conjugate-gradient iteration with the degrees as preconditioner, ``O(n k C)`` per
 step; no ``n x n`` array. The rows are put in content order first
-(:func:`graphdr.sampling.canonical_order`): the scores do not depend on the order of the rows.
+(:func:`graphdr.blocks.sampling.canonical_order`): the scores do not depend on the order of the rows.
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from sklearn.neighbors import NearestNeighbors
 
-from .knn import _approx_search_groups, _search_groups
-from .sampling import canonical_order, row_keys
+from .blocks.knn import _approx_search_groups, _search_groups
+from .blocks.sampling import canonical_order, row_keys
 
 __all__ = ["propagation_graph", "poisson_scores", "scores_to_distributions", "PoissonResult",
            "PropagationGraph", "propagate"]
@@ -62,7 +62,7 @@ def propagation_graph(X, n_neighbors=10, algorithm="exact", random_state=None):
 
     Each sample is joined to its ``n_neighbors`` nearest others (``algorithm='exact'``: exact
     search, ties to the smaller index; ``'approx'``: NN-descent with seed ``random_state``,
-    :func:`graphdr.knn._approx_search_groups`) with weight
+    :func:`graphdr.blocks.knn._approx_search_groups`) with weight
     :math:`\exp(-4 d_{ij}^2 / d_{ik}^2)`; the graph is :math:`(A + A^\top) / 2`, zero
     diagonal. Every sample has an edge of weight at least :math:`e^{-4}`.
     """
@@ -177,7 +177,7 @@ def _block_pcg(W, degree, B, tol, max_iter):
 
 class PropagationGraph:
     """The graph of ``X`` (:func:`propagation_graph`), its rows in content order
-    (:func:`graphdr.sampling.canonical_order`, ties of identical rows by ``y_encoded``) so that
+    (:func:`graphdr.blocks.sampling.canonical_order`, ties of identical rows by ``y_encoded``) so that
     nothing depends on the order of the rows: built once, it propagates any labels of the
     same samples (:meth:`propagate`)."""
 

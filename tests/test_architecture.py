@@ -1,12 +1,15 @@
 """The package's shape: layers import only downwards, classes stay readable, names differ.
 
-The layers (README, "Architecture") from bottom to top (a subpackage has its package's layer):
+The layers (README, "Architecture") from bottom to top (a subpackage has its package's layer;
+the building blocks, ``blocks/``, are layered module by module):
 
 0. ``_validation`` -- input checks;
-1. ``graphs``, ``knn``, ``kernel_matrices``, ``stats``, ``optim``, ``pairs``, ``sampling`` -- graphs, kernels,
-   statistics, optimisers, sampled pairs, content-keyed subsamples and folds;
-2. ``solvers`` -- eigen-solvers;
-3. ``spaces``, ``routes``, ``tuning`` -- coordinate spaces, solve routes, kernel selection;
+1. ``blocks.graphs``, ``blocks.knn``, ``blocks.kernel_matrices``, ``blocks.stats``,
+   ``blocks.optim``, ``blocks.pairs``, ``blocks.sampling`` -- graphs, kernels, statistics,
+   optimisers, sampled pairs, content-keyed subsamples and folds;
+2. ``blocks.solvers`` -- eigen-solvers;
+3. ``blocks.spaces``, ``blocks.routes``, ``tuning`` -- coordinate spaces, solve routes, kernel
+   selection;
 4. ``base`` -- the estimator core;
 5. estimators by family;
 6. the experiment tool, the command line and pictures (``bench``, ``cli``, ``plotting``) and
@@ -23,10 +26,11 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "graphdr"
 
 LAYERS = {
     "_validation": 0, "_threads": 0, "_outputs": 0,
-    "graphs": 1, "knn": 1, "propagation": 1, "kernel_matrices": 1, "stats": 1, "optim": 1,
-    "pairs": 1, "sampling": 1,
-    "solvers": 2,
-    "spaces": 3, "routes": 3, "tuning": 3,
+    "blocks": 1, "blocks.graphs": 1, "blocks.knn": 1, "propagation": 1,
+    "blocks.kernel_matrices": 1, "blocks.stats": 1, "blocks.optim": 1, "blocks.pairs": 1,
+    "blocks.sampling": 1,
+    "blocks.solvers": 2,
+    "blocks.spaces": 3, "blocks.routes": 3, "tuning": 3,
     "base": 4,
     "linear": 5, "kernel_methods": 5, "qmi": 5, "multiview": 5,
     "neighbor": 5, "discriminant": 5, "local_fisher": 5, "poisson": 5,
@@ -46,9 +50,17 @@ def _modules():
     return sorted(p for p in PACKAGE.rglob("*.py"))
 
 
+def _unit(parts):
+    """The layered unit of a module (its parts below ``graphdr``): its top-level module or
+    subpackage, or for a building block ``blocks.<module>``."""
+    if parts[0] == "blocks" and len(parts) > 1 and parts[1] != "__init__":
+        return f"blocks.{parts[1]}"
+    return parts[0]
+
+
 def _top_module(path):
     rel = path.relative_to(PACKAGE).with_suffix("")
-    return rel.parts[0]
+    return _unit(rel.parts)
 
 
 def _imported_graphdr_modules(path):
@@ -62,7 +74,11 @@ def _imported_graphdr_modules(path):
             if node.level:
                 base = package[: len(package) - (node.level - 1)]
                 if node.module:
-                    targets.append(base + node.module.split("."))
+                    target = base + node.module.split(".")
+                    if target == ["graphdr", "blocks"]:  # from ..blocks import graphs: the modules
+                        targets.extend(target + [alias.name] for alias in node.names)
+                    else:
+                        targets.append(target)
                 else:
                     targets.extend(base + [alias.name] for alias in node.names)
             elif node.module:
@@ -71,7 +87,7 @@ def _imported_graphdr_modules(path):
             targets.extend(alias.name.split(".") for alias in node.names)
         for parts in targets:
             if parts[0] == "graphdr":
-                found.add(parts[1] if len(parts) > 1 else "__init__")
+                found.add(_unit(parts[1:]) if len(parts) > 1 else "__init__")
     return found
 
 
@@ -181,16 +197,20 @@ def test_no_two_modules_import_each_other():
 
 
 def test_a_moved_module_imports_under_its_former_name():
-    """``graphdr.cli_map`` moved to ``graphdr.cli.map_command``: the old import path gives the
-    same module object (a user's script or a pickled reference keeps working)."""
+    """``graphdr.cli_map`` moved to ``graphdr.cli.map_command``, ``graphdr.stats`` to
+    ``graphdr.blocks.stats``: the old import path gives the same module object (a user's
+    script or a pickled reference keeps working)."""
     import subprocess
     import sys
 
     code = ("import graphdr.cli_map as old, graphdr.cli.map_command as new; "
             "from graphdr.cli_demo import demo_papers; import graphdr.cli.demo as demo; "
+            "import graphdr.stats, graphdr.blocks.stats; from graphdr.graphs import knn_graph; "
+            "import graphdr.blocks.graphs as graphs; "
+            "assert graphdr.stats is graphdr.blocks.stats and knn_graph is graphs.knn_graph; "
             "assert old is new and demo_papers is demo.demo_papers; print(old.__name__)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "graphdr.cli.map_command"
     top = sorted(p.stem for p in PACKAGE.glob("*.py"))
-    assert "cli_map" not in top and "cli_demo" not in top
+    assert not {"cli_map", "cli_demo", "stats", "graphs", "solvers"} & set(top)

@@ -19,6 +19,11 @@ QUICK = [b.name for b in registry.benchmarks()]
 #: on another, a ratio the calibration follows); 100 x is about 390 s on the slower machine,
 #: where the calibration takes 3.5-4.1 s
 BUDGET_RATIO = 100.0
+#: and this many seconds per smoke run: a fresh interpreter and, for five of them, a local Dask
+#: cluster, whose start does not follow the calibration's speed (a fast calibration, 2.9 s, set
+#: a budget of 286 s that the 15 smoke runs exceeded by 10 %, 315 s, with maps2d_scale's three
+#: clusters at 54 s)
+PER_RUN_SECONDS = 5.0
 #: a fresh process like a smoke run's: start Python, import graphdr, fit four small models
 CALIBRATION = """
 from sklearn.datasets import load_digits
@@ -60,7 +65,7 @@ def _status():
 @pytest.mark.bench_smoke
 def test_every_smoke_run_passes_within_the_budget_and_writes_nothing():
     """One after the other (their total time is the budget's), each named when it fails."""
-    budget = BUDGET_RATIO * _calibration_seconds()
+    budget = BUDGET_RATIO * _calibration_seconds() + PER_RUN_SECONDS * len(QUICK)
     failures, spent = [], {}
     for name in QUICK:
         before = _status()
@@ -77,4 +82,4 @@ def test_every_smoke_run_passes_within_the_budget_and_writes_nothing():
     assert not failures, "\n\n".join(failures)
     assert sum(spent.values()) <= budget, (
         f"smoke runs took {sum(spent.values()):.0f} s, over the budget of {budget:.0f} s "
-        f"({BUDGET_RATIO:.0f} x the calibration): {spent}")
+        f"({BUDGET_RATIO:.0f} x the calibration + {PER_RUN_SECONDS:.0f} s per run): {spent}")

@@ -5,8 +5,8 @@ import pytest
 from scipy.linalg import subspace_angles
 
 import graphdr
+from graphdr.blocks.stats import class_statistics
 from graphdr.qmi import LQMI
-from graphdr.stats import class_statistics
 
 da = pytest.importorskip("dask.array", reason="dask is not installed (pip install graphdr[dask])")
 distributed = pytest.importorskip(

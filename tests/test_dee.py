@@ -423,10 +423,10 @@ def test_ee_fit(optimizer):
 def _start_errors_by_hand(X, y, start_components, n_folds=3):
     """1-NN misclassifications of the held-out folds in a fixed projection (scikit-learn's
     KNeighborsClassifier; the start is the same projection in every fold up to scale). The
-    folds are the documented content-keyed folds (graphdr.sampling)."""
+    folds are the documented content-keyed folds (graphdr.blocks.sampling)."""
     from sklearn.neighbors import KNeighborsClassifier
 
-    from graphdr.sampling import row_keys, stratified_folds
+    from graphdr.blocks.sampling import row_keys, stratified_folds
 
     Z = (X - X.mean(axis=0)) @ start_components.T
     wrong = np.zeros(len(y), dtype=bool)

@@ -4,7 +4,7 @@ rounding.
 * Two fits with default parameters are identical bit for bit (fitted attributes and output).
 * Hyper-parameters chosen from the data (``gamma_``, ``reg_``, ``sigma_``, ...) do not depend on
   the row order of the training data nor on ``random_state``.
-* Signs follow the documented convention (:func:`graphdr.solvers.orientation_signs`): a
+* Signs follow the documented convention (:func:`graphdr.blocks.solvers.orientation_signs`): a
   relative perturbation of the input of 1e-10 keeps every component's sign.
 """
 

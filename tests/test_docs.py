@@ -36,9 +36,9 @@ def _resolve(name):
 
 
 def test_autosummary_parser_reads_the_entries():
-    text = (".. autosummary::\n   :toctree: generated/\n\n   graphdr.LDA\n   graphdr.graphs\n\n"
+    text = (".. autosummary::\n   :toctree: generated/\n\n   graphdr.LDA\n   graphdr.blocks.graphs\n\n"
             "Text\n   graphdr.NotListed\n")
-    assert _autosummary_entries(text) == ["graphdr.LDA", "graphdr.graphs"]
+    assert _autosummary_entries(text) == ["graphdr.LDA", "graphdr.blocks.graphs"]
 
 
 def test_api_reference_lists_every_public_name():

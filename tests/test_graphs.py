@@ -5,7 +5,7 @@ from conftest import make_classes
 from sklearn.datasets import load_iris
 
 from graphdr import graphs
-from graphdr.graphs import knn_graph
+from graphdr.blocks.graphs import knn_graph
 
 
 def brute_knn(X, k, y=None, restrict=None):

@@ -392,9 +392,9 @@ def test_dcv_and_qmi_projection_fit_extreme_scales(sweep, make, equivariant, sca
 def test_default_components_never_cut_a_tied_block(sweep):
     """GraphEmbedding(within_class, total): the directions without between-class variance all
     have the ratio 1 -- a tied block whose basis follows the row order. The default keeps the
-    directions before it (the whole block or none, graphdr.solvers.untied_count); asked for,
+    directions before it (the whole block or none, graphdr.blocks.solvers.untied_count); asked for,
     they are given."""
-    from graphdr.solvers import untied_count
+    from graphdr.blocks.solvers import untied_count
 
     X, y = sweep
     make = lambda **kw: graphdr.GraphEmbedding(intrinsic="within_class", penalty="total", **kw)  # noqa: E731

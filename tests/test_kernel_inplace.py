@@ -7,11 +7,11 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.preprocessing import KernelCenterer
 
 import graphdr
-from graphdr.kernel_matrices import TrainingCentring
+from graphdr.blocks.kernel_matrices import TrainingCentring
+from graphdr.blocks.routes import solve_class_kernel
+from graphdr.blocks.solvers import class_kernel_eigh, symmetrise_from_lower
+from graphdr.blocks.spaces import KernelMap, KernelSpec
 from graphdr.qmi import KQMI
-from graphdr.routes import solve_class_kernel
-from graphdr.solvers import class_kernel_eigh, symmetrise_from_lower
-from graphdr.spaces import KernelMap, KernelSpec
 
 
 def _data(n=120, D=4, C=3, seed=0):

@@ -10,7 +10,7 @@ from sklearn.preprocessing import minmax_scale
 
 import graphdr
 from graphdr import tuning
-from graphdr.sampling import row_keys, stratified_subsample
+from graphdr.blocks.sampling import row_keys, stratified_subsample
 
 
 def _wine():

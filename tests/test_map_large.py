@@ -41,7 +41,7 @@ def test_a_large_map_stops_when_its_placement_settles_and_is_the_same_on_every_f
 
 @pytest.mark.slow  # NN-descent: numba compiles pynndescent in every new process
 def test_class_graphs_beside_a_task_are_knn_graphs():
-    from graphdr.graphs import knn_graph
+    from graphdr.blocks.graphs import knn_graph
     from graphdr.neighbor.map_input import attraction_graph
 
     X, y = _clusters(n=12000, classes=2)
@@ -53,7 +53,7 @@ def test_class_graphs_beside_a_task_are_knn_graphs():
 
 @pytest.mark.slow  # NN-descent: numba compiles pynndescent in every new process
 def test_cross_pairs_in_blocks_and_training_neighbours(monkeypatch):
-    from graphdr.knn import ApproxNeighbors
+    from graphdr.blocks.knn import ApproxNeighbors
     from graphdr.neighbor import map_input
 
     X, y = _clusters(n=2000)
@@ -78,7 +78,7 @@ def test_pynndescent_code_is_cached_only_where_a_cache_can_be_read_again():
     import pynndescent.pynndescent_ as nnd
     import pynndescent.utils as utils
 
-    from graphdr.knn import _import_pynndescent
+    from graphdr.blocks.knn import _import_pynndescent
 
     _import_pynndescent()
 

@@ -108,7 +108,7 @@ def test_grid_field_rejects_points_off_the_plane():
 def _small_problem(seed=0, n=40):
     import scipy.sparse as sp
 
-    from graphdr.graphs import knn_graph
+    from graphdr.blocks.graphs import knn_graph
 
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, 3))
@@ -139,7 +139,7 @@ def test_cross_class_attraction_is_its_formula_with_exact_gradient():
     """rho * sum over the pairs of log(1 + |y_i - y_j|^2): the value recomputed pair by pair,
     the gradient against central differences (no grid: exact), in any row order; the pairs
     are the input neighbours of different classes, each once."""
-    from graphdr.graphs import knn_graph
+    from graphdr.blocks.graphs import knn_graph
     from graphdr.neighbor.map_input import cross_class_pairs
 
     A, y, Y = _small_problem(4, n=60)  # classes of 15: more than CROSS_NEIGHBORS
@@ -385,7 +385,7 @@ def test_a_small_class_does_not_cut_the_neighbours_of_the_others():
     X, y = make_blobs(200, n_features=4, centers=3, random_state=2)
     y[:2] = 3  # a class of two samples
     m = DEEMap(n_neighbors=10, max_iter=0).fit(X, y)
-    from graphdr.graphs import knn_graph
+    from graphdr.blocks.graphs import knn_graph
 
     A = knn_graph(X, 10, y=np.unique(y, return_inverse=True)[1], restrict="same")
     assert np.median(np.asarray(A.sum(axis=1)).ravel()) >= 10
@@ -537,7 +537,7 @@ def test_approximate_neighbours_are_close_to_the_exact_ones_and_deterministic(mo
     """Issue 39: NN-descent's graph (ApproxNeighbors, knn_graph(algorithm='approx')) against
     the exact one, the same on every fit, and a map with neighbors='approx'."""
     pytest.importorskip("pynndescent")
-    from graphdr.graphs import ApproxNeighbors, knn_graph
+    from graphdr.blocks.graphs import ApproxNeighbors, knn_graph
 
     rng = np.random.default_rng(0)
     y = rng.integers(0, 2, 12000)
@@ -575,7 +575,7 @@ def test_approximate_queries_are_the_same_from_any_thread_or_batch():
     other neighbours with the batch reversed. Each query now has a call of its own."""
     pytest.importorskip("pynndescent")
     from graphdr._threads import map_threads
-    from graphdr.graphs import ApproxNeighbors
+    from graphdr.blocks.graphs import ApproxNeighbors
 
     rng = np.random.default_rng(0)
     centres = rng.normal(size=(50, 50))
@@ -691,7 +691,7 @@ def test_exact_cross_pairs_above_the_limit_come_from_a_content_keyed_subset(monk
     """Above CROSS_EXACT_SAMPLES the pairs join only the samples of smallest content key
     (their exact neighbours among themselves): the same pairs whatever the row order."""
     import graphdr.neighbor.map_input as mi
-    from graphdr.sampling import row_keys, smallest_keys
+    from graphdr.blocks.sampling import row_keys, smallest_keys
 
     rng = np.random.default_rng(2)
     X = rng.normal(size=(120, 3))

@@ -24,7 +24,7 @@ def test_binary_knn_graph_within_classes_peaks_near_its_own_size():
     """DEEMap's attraction graph is assembled group by group: at 10^7 samples the old route
     (COO triplets, the transpose and their maximum) took several copies of the graph. The
     heat-weighted graph still takes that route, and is the reference here."""
-    from graphdr.graphs import knn_graph
+    from graphdr.blocks.graphs import knn_graph
 
     rng = np.random.default_rng(0)
     n, C = 40_000, 20

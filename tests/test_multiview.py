@@ -317,8 +317,8 @@ def test_kfd_samme_weights_and_vote(small_digits):
     y = d.target[tr]
     est = KFDSAMME(kernels=d.kernels, n_estimators=5).fit(Vtr, y)
     # cross-fitted mistakes: view m's KFD fitted without the fold, 1-NN on the fold; the
-    # folds are dealt by the rows' content (graphdr.sampling), the same whatever the row order
-    from graphdr.sampling import row_keys, stratified_folds
+    # folds are dealt by the rows' content (graphdr.blocks.sampling), the same whatever the row order
+    from graphdr.blocks.sampling import row_keys, stratified_folds
 
     precomputed = [getattr(k, "kernel", k) == "precomputed" for k in d.kernels]
     wrong = np.zeros((3, len(y)), dtype=bool)

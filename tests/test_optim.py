@@ -1,9 +1,9 @@
-"""Tests of the line search and descent driver (graphdr.optim)."""
+"""Tests of the line search and descent driver (graphdr.blocks.optim)."""
 
 import numpy as np
 import pytest
 
-from graphdr.optim import descent, jacobi_cg, line_search_wolfe
+from graphdr.blocks.optim import descent, jacobi_cg, line_search_wolfe
 
 
 def _rosenbrock(x):

@@ -1,4 +1,4 @@
-"""Sampled pairs (graphdr.pairs, method='approx'): the sample, its estimates, the estimators.
+"""Sampled pairs (graphdr.blocks.pairs, method='approx'): the sample, its estimates, the estimators.
 
 Oracles: the exact pairwise sums of the same objectives (row-block code paths written
 independently), brute-force double loops on tiny inputs, finite differences, and the mean of
@@ -10,7 +10,7 @@ import pytest
 from conftest import make_classes
 
 from graphdr import pairs as P
-from graphdr.graphs import knn_graph
+from graphdr.blocks.graphs import knn_graph
 from graphdr.neighbor import (
     DEE,
     DSNE,
@@ -325,7 +325,7 @@ def test_conjugate_gradient_preconditioner_solves_the_laplacian_system():
     direction (positive inner product with the gradient)."""
     import scipy.sparse as sp
 
-    from graphdr.graphs import laplacian
+    from graphdr.blocks.graphs import laplacian
     from graphdr.neighbor import _sparse_preconditioner
 
     rng = np.random.default_rng(12)

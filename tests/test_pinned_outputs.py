@@ -8,7 +8,7 @@ machine. The comparisons are of what is unique (``tests/pinned/cases.py``, ``TOL
   pinned case is whitened, ``scaling='total'``, so such a rotation is orthogonal);
 * the principal angles between the pinned and the computed embedded subspaces;
 * column by column, signs included, where the eigenvalues are not tied: this is what a user
-  sees, and it checks the sign convention (:func:`graphdr.solvers.orientation_signs`).
+  sees, and it checks the sign convention (:func:`graphdr.blocks.solvers.orientation_signs`).
 
 Each tolerance is relative to the largest entry and comes from the kind of solver: machine
 precision times the problem's conditioning for closed forms, the solver's own tolerance for

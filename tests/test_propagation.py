@@ -267,7 +267,7 @@ def test_the_choice_counts_as_a_direct_computation():
     PoissonPropagation's classes, held-out labels classified by 1-NN in each embedding."""
     from sklearn.neighbors import KNeighborsClassifier
 
-    from graphdr.sampling import row_keys, stratified_folds
+    from graphdr.blocks.sampling import row_keys, stratified_folds
 
     X, y, few = _circles(labels_per_class=6, seed=2)
     got = graphdr.LDA().fit(X, few).unlabelled_results_

@@ -11,7 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import KernelCenterer, StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from graphdr.kernel_matrices import compute_kernel
+from graphdr.blocks.kernel_matrices import compute_kernel
 from graphdr.linear import LDA
 from graphdr.qmi import (
     KQMI,

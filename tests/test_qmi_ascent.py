@@ -14,6 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.preprocessing import MinMaxScaler
 
+from graphdr.blocks.sampling import canonical_order, row_keys, stratified_folds
 from graphdr.qmi import (
     QMIProjection,
     _qmi_objective_and_grad_W,
@@ -21,7 +22,6 @@ from graphdr.qmi import (
     qmi_potential_blocks,
     qmi_potentials,
 )
-from graphdr.sampling import canonical_order, row_keys, stratified_folds
 
 FACTORS = (1.0, 0.5, 0.25)
 

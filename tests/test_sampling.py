@@ -1,11 +1,11 @@
-"""Content-keyed subsamples and folds (graphdr.sampling): deterministic and order-free."""
+"""Content-keyed subsamples and folds (graphdr.blocks.sampling): deterministic and order-free."""
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
 from graphdr import sampling
-from graphdr.sampling import (
+from graphdr.blocks.sampling import (
     KEY_BITS,
     RowKeys,
     canonical_order,

@@ -99,8 +99,8 @@ def test_smoothing_joins_the_denominator_of_the_maximised_ratio(name):
         from graphdr.linear import class_neighbour_graphs
 
         Wi, Wp = class_neighbour_graphs(X, ys, 5, 20, weights="binary")
-        Li = graphdr.graphs.laplacian(Wi).toarray()
-        Lp = graphdr.graphs.laplacian(Wp).toarray()
+        Li = graphdr.blocks.graphs.laplacian(Wi).toarray()
+        Lp = graphdr.blocks.graphs.laplacian(Wp).toarray()
         A, B = Xc.T @ Li @ Xc + alpha * J, Xc.T @ Lp @ Xc
         est = graphdr.MFA(n_components=2, smoothing=alpha, smoothing_neighbors=k).fit(X, ys)
         lam, V = linalg.eigh(A, B)
@@ -287,7 +287,7 @@ def test_the_map_joins_unlabelled_samples_by_their_own_neighbour_count():
     """``n_neighbors_unlabelled`` sets the graph over all samples whose edges touch an
     unlabelled one; the graph within each class keeps ``n_neighbors``. With every sample
     labelled it does not enter at all (the same map, bit for bit)."""
-    from graphdr.graphs import knn_graph, unlabelled_edges
+    from graphdr.blocks.graphs import knn_graph, unlabelled_edges
     from graphdr.neighbor.map_input import attraction_graph
 
     rng = np.random.default_rng(3)
@@ -438,7 +438,7 @@ def test_dee_objective_with_unlabelled_samples_is_the_pairwise_formula():
     touch an unlabelled sample, w- = squared distances on labelled pairs of different classes,
     each normalised to sum 1; value against the sum over ordered pairs, gradient against
     finite differences."""
-    from graphdr.graphs import knn_graph, unlabelled_edges
+    from graphdr.blocks.graphs import knn_graph, unlabelled_edges
     from graphdr.neighbor.dee import _DEEObjective
 
     rng = np.random.default_rng(4)
@@ -484,7 +484,7 @@ def test_dsne_objective_with_unlabelled_samples_is_the_kl_formula(normalization)
     and the kNN edges that touch an unlabelled sample, the different-class group the labelled
     pairs of different classes; other pairs are in neither (not in q's normaliser either).
     Value against eq. (7) by loops over those groups, gradient against finite differences."""
-    from graphdr.graphs import knn_graph, unlabelled_edges
+    from graphdr.blocks.graphs import knn_graph, unlabelled_edges
     from graphdr.neighbor.dsne import _DSNEObjective
 
     rng = np.random.default_rng(5)
@@ -580,7 +580,7 @@ def test_partially_labelled_kernel_fits_take_nystroem_above_the_semi_limit(name)
     from sklearn.datasets import make_classification
     from sklearn.neighbors import KNeighborsClassifier
 
-    from graphdr.spaces import AUTO_EXACT_SEMI_MAX
+    from graphdr.blocks.spaces import AUTO_EXACT_SEMI_MAX
 
     X, y = make_classification(AUTO_EXACT_SEMI_MAX + 600, n_features=8, n_informative=5,
                                n_classes=3, n_clusters_per_class=1, class_sep=1.5,

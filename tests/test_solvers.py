@@ -2,7 +2,7 @@ import numpy as np
 from conftest import max_angle
 from scipy import linalg
 
-from graphdr.solvers import (
+from graphdr.blocks.solvers import (
     class_means,
     data_subspace,
     embedding_signs,

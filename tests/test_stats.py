@@ -1,4 +1,4 @@
-"""Single-pass class statistics (graphdr.stats) against NumPy formulas, and the LDA/LQMI route."""
+"""Single-pass class statistics (graphdr.blocks.stats) against NumPy formulas, and the LDA/LQMI route."""
 
 import numpy as np
 import pytest
@@ -6,8 +6,8 @@ from scipy.linalg import subspace_angles
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
 import graphdr
+from graphdr.blocks.stats import ClassStatistics, check_class_counts, class_statistics
 from graphdr.qmi import LQMI
-from graphdr.stats import ClassStatistics, check_class_counts, class_statistics
 
 
 def _data(n=500, D=6, C=3, seed=0, offset=0.0):
@@ -147,7 +147,7 @@ def test_graph_embedding_class_graphs_statistics_equal_general_path(penalty, mon
         assert np.max(subspace_angles(fast_components[:2].T, lda.components_.T)) < 1e-8
 
 
-# ----- the one-pass dense path (graphdr.stats._dense_statistics) ----------------------------
+# ----- the one-pass dense path (graphdr.blocks.stats._dense_statistics) ----------------------------
 def _brute_force(X, y):
     """Class counts, sums, centred Gram (= (n-1) np.cov) and S_w by loops over classes."""
     X = np.asarray(X, dtype=np.float64)
@@ -206,7 +206,7 @@ def test_labels_encoded_by_counting_equal_np_unique():
 
 @pytest.mark.parametrize("scale", [1e-300, 1e-30, 1.0, 1e30, 1e200])
 def test_magnitude_bounds_bracket_the_largest_entry(scale):
-    from graphdr.stats import _magnitude_bounds, scaled_class_statistics
+    from graphdr.blocks.stats import _magnitude_bounds, scaled_class_statistics
 
     X, y = _data(n=300, D=5)
     X = X * scale

@@ -169,7 +169,7 @@ def test_a_fit_gives_the_same_bits_with_one_thread_or_several(name, make, shape)
 def test_a_kernel_in_row_blocks_is_scikit_learns(kernel):
     from sklearn.metrics.pairwise import pairwise_kernels
 
-    from graphdr.kernel_matrices import KERNEL_BLOCK_ENTRIES, compute_kernel
+    from graphdr.blocks.kernel_matrices import KERNEL_BLOCK_ENTRIES, compute_kernel
 
     rng = np.random.default_rng(3)
     X = rng.normal(size=(1500, 4))
@@ -188,8 +188,8 @@ def test_a_kernel_in_row_blocks_is_scikit_learns(kernel):
 
 
 def test_neighbours_in_chunks_are_the_whole_search():
-    from graphdr.graphs import knn_graph
-    from graphdr.knn import _QUERY_CHUNK
+    from graphdr.blocks.graphs import knn_graph
+    from graphdr.blocks.knn import _QUERY_CHUNK
 
     rng = np.random.default_rng(4)
     n = 2 * _QUERY_CHUNK + 100
@@ -197,7 +197,7 @@ def test_neighbours_in_chunks_are_the_whole_search():
     y = np.arange(n) % 2
     for restrict in (None, "same", "different"):
         chunked = knn_graph(X, 6, y=y, restrict=restrict)
-        import graphdr.knn as knn
+        import graphdr.blocks.knn as knn
 
         saved = knn._QUERY_CHUNK
         knn._QUERY_CHUNK = 10**9  # one piece

@@ -8,7 +8,7 @@ from sklearn.preprocessing import minmax_scale
 
 import graphdr
 from graphdr import tuning
-from graphdr.sampling import row_keys
+from graphdr.blocks.sampling import row_keys
 
 
 def _data():

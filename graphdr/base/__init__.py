@@ -10,18 +10,18 @@ graph ``W^p`` apart:
     V^\top \big(X^\top L(W^p) X + \epsilon I\big) V = I .
 
 In the kernel form ``X`` is replaced by the empirical kernel map ``Z`` of the centred kernel
-(:mod:`graphdr.kernel_matrices`), which is the dual problem
+(:mod:`graphdr.blocks.kernel_matrices`), which is the dual problem
 :math:`(K L K + \epsilon K) a = \lambda (K L^p K + \epsilon K) a`.
 
 :meth:`_BaseGraphEmbedding.fit` reads like the algorithm box:
 
 1. **validate** ``X`` and ``y`` (:func:`sklearn.utils.validation.validate_data`, labels of any
    type); class-structured linear problems read ``X`` once into class statistics instead
-   (:func:`graphdr.stats.class_statistics`, also for ``dask.array`` input);
-2. **pick the coordinate space** (:mod:`graphdr.spaces`): the span of the centred data, the
+   (:func:`graphdr.blocks.stats.class_statistics`, also for ``dask.array`` input);
+2. **pick the coordinate space** (:mod:`graphdr.blocks.spaces`): the span of the centred data, the
    exact empirical kernel map, or Nystroem landmark features;
-3. **build the graphs** (:mod:`graphdr.graphs`) as a :class:`graphdr.routes.GraphProblem`;
-4. **solve** by one of the routes of :mod:`graphdr.routes` (class statistics, the
+3. **build the graphs** (:mod:`graphdr.blocks.graphs`) as a :class:`graphdr.blocks.routes.GraphProblem`;
+4. **solve** by one of the routes of :mod:`graphdr.blocks.routes` (class statistics, the
    class-structured kernel Cholesky route, or the generic generalized eigenproblem);
 5. **store** what the space maps the solution to (``components_`` or ``dual_coef_``), with
    deterministic signs; ``transform`` asks the same space to embed new samples.

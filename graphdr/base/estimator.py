@@ -22,22 +22,22 @@ from .._validation import (
     dense_for_semi_supervised,
     has_unlabelled,
 )
-from ..routes import (
+from ..blocks.routes import (
     SCALINGS,
     GraphProblem,
     solve_class_forms,
     solve_class_kernel,
     solve_graph_problem,
 )
-from ..solvers import untied_count
-from ..spaces import (
+from ..blocks.solvers import untied_count
+from ..blocks.spaces import (
     KernelMap,
     KernelSpec,
     LinearSpan,
     NystroemMap,
     scales_with_gamma,
 )
-from ..stats import input_scale, is_dask_array
+from ..blocks.stats import input_scale, is_dask_array
 from ..tuning import check_auto
 from .fitting import (
     _DTYPES,
@@ -101,11 +101,11 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         raise NotImplementedError
 
     #: a minimised problem whose objective is the constraint less a between-class form (LDA):
-    #: a semi-supervised smoothness form goes into both (:class:`graphdr.routes.GraphProblem`)
+    #: a semi-supervised smoothness form goes into both (:class:`graphdr.blocks.routes.GraphProblem`)
     _smoothing_in_constraint = False
 
     def _problem(self, X_graph, y_enc, metric):
-        """The :class:`graphdr.routes.GraphProblem` of this method (default: minimise)."""
+        """The :class:`graphdr.blocks.routes.GraphProblem` of this method (default: minimise)."""
         return GraphProblem(*self._build_graphs(X_graph, y_enc, metric),
                             smooth_constraint=self._smoothing_in_constraint)
 
@@ -118,12 +118,12 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         return k
 
     def _class_forms(self, class_sizes):
-        """Class-structured linear problem as :class:`graphdr.routes.ClassForms`, or None.
+        """Class-structured linear problem as :class:`graphdr.blocks.routes.ClassForms`, or None.
 
         A subclass whose (linear) problem uses only class graphs returns its forms
         ``d * G_c - U^T B U`` (``G_c`` the centred Gram matrix, ``U`` the centred class sums,
         ``B`` a ``C x C`` block, ``d`` the constant degree of the class graph). Then the whole
-        fit needs only :func:`graphdr.stats.class_statistics`.
+        fit needs only :func:`graphdr.blocks.stats.class_statistics`.
         """
         return None
 
@@ -165,7 +165,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         Notes
         -----
         Class-structured linear methods read ``X`` once (class counts, class sums and the
-        centred Gram matrix, :func:`graphdr.stats.class_statistics`) and accept a
+        centred Gram matrix, :func:`graphdr.blocks.stats.class_statistics`) and accept a
         ``dask.array.Array`` for ``X`` (and ``y``): its statistics are computed chunk by chunk
         on the active Dask scheduler or ``distributed`` cluster and the array is never
         materialised (NaN/inf are detected in the same pass).
@@ -251,9 +251,9 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         Squares of ``X * 1e-300`` underflow and those of ``X * 1e150`` overflow; dividing by a
         power of two is exact. Linear methods map the fitted ``components_`` and ``mean_`` back
         in :meth:`_store`, so every scale gives the same embedding. Kernel methods whose
-        kernel sees the data through ``gamma`` (:data:`graphdr.spaces.GAMMA_POWER`) keep the
+        kernel sees the data through ``gamma`` (:data:`graphdr.blocks.spaces.GAMMA_POWER`) keep the
         scaled training samples, divide new samples by the same power of two in ``transform``
-        and multiply a given ``gamma`` by its power (:meth:`graphdr.spaces.KernelSpec.of`); a
+        and multiply a given ``gamma`` by its power (:meth:`graphdr.blocks.spaces.KernelSpec.of`); a
         ``gamma_`` chosen from the data is that of the scaled data.
         """
         if X.shape[0] * X.shape[1] == 0 or (self._is_kernel() and not scales_with_gamma(self)):
@@ -294,7 +294,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         return kernel_approximation(self, X, partially_labelled)
 
     def _coordinate_space(self, data):
-        """Step 2: the space the problem is solved in (:mod:`graphdr.spaces`)."""
+        """Step 2: the space the problem is solved in (:mod:`graphdr.blocks.spaces`)."""
         name = type(self).__name__
         if data.stats is not None:
             return LinearSpan.from_statistics(data.stats, self.rank_tol, name)
@@ -340,7 +340,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
     def _cholesky_route_possible(self):
         """Whether the exact fit would take the class-structured Cholesky route (one ``n x n``
         factorisation, no eigendecomposition): it sets how large ``approximation='auto'`` keeps
-        the exact kernel (:func:`graphdr.spaces.resolve_approximation`)."""
+        the exact kernel (:func:`graphdr.blocks.spaces.resolve_approximation`)."""
         reg = getattr(self, "reg", 0.0)
         return getattr(self, "solver", "eigh") in ("auto", "cholesky") and not (
             isinstance(reg, (int, float)) and reg == 0)

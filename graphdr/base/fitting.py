@@ -7,13 +7,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import graphs as _graphs
 from .._validation import check_int, check_labels, unlabelled_mask
-from ..kernel_matrices import check_kernel_params
-from ..routes import metric_transform
-from ..sampling import row_keys
-from ..spaces import resolve_approximation, scaled_gamma
-from ..stats import (
+from ..blocks import graphs as _graphs
+from ..blocks.kernel_matrices import check_kernel_params
+from ..blocks.routes import metric_transform
+from ..blocks.sampling import row_keys
+from ..blocks.spaces import resolve_approximation, scaled_gamma
+from ..blocks.stats import (
     check_class_counts,
     check_dask_input,
     class_statistics,
@@ -95,7 +95,7 @@ def embedded_scatters(space, data, V=None, dual=None, Y=None):
 
 def metric_of(est, space, data, V=None, dual=None, Y=None, *, rotate=True, criterion=None):
     """``est._metric``: the ``k x k`` map of directions (or dual coefficients) to the metric of
-    its ``scaling`` (:func:`graphdr.routes.metric_transform`)."""
+    its ``scaling`` (:func:`graphdr.blocks.routes.metric_transform`)."""
     scaling = getattr(est, "scaling", "total")
     if scaling == "total":
         return np.eye((V if dual is None else dual).shape[1])
@@ -114,7 +114,7 @@ def dask_training_data(estimator, X, y):
     * class-structured linear problems: one pass of class statistics, ``X`` never
       materialised (NaN/inf and the labels are checked in the same pass);
     * class-structured kernel problems (kernel LDA, kernel QMI) with
-      ``approximation='nystroem'``: ``X`` stays lazy (:class:`graphdr.spaces.NystroemMap`
+      ``approximation='nystroem'``: ``X`` stays lazy (:class:`graphdr.blocks.spaces.NystroemMap`
       computes its landmark rows and the class statistics of its features); the labels, one
       per sample, are computed;
     * other kernel settings raise ``ValueError`` (an exact kernel needs ``n x n`` memory; the
@@ -176,7 +176,7 @@ def dask_training_data(estimator, X, y):
 def kernel_approximation(est, X=None, partially_labelled=False):
     """None (exact kernel) or 'nystroem' for a kernel estimator, validated; ``'auto'`` by the
     size of ``X`` and whether some samples are unlabelled
-    (:func:`graphdr.spaces.resolve_approximation`)."""
+    (:func:`graphdr.blocks.spaces.resolve_approximation`)."""
     exact_only = est.kernel == "precomputed" or getattr(est, "solver", None) == "paper"
     approximation = resolve_approximation(
         getattr(est, "approximation", None), X, exact_only,
@@ -271,7 +271,7 @@ def wants_press_ridge(est):
 
 
 def statistics_and_reg(est, X, y_enc):
-    """``(stats, scale)`` of :func:`graphdr.stats.scaled_class_statistics` for a validated
+    """``(stats, scale)`` of :func:`graphdr.blocks.stats.scaled_class_statistics` for a validated
     ``X``, and ``reg_`` (:func:`select_linear_reg`).
 
     With ``reg='auto'`` the rows' content keys come first (a pass over ``X``), then the

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import graphs as _graphs
 from .._validation import check_option, optional_positive_rule
-from ..routes import (
+from ..blocks import graphs as _graphs
+from ..blocks.routes import (
     ClassForms,
 )
 from .estimator import (
@@ -42,7 +42,7 @@ class GraphEmbedding(_BaseGraphEmbedding):
     (``penalty='identity'``, i.e. ``V^T V = I``). With a ``kernel`` the problem is solved in the
     empirical kernel map of the centred kernel matrix (dual form
     :math:`(K L K + \epsilon K) a = \lambda (K Q K + \epsilon K) a`). The ridge on both sides
-    makes :math:`\epsilon` penalise directions of small variance (see :mod:`graphdr.solvers`).
+    makes :math:`\epsilon` penalise directions of small variance (see :mod:`graphdr.blocks.solvers`).
 
     Parameters
     ----------
@@ -54,7 +54,7 @@ class GraphEmbedding(_BaseGraphEmbedding):
         (neighbours of the same class), ``'inter_class_knn'`` (neighbours of other classes),
         ``'within_class'`` (LDA), ``'between_class'``, ``'total'``; a callable
         ``graph(X, y_encoded) -> W``; or a fixed ``n x n`` weight matrix (dense, sparse or
-        :class:`graphdr.graphs.ClassGraph`) for the training samples.
+        :class:`graphdr.blocks.graphs.ClassGraph`) for the training samples.
     penalty : str, callable, array or sparse matrix, default='degree'
         The constraint graph, given like ``intrinsic``, or ``'degree'`` or ``'identity'``.
     kernel : None or {'rbf', 'linear', 'poly', 'sigmoid', 'precomputed', ...} or callable
@@ -64,12 +64,12 @@ class GraphEmbedding(_BaseGraphEmbedding):
     weights : {'heat', 'binary'}, default='heat'
         Edge weights of kNN graphs.
     sigma : float or None, default=None
-        Heat-kernel width of kNN graphs (None: data-driven, see :func:`graphdr.graphs.knn_graph`).
+        Heat-kernel width of kNN graphs (None: data-driven, see :func:`graphdr.blocks.graphs.knn_graph`).
     reg : float or None, default=None
         Ridge :math:`\epsilon` relative to the mean eigenvalue of the constraint matrix.
         None means 0 for the linear method and 1e-3 with a kernel.
     gamma, degree, coef0, kernel_params
-        Kernel parameters (see :func:`graphdr.kernel_matrices.compute_kernel`).
+        Kernel parameters (see :func:`graphdr.blocks.kernel_matrices.compute_kernel`).
     rank_tol : float or None, default=None
         Relative tolerance below which data variance and constraint eigenvalues count as zero.
 

@@ -19,7 +19,7 @@ semi-supervised discriminant analysis of Cai, He & Han, ICCV 2007; kernel LDA: i
 form; LQMI/KQMI: the QMI form over :math:`S_t`; MFA/LDE: penalty over intrinsic scatter)
 and :math:`S_t^{\mathcal L}` the total scatter of the labelled samples, so that
 :math:`\alpha` is relative (1: as large as the labelled samples' scatter). The estimators
-solve it in their minimised form (:class:`graphdr.routes.GraphProblem`, ``smooth_constraint``).
+solve it in their minimised form (:class:`graphdr.blocks.routes.GraphProblem`, ``smooth_constraint``).
 
 ``smoothing='auto'`` chooses :math:`\alpha` from the data, in closed form, by the leave-one-out
 error on the labelled samples of the regression of their class indicators penalised by the
@@ -34,18 +34,18 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_array, column_or_1d
 
-from .. import graphs as _graphs
 from .._validation import (
     check_label_values,
     check_labels,
     dense_for_semi_supervised,
     unlabelled_mask,
 )
+from ..blocks import graphs as _graphs
+from ..blocks.routes import relative_ridge, solve_graph_problem
+from ..blocks.sampling import row_keys, smallest_keys, stratified_folds
+from ..blocks.spaces import AUTO_EXACT_SEMI_MAX
+from ..blocks.stats import input_scale, is_dask_array
 from ..propagation import PropagationGraph
-from ..routes import relative_ridge, solve_graph_problem
-from ..sampling import row_keys, smallest_keys, stratified_folds
-from ..spaces import AUTO_EXACT_SEMI_MAX
-from ..stats import input_scale, is_dask_array
 from ..tuning import press_smoothing
 from .fitting import refuse_lazy_unlabelled, select_linear_reg, wants_press_ridge
 
@@ -61,7 +61,7 @@ def partially_labelled(est, y):
 
 def use_unlabelled(est, X, y):
     """The labels a semi-supervised fit goes on with (the estimator's ``unlabelled``
-    parameter, :data:`graphdr.routes.SMOOTHING_DOC`): ``y`` itself ('smooth', or every
+    parameter, :data:`graphdr.blocks.routes.SMOOTHING_DOC`): ``y`` itself ('smooth', or every
     sample labelled), or ``y`` with the unlabelled samples' propagated classes ('propagate',
     or 'auto' when :func:`compare_unlabelled_uses` says the estimator places held-out labels
     better so; not when the propagation leaves a class a single sample). Sets
@@ -148,11 +148,11 @@ def compare_unlabelled_uses(est, X, scaled, y_enc, classes, n_folds=CHOICE_FOLDS
     better than ``est`` with its smoothness term.
 
     The labelled samples are dealt to ``min(n_folds, smallest class size)`` stratified folds
-    by content (:func:`graphdr.sampling.stratified_folds`). For each fold, its labels are
+    by content (:func:`graphdr.blocks.sampling.stratified_folds`). For each fold, its labels are
     hidden (-1) and the estimator is fitted twice on every sample (every labelled one, and
     unlabelled ones of smallest content key up to :data:`CHOICE_MAX_SAMPLES` in all; a kernel
     estimator with ``approximation='auto'`` in the Nystroem features above
-    :data:`graphdr.spaces.AUTO_EXACT_SEMI_MAX` samples): with the smoothness term
+    :data:`graphdr.blocks.spaces.AUTO_EXACT_SEMI_MAX` samples): with the smoothness term
     (``unlabelled='smooth'``), and on the classes propagated from the other labels
     (:class:`graphdr.propagation.PropagationGraph`); each held-out sample is classified by its nearest
     other labelled sample in each embedding. With :math:`b` the held-out samples the

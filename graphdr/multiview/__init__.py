@@ -48,7 +48,7 @@ intrinsic and penalty graphs,
     S_{W'}^\beta = 2 \tilde K_\beta L' \tilde K_\beta,
 
 with the ridge :math:`\epsilon_\beta = \text{reg}\cdot\operatorname{tr}(L'\tilde K_\beta)/(n-1)`
-on both sides, as in every kernel solver of graphdr (:mod:`graphdr.solvers`;
+on both sides, as in every kernel solver of graphdr (:mod:`graphdr.blocks.solvers`;
 ``reg=0`` is the paper's problem, whose optimum collapses training classes to points so that
 ``J = 0`` for almost any ``beta``). Both sides are
 homogeneous of degree 2 in :math:`\beta`, so only the direction of :math:`\beta` matters and
@@ -58,8 +58,8 @@ Algorithm 1 alternates
 
 * **A-step** (eq. 21): for fixed :math:`\beta`, kernel graph embedding on
   :math:`\tilde K_\beta`, solved in its empirical kernel map ``Z`` by
-  :func:`graphdr.solvers.generalized_eigh`, or for LDA's class graphs by one Cholesky
-  factorisation (:func:`graphdr.solvers.class_kernel_eigh`) (:func:`a_step`);
+  :func:`graphdr.blocks.solvers.generalized_eigh`, or for LDA's class graphs by one Cholesky
+  factorisation (:func:`graphdr.blocks.solvers.class_kernel_eigh`) (:func:`a_step`);
 * **beta-step** (eq. 25): for fixed ``A``, the :math:`M \times M` matrices
   :math:`S^A_W[m, m'] = 2\operatorname{tr}(A^\top \tilde K_m L \tilde K_{m'} A)` (eqs. 23-24, no
   loop over pairs: :func:`beta_matrices`), plus the ridge's

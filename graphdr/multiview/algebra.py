@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .. import graphs as _graphs
+from ..blocks import graphs as _graphs
 
 __all__ = ["SDPSolverError", "kernel_scatter", "beta_matrices"]
 

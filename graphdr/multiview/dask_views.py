@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_labels
-from ..sampling import landmark_indices
-from ..spaces import take_rows
-from ..stats import class_statistics, is_dask_array, raise_if_nonfinite
+from ..blocks.sampling import landmark_indices
+from ..blocks.spaces import take_rows
+from ..blocks.stats import class_statistics, is_dask_array, raise_if_nonfinite
 from .problems import (
     _LandmarkProblem,
 )
@@ -138,7 +138,7 @@ def _dask_landmark_problem(estimator, views, kernels, y_enc):
     The landmark rows are computed (the same rows as in memory for the same ``random_state``),
     each view's uncentred features are computed per chunk
     (:func:`graphdr.multiview.lazy_landmark_features`) and reduced with the labels to class
-    statistics of the stacked features (:func:`graphdr.stats.class_statistics`): mean, centred
+    statistics of the stacked features (:func:`graphdr.blocks.stats.class_statistics`): mean, centred
     Gram matrix :math:`G_c` and centred class sums :math:`	ilde U`. With the per-view scales
     :math:`s_m` (from the diagonal blocks of :math:`G_c`) and
     :math:`S = \operatorname{diag}(\sqrt{s_m})`, the problem's matrices are :math:`S G_c S`

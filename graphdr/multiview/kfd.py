@@ -18,11 +18,11 @@ from .._validation import (
     checked_parameters,
 )
 from ..base.generic import GraphEmbedding
-from ..kernel_matrices import kernel_distances
+from ..blocks.kernel_matrices import kernel_distances
+from ..blocks.sampling import landmark_indices, row_keys, stratified_folds
+from ..blocks.spaces import resolve_approximation
 from ..kernel_methods import KernelLDA
 from ..linear import LDA, LDE, class_neighbour_graphs
-from ..sampling import landmark_indices, row_keys, stratified_folds
-from ..spaces import resolve_approximation
 from .views import (
     check_views,
     make_view_kernels,

@@ -10,7 +10,6 @@ from sklearn import config_context
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .. import graphs as _graphs
 from .._threads import managed_threads
 from .._validation import (
     check_int,
@@ -21,14 +20,15 @@ from .._validation import (
     checked_parameters,
     output_dtype,
 )
-from ..kernel_matrices import kernel_distances
-from ..linear import class_neighbour_graphs
-from ..routes import (
+from ..blocks import graphs as _graphs
+from ..blocks.kernel_matrices import kernel_distances
+from ..blocks.routes import (
     SCALINGS,
 )
-from ..sampling import landmark_indices
-from ..spaces import resolve_approximation
-from ..stats import is_dask_array
+from ..blocks.sampling import landmark_indices
+from ..blocks.spaces import resolve_approximation
+from ..blocks.stats import is_dask_array
+from ..linear import class_neighbour_graphs
 from ..tuning import check_auto
 from .dask_views import (
     _check_dask_views,
@@ -156,7 +156,7 @@ class MKLDR(TransformerMixin, BaseEstimator):
         the same samples serve every view.
     random_state : None, int or RandomState, default=None
         Seed of a random choice of the Nystroem landmarks. None takes them by the content of
-        the rows (:mod:`graphdr.sampling`): the same on every fit and whatever the row order.
+        the rows (:mod:`graphdr.blocks.sampling`): the same on every fit and whatever the row order.
         The exact algorithm and the ``'auto'`` choices (widths, ridge, weight shrinkage, by
         subsample and folds chosen by content) do not use it.
     verbose : int, default=0

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
-from .. import graphs as _graphs
-from ..solvers import class_ratio_eigh, generalized_eigh
+from ..blocks import graphs as _graphs
+from ..blocks.solvers import class_ratio_eigh, generalized_eigh
 from .algebra import (  # noqa: F401  (SDPSolverError: importable from here as before)
     SDPSolverError,
     _laplacian_apply,
@@ -96,7 +96,7 @@ class _LandmarkProblem:
             return out
 
         if class_path and eps > 0 and self.class_sums is not None:
-            # A = (K_beta + eps I)^{-1} E c, as graphdr.solvers.class_kernel_eigh. With
+            # A = (K_beta + eps I)^{-1} E c, as graphdr.blocks.solvers.class_kernel_eigh. With
             # R = (Psi^T Psi + eps I)^{-1} Psi^T E (push-through identity):
             # E^T K_beta (K_beta + eps I)^{-1} E = (Psi^T E)^T R
             try:

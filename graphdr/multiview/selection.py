@@ -6,13 +6,13 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import clone
 
-from .. import graphs as _graphs
-from ..routes import (
+from ..blocks import graphs as _graphs
+from ..blocks.routes import (
     metric_transform,
 )
-from ..sampling import canonical_order, row_keys, stratified_folds
-from ..solvers import embedding_signs, orientation_signs
-from ..stats import is_dask_array
+from ..blocks.sampling import canonical_order, row_keys, stratified_folds
+from ..blocks.solvers import embedding_signs, orientation_signs
+from ..blocks.stats import is_dask_array
 from ..tuning import inverse_median, neighbour_errors, search_kernels
 from .steps import (
     SHRINKAGE_GRID,
@@ -135,7 +135,7 @@ def choose_kernels(estimator, views, y_enc):
 
 
 def _fitted_in_metric(estimator, fitted, norms, y_enc):
-    """Fitted attributes in the metric of ``scaling`` (:func:`graphdr.routes.metric_transform`)."""
+    """Fitted attributes in the metric of ``scaling`` (:func:`graphdr.blocks.routes.metric_transform`)."""
     scatters = fitted.pop("_scatters", None)
     means = fitted.pop("_class_means", None)
     U = fitted.get("embedding_")
@@ -150,7 +150,7 @@ def _fitted_in_metric(estimator, fitted, norms, y_enc):
                              n_classes=len(estimator.classes_), reg=estimator.reg_)
     key = "dual_coef_" if "dual_coef_" in fitted else "components_"
     coef = fitted[key] @ R if key == "dual_coef_" else fitted[key].T @ R
-    # the sign convention (graphdr.solvers.orientation_signs)
+    # the sign convention (graphdr.blocks.solvers.orientation_signs)
     if U is not None:
         U = U @ R
         signs = embedding_signs(U, y_enc)

@@ -9,12 +9,12 @@ import numpy as np
 from scipy import linalg
 
 from .._validation import check_option
-from ..routes import (
+from ..blocks.routes import (
     GraphProblem,
     solve_class_kernel,
     solve_graph_problem,
 )
-from ..spaces import KernelMap
+from ..blocks.spaces import KernelMap
 from .algebra import (
     SDPSolverError,
     _laplacian_trace,
@@ -36,7 +36,7 @@ def a_step(Ks, beta, intrinsic, penalty, *, reg=1e-3, trace_penalty=None, rank_t
 
     in the empirical kernel map of :math:`\tilde K_\beta`, or, for LDA's graphs
     (``y_encoded`` given, ``reg > 0``), by the class-structured Cholesky path
-    :func:`graphdr.solvers.class_kernel_eigh` (no eigendecomposition of the ``n x n`` kernel).
+    :func:`graphdr.blocks.solvers.class_kernel_eigh` (no eigendecomposition of the ``n x n`` kernel).
 
     Parameters
     ----------
@@ -50,7 +50,7 @@ def a_step(Ks, beta, intrinsic, penalty, *, reg=1e-3, trace_penalty=None, rank_t
     trace_penalty : ndarray of shape (M,) or None
         :math:`\operatorname{tr}(L' \tilde K_m)`, computed when None.
     rank_tol : float or None
-        See :func:`graphdr.kernel_matrices.empirical_kernel_map`.
+        See :func:`graphdr.blocks.kernel_matrices.empirical_kernel_map`.
     y_encoded : ndarray of shape (n,) or None
         Encoded labels when ``intrinsic``/``penalty`` are LDA's within-class/complete graphs:
         enables the Cholesky path.

@@ -14,8 +14,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._threads import managed_threads, map_threads
 from .._validation import check_option, check_positive, checked_parameters, output_dtype
-from ..kernel_matrices import KERNEL_BLOCK_ENTRIES
-from ..stats import input_scale
+from ..blocks.kernel_matrices import KERNEL_BLOCK_ENTRIES
+from ..blocks.stats import input_scale
 
 _KINDS = ("rbf", "chi2", "distance", "linear", "precomputed")
 

@@ -26,9 +26,9 @@ Implementation notes:
   input-space weights :math:`w^-` are computed once and kept (``n^2`` floats) when they fit in
   256 MiB (``n`` up to about 5800); otherwise they are recomputed block by block at every
   evaluation (:math:`O(n^2 r)` time, memory bounded by one block).
-* The problem is solved in the span of the centred data (:func:`graphdr.solvers.data_subspace`):
+* The problem is solved in the span of the centred data (:func:`graphdr.blocks.solvers.data_subspace`):
   constant features, duplicate rows and ``D > n`` cost nothing; ``components_`` is mapped back.
-* The optimisers come from :mod:`graphdr.optim`; the Laplacian direction solves with one
+* The optimisers come from :mod:`graphdr.blocks.optim`; the Laplacian direction solves with one
   Cholesky factor of :math:`4 X^\top L(w^+) X + \mu I`, computed once per fit.
 
 The package holds one module per estimator and one for their shared pairwise core:

@@ -12,8 +12,6 @@ import scipy.sparse as sp
 from scipy import linalg
 from sklearn.utils.validation import validate_data
 
-from .. import graphs as _graphs
-from .. import pairs as _pairs
 from .._validation import (
     check_int,
     check_label_values,
@@ -23,10 +21,12 @@ from .._validation import (
     check_positive,
 )
 from ..base import _LinearProjection
-from ..optim import descent
-from ..sampling import row_keys, seeded, stratified_folds, stratified_subsample
-from ..solvers import data_subspace, embedding_signs
-from ..stats import input_scale
+from ..blocks import graphs as _graphs
+from ..blocks import pairs as _pairs
+from ..blocks.optim import descent
+from ..blocks.sampling import row_keys, seeded, stratified_folds, stratified_subsample
+from ..blocks.solvers import data_subspace, embedding_signs
+from ..blocks.stats import input_scale
 
 _DTYPES = [np.float64, np.float32]
 #: pairs per row block of every pairwise sum
@@ -258,7 +258,7 @@ def _one_nn_wrong(Ztr, ytr, Zte, yte):
 
 def _validation_subsample(Z, y_enc, keys):
     """At most ``_SHRINKAGE_CV_MAX`` rows, stratified, chosen and ordered by the rows' content
-    ``keys`` (:mod:`graphdr.sampling`): the inner validation's data, the same whatever the row
+    ``keys`` (:mod:`graphdr.blocks.sampling`): the inner validation's data, the same whatever the row
     order. Returns ``(Z, y_enc, keys)`` of those rows."""
     keep = stratified_subsample(y_enc, _SHRINKAGE_CV_MAX, keys)
     return Z[keep], y_enc[keep], keys[keep]
@@ -282,7 +282,7 @@ def _check_verbose(verbose):
 
 def _check_descent_params(est):
     """``max_iter``, ``tol``, ``verbose`` and ``callback`` of an estimator fitted by
-    :func:`graphdr.optim.descent`; returns ``verbose`` as an int."""
+    :func:`graphdr.blocks.optim.descent`; returns ``verbose`` as an int."""
     check_int(est.max_iter, "max_iter", min_value=0)
     check_positive(est.tol, "tol", allow_zero=True)
     verbose = _check_verbose(est.verbose)
@@ -292,7 +292,7 @@ def _check_descent_params(est):
 
 
 def _store_descent(est, res):
-    """The fitted attributes of a descent (:func:`graphdr.optim.descent`) every neighbour
+    """The fitted attributes of a descent (:func:`graphdr.blocks.optim.descent`) every neighbour
     estimator shows: ``history_``, ``n_iter_``, ``objective_``, ``initial_objective_`` and
     ``converged_``."""
     est.history_ = res.history

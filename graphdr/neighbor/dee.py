@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import pairs as _pairs
 from .._threads import managed_threads
 from .._validation import boolean_rule, check_option, check_positive, checked_parameters
-from ..sampling import seeded
+from ..blocks import pairs as _pairs
+from ..blocks.sampling import seeded
 from ..tuning import check_significance, choose_checkpoint
 from ._core import (
     _CACHE_BYTES,
@@ -37,7 +37,7 @@ class _DEEObjective:
     ``H = Z^T L(w+) Z`` computed once; only the repulsion needs the pairwise loop.
     ``value_grad(A)`` returns :math:`E(A)` and :math:`\partial E/\partial A = 4 A H +
     \lambda (\partial R/\partial Y)^\top Z`, ``Y = Z A^T``, ``R`` the repulsion.
-    With ``pairs = (same, different)`` sampled pairs (:mod:`graphdr.pairs`), ``H`` and ``R``
+    With ``pairs = (same, different)`` sampled pairs (:mod:`graphdr.blocks.pairs`), ``H`` and ``R``
     are their unbiased sampled estimates (the normaliser of ``w-`` is exact, in closed form).
     """
 
@@ -145,7 +145,7 @@ class DEE(_LinearNeighborEmbedding):
     (10-fold CV, d = 3: 25.2 % error at 0, 38.7 % at 0.2, 48.4 % at 0.5;
     ``benchmarks/results/defaults_dee_uci.md``). ``shrinkage='auto'`` (default) therefore picks
     :math:`\gamma` from ``(0, 0.2, 0.5, 0.8)`` by stratified 3-fold cross-validation of the
-    1-NN error in the embedding (folds dealt by the rows' content, :mod:`graphdr.sampling`,
+    1-NN error in the embedding (folds dealt by the rows' content, :mod:`graphdr.blocks.sampling`,
     so the choice depends on neither the row order nor ``random_state``): the smallest
     value whose error is within one binomial standard error of the lowest. The same folds then
     decide whether the optimisation helps at all: the start is one more candidate, and ``fit``
@@ -163,7 +163,7 @@ class DEE(_LinearNeighborEmbedding):
     The gradient is :math:`\partial E/\partial A = 4 Y^\top L X` (:math:`Y = X A^\top`,
     :math:`L = L(w^+) - \lambda L(w^- \circ K)`, :math:`K_{nm} = e^{-\lVert y_n-y_m\rVert^2}`),
     evaluated in row blocks in :math:`O(n^2 d + n D d)` time with bounded memory. Optimisers
-    (all with a Wolfe line search, :mod:`graphdr.optim`):
+    (all with a Wolfe line search, :mod:`graphdr.blocks.optim`):
 
     * ``'ld'`` -- the Laplacian direction
       :math:`\Delta = -\tfrac{\partial E}{\partial A}(4 X^\top L(w^+) X + \mu I)^{-1}`,
@@ -232,7 +232,7 @@ class DEE(_LinearNeighborEmbedding):
         ``n_partners`` partners drawn once per fit for every sample from each group (the other
         samples of its class, and the samples of the other classes; groups of at most
         ``n_partners`` taken whole), and the attraction matrix ``H`` and the repulsion replaced
-        by their unbiased estimates (:mod:`graphdr.pairs`): :math:`O(n m D)` once,
+        by their unbiased estimates (:mod:`graphdr.blocks.pairs`): :math:`O(n m D)` once,
         :math:`O(n m d)` per evaluation, ``8 n m`` bytes. ``'auto'``: ``'exact'`` up to 5000 samples,
         ``'approx'`` above. Error and speed: ``benchmarks/results/scale_neighbors.md``.
     n_partners : int, default=128

@@ -4,7 +4,7 @@ The objective (:mod:`graphdr.neighbor.map_objective`) is paper 003's over free c
 ``Y`` instead of a linear map, so that classes that no linear map separates get their own
 regions of the plane: attract neighbours of the same class, and, saturating, input neighbours
 of different classes; repel samples of different classes, and, weaker, of the same class.
-The optimiser is :func:`graphdr.optim.descent` along the Laplacian direction (paper 003's
+The optimiser is :func:`graphdr.blocks.optim.descent` along the Laplacian direction (paper 003's
 fourth optimiser).
 
 Start: the class means laid out by their two principal components and pushed apart until no
@@ -26,7 +26,6 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .. import graphs as _graphs
 from .._threads import managed_threads, map_threads
 from .._validation import (
     check_int,
@@ -38,10 +37,11 @@ from .._validation import (
     checked_parameters,
 )
 from ..base.semi import use_unlabelled
-from ..optim import descent
-from ..sampling import canonical_order, row_keys, smallest_keys
-from ..solvers import embedding_signs
-from ..stats import is_dask_array
+from ..blocks import graphs as _graphs
+from ..blocks.optim import descent
+from ..blocks.sampling import canonical_order, row_keys, smallest_keys
+from ..blocks.solvers import embedding_signs
+from ..blocks.stats import is_dask_array
 from ._core import _DTYPES, _check_descent_params, _store_descent
 from .elastic import _sparse_preconditioner
 from .map_dask import fit_dask, place_dask
@@ -176,7 +176,7 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         samples): exactly (ties to the smaller row index), or by NN-descent (pynndescent,
         ``pip install pynndescent``), approximate but near-linear in the number of samples.
         'auto': 'approx' from 200,000 samples on when pynndescent is installed
-        (:func:`graphdr.graphs.resolve_algorithm`); for a ``dask.array``, earlier when the
+        (:func:`graphdr.blocks.graphs.resolve_algorithm`); for a ``dask.array``, earlier when the
         rows to place after the fit make the exact search as costly (``m (m + p) >=
         200,000^2`` for ``m`` rows fitted and ``p`` placed).
     fit_samples : int, default=1_000_000

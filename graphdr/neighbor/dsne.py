@@ -6,10 +6,10 @@ import numbers
 
 import numpy as np
 
-from .. import pairs as _pairs
 from .._threads import managed_threads
 from .._validation import check_int, check_option, check_positive, checked_parameters
-from ..sampling import seeded
+from ..blocks import pairs as _pairs
+from ..blocks.sampling import seeded
 from ..tuning import check_significance, choose_checkpoint
 from ._core import (
     _CACHE_BYTES,
@@ -91,7 +91,7 @@ class _DSNEObjective:
 
 
 class _SampledDSNEObjective:
-    r"""DSNE's objective on sampled pairs (:mod:`graphdr.pairs`): the sums over the same-class
+    r"""DSNE's objective on sampled pairs (:mod:`graphdr.blocks.pairs`): the sums over the same-class
     and the different-class pairs in :class:`_DSNEObjective` replaced by their unbiased
     estimates (the input normalisers too), same value and gradient otherwise."""
 
@@ -257,7 +257,7 @@ class DSNE(_LinearNeighborEmbedding):
         ``n_partners`` partners drawn once per fit for every sample from each group (the other
         samples of its class, and the samples of the other classes; groups of at most
         ``n_partners`` taken whole), and the sums (the input normalisers and the embedded ones)
-        replaced by their unbiased estimates (:mod:`graphdr.pairs`): :math:`O(n m D)` once,
+        replaced by their unbiased estimates (:mod:`graphdr.blocks.pairs`): :math:`O(n m D)` once,
         :math:`O(n m d)` per evaluation, ``8 n m`` bytes. ``'auto'``: ``'exact'`` up to 5000
         samples, ``'approx'`` above. Error and speed: ``benchmarks/results/scale_neighbors.md``.
     n_partners : int, default=128

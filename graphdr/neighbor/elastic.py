@@ -11,8 +11,6 @@ from scipy.sparse import linalg as splinalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import validate_data
 
-from .. import graphs as _graphs
-from .. import pairs as _pairs
 from .._threads import managed_threads, map_threads
 from .._validation import (
     check_int,
@@ -22,10 +20,12 @@ from .._validation import (
     check_positive,
     checked_parameters,
 )
-from ..optim import descent, jacobi_cg
-from ..sampling import seeded
-from ..solvers import embedding_signs
-from ..stats import input_scale
+from ..blocks import graphs as _graphs
+from ..blocks import pairs as _pairs
+from ..blocks.optim import descent, jacobi_cg
+from ..blocks.sampling import seeded
+from ..blocks.solvers import embedding_signs
+from ..blocks.stats import input_scale
 from ._core import (
     _CACHE_BYTES,
     _DTYPES,
@@ -44,7 +44,7 @@ def _sparse_preconditioner(M, factor=True, rtol=1e-3, diagonal=None):
     """``g -> M^-1 g`` for the sparse SPD matrix ``M`` (``n x n``): one sparse LU factor
     (``factor=True``; exact, but a kNN Laplacian's factor fills in towards ``n^2`` entries as
     ``n`` grows), or a Jacobi-preconditioned conjugate-gradient solve per column to relative
-    residual ``rtol`` (:func:`graphdr.optim.jacobi_cg`: at most 100 iterations, ``O(nnz)``
+    residual ``rtol`` (:func:`graphdr.blocks.optim.jacobi_cg`: at most 100 iterations, ``O(nnz)``
     each, inner products in a fixed order; the columns on the environment's threads, each
     solved alone: the same bits with any number of threads and under every BLAS kernel).
     With ``diagonal`` (``M``'s diagonal), ``M`` may be any linear operator (a
@@ -159,7 +159,7 @@ class ElasticEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         in row blocks (:math:`O(n^2 d)` time per evaluation of the repulsion, bounded memory). ``'approx'``:
         ``n_partners`` partners drawn once per fit for every sample among all other samples
         (all of them when there are at most ``n_partners``), and the sums replaced by their unbiased estimates
-        (:mod:`graphdr.pairs`): :math:`O(n m D)` once, :math:`O(n m d)` per evaluation,
+        (:mod:`graphdr.blocks.pairs`): :math:`O(n m D)` once, :math:`O(n m d)` per evaluation,
         ``12 n m`` bytes; the attraction is the sparse kNN graph either way. ``'auto'``:
         ``'exact'`` up to 5000 samples, ``'approx'`` above. Error and speed:
         ``benchmarks/results/scale_neighbors.md``.

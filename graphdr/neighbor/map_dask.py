@@ -4,9 +4,9 @@ block by block.
 Every engine that maps past one machine fits on one node and distributes the out-of-sample
 transform; so does this one. For a ``dask.array`` ``X`` of ``n`` rows:
 
-* ``fit`` reads the content key of every row (:func:`graphdr.sampling.row_keys`, one pass
+* ``fit`` reads the content key of every row (:func:`graphdr.blocks.sampling.row_keys`, one pass
   over ``X`` on the active scheduler) and fits on the rows ``s`` of smallest key in each class
-  (:func:`graphdr.sampling.stratified_subsample`, at most about ``fit_samples`` rows, every
+  (:func:`graphdr.blocks.sampling.stratified_subsample`, at most about ``fit_samples`` rows, every
   class kept; all rows when ``n <= fit_samples``), fetched into this process. The sample
   depends on the rows' content alone: the same whatever the chunking and the row order, and
   ``fit(X)`` equals ``fit(X[s])`` of a NumPy array, bit for bit (with ``neighbors='auto'``,
@@ -27,15 +27,15 @@ import copy
 
 import numpy as np
 
-from ..sampling import row_keys, stratified_subsample, take_rows
-from ..stats import check_dask_input
+from ..blocks.sampling import row_keys, stratified_subsample, take_rows
+from ..blocks.stats import check_dask_input
 
 __all__ = ["fit_sample", "fit_dask", "place_dask"]
 
 
 def fit_sample(X, y, fit_samples, keys=None):
     """The increasing row indices of the rows the map is fitted on (module docstring);
-    ``keys``: the rows' :func:`~graphdr.sampling.row_keys`, when already computed."""
+    ``keys``: the rows' :func:`~graphdr.blocks.sampling.row_keys`, when already computed."""
     codes = np.unique(y, return_inverse=True)[1].ravel()  # -1 (unlabelled): a group as well
     if len(codes) <= fit_samples:
         return np.arange(len(codes))

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .. import graphs as _graphs
-from ..knn import _approx_search_groups, _search_groups
-from ..sampling import smallest_keys
-from ..stats import power_of_two_scale
+from ..blocks import graphs as _graphs
+from ..blocks.knn import _approx_search_groups, _search_groups
+from ..blocks.sampling import smallest_keys
+from ..blocks.stats import power_of_two_scale
 
 
 def _gathered(X, rows, block=1 << 14):
@@ -41,7 +41,7 @@ def feature_scaling(X, option):
 
     * ``'standard'``: each feature's mean and standard deviation (1 for a constant feature);
     * ``'none'``: the features as given, divided by one exact power of two when ``max |X|`` lies
-      outside :math:`[2^{-64}, 2^{64}]` (:func:`graphdr.stats.power_of_two_scale`), so that
+      outside :math:`[2^{-64}, 2^{64}]` (:func:`graphdr.blocks.stats.power_of_two_scale`), so that
       squared distances neither underflow nor overflow;
     * ``'auto'``: ``'standard'`` when one feature holds more than :data:`DOMINANT_FEATURE` of
       the total variance :math:`\sum_j \operatorname{var}(x_j)` (its units would decide every
@@ -84,7 +84,7 @@ def attraction_graph(X, y_enc, n_neighbors, algorithm="exact", random_state=None
     nearest samples of its class, and, when some samples are unlabelled (-1), the edges of the
     ``n_neighbors_unlabelled``-nearest-neighbour graph over all samples (default:
     ``n_neighbors``) that touch an unlabelled one (exact or approximate neighbours,
-    :func:`graphdr.graphs.knn_graph`).
+    :func:`graphdr.blocks.graphs.knn_graph`).
 
     ``beside``: a task to run as well, ``(graph, beside())`` returned. With NN-descent it runs
     in the pool of the classes' searches (:func:`_class_graph_beside`): at 10^6 samples of
@@ -128,7 +128,7 @@ CROSS_EXACT_SAMPLES = 20_000
 
 def exact_cross_pairs(Xs, y_enc, keys):
     """:func:`cross_class_pairs` from the exact :data:`CROSS_NEIGHBORS` nearest neighbours
-    (machine-independent ties, :mod:`graphdr.knn`) among the samples of smallest content key
+    (machine-independent ties, :mod:`graphdr.blocks.knn`) among the samples of smallest content key
     ``keys`` up to :data:`CROSS_EXACT_SAMPLES` (all of them below it)."""
     n = len(Xs)
     rows = np.arange(n) if n <= CROSS_EXACT_SAMPLES else np.sort(

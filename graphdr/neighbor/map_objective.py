@@ -13,7 +13,7 @@ separates get their own regions of the plane:
          + \lambda_s \sum_{i<j,\ l_i = l_j} e^{-\lVert y_i - y_j\rVert^2},
 
 with :math:`a_{ij} = 1` when ``j`` is one of the ``n_neighbors`` nearest samples of ``i`` in its
-own class or the other way round (sparse, :func:`graphdr.graphs.knn_graph`), else 0, and
+own class or the other way round (sparse, :func:`graphdr.blocks.graphs.knn_graph`), else 0, and
 :math:`c_{ij} = 1` when ``i`` and ``j`` are of different classes (each of more than
 :data:`~graphdr.neighbor.map_input.CROSS_NEIGHBORS` samples) and one is among the other's
 ``CROSS_NEIGHBORS`` nearest samples in the input, else 0. The
@@ -30,7 +30,7 @@ repulsions are summed over all pairs on a grid
 The gradient is :math:`2 L Y + \lambda_d (\nabla F - \nabla F_{l}) + \lambda_s \nabla F_{l}`
 plus the saturating pairs' forces (``O(n)`` pairs),
 :math:`L` the graph Laplacian, :math:`F` the Gaussian field of all samples and :math:`F_l` that
-of the sample's class. The optimiser is :func:`graphdr.optim.descent` along the Laplacian
+of the sample's class. The optimiser is :func:`graphdr.blocks.optim.descent` along the Laplacian
 direction :math:`-(2L + \mu I)^{-1} \nabla E` (paper 003's fourth optimiser): Jacobi-
 preconditioned conjugate gradients on the sparse Laplacian, ``O(n k)`` per solve.
 """

@@ -13,8 +13,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.neighbors import NearestNeighbors
 
-from ..optim import jacobi_cg
-from ..solvers import embedding_signs
+from ..blocks.optim import jacobi_cg
+from ..blocks.solvers import embedding_signs
 
 #: samples per unit area of a class's starting disc
 START_DENSITY = 4.0
@@ -27,7 +27,7 @@ HARMONIC_PULL = 0.1
 
 def _principal_plane(Z):
     """The rows of ``Z`` (centred) on their two leading principal axes, signs by the rule of
-    :func:`graphdr.solvers.embedding_signs`; zeros where the rank is below 2.
+    :func:`graphdr.blocks.solvers.embedding_signs`; zeros where the rank is below 2.
 
     LAPACK's axes differ in their last bits between BLAS kernels, and the map's descent
     would amplify that: the axes are rounded to multiples of ``2**-AXIS_BITS`` (a change far

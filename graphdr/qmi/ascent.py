@@ -8,7 +8,7 @@ from scipy import linalg
 from sklearn.covariance import ledoit_wolf_shrinkage
 from sklearn.neighbors import NearestNeighbors
 
-from ..solvers import data_subspace
+from ..blocks.solvers import data_subspace
 from .potentials import (
     _POTENTIALS,
     _criteria,
@@ -27,7 +27,7 @@ _BRUTE_MAX = 10**8
 def _sampled_potentials(Y, class_of_row, blocks, sigma, pairs, *, grad=True):
     r"""Unbiased estimates of the potentials (and gradients) from sampled pairs.
 
-    ``pairs = (same, different)`` (:mod:`graphdr.pairs`): the sums over ordered pairs
+    ``pairs = (same, different)`` (:mod:`graphdr.blocks.pairs`): the sums over ordered pairs
     :math:`k \ne l` of :math:`B[c_k, c_l]\,G_{kl}` are estimated from them; the diagonal
     (:math:`G_{kk} = 1`) is added exactly. Same conventions as :func:`_potentials_sorted`.
     """

@@ -5,10 +5,16 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
-from .. import graphs as _graphs
 from .._validation import check_option, has_unlabelled
 from ..base import Solution, _BaseGraphEmbedding
-from ..routes import SCALING_DOC, SMOOTHING_DOC, ClassForms, GraphProblem, discriminative_count
+from ..blocks import graphs as _graphs
+from ..blocks.routes import (
+    SCALING_DOC,
+    SMOOTHING_DOC,
+    ClassForms,
+    GraphProblem,
+    discriminative_count,
+)
 from .potentials import (
     qmi_graph,
     qmi_potential_blocks,
@@ -78,7 +84,7 @@ class LQMI(_QMIClosedForm, _BaseGraphEmbedding):
     (signed) QMI graph ``M`` as intrinsic graph and the complete graph as penalty.
     :math:`X^\top M X` is formed from the class sums :math:`E^\top X` (``O(n D C)``); no
     ``n x n`` matrix is built. The whole fit needs one pass over ``X`` (class counts, class sums
-    and the centred Gram matrix, :func:`graphdr.stats.class_statistics`), so it costs what LDA
+    and the centred Gram matrix, :func:`graphdr.blocks.stats.class_statistics`), so it costs what LDA
     costs, and ``X`` may be a ``dask.array`` (statistics computed chunk by chunk on the active
     Dask scheduler or cluster, never materialised; ``transform`` of a Dask array returns a lazy
     Dask array).
@@ -256,7 +262,7 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
         ``n_landmarks = n_samples`` the approximation is the exact kernel.
     random_state : int, RandomState instance or None, default=None
         Seed of a random choice of the Nystroem landmarks. None takes the landmarks by the
-        content of the rows (:mod:`graphdr.sampling`): the same on every fit and whatever the
+        content of the rows (:mod:`graphdr.blocks.sampling`): the same on every fit and whatever the
         row order. The ``'auto'`` search never uses it: its subsample and folds come from the
         rows' content too, so ``gamma_`` and ``reg_`` do not depend on it.
     n_jobs : int or None, default=None

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import graphs as _graphs
 from .._validation import (
     check_int,
     check_labels,
     check_positive,
 )
+from ..blocks import graphs as _graphs
 
 _DTYPES = [np.float64, np.float32]
 #: Bound on the number of pairwise entries held at once (rows x n) in the blockwise sums.
@@ -45,7 +45,7 @@ def qmi_potential_blocks(class_sizes):
 
 
 def qmi_graph(y_encoded, n_classes=None):
-    r"""Paper 000's QMI graph :math:`M = E B E^\top` as a :class:`graphdr.graphs.ClassGraph`.
+    r"""Paper 000's QMI graph :math:`M = E B E^\top` as a :class:`graphdr.blocks.graphs.ClassGraph`.
 
     .. math::
 
@@ -68,7 +68,7 @@ def qmi_graph(y_encoded, n_classes=None):
 
     Returns
     -------
-    M : graphdr.graphs.ClassGraph
+    M : graphdr.blocks.graphs.ClassGraph
     """
     y_encoded = np.asarray(y_encoded, dtype=np.intp)
     sizes = np.bincount(y_encoded[y_encoded >= 0], minlength=n_classes or 0)

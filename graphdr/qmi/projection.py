@@ -10,7 +10,6 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import validate_data
 
-from .. import pairs as _pairs
 from .._threads import managed_threads
 from .._validation import (
     check_int,
@@ -22,10 +21,11 @@ from .._validation import (
     checked_parameters,
 )
 from ..base import _LinearProjection
+from ..blocks import pairs as _pairs
+from ..blocks.sampling import canonical_order, row_keys, seeded, stratified_folds
+from ..blocks.solvers import embedding_signs
+from ..blocks.stats import input_scale
 from ..linear import LDA
-from ..sampling import canonical_order, row_keys, seeded, stratified_folds
-from ..solvers import embedding_signs
-from ..stats import input_scale
 from ..tuning import check_significance, choose_checkpoint
 from .ascent import (
     _CRITERIA,
@@ -189,7 +189,7 @@ class QMIProjection(_LinearProjection):
         ``n_partners`` partners drawn once per fit for every sample from each group (the other
         samples of its class, and the samples of the other classes; groups of at most
         ``n_partners`` taken whole), and the potentials (without their diagonal, added exactly)
-        replaced by their unbiased estimates (:mod:`graphdr.pairs`): :math:`O(n m D)` once,
+        replaced by their unbiased estimates (:mod:`graphdr.blocks.pairs`): :math:`O(n m D)` once,
         :math:`O(n m d)` per evaluation, ``8 n m`` bytes. ``'auto'``: ``'exact'`` up to 5000
         samples, ``'approx'`` above. Error and speed: ``benchmarks/results/scale_neighbors.md``.
     n_partners : int, default=128
@@ -436,7 +436,7 @@ class QMIProjection(_LinearProjection):
         wrong = np.zeros((len(y_enc), len(factors) + 1), dtype=bool)
         # folds by the rows' content, each in canonical order, and the fixed seed 0 for any
         # randomness of the inner fits: the checkpoint depends on neither row order nor
-        # random_state (graphdr.sampling)
+        # random_state (graphdr.blocks.sampling)
         keys = row_keys(X)
         for tr, va in stratified_folds(y_enc, k, keys):
             tr = tr[canonical_order(keys[tr], y_enc[tr])]

@@ -59,7 +59,7 @@ The class-structured linear estimators (:class:`graphdr.LDA`, :class:`graphdr.LQ
 their ridge by the same leave-one-out criterion on the data (:func:`press_ridge`).
 
 Determinism. Subsamples and folds are chosen by a key of each row's content
-(:mod:`graphdr.sampling`), not drawn at random: the choice is the same on every fit, on every
+(:mod:`graphdr.blocks.sampling`), not drawn at random: the choice is the same on every fit, on every
 machine, whatever the row order and ``random_state``. For a ``dask.array`` ``X`` one pass
 computes the row keys, then only the rows of the subsample are computed (the labels are in
 memory), so the choice is the one the same data in memory would give.
@@ -68,7 +68,7 @@ McNemar checkpoint rule), :mod:`~graphdr.tuning.loo` (the closed-form leave-one-
 and :mod:`~graphdr.tuning.crossval` (the cross-validated search).
 """
 
-from ..sampling import stratified_subsample  # noqa: F401  (re-exported for the tests)
+from ..blocks.sampling import stratified_subsample  # noqa: F401  (re-exported for the tests)
 from .common import (  # noqa: F401  (the names graphdr.tuning always had)
     GAMMA_FACTORS,
     GAMMA_FACTORS_REFIT,

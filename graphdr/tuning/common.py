@@ -9,8 +9,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.stats import binom
 
-from ..sampling import row_keys, smallest_keys
-from ..stats import is_dask_array
+from ..blocks.sampling import row_keys, smallest_keys
+from ..blocks.stats import is_dask_array
 
 #: multiples of the median-heuristic width searched by ``gamma='auto'`` (class-structured
 #: estimators: down to the linear limit)
@@ -99,7 +99,7 @@ def median_gamma(X, *, max_samples=1000, keys=None):
 
     Returns ``1 / n_features`` when every pair is at distance 0. Beyond ``max_samples`` rows
     the median is taken over the ``max_samples`` rows of smallest content key
-    (:mod:`graphdr.sampling`; ``keys`` when already computed): the same rows whatever their
+    (:mod:`graphdr.blocks.sampling`; ``keys`` when already computed): the same rows whatever their
     order. Of a ``dask.array`` only those rows are computed (after one pass for the keys).
     """
     dask = is_dask_array(X)

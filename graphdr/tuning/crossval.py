@@ -10,10 +10,10 @@ from scipy import linalg
 from sklearn.base import clone
 from threadpoolctl import threadpool_limits
 
-from ..kernel_matrices import TrainingCentring, compute_kernel
-from ..routes import metric_transform
-from ..sampling import row_keys, stratified_folds, stratified_subsample, take_rows
-from ..stats import is_dask_array
+from ..blocks.kernel_matrices import TrainingCentring, compute_kernel
+from ..blocks.routes import metric_transform
+from ..blocks.sampling import row_keys, stratified_folds, stratified_subsample, take_rows
+from ..blocks.stats import is_dask_array
 from .common import (
     GAMMA_FACTORS,
     GAMMA_FACTORS_REFIT,
@@ -30,7 +30,7 @@ from .common import (
 
 
 def _folds(y_enc, n_folds, keys, name):
-    """Stratified inner folds dealt by content key (:func:`graphdr.sampling.stratified_folds`),
+    """Stratified inner folds dealt by content key (:func:`graphdr.blocks.sampling.stratified_folds`),
     ``min(n_folds, smallest class)`` of them."""
     counts = np.bincount(y_enc)
     if counts.min() < 2:

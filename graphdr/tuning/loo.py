@@ -9,9 +9,9 @@ from joblib import Parallel, delayed
 from threadpoolctl import threadpool_limits
 
 from .._threads import map_threads
-from ..kernel_matrices import TrainingCentring, compute_kernel
-from ..sampling import row_keys, stratified_subsample, take_rows
-from ..stats import is_dask_array, power_of_two_scale
+from ..blocks.kernel_matrices import TrainingCentring, compute_kernel
+from ..blocks.sampling import row_keys, stratified_subsample, take_rows
+from ..blocks.stats import is_dask_array, power_of_two_scale
 from .common import (
     GAMMA_FACTORS,
     REG_GRID,
@@ -92,7 +92,7 @@ def _principal_coordinates(X):
     their centred Gram matrix when there are more features than rows or ``X`` is sparse)."""
     n = X.shape[0]
     # NumPy's eigh and SVD (LAPACK's syevd and gesdd) release the GIL: the ridge is chosen
-    # beside the statistics pass (graphdr.stats.class_statistics's ``beside``)
+    # beside the statistics pass (graphdr.blocks.stats.class_statistics's ``beside``)
     if sp.issparse(X) or X.shape[1] > n:
         K = X @ X.T
         K = np.ascontiguousarray(K.toarray() if sp.issparse(K) else K, dtype=np.float64)
@@ -117,7 +117,7 @@ def press_ridge(X, y_enc, *, name, max_samples=None, keys=None):
     ``m / n``: the penalty of ridge regression is a prior precision, the same in absolute
     terms for any ``n``, while :math:`\operatorname{tr}(S_t)` grows with ``n``. ``X`` is dense,
     sparse or a ``dask.array`` (only the subsample's rows are computed); ``keys`` are its rows'
-    content keys (:func:`graphdr.sampling.row_keys`) when already computed.
+    content keys (:func:`graphdr.blocks.sampling.row_keys`) when already computed.
 
     Returns ``(reg, cv_results)`` with ``cv_results`` ``param_reg`` (relative to the
     subsample), ``mean_test_error`` (the PRESS per sample) and ``rank_test_error``.
@@ -217,7 +217,7 @@ def loo_search(estimator, X, y_enc, *, search_gamma=True, search_reg=True, fixed
         \text{reg})}{1 - h_{ii}(\gamma, \text{reg})}\Big\rVert^2
 
     over the stratified subsample of at most ``max_samples`` (600) rows of smallest content
-    key (:mod:`graphdr.sampling`), with the residuals and leverages of
+    key (:mod:`graphdr.blocks.sampling`), with the residuals and leverages of
     :func:`kernel_press_path`: one eigendecomposition per width, every ridge at
     ``O(m r C)``. :math:`\Gamma = \gamma_0 \cdot 4^{\{-5,\dots,1\}}` around the median
     heuristic, :math:`R` = :data:`REG_GRID`. The pairs within ``PLATEAU_RTOL`` (0.1 %) of

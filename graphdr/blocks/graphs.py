@@ -24,8 +24,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import check_int, check_option, check_positive
-from .knn import (  # noqa: F401  (ApproxNeighbors: graphdr.graphs' public name too)
+from .._validation import check_int, check_option, check_positive
+from .knn import (  # noqa: F401  (ApproxNeighbors: graphdr.blocks.graphs' public name too)
     ApproxNeighbors,
     _approx_search_groups,
     _precomputed_neighbours,

@@ -1,4 +1,4 @@
-"""Nearest-neighbour searches behind :func:`graphdr.graphs.knn_graph` and the maps: exact
+"""Nearest-neighbour searches behind :func:`graphdr.blocks.graphs.knn_graph` and the maps: exact
 (scikit-learn's ``NearestNeighbors``, with ties to the smaller index on every machine) and
 approximate (NN-descent, :class:`ApproxNeighbors`), a group of queries against its own
 candidates at a time, the groups and query chunks on the environment's threads."""
@@ -10,9 +10,9 @@ import threading
 import numpy as np
 from sklearn.neighbors import NearestNeighbors
 
-from . import _threads
-from ._threads import map_threads
-from ._validation import check_option
+from .. import _threads
+from .._threads import map_threads
+from .._validation import check_option
 
 __all__ = ["ApproxNeighbors", "resolve_algorithm"]
 

@@ -50,7 +50,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
-from ._threads import map_threads
+from .._threads import map_threads
 
 __all__ = ["RowKeys", "row_keys", "canonical_order", "stratified_subsample", "stratified_folds",
            "smallest_keys", "take_rows", "landmark_indices", "seeded"]
@@ -154,7 +154,7 @@ class RoundedKeyPass:
     """The rounded keys of the rows of a dense array, fed one row block at a time.
 
     Each block is float64 with its rows contiguous (a view of ``X`` itself when ``X`` is
-    C-ordered float64): a pass over the data (:func:`graphdr.stats.class_statistics`) computes
+    C-ordered float64): a pass over the data (:func:`graphdr.blocks.stats.class_statistics`) computes
     the keys on the way, while the block is in cache. Blocks of different rows may be added
     from different threads, each with its own :meth:`scratch` buffers.
     """

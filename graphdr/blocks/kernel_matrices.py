@@ -21,7 +21,7 @@ from scipy import linalg
 from sklearn.metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
 from sklearn.preprocessing import KernelCenterer
 
-from ._threads import map_threads
+from .._threads import map_threads
 
 __all__ = ["KERNELS", "compute_kernel", "empirical_kernel_map", "kernel_distances",
            "KernelCenterer",

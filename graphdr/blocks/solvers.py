@@ -240,7 +240,7 @@ def gram_subspace(G, n_samples, *, rank_tol=None, with_variances=False):
     The directions of variance above ``rank_tol * max variance`` (default
     ``max(n_samples, D) * eps``), by decreasing variance: the ``D <= n`` branch of
     :func:`data_subspace`, for a Gram matrix accumulated elsewhere (for example by
-    :func:`graphdr.stats.class_statistics`). With ``with_variances`` also returns the kept
+    :func:`graphdr.blocks.stats.class_statistics`). With ``with_variances`` also returns the kept
     eigenvalues of ``G`` (decreasing, one per basis column): ``G`` is ``diag`` of them in the
     basis.
     """

@@ -24,7 +24,7 @@ space                  coordinates ``C`` of the training samples        fitted a
 A dual vector ``a`` and a direction ``v`` in :class:`KernelMap` coordinates are the same
 solution, :math:`a = P\Lambda^{-1/2} v`; the ridge :math:`\epsilon\,a^\top\tilde K a` of a
 regularised kernel problem is :math:`\epsilon\lVert v\rVert^2` there, so kernel and linear
-problems go through the same solver (:func:`graphdr.solvers.generalized_eigh`).
+problems go through the same solver (:func:`graphdr.blocks.solvers.generalized_eigh`).
 
 Each space also embeds new samples (:meth:`embed`), from the estimator's fitted attributes,
 so ``transform`` is one line for every estimator.
@@ -39,9 +39,9 @@ import scipy.sparse as sp
 from sklearn.kernel_approximation import Nystroem
 from sklearn.utils.validation import assert_all_finite
 
+from .._threads import map_threads
+from .._validation import check_option
 from . import graphs as _graphs
-from ._threads import map_threads
-from ._validation import check_option
 from .kernel_matrices import (
     KERNEL_BLOCK_ENTRIES,
     TrainingCentring,
@@ -108,7 +108,7 @@ class LinearSpan:
     r"""The span of the centred training data, :math:`C = (X - \mathbf 1 m^\top) B`.
 
     ``B`` (``D x r``) is an orthonormal basis of the directions of non-negligible variance
-    (:func:`graphdr.solvers.data_subspace`): constant features get exactly zero weight and
+    (:func:`graphdr.blocks.solvers.data_subspace`): constant features get exactly zero weight and
     ``r <= min(n - 1, D)``. Built either from the samples (:meth:`fit`) or from one-pass class
     statistics (:meth:`from_statistics`), in which case class-graph forms come from the centred
     Gram matrix and class sums alone (:meth:`class_form`).
@@ -130,7 +130,7 @@ class LinearSpan:
 
     @classmethod
     def from_statistics(cls, stats, rank_tol=None, name="This estimator"):
-        """The span from :class:`graphdr.stats.ClassStatistics` (no pass over the samples)."""
+        """The span from :class:`graphdr.blocks.stats.ClassStatistics` (no pass over the samples)."""
         space = cls(rank_tol)
         G = stats.centered_gram()
         space.basis, variances = gram_subspace(G, stats.n, rank_tol=rank_tol,
@@ -140,7 +140,7 @@ class LinearSpan:
         space.coords = None
         space._X = None
         # the basis is G's eigenbasis: G is diagonal in it (no D^3 product, and the
-        # solvers take the diagonal fast path of graphdr.solvers.generalized_eigh)
+        # solvers take the diagonal fast path of graphdr.blocks.solvers.generalized_eigh)
         space.gram = np.diag(variances)
         space.class_sums = stats.centered_class_sums() @ space.basis
         space.stats = stats
@@ -191,7 +191,7 @@ class LinearSpan:
         return (np.asarray(self._X, dtype=np.float64) - self.mean) @ (self.basis @ V)
 
     def signs(self, V, y_encoded=None):
-        """The sign convention (:func:`graphdr.solvers.orientation_signs`) of directions ``V``:
+        """The sign convention (:func:`graphdr.blocks.solvers.orientation_signs`) of directions ``V``:
         from the embedded training samples, or from the class statistics (class means, the
         components' root-mean-square, then the weights ``B V``) when the space holds no
         samples."""
@@ -288,7 +288,7 @@ class KernelMap:
 
     :meth:`fit` computes the kernel ``K`` and its centred form :math:`\tilde K`; the
     eigendecomposition behind :attr:`coords` is computed only when a route asks for it (the
-    class-structured Cholesky route, :func:`graphdr.routes.solve_class_kernel`, does not).
+    class-structured Cholesky route, :func:`graphdr.blocks.routes.solve_class_kernel`, does not).
     :meth:`from_centred_kernel` wraps a kernel that is already centred (MKL-DR's combined
     kernel).
     """
@@ -345,7 +345,7 @@ class KernelMap:
 
     def factorise_in_place(self, solve):
         """``solve(K)`` on the space's own centred kernel, which ``solve`` may overwrite except
-        for its strict lower triangle (:func:`graphdr.solvers.class_kernel_eigh` with
+        for its strict lower triangle (:func:`graphdr.blocks.solvers.class_kernel_eigh` with
         ``overwrite_k=True``); :attr:`K_centred` restores the matrix when next asked for."""
         K = self.K_centred
         diagonal = K.diagonal().copy()
@@ -398,7 +398,7 @@ class KernelMap:
 
     def signs(self, V=None, y_encoded=None, *, embedding=None):
         """The sign convention of directions ``V`` (or of the training ``embedding`` of dual
-        coefficients): :func:`graphdr.solvers.embedding_signs`."""
+        coefficients): :func:`graphdr.blocks.solvers.embedding_signs`."""
         return embedding_signs(self.coords @ V if embedding is None else embedding, y_encoded)
 
     def solution(self, V=None, *, dual=None, dtype=None, embedding=None):
@@ -434,7 +434,7 @@ class KernelMap:
 def landmark_rows(X, n_landmarks, random_state=None):
     """Indices and rows of ``min(n_landmarks, n)`` landmarks of ``X``.
 
-    The indices are :func:`graphdr.sampling.landmark_indices`: with ``random_state=None`` the
+    The indices are :func:`graphdr.blocks.sampling.landmark_indices`: with ``random_state=None`` the
     rows of smallest content key (the same on every fit, whatever the row order), with a seed
     ``check_random_state(random_state).permutation(n)[:m]``, the draw of scikit-learn's
     ``Nystroem`` and of :class:`graphdr.MKLDR`. A NumPy and a Dask ``X`` give the same
@@ -478,7 +478,7 @@ class NystroemMap:
     A ``dask.array`` ``X`` (with encoded labels) is never materialised: only the landmark rows
     are computed (:func:`landmark_rows`, the same rows as for NumPy input with the same
     ``random_state``), the features of each chunk are computed by ``map_blocks`` and reduced
-    at once to class statistics (:func:`graphdr.stats.class_statistics`: counts, class sums and
+    at once to class statistics (:func:`graphdr.blocks.stats.class_statistics`: counts, class sums and
     centred Gram matrix of :math:`\Phi`, ``m x m``). The space then holds no coordinates, only
     the class forms :math:`d\,G - \tilde U^\top B \tilde U` (:meth:`class_form`), which is
     what class-structured problems (kernel LDA, kernel QMI) need.

@@ -9,15 +9,15 @@ A graph-embedding problem (:class:`GraphProblem`) names an *objective* graph and
     \min_V \operatorname{tr}\big(V^\top (C^\top Q_W C + \epsilon I) V\big) \quad\text{s.t.}\quad
     V^\top (C^\top Q_{W^p} C + \epsilon I) V = I
 
-in the coordinates ``C`` of a space of :mod:`graphdr.spaces`. Three routes solve it:
+in the coordinates ``C`` of a space of :mod:`graphdr.blocks.spaces`. Three routes solve it:
 
 * :func:`solve_graph_problem` -- any graphs, any space: quadratic forms in the coordinates,
-  then :func:`graphdr.solvers.generalized_eigh`;
-* :func:`solve_class_forms` -- class graphs on a :class:`~graphdr.spaces.LinearSpan` built
+  then :func:`graphdr.blocks.solvers.generalized_eigh`;
+* :func:`solve_class_forms` -- class graphs on a :class:`~graphdr.blocks.spaces.LinearSpan` built
   from one-pass class statistics: every form is ``d G - U^T B U`` (``C x C`` blocks);
 * :func:`solve_class_kernel` -- a class-structured objective on an exact
-  :class:`~graphdr.spaces.KernelMap`: one Cholesky factorisation, no eigendecomposition of
-  the kernel (:func:`graphdr.solvers.class_kernel_eigh`); returns dual coefficients.
+  :class:`~graphdr.blocks.spaces.KernelMap`: one Cholesky factorisation, no eigendecomposition of
+  the kernel (:func:`graphdr.blocks.solvers.class_kernel_eigh`); returns dual coefficients.
 
 The ridge is :func:`relative_ridge`: ``reg`` times the mean eigenvalue of the constraint over
 the space's dimensions, so that all routes solve the same regularised problem.
@@ -44,7 +44,7 @@ class GraphProblem:
     Attributes
     ----------
     objective : graph
-        ``W`` (:class:`graphdr.graphs.ClassGraph`, sparse or dense ``n x n``).
+        ``W`` (:class:`graphdr.blocks.graphs.ClassGraph`, sparse or dense ``n x n``).
     constraint : graph or {'degree', 'identity'}
         ``W^p``, the degree matrix of ``W`` (LPP), or the identity (``V^T V = I``).
     objective_kind : {'laplacian', 'adjacency'}
@@ -143,10 +143,10 @@ def solve_class_kernel(space, y_encoded, block, *, reg=0.0, ridge=None, with_emb
     absolute ``ridge`` when given.
     Returns the maximised ratios (decreasing) and dual coefficients, and with
     ``with_embedding`` the training embedding :math:`\tilde K a` (free, see
-    :func:`graphdr.solvers.class_kernel_eigh`); raises ``numpy.linalg.LinAlgError`` when
+    :func:`graphdr.blocks.solvers.class_kernel_eigh`); raises ``numpy.linalg.LinAlgError`` when
     :math:`\tilde K + \epsilon I` is not positive definite. A space that owns its kernel
-    (:meth:`graphdr.spaces.KernelMap.fit`) has it factorised in place, without an ``n x n``
-    copy (:meth:`graphdr.spaces.KernelMap.factorise_in_place`).
+    (:meth:`graphdr.blocks.spaces.KernelMap.fit`) has it factorised in place, without an ``n x n``
+    copy (:meth:`graphdr.blocks.spaces.KernelMap.factorise_in_place`).
     """
     Kc = space.K_centred
     if ridge is None:
@@ -222,7 +222,7 @@ SCALING_DOC = """    scaling : {'within', 'total', 'none'}, default='within'
         their training classes tighter than new samples, so in the ``'within'`` metric an RBF
         SVM with a fixed ``gamma`` can fail (``benchmarks/results/bouzas.md``); give it a
         width from the data (scikit-learn's ``gamma='scale'``) or use ``'none'``.
-        See :func:`graphdr.routes.metric_transform`."""
+        See :func:`graphdr.blocks.routes.metric_transform`."""
 
 
 def metric_transform(scaling, within, total, norms, *, n_samples, n_classes, reg=0.0,

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import check_int, check_option, check_positive
+from .._validation import check_int, check_option, check_positive
 
 __all__ = ["LineSearchResult", "OptimizeResult", "line_search_wolfe", "descent", "jacobi_cg"]
 

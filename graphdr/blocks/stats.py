@@ -49,7 +49,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
 
-from ._threads import map_threads
+from .._threads import map_threads
 
 __all__ = ["ClassStatistics", "class_statistics", "is_dask_array", "check_class_counts",
            "check_dask_input", "scaled_class_statistics", "power_of_two_scale", "input_scale"]
