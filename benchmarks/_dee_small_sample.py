@@ -31,7 +31,7 @@ import numpy as np
 from sklearn.decomposition import PCA
 from sklearn.neighbors import KNeighborsClassifier
 
-from graphdr.discriminant import DCV, MMPA
+from graphdr.graph_embedding.discriminant import DCV, MMPA
 from graphdr.neighbor import DEE, DSNE
 
 ROOT = Path(__file__).resolve().parent

@@ -25,7 +25,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.preprocessing import MinMaxScaler
 
-from graphdr.discriminant import DCV
+from graphdr.graph_embedding.discriminant import DCV
 
 ROOT = Path(__file__).resolve().parent
 RESULTS = ROOT / "results"

@@ -28,8 +28,8 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.preprocessing import MinMaxScaler
 
-from graphdr.kernel_methods import KernelLDA
-from graphdr.linear import LDA
+from graphdr.graph_embedding.kernel_methods import KernelLDA
+from graphdr.graph_embedding.linear import LDA
 from graphdr.qmi import KQMI, LQMI
 
 DATA_DIR = str(SHARED)

@@ -37,7 +37,7 @@ import numpy as np
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.preprocessing import StandardScaler
 
-from graphdr.discriminant import DCV, MMPA
+from graphdr.graph_embedding.discriminant import DCV, MMPA
 from graphdr.neighbor import DEE, DSNE
 
 ROOT = Path(__file__).resolve().parent

@@ -40,7 +40,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.preprocessing import MinMaxScaler
 
-from graphdr.linear import LDA
+from graphdr.graph_embedding.linear import LDA
 from graphdr.qmi import QMIProjection
 
 DATA_DIR = str(SHARED)

@@ -12,11 +12,13 @@ import types
 #: is the command's own one-line answer
 _WHERE = {
     "GraphEmbedding": ".base",
-    "DCV": ".discriminant", "MMPA": ".discriminant",
-    "CKFD": ".kernel_methods", "KernelLDA": ".kernel_methods", "KernelLPP": ".kernel_methods",
-    "LDA": ".linear", "LDE": ".linear", "LPP": ".linear", "MFA": ".linear",
-    "LFDA": ".local_fisher", "SemiLFDA": ".local_fisher",
-    "SELF": ".local_fisher",  # the paper's name of SemiLFDA (see its docstring)
+    "DCV": ".graph_embedding.discriminant", "MMPA": ".graph_embedding.discriminant",
+    "CKFD": ".graph_embedding.kernel_methods", "KernelLDA": ".graph_embedding.kernel_methods",
+    "KernelLPP": ".graph_embedding.kernel_methods",
+    "LDA": ".graph_embedding.linear", "LDE": ".graph_embedding.linear",
+    "LPP": ".graph_embedding.linear", "MFA": ".graph_embedding.linear",
+    "LFDA": ".graph_embedding.local_fisher", "SemiLFDA": ".graph_embedding.local_fisher",
+    "SELF": ".graph_embedding.local_fisher",  # the paper's name of SemiLFDA (see its docstring)
     "map2d": ".map2d",
     "KFD": ".multiview", "KFDSAMME": ".multiview", "MKLDR": ".multiview",
     "KFDVoting": ".multiview", "SDPSolverError": ".multiview", "ViewKernel": ".multiview",
@@ -49,7 +51,9 @@ sys.modules[__name__].__class__ = _Package
 _MOVED = {"graphdr.cli_map": "graphdr.cli.map_command", "graphdr.cli_demo": "graphdr.cli.demo",
           **{f"graphdr.{m}": f"graphdr.blocks.{m}" for m in (
               "graphs", "knn", "kernel_matrices", "stats", "optim", "pairs", "sampling", "solvers",
-              "spaces", "routes")}}
+              "spaces", "routes")},
+          **{f"graphdr.{m}": f"graphdr.graph_embedding.{m}" for m in (
+              "linear", "kernel_methods", "discriminant", "local_fisher")}}
 
 
 class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):

@@ -29,7 +29,7 @@ def test_registry_names_aliases_and_unknown():
 @pytest.mark.parametrize(
     "target, message",
     [("graphdr.not_written_yet:Foo", "module graphdr.not_written_yet does not exist yet"),
-     ("graphdr.linear:NotAClass", "graphdr.linear has no NotAClass")],
+     ("graphdr.graph_embedding.linear:NotAClass", "graphdr.graph_embedding.linear has no NotAClass")],
 )
 def test_unavailable_method_says_so(target, message):
     spec = bm.MethodSpec(name="future", target=target, label="F")

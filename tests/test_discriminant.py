@@ -1,4 +1,4 @@
-"""Tests of MMPA and DCV (graphdr.discriminant)."""
+"""Tests of MMPA and DCV (graphdr.graph_embedding.discriminant)."""
 
 import numpy as np
 import pytest
@@ -6,7 +6,7 @@ from conftest import make_classes, max_angle
 from scipy import linalg
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from graphdr.discriminant import DCV, MMPA, mean_class_distances
+from graphdr.graph_embedding.discriminant import DCV, MMPA, mean_class_distances
 
 
 def _sss_data(seed=0, n_per_class=(4, 5, 3, 6), D=40):

@@ -109,7 +109,7 @@ def test_a_step_solves_the_regularised_eq21(rng, lda):
     if lda:
         W, Wp = G.within_class_graph(y), G.total_graph(y)
     else:
-        W, Wp = (g for g in graphdr.linear.class_neighbour_graphs(X, y, 4, 6))
+        W, Wp = (g for g in graphdr.graph_embedding.linear.class_neighbour_graphs(X, y, 4, 6))
     Wd = W.toarray() if hasattr(W, "toarray") else W
     Wpd = Wp.toarray() if hasattr(Wp, "toarray") else Wp
     reg = 1e-2
@@ -337,7 +337,9 @@ def test_lde_graphs_are_the_average_of_per_view_graphs():
     Ks = [ViewKernel("rbf").fit_kernel(V) for V in views]
     within, between = est._graphs(Ks, y)
     # an RBF kernel distance is monotone in the Euclidean distance: same neighbours
-    per_view = [graphdr.linear.class_neighbour_graphs(V, y, 3, 4, weights="binary") for V in views]
+    per_view = [graphdr.graph_embedding.linear.class_neighbour_graphs(V, y, 3, 4,
+                                                                      weights="binary")
+                for V in views]
     np.testing.assert_allclose(within.toarray(), sum(w.toarray() for w, _ in per_view) / 2)
     np.testing.assert_allclose(between.toarray(), sum(b.toarray() for _, b in per_view) / 2)
 

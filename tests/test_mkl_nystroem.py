@@ -9,7 +9,7 @@ from conftest import make_classes
 from scipy.linalg import subspace_angles
 
 from graphdr import graphs as G
-from graphdr.linear import class_neighbour_graphs
+from graphdr.graph_embedding.linear import class_neighbour_graphs
 from graphdr.multiview import (
     MKLDR,
     ViewKernel,

@@ -12,7 +12,7 @@ from sklearn.preprocessing import KernelCenterer, StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from graphdr.blocks.kernel_matrices import compute_kernel
-from graphdr.linear import LDA
+from graphdr.graph_embedding.linear import LDA
 from graphdr.qmi import (
     KQMI,
     LQMI,

@@ -96,7 +96,7 @@ def test_smoothing_joins_the_denominator_of_the_maximised_ratio(name):
         lam, V = linalg.eigh(A, B)
         V = V[:, ::-1]
     else:
-        from graphdr.linear import class_neighbour_graphs
+        from graphdr.graph_embedding.linear import class_neighbour_graphs
 
         Wi, Wp = class_neighbour_graphs(X, ys, 5, 20, weights="binary")
         Li = graphdr.blocks.graphs.laplacian(Wi).toarray()

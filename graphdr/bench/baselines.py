@@ -12,7 +12,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_labels, check_positive
-from ..kernel_methods import KernelLDA
+from ..graph_embedding.kernel_methods import KernelLDA
 from ..multiview import check_views, make_view_kernels
 
 __all__ = ["AverageKernelLDA"]

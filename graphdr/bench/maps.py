@@ -38,7 +38,7 @@ def default_map_methods(external=True):
     """name -> estimator factory: graphdr's 2-D maps (linear, kernel, nonparametric) and, with
     ``external`` and when installed (``pip install "graphdr[bench]"``), supervised UMAP and
     openTSNE (unsupervised), each with its own ``transform``."""
-    from ..linear import LDA
+    from ..graph_embedding.linear import LDA
     from ..neighbor import DEE, DEEMap
     from ..qmi import KQMI
 

@@ -21,8 +21,8 @@ from ..base.generic import GraphEmbedding
 from ..blocks.kernel_matrices import kernel_distances
 from ..blocks.sampling import landmark_indices, row_keys, stratified_folds
 from ..blocks.spaces import resolve_approximation
-from ..kernel_methods import KernelLDA
-from ..linear import LDA, LDE, class_neighbour_graphs
+from ..graph_embedding.kernel_methods import KernelLDA
+from ..graph_embedding.linear import LDA, LDE, class_neighbour_graphs
 from .views import (
     check_views,
     make_view_kernels,

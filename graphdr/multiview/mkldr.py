@@ -28,7 +28,7 @@ from ..blocks.routes import (
 from ..blocks.sampling import landmark_indices
 from ..blocks.spaces import resolve_approximation
 from ..blocks.stats import is_dask_array
-from ..linear import class_neighbour_graphs
+from ..graph_embedding.linear import class_neighbour_graphs
 from ..tuning import check_auto
 from .dask_views import (
     _check_dask_views,

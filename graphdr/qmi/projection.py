@@ -25,7 +25,7 @@ from ..blocks import pairs as _pairs
 from ..blocks.sampling import canonical_order, row_keys, seeded, stratified_folds
 from ..blocks.solvers import embedding_signs
 from ..blocks.stats import input_scale
-from ..linear import LDA
+from ..graph_embedding.linear import LDA
 from ..tuning import check_significance, choose_checkpoint
 from .ascent import (
     _CRITERIA,

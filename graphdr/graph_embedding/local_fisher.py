@@ -48,10 +48,10 @@ import scipy.sparse as sp
 from sklearn.metrics import pairwise_distances
 from sklearn.neighbors import NearestNeighbors
 
-from ._validation import check_int, check_positive
-from .base import Solution, _BaseGraphEmbedding
-from .blocks import graphs as _graphs
-from .blocks.routes import SCALING_DOC, SMOOTHING_DOC, GraphProblem, solve_graph_problem
+from .._validation import check_int, check_positive
+from ..base import Solution, _BaseGraphEmbedding
+from ..blocks import graphs as _graphs
+from ..blocks.routes import SCALING_DOC, SMOOTHING_DOC, GraphProblem, solve_graph_problem
 
 __all__ = ["LFDA", "SemiLFDA", "SELF", "local_scaling_affinity", "local_fisher_graphs"]
 
@@ -129,7 +129,7 @@ class LFDA(_LocalFisher):
         V^\top (S^{(lm)} + \epsilon I) V = I ,
 
     the local within-class scatter over the local mixture scatter
-    :math:`S^{(lm)} = S^{(lb)} + S^{(lw)}` (definitions: :mod:`graphdr.local_fisher`), which
+    :math:`S^{(lm)} = S^{(lb)} + S^{(lw)}` (definitions: :mod:`graphdr.graph_embedding.local_fisher`), which
     has the directions of LFDA's :math:`\max \operatorname{tr}((V^\top S^{(lw)} V)^{-1}
     V^\top S^{(lb)} V)` and stays well posed where :math:`S^{(lw)}` is singular. Pairs of one
     class are weighted by their local-scaling affinity, so a class made of several clusters
@@ -215,7 +215,7 @@ class SemiLFDA(_LocalFisher):
 
     LFDA's local scatters of the ``m`` labelled samples mixed with the covariance :math:`C_t`
     of every sample, labelled or not (``y = -1``), and :math:`\bar c` its mean eigenvalue
-    (:mod:`graphdr.local_fisher`): the directions of SELF's :math:`\max
+    (:mod:`graphdr.graph_embedding.local_fisher`): the directions of SELF's :math:`\max
     \operatorname{tr}((V^\top S^{(rlw)} V)^{-1} V^\top S^{(rlb)} V)`. ``beta = 0`` is
     :class:`LFDA` of the labelled samples, ``beta = 1`` is PCA of all samples; between, the
     unlabelled samples keep the directions of large variance when labels are few.

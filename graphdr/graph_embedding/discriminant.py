@@ -16,8 +16,8 @@ import numpy as np
 from scipy import linalg
 from sklearn.utils.validation import validate_data
 
-from ._threads import managed_threads, map_threads
-from ._validation import (
+from .._threads import managed_threads, map_threads
+from .._validation import (
     check_int,
     check_label_values,
     check_labels,
@@ -25,10 +25,10 @@ from ._validation import (
     check_positive,
     checked_parameters,
 )
-from .base import _BaseGraphEmbedding, _LinearProjection
-from .blocks import graphs as _graphs
-from .blocks.solvers import data_subspace, embedding_signs
-from .blocks.stats import input_scale
+from ..base import _BaseGraphEmbedding, _LinearProjection
+from ..blocks import graphs as _graphs
+from ..blocks.solvers import data_subspace, embedding_signs
+from ..blocks.stats import input_scale
 
 __all__ = ["MMPA", "DCV", "mean_class_distances"]
 

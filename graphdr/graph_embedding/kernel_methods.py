@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._threads import managed_threads
-from ._validation import check_positive, checked_parameters
-from .base import Solution, _BaseGraphEmbedding
-from .blocks import graphs as _graphs
-from .blocks.routes import SCALING_DOC, SMOOTHING_DOC
-from .blocks.solvers import generalized_eigh
+from .._threads import managed_threads
+from .._validation import check_positive, checked_parameters
+from ..base import Solution, _BaseGraphEmbedding
+from ..blocks import graphs as _graphs
+from ..blocks.routes import SCALING_DOC, SMOOTHING_DOC
+from ..blocks.solvers import generalized_eigh
 from .linear import _LDAGraphs, _LPPGraphs
 
 __all__ = ["KernelLDA", "KernelLPP", "CKFD"]
