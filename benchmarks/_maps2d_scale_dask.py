@@ -145,7 +145,7 @@ def check_equal(folder, out, n_check):
     import pandas as pd
 
     from graphdr import DEEMap
-    from graphdr.bench.file_parts import read_parts
+    from graphdr.io.file_parts import read_parts
     from graphdr.neighbor.map_dask import fit_sample
 
     table = read_parts(folder)

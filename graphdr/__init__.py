@@ -53,7 +53,9 @@ _MOVED = {"graphdr.cli_map": "graphdr.cli.map_command", "graphdr.cli_demo": "gra
               "graphs", "knn", "kernel_matrices", "stats", "optim", "pairs", "sampling", "solvers",
               "spaces", "routes")},
           **{f"graphdr.{m}": f"graphdr.graph_embedding.{m}" for m in (
-              "linear", "kernel_methods", "discriminant", "local_fisher")}}
+              "linear", "kernel_methods", "discriminant", "local_fisher")},
+          **{f"graphdr.bench.{m}": f"graphdr.io.{m}" for m in (
+              "files", "file_parts", "array_files", "columns", "paths")}}
 
 
 class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):

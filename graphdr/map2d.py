@@ -108,7 +108,7 @@ def map2d(X, y, *, out=None, title=None, ids=None, hover=None, label_name="label
 def _check_out(out):
     """Create the folder of ``out`` (and its parents) if missing; a ``ValueError`` naming it
     when files cannot be written there."""
-    from .bench.paths import check_writable
+    from .io.paths import check_writable
 
     check_writable(map_files(out)["html"].parent, create=True)
 

@@ -34,7 +34,7 @@ LAYERS = {
     "base": 4,
     "graph_embedding": 5, "qmi": 5, "multiview": 5, "neighbor": 5, "poisson": 5,
     "map_page": 5,  # the page of a fitted map: DEEMap.show draws it
-    "bench": 6, "cli": 6, "plotting": 6, "map2d": 6, "__init__": 6,
+    "bench": 6, "io": 6, "cli": 6, "plotting": 6, "map2d": 6, "__init__": 6,
     "map_partitions": 6,
 }
 
@@ -141,7 +141,7 @@ def test_modules_are_short_enough_to_read():
 def test_families_are_subpackages():
     """The estimator families and the shared machinery that grew past one module."""
     for name in ("neighbor", "qmi", "multiview", "tuning", "base", "bench/reproduce", "blocks",
-                 "graph_embedding", "cli"):
+                 "graph_embedding", "cli", "io"):
         assert (PACKAGE / name / "__init__.py").is_file(), name
 
 
@@ -207,6 +207,7 @@ def test_a_moved_module_imports_under_its_former_name():
             "from graphdr.cli_demo import demo_papers; import graphdr.cli.demo as demo; "
             "import graphdr.stats, graphdr.blocks.stats; from graphdr.graphs import knn_graph; "
             "import graphdr.blocks.graphs as graphs; "
+            "import graphdr.bench.files as f1, graphdr.io.files as f2; assert f1 is f2; "
             "assert graphdr.stats is graphdr.blocks.stats and knn_graph is graphs.knn_graph; "
             "assert old is new and demo_papers is demo.demo_papers; print(old.__name__)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -1,12 +1,12 @@
-"""A table in several files (graphdr.bench.file_parts) against the in-memory reader of the same
+"""A table in several files (graphdr.io.file_parts) against the in-memory reader of the same
 rows in one file."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from graphdr.bench.file_parts import data_files, read_parts
-from graphdr.bench.files import ReadOptions, read_table
+from graphdr.io.file_parts import data_files, read_parts
+from graphdr.io.files import ReadOptions, read_table
 
 pytest.importorskip("dask.array")
 
@@ -82,7 +82,7 @@ def test_no_files_and_onehot_are_clear_errors(tmp_path):
 def test_one_large_text_file_in_byte_ranges(tmp_path, header):
     """A file larger than the piece size is read in line-aligned byte ranges: the same rows
     as the whole read, a bad cell named by the file's own line, the format found once."""
-    from graphdr.bench.file_parts import table_parts
+    from graphdr.io.file_parts import table_parts
 
     frame = pd.concat([_frame(40, s) for s in range(3)], ignore_index=True)
     path = tmp_path / "big.csv"
@@ -109,7 +109,7 @@ def test_one_large_text_file_in_byte_ranges(tmp_path, header):
 
 def test_one_large_parquet_file_by_row_groups(tmp_path):
     pytest.importorskip("pyarrow")
-    from graphdr.bench.file_parts import table_parts
+    from graphdr.io.file_parts import table_parts
 
     frame = pd.concat([_frame(40, s) for s in range(3)], ignore_index=True)
     path = tmp_path / "big.parquet"
@@ -124,7 +124,7 @@ def test_one_large_parquet_file_by_row_groups(tmp_path):
 
 
 def test_quoted_or_utf16_text_is_not_cut(tmp_path):
-    from graphdr.bench.file_parts import table_parts
+    from graphdr.io.file_parts import table_parts
 
     frame = _frame(60)
     frame["label"] = '"' + frame["label"] + '"'
@@ -136,7 +136,7 @@ def test_quoted_or_utf16_text_is_not_cut(tmp_path):
 
 def test_memory_estimate_from_metadata_and_first_lines(tmp_path):
     pytest.importorskip("pyarrow")
-    from graphdr.bench.file_parts import in_memory_bytes
+    from graphdr.io.file_parts import in_memory_bytes
 
     frame = _frame(1000)
     frame.to_parquet(tmp_path / "t.parquet", index=False)

@@ -1,4 +1,4 @@
-"""Reading the files users have (graphdr.bench.files) and the command line's answers to bad
+"""Reading the files users have (graphdr.io.files) and the command line's answers to bad
 input: one line on stderr naming the file, line or column, exit code 2, no traceback, before
 any fit."""
 
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from graphdr.bench.datasets import load_dataset
-from graphdr.bench.files import ReadOptions, check_writable
 from graphdr.cli import main
+from graphdr.io.files import ReadOptions, check_writable
 
 ROWS = [(1.5, 2.0, "x"), (3.5, 4.0, "y"), (5.0, 6.5, "x"), (7.0, 8.0, "y"), (9.0, 1.0, "x"),
         (2.0, 3.0, "y")]
@@ -366,7 +366,7 @@ def test_unreadable_file_and_unwritable_folder_whoever_runs_it(tmp_path, monkeyp
     permissions as the operating system would report them to another user."""
     import tempfile
 
-    import graphdr.bench.paths as files
+    import graphdr.io.paths as files
 
     path = write(tmp_path / "locked.csv", "a,label\n1,x\n2,y\n")
     monkeypatch.setattr(files.os, "access", lambda p, mode: False)
@@ -623,7 +623,7 @@ def test_text_columns_follow_dropped_rows_and_stay_lazy(tmp_path, monkeypatch):
     import pandas as pd
 
     from graphdr.bench import files
-    from graphdr.bench.files import TextColumns, read_table
+    from graphdr.io.files import TextColumns, read_table
 
     frame = pd.DataFrame({"a": [1.0, np.nan, 3.0, 4.5], "n": [7, 8, 9, 10],
                           "label": ["x", "y", "x", "y"], "note": [" p", "q", "r ", "s"]})
@@ -750,7 +750,7 @@ def test_a_class_of_one_sample_is_named_for_cross_validation(tmp_path, capsys):
 def test_a_table_with_numeric_labels_in_one_file_and_text_in_another(tmp_path):
     import pandas as pd
 
-    from graphdr.bench.file_parts import read_parts
+    from graphdr.io.file_parts import read_parts
 
     folder = tmp_path / "mix"
     folder.mkdir()

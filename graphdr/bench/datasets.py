@@ -21,7 +21,7 @@ A data set is given on the command line as one of
   (``.parquet``) with a label column, or LIBSVM/svmlight text (``.svm``, ``.libsvm``,
   ``.svmlight``, or any path prefixed ``svmlight:``). How files are read -- separator,
   encoding, header, label and id columns, missing cells, text columns -- is
-  :mod:`graphdr.bench.files`.
+  :mod:`graphdr.io.files`.
 
 Any named set takes ``per_class=K``: a random subset of ``K`` samples of each class (all of a
 class that has fewer), drawn with the seed, e.g. ``digits:per_class=32``.
@@ -41,7 +41,7 @@ from importlib import resources
 import numpy as np
 
 from .._validation import unlabelled_mask
-from .files import ReadOptions, check_readable, read_npz, read_svmlight, read_table
+from ..io.files import ReadOptions, check_readable, read_npz, read_svmlight, read_table
 
 __all__ = ["Dataset", "load_dataset", "input_files", "without_unlabelled", "builtin_names", "vendored_names",
            "make_labelled_swiss_roll", "make_balance_scale"]
@@ -235,7 +235,7 @@ def _load_npz(name, path, source):
 
 
 def _load_parts(source, options):
-    from .file_parts import read_parts
+    from ..io.file_parts import read_parts
 
     table = read_parts(source, options)
     name = os.path.basename(os.path.normpath(source.split("*")[0])) or "table"
@@ -280,7 +280,7 @@ def input_files(spec):
     text = str(spec).strip()
     text = text[len("svmlight:"):] if text.startswith("svmlight:") else text
     if os.path.isdir(text) or glob.has_magic(text):
-        from .file_parts import data_files
+        from ..io.file_parts import data_files
 
         try:
             return data_files(text)
@@ -292,7 +292,7 @@ def input_files(spec):
 def load_dataset(spec, *, label_column=None, random_state=0, options=None):
     """Load a data set from a name or a path (see the module docstring).
 
-    ``options`` (:class:`graphdr.bench.files.ReadOptions`) says how to read a CSV or Parquet
+    ``options`` (:class:`graphdr.io.files.ReadOptions`) says how to read a CSV or Parquet
     file; ``label_column`` is a shortcut for its label column.
 
     Raises

@@ -11,6 +11,7 @@ import sys
 import traceback
 
 from .._outputs import atomic_open, refuse_inputs
+from ..io.files import check_writable
 from . import plots
 from .datasets import input_files, load_dataset, without_unlabelled
 from .evaluation import (
@@ -21,7 +22,6 @@ from .evaluation import (
     run_cell,
     run_embedding,
 )
-from .files import check_writable
 from .methods import MethodUnavailableError, get_method, method_label, parse_method
 from .report import (
     aggregate,
@@ -220,7 +220,7 @@ def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="g
     ``n_jobs`` worker processes (joblib ``backend``, default loky) run the cells, each with at
     most ``threads`` BLAS threads. ``pictures=False`` skips the 2-D pictures (and optimizer
     and kernel-weight plots), keeping the error-versus-dimension plots.
-    ``read_options`` (:class:`graphdr.bench.files.ReadOptions`) says how to read CSV and
+    ``read_options`` (:class:`graphdr.io.files.ReadOptions`) says how to read CSV and
     Parquet files. ``label_fraction`` (in (0, 1)): in every training fold only that fraction
     of each class keeps its label (:func:`graphdr.bench.evaluation.labelled_rows`); a method
     that fits unlabelled samples (``y = -1``, :data:`graphdr._validation.SEMI_SUPERVISED`, or

@@ -1,5 +1,5 @@
 """``graphdr map`` and the options of ``graphdr map`` and ``graphdr bench`` that say how data
-files are read (:mod:`graphdr.bench.files`)."""
+files are read (:mod:`graphdr.io.files`)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def _separator(text):
 
 
 def add_file_options(p):
-    """How CSV/TSV/Parquet files are read (graphdr.bench.files)."""
+    """How CSV/TSV/Parquet files are read (graphdr.io.files)."""
     g = p.add_argument_group(
         "reading files", "CSV and other delimited text, Parquet: the separator (, ; tab |), a "
         "byte-order mark, quoted fields and a header row are found by themselves; columns are "
@@ -67,9 +67,9 @@ def add_file_options(p):
 
 
 def read_options(args, unlabelled=False):
-    """The :class:`graphdr.bench.files.ReadOptions` of the command line; ``unlabelled``: an
+    """The :class:`graphdr.io.files.ReadOptions` of the command line; ``unlabelled``: an
     empty label cell is an unlabelled row (-1), as ``graphdr map`` reads them."""
-    from ..bench.files import ReadOptions
+    from ..io.files import ReadOptions
 
     return ReadOptions(label_column=args.label_column, id_column=args.id_column,
                        drop_columns=tuple(args.drop_columns), sep=args.sep, decimal=args.decimal,
@@ -166,7 +166,7 @@ def _past_memory(args):
         return True
     import os
 
-    from ..bench.file_parts import (
+    from ..io.file_parts import (
         IN_MEMORY_SHARE,
         PROCESS_BYTES,
         TABLE_SUFFIXES,
@@ -207,7 +207,7 @@ def run_map(args):
         return _run_map_parts(args)
     from .._outputs import refuse_inputs
     from ..bench.datasets import input_files, load_dataset
-    from ..bench.files import check_writable
+    from ..io.files import check_writable
     from ..map2d import map_files, write_map
     from ..neighbor import DEEMap
 
@@ -292,7 +292,7 @@ def _label_name(ds, args):
     if ds.columns and args.label_column is not None:
         return str(args.label_column)
     if ds.columns:
-        from ..bench.files import LABEL_NAMES
+        from ..io.files import LABEL_NAMES
 
         return next((c for c in ds.columns if c.lower() in LABEL_NAMES), "label")
     return "label"
@@ -322,8 +322,8 @@ def _hover_columns(ds, names, option="--hover-columns"):
 def _run_map_parts(args):
     """``graphdr map`` on a Dask cluster (:func:`add_scale_options`)."""
     from .._outputs import refuse_inputs
-    from ..bench.file_parts import read_parts
-    from ..bench.files import check_writable
+    from ..io.file_parts import read_parts
+    from ..io.files import check_writable
     from ..map_partitions import map_files_parts
 
     files = map_files_parts(args.out)
@@ -385,12 +385,12 @@ MIN_WORKER_MEMORY = 2**30
 
 
 def _fit_rows(args, n, d, echo):
-    """``--fit-samples``, or the rows ``auto`` picks (:func:`graphdr.bench.file_parts.
+    """``--fit-samples``, or the rows ``auto`` picks (:func:`graphdr.io.file_parts.
     fit_rows_within`: the ``graphdr map`` process within ``--memory-budget``, the route's
     total with the local workers below the in-memory map's), said in one line."""
     import os
 
-    from ..bench.file_parts import fit_rows_within
+    from ..io.file_parts import fit_rows_within
 
     if args.fit_samples != "auto":
         return args.fit_samples

@@ -10,7 +10,7 @@ import time
 import numpy as np
 
 from ..._outputs import SafeRows, atomic_open
-from ..files import check_writable
+from ...io.files import check_writable
 from .bouzas import (
     PAPER_000,
 )

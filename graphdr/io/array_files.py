@@ -1,5 +1,5 @@
 """Read the array files users have: LIBSVM / svmlight and ``.npz`` (tables:
-:mod:`graphdr.bench.files`).
+:mod:`graphdr.io.files`).
 
 LIBSVM / svmlight
     Read sparse; features that no row uses are left out before the matrix is made dense (a line

@@ -28,7 +28,7 @@ CSV and other delimited text
     value (in sorted order).
 
 LIBSVM / svmlight, ``.npz``
-    :mod:`graphdr.bench.array_files` (re-exported here).
+    :mod:`graphdr.io.array_files` (re-exported here).
 
 Parquet
     Read with pandas (needs pyarrow); columns as for CSV.

@@ -1,13 +1,13 @@
 """One table stored as several files -- a Parquet dataset's files, CSV files with the same
 columns -- or as one file larger than memory, read lazily with the rules of
-:func:`graphdr.bench.files.read_table`.
+:func:`graphdr.io.files.read_table`.
 
-A file larger than ``part_bytes`` is read in pieces (:class:`~graphdr.bench.files.Part`): a
+A file larger than ``part_bytes`` is read in pieces (:class:`~graphdr.io.files.Part`): a
 text file by byte ranges that end at a line's end (one row per line: a quoted cell holding a
 line break cannot be split, and such a file is read whole), a Parquet file by its row groups.
 
 The first file decides the columns' roles (the label, the ids, the features) as
-:func:`~graphdr.bench.files.read_table` finds them; every file is then read with those roles
+:func:`~graphdr.io.files.read_table` finds them; every file is then read with those roles
 given by name, so a file whose columns differ is an error naming it. :func:`read_parts` reads
 every file once, one at a time (its labels and ids are kept, its features dropped), so that a
 bad cell anywhere is a :class:`ValueError` naming its file and line before any long
@@ -61,7 +61,7 @@ def data_files(source):
 
 def table_parts(source, part_bytes=PART_BYTES):
     """The pieces the table of ``source`` is read in: ``(path, part)`` pairs, ``part`` None
-    for a whole file or a :class:`~graphdr.bench.files.Part` of a large one."""
+    for a whole file or a :class:`~graphdr.io.files.Part` of a large one."""
     out = []
     for path in data_files(source):
         size = os.path.getsize(path)
@@ -237,7 +237,7 @@ class PartedTable:
 
     def features(self):
         """The features of every row, a ``dask.array`` (float64) of one chunk per file, each
-        read again with :func:`~graphdr.bench.files.read_table` when computed."""
+        read again with :func:`~graphdr.io.files.read_table` when computed."""
         import dask
         import dask.array as da
 

@@ -1,7 +1,7 @@
 """The roles of a table's columns: which is the label, which holds the sample ids, and how a
 column is named on the command line (a name, any case when unique, or an index).
 
-The rules are stated in :mod:`graphdr.bench.files`; every file reader (one file, or the pieces
+The rules are stated in :mod:`graphdr.io.files`; every file reader (one file, or the pieces
 of a table in several files) applies them through these functions.
 """
 
