@@ -14,6 +14,7 @@ from .spec import (
     directional_verdict,
     paired_comparison,
     weakest,
+    write_rows,
 )
 
 # ----- paper 000 --------------------------------------------------------------------------------
@@ -251,13 +252,11 @@ def _explain_pairs(clf, parts):
 def _kqmi_gda(out, quick, progress, seed, echo):
     """KQMI against GDA in 2-D on balanced and unbalanced digits: the largest principal angle
     between their embeddings of the training samples, both recipes."""
-    import csv
     import os
 
     from scipy.linalg import subspace_angles
     from sklearn.preprocessing import MinMaxScaler
 
-    from ..._outputs import SafeRows, atomic_open
     from ..datasets import load_dataset
     from ..methods import parse_method
 
@@ -283,12 +282,7 @@ def _kqmi_gda(out, quick, progress, seed, echo):
             rows.append(dict(subset=subset, recipe=recipe, n_samples=len(idx),
                              class_sizes=f"{sizes.min()}-{sizes.max()}", angle=angle))
     os.makedirs(out, exist_ok=True)
-    with atomic_open(os.path.join(out, "kqmi_gda.csv"), "w", newline="",
-                     encoding="utf-8") as fh:
-        w = SafeRows(csv.DictWriter(fh, fieldnames=list(rows[0]), lineterminator="\n"))
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
+    write_rows(os.path.join(out, "kqmi_gda.csv"), rows)
     return [], rows
 
 

@@ -238,3 +238,17 @@ def below_verdict(got):
 def p_text(p):
     """', p 0.012' (nothing when there is no test)."""
     return "" if p is None else f", p {p:.3f}"
+
+
+def write_rows(path, rows):
+    """Write a figure maker's rows (dicts with the same keys) as CSV, floats to 6 significant
+    digits, whole or not at all."""
+    import csv
+
+    from ..._outputs import SafeRows, atomic_open
+
+    with atomic_open(path, "w", newline="", encoding="utf-8") as fh:
+        w = SafeRows(csv.DictWriter(fh, fieldnames=list(rows[0]), lineterminator="\n"))
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})

@@ -4,14 +4,12 @@ as numbers (leave-one-out 1-NN error, within-class scatter) on random subsets.""
 
 from __future__ import annotations
 
-import csv
 import os
 import sys
 import time
 
 import numpy as np
 
-from ..._outputs import SafeRows, atomic_open
 from .spec import (
     LedgerRow,
     PaperTable,
@@ -19,6 +17,7 @@ from .spec import (
     p_text,
     weakest,
     wilcoxon_below,
+    write_rows,
 )
 
 # ----- the paper's Fig. 6 ---------------------------------------------------------------------
@@ -144,14 +143,6 @@ def _optimizer_run(recipe, opt, X, y, seed, repeats):
     return est, max(full - setup, 0.0)
 
 
-def _write_rows(path, rows):
-    with atomic_open(path, "w", newline="", encoding="utf-8") as fh:
-        w = SafeRows(csv.DictWriter(fh, fieldnames=list(rows[0]), lineterminator="\n"))
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
-
-
 def _fig6(out, quick, progress, seed, echo):
     """Fig. 6: DEE with each optimizer in 2-D, as printed (one objective) and with the
     defaults; in the paper's regime (D >= N, 10 random subsets) and on the stand-ins of the
@@ -206,7 +197,7 @@ def _fig6(out, quick, progress, seed, echo):
         figures.append((fname, f"Fig. 6 ({what}): objective of eq. (12) versus iteration and "
                         "seconds, as printed"))
     bar.close()
-    _write_rows(os.path.join(out, "fig6.csv"), rows)
+    write_rows(os.path.join(out, "fig6.csv"), rows)
     return figures, rows
 
 
@@ -253,7 +244,7 @@ def _pictures(out, quick, progress, seed, echo):
                             "embedded, as the paper's pictures): DEE and DSNE as printed and "
                             "with graphdr's defaults, EE and t-SNE"))
     bar.close()
-    _write_rows(os.path.join(out, "pictures.csv"), rows)
+    write_rows(os.path.join(out, "pictures.csv"), rows)
     return figures, rows
 
 
