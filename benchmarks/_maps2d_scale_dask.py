@@ -8,7 +8,7 @@ Parquet files of 250,000 rows (``f0..f49``, ``label``) under ``--data-dir``. The
 1. the README's command, ``graphdr map DIR --workers 2 --worker-memory 3GiB --memory-budget
    1GiB``, in a process of its own; the resident memory of it and of every process it starts
    (the Dask workers) is sampled every 0.2 s (``psutil``), and its wall time measured;
-2. the in-memory path on the same sample: the rows :func:`graphdr.neighbor.map_dask.fit_sample`
+2. the in-memory path on the same sample: the rows :func:`graphdr.maps.dask_fit.fit_sample`
    chooses, fitted by ``DEEMap().fit`` of a NumPy array, its ``embedding_`` compared with those
    rows' coordinates in the partitions and ``transform`` of ``--check`` other rows (a uniform
    sample) compared with theirs, bit for bit;
@@ -146,7 +146,7 @@ def check_equal(folder, out, n_check):
 
     from graphdr import DEEMap
     from graphdr.io.file_parts import read_parts
-    from graphdr.neighbor.map_dask import fit_sample
+    from graphdr.maps.dask_fit import fit_sample
 
     table = read_parts(folder)
     X = table.features()
@@ -173,7 +173,7 @@ def check_equal(folder, out, n_check):
 def throughput(model, X, n_place):
     from dask.distributed import Client, LocalCluster
 
-    from graphdr.neighbor.map_dask import place_dask
+    from graphdr.maps.dask_fit import place_dask
 
     Xp = X[:n_place]
     out = {}

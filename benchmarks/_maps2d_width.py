@@ -5,7 +5,7 @@ what 'auto' picks (the trade-off curve and the default chosen from it).
 samples weighted by ``exp(-(d_j^2 - d_1^2) / (w (median d^2 - d_1^2)))``: a small width lets
 the nearest training sample decide, a large one lets all neighbours vote. The map itself does
 not depend on the width (only ``transform`` does). For each width of
-:data:`graphdr.neighbor.placement.PLACEMENT_WIDTHS` and for ``'auto'`` (the width of lowest
+:data:`graphdr.maps.placement.PLACEMENT_WIDTHS` and for ``'auto'`` (the width of lowest
 leave-one-out placement error on the training samples), over repeated stratified splits
 (25 % held out, standardised as in ``maps2d.py``): the held-out 2-D 1-NN error (%) and the
 trustworthiness (k = 10) of the test samples' map; beside them supervised UMAP and openTSNE
@@ -38,7 +38,7 @@ def main(argv=None):
     from sklearn.manifold import trustworthiness
 
     import graphdr
-    from graphdr.neighbor.placement import PLACEMENT_WIDTHS
+    from graphdr.maps.placement import PLACEMENT_WIDTHS
 
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--splits", type=int, default=5)

@@ -181,7 +181,7 @@ def run_uses(datasets, fractions, seeds):
     from sklearn.model_selection import train_test_split
     from sklearn.neighbors import KNeighborsClassifier, kneighbors_graph
 
-    from graphdr.propagation import propagate
+    from graphdr.semi.propagation import propagate
 
     cells = {}
     for name in datasets:

@@ -2,7 +2,7 @@
 a full draw, a frame while the view moves and a hover, at 10^4, 10^5 and 10^6 points; and the
 picture of the page in the docs.
 
-Each page is written by :func:`graphdr.map_page.write_map_page` (30 classes of Gaussian blobs
+Each page is written by :func:`graphdr.maps.page.write_map_page` (30 classes of Gaussian blobs
 on a ring) and opened by playwright with Debian's chromium (``--executable`` to choose
 another). Times come from the page itself (``performance.now``): the full draw is timed to the
 first read-back of the drawn pixels; the moving frames are 30 frames of wheel zoom (median and
@@ -29,7 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common  # noqa: E402
 
-from graphdr.map_page import write_map_page  # noqa: E402
+from graphdr.maps.page import write_map_page  # noqa: E402
 
 SIZES = (10_000, 100_000, 1_000_000)
 

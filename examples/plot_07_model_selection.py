@@ -7,7 +7,7 @@ With ``gamma='auto'`` and ``reg='auto'`` (the defaults), :class:`graphdr.KernelL
 the grid whose kernel ridge regression of the class indicators has the smallest exact
 leave-one-out squared error, in closed form (one eigendecomposition per width serves every
 ridge; :mod:`graphdr.tuning`). Nothing in it is random, so two fits give the same model. The
-record is in ``cv_results_``; :func:`graphdr.plotting.plot_cv_results` draws it.
+record is in ``cv_results_``; :func:`graphdr.tuning.plotting.plot_cv_results` draws it.
 """
 
 # %%
@@ -19,7 +19,7 @@ from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.preprocessing import minmax_scale
 
 from graphdr import LDA, KernelLDA
-from graphdr.plotting import plot_cv_results
+from graphdr.tuning.plotting import plot_cv_results
 
 X, y = load_digits(return_X_y=True)
 X = minmax_scale(X, (-1, 1))[::3]

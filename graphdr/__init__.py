@@ -19,23 +19,23 @@ _WHERE = {
     "LPP": ".graph_embedding.linear", "MFA": ".graph_embedding.linear",
     "LFDA": ".graph_embedding.local_fisher", "SemiLFDA": ".graph_embedding.local_fisher",
     "SELF": ".graph_embedding.local_fisher",  # the paper's name of SemiLFDA (see its docstring)
-    "map2d": ".map2d",
+    "map2d": ".maps.draw",
     "KFD": ".multiview", "KFDSAMME": ".multiview", "MKLDR": ".multiview",
     "KFDVoting": ".multiview", "SDPSolverError": ".multiview", "ViewKernel": ".multiview",
     "make_multiview_digits": ".multiview",
-    "DEE": ".neighbor", "DSNE": ".neighbor", "DEEMap": ".neighbor",
+    "DEE": ".neighbor", "DSNE": ".neighbor", "DEEMap": ".maps.dee_map",
     "ElasticEmbedding": ".neighbor",
-    "PoissonPropagation": ".poisson",
+    "PoissonPropagation": ".semi.poisson",
     "KQMI": ".qmi", "LQMI": ".qmi", "QMIProjection": ".qmi", "qmi_graph": ".qmi",
     "qmi_potentials": ".qmi",
 }
 
 
 class _Package(types.ModuleType):
-    """The package's module: a public name that is also a submodule (``graphdr.map2d``, the
-    function, beside ``graphdr.map2d``, its module) stays the public object when the submodule
-    is imported (the import machinery would bind the module over it); the module itself is in
-    ``sys.modules``."""
+    """The package's module: a public name that is also a module's name (``graphdr.map2d``,
+    the function, beside ``graphdr.map2d``, the former name of its module) stays the public
+    object when that module is imported (the import machinery would bind the module over it);
+    the module itself is in ``sys.modules``."""
 
     def __setattr__(self, name, value):
         if name in _WHERE and isinstance(value, types.ModuleType):
@@ -55,7 +55,16 @@ _MOVED = {"graphdr.cli_map": "graphdr.cli.map_command", "graphdr.cli_demo": "gra
           **{f"graphdr.{m}": f"graphdr.graph_embedding.{m}" for m in (
               "linear", "kernel_methods", "discriminant", "local_fisher")},
           **{f"graphdr.bench.{m}": f"graphdr.io.{m}" for m in (
-              "files", "file_parts", "array_files", "columns", "paths")}}
+              "files", "file_parts", "array_files", "columns", "paths")},
+          **{f"graphdr.neighbor.{old}": f"graphdr.maps.{new}" for old, new in (
+              ("dee_map", "dee_map"), ("grid_field", "grid_field"), ("map_dask", "dask_fit"),
+              ("map_input", "inputs"), ("map_objective", "objective"), ("map_start", "start"),
+              ("map_view", "display"), ("placement", "placement"))},
+          "graphdr.map2d": "graphdr.maps.draw", "graphdr.map_page": "graphdr.maps.page",
+          "graphdr.map_partitions": "graphdr.maps.partitions",
+          "graphdr.plotting": "graphdr.tuning.plotting",
+          "graphdr.propagation": "graphdr.semi.propagation",
+          "graphdr.poisson": "graphdr.semi.poisson"}
 
 
 class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):

@@ -230,9 +230,9 @@ def test_a_lost_worker_under_the_placement_is_one_line(tmp_path, capsys, monkeyp
     under the placement: one line, exit 1, never an unpacking TypeError."""
     import dask
 
-    from graphdr import map_partitions
     from graphdr.cli.map_command import _on_cluster
-    from graphdr.map_partitions import ClusterFailure, _in_order
+    from graphdr.maps import partitions as map_partitions
+    from graphdr.maps.partitions import ClusterFailure, _in_order
 
     def killed():
         import types

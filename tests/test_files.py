@@ -241,7 +241,7 @@ def one_line_error(code, err, *names):
 @pytest.fixture
 def no_fit(monkeypatch):
     """Any fit is a failure: the errors must come before it."""
-    from graphdr.neighbor import DEEMap
+    from graphdr import DEEMap
 
     def fail(*a, **k):
         raise AssertionError("the fit started before the input was checked")
@@ -458,7 +458,7 @@ def test_map_draws_rows_labelled_minus_one_or_empty_as_unlabelled(tmp_path, caps
         assert np.mean(propagated == y[hidden]) > 0.95
         assert all(0 <= float(r["confidence"]) <= 1 for r in rows if r["confidence"])
         assert '"propagated class"' in page
-        from graphdr.map_page import PROPAGATION_NOTE
+        from graphdr.maps.page import PROPAGATION_NOTE
 
         assert PROPAGATION_NOTE[:80] in page  # what "confidence" means, on the page
 

@@ -1,4 +1,4 @@
-"""DEEMap on Dask arrays (graphdr.neighbor.map_dask) against the in-memory path, bit for bit."""
+"""DEEMap on Dask arrays (graphdr.maps.dask_fit) against the in-memory path, bit for bit."""
 
 import pickle
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from graphdr import DEEMap
-from graphdr.neighbor.map_dask import fit_sample
+from graphdr.maps.dask_fit import fit_sample
 
 da = pytest.importorskip("dask.array")
 

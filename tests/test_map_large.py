@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from graphdr import DEEMap
-from graphdr.neighbor import placement
+from graphdr.maps import placement
 
 pytest.importorskip("pynndescent")
 
@@ -42,7 +42,7 @@ def test_a_large_map_stops_when_its_placement_settles_and_is_the_same_on_every_f
 @pytest.mark.slow  # NN-descent: numba compiles pynndescent in every new process
 def test_class_graphs_beside_a_task_are_knn_graphs():
     from graphdr.blocks.graphs import knn_graph
-    from graphdr.neighbor.map_input import attraction_graph
+    from graphdr.maps.inputs import attraction_graph
 
     X, y = _clusters(n=12000, classes=2)
     want = knn_graph(X, 10, y=y, restrict="same", weights="binary", algorithm="approx")
@@ -54,7 +54,7 @@ def test_class_graphs_beside_a_task_are_knn_graphs():
 @pytest.mark.slow  # NN-descent: numba compiles pynndescent in every new process
 def test_cross_pairs_in_blocks_and_training_neighbours(monkeypatch):
     from graphdr.blocks.knn import ApproxNeighbors
-    from graphdr.neighbor import map_input
+    from graphdr.maps import inputs as map_input
 
     X, y = _clusters(n=2000)
     make = lambda F: ApproxNeighbors(20, graph_neighbors=10).fit(F)  # noqa: E731

@@ -1,4 +1,4 @@
-"""The map's page (graphdr.map_page): held-out errors against brute force, the colours, the
+"""The map's page (graphdr.maps.page): held-out errors against brute force, the colours, the
 bytes, the CSV, and the page in a real browser (Debian's chromium driven by playwright)."""
 
 import base64
@@ -14,7 +14,7 @@ from sklearn.datasets import load_wine, make_blobs
 from sklearn.neighbors import KNeighborsClassifier, NearestNeighbors
 
 from graphdr import DEEMap, map2d
-from graphdr.map_page import COLORS, held_out_errors, write_map_csv, write_map_page
+from graphdr.maps.page import COLORS, held_out_errors, write_map_csv, write_map_page
 
 
 @pytest.fixture(scope="module")
@@ -250,7 +250,7 @@ def test_page_in_chromium_hover_search_legend(page_file, renderer):
 # -- in a notebook ----------------------------------------------------------------------------
 
 def test_show_gives_the_page_inline_and_caps_the_points(tmp_path):
-    from graphdr.map_page import MapView
+    from graphdr.maps.page import MapView
 
     X, y = make_blobs(n_samples=120, centers=3, n_features=4, random_state=1)
     names = np.array(["a<b", "c", "d"], dtype=object)[y]
@@ -277,7 +277,7 @@ def test_show_gives_the_page_inline_and_caps_the_points(tmp_path):
     assert '"unlabelled"' in shown.page
     # the unlabelled samples' propagated class and confidence on hover, as in map2d's page,
     # with what confidence means
-    from graphdr.map_page import PROPAGATION_NOTE
+    from graphdr.maps.page import PROPAGATION_NOTE
 
     data = json.loads(re.search(r'id="graphdr-data">(.*?)</script>', shown.page).group(1))
     assert data["hover_names"] == ["propagated class", "confidence"]
@@ -427,7 +427,7 @@ def test_png_legend_shortens_long_names_and_fits_the_picture(tmp_path):
     matplotlib.use("Agg")
     import matplotlib.image as mpimg
 
-    from graphdr.map2d import plot_map
+    from graphdr.maps.draw import plot_map
 
     X, y = make_blobs(n_samples=90, centers=3, n_features=4, random_state=1)
     long = "x" * 80
@@ -442,7 +442,7 @@ def test_png_legend_shortens_long_names_and_fits_the_picture(tmp_path):
 def test_color_groups_categories_and_quantile_bins():
     """Against an independent count: text and few numbers are categories; other numbers fall
     into quantile bins whose ranges cover the values, in order along the colour scale."""
-    from graphdr.map_page import COLOR_BINS, color_groups
+    from graphdr.maps.page import COLOR_BINS, color_groups
 
     groups, names, colors = color_groups(np.array(["b", "a", "b", ""], dtype=object))
     assert names == ["a", "b", "(missing)"] and list(groups) == ["b", "a", "b", "(missing)"]

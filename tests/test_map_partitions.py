@@ -1,4 +1,4 @@
-"""The map of a dask.array written as Parquet partitions (graphdr.map_partitions) against the
+"""The map of a dask.array written as Parquet partitions (graphdr.maps.partitions) against the
 in-memory fit of the same sample, and brute-force counts of its page's figures."""
 
 import json
@@ -77,7 +77,7 @@ def test_partitions_hold_the_in_memory_places_bit_for_bit(tmp_path, dtype):
     # partitions and explained on the page (not the in-memory map's propagation)
     import base64
 
-    from graphdr.map_page import MAP_VOTE_NOTE, PROPAGATION_NOTE
+    from graphdr.maps.page import MAP_VOTE_NOTE, PROPAGATION_NOTE
 
     assert data["hover_names"] == ["map vote", "vote share"]
     codes = np.frombuffer(base64.b64decode(data["label"]), dtype="<u2")
@@ -106,7 +106,7 @@ def test_page_sample_and_all_rows_fitted(tmp_path):
 
 
 def test_nothing_half_written_and_an_earlier_map_kept(tmp_path, monkeypatch):
-    from graphdr import map_partitions
+    from graphdr.maps import partitions as map_partitions
 
     X, y = _data(n=200)
     Xd = da.from_array(X, chunks=(40, 5))
@@ -139,10 +139,10 @@ def test_the_placement_progress_starts_with_the_placement(monkeypatch):
     """The progress bar of the placement is timed from when the placement starts (its
     estimate read 9:39:04 when it counted the fit too): 0 first, after the fit, then each
     block's rows, summing to every row."""
+    from graphdr import DEEMap
     from graphdr.cli.map_command import _progress
-    from graphdr.map_partitions import write_dask_map
-    from graphdr.neighbor import DEEMap
-    from graphdr.neighbor.map_dask import fit_dask
+    from graphdr.maps.dask_fit import fit_dask
+    from graphdr.maps.partitions import write_dask_map
 
     X, y = _data(n=200)
     Xd = da.from_array(X, chunks=(60, 5))

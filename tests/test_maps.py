@@ -9,9 +9,9 @@ from sklearn.neighbors import KNeighborsClassifier, NearestNeighbors
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from graphdr import DEEMap
-from graphdr.neighbor.dee_map import _MapObjective
-from graphdr.neighbor.grid_field import gaussian_field
-from graphdr.neighbor.map_start import _separated_anchors
+from graphdr.maps.dee_map import _MapObjective
+from graphdr.maps.grid_field import gaussian_field
+from graphdr.maps.start import _separated_anchors
 
 
 def _brute_field(Y):
@@ -67,7 +67,7 @@ def test_grid_field_of_far_apart_points_is_one_each():
 def test_block_fields_are_each_blocks_own_field_on_any_number_of_threads():
     from threadpoolctl import threadpool_limits
 
-    from graphdr.neighbor.grid_field import block_fields
+    from graphdr.maps.grid_field import block_fields
 
     rng = np.random.default_rng(3)
     Y = rng.normal(size=(700, 2)) * 4.0
@@ -140,7 +140,7 @@ def test_cross_class_attraction_is_its_formula_with_exact_gradient():
     the gradient against central differences (no grid: exact), in any row order; the pairs
     are the input neighbours of different classes, each once."""
     from graphdr.blocks.graphs import knn_graph
-    from graphdr.neighbor.map_input import cross_class_pairs
+    from graphdr.maps.inputs import cross_class_pairs
 
     A, y, Y = _small_problem(4, n=60)  # classes of 15: more than CROSS_NEIGHBORS
     rng = np.random.default_rng(4)
@@ -330,7 +330,7 @@ def test_raw_wine_maps_as_well_as_standardised_wine():
 
 
 def test_the_scaling_rule_standardises_only_a_dominated_input():
-    from graphdr.neighbor.map_input import feature_scaling
+    from graphdr.maps.inputs import feature_scaling
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 5))
@@ -350,7 +350,7 @@ def test_the_scaling_rule_standardises_only_a_dominated_input():
 def test_extreme_magnitudes_give_the_map_of_ordinary_ones(factor, digits_split):
     """Issue 37: X * 1e-300 collapsed every class to a point. The features are now divided by
     an exact power of two first, so that squared distances neither underflow nor overflow."""
-    from graphdr.neighbor.map_input import feature_scaling
+    from graphdr.maps.inputs import feature_scaling
 
     Xtr, Xte, ytr, yte = digits_split
     option, mean, scale = feature_scaling(Xtr * factor, "auto")
@@ -560,7 +560,7 @@ def test_approximate_neighbours_are_close_to_the_exact_ones_and_deterministic(mo
     # a new sample's place depends on the sample alone, not on the others of the call nor on
     # how the call is cut into searched chunks
     np.testing.assert_array_equal(m.transform(X[3000:3100][::-1]), Z[::-1])
-    from graphdr.neighbor import dee_map
+    from graphdr.maps import dee_map
 
     monkeypatch.setattr(dee_map, "_SEARCH_CHUNK", 37)
     np.testing.assert_array_equal(m.transform(X[3000:3100]), Z)
@@ -641,7 +641,7 @@ def test_a_narrow_placement_puts_a_new_sample_on_its_nearest_training_sample(dig
 
 
 def test_auto_placement_width_is_the_one_of_lowest_leave_one_out_error(digits_split):
-    from graphdr.neighbor.placement import PLACEMENT_WIDTHS
+    from graphdr.maps.placement import PLACEMENT_WIDTHS
 
     Xtr, _, ytr, _ = digits_split
     m = DEEMap(max_iter=30).fit(Xtr, ytr)
@@ -690,7 +690,7 @@ def test_cross_attraction_keeps_the_neighbourhoods_that_cross_classes():
 def test_exact_cross_pairs_above_the_limit_come_from_a_content_keyed_subset(monkeypatch):
     """Above CROSS_EXACT_SAMPLES the pairs join only the samples of smallest content key
     (their exact neighbours among themselves): the same pairs whatever the row order."""
-    import graphdr.neighbor.map_input as mi
+    import graphdr.maps.inputs as mi
     from graphdr.blocks.sampling import row_keys, smallest_keys
 
     rng = np.random.default_rng(2)

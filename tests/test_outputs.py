@@ -429,8 +429,7 @@ def test_results_csv_quotes_formulas_and_reads_them_back(tmp_path):
 
 def test_map2d_creates_missing_folders_and_names_an_unwritable_one_before_the_fit(
         tmp_path, monkeypatch):
-    from graphdr import map2d
-    from graphdr.neighbor import DEEMap
+    from graphdr import DEEMap, map2d
 
     X = np.random.default_rng(0).normal(size=(60, 3))
     y = np.repeat([0, 1, 2], 20)
@@ -449,12 +448,15 @@ def test_map2d_creates_missing_folders_and_names_an_unwritable_one_before_the_fi
 
 
 def test_graphdr_map2d_stays_the_function_whatever_is_imported_first():
-    """``graphdr`` imports its names when first used; its submodule ``graphdr.map2d`` must not
-    replace the function ``graphdr.map2d`` (a fresh process for each order)."""
+    """``graphdr`` imports its names when first used; the former name of its module,
+    ``graphdr.map2d`` (now ``graphdr.maps.draw``), must not replace the function
+    ``graphdr.map2d`` (a fresh process for each order)."""
     for first in ("import graphdr.map2d", "import graphdr.cli.map_command, graphdr.map2d",
-                  "from graphdr.map2d import write_map", "from graphdr import map2d"):
+                  "from graphdr.map2d import write_map", "from graphdr import map2d",
+                  "import graphdr.maps.draw", "from graphdr.maps import map2d"):
         code = (f"{first}\nimport sys, types\nfrom graphdr import map2d\nimport graphdr\n"
                 "assert callable(map2d) and callable(graphdr.map2d), map2d\n"
-                "assert isinstance(sys.modules['graphdr.map2d'], types.ModuleType)\n")
+                "assert isinstance(sys.modules['graphdr.maps.draw'], types.ModuleType)\n"
+                "assert map2d is sys.modules['graphdr.maps.draw'].map2d\n")
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         assert out.returncode == 0, (first, out.stderr[-2000:])

@@ -1,4 +1,4 @@
-"""graphdr.plotting: the picture of cv_results_ shows the table and marks the chosen pair."""
+"""graphdr.tuning.plotting: the picture of cv_results_ shows the table and marks the chosen pair."""
 
 import matplotlib
 
@@ -9,7 +9,7 @@ from sklearn.datasets import load_wine  # noqa: E402
 from sklearn.preprocessing import minmax_scale  # noqa: E402
 
 import graphdr  # noqa: E402
-from graphdr.plotting import plot_cv_results  # noqa: E402
+from graphdr.tuning.plotting import plot_cv_results  # noqa: E402
 
 
 def _data():

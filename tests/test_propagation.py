@@ -1,4 +1,4 @@
-"""Poisson learning (graphdr.propagation, graphdr.PoissonPropagation) against a brute-force
+"""Poisson learning (graphdr.semi.propagation, graphdr.PoissonPropagation) against a brute-force
 solve of its linear system on small graphs, scikit-learn's checks, and the cases the equation
 leaves open (components, duplicates, row order)."""
 
@@ -9,7 +9,7 @@ from sklearn.semi_supervised import LabelPropagation
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import graphdr
-from graphdr.propagation import poisson_scores, propagation_graph, scores_to_distributions
+from graphdr.semi.propagation import poisson_scores, propagation_graph, scores_to_distributions
 
 
 def _two_component_graph(seed=0):
@@ -315,7 +315,7 @@ def test_invalid_unlabelled_is_refused():
 def test_a_propagation_that_empties_a_class_is_not_fitted(monkeypatch):
     """Propagated classes that leave a class a single sample: 'auto' keeps the smoothness
     term, 'propagate' says why it cannot fit."""
-    from graphdr.propagation import PropagationGraph
+    from graphdr.semi.propagation import PropagationGraph
 
     X, y, few = _few_digits(per_class=3, seed=1)
     real = PropagationGraph.propagate
@@ -403,7 +403,7 @@ def test_an_interrupted_refit_leaves_the_earlier_model_whole(monkeypatch):
     classes and distributions from the same fit), never the new names with the old rows."""
     from sklearn.datasets import make_blobs
 
-    import graphdr.poisson as poisson
+    import graphdr.semi.poisson as poisson
     from graphdr import PoissonPropagation
 
     X, y = make_blobs(n_samples=90, centers=3, n_features=3, random_state=0)

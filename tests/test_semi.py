@@ -259,8 +259,8 @@ def _brute_partial_objective(Y, A, y, lam_diff, lam_same, tether):
 
 
 def test_map_objective_with_unlabelled_samples_is_the_pairwise_formula():
-    from graphdr.neighbor.dee_map import _MapObjective
-    from graphdr.neighbor.map_input import attraction_graph
+    from graphdr.maps.dee_map import _MapObjective
+    from graphdr.maps.inputs import attraction_graph
 
     rng = np.random.default_rng(2)
     X = rng.normal(size=(40, 3))
@@ -288,7 +288,7 @@ def test_the_map_joins_unlabelled_samples_by_their_own_neighbour_count():
     unlabelled one; the graph within each class keeps ``n_neighbors``. With every sample
     labelled it does not enter at all (the same map, bit for bit)."""
     from graphdr.blocks.graphs import knn_graph, unlabelled_edges
-    from graphdr.neighbor.map_input import attraction_graph
+    from graphdr.maps.inputs import attraction_graph
 
     rng = np.random.default_rng(3)
     X = rng.normal(size=(60, 3))
@@ -540,7 +540,7 @@ def test_map_page_errors_score_the_labelled_samples_against_the_labelled_ones():
     from sklearn.datasets import make_blobs
     from sklearn.neighbors import KNeighborsClassifier
 
-    from graphdr.map_page import held_out_errors
+    from graphdr.maps.page import held_out_errors
 
     X, y = make_blobs(n_samples=90, centers=3, n_features=4, cluster_std=2.5, random_state=2)
     ys = np.where(np.arange(90) % 3 == 0, y, -1)

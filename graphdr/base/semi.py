@@ -45,7 +45,7 @@ from ..blocks.routes import relative_ridge, solve_graph_problem
 from ..blocks.sampling import row_keys, smallest_keys, stratified_folds
 from ..blocks.spaces import AUTO_EXACT_SEMI_MAX
 from ..blocks.stats import input_scale, is_dask_array
-from ..propagation import PropagationGraph
+from ..semi.propagation import PropagationGraph
 from ..tuning import press_smoothing
 from .fitting import refuse_lazy_unlabelled, select_linear_reg, wants_press_ridge
 
@@ -154,7 +154,7 @@ def compare_unlabelled_uses(est, X, scaled, y_enc, classes, n_folds=CHOICE_FOLDS
     estimator with ``approximation='auto'`` in the Nystroem features above
     :data:`graphdr.blocks.spaces.AUTO_EXACT_SEMI_MAX` samples): with the smoothness term
     (``unlabelled='smooth'``), and on the classes propagated from the other labels
-    (:class:`graphdr.propagation.PropagationGraph`); each held-out sample is classified by its nearest
+    (:class:`graphdr.semi.propagation.PropagationGraph`); each held-out sample is classified by its nearest
     other labelled sample in each embedding. With :math:`b` the held-out samples the
     propagated fit gets right and the smoothed one wrong, and :math:`c` the reverse,
     propagation wins when :math:`b - c > \sqrt{b + c}` (a sign test at one standard

@@ -39,7 +39,8 @@ def default_map_methods(external=True):
     ``external`` and when installed (``pip install "graphdr[bench]"``), supervised UMAP and
     openTSNE (unsupervised), each with its own ``transform``."""
     from ..graph_embedding.linear import LDA
-    from ..neighbor import DEE, DEEMap
+    from ..maps import DEEMap
+    from ..neighbor import DEE
     from ..qmi import KQMI
 
     methods = {

@@ -212,7 +212,7 @@ register("dee", "graphdr.neighbor:DEE", label="DEE", kind="iterative", max_dims=
 register("dsne", "graphdr.neighbor:DSNE", label="DSNE", kind="iterative", max_dims="features", nested=False, description="discriminative SNE (paper 003 baseline)")
 register("dee-paper", "graphdr.neighbor:DEE", label="DEE-printed", kind="iterative", max_dims="features", nested=False, params=dict(shrinkage=0.0), description="DEE as paper 003 printed it: eq. 12 (no shrinkage, no inner validation), the Laplacian direction")
 register("dsne-paper", "graphdr.neighbor:DSNE", label="DSNE-printed", kind="iterative", max_dims="features", nested=False, params=dict(normalization="classwise", cv=None), description="DSNE as paper 003 printed it: class-wise normalisation (eqs. 5-7), conjugate gradients, no inner validation")
-register("deemap", "graphdr.neighbor:DEEMap", label="DEEMap", kind="iterative", max_dims=2, aliases=("dee-map",), description="graphdr's supervised 2-D map (free coordinates, transform by neighbours); dims 1-2, dim 1 its first coordinate")
+register("deemap", "graphdr.maps:DEEMap", label="DEEMap", kind="iterative", max_dims=2, aliases=("dee-map",), description="graphdr's supervised 2-D map (free coordinates, transform by neighbours); dims 1-2, dim 1 its first coordinate")
 register("ee", "graphdr.neighbor:ElasticEmbedding", label="EE", kind="iterative", supervised=False, max_dims=2, transform=False, description="elastic embedding (paper 003); no out-of-sample map: 2-D pictures only")
 register("mmpa", "graphdr.graph_embedding.discriminant:MMPA", label="MMPA", kind="linear", max_dims="features", description="min-max projection analysis (paper 003 baseline)")
 register("dcv", "graphdr.graph_embedding.discriminant:DCV", label="DCV", kind="linear", max_dims="classes", description="discriminative common vectors (paper 003 baseline)")
@@ -227,7 +227,7 @@ register("klde", "graphdr.multiview:KFD", label="KLDE", kind="kernel", max_dims=
 register("klde-voting", "graphdr.multiview:KFDVoting", label="KLDE-Voting", kind="multiview", max_dims="samples", nested=False, predicts=True, params=dict(discriminant="lde"), description="vote of per-view KLDE + 1-NN classifiers (paper 001 baseline)")
 register("klde-samme", "graphdr.multiview:KFDSAMME", label="KLDE-SAMME", kind="multiview", max_dims="samples", nested=False, predicts=True, params=dict(discriminant="lde"), description="SAMME boosting of per-view KLDE classifiers (paper 001 baseline)")
 register("mkl-lde", "graphdr.multiview:MKLDR", label="MKL-LDE", kind="multiview", max_dims="samples", params=dict(graph="lde"), description="MKL-DR over LDE (paper 001)")
-register("poisson", "graphdr.poisson:PoissonPropagation", label="Poisson", kind="reference", max_dims=1, nested=False, predicts=True, aliases=("poisson-propagation",), description="Poisson learning: the labels propagated over the kNN graph of all samples (a classifier: its own test error, with --label-fraction the propagation's)")
+register("poisson", "graphdr.semi.poisson:PoissonPropagation", label="Poisson", kind="reference", max_dims=1, nested=False, predicts=True, aliases=("poisson-propagation",), description="Poisson learning: the labels propagated over the kNN graph of all samples (a classifier: its own test error, with --label-fraction the propagation's)")
 register("kfd-average", "graphdr.bench.baselines:AverageKernelLDA", label="KFD-Average", kind="multiview", max_dims="classes", aliases=("kfd-uniform",), description="kernel LDA on the equal-weight average of the base kernels (MKL-DR's baseline, paper 001)")
 # fmt: on
 

@@ -532,7 +532,7 @@ def _main(argv):
         print(f"graphdr {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except RuntimeError as exc:
-        from ..map_partitions import ClusterFailure
+        from ..maps.partitions import ClusterFailure
 
         if not isinstance(exc, ClusterFailure):
             raise

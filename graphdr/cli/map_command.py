@@ -81,7 +81,7 @@ def read_options(args, unlabelled=False):
 
 
 def add_scale_options(p):
-    """``graphdr map`` past one process's memory (:mod:`graphdr.map_partitions`)."""
+    """``graphdr map`` past one process's memory (:mod:`graphdr.maps.partitions`)."""
     g = p.add_argument_group(
         "data past memory", "a table larger than the memory budget (or with --scheduler) is "
         "mapped on a Dask cluster: fitted on a sample of --fit-samples rows, every row placed "
@@ -208,8 +208,8 @@ def run_map(args):
     from .._outputs import refuse_inputs
     from ..bench.datasets import input_files, load_dataset
     from ..io.files import check_writable
-    from ..map2d import map_files, write_map
-    from ..neighbor import DEEMap
+    from ..maps.dee_map import DEEMap
+    from ..maps.draw import map_files, write_map
 
     files = map_files(args.out)
     refuse_inputs(files.values(), [args.data, *input_files(args.data)])
@@ -324,7 +324,7 @@ def _run_map_parts(args):
     from .._outputs import refuse_inputs
     from ..io.file_parts import read_parts
     from ..io.files import check_writable
-    from ..map_partitions import map_files_parts
+    from ..maps.partitions import map_files_parts
 
     files = map_files_parts(args.out)
     if args.hover_columns or args.color_column:
@@ -365,11 +365,11 @@ def _run_map_parts(args):
 
 def _on_cluster(work):
     """``work()``, a lost worker or a cancelled task of the cluster turned into
-    :class:`graphdr.map_partitions.ClusterFailure` (one line on the command line)."""
+    :class:`graphdr.maps.partitions.ClusterFailure` (one line on the command line)."""
     from distributed import KilledWorker
     from distributed.client import FutureCancelledError
 
-    from ..map_partitions import ClusterFailure
+    from ..maps.partitions import ClusterFailure
 
     try:
         return work()
@@ -407,7 +407,7 @@ def _fit_rows(args, n, d, echo):
 
 
 def _map_table(args, table, fit_samples):
-    from ..map_partitions import map_dask
+    from ..maps.partitions import map_dask
 
     with _progress(args, len(table.y)) as (fit_progress, place_progress):
         return map_dask(
@@ -427,7 +427,7 @@ def _progress(args, n):
         return
     from tqdm.auto import tqdm
 
-    from ..neighbor import DEEMap
+    from ..maps.dee_map import DEEMap
 
     # the placement's rate is its average since it started (smoothing=0): its pieces arrive
     # in bursts, and its clock starts with the placement, not with the fit before it

@@ -135,7 +135,7 @@ class KernelLDA(_LDAGraphs, _BaseGraphEmbedding):
         ``mean_test_error`` (the criterion: the leave-one-out squared error per sample),
         ``mean_test_error_loo`` (leave-one-out error rate of the nearest class target),
         ``rank_test_error``; one entry per pair (``pandas.DataFrame(cv_results_)`` gives the
-        table, :func:`graphdr.plotting.plot_cv_results` the picture). KernelLPP and CKFD
+        table, :func:`graphdr.tuning.plotting.plot_cv_results` the picture). KernelLPP and CKFD
         record their cross-validated errors instead (``mean_test_error`` the mean of
         ``mean_test_error_1nn`` and ``mean_test_error_nc``).
     n_components_ : int

@@ -126,6 +126,8 @@ PROCESS_BYTES = 600 * 2**20
 #: places, hover and the page's text); upper bounds of the same measurements (0.71 GiB with
 #: 33,000 rows of 10^6 fitted; 3.03 GiB with 10^6 of 10^7 fitted, ``maps2d_scale_dask.md``)
 TABLE_ROW_BYTES, PAGE_ROW_BYTES = 60, 340
+#: the map's page and picture draw at most this many rows
+PAGE_POINTS = 1_000_000
 #: a local Dask worker's memory before its model (with its nanny process; 0.35 to 0.5 GiB
 #: measured, the more with the NN-descent index's compiled code) ...
 WORKER_BYTES = 500 * 2**20
@@ -187,8 +189,6 @@ def dask_route_bytes(m, n, d, local_workers=0):
 def table_bytes(n):
     """The ``graphdr map`` process's memory on the Dask route for a table of ``n`` rows beside
     its fit: :data:`TABLE_ROW_BYTES` per row, :data:`PAGE_ROW_BYTES` per row of its page."""
-    from ..map_partitions import PAGE_POINTS
-
     return n * TABLE_ROW_BYTES + min(n, PAGE_POINTS) * PAGE_ROW_BYTES
 
 

@@ -38,13 +38,11 @@ The package holds one module per estimator and one for their shared pairwise cor
   of the linear neighbour embeddings;
 * :mod:`graphdr.neighbor.dee` -- :class:`DEE` and its objective;
 * :mod:`graphdr.neighbor.dsne` -- :class:`DSNE` and its objectives;
-* :mod:`graphdr.neighbor.elastic` -- :class:`ElasticEmbedding` and its objective;
-* :mod:`graphdr.neighbor.dee_map` -- :class:`DEEMap`, DEE's objective over a free 2-D map
-  with an out-of-sample transform: its objective (:mod:`graphdr.neighbor.map_objective`), its
-  graphs and scaling (:mod:`graphdr.neighbor.map_input`), its start
-  (:mod:`graphdr.neighbor.map_start`), its repulsion on a grid
-  (:mod:`graphdr.neighbor.grid_field`), the placement of new samples
-  (:mod:`graphdr.neighbor.placement`) and its Dask path (:mod:`graphdr.neighbor.map_dask`).
+* :mod:`graphdr.neighbor.elastic` -- :class:`ElasticEmbedding` and its objective.
+
+The supervised 2-D map, :class:`graphdr.DEEMap` (DEE's objective over a free map), has a
+subpackage of its own, :mod:`graphdr.maps`, that builds on this one (``from
+graphdr.neighbor import DEEMap`` still works).
 """
 
 from ._core import (  # noqa: F401  (helpers used by tests and benchmarks)
@@ -53,8 +51,18 @@ from ._core import (  # noqa: F401  (helpers used by tests and benchmarks)
     _sample_groups,
 )
 from .dee import DEE, _DEEObjective  # noqa: F401
-from .dee_map import DEEMap
 from .dsne import DSNE, _DSNEObjective, _SampledDSNEObjective  # noqa: F401
 from .elastic import ElasticEmbedding, _EEObjective, _sparse_preconditioner  # noqa: F401
 
-__all__ = ["DEE", "DEEMap", "ElasticEmbedding", "DSNE"]
+__all__ = ["DEE", "ElasticEmbedding", "DSNE"]
+
+
+
+def __getattr__(name):
+    """``from graphdr.neighbor import DEEMap``, the map's former home, still works (imported
+    when asked for: :mod:`graphdr.maps` imports this package)."""
+    if name == "DEEMap":
+        from ..maps.dee_map import DEEMap
+
+        return DEEMap
+    raise AttributeError(f"module 'graphdr.neighbor' has no attribute {name!r}")

@@ -4,7 +4,7 @@ picture (:func:`plot_map`).
 The page draws every sample with WebGL (a 2-D canvas where WebGL is missing), pans (drag) and
 zooms (wheel), shows a sample's id, label and chosen columns on hover, finds a sample by id or
 a class by name, and toggles classes in its legend. Class names are written at their regions.
-It needs no network: its script (``graphdr/static/map_page.js``, written for graphdr) and the
+It needs no network: its script (``graphdr/maps/static/map_page.js``, written for graphdr) and the
 data are inlined. The same map gives the same bytes.
 
 It also states how well new samples land, which the picture of a supervised map hides
@@ -26,8 +26,8 @@ import numpy as np
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import column_or_1d
 
-from ._outputs import atomic_open, spreadsheet_safe
-from ._validation import unlabelled_mask
+from .._outputs import atomic_open, spreadsheet_safe
+from .._validation import unlabelled_mask
 
 __all__ = ["COLORS", "held_out_errors", "propagated_columns", "PROPAGATED_COLUMNS_MAX",
            "PROPAGATION_NOTE", "MAP_VOTE_NOTE", "write_map_page", "write_map_csv",
@@ -179,7 +179,7 @@ def propagated_columns(model, y):
     unlabelled = unlabelled_mask(y)
     if not unlabelled.any() or len(y) > PROPAGATED_COLUMNS_MAX:
         return {}
-    from .poisson import PoissonPropagation  # (imported when a map has unlabelled rows)
+    from ..semi.poisson import PoissonPropagation  # (imported when a map has unlabelled rows)
 
     prop = PoissonPropagation().fit(model._training_features(), y)
     return {"propagated class": [str(c) if u else "" for c, u in
@@ -444,7 +444,7 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
         label_name=str(label_name), id_name=str(id_name),
     )
     data = json.dumps(payload, ensure_ascii=True, separators=(",", ":")).replace("</", "<\\/")
-    script = resources.files("graphdr").joinpath("static/map_page.js").read_text(encoding="utf-8")
+    script = resources.files("graphdr.maps").joinpath("static/map_page.js").read_text(encoding="utf-8")
     honest = ""
     if errors is not None and errors.get("held_out"):
         honest = (
@@ -508,7 +508,7 @@ def _plain(text):
 
 def plot_map(model, y, ax=None, *, title=None, point_size=None, color=None):
     """Scatter the fitted map ``model.embedding_`` coloured by the labels ``y``, one legend
-    entry per class up to 40 (the colours of :data:`graphdr.map_page.COLORS`: any two of the
+    entry per class up to 40 (the colours of :data:`graphdr.maps.page.COLORS`: any two of the
     first 40 are told apart), each class's name written at its region. ``color``: one value
     per sample to colour by instead (:func:`color_groups`), its groups in the legend."""
     if color is not None:

@@ -3,7 +3,7 @@ Parquet partitions, the page and the picture from a uniform sample of them.
 
 :func:`graphdr.map2d` of a ``dask.array`` comes here. The map is fitted as
 :meth:`graphdr.DEEMap.fit` fits a ``dask.array`` (on a sample of at most ``fit_samples`` rows
-chosen by content, :mod:`graphdr.neighbor.map_dask`); then every row is placed where it lives,
+chosen by content, :mod:`graphdr.maps.dask_fit`); then every row is placed where it lives,
 block by block (the fitted model sent to each worker once), and each block's places come back
 to this process and are written at once as one Parquet file of the folder ``OUT.parquet``:
 
@@ -16,14 +16,14 @@ to this process and are written at once as one Parquet file of the folder ``OUT.
   nearest its place on the map, and that class's share of them (empty for a labelled row).
   Named apart from the in-memory map's ``propagated class`` and ``confidence`` (Poisson
   learning over the neighbour graph of every row's features, which a table past memory does
-  not build): the page says which it shows (:data:`graphdr.map_page.MAP_VOTE_NOTE`).
+  not build): the page says which it shows (:data:`graphdr.maps.page.MAP_VOTE_NOTE`).
 
 The page (``OUT.html``) and the picture (``OUT.png``) draw a uniform sample of at most
 ``page_points`` rows (those of smallest content key: the same rows whatever the order and
 chunking); the legend's class counts are those of every row, and the page states the
 held-out error of every labelled row the map was not fitted on: the share that lies nearest,
 on the map, a training sample of another class. When every row was fitted, the page states
-the leave-one-out errors of :func:`graphdr.map_page.held_out_errors` instead.
+the leave-one-out errors of :func:`graphdr.maps.page.held_out_errors` instead.
 
 Nothing is half-written: the partitions go to a hidden folder beside ``OUT.parquet``, the page
 and picture to hidden files, and all are renamed into place together at the end
@@ -35,13 +35,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._outputs import OutputSet, atomic_open
-from ._validation import unlabelled_mask
+from .._outputs import OutputSet, atomic_open
+from .._validation import unlabelled_mask
+from ..io.file_parts import PAGE_POINTS  # the page and the picture draw at most this many rows
 
 __all__ = ["map_files_parts", "map_dask", "write_dask_map", "PAGE_POINTS", "VOTERS"]
 
-#: the page and the picture draw at most this many rows
-PAGE_POINTS = 1_000_000
 #: the labelled training samples nearest an unlabelled row's place that vote its class
 VOTERS = 10
 
@@ -49,7 +48,7 @@ VOTERS = 10
 def map_files_parts(out):
     """The outputs of a map of a ``dask.array`` for ``out``: ``html``, ``parquet`` (a folder)
     and ``png``."""
-    from .map_page import map_files
+    from .page import map_files
 
     files = map_files(out)
     return {"html": files["html"], "parquet": files["csv"].with_suffix(".parquet"),
@@ -63,11 +62,11 @@ def map_dask(X, y, *, out=None, ids=None, title=None, label_name="label", id_nam
     ``params`` as its ``fit`` fits a ``dask.array`` and, with ``out``, write the map
     (:func:`write_dask_map`). The rows' content keys are read once, for the fit's sample and
     the page's."""
-    from ._threads import one_thread
-    from ._validation import check_int, check_parameters
-    from .blocks.sampling import row_keys
-    from .neighbor import DEEMap
-    from .neighbor.map_dask import fit_dask
+    from .._threads import one_thread
+    from .._validation import check_int, check_parameters
+    from ..blocks.sampling import row_keys
+    from .dask_fit import fit_dask
+    from .dee_map import DEEMap
 
     model = DEEMap(**params)
     check_parameters(model)
@@ -102,9 +101,9 @@ def write_dask_map(model, X, y, out, *, keys=None, ids=None, title=None, label_n
     """
     import dask
 
-    from .blocks.sampling import row_keys, smallest_keys
-    from .map_page import MAP_VOTE_NOTE, _save_png, held_out_errors, map_page_html
-    from .neighbor.map_dask import place_dask
+    from ..blocks.sampling import row_keys, smallest_keys
+    from .dask_fit import place_dask
+    from .page import MAP_VOTE_NOTE, _save_png, held_out_errors, map_page_html
 
     if not (page or table or png):
         raise ValueError("page, table and png are all False: nothing to write.")

@@ -1,6 +1,6 @@
 r"""Discriminative elastic embedding as a nonparametric 2-D map, with an out-of-sample transform.
 
-The objective (:mod:`graphdr.neighbor.map_objective`) is paper 003's over free coordinates
+The objective (:mod:`graphdr.maps.objective`) is paper 003's over free coordinates
 ``Y`` instead of a linear map, so that classes that no linear map separates get their own
 regions of the plane: attract neighbours of the same class, and, saturating, input neighbours
 of different classes; repel samples of different classes, and, weaker, of the same class.
@@ -12,7 +12,7 @@ two classes' discs overlap; each class's samples on its own two principal compon
 its disc (no randomness: the same data give the same start).
 
 Out of sample (:meth:`DEEMap.transform`): by the new sample's nearest training samples, at the
-mode of their map positions weighted by their input distances (:mod:`graphdr.neighbor.placement`).
+mode of their map positions weighted by their input distances (:mod:`graphdr.maps.placement`).
 """
 
 from __future__ import annotations
@@ -42,10 +42,11 @@ from ..blocks.optim import descent
 from ..blocks.sampling import canonical_order, row_keys, smallest_keys
 from ..blocks.solvers import embedding_signs
 from ..blocks.stats import is_dask_array
-from ._core import _DTYPES, _check_descent_params, _store_descent
-from .elastic import _sparse_preconditioner
-from .map_dask import fit_dask, place_dask
-from .map_input import (
+from ..neighbor._core import _DTYPES, _check_descent_params, _store_descent
+from ..neighbor.elastic import _sparse_preconditioner
+from .dask_fit import fit_dask, place_dask
+from .display import MapViewMixin
+from .inputs import (
     CROSS_NEIGHBORS,
     FEATURE_SCALINGS,
     _class_order,
@@ -54,9 +55,7 @@ from .map_input import (
     feature_scaling,
     map_cross_pairs,
 )
-from .map_objective import _MapObjective
-from .map_start import _start
-from .map_view import MapViewMixin
+from .objective import _MapObjective
 from .placement import (
     PLACEMENT_SAMPLES,
     PlacementCheck,
@@ -66,6 +65,7 @@ from .placement import (
     place,
     row_distances,
 )
+from .start import _start
 
 #: the shift of the Laplacian preconditioner, relative to the larger repulsion weight (the
 #: curvature of e^{-r^2} is at most 2 per unit weight)
@@ -108,7 +108,7 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
 
     over the map ``Y`` (``n x 2``), :math:`a` the symmetric ``n_neighbors``-nearest-neighbour
     graph within each class, :math:`c` the pairs of input neighbours of different classes
-    (details, optimiser and start: :mod:`graphdr.neighbor.dee_map`).
+    (details, optimiser and start: :mod:`graphdr.maps.dee_map`).
     Every linear method (:class:`DEE`, :class:`LDA`, ...) draws a class that no plane separates
     on top of the others; this map gives every class its own region and keeps the neighbours
     of each sample near it. New samples are placed by their nearest training samples
@@ -160,14 +160,14 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         letters: ``maps2d_cross_heldout.md``). Towards 3 when the classes' layout matters.
     feature_scaling : {'auto', 'standard', 'none'}, default='auto'
         How the features are scaled before the map sees them
-        (:func:`graphdr.neighbor.map_input.feature_scaling`):
+        (:func:`graphdr.maps.inputs.feature_scaling`):
         ``'standard'`` standardises each feature, ``'none'`` keeps them as given, ``'auto'``
         standardises when one feature holds more than half of the total variance (features
         in different units, such as wine's proline beside its ratios), and otherwise keeps
         them (pixels, principal components). ``transform`` applies the same scaling.
     placement_width : 'auto' or float > 0, default='auto'
         How new samples are placed (:meth:`transform`): the width :math:`\tau` of the
-        weights of their training neighbours (:mod:`graphdr.neighbor.placement`). Small: the
+        weights of their training neighbours (:mod:`graphdr.maps.placement`). Small: the
         nearest training sample decides; large: the ``n_neighbors`` vote alike. ``'auto'``:
         the width of ``placement.PLACEMENT_WIDTHS`` (0.1 to 4) whose leave-one-out placement of
         training samples (up to 5000, chosen by content) errs least (ties: the wider).
@@ -183,7 +183,7 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         Used only when ``X`` is a ``dask.array``: the map is fitted on at most about this
         many rows, those of smallest content key in each class (every class kept; the same
         rows whatever the chunking and the row order), and the other rows are placed as new
-        samples, block by block on the Dask scheduler (:mod:`graphdr.neighbor.map_dask`).
+        samples, block by block on the Dask scheduler (:mod:`graphdr.maps.dask_fit`).
         A NumPy array is always fitted whole.
     random_state : int or None, default=None
         Seed of the approximate neighbour search (None: 0). The same data and seed give the
@@ -195,7 +195,7 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         splits). Larger maps keep lowering :math:`E` by small amounts for hundreds of
         iterations without changing what the map shows, so a map with NN-descent neighbours
         (``neighbors_='approx'``) also stops when its placement of new samples settles
-        (:class:`graphdr.neighbor.placement.PlacementCheck`: the leave-one-out error of up to
+        (:class:`graphdr.maps.placement.PlacementCheck`: the leave-one-out error of up to
         5000 training samples, every 5 iterations, stops when two checks in a row are not
         lower); at 10^6 samples (``benchmarks/maps2d_scale.py``'s data) after 20 iterations
         instead of 86, the held-out error and trustworthiness unchanged.
@@ -530,7 +530,7 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         return np.sort(rows[ys[rows] >= 0][:PLACEMENT_SAMPLES])
 
     def _choose_width(self, ys, rows):
-        """``(width, errors)`` (:func:`graphdr.neighbor.placement.leave_one_out_errors`) of
+        """``(width, errors)`` (:func:`graphdr.maps.placement.leave_one_out_errors`) of
         the training samples ``rows`` (:meth:`_probe_rows`), each placed from its
         ``n_neighbors`` nearest others on the fitted map."""
         k = min(self._neighbors.n_neighbors + 1, len(self._order))

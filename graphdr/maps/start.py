@@ -1,4 +1,4 @@
-"""The start of :class:`~graphdr.neighbor.DEEMap`: no randomness, the same data give the same
+"""The start of :class:`~graphdr.DEEMap`: no randomness, the same data give the same
 start.
 
 The class means laid out by their two principal components and pushed apart until no two

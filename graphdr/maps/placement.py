@@ -35,7 +35,7 @@ PLACEMENT_WIDTHS = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0)
 #: training samples (at most; chosen by content) whose leave-one-out placement picks the width
 PLACEMENT_SAMPLES = 5000
 #: width of the kernel that picks the mean shift's start among the neighbours' positions: the
-#: gap between two classes' starting discs (:data:`graphdr.neighbor.dee_map.START_GAP`), so
+#: gap between two classes' starting discs (:data:`graphdr.maps.dee_map.START_GAP`), so
 #: that the start is the region (class) holding most of the neighbours' weight rather than the
 #: tightest group of them
 MODE_BANDWIDTH = 3.0

@@ -15,7 +15,7 @@ separates get their own regions of the plane:
 with :math:`a_{ij} = 1` when ``j`` is one of the ``n_neighbors`` nearest samples of ``i`` in its
 own class or the other way round (sparse, :func:`graphdr.blocks.graphs.knn_graph`), else 0, and
 :math:`c_{ij} = 1` when ``i`` and ``j`` are of different classes (each of more than
-:data:`~graphdr.neighbor.map_input.CROSS_NEIGHBORS` samples) and one is among the other's
+:data:`~graphdr.maps.inputs.CROSS_NEIGHBORS` samples) and one is among the other's
 ``CROSS_NEIGHBORS`` nearest samples in the input, else 0. The
 different-class repulsion :math:`\lambda_d` separates the classes; the weaker same-class
 repulsion :math:`\lambda_s` (elastic embedding's term) keeps each class's inner structure from
@@ -25,7 +25,7 @@ on the map, and, saturating as t-SNE's and UMAP's do (its force
 :math:`2\rho (y_i - y_j) / (1 + \lVert y_i - y_j\rVert^2)` fades with distance), does not drag
 the samples of a boundary across the gap between two classes as a quadratic pull would. The
 repulsions are summed over all pairs on a grid
-(:mod:`graphdr.neighbor.grid_field`): ``O(n)`` time and memory per evaluation.
+(:mod:`graphdr.maps.grid_field`): ``O(n)`` time and memory per evaluation.
 
 The gradient is :math:`2 L Y + \lambda_d (\nabla F - \nabla F_{l}) + \lambda_s \nabla F_{l}`
 plus the saturating pairs' forces (``O(n)`` pairs),
@@ -43,7 +43,7 @@ from scipy.sparse import linalg as splinalg
 
 from .._threads import map_threads
 from .grid_field import block_fields, gaussian_field
-from .map_input import _class_order
+from .inputs import _class_order
 
 #: weight of each sample's attraction to its class mean (a fraction of one neighbour edge)
 TETHER = 0.01

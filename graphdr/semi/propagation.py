@@ -38,8 +38,8 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from sklearn.neighbors import NearestNeighbors
 
-from .blocks.knn import _approx_search_groups, _search_groups
-from .blocks.sampling import canonical_order, row_keys
+from ..blocks.knn import _approx_search_groups, _search_groups
+from ..blocks.sampling import canonical_order, row_keys
 
 __all__ = ["propagation_graph", "poisson_scores", "scores_to_distributions", "PoissonResult",
            "PropagationGraph", "propagate"]

@@ -39,7 +39,7 @@ class MapViewMixin:
 
         Returns
         -------
-        view : graphdr.map_page.MapView
+        view : graphdr.maps.page.MapView
 
         Examples
         --------
@@ -50,7 +50,7 @@ class MapViewMixin:
         >>> "<iframe" in view._repr_html_()
         True
         """
-        from ..map_page import MapView, fitted_map_page, propagated_columns
+        from .page import MapView, fitted_map_page, propagated_columns
 
         check_is_fitted(self, "embedding_")
         if y is None:

@@ -1,5 +1,5 @@
 r"""``PoissonPropagation``: labels propagated over the data's neighbour graph, as a
-scikit-learn semi-supervised classifier (:mod:`graphdr.propagation`)."""
+scikit-learn semi-supervised classifier (:mod:`graphdr.semi.propagation`)."""
 
 from __future__ import annotations
 
@@ -11,16 +11,16 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._outputs import held_interrupts
-from ._threads import managed_threads
-from ._validation import (
+from .._outputs import held_interrupts
+from .._threads import managed_threads
+from .._validation import (
     check_label_values,
     check_labels,
     check_not_constant,
     checked_parameters,
 )
-from .blocks.sampling import canonical_order, row_keys
-from .blocks.stats import input_scale
+from ..blocks.sampling import canonical_order, row_keys
+from ..blocks.stats import input_scale
 from .propagation import _self_tuned_weights, propagate
 
 __all__ = ["PoissonPropagation"]
@@ -38,7 +38,7 @@ class PoissonPropagation(ClassifierMixin, BaseEstimator):
     every training sample, :math:`y_i` the one-hot label of a labelled sample and
     :math:`\bar y` their mean (per connected component); sample :math:`i`'s class is
     :math:`\arg\max_j U_{ij}` (Calder, Cook, Thorpe & Slepcev, ICML 2020; the equation, its
-    solver and the cases it leaves open: :mod:`graphdr.propagation`).
+    solver and the cases it leaves open: :mod:`graphdr.semi.propagation`).
 
     ``fit(X, y)`` takes ``y = -1`` for an unlabelled sample (scikit-learn's convention, as
     :class:`sklearn.semi_supervised.LabelSpreading`); ``transduction_`` is then every training
