@@ -17,7 +17,10 @@ In the kernel form ``X`` is replaced by the empirical kernel map ``Z`` of the ce
 
 1. **validate** ``X`` and ``y`` (:func:`sklearn.utils.validation.validate_data`, labels of any
    type); class-structured linear problems read ``X`` once into class statistics instead
-   (:func:`graphdr.blocks.stats.class_statistics`, also for ``dask.array`` input);
+   (:func:`graphdr.blocks.stats.class_statistics`, also for ``dask.array`` input). With
+   unlabelled rows (``y = -1``) the rows are validated once into a
+   :class:`~graphdr.base.prepared.PreparedInput` that the choice of how to use them
+   (:func:`graphdr.base.semi.prepare_unlabelled`), its trial fits and the fit itself share;
 2. **pick the coordinate space** (:mod:`graphdr.blocks.spaces`): the span of the centred data, the
    exact empirical kernel map, or Nystroem landmark features;
 3. **build the graphs** (:mod:`graphdr.blocks.graphs`) as a :class:`graphdr.blocks.routes.GraphProblem`;
@@ -31,6 +34,8 @@ A subclass only says which problem it solves: its graphs (:meth:`_build_graphs` 
 :meth:`_class_objective_block`) and how many components are meaningful (:meth:`_max_components`).
 
 Modules: :mod:`~graphdr.base.fitting` (training data, solutions, kernel width and ridge),
+:mod:`~graphdr.base.prepared` (rows validated once for the fits of a partially labelled fit),
+:mod:`~graphdr.base.semi` (the uses of unlabelled rows),
 :mod:`~graphdr.base.estimator` (the fit above, ``transform``), :mod:`~graphdr.base.projection`
 (the ``transform`` of linear projections fitted by their own algorithm) and
 :mod:`~graphdr.base.generic` (:class:`GraphEmbedding`).

@@ -51,11 +51,12 @@ from .fitting import (
     select_linear_reg,
     statistics_and_reg,
 )
+from .prepared import PreparedInput, features_of
 from .semi import (
     partially_labelled,
+    prepare_unlabelled,
     semi_supervised_reg,
     solve_partially_labelled,
-    use_unlabelled,
 )
 
 
@@ -70,6 +71,9 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
     #: the constraint is the regularised total scatter, ``V^T (S_t + eps I) V = I``: the
     #: ``'within'`` metric whitens the regularised within-class scatter (``routes.metric_transform``)
     _ridge_on_total_scatter = False
+    #: a partially labelled fit hands its trial fits and itself the rows validated once
+    #: (:class:`~graphdr.base.prepared.PreparedInput`): ``fit`` goes through :meth:`_training_data`
+    _takes_prepared = True
 
     # ----- what subclasses define ------------------------------------------------------
     def _uses_labels(self):
@@ -193,7 +197,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             check_option(self.scaling, "scaling", set(SCALINGS))
         if not self._is_kernel():
             check_linear_params(self)
-        data = self._training_data(X, use_unlabelled(self, X, y))
+        data = self._training_data(*prepare_unlabelled(self, X, y))
         if self._is_kernel():
             select_kernel(self, data.labelled())
         if "smoothing" in self.get_params(deep=False):
@@ -212,14 +216,36 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         return self._problem(X_graph, data.y_encoded, metric)
 
     def _training_data(self, X, y):
-        """Step 1: validated samples and labels, or class statistics from one pass."""
+        """Step 1: validated samples and labels, or class statistics from one pass (``X`` a
+        :class:`~graphdr.base.prepared.PreparedInput`: validated already)."""
         self._input_scale = 1.0
+        prepared = X if isinstance(X, PreparedInput) else None
         if is_dask_array(X):
             return dask_training_data(self, X, y)
         if self._has_class_forms(y):
             return self._statistics(X, y)
-        labels = self._uses_labels() or y is not None
-        sparse = self._accepts_sparse()  # scikit-learn's kernels take sparse X
+        if self._uses_labels() or y is not None:
+            X, y = self._validated(X, y)
+            self.classes_, y_enc, _ = check_labels(y, **self._label_requirements())
+            if sp.issparse(X) and not self._is_kernel():
+                X = dense_for_semi_supervised(X, type(self).__name__)
+            if self._auto_linear_reg and not self._is_kernel():
+                semi_supervised_reg(self, X, y_enc)
+            return TrainingData(self._rescaled_input(X, prepared), y_enc, None, X.dtype,
+                                prepared)
+        X = validate_data(self, X, dtype=_DTYPES, ensure_min_samples=2,
+                          accept_sparse=self._accepts_sparse())
+        return TrainingData(self._rescaled_input(X), None, None, X.dtype)
+
+    def _validated(self, X, y, **checks):
+        """``(X, y)`` validated by scikit-learn's ``validate_data`` (dense unless the estimator
+        takes sparse rows: :meth:`_accepts_sparse`), or the rows of a
+        :class:`~graphdr.base.prepared.PreparedInput` as they were validated."""
+        if isinstance(X, PreparedInput):
+            X.set_features(self)
+            return X.X, np.asarray(y)
+        check_label_values(y, type(self).__name__)
+        sparse = checks.pop("accept_sparse", self._accepts_sparse())
         if sp.issparse(X) and not sparse:
             raise ValueError(
                 f"{type(self).__name__} needs dense X with these settings (its neighbour graphs, "
@@ -227,20 +253,26 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
                 "method that takes sparse X: LDA, LQMI, GraphEmbedding with class graphs, or a "
                 "kernel method with a kernel function."
             )
-        if labels:
-            check_label_values(y, type(self).__name__)
-            X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2,
-                                 accept_sparse=sparse)
-            self.classes_, y_enc, _ = check_labels(y, **self._label_requirements())
-            if sp.issparse(X) and not self._is_kernel():
-                X = dense_for_semi_supervised(X, type(self).__name__)
-            if self._auto_linear_reg and not self._is_kernel():
-                semi_supervised_reg(self, X, y_enc)
-            return TrainingData(self._rescaled_input(X), y_enc, None, X.dtype)
-        X = validate_data(self, X, dtype=_DTYPES, ensure_min_samples=2, accept_sparse=sparse)
-        return TrainingData(self._rescaled_input(X), None, None, X.dtype)
+        return validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2,
+                             accept_sparse=sparse, **checks)
 
-    def _rescaled_input(self, X):
+    def _prepared_input(self, X, y):
+        """``X`` and ``y`` validated once for the fits of a partially labelled fit
+        (:class:`~graphdr.base.prepared.PreparedInput`)."""
+        X, y = self._validated(X, y)
+        classes, y_enc, _ = check_labels(y, min_classes=2, method=type(self).__name__,
+                                         unlabelled="allow")
+        return PreparedInput(X, y, classes, y_enc, features_of(self))
+
+    def _rescaled_input(self, X, prepared=None):
+        """``X`` checked and divided by its scale (:meth:`_divided_input`); once for the fits
+        of one :class:`~graphdr.base.prepared.PreparedInput`."""
+        if prepared is not None:
+            key = ("rescaled", self._is_kernel(), scales_with_gamma(self) if self._is_kernel()
+                   else None, X.dtype.str, sp.issparse(X), X.shape)
+            X, self._input_scale = prepared.memo(
+                key, lambda: (self._rescaled_input(X), self._input_scale))
+            return X
         if self._is_kernel() and self.kernel != "precomputed":
             check_not_constant(X, type(self).__name__)
         return self._divided_input(X)
@@ -276,9 +308,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
 
     def _statistics(self, X, y):
         """Validate the input and collect the class statistics in one pass over ``X``."""
-        check_label_values(y, type(self).__name__)
-        X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2,
-                             ensure_all_finite=False, accept_sparse="csr")
+        X, y = self._validated(X, y, ensure_all_finite=False, accept_sparse="csr")
         self.classes_, y_enc, _ = check_labels(y, **self._label_requirements())
         if X.shape[1] > X.shape[0] and not sp.issparse(X):
             # more features than samples: the SVD route of data_subspace is more accurate

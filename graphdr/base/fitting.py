@@ -50,6 +50,8 @@ class TrainingData(NamedTuple):
     y_encoded: np.ndarray | None
     stats: object
     dtype: np.dtype
+    #: the :class:`~graphdr.base.prepared.PreparedInput` the samples come from, or None
+    prepared: object = None
 
     @property
     def n_samples(self):

@@ -42,12 +42,13 @@ from .._validation import (
 )
 from ..blocks import graphs as _graphs
 from ..blocks.routes import relative_ridge, solve_graph_problem
-from ..blocks.sampling import row_keys, smallest_keys, stratified_folds
+from ..blocks.sampling import smallest_keys, stratified_folds
 from ..blocks.spaces import AUTO_EXACT_SEMI_MAX
-from ..blocks.stats import input_scale, is_dask_array
+from ..blocks.stats import is_dask_array
 from ..semi.propagation import PropagationGraph
 from ..tuning import press_smoothing
 from .fitting import refuse_lazy_unlabelled, select_linear_reg, wants_press_ridge
+from .prepared import PreparedInput, digest
 
 
 def partially_labelled(est, y):
@@ -60,22 +61,31 @@ def partially_labelled(est, y):
 
 
 def use_unlabelled(est, X, y):
-    """The labels a semi-supervised fit goes on with (the estimator's ``unlabelled``
+    """The labels a semi-supervised fit goes on with (:func:`prepare_unlabelled`)."""
+    return prepare_unlabelled(est, X, y)[1]
+
+
+def prepare_unlabelled(est, X, y):
+    """``(X, y)`` for a semi-supervised fit to go on with (the estimator's ``unlabelled``
     parameter, :data:`graphdr.blocks.routes.SMOOTHING_DOC`): ``y`` itself ('smooth', or every
     sample labelled), or ``y`` with the unlabelled samples' propagated classes ('propagate',
     or 'auto' when :func:`compare_unlabelled_uses` says the estimator places held-out labels
     better so; not when the propagation leaves a class a single sample). Sets
     ``unlabelled_`` (None when every sample is labelled) and, for 'auto',
-    ``unlabelled_results_``."""
+    ``unlabelled_results_``.
+
+    An estimator that declares ``_takes_prepared`` gets ``X`` back validated once, as a
+    :class:`~graphdr.base.prepared.PreparedInput` shared with the choice's trial fits; others
+    get ``X`` as given."""
     if is_dask_array(X) and y is not None and getattr(est, "_uses_labels", bool)():
         # never silently the labelled rows only, where the same fit in memory uses the others
         refuse_lazy_unlabelled(est, np.asarray(y.compute() if is_dask_array(y) else y))
     if "unlabelled" not in est.get_params(deep=False):
-        return y
+        return X, y
     est.__dict__.pop("unlabelled_results_", None)
     est.unlabelled_ = None
     if not partially_labelled(est, y) or is_dask_array(X):
-        return y
+        return X, y
     name = type(est).__name__
     choice = est.unlabelled
     if getattr(est, "_is_kernel", bool)() and est.kernel == "precomputed":
@@ -83,24 +93,34 @@ def use_unlabelled(est, X, y):
             raise ValueError(f"{name}: unlabelled='propagate' needs the samples' features to "
                              "build their neighbour graph, not kernel='precomputed'.")
         est.unlabelled_ = "smooth"
-        return y
+        return X, y
     if choice == "smooth":  # (also every fit of the choice's folds: no graph to build)
         est.unlabelled_ = "smooth"
-        return y
-    check_label_values(y, name)
-    X = check_array(X, accept_sparse="csr", dtype=np.float64)
-    y = column_or_1d(y)
-    if sp.issparse(X):
-        X = dense_for_semi_supervised(X, name)
-    classes, y_enc, _ = check_labels(y, min_classes=2, method=name, unlabelled="allow")
-    scaled = X / input_scale(X)  # distances of data near 1e300 or 1e-300 as at unit scale
-    graph = _propagation_graph(est, scaled, y_enc)  # every sample's neighbours, once
+        return X, y
+    if getattr(est, "_takes_prepared", False):
+        prepared = X if isinstance(X, PreparedInput) else est._prepared_input(X, y)
+        trials = prepared.for_trials(name)
+        X_out = prepared
+    else:
+        check_label_values(y, name)
+        X64 = check_array(X, accept_sparse="csr", dtype=np.float64)
+        y = column_or_1d(y)
+        if sp.issparse(X64):
+            X64 = dense_for_semi_supervised(X64, name)
+        classes, y_enc, _ = check_labels(y, min_classes=2, method=name, unlabelled="allow")
+        trials = PreparedInput(X64, y, classes, y_enc, None)
+        X_out = X
+    classes, y_enc = trials.classes, trials.y_encoded
+
+    def graph():  # every sample's neighbours, once, when some step needs them
+        return trials.memo("propagation graph",
+                           lambda: _propagation_graph(est, trials.scaled, y_enc))
+
     if choice == "auto":
-        est.unlabelled_results_ = compare_unlabelled_uses(est, X, scaled, y_enc, classes,
-                                                          graph=graph)
+        est.unlabelled_results_ = compare_unlabelled_uses(est, trials, graph=graph)
         choice = "propagate" if est.unlabelled_results_["better"] else "smooth"
     if choice == "propagate":
-        P, _, _ = graph.propagate(y_enc, len(classes))
+        P, _, _ = graph().propagate(y_enc, len(classes))
         propagated = np.argmax(P, axis=1)  # a labelled sample keeps its label
         sizes = np.bincount(propagated, minlength=len(classes))
         if sizes.min() < 2 and est.unlabelled == "propagate":
@@ -112,9 +132,9 @@ def use_unlabelled(est, X, y):
             choice = "smooth"  # the propagation left a class one sample: not to be fitted
         else:
             est.unlabelled_ = choice
-            return classes[propagated]
+            return X_out, classes[propagated]
     est.unlabelled_ = choice
-    return y
+    return X_out, y
 
 
 def _propagation_graph(est, scaled, y_enc):
@@ -143,7 +163,7 @@ CHOICE_FOLDS = 2
 CHOICE_MAX_SAMPLES = 5000
 
 
-def compare_unlabelled_uses(est, X, scaled, y_enc, classes, n_folds=CHOICE_FOLDS, graph=None):
+def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None):
     r"""Whether ``est`` fitted on the propagated classes places held-out labelled samples
     better than ``est`` with its smoothness term.
 
@@ -166,12 +186,15 @@ def compare_unlabelled_uses(est, X, scaled, y_enc, classes, n_folds=CHOICE_FOLDS
 
     Returns a dict: ``better``, ``b``, ``c``, ``n_held_out``, ``n_folds``, and the held-out
     errors ``propagate_error`` and ``smooth_error``. Fewer than two labelled samples in some
-    class: ``better`` False, ``n_folds`` 0. ``graph``: the :class:`PropagationGraph` of
-    ``scaled`` and ``y_enc`` when already built.
+    class: ``better`` False, ``n_folds`` 0. ``trials``: the rows the trial fits take (a
+    :class:`~graphdr.base.prepared.PreparedInput`: ``float64``, dense); ``graph``: a function
+    that gives the :class:`PropagationGraph` of its scaled rows and labels (built once), or
+    None.
     """
     from sklearn.base import clone
     from sklearn.neighbors import KNeighborsClassifier
 
+    classes, y_enc = trials.classes, trials.y_encoded
     labelled = np.flatnonzero(y_enc >= 0)
     sizes = np.bincount(y_enc[labelled], minlength=len(classes))
     k = int(min(n_folds, sizes.min()))
@@ -182,14 +205,14 @@ def compare_unlabelled_uses(est, X, scaled, y_enc, classes, n_folds=CHOICE_FOLDS
     if len(y_enc) > max(CHOICE_MAX_SAMPLES, len(labelled)):
         # every labelled sample, and the unlabelled ones of smallest content key
         unlabelled = np.flatnonzero(y_enc < 0)
-        picked = unlabelled[smallest_keys(row_keys(scaled[unlabelled]),
+        picked = unlabelled[smallest_keys(trials.keys()[unlabelled],
                                           CHOICE_MAX_SAMPLES - len(labelled))]
-        rows = np.sort(np.concatenate([labelled, picked]))
-        X, scaled, y_enc = X[rows], scaled[rows], y_enc[rows]
+        trials = trials.take(np.sort(np.concatenate([labelled, picked])))
+        y_enc = trials.y_encoded
         labelled = np.flatnonzero(y_enc >= 0)
         graph = None
     wrong = {"propagate": 0, "smooth": 0}
-    keys = row_keys(scaled[labelled])
+    keys = trials.keys()[labelled]
     trial = clone(est).set_params(unlabelled="smooth")
     params = trial.get_params(deep=False)
     trial.set_params(**{k: v for k, v in (("verbose", 0), ("callback", None)) if k in params})
@@ -197,8 +220,10 @@ def compare_unlabelled_uses(est, X, scaled, y_enc, classes, n_folds=CHOICE_FOLDS
         # both fits in the Nystroem features the partially labelled fit takes at this size:
         # the same space for the two, and the fully labelled one without its n x n kernel
         trial.set_params(approximation="nystroem")
-    if graph is None:
-        graph = _propagation_graph(est, scaled, y_enc)  # one graph for every fold's labels
+    # one graph for every fold's labels
+    graph = _propagation_graph(est, trials.scaled, y_enc) if graph is None else graph()
+    X = trials.X
+    fit_input = trials if getattr(est, "_takes_prepared", False) else X
     for train, test in stratified_folds(y_enc[labelled], k, keys):
         held, kept = labelled[test], labelled[train]
         y_fold = y_enc.copy()
@@ -207,7 +232,7 @@ def compare_unlabelled_uses(est, X, scaled, y_enc, classes, n_folds=CHOICE_FOLDS
         right = {}
         for use, labels in (("smooth", y_fold), ("propagate", np.argmax(P, axis=1))):
             try:
-                model = clone(trial).fit(X, _labels_of(classes, labels))
+                model = clone(trial).fit(fit_input, _labels_of(classes, labels))
             except ValueError:  # e.g. a class the propagation left with one sample
                 right[use] = np.zeros(len(held), dtype=bool)
             else:
@@ -251,7 +276,13 @@ def smoothing_form(space, data, n_neighbors):
     sample, in units of the labelled samples' total scatter ``T`` (both ``r x r`` in the
     space's coordinates)."""
     X_graph, metric = space.graph_input(data.X)
-    W = _graphs.knn_graph(X_graph, n_neighbors, weights="binary", metric=metric)
+
+    def graph():
+        return _graphs.knn_graph(X_graph, n_neighbors, weights="binary", metric=metric)
+
+    # the choice's trial fits of the same rows search the same neighbours once
+    W = graph() if data.prepared is None else data.prepared.memo(
+        ("smoothing graph", digest(X_graph), n_neighbors, metric), graph)
     J = space.quadratic_form(W)
     T = space.quadratic_form(_graphs.total_graph(data.y_encoded))
     J, T = (J + J.T) / 2.0, (T + T.T) / 2.0

@@ -36,7 +36,8 @@ from .._validation import (
     check_positive,
     checked_parameters,
 )
-from ..base.semi import use_unlabelled
+from ..base.prepared import PreparedInput, features_of
+from ..base.semi import prepare_unlabelled
 from ..blocks import graphs as _graphs
 from ..blocks.optim import descent
 from ..blocks.sampling import canonical_order, row_keys, smallest_keys
@@ -246,6 +247,10 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     (10, 2)
     """
 
+    #: the choice between the uses of unlabelled rows hands its trial fits the rows validated
+    #: once (:class:`~graphdr.base.prepared.PreparedInput`)
+    _takes_prepared = True
+
     #: a tie in the choice of ``unlabelled='auto'`` goes to the propagated classes
     _unlabelled_ties = "propagate"
 
@@ -298,8 +303,8 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         it (a Dask fit's other rows), which count in the choice of ``neighbors='auto'``."""
         t0 = time.perf_counter()
         verbose = self._check_params()
-        X, y_enc = self._validated(X, y)
-        rows = self._sorted_rows(X, y_enc, n_placed)
+        X, y_enc, prepared = self._validated(X, y)
+        rows = self._sorted_rows(X, y_enc, n_placed, prepared)
         problem, Y0, check, index = self._objective(rows)
         if index is not None:  # a large map: the scaled rows are rebuilt after the descent
             rows.Xs = None
@@ -320,32 +325,48 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
 
     def _validated(self, X, y):
         """Validate ``(X, y)`` once; the classes (``classes_``) and the encoded labels the map
-        is fitted to: the propagated classes of unlabelled rows, or y itself."""
+        is fitted to: the propagated classes of unlabelled rows, or y itself; and the
+        :class:`~graphdr.base.prepared.PreparedInput` the rows came in or the choice between
+        the uses of the unlabelled rows made (or None)."""
         name = type(self).__name__
-        if sp.issparse(X):
-            raise ValueError(
-                f"{name} needs dense X (its start takes principal components of each class): "
-                "pass X.toarray(), or reduce a large sparse X first (TruncatedSVD).")
-        check_label_values(y, name)
-        X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2)
-        check_not_constant(X, "DEEMap")  # else the regions would come from the labels alone
+        prepared = X if isinstance(X, PreparedInput) else None
+        if prepared is not None:  # a trial fit of that choice: validated already
+            prepared.set_features(self)
+            X, y = prepared.X, np.asarray(y)
+        else:
+            if sp.issparse(X):
+                raise ValueError(
+                    f"{name} needs dense X (its start takes principal components of each "
+                    "class): pass X.toarray(), or reduce a large sparse X first (TruncatedSVD).")
+            check_label_values(y, name)
+            X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2)
+            check_not_constant(X, "DEEMap")  # else the regions would come from the labels alone
         # a class of one sample has no neighbours: it keeps its own place, away from the others
         self.classes_, y_enc, _ = check_labels(y, min_classes=2, method=name,
                                                unlabelled="allow")
         self._labels = y_enc  # the page's (show): as given
-        y_fit = use_unlabelled(self, X, y)  # the propagated classes, or y itself
+        # the propagated classes, or y itself
+        X_fit, y_fit = prepare_unlabelled(self, X if prepared is None else prepared, y)
         if self.unlabelled_ == "propagate":
             y_enc = np.unique(y_fit, return_inverse=True)[1].astype(np.intp)
-        return X, y_enc
+        return X, y_enc, X_fit if isinstance(X_fit, PreparedInput) else None
 
-    def _sorted_rows(self, X, y_enc, n_placed):
+    def _prepared_input(self, X, y):
+        """The rows :meth:`_validated` validated, for the choice between the uses of the
+        unlabelled rows (:func:`graphdr.base.semi.prepare_unlabelled`)."""
+        classes, y_enc, _ = check_labels(y, min_classes=2, method=type(self).__name__,
+                                         unlabelled="allow")
+        return PreparedInput(X, np.asarray(y), classes, y_enc, features_of(self))
+
+    def _sorted_rows(self, X, y_enc, n_placed, prepared=None):
         """The rows as the fit sees them: sorted by class (each class a block of rows: views,
         no gathers) and, within a class, by content, so that neighbour ties, the start's signs,
         the feature scaling and the sums of the fields come out the same whatever the order of
         the rows (the caller's order comes back at the end and in every callback); scaled once
         (``Xs``, float64, the one copy the fit keeps)."""
         self.neighbors_ = _graphs.resolve_algorithm(self.neighbors, len(X), n_placed)
-        keys = row_keys(X)
+        keys = row_keys(X) if prepared is None or prepared.X is not X else prepared.memo(
+            "row keys of X", lambda: row_keys(X))  # (once for the choice's fits)
         order = _class_order(y_enc, canonical_order(keys))
         Xs = _gathered(X, order)
         self.feature_scaling_, self.feature_mean_, self.feature_scale_ = feature_scaling(

@@ -1,0 +1,145 @@
+r"""A training set prepared once for every fit that a partially labelled fit runs.
+
+A fit with unlabelled rows (``y = -1``) and ``unlabelled='auto'`` runs several fits of the same
+rows: the choice's trial fits (two uses of the unlabelled rows on each of two folds of the
+labelled ones, :func:`graphdr.base.semi.compare_unlabelled_uses`) and the final fit. Each used to
+validate ``X`` again, divide it by its scale again and search the smoothness term's neighbour
+graph again. :class:`PreparedInput` is the rows validated once (by the estimator's own rules:
+dtype, sparse or dense), with what the fits share computed once when first asked for:
+
+* the dense ``float64`` rows divided by their power-of-two scale, on which the propagation's
+  neighbour graph is built (:class:`graphdr.semi.propagation.PropagationGraph`);
+* the rows' content keys (:func:`graphdr.blocks.sampling.row_keys`) that deal the choice's folds;
+* the rows as the estimator fits them (dense, divided by their scale: ``_rescaled_input``);
+* any array computed from an input array that every fit computes the same way (the smoothness
+  term's kNN graph), keyed by the input's bytes (:meth:`PreparedInput.memo`): a fit whose input
+  differs in a single bit computes its own.
+
+Only the estimators that declare it (``_takes_prepared``, the graph-embedding family) are given
+a :class:`PreparedInput` for ``X``; it never reaches a user: ``fit`` validates what a user passes.
+Every fit computes what it computed before, from the same arrays: the results are the same bit
+for bit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import dense_for_semi_supervised
+from ..blocks.sampling import row_keys
+from ..blocks.stats import input_scale
+
+
+def digest(*arrays):
+    """A key of arrays' exact contents (shape, dtype and bytes): equal keys, equal arrays."""
+    h = hashlib.blake2b(digest_size=20)
+    for a in arrays:
+        if sp.issparse(a):
+            a = a.tocsr()
+            for part in (a.data, a.indices, a.indptr):
+                h.update(np.ascontiguousarray(part).view(np.uint8))
+            h.update(repr(a.shape).encode())
+            continue
+        a = np.asarray(a)
+        h.update(f"{a.shape}{a.dtype.str}".encode())
+        h.update(np.ascontiguousarray(a).view(np.uint8).ravel())
+    return h.hexdigest()
+
+
+class PreparedInput:
+    """Rows validated once, and what the fits over them share (see the module docstring).
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix
+        The rows as the estimator's validation returned them.
+    y : ndarray of shape (n_samples,)
+        The labels given (``-1`` for an unlabelled row).
+    classes, y_encoded : ndarray
+        ``check_labels(y, unlabelled='allow')``.
+    features : dict
+        ``n_features_in_`` and, for a data frame, ``feature_names_in_`` of the validation.
+    scaled : ndarray or None
+        The dense ``float64`` rows divided by their scale; None: computed from ``X``.
+    """
+
+    def __init__(self, X, y, classes, y_encoded, features, scaled=None):
+        self.X = X
+        self.y = y
+        self.classes = classes
+        self.y_encoded = y_encoded
+        self.features = features
+        self._scaled = scaled
+        self._memo = {}
+
+    @property
+    def shape(self):
+        return self.X.shape
+
+    def __len__(self):
+        return self.X.shape[0]
+
+    @property
+    def scaled(self):
+        """The dense ``float64`` rows divided by their power-of-two scale (distances of data
+        near 1e300 or 1e-300 as at unit scale): the propagation graph's input."""
+        if self._scaled is None:
+            dense = self.X.toarray() if sp.issparse(self.X) else self.X
+            dense = np.asarray(dense, dtype=np.float64)
+            self._scaled = dense / input_scale(dense)
+        return self._scaled
+
+    def keys(self):
+        """The content keys of the rows (of :attr:`scaled`)."""
+        return self.memo("row keys", lambda: row_keys(self.scaled))
+
+    def memo(self, key, compute):
+        """``compute()`` the first time ``key`` is asked for, the same object afterwards."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
+
+    def with_labels(self, y):
+        """The same rows with labels ``y`` (the propagated classes, a fold's hidden labels):
+        everything computed from the rows is shared."""
+        out = PreparedInput(self.X, y, self.classes, self.y_encoded, self.features,
+                            self._scaled)
+        out._memo = self._memo
+        return out
+
+    def for_trials(self, method):
+        """The rows as the choice's trial fits take them: dense ``float64`` (this set itself
+        when its rows are so; else a set of their dense ``float64`` copy)."""
+        X = self.X
+        if not sp.issparse(X) and X.dtype == np.float64:
+            return self
+        X = X.astype(np.float64)
+        if sp.issparse(X):
+            X = dense_for_semi_supervised(X, method)
+        return PreparedInput(X, self.y, self.classes, self.y_encoded, self.features)
+
+    def take(self, rows):
+        """The rows ``rows`` (sorted) with their labels: a new set; its scaled rows are those of
+        this set (the propagation graph of the subset sees the same distances)."""
+        return PreparedInput(self.X[rows], self.y[rows], self.classes, self.y_encoded[rows],
+                             self.features, self.scaled[rows])
+
+    def set_features(self, est):
+        """Record on ``est`` what its validation of the rows would: ``n_features_in_`` and
+        ``feature_names_in_`` (or none)."""
+        est.n_features_in_ = self.features["n_features_in_"]
+        if "feature_names_in_" in self.features:
+            est.feature_names_in_ = self.features["feature_names_in_"]
+        else:
+            est.__dict__.pop("feature_names_in_", None)
+
+
+def features_of(est):
+    """What a validation recorded on ``est`` (:meth:`PreparedInput.set_features`)."""
+    out = {"n_features_in_": est.n_features_in_}
+    if hasattr(est, "feature_names_in_"):
+        out["feature_names_in_"] = est.feature_names_in_
+    return out

@@ -1,0 +1,104 @@
+"""A partially labelled fit prepares its rows once (graphdr.base.prepared): the same fit, bit for
+bit, as each trial fit validating its own rows, and X validated at most three times."""
+
+import sys
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import make_classification
+
+import graphdr
+from graphdr.base.prepared import PreparedInput, digest
+
+
+def _data(n=240, seed=0):
+    X, y = make_classification(n_samples=n, n_features=8, n_informative=5, n_redundant=1,
+                               n_classes=3, n_clusters_per_class=1, random_state=seed)
+    partial = y.copy()
+    partial[np.random.default_rng(seed).random(n) < 0.85] = -1
+    return X, partial
+
+
+#: scikit-learn's modules whose checks of their own arguments are not validations of X
+INDEXES = ("sklearn/neighbors", "sklearn/metrics/pairwise")
+ESTIMATORS = [graphdr.LDA, graphdr.KernelLDA, graphdr.LFDA, graphdr.DEEMap]
+ids = [c.__name__ for c in ESTIMATORS]
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=ids)
+def test_prepared_rows_give_the_fit_of_rows_validated_by_each_fit(cls, monkeypatch):
+    """The same estimator with the trial fits fed raw rows (``_takes_prepared`` off: each fit
+    validates, scales and searches on its own, as before the prepared rows) gives the same
+    choice, the same embedding and the same transform, bit for bit."""
+    X, y = _data()
+    kw = dict(max_iter=30) if cls is graphdr.DEEMap else {}
+    prepared = cls(**kw).fit(X, y)
+    monkeypatch.setattr(cls, "_takes_prepared", False)
+    raw = cls(**kw).fit(X, y)
+    assert prepared.unlabelled_ == raw.unlabelled_
+    assert prepared.unlabelled_results_ == raw.unlabelled_results_
+    np.testing.assert_array_equal(prepared.transform(X), raw.transform(X))
+
+
+def _validations_of_X(est, X, y, monkeypatch):
+    """``check_array`` calls on an array of X's shape, but those of scikit-learn's neighbour
+    indexes checking the rows they index (a search of all rows: the propagation's, the
+    smoothness term's) and of its kernel functions checking their arguments (a kernel with the
+    training rows: the fit's, each transform's)."""
+    import traceback
+
+    import sklearn.utils.validation as validation
+
+    original, seen = validation.check_array, []
+
+    def check_array(array, *args, **kwargs):
+        if getattr(array, "shape", None) == X.shape:
+            seen.append(not any(any(part in f.filename.replace("\\", "/") for part in INDEXES)
+                                for f in traceback.extract_stack()))
+        return original(array, *args, **kwargs)
+
+    for module in list(sys.modules.values()):
+        if getattr(module, "check_array", None) is original:
+            monkeypatch.setattr(module, "check_array", check_array)
+    est.fit(X, y)
+    return sum(seen)
+
+
+@pytest.mark.parametrize("labels", ["full", "partial"])
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=ids)
+def test_a_fit_validates_X_at_most_twice_or_three_times_with_unlabelled_rows(
+        cls, labels, monkeypatch):
+    X, y = _data()
+    if labels == "full":
+        y = make_classification(n_samples=240, n_features=8, n_informative=5, n_redundant=1,
+                                n_classes=3, n_clusters_per_class=1, random_state=0)[1]
+    kw = dict(max_iter=20) if cls is graphdr.DEEMap else {}
+    n = _validations_of_X(cls(**kw), X, y, monkeypatch)
+    assert 1 <= n <= (2 if labels == "full" else 3), n
+
+
+def test_prepared_rows_share_what_is_computed_from_them():
+    X, y = _data(60)
+    p = PreparedInput(X.astype(np.float32), y, np.arange(3), y, {"n_features_in_": 8})
+    assert p.scaled.dtype == np.float64 and p.keys() is p.keys()
+    assert p.with_labels(np.zeros_like(y))._memo is p._memo
+    trials = p.for_trials("LDA")
+    assert trials.X.dtype == np.float64 and trials is not p
+    np.testing.assert_array_equal(trials.X, X.astype(np.float32).astype(np.float64))
+    sub = p.take(np.arange(0, 60, 2))
+    np.testing.assert_array_equal(sub.scaled, p.scaled[::2])
+    calls = []
+    assert p.memo("k", lambda: calls.append(1) or 5) == 5 == p.memo("k", lambda: 6)
+    assert calls == [1]
+    s = PreparedInput(sp.csr_matrix(X), y, np.arange(3), y, {"n_features_in_": 8})
+    assert not sp.issparse(s.for_trials("KernelLDA").X)
+
+
+def test_digest_tells_arrays_apart_by_any_bit():
+    a = np.arange(12.0).reshape(3, 4)
+    b = a.copy()
+    b[2, 3] = np.nextafter(b[2, 3], np.inf)
+    assert digest(a) == digest(a.copy()) != digest(b)
+    assert digest(a) != digest(a.reshape(4, 3)) != digest(a.astype(np.float32))
+    assert digest(sp.csr_matrix(a)) == digest(sp.csc_matrix(a))
