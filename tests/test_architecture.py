@@ -251,3 +251,37 @@ def test_every_former_module_name_is_the_module_at_its_new_place():
     assert int(out.stdout) == len(graphdr._MOVED)
     top = sorted(p.name for p in PACKAGE.glob("*.py"))
     assert top == ["__init__.py", "_outputs.py", "_threads.py", "_validation.py"], top
+
+
+def test_what_an_estimator_declares_it_supports_matches_its_parameters():
+    """``_supports`` (graphdr.base.supports): a flag that says a parameter exists is set exactly
+    when the class has that parameter; a class that fits unlabelled rows by choice or with a
+    smoothness term declares that it takes them; every estimator of the shared machinery
+    (graph embedding, neighbour embedding, the map) declares its capabilities."""
+    import inspect
+
+    from sklearn.base import BaseEstimator
+
+    import graphdr
+    from graphdr.base import _BaseGraphEmbedding
+    from graphdr.base.supports import Supports
+    from graphdr.neighbor._core import _LinearNeighborEmbedding
+
+    checked = 0
+    for name in graphdr.__all__:
+        cls = getattr(graphdr, name)
+        if not (inspect.isclass(cls) and issubclass(cls, BaseEstimator)):
+            continue
+        if issubclass(cls, (_BaseGraphEmbedding, _LinearNeighborEmbedding, graphdr.DEEMap)):
+            assert isinstance(cls.__dict__.get("_supports", cls._supports), Supports), name
+        if not hasattr(cls, "_supports"):
+            continue
+        params = cls().get_params(deep=False)
+        for flag, parameter in Supports.PARAMETERS.items():
+            assert getattr(cls._supports, flag) == (parameter in params), (name, flag)
+        if cls._supports.unlabelled_choice or cls._supports.smoothing:
+            assert cls._supports.unlabelled_rows, name
+        if cls._supports.ridge:
+            assert "reg" in params, name
+        checked += 1
+    assert checked >= 16

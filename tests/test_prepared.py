@@ -1,6 +1,7 @@
 """A partially labelled fit prepares its rows once (graphdr.base.prepared): the same fit, bit for
 bit, as each trial fit validating its own rows, and X validated at most three times."""
 
+import dataclasses
 import sys
 
 import numpy as np
@@ -28,13 +29,13 @@ ids = [c.__name__ for c in ESTIMATORS]
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=ids)
 def test_prepared_rows_give_the_fit_of_rows_validated_by_each_fit(cls, monkeypatch):
-    """The same estimator with the trial fits fed raw rows (``_takes_prepared`` off: each fit
+    """The same estimator with the trial fits fed raw rows (``_supports.prepared`` off: each fit
     validates, scales and searches on its own, as before the prepared rows) gives the same
     choice, the same embedding and the same transform, bit for bit."""
     X, y = _data()
     kw = dict(max_iter=30) if cls is graphdr.DEEMap else {}
     prepared = cls(**kw).fit(X, y)
-    monkeypatch.setattr(cls, "_takes_prepared", False)
+    monkeypatch.setattr(cls, "_supports", dataclasses.replace(cls._supports, prepared=False))
     raw = cls(**kw).fit(X, y)
     assert prepared.unlabelled_ == raw.unlabelled_
     assert prepared.unlabelled_results_ == raw.unlabelled_results_

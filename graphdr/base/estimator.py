@@ -58,6 +58,7 @@ from .semi import (
     semi_supervised_reg,
     solve_partially_labelled,
 )
+from .supports import Supports
 
 
 class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -71,9 +72,10 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
     #: the constraint is the regularised total scatter, ``V^T (S_t + eps I) V = I``: the
     #: ``'within'`` metric whitens the regularised within-class scatter (``routes.metric_transform``)
     _ridge_on_total_scatter = False
-    #: a partially labelled fit hands its trial fits and itself the rows validated once
+    #: what the estimator takes (:class:`~graphdr.base.supports.Supports`); a partially
+    #: labelled fit hands its trial fits and itself the rows validated once
     #: (:class:`~graphdr.base.prepared.PreparedInput`): ``fit`` goes through :meth:`_training_data`
-    _takes_prepared = True
+    _supports = Supports(ridge=True, prepared=True)
 
     # ----- what subclasses define ------------------------------------------------------
     def _uses_labels(self):
@@ -83,9 +85,9 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         return getattr(self, "kernel", None) is not None
 
     def _accepts_unlabelled(self):
-        """Whether ``y = -1`` marks unlabelled samples that the fit uses (the estimators with
-        a ``smoothing`` parameter, :mod:`graphdr.base.semi`)."""
-        return self._uses_labels() and "smoothing" in self.get_params(deep=False)
+        """Whether ``y = -1`` marks unlabelled samples that the fit uses
+        (:mod:`graphdr.base.semi`)."""
+        return self._supports.unlabelled_rows and self._uses_labels()
 
     def _resolved_reg(self):
         reg = getattr(self, "reg", 0.0)
@@ -193,14 +195,14 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
     def _prepare(self, X, y):
         """Steps 1-2 and the kernel's width and ridge: ``(space, data)``."""
         self._check_params()
-        if hasattr(self, "scaling"):
+        if self._supports.scaling:
             check_option(self.scaling, "scaling", set(SCALINGS))
         if not self._is_kernel():
             check_linear_params(self)
         data = self._training_data(*prepare_unlabelled(self, X, y))
         if self._is_kernel():
             select_kernel(self, data.labelled())
-        if "smoothing" in self.get_params(deep=False):
+        if self._supports.smoothing:
             self.smoothing_ = 0.0  # the supervised fit, unless some samples are unlabelled
             self.__dict__.pop("smoothing_results_", None)
         return self._coordinate_space(data), data
@@ -225,7 +227,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         if self._has_class_forms(y):
             return self._statistics(X, y)
         if self._uses_labels() or y is not None:
-            X, y = self._validated(X, y)
+            X, y = _validated(self, X, y)
             self.classes_, y_enc, _ = check_labels(y, **self._label_requirements())
             if sp.issparse(X) and not self._is_kernel():
                 X = dense_for_semi_supervised(X, type(self).__name__)
@@ -237,29 +239,10 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
                           accept_sparse=self._accepts_sparse())
         return TrainingData(self._rescaled_input(X), None, None, X.dtype)
 
-    def _validated(self, X, y, **checks):
-        """``(X, y)`` validated by scikit-learn's ``validate_data`` (dense unless the estimator
-        takes sparse rows: :meth:`_accepts_sparse`), or the rows of a
-        :class:`~graphdr.base.prepared.PreparedInput` as they were validated."""
-        if isinstance(X, PreparedInput):
-            X.set_features(self)
-            return X.X, np.asarray(y)
-        check_label_values(y, type(self).__name__)
-        sparse = checks.pop("accept_sparse", self._accepts_sparse())
-        if sp.issparse(X) and not sparse:
-            raise ValueError(
-                f"{type(self).__name__} needs dense X with these settings (its neighbour graphs, "
-                "quadratic forms or precomputed kernel are dense): pass X.toarray(), or use a "
-                "method that takes sparse X: LDA, LQMI, GraphEmbedding with class graphs, or a "
-                "kernel method with a kernel function."
-            )
-        return validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2,
-                             accept_sparse=sparse, **checks)
-
     def _prepared_input(self, X, y):
         """``X`` and ``y`` validated once for the fits of a partially labelled fit
         (:class:`~graphdr.base.prepared.PreparedInput`)."""
-        X, y = self._validated(X, y)
+        X, y = _validated(self, X, y)
         classes, y_enc, _ = check_labels(y, min_classes=2, method=type(self).__name__,
                                          unlabelled="allow")
         return PreparedInput(X, y, classes, y_enc, features_of(self))
@@ -268,10 +251,9 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         """``X`` checked and divided by its scale (:meth:`_divided_input`); once for the fits
         of one :class:`~graphdr.base.prepared.PreparedInput`."""
         if prepared is not None:
-            key = ("rescaled", self._is_kernel(), scales_with_gamma(self) if self._is_kernel()
-                   else None, X.dtype.str, sp.issparse(X), X.shape)
             X, self._input_scale = prepared.memo(
-                key, lambda: (self._rescaled_input(X), self._input_scale))
+                ("rescaled", self._is_kernel(), self._is_kernel() and scales_with_gamma(self), X.dtype.str,
+                 sp.issparse(X), X.shape), lambda: (self._rescaled_input(X), self._input_scale))
             return X
         if self._is_kernel() and self.kernel != "precomputed":
             check_not_constant(X, type(self).__name__)
@@ -295,7 +277,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
 
     def _solver_uses_reg(self):
         """Whether ``reg`` enters the solved problem (not for unregularised solvers)."""
-        return "reg" in self.get_params()
+        return self._supports.ridge
 
     def _label_requirements(self):
         labels = self._uses_labels()
@@ -308,7 +290,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
 
     def _statistics(self, X, y):
         """Validate the input and collect the class statistics in one pass over ``X``."""
-        X, y = self._validated(X, y, ensure_all_finite=False, accept_sparse="csr")
+        X, y = _validated(self, X, y, ensure_all_finite=False, accept_sparse="csr")
         self.classes_, y_enc, _ = check_labels(y, **self._label_requirements())
         if X.shape[1] > X.shape[0] and not sp.issparse(X):
             # more features than samples: the SVD route of data_subspace is more accurate
@@ -484,6 +466,28 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         tags.input_tags.pairwise = getattr(self, "kernel", None) == "precomputed"
         return tags
+
+
+def _validated(est, X, y, **checks):
+    """``(X, y)`` validated by scikit-learn's ``validate_data`` (dense unless the estimator
+    takes sparse rows: :meth:`_accepts_sparse`), or the rows of a
+    :class:`~graphdr.base.prepared.PreparedInput` as they were validated."""
+    if isinstance(X, PreparedInput):
+        X.set_features(est)
+        return X.X, np.asarray(y)
+    check_label_values(y, type(est).__name__)
+    sparse = checks.pop("accept_sparse", est._accepts_sparse())
+    if sp.issparse(X) and not sparse:
+        raise ValueError(DENSE_NEEDED.format(name=type(est).__name__))
+    return validate_data(est, X, y, dtype=_DTYPES, ensure_min_samples=2,
+                         accept_sparse=sparse, **checks)
+
+
+#: a fit whose graphs or precomputed kernel need dense rows, given sparse ones
+DENSE_NEEDED = (
+    "{name} needs dense X with these settings (its neighbour graphs, quadratic forms or "
+    "precomputed kernel are dense): pass X.toarray(), or use a method that takes sparse X: "
+    "LDA, LQMI, GraphEmbedding with class graphs, or a kernel method with a kernel function.")
 
 
 def _sym_np(M):

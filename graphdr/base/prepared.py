@@ -15,7 +15,8 @@ dtype, sparse or dense), with what the fits share computed once when first asked
   term's kNN graph), keyed by the input's bytes (:meth:`PreparedInput.memo`): a fit whose input
   differs in a single bit computes its own.
 
-Only the estimators that declare it (``_takes_prepared``, the graph-embedding family) are given
+Only the estimators that declare it (``_supports.prepared``: the graph-embedding family and
+:class:`~graphdr.DEEMap`) are given
 a :class:`PreparedInput` for ``X``; it never reaches a user: ``fit`` validates what a user passes.
 Every fit computes what it computed before, from the same arrays: the results are the same bit
 for bit.

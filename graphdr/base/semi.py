@@ -54,8 +54,7 @@ from .prepared import PreparedInput, digest
 def partially_labelled(est, y):
     """Whether ``y`` holds unlabelled samples (-1) that ``est`` fits (then no statistics
     route: the smoothness graph needs every sample)."""
-    accepts = getattr(est, "_accepts_unlabelled", None)
-    if y is None or is_dask_array(y) or (accepts is not None and not accepts()):
+    if y is None or is_dask_array(y) or not est._supports.unlabelled_rows:
         return False
     return bool(np.any(unlabelled_mask(np.asarray(y))))
 
@@ -74,13 +73,13 @@ def prepare_unlabelled(est, X, y):
     ``unlabelled_`` (None when every sample is labelled) and, for 'auto',
     ``unlabelled_results_``.
 
-    An estimator that declares ``_takes_prepared`` gets ``X`` back validated once, as a
-    :class:`~graphdr.base.prepared.PreparedInput` shared with the choice's trial fits; others
-    get ``X`` as given."""
+    An estimator that declares it takes prepared rows (``_supports.prepared``) gets ``X`` back
+    validated once, as a :class:`~graphdr.base.prepared.PreparedInput` shared with the choice's
+    trial fits; others get ``X`` as given."""
     if is_dask_array(X) and y is not None and getattr(est, "_uses_labels", bool)():
         # never silently the labelled rows only, where the same fit in memory uses the others
         refuse_lazy_unlabelled(est, np.asarray(y.compute() if is_dask_array(y) else y))
-    if "unlabelled" not in est.get_params(deep=False):
+    if not est._supports.unlabelled_choice:
         return X, y
     est.__dict__.pop("unlabelled_results_", None)
     est.unlabelled_ = None
@@ -97,7 +96,7 @@ def prepare_unlabelled(est, X, y):
     if choice == "smooth":  # (also every fit of the choice's folds: no graph to build)
         est.unlabelled_ = "smooth"
         return X, y
-    if getattr(est, "_takes_prepared", False):
+    if est._supports.prepared:
         prepared = X if isinstance(X, PreparedInput) else est._prepared_input(X, y)
         trials = prepared.for_trials(name)
         X_out = prepared
@@ -141,7 +140,7 @@ def _propagation_graph(est, scaled, y_enc):
     """The :class:`PropagationGraph` of ``est``'s samples: its neighbour search when it has
     one (DEEMap's ``neighbors``: NN-descent from 200,000 samples on), else exact."""
     algorithm = "exact"
-    if "neighbors" in est.get_params(deep=False):
+    if est._supports.neighbour_search:
         algorithm = _graphs.resolve_algorithm(est.neighbors, len(scaled))
     return PropagationGraph(scaled, y_enc, algorithm=algorithm,
                             random_state=getattr(est, "random_state", None))
@@ -223,7 +222,7 @@ def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None):
     # one graph for every fold's labels
     graph = _propagation_graph(est, trials.scaled, y_enc) if graph is None else graph()
     X = trials.X
-    fit_input = trials if getattr(est, "_takes_prepared", False) else X
+    fit_input = trials if est._supports.prepared else X
     for train, test in stratified_folds(y_enc[labelled], k, keys):
         held, kept = labelled[test], labelled[train]
         y_fold = y_enc.copy()

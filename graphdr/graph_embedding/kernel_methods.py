@@ -15,6 +15,7 @@ import numpy as np
 from .._threads import managed_threads
 from .._validation import check_positive, checked_parameters
 from ..base import Solution, _BaseGraphEmbedding
+from ..base.supports import Supports
 from ..blocks import graphs as _graphs
 from ..blocks.routes import SCALING_DOC, SMOOTHING_DOC
 from ..blocks.solvers import generalized_eigh
@@ -142,6 +143,9 @@ class KernelLDA(_LDAGraphs, _BaseGraphEmbedding):
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
     """
+
+    _supports = Supports(
+        unlabelled_rows=True, unlabelled_choice=True, smoothing=True, scaling=True, ridge=True, prepared=True)
 
     def __init__(
         self, n_components=None, *, kernel="rbf", gamma="auto", degree=3, coef0=1.0,
@@ -284,6 +288,8 @@ class CKFD(_BaseGraphEmbedding):
     n_irregular_ : int
         How many of the components are irregular.
     """
+
+    _supports = Supports(scaling=True, prepared=True)
 
     def __init__(
         self, n_components=None, *, kernel="rbf", gamma="auto", degree=3, coef0=1.0,

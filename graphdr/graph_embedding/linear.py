@@ -10,6 +10,7 @@ import numpy as np
 
 from .._validation import check_int, check_option, check_positive
 from ..base import _BaseGraphEmbedding
+from ..base.supports import Supports
 from ..blocks import graphs as _graphs
 from ..blocks.routes import SCALING_DOC, SMOOTHING_DOC, ClassForms, discriminative_count
 
@@ -172,6 +173,9 @@ class LDA(_LDAGraphs, _BaseGraphEmbedding):
     (150, 2)
     """
 
+    _supports = Supports(
+        unlabelled_rows=True, unlabelled_choice=True, smoothing=True, scaling=True, ridge=True, prepared=True)
+
     _auto_linear_reg = True
 
     def __init__(self, n_components=None, *, reg="auto", scaling="within", smoothing="auto",
@@ -280,6 +284,9 @@ class MFA(_BaseGraphEmbedding):
         As in :class:`LDA`; :math:`V^\top X^\top L(W^p) X V = I`.
     """
 
+    _supports = Supports(
+        unlabelled_rows=True, unlabelled_choice=True, smoothing=True, ridge=True, prepared=True)
+
     _min_per_class = 2
 
     def __init__(
@@ -351,6 +358,9 @@ class LDE(_BaseGraphEmbedding):
     components_, mean_, eigenvalues_, n_components_, classes_, n_features_in_
         As in :class:`LDA`; :math:`V^\top X^\top L(W') X V = I`.
     """
+
+    _supports = Supports(
+        unlabelled_rows=True, unlabelled_choice=True, smoothing=True, ridge=True, prepared=True)
 
     _min_per_class = 2
 

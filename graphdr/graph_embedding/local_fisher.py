@@ -50,6 +50,7 @@ from sklearn.neighbors import NearestNeighbors
 
 from .._validation import check_int, check_positive
 from ..base import Solution, _BaseGraphEmbedding
+from ..base.supports import Supports
 from ..blocks import graphs as _graphs
 from ..blocks.routes import SCALING_DOC, SMOOTHING_DOC, GraphProblem, solve_graph_problem
 
@@ -185,6 +186,9 @@ class LFDA(_LocalFisher):
     (150, 2)
     """
 
+    _supports = Supports(
+        unlabelled_rows=True, unlabelled_choice=True, smoothing=True, scaling=True, ridge=True, prepared=True)
+
     _smoothing_in_constraint = True  # min (S_lw + aJ) / (S_lm + aJ) = max S_lb / (S_lw + aJ)
     _auto_linear_reg = True
 
@@ -262,6 +266,8 @@ class SemiLFDA(_LocalFisher):
     (150, 2)
     """
 
+    _supports = Supports(unlabelled_rows=True, unlabelled_choice=True, scaling=True, prepared=True)
+
     _parameter_rules = {"beta": lambda value, name: _unit_interval(value, name)}
 
     def __init__(self, n_components=None, *, beta=0.5, n_neighbors=7, scaling="none",
@@ -272,12 +278,6 @@ class SemiLFDA(_LocalFisher):
         self.scaling = scaling
         self.unlabelled = unlabelled
         self.rank_tol = rank_tol
-
-    def _accepts_unlabelled(self):
-        return True
-
-    def _solver_uses_reg(self):
-        return False
 
     def _build_graphs(self, X_graph, y_enc, metric):
         beta = float(self.beta)

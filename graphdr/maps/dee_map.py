@@ -38,6 +38,7 @@ from .._validation import (
 )
 from ..base.prepared import PreparedInput, features_of
 from ..base.semi import prepare_unlabelled
+from ..base.supports import Supports
 from ..blocks import graphs as _graphs
 from ..blocks.optim import descent
 from ..blocks.sampling import canonical_order, row_keys, smallest_keys
@@ -247,9 +248,8 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     (10, 2)
     """
 
-    #: the choice between the uses of unlabelled rows hands its trial fits the rows validated
-    #: once (:class:`~graphdr.base.prepared.PreparedInput`)
-    _takes_prepared = True
+    _supports = Supports(
+        unlabelled_rows=True, unlabelled_choice=True, neighbour_search=True, prepared=True)
 
     #: a tie in the choice of ``unlabelled='auto'`` goes to the propagated classes
     _unlabelled_ties = "propagate"

@@ -21,6 +21,7 @@ from .._validation import (
     check_positive,
 )
 from ..base import _LinearProjection
+from ..base.supports import Supports
 from ..blocks import graphs as _graphs
 from ..blocks import pairs as _pairs
 from ..blocks.optim import descent
@@ -390,8 +391,9 @@ class _SampledRepulsion:
 class _LinearNeighborEmbedding(_LinearProjection):
     """Shared validation, data subspace and transform of DEE and DSNE. Not public."""
 
-    #: whether ``y = -1`` marks unlabelled samples that the fit uses
-    _accepts_unlabelled = False
+    #: what the estimator takes: ``unlabelled_rows``, whether ``y = -1`` marks unlabelled
+    #: samples that the fit uses
+    _supports = Supports()
 
     def _prepare(self, X, y):
         """Validate, centre, reduce to the data span; return (Z, basis, y_enc)."""
@@ -399,7 +401,7 @@ class _LinearNeighborEmbedding(_LinearProjection):
         check_label_values(y, type(self).__name__)
         X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2)
         self.classes_, y_enc, _ = check_labels(
-            y, method=name, unlabelled="allow" if self._accepts_unlabelled else "refuse")
+            y, method=name, unlabelled="allow" if self._supports.unlabelled_rows else "refuse")
         n_components = check_n_components(
             self.n_components, X.shape[1], reason=f"n_features={X.shape[1]}"
         )

@@ -6,6 +6,7 @@ import numpy as np
 
 from .._threads import managed_threads
 from .._validation import boolean_rule, check_option, check_positive, checked_parameters
+from ..base.supports import Supports
 from ..blocks import pairs as _pairs
 from ..blocks.sampling import seeded
 from ..tuning import check_significance, choose_checkpoint
@@ -300,8 +301,9 @@ class DEE(_LinearNeighborEmbedding):
     (150, 2)
     """
 
+    _supports = Supports(unlabelled_rows=True)
+
     _optimizers = {"ld", "fp", "cg", "gd"}
-    _accepts_unlabelled = True
 
     _parameter_rules = {"normalize": boolean_rule()}
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from .._threads import managed_threads
 from .._validation import check_int, check_option, check_positive, checked_parameters
+from ..base.supports import Supports
 from ..blocks import pairs as _pairs
 from ..blocks.sampling import seeded
 from ..tuning import check_significance, choose_checkpoint
@@ -283,6 +284,8 @@ class DSNE(_LinearNeighborEmbedding):
         As in :class:`DEE` (``cv_errors_`` and ``checkpoint_`` from the inner validation).
     """
 
+    _supports = Supports(unlabelled_rows=True)
+
     _optimizers = {"cg", "gd"}
 
     def __init__(
@@ -322,7 +325,6 @@ class DSNE(_LinearNeighborEmbedding):
         self.verbose = verbose
         self.callback = callback
 
-    _accepts_unlabelled = True
 
     def _check_params(self):
         check_positive(self.sigma, "sigma", allow_none=True)

@@ -7,6 +7,7 @@ from scipy import linalg
 
 from .._validation import check_option, has_unlabelled
 from ..base import Solution, _BaseGraphEmbedding
+from ..base.supports import Supports
 from ..blocks import graphs as _graphs
 from ..blocks.routes import (
     SCALING_DOC,
@@ -141,6 +142,9 @@ class LQMI(_QMIClosedForm, _BaseGraphEmbedding):
     >>> LQMI().fit_transform(X, y).shape
     (150, 2)
     """
+
+    _supports = Supports(
+        unlabelled_rows=True, unlabelled_choice=True, smoothing=True, scaling=True, ridge=True, prepared=True)
 
     _auto_linear_reg = True
 
@@ -300,6 +304,9 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
     >>> KQMI(n_components=2, gamma=0.5).fit_transform(X, y).shape
     (150, 2)
     """
+
+    _supports = Supports(
+        unlabelled_rows=True, unlabelled_choice=True, smoothing=True, scaling=True, ridge=True, prepared=True)
 
     def __init__(
         self, n_components=None, *, kernel="rbf", gamma="auto", degree=3, coef0=1.0,

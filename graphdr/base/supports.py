@@ -1,0 +1,50 @@
+"""What an estimator takes, declared once per class instead of guessed from its parameters.
+
+Each estimator class sets ``_supports = Supports(...)``; the shared machinery reads the flags
+(:mod:`graphdr.base.estimator`, :mod:`graphdr.base.semi`, :mod:`graphdr.neighbor`,
+:mod:`graphdr.maps`). A flag that follows from a parameter is checked against the class's
+parameters by ``tests/test_architecture.py``; what depends on a parameter's value (whether a
+``GraphEmbedding`` uses labels at all, whether QMI's ``solver='paper'`` takes a ridge) stays a
+method of the estimator.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Supports:
+    """Capabilities of an estimator class.
+
+    Attributes
+    ----------
+    unlabelled_rows : bool
+        ``y = -1`` marks unlabelled rows that the fit uses (else a labelled fit refuses them).
+    unlabelled_choice : bool
+        An ``unlabelled`` parameter: the propagated classes, the smoothness term, or the
+        choice between them (:func:`graphdr.base.semi.prepare_unlabelled`).
+    smoothing : bool
+        A ``smoothing`` parameter: the smoothness term over every row's kNN graph.
+    scaling : bool
+        A ``scaling`` parameter (:data:`graphdr.blocks.routes.SCALINGS`).
+    ridge : bool
+        A ``reg`` parameter that enters the solved problem.
+    neighbour_search : bool
+        A ``neighbors`` parameter choosing the exact or the approximate search.
+    prepared : bool
+        ``fit`` takes a :class:`~graphdr.base.prepared.PreparedInput` for ``X`` (the rows
+        validated once for the fits of a partially labelled fit).
+    """
+
+    unlabelled_rows: bool = False
+    unlabelled_choice: bool = False
+    smoothing: bool = False
+    scaling: bool = False
+    ridge: bool = False
+    neighbour_search: bool = False
+    prepared: bool = False
+
+    #: each flag that says a parameter exists, and that parameter
+    PARAMETERS = {"unlabelled_choice": "unlabelled", "smoothing": "smoothing",
+                  "scaling": "scaling", "neighbour_search": "neighbors"}
