@@ -34,6 +34,8 @@ default_role = "obj"
 # ----- API reference ---------------------------------------------------------------------------
 autosummary_generate = True
 autosummary_imported_members = False
+#: a module's page shows what its ``__all__`` names, not every public-looking name in it
+autosummary_ignore_module_all = False
 autodoc_default_options = {"members": True, "inherited-members": False}
 autodoc_typehints = "none"
 numpydoc_show_class_members = False

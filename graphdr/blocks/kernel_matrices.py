@@ -19,12 +19,10 @@ import numpy as np
 import scipy.sparse as sp
 from scipy import linalg
 from sklearn.metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
-from sklearn.preprocessing import KernelCenterer
 
 from .._threads import map_threads
 
 __all__ = ["KERNELS", "compute_kernel", "empirical_kernel_map", "kernel_distances",
-           "KernelCenterer",
            "TrainingCentring"]
 
 #: Names accepted by the ``kernel`` parameter of kernel estimators (a callable works too).
