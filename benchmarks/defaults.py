@@ -37,13 +37,11 @@ Usage::
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/defaults.py \\
         [--datasets vowel wine] [--methods kqmi dee] [--recompute] [--n-jobs 2] [--report-only]
 
-Parts, each with its own options (``--help`` after the part's flag): ``--repeated``
-(``_defaults_repeated.py``: the targets on five shuffles of the folds with a paired test;
-``defaults_repeated.md``), ``--dee-uci`` (``_defaults_dee_uci.py``: DEE's ``lam`` and
-shrinkage; ``defaults_dee_uci.md``), ``--dcv-uci`` (``_defaults_dcv_uci.py``: DCV where
-``n > D``; ``defaults_dcv_uci.md``), ``--dsne-start`` (``_defaults_dsne_start.py``: DSNE
-against its start; ``defaults_dsne_start.md``). ``--quick``: a smoke run of the protocol and
-every part on wine, nothing written here.
+Part: ``--repeated`` (``_defaults_repeated.py``: the targets on five shuffles of the folds with a
+paired test; ``defaults_repeated.md``; ``--help`` after the flag shows its options).
+``--quick``: a smoke run of the protocol and its part on wine, nothing written here. The studies
+that set DEE's, DCV's and DSNE's defaults (``--dee-uci``, ``--dcv-uci``, ``--dsne-start``) are
+retired: ``docs/history.rst``.
 """
 
 from __future__ import annotations
@@ -556,18 +554,15 @@ def record_run(runs, path, script, n_cells, t0):
 
 
 #: the parts of this benchmark: flag -> module (each module's ``main(argv)``)
-PARTS = {"--repeated": "_defaults_repeated", "--dee-uci": "_defaults_dee_uci",
-         "--dcv-uci": "_defaults_dcv_uci", "--dsne-start": "_defaults_dsne_start"}
+PARTS = {"--repeated": "_defaults_repeated"}
 
 
 def _quick():
     """The protocol and every part on wine, their files in a temporary folder."""
     with common.smoke_outputs(*PARTS.values()) as tmp:
         main(["--datasets", "wine", "--methods", "lda", "klda", "--out", str(tmp / "defaults")])
-        for argv in (["--repeated", "--repeats", "0", "--datasets", "wine", "--methods", "raw",
-                      "lda"], ["--dee-uci", "--datasets", "wine"],
-                     ["--dcv-uci", "--datasets", "wine"], ["--dsne-start", "--datasets", "wine"]):
-            common.run_part(argv, PARTS)
+        common.run_part(["--repeated", "--repeats", "0", "--datasets", "wine", "--methods", "raw",
+                         "lda"], PARTS)
 
 
 def main(argv=None):

@@ -32,14 +32,9 @@ The map at scale (10^5 to 10^7 samples) is ``benchmarks/maps2d_scale.py``.
 Writes ``benchmarks/results/maps2d.md`` (``--out``; the shared UCI sets' quality table:
 ``--datasets ionosphere sonar vehicle vowel led7digit heart pima wdbc --out maps2d_uci.md``).
 
-The investigations that chose the map's defaults are parts of this benchmark, each with its
-own options (``--help`` after the part's flag): ``--knobs`` (``_maps2d_knobs.py``: the
-neighbours, the same-class repulsion, ``cross_attraction`` and the trustworthiness ceiling;
-``maps2d_knobs*.md``, ``maps2d_cross*.md``, ``maps2d_ceiling.md``), ``--width``
-(``_maps2d_width.py``: the placement width; ``maps2d_width.md``), ``--units``
-(``_maps2d_units.py``: the feature scaling; ``maps2d_units.md``). ``--quick``: a smoke run of
-the comparison and of each part on the digits (UMAP, openTSNE and t-SNE skipped), nothing
-written here.
+The studies that chose the map's defaults (the knobs, the placement width, the feature scaling)
+are retired: ``docs/history.rst``. ``--quick``: a smoke run of
+the comparison on the digits (UMAP, openTSNE and t-SNE skipped), nothing written here.
 """
 
 from __future__ import annotations
@@ -107,8 +102,6 @@ def load(name, seed=0):
 
 #: a smoke run (``--quick``): the optional and slow references are left out
 QUICK = False
-#: the parts of this benchmark: flag -> module (each module's ``main(argv)``)
-PARTS = {"--knobs": "_maps2d_knobs", "--width": "_maps2d_width", "--units": "_maps2d_units"}
 
 
 def methods():
@@ -252,7 +245,7 @@ def draw(ds, names, maps, table, results=RESULTS):
 
 def main(argv=None, results=RESULTS):
     argv = list(sys.argv[1:] if argv is None else argv)
-    if (done := common.run_part(argv, PARTS, quick=_quick)) is not common.NO_PART:
+    if (done := common.run_part(argv, {}, quick=_quick)) is not common.NO_PART:
         return done
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--datasets", nargs="*", default=list(DATASETS),
@@ -377,21 +370,12 @@ def main(argv=None, results=RESULTS):
 
 
 def _quick():
-    """The comparison and every part on the digits, their files in a temporary folder."""
-    import importlib
-
+    """The comparison on the digits, its files in a temporary folder."""
     global QUICK
-    QUICK = importlib.import_module("maps2d").QUICK = True  # also as the parts import it
-    with common.smoke_outputs(common, *PARTS.values()) as tmp:
+    QUICK = True
+    with common.smoke_outputs(common) as tmp:
         main(["--datasets", "digits", "--methods", "PCA", "graphdr.LDA", "graphdr.DEEMap"],
              results=tmp)
-        for argv in (["--knobs", "--datasets", "digits", "--splits", "1", "--neighbours", "20",
-                      "--lam-same", "4"],
-                     ["--knobs", "--datasets", "digits", "--splits", "1", "--cross", "1"],
-                     ["--width", "--datasets", "digits", "--splits", "1"],
-                     ["--units", "--datasets", "wine"]):
-            common.run_part(argv, PARTS)
-
 
 if __name__ == "__main__":
     main()

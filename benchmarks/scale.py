@@ -14,14 +14,12 @@ Usage::
     .venv/bin/python benchmarks/scale.py [--n 20000]
         [--only DEE LDA ...] [--timeout 1800]
 
-Parts, each with its own options (``--help`` after the part's flag): ``--neighbors``
-(``_scale_neighbors.py``: the neighbour embeddings' sampled pairs and their scale;
-``scale_neighbors.md``), ``--nystroem-dask`` (``_scale_nystroem_dask.py``: Nystroem KQMI on a
-Dask array against memory; ``scale_nystroem_dask.md``). The core fits against their
+The studies of the neighbour embeddings' sampled pairs and of Nystroem KQMI on a Dask array
+are retired (``docs/history.rst``). The core fits against their
 references and floors (LDA against scikit-learn at 200,000 x 100, exact kernel fits against
 one dense eigendecomposition and KernelPCA) are ``run_all.py`` (``make bench``); the 2-D map at
-scale is ``maps2d_scale.py``. ``--quick``: a smoke run (three estimators at n = 400, the
-neighbour methods at n = 1000, Nystroem KQMI on 5000 rows), nothing written here.
+scale is ``maps2d_scale.py``. ``--quick``: a smoke run (three estimators at n = 400),
+nothing written here.
 """
 
 from __future__ import annotations
@@ -78,29 +76,15 @@ def run(name, n, timeout):
     return common.json_from(["-c", CHILD, name, n, ",".join(sorted(MULTIVIEW))], timeout=timeout)
 
 
-#: the parts of this benchmark: flag -> module (each module's ``main``)
-PARTS = {"--neighbors": "_scale_neighbors", "--nystroem-dask": "_scale_nystroem_dask"}
-
-
 def _quick():
-    """The table for three estimators at n = 400, the neighbour methods' scale at n = 1000
-    (its other parts read the shared digits) and Nystroem KQMI on a Dask array of 5000 rows,
-    in a temporary folder."""
-    import os
-
-    with common.smoke_outputs(sys.modules[__name__], "_scale_neighbors", common):
+    """The table for three estimators at n = 400, in a temporary folder."""
+    with common.smoke_outputs(sys.modules[__name__]):
         main(["--n", "400", "--only", "LDA", "KernelLDA", "DEE", "--timeout", "120"])
-        common.run_part(["--neighbors", "--parts", "scale", "--sizes", "1000"], PARTS)
-        os.environ["GRAPHDR_BENCH_QUICK"] = "1"  # read by the part and its processes
-        try:
-            common.run_part(["--nystroem-dask"], PARTS)
-        finally:
-            del os.environ["GRAPHDR_BENCH_QUICK"]
 
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    if (done := common.run_part(argv, PARTS, quick=_quick)) is not common.NO_PART:
+    if (done := common.run_part(argv, {}, quick=_quick)) is not common.NO_PART:
         return done
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--n", type=int, default=20_000)

@@ -78,7 +78,7 @@ fig.tight_layout()
 
 # %%
 # On all 1797 digits with 5-fold cross-validation MKL-LDA reaches 1.11 % error against
-# 1.39 % for KFD-Voting and 3.84 % for the best single view, and ties kernel LDA on the
-# equal-weight average of the kernels (``benchmarks/mkldr_digits.py --folds 5``, results in
-# ``benchmarks/results/mkldr_digits.md``); this example uses 300 training digits to run in
-# seconds.
+# 1.45 % for KFD-Voting and 3.56 % for the best single view, and ties kernel LDA on the
+# equal-weight average of the kernels (``graphdr bench --protocol mkldr --datasets
+# digits_views``, results in ``benchmarks/results/mkldr_digits.md``); this example uses 300
+# training digits to run in seconds.

@@ -27,7 +27,7 @@ def test_every_script_is_a_benchmark_with_a_docstring():
 
 def test_every_result_file_belongs_to_a_benchmark_or_a_command():
     owned = {p.name for b in registry.benchmarks() for p in b.results}
-    cli = {f"{name}.md" for name in registry.CLI_RESULTS}
+    cli = {p.name for p in registry.cli_result_files()}
     orphans = [p.name for p in registry.RESULTS.iterdir()
                if p.is_file() and p.name not in owned | cli | {registry.INDEX.name}]
     assert not orphans, f"result files no benchmark writes: {orphans}"
@@ -129,7 +129,7 @@ _IMPORTING_SCRIPTS = sorted(p.name for p in (ROOT / "benchmarks").glob("*.py")
 
 def test_most_scripts_read_other_benchmark_modules():
     assert {"_defaults_repeated.py", "model_selection.py",
-            "defaults.py", "_defaults_dee_uci.py"} <= set(_IMPORTING_SCRIPTS)
+            "defaults.py"} <= set(_IMPORTING_SCRIPTS)
 
 
 @pytest.mark.parametrize("script", _IMPORTING_SCRIPTS)
@@ -177,7 +177,7 @@ def test_every_cited_benchmark_path_exists():
         for found in re.findall(r"benchmarks/[\w./-]*\w", path.read_text(errors="ignore")):
             if "NAME" not in found:
                 cited.setdefault(found, path.relative_to(root))
-    assert len(cited) > 50  # the README and the guides cite many results
+    assert len(cited) > 30  # the README and the guides cite many results (the scan works)
     missing = {p: str(where) for p, where in cited.items() if not (root / p).exists()}
     assert not missing, f"cited but missing: {missing}"
 
@@ -233,7 +233,7 @@ def test_every_result_command_uses_options_its_benchmark_has():
         for option in re.findall(r"(?<![\w-])--[a-z][\w-]*", args):
             assert f'"{option}"' in sources, f"{result.name}: {name}.py has no {option}"
         checked += 1
-    assert checked > 30
+    assert checked > 12  # the scan works (studies retired to docs/history.rst took theirs)
 
 
 def test_no_issue_numbers_in_the_library_the_docs_or_the_benchmarks():

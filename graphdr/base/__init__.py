@@ -37,7 +37,9 @@ Modules: :mod:`~graphdr.base.fitting` (training data, solutions, kernel width an
 :mod:`~graphdr.base.prepared` (rows validated once for the fits of a partially labelled fit),
 :mod:`~graphdr.base.semi` (the uses of unlabelled rows),
 :mod:`~graphdr.base.estimator` (the fit above, ``transform``), :mod:`~graphdr.base.projection`
-(the ``transform`` of linear projections fitted by their own algorithm) and
+(the ``transform`` of linear projections fitted by their own algorithm),
+:mod:`~graphdr.base.class_discriminants` (the parameters LDA and LQMI, KernelLDA and KQMI share),
+:mod:`~graphdr.base.supports` (what an estimator takes) and
 :mod:`~graphdr.base.generic` (:class:`GraphEmbedding`).
 """
 

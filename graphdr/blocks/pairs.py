@@ -26,7 +26,7 @@ deterministic function of the embedding and its gradient is the exact gradient o
 independent draw, so the relative standard error of :math:`\hat F` (and of each entry of its
 gradient) is of order :math:`(\text{effective number of terms})^{-1/2}`; for a linear
 projection with ``d x D`` parameters fitted on ``n m`` pairs that is far below the
-statistical error of the data themselves (measured: ``benchmarks/results/scale_neighbors.md``).
+statistical error of the data themselves (measured: ``docs/history.rst`` (sampled pairs)).
 
 Storage: partners are kept as one ``(rows, m)`` index matrix per class (the row of a term is
 implicit), i.e. ``4 n m`` bytes per group; evaluations go over row chunks of at most

@@ -107,7 +107,7 @@ class MMPA(_BaseGraphEmbedding):
     ``n_components = C - 1`` it wins on the small sets (4.2 %, 3.9 %, 0.6 %) but not on sonar
     (26.4 %) or mnist2k (21.9 %). In the small-sample regime of paper 003 (60 digits per
     class, raw pixels) it is far behind DEE (66.7 % against 11.4 % at d = 30,
-    ``benchmarks/results/dee_small_sample_60.md``).
+    ``docs/history.rst``).
 
     Parameters
     ----------
@@ -199,7 +199,7 @@ class DCV(_LinearProjection):
     directions, and ``eigenvalues_`` holds the ratios :math:`\rho`. 1-NN error, 10-fold CV,
     [-1, 1]: equal to scikit-learn's LDA on the two-class sets, vehicle 25.7 % (LDA 24.5 %),
     led7digit 36.0 % (LDA 40.8 %); the smallest-eigenvalue variant is far worse (vehicle
-    54.0 % with ``null_dim=C-1``): ``benchmarks/results/defaults_dcv_uci.md``. Before, this case
+    54.0 % with ``null_dim=C-1``): ``docs/history.rst``. Before, this case
     raised a ``ValueError``.
 
     With an integer ``null_dim`` the ``null_dim`` eigenvectors of :math:`S_w` with the
@@ -212,7 +212,7 @@ class DCV(_LinearProjection):
     1-NN on the raw features on sonar (27.9 % against 15.4 %, one dimension) and mnist2k
     (25.9 % against 8.8 %) (``benchmarks/results/defaults.md``: paper 000's protocol, 10-fold
     CV, [-1, 1] scaling), and in paper 003's small-sample protocol DEE is far better
-    (``benchmarks/results/dee_small_sample_60.md``: 81.9 % against 11.4 % at 60 digits per
+    (``docs/history.rst``: 81.9 % against 11.4 % at 60 digits per
     class). Use :class:`KernelLDA` or :class:`DEE` instead unless you need DCV's common vectors.
 
     Parameters
@@ -253,12 +253,13 @@ class DCV(_LinearProjection):
     @managed_threads
     @checked_parameters
     def fit(self, X, y):
-        """Fit the projection.
+        """Fit the projection onto the common vectors' differences.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+            Class labels; every class needs a sample (-1 is not a label here).
 
         Returns
         -------

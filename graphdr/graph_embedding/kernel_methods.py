@@ -15,6 +15,7 @@ import numpy as np
 from .._threads import managed_threads
 from .._validation import check_positive, checked_parameters
 from ..base import Solution, _BaseGraphEmbedding
+from ..base.class_discriminants import _KernelDiscriminant
 from ..base.supports import Supports
 from ..blocks import graphs as _graphs
 from ..blocks.routes import SCALING_DOC, SMOOTHING_DOC
@@ -69,7 +70,7 @@ or callable, default='rbf'
         Extra keyword arguments of the kernel."""
 
 
-class KernelLDA(_LDAGraphs, _BaseGraphEmbedding):
+class KernelLDA(_LDAGraphs, _KernelDiscriminant):
     r"""Kernel Fisher discriminant (generalized discriminant analysis, GDA).
 
     .. math::
@@ -144,32 +145,6 @@ class KernelLDA(_LDAGraphs, _BaseGraphEmbedding):
     n_features_in_ : int
     """
 
-    _supports = Supports(
-        unlabelled_rows=True, unlabelled_choice=True, smoothing=True, scaling=True, ridge=True, prepared=True)
-
-    def __init__(
-        self, n_components=None, *, kernel="rbf", gamma="auto", degree=3, coef0=1.0,
-        kernel_params=None, reg="auto", scaling="within", solver="auto", approximation="auto",
-        n_landmarks=500, random_state=None, n_jobs=None, smoothing="auto",
-        smoothing_neighbors=10, unlabelled="auto", rank_tol=None,
-    ):
-        self.n_components = n_components
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.kernel_params = kernel_params
-        self.reg = reg
-        self.scaling = scaling
-        self.solver = solver
-        self.approximation = approximation
-        self.n_landmarks = n_landmarks
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.smoothing = smoothing
-        self.smoothing_neighbors = smoothing_neighbors
-        self.unlabelled = unlabelled
-        self.rank_tol = rank_tol
 
     def _class_objective_block(self, n_classes, class_sizes):
         # between-class scatter in centred coordinates: sum_c J_c mu_c mu_c^T

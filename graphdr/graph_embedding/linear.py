@@ -10,6 +10,7 @@ import numpy as np
 
 from .._validation import check_int, check_option, check_positive
 from ..base import _BaseGraphEmbedding
+from ..base.class_discriminants import _LinearDiscriminant
 from ..base.supports import Supports
 from ..blocks import graphs as _graphs
 from ..blocks.routes import SCALING_DOC, SMOOTHING_DOC, ClassForms, discriminative_count
@@ -66,7 +67,7 @@ class _LPPGraphs:
 
 
 # ----- estimators ---------------------------------------------------------------------
-class LDA(_LDAGraphs, _BaseGraphEmbedding):
+class LDA(_LDAGraphs, _LinearDiscriminant):
     r"""Linear discriminant analysis as graph embedding.
 
     .. math::
@@ -172,21 +173,6 @@ class LDA(_LDAGraphs, _BaseGraphEmbedding):
     >>> LDA(n_components=2).fit_transform(X, y).shape
     (150, 2)
     """
-
-    _supports = Supports(
-        unlabelled_rows=True, unlabelled_choice=True, smoothing=True, scaling=True, ridge=True, prepared=True)
-
-    _auto_linear_reg = True
-
-    def __init__(self, n_components=None, *, reg="auto", scaling="within", smoothing="auto",
-                 smoothing_neighbors=10, unlabelled="auto", rank_tol=None):
-        self.n_components = n_components
-        self.reg = reg
-        self.scaling = scaling
-        self.smoothing = smoothing
-        self.smoothing_neighbors = smoothing_neighbors
-        self.unlabelled = unlabelled
-        self.rank_tol = rank_tol
 
 
 class LPP(_LPPGraphs, _BaseGraphEmbedding):

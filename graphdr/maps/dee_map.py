@@ -121,7 +121,7 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     n_neighbors : int, default=20
         Neighbours of each sample in its class (the attraction) and training neighbours of a
         new sample (the out-of-sample transform). More neighbours keep more of each class's
-        inner structure (trustworthiness); ``benchmarks/results/maps2d_knobs.md`` measures 5,
+        inner structure (trustworthiness); ``docs/history.rst`` (DEEMap's knobs) has 5,
         10 and 20 against ``lam_same``: 20 with ``lam_same=4`` kept the most on 8 of 9 data
         sets. Fewer neighbours halve the graph's memory (10 at 10^7 samples).
     n_neighbors_unlabelled : int, default=10
@@ -155,11 +155,11 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         placed by the repulsion alone. Larger keeps more of the input's neighbourhoods across
         class boundaries (continuity, random triplets) at a cost in the separation of
         overlapping classes (held-out error, trustworthiness).
-        ``benchmarks/results/maps2d_cross.md`` (9 sets, 3 splits) measures 0, 0.1, 0.3, 1
+        ``docs/history.rst`` (9 sets, 3 splits) has 0, 0.1, 0.3, 1
         and 3: mean held-out error 13.65, 13.56, 13.43, 13.50, 18.04 %, trustworthiness
         0.882-0.884 up to 1 (0.874 at 3), continuity 0.823, 0.826, 0.836, 0.854, 0.881; 1
         keeps the error and trustworthiness of 0 with most of the gain (mnist5k and the
-        letters: ``maps2d_cross_heldout.md``). Towards 3 when the classes' layout matters.
+        letters). Towards 3 when the classes' layout matters.
     feature_scaling : {'auto', 'standard', 'none'}, default='auto'
         How the features are scaled before the map sees them
         (:func:`graphdr.maps.inputs.feature_scaling`):

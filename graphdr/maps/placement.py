@@ -12,7 +12,7 @@ input space); large, all neighbours vote alike. :func:`leave_one_out_errors` sco
 of :data:`PLACEMENT_WIDTHS` on training samples placed from their other neighbours, and
 ``placement_width='auto'`` takes the best (:func:`best_width`): on vowel the nearest sample
 decides (held-out 2-D 1-NN error 2.3 % chosen, 12.7 % at width 1), on heart the vote (13.5 %
-chosen, 19.4 % at width 0.1; ``benchmarks/results/maps2d_width.md``, five splits).
+chosen, 19.4 % at width 0.1; five splits, ``docs/history.rst``).
 
 The sample goes to the mode of the weighted positions, not to their mean, which for neighbours
 of two classes would land between the two regions. The mode is found by weighted mean shift in

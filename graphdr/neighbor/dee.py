@@ -144,7 +144,7 @@ class DEE(_LinearNeighborEmbedding):
     0.2 / 0.5 / 0.8; a diagnosis at commit ebf3303, :doc:`/history`). On data with
     ``n >> D`` and informative low-variance directions (UCI vehicle) any shrinkage hurts
     (10-fold CV, d = 3: 25.2 % error at 0, 38.7 % at 0.2, 48.4 % at 0.5;
-    ``benchmarks/results/defaults_dee_uci.md``). ``shrinkage='auto'`` (default) therefore picks
+    ``docs/history.rst``). ``shrinkage='auto'`` (default) therefore picks
     :math:`\gamma` from ``(0, 0.2, 0.5, 0.8)`` by stratified 3-fold cross-validation of the
     1-NN error in the embedding (folds dealt by the rows' content, :mod:`graphdr.blocks.sampling`,
     so the choice depends on neither the row order nor ``random_state``): the smallest
@@ -187,7 +187,7 @@ class DEE(_LinearNeighborEmbedding):
     paper 000's protocol, 10-fold CV, [-1, 1] scaling). For classification set
     ``n_components``: at ``C - 1`` DEE gets digits 2.5 %, vowel 1.3 %, mnist2k 10.3 %,
     led7digit 34.4 %; in the small-sample regime (25 digits per class, raw pixels) it beats PCA, MMPA,
-    DCV and DSNE at every dimension (``benchmarks/results/dee_small_sample_25.md``). Sonar
+    DCV and DSNE at every dimension (``docs/history.rst``). Sonar
     stays behind (43.3 % at one
     dimension): use :class:`KernelLDA` there.
 
@@ -202,7 +202,7 @@ class DEE(_LinearNeighborEmbedding):
         d = max(C - 1, 2), ``shrinkage=0``: ``lam`` = 10 / 100 gave vehicle 26.2 / 25.2 %,
         vowel 2.8 / 1.8 %, ionosphere 13.4 / 11.4 %, wdbc 3.3 / 3.0 %, sonar 23.5 / 21.5 %,
         pima 30.9 / 30.2 %, led7digit 42.2 / 35.0 %, heart 22.6 / 25.2 %
-        (``benchmarks/results/defaults_dee_uci.md``); on 25 mnist digits
+        (``docs/history.rst``); on 25 mnist digits
         per class (raw pixels) 100 beat 10 at every shrinkage tried. The default was 10 before.
     sigma : float or None, default=None
         Width of the heat kernel of ``w+``. None sets :math:`2\sigma^2` to the mean squared
@@ -235,7 +235,7 @@ class DEE(_LinearNeighborEmbedding):
         ``n_partners`` taken whole), and the attraction matrix ``H`` and the repulsion replaced
         by their unbiased estimates (:mod:`graphdr.blocks.pairs`): :math:`O(n m D)` once,
         :math:`O(n m d)` per evaluation, ``8 n m`` bytes. ``'auto'``: ``'exact'`` up to 5000 samples,
-        ``'approx'`` above. Error and speed: ``benchmarks/results/scale_neighbors.md``.
+        ``'approx'`` above. Error and speed: ``docs/history.rst`` (sampled pairs).
     n_partners : int, default=128
         Partners ``m`` per sample and group for ``method='approx'`` (at least 1).
     n_neighbors_unlabelled : int, default=10

@@ -194,7 +194,7 @@ class DSNE(_LinearNeighborEmbedding):
     ``intra_mass``: the embedding must then put a share :math:`\pi` of its similarity on the
     (few) same-class pairs, which draws the classes together and apart from each other. The
     gradient keeps the form above with :math:`c_{ij} = (p_{ij} - q_{ij}) u_{ij}`. Against
-    the start on the shared UCI sets: ``benchmarks/results/defaults_dsne_start.md``.
+    the start on the shared UCI sets: ``docs/history.rst``.
 
     **Inner validation** (not in the paper). With ``cv`` folds, DSNE is first fitted on
     ``cv - 1`` folds of the training data (a stratified subsample of at most 5000 samples) and
@@ -214,7 +214,7 @@ class DSNE(_LinearNeighborEmbedding):
     without validation, pima 34.0 % against 28.6 %). ``cv=None`` optimises without
     validation; ``significance=1`` keeps whichever has fewer held-out errors (worse than the
     start on heart). The validation costs ``cv`` extra fits on ``(cv - 1) / cv`` of the data
-    (``benchmarks/results/defaults_dsne_start.md``).
+    (``docs/history.rst``).
 
     When to use it. The default ``d = 2`` is for pictures; 1-NN in it loses to 1-NN on the
     raw features on digits (30.4 % against 1.3 %), vowel (32.7 % against 1.1 %), mnist2k
@@ -260,7 +260,7 @@ class DSNE(_LinearNeighborEmbedding):
         ``n_partners`` taken whole), and the sums (the input normalisers and the embedded ones)
         replaced by their unbiased estimates (:mod:`graphdr.blocks.pairs`): :math:`O(n m D)` once,
         :math:`O(n m d)` per evaluation, ``8 n m`` bytes. ``'auto'``: ``'exact'`` up to 5000
-        samples, ``'approx'`` above. Error and speed: ``benchmarks/results/scale_neighbors.md``.
+        samples, ``'approx'`` above. Error and speed: ``docs/history.rst`` (sampled pairs).
     n_partners : int, default=128
         Partners ``m`` per sample and group for ``method='approx'`` (at least 1).
     n_neighbors_unlabelled : int, default=10
@@ -347,12 +347,13 @@ class DSNE(_LinearNeighborEmbedding):
     @managed_threads
     @checked_parameters
     def fit(self, X, y):
-        """Fit the projection.
+        """Fit the projection by minimising :math:`E(A)` from the start ``init``.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+            Class labels.
 
         Returns
         -------

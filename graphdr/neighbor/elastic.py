@@ -162,7 +162,7 @@ class ElasticEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         (:mod:`graphdr.blocks.pairs`): :math:`O(n m D)` once, :math:`O(n m d)` per evaluation,
         ``12 n m`` bytes; the attraction is the sparse kNN graph either way. ``'auto'``:
         ``'exact'`` up to 5000 samples, ``'approx'`` above. Error and speed:
-        ``benchmarks/results/scale_neighbors.md``.
+        ``docs/history.rst`` (sampled pairs).
     n_partners : int, default=128
         Partners ``m`` per sample and group for ``method='approx'`` (at least 1).
     random_state : int, RandomState instance or None, default=None

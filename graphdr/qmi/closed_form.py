@@ -6,8 +6,8 @@ import numpy as np
 from scipy import linalg
 
 from .._validation import check_option, has_unlabelled
-from ..base import Solution, _BaseGraphEmbedding
-from ..base.supports import Supports
+from ..base import Solution
+from ..base.class_discriminants import _KernelDiscriminant, _LinearDiscriminant
 from ..blocks import graphs as _graphs
 from ..blocks.routes import (
     SCALING_DOC,
@@ -68,7 +68,7 @@ class _QMIClosedForm:
         return discriminative_count(eigenvalues[:k])
 
 
-class LQMI(_QMIClosedForm, _BaseGraphEmbedding):
+class LQMI(_QMIClosedForm, _LinearDiscriminant):
     r"""Linear quadratic-MI embedding (paper 000, Algorithm 2).
 
     .. math::
@@ -143,26 +143,11 @@ class LQMI(_QMIClosedForm, _BaseGraphEmbedding):
     (150, 2)
     """
 
-    _supports = Supports(
-        unlabelled_rows=True, unlabelled_choice=True, smoothing=True, scaling=True, ridge=True, prepared=True)
-
-    _auto_linear_reg = True
-
-    def __init__(self, n_components=None, *, reg="auto", scaling="within", smoothing="auto",
-                 smoothing_neighbors=10, unlabelled="auto", rank_tol=None):
-        self.n_components = n_components
-        self.reg = reg
-        self.scaling = scaling
-        self.smoothing = smoothing
-        self.smoothing_neighbors = smoothing_neighbors
-        self.unlabelled = unlabelled
-        self.rank_tol = rank_tol
-
 
 _KQMI_SOLVERS = ("auto", "cholesky", "eigh", "paper")
 
 
-class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
+class KQMI(_QMIClosedForm, _KernelDiscriminant):
     r"""Kernel quadratic-MI embedding (paper 000, Algorithm 1, and a regularised default).
 
     .. math::
@@ -305,32 +290,6 @@ class KQMI(_QMIClosedForm, _BaseGraphEmbedding):
     (150, 2)
     """
 
-    _supports = Supports(
-        unlabelled_rows=True, unlabelled_choice=True, smoothing=True, scaling=True, ridge=True, prepared=True)
-
-    def __init__(
-        self, n_components=None, *, kernel="rbf", gamma="auto", degree=3, coef0=1.0,
-        kernel_params=None, solver="auto", reg="auto", scaling="within", approximation="auto",
-        n_landmarks=500, random_state=None, n_jobs=None, smoothing="auto",
-        smoothing_neighbors=10, unlabelled="auto", rank_tol=None,
-    ):
-        self.n_components = n_components
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.kernel_params = kernel_params
-        self.solver = solver
-        self.reg = reg
-        self.scaling = scaling
-        self.approximation = approximation
-        self.n_landmarks = n_landmarks
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.smoothing = smoothing
-        self.smoothing_neighbors = smoothing_neighbors
-        self.unlabelled = unlabelled
-        self.rank_tol = rank_tol
 
     def _check_params(self):
         if self.kernel is None:

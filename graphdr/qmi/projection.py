@@ -65,8 +65,8 @@ class QMIProjection(_LinearProjection):
     / (2 n \sigma^2)]` (scatter sums), maximised by the top eigenvectors of
     :math:`S_b - (C-1)S_w`, not by LDA. In whitened coordinates (:math:`S_w = I`) the same
     expansion is maximised exactly by LDA's subspace, so LDA is the wide-window solution and a
-    narrower window departs from it only for non-Gaussian class structure. The benchmark
-    ``benchmarks/qmi.py --ascent-protocol`` shows the numbers.
+    narrower window departs from it only for non-Gaussian class structure. The study that set
+    these defaults is in ``docs/history.rst`` (QMIProjection's defaults).
 
     Sigma path and validation. The ascent runs at the widths ``sigma * f`` for ``f`` in
     ``sigma_factors`` (a continuation from wide to narrow windows, each level started from the
@@ -82,7 +82,7 @@ class QMIProjection(_LinearProjection):
     error (``c - b >= sqrt(b + c)``) the kept checkpoint lost to the start on 6 of 18 benchmark
     cases, with the normal approximation of McNemar's test at 5 % (``c - b >= 1.96 sqrt(b +
     c)``, too liberal for the few discordant samples of a fold) on 2 of 18, and with the exact
-    test on 1 (wdbc MI_A, by 0.14 points; ``benchmarks/results/qmi_ascent_protocol.md``).
+    test on 1 (wdbc MI_A, by 0.14 points; ``docs/history.rst``).
     The final fit on all the data runs the whole path (recorded in ``history_``) and returns
     that checkpoint.
 
@@ -109,7 +109,7 @@ class QMIProjection(_LinearProjection):
     ``ConvergenceWarning``).
 
     When to use it. Under paper 002's protocol (1-NN, 5x2 CV, d = C - 1;
-    ``benchmarks/results/qmi_ascent_protocol.md``) the default MI_A beats its LDA start on
+    ``docs/history.rst``) the default MI_A beats its LDA start on
     digits (3.4 % against 3.9 %; 10-fold 3.0 % against 3.6 %), keeps the start on iris, wine,
     ionosphere, heart, sonar, pima and vehicle, and is 0.14 points worse on wdbc (5.0 %
     against 4.85 %); the QMI criterion keeps its start on all eight sets: not worse than the
@@ -191,7 +191,7 @@ class QMIProjection(_LinearProjection):
         ``n_partners`` taken whole), and the potentials (without their diagonal, added exactly)
         replaced by their unbiased estimates (:mod:`graphdr.blocks.pairs`): :math:`O(n m D)` once,
         :math:`O(n m d)` per evaluation, ``8 n m`` bytes. ``'auto'``: ``'exact'`` up to 5000
-        samples, ``'approx'`` above. Error and speed: ``benchmarks/results/scale_neighbors.md``.
+        samples, ``'approx'`` above. Error and speed: ``docs/history.rst`` (sampled pairs).
     n_partners : int, default=128
         Partners ``m`` per sample and group for ``method='approx'`` (at least 1).
     random_state : int, RandomState instance or None, default=None
