@@ -73,22 +73,15 @@ def repeat_folds(y, repeat):
 
 def run_cell(dataset, method, repeat, fold, X, y, train, test):
     """Errors of the three classifiers on one test fold; list of CSV rows."""
-    from sklearn.preprocessing import MinMaxScaler
-
-    from graphdr.bench.evaluation import make_classifier
+    from graphdr.bench.evaluation import make_classifier, make_scaler
 
     t0 = time.perf_counter()
-    C, D = int(y.max()) + 1, X.shape[1]
-    scaler = MinMaxScaler(feature_range=(-1, 1)).fit(X[train])
+    scaler = make_scaler(base.protocol().scaling).fit(X[train])
     Xtr, Xte, ytr, yte = scaler.transform(X[train]), scaler.transform(X[test]), y[train], y[test]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        est = base.build(method, C, D, seed=100 * repeat + fold)
-        if est is None:
-            Ztr, Zte = Xtr, Xte
-        else:
-            est.fit(Xtr, ytr)
-            Ztr, Zte = est.transform(Xtr), est.transform(Xte)
+        est = base.build(method, seed=100 * repeat + fold).fit(Xtr, ytr)
+        Ztr, Zte = est.transform(Xtr), est.transform(Xte)
         errors = {clf: int(np.sum(make_classifier(clf).fit(Ztr, ytr).predict(Zte) != yte))
                   for clf in CLASSIFIERS}
     seconds = round(time.perf_counter() - t0, 3)

@@ -20,19 +20,8 @@ LabelPropagation, at every number of labels on mnist5k.
 Writes ``benchmarks/results/semi_propagation.md`` (``--quick``: a smoke run on digits, 2 seeds,
 printed only).
 
-``--uses``: how an embedding should use the propagated classes (the design question of the
-class graphs with unlabelled samples). Per data set, label fraction and seed (the protocol of
-``benchmarks/semi.py``: 70 / 30 split, a fraction of each class labelled, at least 2): one
-discriminant, LDA in 600 Nystroem features of the RBF kernel (width: the median squared
-distance of 500 training rows), fitted with the class indicator ``E`` of every training row
-taken in turn as the labelled rows only; the propagated classes (one-hot, ``hard``); one-hot
-weighted by the confidence (``hard x confidence``); the propagated distributions (``soft``);
-those weighted by the confidence (``soft x confidence``); the propagated classes with the
-smoothness term of the 10-NN graph at weight 0.1, 1 and 10 (``both``). Reported: the 1-NN test
-error against the labelled training rows (%), mean over the seeds. Writes
-``benchmarks/results/semi_propagation_uses.md``::
-
-    .venv/bin/python benchmarks/semi.py --propagation --uses [--datasets digits vehicle mnist5k]
+The study of how an embedding should use the propagated classes (``--uses``) is retired:
+``docs/history.rst``.
 """
 
 from __future__ import annotations
@@ -157,99 +146,6 @@ def report(datasets, per_class, seeds, methods, cells, command):
     return "\n".join(lines[:8] + ["## Targets", ""] + targets + [""] + lines[8:]) + "\n"
 
 
-def _weighted_lda(F, E, smooth=None, reg=1e-3):
-    """LDA of the features ``F`` with the soft class indicator ``E`` (n x C, nonnegative):
-    ``max v'S_b v / v'(S_t + eps I + smooth) v`` with the ``E``-weighted scatters."""
-    from scipy.linalg import eigh
-
-    w, sizes = E.sum(axis=1), E.sum(axis=0)
-    Fc = F - (w @ F) / w.sum()
-    St = (Fc * w[:, None]).T @ Fc
-    U = E.T @ Fc
-    A = St + reg * np.trace(St) / F.shape[1] * np.eye(F.shape[1])
-    if smooth is not None:
-        A = A + smooth * np.trace(St)
-    _, V = eigh(U.T @ (U / np.maximum(sizes, 1e-12)[:, None]), A)
-    return V[:, ::-1][:, : E.shape[1] - 1]
-
-
-def run_uses(datasets, fractions, seeds):
-    """``{(data set, fraction, use): [errors]}`` of the ``--uses`` comparison."""
-    import scipy.sparse.csgraph as csgraph
-    from common import load
-    from sklearn.kernel_approximation import Nystroem
-    from sklearn.model_selection import train_test_split
-    from sklearn.neighbors import KNeighborsClassifier, kneighbors_graph
-
-    from graphdr.semi.propagation import propagate
-
-    cells = {}
-    for name in datasets:
-        X, y = load(name)
-        X = X / 16.0 if name == "digits" else X
-        C = int(y.max()) + 1
-        for frac in fractions:
-            for seed in range(seeds):
-                Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, stratify=y,
-                                                      random_state=seed)
-                if name not in ("digits", "mnist5k"):
-                    mu, sd = Xtr.mean(0), Xtr.std(0)
-                    sd[sd == 0] = 1.0
-                    Xtr, Xte = (Xtr - mu) / sd, (Xte - mu) / sd
-                rng = np.random.default_rng(seed)
-                y_few = np.full(len(ytr), -1)
-                for c in range(C):
-                    idx = np.flatnonzero(ytr == c)
-                    y_few[rng.choice(idx, max(2, round(frac * len(idx))), replace=False)] = c
-                lab = y_few >= 0
-                P, conf, _ = propagate(Xtr, y_few, C)
-                conf = np.where(lab, 1.0, conf)[:, None]
-                head = Xtr[:500]
-                gamma = 1.0 / np.median(((head[:, None] - head[None]) ** 2).sum(-1))
-                ny = Nystroem(gamma=gamma, n_components=min(600, len(Xtr)), random_state=0)
-                Ftr = ny.fit_transform(Xtr)
-                Fte = ny.transform(Xte)
-                G = kneighbors_graph(Xtr, 10)
-                L = csgraph.laplacian(((G + G.T) > 0).astype(np.float64))
-                J = np.asarray(Ftr.T @ np.asarray(L @ Ftr))
-                J /= np.trace(J)
-                hard = np.eye(C)[P.argmax(axis=1)]
-                fits = {"labelled rows only": (lab, np.eye(C)[y_few[lab]], None),
-                        "hard": (None, hard, None), "hard x confidence": (None, hard * conf, None),
-                        "soft": (None, P, None), "soft x confidence": (None, P * conf, None)}
-                for a in (0.1, 1.0, 10.0):
-                    fits[f"both, smoothness {a:g}"] = (None, hard, a * J)
-                for use, (rows, E, smooth) in fits.items():
-                    F = Ftr if rows is None else Ftr[rows]
-                    V = _weighted_lda(F, E, smooth)
-                    knn = KNeighborsClassifier(1).fit(Ftr[lab] @ V, y_few[lab])
-                    err = 100.0 * np.mean(knn.predict(Fte @ V) != yte)
-                    cells.setdefault((name, frac, use), []).append(err)
-                print(f"{name} {frac:g} seed {seed}: " + ", ".join(
-                    f"{u} {cells[(name, frac, u)][-1]:.1f}" for u in fits), file=sys.stderr)
-    return cells
-
-
-def report_uses(datasets, fractions, seeds, cells, command):
-    from common import machine, threads_label
-
-    uses = list(dict.fromkeys(u for _, _, u in cells))
-    lines = ["# How an embedding uses the propagated classes: 1-NN test error (%)", "",
-             f"Command: `{command}`", "", machine(threads_label()), "",
-             f"LDA in 600 Nystroem features, the class indicator of the training rows taken "
-             f"in turn as below; mean over {seeds} splits (seeds 0..{seeds - 1}). Lower is "
-             "better.", ""]
-    for name in datasets:
-        lines += [f"## {name}", "", "| use | " + " | ".join(
-            f"{100 * f:g} % labels" for f in fractions) + " |",
-            "|---|" + "---|" * len(fractions)]
-        for use in uses:
-            lines.append(f"| {use} | " + " | ".join(
-                f"{np.mean(cells[(name, f, use)]):.1f}" for f in fractions) + " |")
-        lines.append("")
-    return "\n".join(lines)
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", nargs="+", default=["mnist5k", "digits"])
@@ -257,33 +153,18 @@ def main(argv=None):
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--quick", action="store_true",
                         help="a smoke run: digits, 2 seeds, nothing written")
-    parser.add_argument("--uses", action="store_true",
-                        help="compare the ways an embedding can use the propagated classes")
-    parser.add_argument("--fractions", nargs="+", type=float, default=[0.01, 0.05, 0.2],
-                        help="label fractions of --uses")
     args = parser.parse_args(argv)
     command = ".venv/bin/python benchmarks/semi.py --propagation" + (
         " " + " ".join(argv if argv is not None else sys.argv[1:])).rstrip()
-    if args.uses:
-        if args.datasets == parser.get_default("datasets"):
-            args.datasets = ["digits", "vehicle", "mnist5k"]
-        if args.quick:
-            args.datasets, args.fractions, args.seeds = ["digits"], [0.05], 1
-        seeds = min(args.seeds, 3)
-        text = report_uses(args.datasets, args.fractions, seeds,
-                           run_uses(args.datasets, args.fractions, seeds), command)
-        name = "semi_propagation_uses.md"
-    else:
-        if args.quick:
-            args.datasets, args.seeds = ["digits"], 2
-        methods, cells = run(args.datasets, args.per_class, args.seeds)
-        text = report(args.datasets, args.per_class, args.seeds, methods, cells, command)
-        name = "semi_propagation.md"
+    if args.quick:
+        args.datasets, args.seeds = ["digits"], 2
+    methods, cells = run(args.datasets, args.per_class, args.seeds)
+    text = report(args.datasets, args.per_class, args.seeds, methods, cells, command)
     print(text)
     if not args.quick:
         from graphdr._outputs import atomic_open
 
-        with atomic_open(RESULTS / name, "w", encoding="utf-8") as fh:
+        with atomic_open(RESULTS / "semi_propagation.md", "w", encoding="utf-8") as fh:
             fh.write(text)
 
 

@@ -85,11 +85,6 @@ def load(name):
     return X, np.unique(y, return_inverse=True)[1].astype(np.intp)
 
 
-def has_shared(name="mnist5k"):
-    """Whether the shared set ``name`` is there."""
-    return (SHARED / f"{name}.npz").exists()
-
-
 def best_time(fn, repeats=1):
     """``(seconds, result)``: the smallest wall-clock time of ``repeats`` calls of ``fn()`` and
     the result of the last call."""

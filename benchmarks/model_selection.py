@@ -55,20 +55,14 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 RESULTS = ROOT / "results"
 
-from defaults import UCI, folds  # noqa: E402
-from defaults import load as load_shared  # noqa: E402
+from defaults import (  # noqa: E402
+    UCI,
+    folds,
+    load,  # noqa: E402
+)
 
 DATASETS = UCI + ("mnist2k", "iris", "wine", "breast_cancer", "digits")
 SEEDS = range(6)
-
-
-def load(name):
-    if name == "iris":
-        from sklearn.datasets import load_iris
-
-        X, y = load_iris(return_X_y=True)
-        return X.astype(np.float64), y.astype(np.intp)
-    return load_shared(name)
 
 
 def errors(Ztr, ytr, Zte, yte):

@@ -30,8 +30,7 @@ printed).
 
 ``--propagation [ARGS]``: label propagation alone, graphdr's Poisson learning against
 graphlearning's and scikit-learn's Laplace learning (``_semi_propagation.py``: its options,
-``semi_propagation.md``, and with ``--uses`` how an embedding should use the propagated classes,
-``semi_propagation_uses.md``). ``--timing``: the kernel fits with 95 % of the labels hidden against
+``semi_propagation.md``). ``--timing``: the kernel fits with 95 % of the labels hidden against
 their labelled fit (``semi_timing.md``). ``--quick``: a smoke run of the parts on the digits,
 UMAP skipped, nothing written here.
 """
@@ -45,6 +44,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from graphdr.bench.maps import one_nn_error as one_nn
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
@@ -89,12 +90,6 @@ def standardise(name, Xtr, Xte):
 
     s = StandardScaler().fit(Xtr)
     return s.transform(Xtr), s.transform(Xte)
-
-
-def one_nn(Ztr, ytr, Zte, yte):
-    from sklearn.neighbors import KNeighborsClassifier
-
-    return 100.0 * float(np.mean(KNeighborsClassifier(1).fit(Ztr, ytr).predict(Zte) != yte))
 
 
 def graphdr_methods(names=SEMI):
@@ -367,7 +362,6 @@ def _quick(a):
         write_tables(a, run_all(a), Path(tmp) / "semi.md")
         timing(Path(tmp) / "semi_timing.md")
     propagation(["--quick"])
-    propagation(["--quick", "--uses"])
 
 
 def _timing_sets():

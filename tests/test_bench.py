@@ -211,6 +211,53 @@ def test_run_cell_nested_equals_refit_for_pca():
         assert next(r for r in nested if r["dim"] == d)["n_errors"] == ref
 
 
+
+def test_defaults_protocol_evaluates_each_method_at_one_dimension(tmp_path):
+    """``--protocol defaults``: every method once, at its estimator's own ``n_components``
+    (or at min(C - 1, its limit) with ``dimension='c-1'``); the raw features at theirs. The raw
+    1-NN errors are scikit-learn's on the same folds, computed independently."""
+    from graphdr.bench.runner import run_bench
+
+    X, y = load_iris(return_X_y=True)
+    proto = get_protocol("defaults")
+    assert proto.dims(n_classes=3, method_limit=4) == [0]
+    assert proto.replace(dimension="c-1").dims(n_classes=3, method_limit=4) == [2]
+    assert proto.replace(dimension="c-1").dims(n_classes=5, method_limit=2) == [2]
+    methods = ["raw", "lda:reg=auto", "lpp", "dee:max_iter=5"]
+    res = run_bench(proto.replace(n_splits=3), datasets=["iris"], methods=methods,
+                    out=str(tmp_path / "d"), plots_on=False, html_on=False, progress=False,
+                    echo=lambda *a: None)
+    dims = {(r["method"], r["dim"]) for r in res.rows}
+    # raw: D = 4; LDA: C - 1 = 2; LPP: D = 4; DEE: its default 2
+    assert dims == {("raw", 4), ("lda:reg=auto", 2), ("lpp", 4), ("dee:max_iter=5", 2)}
+    c1 = run_bench(proto.replace(n_splits=3, dimension="c-1"), datasets=["iris"],
+                   methods=["raw", "lpp"], out=str(tmp_path / "c"), plots_on=False,
+                   html_on=False, progress=False, echo=lambda *a: None)
+    assert {(r["method"], r["dim"]) for r in c1.rows} == {("raw", 4), ("lpp", 2)}
+    for fold, (train, test) in enumerate(proto.replace(n_splits=3).splits(y, 0)):
+        sc = MinMaxScaler((-1, 1)).fit(X[train])
+        pred = KNeighborsClassifier(1).fit(sc.transform(X[train]), y[train])
+        ref = np.sum(pred.predict(sc.transform(X[test])) != y[test])
+        row = next(r for r in res.rows if r["method"] == "raw" and r["fold"] == fold
+                   and r["classifier"] == "1nn")
+        assert row["n_errors"] == ref
+
+
+def test_train_caps_subsample_the_named_cells_only():
+    y = np.repeat([0, 1, 2], [40, 40, 20])
+    train = np.arange(0, 100, 1)
+    proto = get_protocol("defaults").replace(train_caps=(("toy", "dee", 50),))
+    kept = proto.capped("toy", "dee", train, y, fold=3)
+    assert len(kept) == 50 and set(kept) <= set(train)
+    np.testing.assert_array_equal(np.bincount(y[kept]), [20, 20, 10])  # stratified
+    np.testing.assert_array_equal(kept, proto.capped("toy", "dee", train, y, fold=3))
+    assert not np.array_equal(np.sort(kept), np.sort(proto.capped("toy", "dee", train, y, 4)))
+    np.testing.assert_array_equal(proto.capped("toy", "lda", train, y, 3), train)
+    np.testing.assert_array_equal(proto.capped("other", "dee", train, y, 3), train)
+    assert proto.settings()["train_caps"] == [["toy", "dee", 50]]
+    assert "train_caps" not in get_protocol("bouzas").settings()
+
+
 def test_projection_is_passed_as_scaling_unless_the_method_sets_it():
     assert bm.get_method("kqmi").build(1, projection="none").scaling == "none"
     assert bm.get_method("kqmi").build(1).scaling == "within"  # the estimator's default

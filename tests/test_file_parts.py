@@ -38,6 +38,24 @@ def test_parquet_folder_reads_as_the_whole_table(tmp_path):
     assert np.array_equal(X.compute(scheduler="sync"), want.X)  # the same numbers, bit for bit
 
 
+
+def test_labels_numbers_in_one_file_and_text_in_another_are_all_read_as_text(tmp_path):
+    """A folder whose label column a writer stored as numbers in one file and as text in
+    another: one note says so, and every label is text (the numbers as their digits)."""
+    pytest.importorskip("pyarrow")
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    a, b = _frame(20, 0), _frame(20, 1)
+    a["label"] = np.arange(20) % 3
+    b["label"] = np.array(["zero", "one", "two"])[np.arange(20) % 3]
+    a.to_parquet(folder / "part-0.parquet", index=False)
+    b.to_parquet(folder / "part-1.parquet", index=False)
+    got = read_parts(folder)
+    assert [n for n in got.notes if "numbers in some files and text in others" in n]
+    assert got.y.dtype == object and all(isinstance(v, str) for v in got.y)
+    assert sorted(set(got.y)) == ["0", "1", "2", "one", "two", "zero"]
+    assert list(got.y[:3]) == ["0", "1", "2"] and list(got.y[20:23]) == ["zero", "one", "two"]
+
 def test_csv_glob_with_semicolons_and_decimal_commas(tmp_path):
     frames = [_frame(20, s) for s in range(2)]
     for i, f in enumerate(frames):

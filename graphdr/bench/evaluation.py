@@ -14,6 +14,7 @@ import zlib
 import numpy as np
 
 from .methods import LABELLED_ONLY, get_method, parse_method
+from .protocols import DEFAULT_DIM
 
 __all__ = ["CLASSIFIERS", "make_classifier", "make_scaler", "run_cell", "run_embedding",
            "cell_seed", "labelled_rows", "LABELLED_ONLY"]
@@ -199,7 +200,14 @@ def run_cell(task):
         if spec.predicts:
             return (task["dataset"], result_name(task), int(task["fold"])), _run_predictor(
                 task, spec, params, result_name(task), Xfit, Xte, y_fit, yte, dims, seed, views)
-        if spec.nested:
+        if spec.one_dimension:  # the raw features: one dimension, their own
+            dims = [DEFAULT_DIM]
+        if dims == [DEFAULT_DIM]:  # the estimator's own n_components
+            est, Ztr, seconds, feed = _fit(spec, params, DEFAULT_DIM, Xfit, y_fit,
+                                           gamma=task["gamma"], seed=seed, views=views,
+                                           projection=task.get("projection"))
+            embeddings[Ztr.shape[1]] = (Ztr, est.transform(feed(Xte)), seconds)
+        elif spec.nested:
             est, Ztr, seconds, feed = _fit(spec, params, max(dims), Xfit, y_fit,
                                            gamma=task["gamma"], seed=seed, views=views,
                                            projection=task.get("projection"))

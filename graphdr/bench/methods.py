@@ -27,6 +27,9 @@ nested
     DEE): one fit per dimension.
 transform
     False for methods with no out-of-sample map (t-SNE): they only draw 2-D pictures.
+one_dimension
+    True for a method evaluated at its output's width only, whatever the protocol's dimensions
+    (the raw features).
 predicts
     True for methods that classify by themselves (``predict``; e.g. KFD-Voting): their test
     error is recorded under the classifier name ``own``, one fit per dimension, no picture.
@@ -38,6 +41,8 @@ import ast
 import importlib
 from dataclasses import dataclass, field
 from typing import Any
+
+from .protocols import DEFAULT_DIM
 
 __all__ = [
     "MethodSpec",
@@ -69,6 +74,7 @@ class MethodSpec:
     nested: bool = True
     transform: bool = True
     predicts: bool = False
+    one_dimension: bool = False
     params: dict = field(default_factory=dict)
     aliases: tuple = ()
     description: str = ""
@@ -130,6 +136,7 @@ class MethodSpec:
         Parameters
         ----------
         n_components : int
+            :data:`~graphdr.bench.protocols.DEFAULT_DIM` (0): the estimator's own default.
         params : dict, optional
             Overrides from the command line (``name:key=value``).
         gamma : float or None
@@ -145,7 +152,7 @@ class MethodSpec:
         kwargs = dict(self.params)
         kwargs.update(params or {})
         accepted = cls().get_params() if hasattr(cls, "get_params") else {}
-        if "n_components" in accepted:
+        if "n_components" in accepted and n_components != DEFAULT_DIM:
             kwargs["n_components"] = n_components
         if self.kind == "kernel" and gamma is not None and "gamma" in accepted:
             kwargs.setdefault("gamma", gamma)
@@ -191,6 +198,7 @@ register("kernel-lpp", "graphdr.graph_embedding.kernel_methods:KernelLPP", label
 register("supervised-kernel-lpp", "graphdr.graph_embedding.kernel_methods:KernelLPP", label="S-KLPP", kind="kernel", max_dims="samples", params=dict(supervised=True), aliases=("sklpp", "kernel-lpp-supervised"), description="kernel LPP on same-class neighbours")
 register("ckfd", "graphdr.graph_embedding.kernel_methods:CKFD", label="CKFD", kind="kernel", max_dims=lambda n, d, c: 2 * (c - 1), description="complete kernel Fisher discriminant")
 # ----- scikit-learn reference points --------------------------------------------------------
+register("raw", "sklearn.preprocessing:FunctionTransformer", label="raw", kind="reference", supervised=False, max_dims="features", one_dimension=True, description="no reduction: the scaled features themselves (one dimension, theirs)")
 register("pca", "sklearn.decomposition:PCA", label="PCA", kind="reference", supervised=False, max_dims="features", params=dict(svd_solver="full"), description="principal component analysis (scikit-learn)")
 register("kernel-pca", "sklearn.decomposition:KernelPCA", label="KPCA", kind="kernel", supervised=False, max_dims="samples", params=dict(kernel="rbf", eigen_solver="dense"), aliases=("kpca",), description="kernel PCA, RBF (scikit-learn)")
 register("nca", "sklearn.neighbors:NeighborhoodComponentsAnalysis", label="NCA", kind="reference", max_dims="features", nested=False, description="neighbourhood components analysis (scikit-learn)")

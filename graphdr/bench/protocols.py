@@ -23,6 +23,13 @@ protocol       setting
                help?), single-view kernel Fisher discriminants (``kernel-lda:view=each``),
                KFD-Voting and KFD-SAMME (their own predictions: classifier ``own``);
                stratified 5-fold CV here.
+``defaults``   every estimator with its own defaults under paper 000's protocol: features
+               scaled to [-1, 1] on the training fold, stratified 10-fold CV, 1-NN, 3-NN and
+               nearest class centroid, each method at ONE dimension, its estimator's default
+               ``n_components`` (``dimension='c-1'``: min(C-1, its limit)), so that nothing
+               is tuned on the test folds; graphdr's kernel width and ridge by their own
+               inner selection (``--methods lda:reg=auto`` for LDA's default ridge: the
+               registry's ``lda`` is the papers' classical LDA).
 ``demo``       the quick preset of ``graphdr demo``: standardised features, stratified 10-fold
                CV, 1-NN, dimensions 1..C-1, graphdr's foundation methods with scikit-learn's
                PCA, kernel PCA, NCA and t-SNE (pictures only) as reference points.
@@ -36,7 +43,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Protocol", "PROTOCOLS", "get_protocol"]
+__all__ = ["Protocol", "PROTOCOLS", "get_protocol", "DEFAULT_DIM"]
+
+#: the dimension of a method evaluated at its estimator's own ``n_components``
+DEFAULT_DIM = 0
 
 
 @dataclass(frozen=True)
@@ -61,6 +71,12 @@ class Protocol:
     #: the papers' normalisation of the projections, passed as ``scaling`` to the estimators that
     #: have one (unless the method sets it); None: each estimator's default ('within')
     projection: str | None = None
+    #: 'range': the dimensions 1..C-1 (or ``dim_grid``); 'default': one, each estimator's own
+    #: ``n_components``; 'c-1': one, min(C - 1, the method's limit)
+    dimension: str = "range"
+    #: ``(data set, method, rows)``: the training fold of that cell is a stratified subsample of
+    #: that many rows (seeded by the fold; the test fold stays whole), for cells too slow whole
+    train_caps: tuple = ()
 
     def replace(self, **changes):
         changes = {k: v for k, v in changes.items() if v is not None}
@@ -68,11 +84,27 @@ class Protocol:
 
     def dims(self, n_classes, method_limit):
         """Dimensions evaluated for a data set with ``n_classes`` and a method's limit."""
+        if self.dimension == "default":
+            return [DEFAULT_DIM]
         top = self.max_dim if self.max_dim is not None else n_classes - 1
         cap = max(1, min(top, method_limit))
+        if self.dimension == "c-1":
+            return [cap]
         if self.dim_grid is None:
             return list(range(1, cap + 1))
         return sorted({d for d in self.dim_grid if d <= cap} | {cap})
+
+    def capped(self, dataset, method, train, y, fold):
+        """The training rows of a cell: ``train``, or its stratified subsample of the rows
+        :attr:`train_caps` gives ``(dataset, method)``."""
+        cap = next((n for d, m, n in self.train_caps if d == dataset and m == method), None)
+        if cap is None or cap >= len(train):
+            return train
+        from sklearn.model_selection import train_test_split
+
+        kept, _ = train_test_split(train, train_size=cap, stratify=np.asarray(y)[train],
+                                   random_state=fold)
+        return kept
 
     @property
     def n_folds(self):
@@ -136,6 +168,10 @@ class Protocol:
             out["dim_grid"] = [int(d) for d in self.dim_grid]
         if self.projection is not None:  # likewise
             out["projection"] = self.projection
+        if self.dimension != "range":
+            out["dimension"] = self.dimension
+        if self.train_caps:
+            out["train_caps"] = [list(c) for c in self.train_caps]
         return out
 
 
@@ -170,6 +206,14 @@ PROTOCOLS = {
         methods=("mkl-lda", "mkl-lde", "kfd-average", "kernel-lda:view=each", "kfd-voting",
                  "kfd-samme"),
         curves="recognition",
+    ),
+    "defaults": Protocol(
+        "defaults", "every estimator with its defaults, paper 000's protocol, one dimension",
+        scaling="minmax", split="kfold", n_splits=10, classifiers=("1nn", "3nn", "ncc"),
+        dimension="default",
+        methods=("raw", "lda:reg=auto", "kernel-lda", "lqmi:reg=auto", "kqmi", "lfda", "dee",
+                 "sklearn-lda", "nca"),
+        datasets=("vehicle", "vowel", "sonar", "ionosphere"),
     ),
     "demo": Protocol(
         "demo", "graphdr demo (quick preset)", scaling="standard", split="kfold", n_splits=10,

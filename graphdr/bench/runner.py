@@ -285,6 +285,7 @@ def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="g
                 if "semi" not in modes and ident in method_order:
                     method_order.remove(ident)
             for fold, (train, test) in enumerate(splits):
+                train = protocol.capped(ds.name, spec.name, train, ds.y, fold)
                 dims = method_dims(ident, protocol, len(train), ds.X.shape[1], ds.n_classes)
                 for mode in modes:
                     task = dict(common, method=ident, spec=spec, fold=fold, train=train,

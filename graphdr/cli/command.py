@@ -269,7 +269,7 @@ def build_parser():
         epilog=_BENCH_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     bench.add_argument("--protocol", default="bouzas",
-                       help="bouzas (default), gavriilidis, dee, mkldr or demo")
+                       help="bouzas (default), gavriilidis, dee, mkldr, defaults or demo")
     bench.add_argument("--datasets", "-d", type=_csv_list, default=None, metavar="A,B",
                        help="data set names or files (default: the protocol's)")
     bench.add_argument("--methods", "-m", type=_csv_list, default=None, metavar="A,B",
