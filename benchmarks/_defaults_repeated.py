@@ -27,9 +27,11 @@ liberal. A target comparison "holds" when A's mean error is lower, "ties" when t
 equal, and is "worse" otherwise; "worse" is marked significant when the two-sided p-value
 is below 0.05.
 
-Results are cached per (data set, method, repeat, fold) in
-``benchmarks/results/defaults_repeated.csv``; the report ``defaults_repeated.md`` is rewritten
-from the whole cache after every run. Comparisons use the repeats both methods have.
+Each repeat is one run of graphdr bench's ``defaults`` protocol with ``--seed`` the repeat
+(its folds: ``StratifiedKFold(10, shuffle=True, random_state=repeat)``): repeat 0 is
+``defaults.py``'s own cells (``benchmarks/results/defaults/``), the others are in
+``benchmarks/results/defaults_repeated/`` (``repeat1`` ... ``repeat4``). The report ``defaults_repeated.md`` is
+rewritten from all of them after every run. Comparisons use the repeats both methods have.
 
 Usage::
 
@@ -41,78 +43,65 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 import time
-import warnings
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import defaults as base  # noqa: E402  (the data sets, estimators and classifiers of defaults.py)
+import defaults as base  # noqa: E402  (the data sets, methods and protocol of defaults.py)
 
 RESULTS = base.RESULTS
-CSV_PATH = RESULTS / "defaults_repeated.csv"
+OUT = RESULTS / "defaults_repeated"
 MD_PATH = RESULTS / "defaults_repeated.md"
 RUNS_PATH = RESULTS / "defaults_repeated_runs.json"
 METHODS = ("raw", "lda", "kqmi", "sk-lda", "sk-lda-shrink", "nca")
 N_FOLDS = base.N_FOLDS
 CLASSIFIERS = base.CLASSIFIERS
-FIELDS = ("dataset", "method", "repeat", "fold", "classifier", "n_train", "n_test", "n_errors",
-          "seconds", "commit")
 ALPHA = 0.05
 
 
-def repeat_folds(y, repeat):
-    from sklearn.model_selection import StratifiedKFold
-
-    return list(StratifiedKFold(N_FOLDS, shuffle=True, random_state=repeat).split(y, y))
+def _out(repeat):
+    return base.OUT if repeat == 0 else OUT / f"repeat{repeat}"
 
 
-def run_cell(dataset, method, repeat, fold, X, y, train, test):
-    """Errors of the three classifiers on one test fold; list of CSV rows."""
-    from graphdr.bench.evaluation import make_classifier, make_scaler
+def run(datasets, methods, repeats, n_jobs, recompute):
+    """Each repeat's missing cells through graphdr bench; the number computed."""
+    from graphdr.bench.runner import run_bench
 
-    t0 = time.perf_counter()
-    scaler = make_scaler(base.protocol().scaling).fit(X[train])
-    Xtr, Xte, ytr, yte = scaler.transform(X[train]), scaler.transform(X[test]), y[train], y[test]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        est = base.build(method, seed=100 * repeat + fold).fit(Xtr, ytr)
-        Ztr, Zte = est.transform(Xtr), est.transform(Xte)
-        errors = {clf: int(np.sum(make_classifier(clf).fit(Ztr, ytr).predict(Zte) != yte))
-                  for clf in CLASSIFIERS}
-    seconds = round(time.perf_counter() - t0, 3)
-    return (dataset, method, repeat, fold), [
-        dict(dataset=dataset, method=method, repeat=repeat, fold=fold, classifier=clf,
-             n_train=len(train), n_test=len(test), n_errors=n, seconds=seconds)
-        for clf, n in errors.items()]
+    computed = 0
+    for repeat in repeats:
+        out = _out(repeat)
+        if recompute:
+            from graphdr.bench.report import read_results, write_results
+
+            idents = {base.METHODS[m][1] for m in methods}
+            rows = [r for r in read_results(out / "results.csv")
+                    if not (r["dataset"] in datasets and r["method"] in idents)]
+            if (out / "results.csv").exists():
+                write_results(out / "results.csv", rows)
+        with base.dataset_paths(datasets) as paths:
+            result = run_bench(base.protocol(), datasets=paths, seed=repeat, out=str(out),
+                               methods=[base.METHODS[m][1] for m in methods], n_jobs=n_jobs,
+                               plots_on=False, html_on=False, title="defaults, repeated",
+                               command=f"benchmarks/defaults.py --repeated (repeat {repeat})")
+        computed += result.n_computed
+    return computed
 
 
-# ----- cache ------------------------------------------------------------------------------
-def read_cache():
+def read_cells(repeats):
+    """{(dataset, method, repeat, fold): rows} of the repeats' results."""
+    from graphdr.bench.report import read_results
+
     cells = {}
-    if CSV_PATH.exists():
-        with open(CSV_PATH, newline="") as f:
-            for row in csv.DictReader(f):
-                key = (row["dataset"], row["method"], int(row["repeat"]), int(row["fold"]))
-                cells.setdefault(key, []).append(row)
+    for repeat in repeats:
+        for r in read_results(_out(repeat) / "results.csv"):
+            m = base.BY_BENCH.get(r["method"])
+            if m in METHODS:
+                cells.setdefault((r["dataset"], m, repeat, r["fold"]), []).append(r)
     return cells
-
-
-def write_cache(cells):
-    tmp = CSV_PATH.with_suffix(".csv.tmp")
-    order = {d: i for i, d in enumerate(base.DATASETS)}
-    morder = {m: i for i, m in enumerate(METHODS)}
-    with open(tmp, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=FIELDS)
-        w.writeheader()
-        for key in sorted(cells, key=lambda k: (order[k[0]], morder[k[1]], k[2], k[3])):
-            for r in cells[key]:
-                w.writerow({k: r[k] for k in FIELDS})
-    tmp.replace(CSV_PATH)
 
 
 # ----- statistics -------------------------------------------------------------------------
@@ -209,7 +198,7 @@ def report(cells, runs):
     datasets = [d for d in base.DATASETS if any(k[0] == d for k in cells)]
     repeats = sorted({k[2] for k in cells})
     lines = ["# The defaults' targets on repeated 10-fold cross-validation", "",
-             "Produced by (cells cached in `defaults_repeated.csv`):", "",
+             "Produced by (cells in `defaults/` for repeat 0 and `defaults_repeated/`):", "",
              "    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python "
              "benchmarks/defaults.py --repeated --repeats " + " ".join(map(str, repeats))
              + " --n-jobs 2", "",
@@ -219,9 +208,8 @@ def report(cells, runs):
              "(lower error = better; target 1 holds on a tie, target 2 needs strictly lower) "
              "and the two-sided p-value of the corrected resampled t-test (Nadeau & Bengio; "
              "see the module docstring). Bold: the target fails.", "",
-             "graphdr commit(s) of the cells: "
-             + ", ".join(sorted({r["commit"] for rows in cells.values() for r in rows})) + ".",
-             ""]
+             "graphdr commit(s) of the runs: "
+             + ", ".join(sorted({r["commit"] for r in runs if r.get("commit")})) + ".", ""]
     n_rep = {(ds, m): len({k[2] for k in cells if k[0] == ds and k[1] == m
                            and all((ds, m, k[2], f) in cells for f in range(N_FOLDS))})
              for ds in datasets for m in METHODS}
@@ -272,38 +260,14 @@ def main(argv=None):
     ap.add_argument("--n-jobs", type=int, default=1, choices=(1, 2))
     ap.add_argument("--report-only", action="store_true")
     args = ap.parse_args(argv)
-    cells = read_cache()
     runs = json.loads(RUNS_PATH.read_text()) if RUNS_PATH.exists() else []
     if not args.report_only:
-        todo, data = [], {}
-        for ds in args.datasets or base.DATASETS:
-            X, y = data[ds] = base.load(ds)
-            for rep in args.repeats:
-                for fold, (tr, te) in enumerate(repeat_folds(y, rep)):
-                    for m in args.methods or METHODS:
-                        if args.recompute or (ds, m, rep, fold) not in cells:
-                            todo.append((ds, m, rep, fold, tr, te))
-        todo.sort(key=lambda t: -len(data[t[0]][1]) * data[t[0]][0].shape[1])
-        print(f"{len(todo)} cells to compute", flush=True)
-        commit = base.git_commit()
         t0 = time.perf_counter()
-        from joblib import Parallel, delayed
-
-        jobs = (delayed(run_cell)(ds, m, rep, fold, *data[ds], tr, te)
-                for ds, m, rep, fold, tr, te in todo)
-        for i, (key, rows) in enumerate(Parallel(n_jobs=args.n_jobs,
-                                                 return_as="generator_unordered")(jobs)):
-            for r in rows:
-                r["commit"] = commit
-            cells[key] = rows
-            if i % 20 == 0:  # the complete cache is written after the loop
-                write_cache(cells)
-            print(f"[{i + 1}/{len(todo)}] {key}: 1-NN errors {rows[0]['n_errors']} "
-                  f"({rows[0]['seconds']:.1f}s, {time.perf_counter() - t0:.0f}s total)",
-                  flush=True)
-        write_cache(cells)
-        if todo:
-            base.record_run(runs, RUNS_PATH, "benchmarks/defaults.py --repeated", len(todo), t0)
+        n = run(args.datasets or list(base.DATASETS), args.methods or list(METHODS),
+                args.repeats, args.n_jobs, args.recompute)
+        if n:
+            base.record_run(runs, RUNS_PATH, "benchmarks/defaults.py --repeated", n, t0)
+    cells = read_cells(sorted({0, 1, 2, 3, 4} | set(args.repeats)))
     if cells:
         report(cells, runs)
         print(f"wrote {MD_PATH}")

@@ -51,29 +51,6 @@ ROUTES = [
 ]
 
 
-def write_parquet(n, folder):
-    """The data of ``n`` rows as Parquet files of :data:`ROWS_PER_FILE` rows with an int64
-    ``pixel_id`` (kept: a second run reuses them)."""
-    import numpy as np
-    import pandas as pd
-    from _maps2d_scale_dask import written
-    from maps2d_scale import subclusters
-
-    folder = Path(folder)
-    if written(folder, n):
-        return folder
-    X, y = subclusters(n, seed=1, n_classes=N_CLASSES, n_features=N_FEATURES)
-    ids = np.random.default_rng(2).permutation(n).astype(np.int64) + 10**9
-    for i, a in enumerate(range(0, n, ROWS_PER_FILE)):
-        b = min(a + ROWS_PER_FILE, n)
-        frame = pd.DataFrame(X[a:b], columns=[f"band_{j}" for j in range(N_FEATURES)])
-        frame.insert(0, "pixel_id", ids[a:b])
-        frame["label"] = y[a:b]
-        frame.to_parquet(folder / f"part-{i:05d}.parquet", index=False)
-    (folder / "_SUCCESS").write_text(str(n))
-    return folder
-
-
 def run_route(folder, out, options):
     """One ``graphdr map`` process: wall time, peak of the sum of its processes' memory, peak
     of its own, the page's error, the rows fitted."""
@@ -122,9 +99,13 @@ def page_error(path):
 
 
 def run(n, data_dir, only=(), note="", out=RESULTS):
+    from _maps2d_scale_dask import write_parquet
     from common import machine, threads_label
 
-    folder = write_parquet(n, Path(data_dir) / f"routes-{n}")
+    # Parquet files of ROWS_PER_FILE rows with an int64 pixel_id (kept for a second run)
+    folder = write_parquet(n, Path(data_dir) / f"routes-{n}", ROWS_PER_FILE, "band_{}",
+                           "pixel_id", "part-{:05d}.parquet", n_classes=N_CLASSES,
+                           n_features=N_FEATURES)
     path = out / "maps2d_scale_routes.json"
     earlier = json.loads(path.read_text()) if path.exists() else {}
     rows = {(r["n"], r["route"]): r for r in earlier.get("rows", [])}

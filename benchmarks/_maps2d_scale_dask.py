@@ -40,21 +40,27 @@ ROWS_PER_FILE = 250_000
 WORKER_MEMORY = 3 * 2**30
 
 
-def write_parquet(n, folder):
-    """The scale data of ``n`` rows as Parquet files of :data:`ROWS_PER_FILE` rows (kept: a
-    second run reuses them)."""
+def write_parquet(n, folder, rows_per_file=ROWS_PER_FILE, columns="f{}", id_column=None,
+                  file_name="part-{:04d}.parquet", **data):
+    """The scale data of ``n`` rows (:func:`maps2d_scale.subclusters` with ``data``, seed 1) as
+    Parquet files of ``rows_per_file`` rows, the features named ``columns``, an int64 id column
+    ``id_column`` if named (kept: a second run reuses them)."""
+    import numpy as np
     import pandas as pd
     from maps2d_scale import subclusters
 
     folder = Path(folder)
     if written(folder, n):
         return folder
-    X, y = subclusters(n, seed=1)
-    for i, a in enumerate(range(0, n, ROWS_PER_FILE)):
-        b = min(a + ROWS_PER_FILE, n)
-        frame = pd.DataFrame(X[a:b], columns=[f"f{j}" for j in range(X.shape[1])])
+    X, y = subclusters(n, seed=1, **data)
+    ids = np.random.default_rng(2).permutation(n).astype(np.int64) + 10**9 if id_column else y
+    for i, a in enumerate(range(0, n, rows_per_file)):
+        b = min(a + rows_per_file, n)
+        frame = pd.DataFrame(X[a:b], columns=[columns.format(j) for j in range(X.shape[1])])
+        if id_column:
+            frame.insert(0, id_column, ids[a:b])
         frame["label"] = y[a:b]
-        frame.to_parquet(folder / f"part-{i:04d}.parquet", index=False)
+        frame.to_parquet(folder / file_name.format(i), index=False)
     (folder / "_SUCCESS").write_text(str(n))
     return folder
 

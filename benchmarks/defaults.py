@@ -45,6 +45,7 @@ that set DEE's, DCV's and DSNE's defaults are retired: ``docs/history.rst``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import subprocess
 import sys
@@ -170,21 +171,28 @@ def _forget(setting, datasets, methods):
         write_results(path, rows)
 
 
+@contextlib.contextmanager
+def dataset_paths(datasets):
+    """What graphdr bench reads for ``datasets``: their names, and for mnist2k (not a named
+    set) a file of its rows in a temporary folder."""
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = []
+        for ds in datasets:
+            if ds == "mnist2k":
+                X, y = load(ds)
+                ds = str(Path(tmp) / "mnist2k.npz")
+                np.savez(ds, X=X, y=y)
+            paths.append(ds)
+        yield paths
+
+
 def run(datasets, methods, n_jobs, recompute):
     """Compute the missing cells of both settings through graphdr bench; return the number
     of cells computed."""
     from graphdr.bench.runner import run_bench
 
     computed = 0
-    with tempfile.TemporaryDirectory() as tmp:
-        paths = []
-        for ds in datasets:  # mnist2k is not a named set: a file of its rows
-            if ds == "mnist2k":
-                X, y = load(ds)
-                path = Path(tmp) / "mnist2k.npz"
-                np.savez(path, X=X, y=y)
-                ds = str(path)
-            paths.append(ds)
+    with dataset_paths(datasets) as paths:
         for setting in ("default", "c-1"):
             chosen = [m.partition("@")[0] for m in methods
                       if ("@c-1" in m) == (setting == "c-1")]
@@ -485,7 +493,8 @@ PARTS = {"--repeated": "_defaults_repeated"}
 
 def _quick():
     """The protocol and its part on wine, their files in a temporary folder."""
-    with common.smoke_outputs(sys.modules[__name__], *PARTS.values()):
+    # the part reads this module as `defaults`, another module object than `__main__`
+    with common.smoke_outputs(sys.modules[__name__], "defaults", *PARTS.values()):
         main(["--datasets", "wine", "--methods", "raw", "lda", "klda", "dee", "dee@c-1"])
         common.run_part(["--repeated", "--repeats", "0", "--datasets", "wine", "--methods", "raw",
                          "lda"], PARTS)

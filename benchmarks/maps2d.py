@@ -109,6 +109,7 @@ def methods():
     from sklearn.decomposition import PCA
 
     import graphdr
+    from graphdr.bench.maps import default_map_methods
 
     out = {
         "PCA": (lambda X, y: PCA(2, random_state=0).fit(X), lambda m, X: m.transform(X)),
@@ -128,20 +129,10 @@ def methods():
     if QUICK:
         return out
     out["scikit-learn t-SNE + kNN"] = (_tsne_knn_fit, _tsne_knn_transform)
-    try:
-        import umap
-
-        out["supervised UMAP"] = (lambda X, y: umap.UMAP(random_state=0).fit(X, y),
-                                  lambda m, X: m.transform(X))
-    except ImportError:
-        pass
-    try:
-        from openTSNE import TSNE
-
-        out["openTSNE (unsupervised)"] = (lambda X, y: TSNE(random_state=0, n_jobs=2).fit(X),
-                                          lambda m, X: np.asarray(m.transform(X)))
-    except ImportError:
-        pass
+    external = {k: v for k, v in default_map_methods().items() if not k.startswith("graphdr")}
+    for name, make in external.items():  # supervised UMAP, openTSNE when installed
+        out[name] = (lambda X, y, make=make: make().fit(X, y),
+                     lambda m, X: np.asarray(m.transform(X)))
     return out
 
 
@@ -180,10 +171,8 @@ def training_map(model, transform, Xtr):
     UMAP's ``embedding_``, openTSNE's embedding itself), ``transform`` for the others."""
     if isinstance(model, dict):
         return model["embedding"]
-    if hasattr(model, "embedding_") and type(model).__name__ in ("DEEMap", "UMAP"):
+    if hasattr(model, "embedding_") and type(model).__name__ in ("DEEMap", "UMAP", "_OpenTSNE"):
         return np.asarray(model.embedding_)
-    if type(model).__name__ == "TSNEEmbedding":
-        return np.asarray(model)
     return transform(model, Xtr)
 
 

@@ -24,20 +24,16 @@ Part 2, cost (``--cost``): KernelLDA and KQMI default against fixed fits at n = 
 (mnist5k, PCA to 50 dimensions) and 20000 (``make_classification``, 50 features, 10 classes),
 and KernelLDA(5000) default against scikit-learn's KernelPCA(5000).
 
-Part 3 (``--oracle-noise``): the oracle with 10 inner folds against part 1's 5-fold oracle:
-how noisy the "within 0.5 points of the oracle" target is.
-
-``--quick``: a smoke run of parts 1 and 3 on iris and part 2 on 600 generated rows, nothing
-written here.
+``--quick``: a smoke run of part 1 on iris and part 2 on 600 generated rows, nothing written
+here. Part 3, two careful oracles against each other, is retired: ``docs/history.rst``.
 
 Usage::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/model_selection.py \\
-        [--datasets iris wine] [--n-jobs 2] [--cost | --oracle-noise]
+        [--datasets iris wine] [--n-jobs 2] [--cost]
 
 Writes ``benchmarks/results/model_selection.md`` (quality; per-fold rows in
-``model_selection.csv``), ``model_selection_cost.md`` (``--cost``) and
-``model_selection_oracle_noise.md`` (``--oracle-noise``).
+``model_selection.csv``) and ``model_selection_cost.md`` (``--cost``).
 """
 
 from __future__ import annotations
@@ -312,76 +308,6 @@ def report(rows, datasets, data, seconds):
     print("\n".join(lines + tail))
 
 
-def run_oracle_fold(name, fold, X, y, train, test, n_folds):
-    from sklearn.preprocessing import MinMaxScaler
-
-    from graphdr import KQMI, KernelLDA
-
-    scaler = MinMaxScaler((-1, 1)).fit(X[train])
-    Xtr, Xte, ytr, yte = scaler.transform(X[train]), scaler.transform(X[test]), y[train], y[test]
-    rows = []
-    for label, cls in (("KernelLDA", KernelLDA), ("KQMI", KQMI)):
-        g, r = oracle(cls(), Xtr, ytr, n_folds=n_folds)
-        fitted = cls(gamma=g, reg=r).fit(Xtr, ytr)
-        e1, ec = errors(fitted.transform(Xtr), ytr, fitted.transform(Xte), yte)
-        rows.append(dict(dataset=name, fold=fold, method=f"{label} oracle {n_folds}-fold",
-                         err_1nn=e1, err_ncc=ec))
-    return rows
-
-
-def oracle_noise(datasets, n_jobs, n_folds=10):
-    """Part 3: how far two careful oracles are from each other (5 and ``n_folds`` inner
-    folds), against how far the default is from the 5-fold oracle of part 1."""
-    from joblib import Parallel, delayed
-
-    tasks = []
-    for ds in datasets:
-        X, y = load(ds)
-        tasks += [(ds, f, X, y, tr, te, n_folds) for f, (tr, te) in enumerate(folds(y))]
-    t0 = time.time()
-    results = Parallel(n_jobs=n_jobs, verbose=5)(delayed(run_oracle_fold)(*t) for t in tasks)
-    with open(RESULTS / "model_selection.csv") as fh:
-        part1 = [r for r in csv.DictReader(fh)
-                 if r["method"] in ("KernelLDA", "KQMI", "KernelLDA oracle", "KQMI oracle")]
-    table = {}
-    for r in [r for part in results for r in part] + part1:
-        table.setdefault((r["dataset"], r["method"]), []).append(
-            (float(r["err_1nn"]), float(r["err_ncc"])))
-    mean = {k: np.mean(v, axis=0) for k, v in table.items()}
-    lines = ["# Two careful oracles against each other", "",
-             "Command: `OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python "
-             "benchmarks/model_selection.py --oracle-noise --n-jobs 2` (after part 1, whose "
-             "defaults and 5-fold oracle it reads from `model_selection.csv`)", "",
-             f"Machine: {platform.machine()}, 2 processes of one BLAS thread; "
-             f"{time.time() - t0:.0f} s. Paper 000's 10 folds; mean test error (%) 1-NN / NCC. "
-             f"The oracle of part 1 picks (gamma, reg) of the default grids by 5 inner folds of "
-             f"the whole training fold, the other by {n_folds}: two choices a careful user "
-             "could equally make. 'gap': the largest difference of 1-NN or NCC error.", "",
-             f"| set | estimator | default | 5-fold oracle | {n_folds}-fold oracle | "
-             f"gap between the oracles | default minus 5-fold | default minus {n_folds}-fold |",
-             "|---|---|---|---|---|---:|---:|---:|"]
-    gaps, to5, to10 = [], [], []
-    for ds in datasets:
-        for est in ("KernelLDA", "KQMI"):
-            d, o5 = mean[(ds, est)], mean[(ds, f"{est} oracle")]
-            o10 = mean[(ds, f"{est} oracle {n_folds}-fold")]
-            gaps.append(float(np.max(np.abs(o5 - o10))))
-            to5.append(float(np.max(d - o5)))
-            to10.append(float(np.max(d - o10)))
-            lines.append(f"| {ds} | {est} | {d[0]:.2f} / {d[1]:.2f} | {o5[0]:.2f} / {o5[1]:.2f}"
-                         f" | {o10[0]:.2f} / {o10[1]:.2f} | {gaps[-1]:.2f} | {to5[-1]:+.2f} | "
-                         f"{to10[-1]:+.2f} |")
-    cells = len(gaps)
-    lines += ["", f"Headline: the two oracles differ by more than 0.5 points on "
-              f"{sum(g > 0.5 for g in gaps)} of {cells} cells (max {max(gaps):.2f}); the "
-              f"default is within 0.5 points of the 5-fold oracle on "
-              f"{sum(t <= 0.5 for t in to5)} of {cells}, of the {n_folds}-fold oracle on "
-              f"{sum(t <= 0.5 for t in to10)}, of at least one of them on "
-              f"{sum(min(a, b) <= 0.5 for a, b in zip(to5, to10))}."]
-    (RESULTS / "model_selection_oracle_noise.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
-
-
 def _eigh_floor(X, y):
     """Seconds of the search's unavoidable work: one eigendecomposition of the centred
     ``m x m`` kernel per width, on the rows the search uses (the exact leave-one-out needs
@@ -479,8 +405,7 @@ def cost(quick=False):
 
 
 def _quick():
-    """Parts 1 and 3 on iris and part 2 on 600 generated rows, their files in a temporary
-    folder."""
+    """Part 1 on iris and part 2 on 600 generated rows, their files in a temporary folder."""
     import tempfile
 
     global RESULTS
@@ -489,7 +414,6 @@ def _quick():
         RESULTS = Path(tmp)
         try:
             quality(["iris"], 1)
-            oracle_noise(["iris"], 1)
             cost(quick=True)
         finally:
             RESULTS = saved
@@ -503,13 +427,9 @@ def main(argv=None):
     p.add_argument("--datasets", nargs="*", default=list(DATASETS))
     p.add_argument("--n-jobs", type=int, default=1)
     p.add_argument("--cost", action="store_true", help="run part 2 (cost) instead of part 1")
-    p.add_argument("--oracle-noise", action="store_true",
-                   help="run part 3 (a 10-fold oracle against part 1's 5-fold one)")
     a = p.parse_args(argv)
     if a.cost:
         cost()
-    elif a.oracle_noise:
-        oracle_noise(a.datasets, a.n_jobs)
     else:
         quality(a.datasets, a.n_jobs)
 
