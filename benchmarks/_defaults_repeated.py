@@ -30,8 +30,9 @@ is below 0.05.
 Each repeat is one run of graphdr bench's ``defaults`` protocol with ``--seed`` the repeat
 (its folds: ``StratifiedKFold(10, shuffle=True, random_state=repeat)``): repeat 0 is
 ``defaults.py``'s own cells (``benchmarks/results/defaults/``), the others are in
-``benchmarks/results/defaults_repeated/`` (``repeat1`` ... ``repeat4``). The report ``defaults_repeated.md`` is
-rewritten from all of them after every run. Comparisons use the repeats both methods have.
+``benchmarks/results/defaults_repeated/`` (``repeat1`` ... ``repeat4``). The report
+``defaults_repeated.md`` is rewritten from all of them after every run. Comparisons use the
+repeats both methods have.
 
 Usage::
 

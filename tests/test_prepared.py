@@ -103,3 +103,38 @@ def test_digest_tells_arrays_apart_by_any_bit():
     assert digest(a) == digest(a.copy()) != digest(b)
     assert digest(a) != digest(a.reshape(4, 3)) != digest(a.astype(np.float32))
     assert digest(sp.csr_matrix(a)) == digest(sp.csc_matrix(a))
+
+
+
+#: what a fit chooses from the data (validation records n_features_in_ and classes_ apart)
+CHOSEN = {"reg_", "gamma_", "cv_results_", "approximation_", "smoothing_",
+          "smoothing_results_", "unlabelled_", "unlabelled_results_"}
+
+
+@pytest.mark.parametrize("cls", [graphdr.LDA, graphdr.KernelLDA, graphdr.LFDA])
+def test_the_choices_of_a_fit_set_nothing_and_the_fit_writes_them(cls):
+    """The use of the unlabelled rows, the ridge, the kernel's width, exact or Nystroem and
+    the smoothing are chosen by functions that return a ``Selected`` and set none of them on
+    the estimator; the fit writes what they chose (the values a fit ends with)."""
+    from graphdr.base.fitting import select_kernel_and_approximation
+    from graphdr.base.semi import prepare_unlabelled
+
+    X, y = make_classification(300, 8, n_informative=5, n_classes=3, random_state=0)
+    y = y.copy()
+    y[np.arange(len(y)) % 3 != 0] = -1
+    est = cls()
+    X_fit, y_fit, chosen = prepare_unlabelled(est, X, y)
+    data = est._training_data(X_fit, y_fit)
+    selected = chosen | data.selected
+    if est._is_kernel():
+        selected = selected | select_kernel_and_approximation(est, data)
+        assert {"gamma_", "reg_", "approximation_"} <= set(selected.values)
+    assert not CHOSEN & set(vars(est))
+    assert {"unlabelled_", "unlabelled_results_", "reg_"} <= set(selected.values)
+    fitted = cls().fit(X, y)
+    for name, value in selected.values.items():
+        got = getattr(fitted, name)
+        assert got.keys() == value.keys() if isinstance(value, dict) else got == value
+    selected.write(est)
+    assert {name: getattr(est, name) for name in selected.values if name.endswith("reg_")} == {
+        name: getattr(fitted, name) for name in selected.values if name.endswith("reg_")}

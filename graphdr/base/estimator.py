@@ -41,13 +41,14 @@ from ..blocks.stats import input_scale, is_dask_array
 from ..tuning import check_auto
 from .fitting import (
     _DTYPES,
+    Selected,
     Solution,
     TrainingData,
     check_linear_params,
     dask_training_data,
     kernel_approximation,
     metric_of,
-    select_kernel,
+    select_kernel_and_approximation,
     select_linear_reg,
     statistics_and_reg,
 )
@@ -193,18 +194,22 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         return self
 
     def _prepare(self, X, y):
-        """Steps 1-2 and the kernel's width and ridge: ``(space, data)``."""
+        """Steps 1-2: ``(space, data)``; what the fit chooses from the data (ridge, kernel
+        width, exact or Nystroem; :class:`~graphdr.base.fitting.Selected`) is chosen by
+        functions that set nothing and written here, the rest in :meth:`_store`."""
         self._check_params()
         if self._supports.scaling:
             check_option(self.scaling, "scaling", set(SCALINGS))
         if not self._is_kernel():
             check_linear_params(self)
-        data = self._training_data(*prepare_unlabelled(self, X, y))
+        X, y, chosen = prepare_unlabelled(self, X, y)
+        data = self._training_data(X, y)
+        selected = Selected({}) | chosen | data.selected
         if self._is_kernel():
-            select_kernel(self, data.labelled())
-        if self._supports.smoothing:
-            self.smoothing_ = 0.0  # the supervised fit, unless some samples are unlabelled
-            self.__dict__.pop("smoothing_results_", None)
+            selected = selected | select_kernel_and_approximation(self, data)
+        if self._supports.smoothing:  # the supervised fit, unless some samples are unlabelled
+            selected = selected | Selected({"smoothing_": 0.0}, ("smoothing_results_",))
+        selected.write(self)
         return self._coordinate_space(data), data
 
     def _fit_ridge_path(self, X, y, regs):
@@ -231,10 +236,10 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             self.classes_, y_enc, _ = check_labels(y, **self._label_requirements())
             if sp.issparse(X) and not self._is_kernel():
                 X = dense_for_semi_supervised(X, type(self).__name__)
-            if self._auto_linear_reg and not self._is_kernel():
-                semi_supervised_reg(self, X, y_enc)
+            selected = (semi_supervised_reg(self, X, y_enc)
+                        if self._auto_linear_reg and not self._is_kernel() else None)
             return TrainingData(self._rescaled_input(X, prepared), y_enc, None, X.dtype,
-                                prepared)
+                                prepared, selected)
         X = validate_data(self, X, dtype=_DTYPES, ensure_min_samples=2,
                           accept_sparse=self._accepts_sparse())
         return TrainingData(self._rescaled_input(X), None, None, X.dtype)
@@ -295,10 +300,10 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         if X.shape[1] > X.shape[0] and not sp.issparse(X):
             # more features than samples: the SVD route of data_subspace is more accurate
             assert_all_finite(X, input_name="X")
-            select_linear_reg(self, X, y_enc)
-            return TrainingData(self._rescaled_input(X), y_enc, None, X.dtype)
-        stats, self._input_scale = statistics_and_reg(self, X, y_enc)
-        return TrainingData(None, None, stats, X.dtype)
+            selected = select_linear_reg(self, X, y_enc)
+            return TrainingData(self._rescaled_input(X), y_enc, None, X.dtype, selected=selected)
+        stats, self._input_scale, selected = statistics_and_reg(self, X, y_enc)
+        return TrainingData(None, None, stats, X.dtype, selected=selected)
 
     def _approximation(self, X=None, partially_labelled=False):
         """None (exact kernel) or 'nystroem', validated; ``'auto'`` by the size of ``X`` (and
@@ -313,7 +318,6 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         if not self._is_kernel():
             return LinearSpan(self.rank_tol).fit(data.X, name)
         spec = KernelSpec.of(self)
-        self.approximation_ = self._approximation(data.X, has_unlabelled(data.y_encoded))
         if self.approximation_ == "nystroem":
             return NystroemMap(spec, self.n_landmarks, self.random_state, self.rank_tol).fit(
                 data.X, data.y_encoded)
@@ -324,7 +328,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         the problem exactly."""
         reg, n = self._resolved_reg(), data.n_samples
         if has_unlabelled(data.y_encoded):  # semi-supervised: graphs over every sample
-            return Solution(*solve_partially_labelled(self, space, data, problem, reg))
+            return solve_partially_labelled(self, space, data, problem, reg)
         if space.stats is not None:
             forms = self._class_forms(space.stats.counts.astype(np.float64))
             return Solution(*solve_class_forms(space, forms, reg=reg, n_samples=n,
@@ -369,7 +373,10 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         return solver == "cholesky" or reg >= 1e-6
 
     def _store(self, space, solution, data):
-        """Step 5: keep the leading components, mapped back by the space."""
+        """Step 5: keep the leading components, mapped back by the space, and what the solve
+        chose (``solution.selected``)."""
+        if solution.selected is not None:
+            solution.selected.write(self)
         labelled = data.y_encoded is not None or data.stats is not None
         n_classes = len(self.classes_) if labelled else 1
         max_components, reason = self._max_components(solution.n_available, n_classes)

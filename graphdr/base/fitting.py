@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validation import check_int, check_labels, unlabelled_mask
+from .._validation import check_int, check_labels, has_unlabelled, unlabelled_mask
 from ..blocks import graphs as _graphs
 from ..blocks.kernel_matrices import check_kernel_params
 from ..blocks.routes import metric_transform
@@ -29,6 +29,30 @@ from ..tuning import search as tuning_search
 _DTYPES = [np.float64, np.float32]
 
 
+class Selected(NamedTuple):
+    """What a fit chose from the data, or took as given: fitted attributes (``reg_``,
+    ``gamma_``, ``cv_results_``, ``smoothing_``, ``smoothing_results_``) by name, and the names
+    a fit with these settings does not have (``dropped``: a previous fit's are removed). The
+    selection steps return it and set nothing; the fit writes it (:meth:`write`)."""
+
+    values: dict
+    dropped: tuple = ()
+
+    def __or__(self, other):
+        """Both selections, ``other``'s values over these."""
+        if other is None:
+            return self
+        dropped = tuple(n for n in self.dropped if n not in other.values) + other.dropped
+        values = {k: v for k, v in self.values.items() if k not in other.dropped}
+        return Selected({**values, **other.values}, dropped)
+
+    def write(self, est):
+        for name in self.dropped:
+            est.__dict__.pop(name, None)
+        for name, value in self.values.items():
+            setattr(est, name, value)
+
+
 class Solution(NamedTuple):
     """What a route returns: eigenvalues and directions in the space's coordinates, or dual
     coefficients (the class-structured kernel route)."""
@@ -37,6 +61,8 @@ class Solution(NamedTuple):
     directions: np.ndarray | None = None
     dual: np.ndarray | None = None
     embedding: np.ndarray | None = None  # K_c @ dual, when the route has it for free
+    #: what the solve chose (a partially labelled fit's smoothing), :class:`Selected` or None
+    selected: object = None
 
     @property
     def n_available(self):
@@ -52,6 +78,8 @@ class TrainingData(NamedTuple):
     dtype: np.dtype
     #: the :class:`~graphdr.base.prepared.PreparedInput` the samples come from, or None
     prepared: object = None
+    #: the ridge chosen while reading the samples (a linear ``reg='auto'``), or None
+    selected: object = None
 
     @property
     def n_samples(self):
@@ -135,11 +163,11 @@ def dask_training_data(estimator, X, y):
         estimator.classes_ = stats.classes
         if wants_press_ridge(estimator):  # labels in memory
             labels = np.asarray(y.compute() if is_dask_array(y) else y)
-            select_linear_reg(estimator, X, np.searchsorted(stats.classes, labels))
+            selected = select_linear_reg(estimator, X, np.searchsorted(stats.classes, labels))
         else:
-            select_linear_reg(estimator, None, None)
+            selected = select_linear_reg(estimator, None, None)
         dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.dtype(np.float64)
-        return TrainingData(None, None, stats, dtype)
+        return TrainingData(None, None, stats, dtype, selected=selected)
     if not estimator._is_kernel():  # neighbour graphs need the samples in memory
         return estimator._training_data(X.compute(), None if y is None else np.asarray(y))
     if estimator._approximation() is None:
@@ -216,7 +244,8 @@ def refuse_lazy_unlabelled(estimator, labels):
 
 
 def select_kernel(est, data):
-    """``gamma_`` and ``reg_``: the given values, or chosen from the data (:mod:`graphdr.tuning`)."""
+    """``gamma_`` and ``reg_`` (:class:`Selected`): the given values, or chosen from the data
+    (:mod:`graphdr.tuning`)."""
     gamma = check_auto(est.gamma, "gamma", allow_none=True)
     reg = check_auto(getattr(est, "reg", None), "reg", allow_none=True)
     auto_gamma, auto_reg = gamma == "auto", reg == "auto"
@@ -225,23 +254,30 @@ def select_kernel(est, data):
     # a precomputed kernel has no width, and its ridge keeps the 1e-3 default
     searchable = (auto_gamma and has_width) or (
         auto_reg and est._solver_uses_reg() and est.kernel != "precomputed")
-    est.__dict__.pop("cv_results_", None)
     if not searchable or data.y_encoded is None:
-        est.gamma_ = (median_gamma(data.X)
-                      if auto_gamma and has_width else (None if auto_gamma else gamma))
-        est.reg_ = 1e-3 if auto_reg else (0.0 if reg is None else reg)
-        return
+        return Selected(dict(gamma_=(median_gamma(data.X) if auto_gamma and has_width
+                                     else (None if auto_gamma else gamma)),
+                             reg_=1e-3 if auto_reg else (0.0 if reg is None else reg)),
+                        ("cv_results_",))
     fixed = dict(search_gamma=auto_gamma, search_reg=auto_reg and est._solver_uses_reg(),
                  fixed_gamma=None if auto_gamma else scaled_gamma(est, gamma),
                  fixed_reg=1e-3 if auto_reg else (0.0 if reg is None else reg),
                  n_jobs=getattr(est, "n_jobs", None))
     if est._class_objective_block(2, np.ones(2)) is not None and est._solver_uses_reg():
         # class-structured (kernel LDA, kernel QMI): exact leave-one-out in closed form
-        est.gamma_, est.reg_, est.cv_results_ = tuning_loo_search(est, data.X, data.y_encoded,
-                                                                  **fixed)
-        return
-    est.gamma_, est.reg_, est.cv_results_ = tuning_search(
-        est, data.X, data.y_encoded, scaling=getattr(est, "scaling", "total"), **fixed)
+        chosen = tuning_loo_search(est, data.X, data.y_encoded, **fixed)
+    else:
+        chosen = tuning_search(est, data.X, data.y_encoded,
+                               scaling=getattr(est, "scaling", "total"), **fixed)
+    return Selected(dict(zip(("gamma_", "reg_", "cv_results_"), chosen)))
+
+
+def select_kernel_and_approximation(est, data):
+    """:func:`select_kernel` on the labelled samples, then exact or Nystroem
+    (``approximation_``) by the size of all of them."""
+    chosen = select_kernel(est, data.labelled())
+    approximation = est._approximation(data.X, has_unlabelled(data.y_encoded))
+    return chosen | Selected(dict(approximation_=approximation))
 
 
 def check_linear_reg(est):
@@ -273,40 +309,39 @@ def wants_press_ridge(est):
 
 
 def statistics_and_reg(est, X, y_enc):
-    """``(stats, scale)`` of :func:`graphdr.blocks.stats.scaled_class_statistics` for a validated
-    ``X``, and ``reg_`` (:func:`select_linear_reg`).
+    """``(stats, scale, selected)``: :func:`graphdr.blocks.stats.scaled_class_statistics` of a
+    validated ``X``, and ``reg_`` (:func:`select_linear_reg`).
 
     With ``reg='auto'`` the rows' content keys come first (a pass over ``X``), then the
     leave-one-out ridge runs on the statistics pass's threads while they sum; its error, if
     any, is raised only once the pass has found ``X`` finite (NaN gets its own message).
     """
     if not wants_press_ridge(est):
-        select_linear_reg(est, X, y_enc)
-        return scaled_class_statistics(X, y_enc, len(est.classes_))
+        selected = select_linear_reg(est, X, y_enc)
+        return (*scaled_class_statistics(X, y_enc, len(est.classes_)), selected)
     keys = row_keys(X)
-    failed = []
+    failed, chosen = [], []
 
     def beside():
         try:
-            select_linear_reg(est, X, y_enc, keys=keys)
+            chosen.append(select_linear_reg(est, X, y_enc, keys=keys))
         except Exception as exc:  # raised below, after the statistics' NaN check
             failed.append(exc)
 
     result = scaled_class_statistics(X, y_enc, len(est.classes_), beside=beside)
     if failed:
         raise failed[0]
-    return result
+    return (*result, chosen[0])
 
 
 def select_linear_reg(est, X, y_enc, keys=None):
-    """``reg_`` (and ``cv_results_``) of a linear estimator whose ``reg`` may be 'auto':
-    the given value, or the leave-one-out ridge (:func:`graphdr.tuning.press_ridge`; ``keys``
-    the rows' content keys when already computed)."""
+    """``reg_`` (and ``cv_results_``) of a linear estimator whose ``reg`` may be 'auto'
+    (:class:`Selected`, None for the others): the given value, or the leave-one-out ridge
+    (:func:`graphdr.tuning.press_ridge`; ``keys`` the rows' content keys when already
+    computed)."""
     if not est._auto_linear_reg:
-        return
-    est.__dict__.pop("cv_results_", None)
+        return None
     if wants_press_ridge(est):
-        est.reg_, est.cv_results_ = press_ridge(
-            X, y_enc, name=type(est).__name__, keys=keys)
-    else:
-        est.reg_ = float(est.reg)
+        reg, cv_results = press_ridge(X, y_enc, name=type(est).__name__, keys=keys)
+        return Selected(dict(reg_=reg, cv_results_=cv_results))
+    return Selected(dict(reg_=float(est.reg)), ("cv_results_",))

@@ -47,7 +47,13 @@ from ..blocks.spaces import AUTO_EXACT_SEMI_MAX
 from ..blocks.stats import is_dask_array
 from ..semi.propagation import PropagationGraph
 from ..tuning import press_smoothing
-from .fitting import refuse_lazy_unlabelled, select_linear_reg, wants_press_ridge
+from .fitting import (
+    Selected,
+    Solution,
+    refuse_lazy_unlabelled,
+    select_linear_reg,
+    wants_press_ridge,
+)
 from .prepared import PreparedInput, digest
 
 
@@ -65,13 +71,14 @@ def use_unlabelled(est, X, y):
 
 
 def prepare_unlabelled(est, X, y):
-    """``(X, y)`` for a semi-supervised fit to go on with (the estimator's ``unlabelled``
+    """``(X, y, selected)``: what a semi-supervised fit goes on with (the estimator's ``unlabelled``
     parameter, :data:`graphdr.blocks.routes.SMOOTHING_DOC`): ``y`` itself ('smooth', or every
     sample labelled), or ``y`` with the unlabelled samples' propagated classes ('propagate',
     or 'auto' when :func:`compare_unlabelled_uses` says the estimator places held-out labels
-    better so; not when the propagation leaves a class a single sample). Sets
-    ``unlabelled_`` (None when every sample is labelled) and, for 'auto',
-    ``unlabelled_results_``.
+    better so; not when the propagation leaves a class a single sample), and
+    what it chose (:class:`~graphdr.base.fitting.Selected`, None for an estimator without
+    the choice): ``unlabelled_`` (None when every sample is labelled) and, for 'auto',
+    ``unlabelled_results_``; it sets nothing on ``est``.
 
     An estimator that declares it takes prepared rows (``_supports.prepared``) gets ``X`` back
     validated once, as a :class:`~graphdr.base.prepared.PreparedInput` shared with the choice's
@@ -80,22 +87,24 @@ def prepare_unlabelled(est, X, y):
         # never silently the labelled rows only, where the same fit in memory uses the others
         refuse_lazy_unlabelled(est, np.asarray(y.compute() if is_dask_array(y) else y))
     if not est._supports.unlabelled_choice:
-        return X, y
-    est.__dict__.pop("unlabelled_results_", None)
-    est.unlabelled_ = None
+        return X, y, None
+
+    def chose(use, results=None):
+        if results is None:
+            return Selected(dict(unlabelled_=use), ("unlabelled_results_",))
+        return Selected(dict(unlabelled_=use, unlabelled_results_=results))
+
     if not partially_labelled(est, y) or is_dask_array(X):
-        return X, y
+        return X, y, chose(None)
     name = type(est).__name__
     choice = est.unlabelled
     if getattr(est, "_is_kernel", bool)() and est.kernel == "precomputed":
         if choice == "propagate":
             raise ValueError(f"{name}: unlabelled='propagate' needs the samples' features to "
                              "build their neighbour graph, not kernel='precomputed'.")
-        est.unlabelled_ = "smooth"
-        return X, y
+        return X, y, chose("smooth")
     if choice == "smooth":  # (also every fit of the choice's folds: no graph to build)
-        est.unlabelled_ = "smooth"
-        return X, y
+        return X, y, chose("smooth")
     if est._supports.prepared:
         prepared = X if isinstance(X, PreparedInput) else est._prepared_input(X, y)
         trials = prepared.for_trials(name)
@@ -115,9 +124,10 @@ def prepare_unlabelled(est, X, y):
         return trials.memo("propagation graph",
                            lambda: _propagation_graph(est, trials.scaled, y_enc))
 
+    results = None
     if choice == "auto":
-        est.unlabelled_results_ = compare_unlabelled_uses(est, trials, graph=graph)
-        choice = "propagate" if est.unlabelled_results_["better"] else "smooth"
+        results = compare_unlabelled_uses(est, trials, graph=graph)
+        choice = "propagate" if results["better"] else "smooth"
     if choice == "propagate":
         P, _, _ = graph().propagate(y_enc, len(classes))
         propagated = np.argmax(P, axis=1)  # a labelled sample keeps its label
@@ -130,10 +140,8 @@ def prepare_unlabelled(est, X, y):
         if sizes.min() < 2:
             choice = "smooth"  # the propagation left a class one sample: not to be fitted
         else:
-            est.unlabelled_ = choice
-            return X_out, classes[propagated]
-    est.unlabelled_ = choice
-    return X_out, y
+            return X_out, classes[propagated], chose(choice, results)
+    return X_out, y, chose(choice, results)
 
 
 def _propagation_graph(est, scaled, y_enc):
@@ -253,14 +261,16 @@ def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None):
 
 
 def solve_partially_labelled(est, space, data, problem, reg):
-    """``(eigenvalues, directions)`` of a partially labelled fit: the method's graphs (or the
-    given ``problem``) with the weighted smoothness form (:func:`select_smoothing`)."""
+    """The :class:`~graphdr.base.fitting.Solution` of a partially labelled fit: the method's
+    graphs (or the given ``problem``) with the weighted smoothness form
+    (:func:`select_smoothing`), which it carries as ``selected``."""
     if problem is None:
         problem = est._graph_problem(space, data)
     dims = labelled_dims(space, data)
-    smoothing = select_smoothing(est, space, data, dims, reg)
-    return solve_graph_problem(space, problem, reg=reg, rank_tol=est.rank_tol,
-                               smoothing=smoothing, ridge_dims=dims)
+    smoothing, selected = select_smoothing(est, space, data, dims, reg)
+    eigenvalues, directions = solve_graph_problem(space, problem, reg=reg, rank_tol=est.rank_tol,
+                                                  smoothing=smoothing, ridge_dims=dims)
+    return Solution(eigenvalues, directions, selected=selected)
 
 
 def labelled_dims(space, data):
@@ -292,31 +302,32 @@ def smoothing_form(space, data, n_neighbors):
 
 
 def select_smoothing(est, space, data, dims, reg):
-    """The weighted smoothness form of a partially labelled fit (or None for weight 0); sets
-    ``smoothing_`` and, with ``smoothing='auto'``, ``smoothing_results_``."""
+    """``(form, selected)``: the weighted smoothness form of a partially labelled fit (None for
+    weight 0), and ``smoothing_`` with, for ``smoothing='auto'``, ``smoothing_results_``
+    (:class:`~graphdr.base.fitting.Selected`)."""
     J, T = smoothing_form(space, data, est.smoothing_neighbors)
     if isinstance(est.smoothing, str):  # 'auto' (the rule table refuses other text)
         ridge = relative_ridge(reg, T, dims)
         Z = space.training_embedding(np.eye(space.rank))
-        est.smoothing_, est.smoothing_results_ = press_smoothing(Z, data.y_encoded, J, ridge)
+        weight, results = press_smoothing(Z, data.y_encoded, J, ridge)
+        selected = Selected(dict(smoothing_=weight, smoothing_results_=results))
     else:
-        est.smoothing_ = float(est.smoothing)
-    return est.smoothing_ * J if est.smoothing_ > 0.0 else None
+        weight = float(est.smoothing)
+        selected = Selected(dict(smoothing_=weight))
+    return (weight * J if weight > 0.0 else None), selected
 
 
 def semi_supervised_reg(est, X, y_enc):
-    """``reg_`` of a linear estimator with ``reg='auto'`` on partially labelled data: the
-    leave-one-out ridge of its labelled samples (:func:`select_linear_reg`), over the classes
-    with two labelled samples or more; with fewer than two such classes, ``reg_ = 1``."""
+    """``reg_`` of a linear estimator with ``reg='auto'`` on partially labelled data
+    (:class:`~graphdr.base.fitting.Selected`): the leave-one-out ridge of its labelled samples
+    (:func:`select_linear_reg`), over the classes with two labelled samples or more; with fewer
+    than two such classes, ``reg_ = 1``."""
     if not wants_press_ridge(est):
-        select_linear_reg(est, X, y_enc)
-        return
+        return select_linear_reg(est, X, y_enc)
     labelled = y_enc >= 0
     counts = np.bincount(y_enc[labelled])
     keep = labelled & (counts[np.maximum(y_enc, 0)] >= 2)
     if np.count_nonzero(counts >= 2) < 2:
-        est.__dict__.pop("cv_results_", None)
-        est.reg_ = 1.0
-        return
+        return Selected(dict(reg_=1.0), ("cv_results_",))
     rows = np.flatnonzero(keep)
-    select_linear_reg(est, X[rows], np.unique(y_enc[rows], return_inverse=True)[1])
+    return select_linear_reg(est, X[rows], np.unique(y_enc[rows], return_inverse=True)[1])

@@ -346,7 +346,8 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
                                                unlabelled="allow")
         self._labels = y_enc  # the page's (show): as given
         # the propagated classes, or y itself
-        X_fit, y_fit = prepare_unlabelled(self, X if prepared is None else prepared, y)
+        X_fit, y_fit, chosen = prepare_unlabelled(self, X if prepared is None else prepared, y)
+        chosen.write(self)
         if self.unlabelled_ == "propagate":
             y_enc = np.unique(y_fit, return_inverse=True)[1].astype(np.intp)
         return X, y_enc, X_fit if isinstance(X_fit, PreparedInput) else None
