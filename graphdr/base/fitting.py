@@ -30,10 +30,11 @@ _DTYPES = [np.float64, np.float32]
 
 
 class Selected(NamedTuple):
-    """What a fit chose from the data, or took as given: fitted attributes (``reg_``,
-    ``gamma_``, ``cv_results_``, ``smoothing_``, ``smoothing_results_``) by name, and the names
-    a fit with these settings does not have (``dropped``: a previous fit's are removed). The
-    selection steps return it and set nothing; the fit writes it (:meth:`write`)."""
+    """What a fit chose from the data, or took as given: fitted attributes (``unlabelled_``,
+    ``unlabelled_results_``, ``reg_``, ``gamma_``, ``cv_results_``, ``approximation_``,
+    ``smoothing_``, ``smoothing_results_``) by name, and the names a fit with these settings
+    does not have (``dropped``: a previous fit's are removed). The selection steps return it
+    and set nothing; the fit writes it (:meth:`write`)."""
 
     values: dict
     dropped: tuple = ()
