@@ -22,6 +22,7 @@ import contextlib
 import os
 import shutil
 import signal
+import sys
 import threading
 import uuid
 from pathlib import Path
@@ -86,6 +87,38 @@ def held_interrupts():
         raise KeyboardInterrupt
 
 
+#: Ctrl-C that Python dropped: a :class:`KeyboardInterrupt` raised where it can only be
+#: reported (a weakref callback of the import machinery, a ``__del__``), recorded by
+#: :func:`keep_lost_interrupts` so that a command does not go on to write as if never stopped
+LOST_INTERRUPTS = []
+
+
+def keep_lost_interrupts():
+    """Record in :data:`LOST_INTERRUPTS`, instead of printing, every ``KeyboardInterrupt``
+    that Python could not raise (:func:`sys.unraisablehook`); other unraisable exceptions are
+    reported as before. For the command line: a run that Ctrl-C reached must not finish."""
+    previous = sys.unraisablehook
+    if getattr(previous, "keeps_lost_interrupts", False):
+        return
+
+    def hook(unraisable):
+        if unraisable.exc_type is not None and issubclass(unraisable.exc_type,
+                                                          KeyboardInterrupt):
+            LOST_INTERRUPTS.append(unraisable.exc_type)
+            return
+        previous(unraisable)
+
+    hook.keeps_lost_interrupts = True
+    sys.unraisablehook = hook
+
+
+def raise_lost_interrupt():
+    """Raise the :class:`KeyboardInterrupt` that Python dropped earlier, if any."""
+    if LOST_INTERRUPTS:
+        LOST_INTERRUPTS.clear()
+        raise KeyboardInterrupt
+
+
 class InterruptedAfterWriting(KeyboardInterrupt):
     """Ctrl-C that came while a set of files was renamed into place: ``files`` were written
     whole, and the interrupt is raised after them."""
@@ -135,6 +168,7 @@ class OutputSet:
         missing = [str(t) for t, tmp in self._pending.items() if not os.path.exists(tmp)]
         if missing:
             raise RuntimeError(f"not written before commit: {', '.join(missing)}")
+        raise_lost_interrupt()  # stopped before: the targets stay as they were
         targets, aside = self.targets, []
         try:
             with held_interrupts():

@@ -460,3 +460,32 @@ def test_graphdr_map2d_stays_the_function_whatever_is_imported_first():
                 "assert map2d is sys.modules['graphdr.maps.draw'].map2d\n")
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         assert out.returncode == 0, (first, out.stderr[-2000:])
+
+
+def test_a_ctrl_c_that_python_drops_still_stops_the_map(tmp_path, capsys, monkeypatch):
+    """A KeyboardInterrupt raised where Python can only report it (a weakref callback of the
+    import machinery, as Ctrl-C during a lazy import once did, or a ``__del__``) is lost to the
+    code that runs; ``graphdr map`` still ends with exit 130, one line, and no file written."""
+    import graphdr.maps.draw as draw
+
+    monkeypatch.chdir(tmp_path)
+    blobs_csv(tmp_path / "data.csv")
+    (tmp_path / "m.html").write_text("the earlier map")
+    real = draw.write_map
+
+    class Dropped:
+        def __del__(self):
+            raise KeyboardInterrupt
+
+    def lossy(*args, **kwargs):
+        Dropped()  # reported through sys.unraisablehook: the interrupt goes nowhere
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(draw, "write_map", lossy)
+    code, err = run(["map", "data.csv", "--out", "m", "--quiet"], capsys)
+    assert code == 130
+    assert err.strip().splitlines() == [
+        "graphdr map: interrupted; nothing was written (an earlier map at --out is as it was)."]
+    assert (tmp_path / "m.html").read_text() == "the earlier map"
+    assert sorted(os.listdir(tmp_path)) == ["data.csv", "m.html"]
+    assert not _outputs.LOST_INTERRUPTS

@@ -499,8 +499,12 @@ def main(argv=None):
     """Entry point of the ``graphdr`` console script; returns the exit status. Output into a
     pipe that closes early (``graphdr list datasets | head``) ends quietly, with 141 (128 +
     SIGPIPE) as a program that SIGPIPE stops."""
+    from .._outputs import keep_lost_interrupts, raise_lost_interrupt
+
+    keep_lost_interrupts()  # Ctrl-C that Python drops: the run still stops (exit 130)
     try:
         code = _main(argv)
+        raise_lost_interrupt()
         sys.stdout.flush()  # here, where a closed pipe is caught, not at exit
         return code
     except BrokenPipeError:
