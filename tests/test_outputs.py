@@ -447,6 +447,7 @@ def test_map2d_creates_missing_folders_and_names_an_unwritable_one_before_the_fi
         map2d(X, y, out=blocked / "m")
 
 
+@pytest.mark.slow  # six fresh interpreters, 12 s: in `make test-slow`
 def test_graphdr_map2d_stays_the_function_whatever_is_imported_first():
     """``graphdr`` imports its names when first used; the former name of its module,
     ``graphdr.map2d`` (now ``graphdr.maps.draw``), must not replace the function
