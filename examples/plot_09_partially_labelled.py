@@ -46,22 +46,25 @@ def error(est, fitted_on_all):
 # %%
 # Kernel LDA with and without the unlabelled digits
 # -------------------------------------------------
-# With ``y = -1`` in ``y``, the fit adds the Laplacian form of a neighbour graph over all
-# samples to the denominator of the Fisher ratio (semi-supervised discriminant analysis);
-# ``smoothing='auto'`` chooses its weight by the closed-form leave-one-out error on the
-# labelled samples (``smoothing_``).
+# With ``y = -1`` in ``y`` and ``unlabelled='auto'`` (the default), the fit weighs three uses
+# of the unlabelled digits on held-out labels: none (the fit of the labelled digits alone),
+# the Laplacian form of a neighbour graph over all samples in the denominator of the Fisher
+# ratio (semi-supervised discriminant analysis, its weight ``smoothing_`` chosen in closed
+# form), or the classes Poisson learning propagates to them. It uses them only where a sign
+# test on the held-out labels backs it; ``unlabelled_`` says what it chose.
 semi = graphdr.KernelLDA().fit(X_train, y_partial)
 alone = graphdr.KernelLDA().fit(X_train[labelled], y_partial[labelled])
 print(f"kernel LDA, labelled digits only: {error(alone, False):.1f} % test error (1-NN)")
 print(f"kernel LDA with the unlabelled digits: {error(semi, True):.1f} % "
-      f"(smoothing_ = {semi.smoothing_:.3g})")
+      f"(unlabelled_ = {semi.unlabelled_!r})")
 
 # %%
 # A map with the unlabelled digits
 # --------------------------------
-# :class:`graphdr.DEEMap` puts the unlabelled samples in its neighbour graph; the repulsion
-# between classes acts between labelled samples. The picture draws them in grey (as the page
-# of :func:`graphdr.map2d` and ``graphdr map``, which read an empty label or -1 as unlabelled).
+# :class:`graphdr.DEEMap` makes the same choice (its neighbour graph with the unlabelled
+# samples, their propagated classes, or the map of the labelled ones). The picture draws the
+# unlabelled samples in grey; the page of :func:`graphdr.map2d` and ``graphdr map`` (which
+# read an empty label or -1 as unlabelled) in a light tint of their propagated class.
 map_semi = graphdr.DEEMap().fit(X_train, y_partial)
 map_alone = graphdr.DEEMap().fit(X_train[labelled], y_partial[labelled])
 fig, axes = plt.subplots(1, 2, figsize=(12, 5.5))

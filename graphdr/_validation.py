@@ -423,7 +423,7 @@ def _edge_weights(value, name):
 
 
 def _unlabelled_use(value, name):
-    check_option(value, name, ("auto", "smooth", "propagate"))
+    check_option(value, name, ("auto", "ignore", "smooth", "propagate"))
 
 
 #: Rules of the hyper-parameters whose name means the same thing in every estimator: checked

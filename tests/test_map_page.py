@@ -498,3 +498,41 @@ def subspace_angles_2d(A, B):
 
     a, b = pdist(A), pdist(B)
     return np.abs(a - b) / (1 + np.abs(b))
+
+
+@pytest.mark.slow  # a browser to start: in `make test-slow` (CI)
+def test_page_of_few_labels_tints_unlabelled_samples_by_their_propagated_class(tmp_path):
+    """A partially labelled map's page draws each unlabelled sample in a light tint of the
+    colour of the class propagated to it (not grey); hiding that class hides them."""
+    from matplotlib.colors import to_rgb
+
+    from graphdr.maps.page import CARRIED_TINT, COLORS, propagated_columns
+
+    X, y = make_blobs(n_samples=240, centers=3, n_features=4, random_state=1)
+    names = np.array(["north", "south", "west"])[y].astype(object)
+    partial = names.copy()
+    partial[np.arange(240) % 10 != 0] = -1  # 10 % labelled
+    model = DEEMap().fit(X, partial)
+    path = model.show(partial).save(tmp_path / "few.html")
+    carried = np.asarray(propagated_columns(model, partial)["propagated class"], dtype=object)
+    data = _payload(path.read_text())
+    tint = _decode(data["tint"], "<u2")[np.argsort(_decode(data["rows"], "<u4"))]
+    unlabelled = partial == -1
+    # the payload: each unlabelled sample's code is its propagated class, none for the others
+    assert [data["classes"][t] for t in tint[unlabelled]] == carried[unlabelled].tolist()
+    assert np.all(tint[~unlabelled] == len(data["classes"]) - 1)
+    with _opened(path) as page:
+        ids = [str(i) for i in range(240)]
+        for row in (np.flatnonzero(unlabelled)[:3].tolist() + [0]):
+            i = page.evaluate(f"graphdrMap.indexOf({json.dumps(ids[row])})")
+            got = page.evaluate(f"graphdrMap.colorOf({i})")
+            c = data["classes"].index(carried[row] if unlabelled[row] else partial[row])
+            want = np.round(255 * np.array(to_rgb(COLORS[c])))
+            if unlabelled[row]:
+                want = np.round(want + CARRIED_TINT * (255 - want))
+            assert got[:3] == want.astype(int).tolist() and got[3] == 255
+        row = int(np.flatnonzero(unlabelled)[0])
+        c = data["classes"].index(carried[row])
+        page.click(f"#legend li[data-cls='{c}']")
+        i = page.evaluate(f"graphdrMap.indexOf({json.dumps(ids[row])})")
+        assert page.evaluate(f"graphdrMap.colorOf({i})")[3] == 0

@@ -85,7 +85,7 @@ def test_partitions_hold_the_in_memory_places_bit_for_bit(tmp_path, dtype):
     votes = np.asarray(data["hover"]["map vote"], dtype=object)
     assert np.array_equal(votes != "", drawn_unlabelled) and drawn_unlabelled.any()
     assert set(votes[drawn_unlabelled]) <= {"cat", "dog", "eel", "fox"}
-    assert MAP_VOTE_NOTE.format(k=10)[:60] in text and PROPAGATION_NOTE[:60] not in text
+    assert MAP_VOTE_NOTE.format(k=10)[:100] in text and PROPAGATION_NOTE[:100] not in text
 
 
 def test_page_sample_and_all_rows_fitted(tmp_path):

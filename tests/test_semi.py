@@ -68,7 +68,7 @@ def test_sda_is_the_explicit_generalized_eigenproblem():
     eps = reg * np.trace(St) / X.shape[1]
     lam, V = linalg.eigh(Sb, St + alpha * J + eps * np.eye(X.shape[1]))
     est = graphdr.LDA(n_components=2, reg=reg, smoothing=alpha, smoothing_neighbors=k,
-                      scaling="total").fit(X, ys)
+                      scaling="total", unlabelled="smooth").fit(X, ys)
     assert est.smoothing_ == alpha
     assert max_angle(est.components_.T, V[:, -2:]) < 1e-8
     np.testing.assert_allclose(est.eigenvalues_, 1.0 - lam[::-1][:2], rtol=1e-8, atol=1e-12)
@@ -92,7 +92,7 @@ def test_smoothing_joins_the_denominator_of_the_maximised_ratio(name):
         M = qmi_graph(ys).toarray()
         A, B = Xc.T @ M @ Xc, St + alpha * J
         est = graphdr.LQMI(n_components=2, reg=0.0, smoothing=alpha, smoothing_neighbors=k,
-                           scaling="total").fit(X, ys)
+                           scaling="total", unlabelled="smooth").fit(X, ys)
         lam, V = linalg.eigh(A, B)
         V = V[:, ::-1]
     else:
@@ -102,7 +102,8 @@ def test_smoothing_joins_the_denominator_of_the_maximised_ratio(name):
         Li = graphdr.blocks.graphs.laplacian(Wi).toarray()
         Lp = graphdr.blocks.graphs.laplacian(Wp).toarray()
         A, B = Xc.T @ Li @ Xc + alpha * J, Xc.T @ Lp @ Xc
-        est = graphdr.MFA(n_components=2, smoothing=alpha, smoothing_neighbors=k).fit(X, ys)
+        est = graphdr.MFA(n_components=2, smoothing=alpha, smoothing_neighbors=k,
+                          unlabelled="smooth").fit(X, ys)
         lam, V = linalg.eigh(A, B)
     assert max_angle(est.components_.T, V[:, :2]) < 1e-7
 
@@ -218,7 +219,7 @@ def test_smoothing_auto_uses_the_unlabelled_samples():
         members = np.flatnonzero(ytr == c)
         ys[rng.choice(members, max(2, round(0.05 * len(members))), replace=False)] = c
     lab = ys >= 0
-    semi = graphdr.KernelLDA().fit(Xtr, ys)
+    semi = graphdr.KernelLDA(unlabelled="smooth").fit(Xtr, ys)
     only = graphdr.KernelLDA().fit(Xtr[lab], ys[lab])
     assert semi.smoothing_ > 0
 
@@ -393,14 +394,16 @@ def test_self_is_its_definition_and_its_two_limits():
     Srlb = (1 - beta) * Slb / m + beta * Ct
     Srlw = (1 - beta) * Slw / m + beta * np.trace(Ct) / 4 * np.eye(4)
     lam, V = linalg.eigh(Srlb, Srlw)
-    est = graphdr.SemiLFDA(n_components=2, beta=beta, n_neighbors=3).fit(X, ys)
+    est = graphdr.SemiLFDA(n_components=2, beta=beta, n_neighbors=3,
+                           unlabelled="smooth").fit(X, ys)
     assert max_angle(est.components_.T, V[:, -2:]) < 1e-8
     np.testing.assert_allclose(est.eigenvalues_, 1.0 / (1.0 + lam[::-1][:2]), rtol=1e-8)
     # beta = 1: PCA of every sample
     from sklearn.decomposition import PCA
 
     pca = PCA(2).fit(X)
-    assert max_angle(graphdr.SemiLFDA(n_components=2, beta=1.0).fit(X, ys).components_.T,
+    assert max_angle(graphdr.SemiLFDA(n_components=2, beta=1.0, unlabelled="smooth")
+                     .fit(X, ys).components_.T,
                      pca.components_.T) < 1e-8
     # beta = 0 with every label: LFDA
     a = graphdr.SemiLFDA(n_components=2, beta=0.0, n_neighbors=3).fit(X, y)
@@ -564,7 +567,7 @@ def test_map_page_errors_score_the_labelled_samples_against_the_labelled_ones():
 def test_nystroem_kernel_fits_unlabelled_samples(name):
     """The Nystroem features of every sample (labelled or not) carry the smoothness term."""
     X, _, ys = _partial()
-    est = _make(name, approximation="nystroem", n_landmarks=20).fit(X, ys)
+    est = _make(name, approximation="nystroem", n_landmarks=20, unlabelled="smooth").fit(X, ys)
     assert est.approximation_ == "nystroem" and est.smoothing_ >= 0
     assert np.all(np.isfinite(est.transform(X))) and list(est.classes_) == [0, 1, 2]
 
@@ -589,10 +592,11 @@ def test_partially_labelled_kernel_fits_take_nystroem_above_the_semi_limit(name)
     X, y = X[:-300], y[:-300]
     hidden = np.where(np.random.default_rng(0).uniform(size=len(y)) < 0.9, -1, y)
     labelled = hidden >= 0
-    semi = _make(name).fit(X, hidden)
+    semi = _make(name, unlabelled="smooth").fit(X, hidden)
     assert semi.approximation_ == "nystroem"
     assert _make(name).fit(X, y).approximation_ is None  # fully labelled: exact
-    assert _make(name).fit(X[:AUTO_EXACT_SEMI_MAX], hidden[:AUTO_EXACT_SEMI_MAX]) \
+    assert _make(name, unlabelled="smooth").fit(X[:AUTO_EXACT_SEMI_MAX],
+                                              hidden[:AUTO_EXACT_SEMI_MAX]) \
         .approximation_ is None
     alone = _make(name).fit(X[labelled], y[labelled])
 

@@ -1,7 +1,7 @@
 r"""A training set prepared once for every fit that a partially labelled fit runs.
 
 A fit with unlabelled rows (``y = -1``) and ``unlabelled='auto'`` runs several fits of the same
-rows: the choice's trial fits (two uses of the unlabelled rows on each of two folds of the
+rows: the choice's trial fits (three uses of the unlabelled rows on each of two folds of the
 labelled ones, :func:`graphdr.base.semi.compare_unlabelled_uses`) and the final fit. Each used to
 validate ``X`` again, divide it by its scale again and search the smoothness term's neighbour
 graph again. :class:`PreparedInput` is the rows validated once (by the estimator's own rules:
@@ -127,6 +127,14 @@ class PreparedInput:
         this set (the propagation graph of the subset sees the same distances)."""
         return PreparedInput(self.X[rows], self.y[rows], self.classes, self.y_encoded[rows],
                              self.features, self.scaled[rows])
+
+    def labelled_rows(self):
+        """``(rows, subset)``: the labelled rows (increasing) and a new set of them alone, with
+        nothing shared (its scale and keys are its own, as in a fit of those rows given
+        directly): the fit that ignores the unlabelled rows is that fit, bit for bit."""
+        rows = np.flatnonzero(self.y_encoded >= 0)
+        return rows, PreparedInput(self.X[rows], self.y[rows], self.classes,
+                                   self.y_encoded[rows], self.features)
 
     def set_features(self, est):
         """Record on ``est`` what its validation of the rows would: ``n_features_in_`` and

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import check_array, column_or_1d
 
 from .._validation import (
@@ -73,16 +74,16 @@ def use_unlabelled(est, X, y):
 def prepare_unlabelled(est, X, y):
     """``(X, y, selected)``: what a semi-supervised fit goes on with (the estimator's ``unlabelled``
     parameter, :data:`graphdr.blocks.routes.SMOOTHING_DOC`): ``y`` itself ('smooth', or every
-    sample labelled), or ``y`` with the unlabelled samples' propagated classes ('propagate',
-    or 'auto' when :func:`compare_unlabelled_uses` says the estimator places held-out labels
-    better so; not when the propagation leaves a class a single sample), and
-    what it chose (:class:`~graphdr.base.fitting.Selected`, None for an estimator without
-    the choice): ``unlabelled_`` (None when every sample is labelled) and, for 'auto',
-    ``unlabelled_results_``; it sets nothing on ``est``.
+    sample labelled); ``y`` with the unlabelled samples' propagated classes ('propagate'); the
+    labelled rows alone ('ignore'); or, for 'auto', the use that :func:`compare_unlabelled_uses`
+    picks. It returns what it chose (:class:`~graphdr.base.fitting.Selected`, None for an
+    estimator without the choice): ``unlabelled_`` (None when every sample is labelled) and,
+    for 'auto', ``unlabelled_results_``; it sets nothing on ``est``.
 
     An estimator that declares it takes prepared rows (``_supports.prepared``) gets ``X`` back
     validated once, as a :class:`~graphdr.base.prepared.PreparedInput` shared with the choice's
-    trial fits; others get ``X`` as given."""
+    trial fits ('ignore': a set of the labelled rows alone, as a fit of those rows given
+    directly would validate them); others get ``X`` as given."""
     if is_dask_array(X) and y is not None and getattr(est, "_uses_labels", bool)():
         # never silently the labelled rows only, where the same fit in memory uses the others
         refuse_lazy_unlabelled(est, np.asarray(y.compute() if is_dask_array(y) else y))
@@ -102,7 +103,10 @@ def prepare_unlabelled(est, X, y):
         if choice == "propagate":
             raise ValueError(f"{name}: unlabelled='propagate' needs the samples' features to "
                              "build their neighbour graph, not kernel='precomputed'.")
-        return X, y, chose("smooth")
+        if choice == "auto":  # (the trial fits would need the kernel's rows and columns)
+            choice = "smooth"
+        if choice == "smooth":
+            return X, y, chose("smooth")
     if choice == "smooth":  # (also every fit of the choice's folds: no graph to build)
         return X, y, chose("smooth")
     if est._supports.prepared:
@@ -116,7 +120,7 @@ def prepare_unlabelled(est, X, y):
         if sp.issparse(X64):
             X64 = dense_for_semi_supervised(X64, name)
         classes, y_enc, _ = check_labels(y, min_classes=2, method=name, unlabelled="allow")
-        trials = PreparedInput(X64, y, classes, y_enc, None)
+        prepared = trials = PreparedInput(X64, y, classes, y_enc, None)
         X_out = X
     classes, y_enc = trials.classes, trials.y_encoded
 
@@ -127,7 +131,7 @@ def prepare_unlabelled(est, X, y):
     results = None
     if choice == "auto":
         results = compare_unlabelled_uses(est, trials, graph=graph)
-        choice = "propagate" if results["better"] else "smooth"
+        choice = results["choice"]
     if choice == "propagate":
         P, _, _ = graph().propagate(y_enc, len(classes))
         propagated = np.argmax(P, axis=1)  # a labelled sample keeps its label
@@ -135,12 +139,17 @@ def prepare_unlabelled(est, X, y):
         if sizes.min() < 2 and est.unlabelled == "propagate":
             raise ValueError(
                 f"{name}: the propagated classes leave class {classes[np.argmin(sizes)]} "
-                f"{int(sizes.min())} sample(s); pass unlabelled='smooth' (or 'auto'), or label "
-                "more samples of that class.")
-        if sizes.min() < 2:
-            choice = "smooth"  # the propagation left a class one sample: not to be fitted
-        else:
+                f"{int(sizes.min())} sample(s); pass unlabelled='smooth' (or 'auto' or "
+                "'ignore'), or label more samples of that class.")
+        if sizes.min() >= 2:
             return X_out, classes[propagated], chose(choice, results)
+        # the propagation left a class one sample: not to be fitted
+        choice = "smooth" if results["smooth_supported"] else "ignore"
+    if choice == "ignore":
+        rows, labelled = prepared.labelled_rows()
+        if not est._supports.prepared:  # (the rows as given)
+            return _safe_indexing(X, rows), _safe_indexing(y, rows), chose(choice, results)
+        return labelled, labelled.y, chose(choice, results)
     return X_out, y, chose(choice, results)
 
 
@@ -163,40 +172,59 @@ def _labels_of(classes, codes):
     return out
 
 
-#: folds of the labelled samples in the choice between the two uses of the unlabelled ones
+#: folds of the labelled samples in the choice between the uses of the unlabelled ones
 CHOICE_FOLDS = 2
 #: the choice's fits use every labelled sample and unlabelled ones up to this many in all
 #: (chosen by content): the choice costs a few fits of this size, whatever ``n``
 CHOICE_MAX_SAMPLES = 5000
+#: standard deviations of the sign test by which a use of the unlabelled rows must beat the
+#: fit of the labelled rows alone on held-out labels (``benchmarks/results/semi_choice.md``:
+#: at 1 the default erred more than the labelled rows alone in a third of the cells, at 2.5
+#: it gave up most of the gain on digits)
+CHOICE_MARGIN = 2.0
+#: the uses of the unlabelled rows that the choice weighs against ignoring them
+USES = ("smooth", "propagate")
 
 
 def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None):
-    r"""Whether ``est`` fitted on the propagated classes places held-out labelled samples
-    better than ``est`` with its smoothness term.
+    r"""Which use of the unlabelled samples places held-out labelled samples best: ignoring
+    them (the fit of the labelled samples alone), the smoothness term, or the propagated
+    classes.
 
     The labelled samples are dealt to ``min(n_folds, smallest class size)`` stratified folds
-    by content (:func:`graphdr.blocks.sampling.stratified_folds`). For each fold, its labels are
-    hidden (-1) and the estimator is fitted twice on every sample (every labelled one, and
-    unlabelled ones of smallest content key up to :data:`CHOICE_MAX_SAMPLES` in all; a kernel
-    estimator with ``approximation='auto'`` in the Nystroem features above
-    :data:`graphdr.blocks.spaces.AUTO_EXACT_SEMI_MAX` samples): with the smoothness term
-    (``unlabelled='smooth'``), and on the classes propagated from the other labels
-    (:class:`graphdr.semi.propagation.PropagationGraph`); each held-out sample is classified by its nearest
-    other labelled sample in each embedding. With :math:`b` the held-out samples the
-    propagated fit gets right and the smoothed one wrong, and :math:`c` the reverse,
-    propagation wins when :math:`b - c > \sqrt{b + c}` (a sign test at one standard
-    deviation: a few lucky samples do not decide it, and ties keep the smoothness term). An
-    estimator whose class sets ``_unlabelled_ties = 'propagate'`` (:class:`graphdr.DEEMap`,
-    whose smoothed map separates unlabelled clusters poorly: ``benchmarks/results/semi.md``)
-    keeps the propagated classes unless the smoothed fit wins by the same test,
-    :math:`c - b > \sqrt{b + c}`.
+    by content (:func:`graphdr.blocks.sampling.stratified_folds`). For each fold the
+    estimator is fitted three times without the fold's samples: on the other labelled samples
+    alone ('ignore'); on the other samples (every other labelled one, and unlabelled ones of
+    smallest content key up to :data:`CHOICE_MAX_SAMPLES` in all; a kernel estimator with
+    ``approximation='auto'`` in the Nystroem features above
+    :data:`graphdr.blocks.spaces.AUTO_EXACT_SEMI_MAX` samples, as its partially labelled fit)
+    with the smoothness term
+    ('smooth'); and on them with the classes propagated from the other labels ('propagate',
+    :class:`graphdr.semi.propagation.PropagationGraph`, over the graph of every sample, the
+    fold's unlabelled). The fold's samples are then placed by ``transform`` as new samples, as
+    a user's test rows are (fitted as unlabelled rows, a map would have drawn them where the
+    propagation put them, and favoured the uses of the unlabelled rows), and each is
+    classified by its nearest other labelled sample in each embedding.
 
-    Returns a dict: ``better``, ``b``, ``c``, ``n_held_out``, ``n_folds``, and the held-out
-    errors ``propagate_error`` and ``smooth_error``. Fewer than two labelled samples in some
-    class: ``better`` False, ``n_folds`` 0. ``trials``: the rows the trial fits take (a
-    :class:`~graphdr.base.prepared.PreparedInput`: ``float64``, dense); ``graph``: a function
-    that gives the :class:`PropagationGraph` of its scaled rows and labels (built once), or
-    None.
+    A use is *supported* when it beats ignoring the unlabelled samples by a sign test: with
+    :math:`b` the held-out samples it gets right and the fit of the labelled samples wrong, and
+    :math:`c` the reverse, :math:`b - c > z \sqrt{b + c}`, :math:`z` =
+    :data:`CHOICE_MARGIN` standard deviations (a few lucky samples do not decide it; measured
+    against 1, 1.5, 2.5 and 3: ``benchmarks/results/semi_choice.md``). The choice is the
+    supported use with fewer held-out errors
+    (equal errors: the class's ``_unlabelled_ties``, 'propagate' for :class:`graphdr.DEEMap`,
+    'smooth' for the others), and 'ignore' when none is supported: the fit never uses the
+    unlabelled samples in a way its own held-out comparison does not back. With one labelled
+    sample in some class there is no held-out comparison, and when the fit of a fold's labelled
+    samples alone fails (a method that needs two samples per class, with two in a class) there
+    is nothing to weigh a use against: both choose 'ignore', the simplest.
+
+    Returns a dict: ``choice``; ``n_folds``, ``n_held_out``; the held-out errors
+    ``ignore_error``, ``smooth_error``, ``propagate_error``; for each use its counts ``<use>_b``
+    and ``<use>_c`` and whether it is ``<use>_supported``. ``trials``: the rows the trial fits
+    take (a :class:`~graphdr.base.prepared.PreparedInput`: ``float64``, dense); ``graph``: a
+    function that gives the :class:`PropagationGraph` of its scaled rows and labels (built
+    once), or None.
     """
     from sklearn.base import clone
     from sklearn.neighbors import KNeighborsClassifier
@@ -205,8 +233,10 @@ def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None):
     labelled = np.flatnonzero(y_enc >= 0)
     sizes = np.bincount(y_enc[labelled], minlength=len(classes))
     k = int(min(n_folds, sizes.min()))
-    out = dict(better=False, b=0, c=0, n_held_out=0, n_folds=0, propagate_error=np.nan,
-               smooth_error=np.nan)
+    out = dict(choice="ignore", n_folds=0, n_held_out=0, ignore_error=np.nan)
+    for use in USES:
+        out.update({f"{use}_error": np.nan, f"{use}_b": 0, f"{use}_c": 0,
+                    f"{use}_supported": False})
     if k < 2:
         return out
     if len(y_enc) > max(CHOICE_MAX_SAMPLES, len(labelled)):
@@ -218,46 +248,79 @@ def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None):
         y_enc = trials.y_encoded
         labelled = np.flatnonzero(y_enc >= 0)
         graph = None
-    wrong = {"propagate": 0, "smooth": 0}
     keys = trials.keys()[labelled]
     trial = clone(est).set_params(unlabelled="smooth")
     params = trial.get_params(deep=False)
     trial.set_params(**{k: v for k, v in (("verbose", 0), ("callback", None)) if k in params})
+    alone = clone(trial)  # the labelled rows alone: as the fit that ignores the others
     if getattr(est, "approximation", None) == "auto" and len(y_enc) > AUTO_EXACT_SEMI_MAX:
-        # both fits in the Nystroem features the partially labelled fit takes at this size:
-        # the same space for the two, and the fully labelled one without its n x n kernel
+        # the uses of the unlabelled rows in the Nystroem features the partially labelled fit
+        # takes at this size: the same space for the two, and the propagated fit without
+        # its n x n kernel
         trial.set_params(approximation="nystroem")
     # one graph for every fold's labels
     graph = _propagation_graph(est, trials.scaled, y_enc) if graph is None else graph()
     X = trials.X
-    fit_input = trials if est._supports.prepared else X
+    prepared = est._supports.prepared
+    right = {use: [] for use in ("ignore",) + USES}
     for train, test in stratified_folds(y_enc[labelled], k, keys):
         held, kept = labelled[test], labelled[train]
         y_fold = y_enc.copy()
         y_fold[held] = -1
         P, _, _ = graph.propagate(y_fold, len(classes))
-        right = {}
-        for use, labels in (("smooth", y_fold), ("propagate", np.argmax(P, axis=1))):
+        # the held-out rows are new samples to every fit, as a user's test rows are
+        rest = np.setdiff1d(np.arange(len(y_enc)), held)
+        fold = trials.take(rest) if prepared else X[rest]
+        fits = {"ignore": (trials.take(kept) if prepared else X[kept], y_enc[kept]),
+                "smooth": (fold, y_fold[rest]),
+                "propagate": (fold, np.argmax(P, axis=1)[rest])}
+        for use, (rows, labels) in fits.items():
             try:
-                model = clone(trial).fit(fit_input, _labels_of(classes, labels))
-            except ValueError:  # e.g. a class the propagation left with one sample
-                right[use] = np.zeros(len(held), dtype=bool)
+                model = _trial_fit(alone if use == "ignore" else trial, use, rows,
+                                   _labels_of(classes, labels), trials)
+            except ValueError:  # e.g. a class left one sample
+                if use == "ignore":  # nothing to weigh the uses against
+                    return out
+                right[use].append(np.zeros(len(held), dtype=bool))
             else:
                 knn = KNeighborsClassifier(1).fit(model.transform(X[kept]), y_enc[kept])
-                right[use] = knn.predict(model.transform(X[held])) == y_enc[held]
-            wrong[use] += int(np.sum(~right[use]))
-        out["b"] += int(np.sum(right["propagate"] & ~right["smooth"]))
-        out["c"] += int(np.sum(~right["propagate"] & right["smooth"]))
-        out["n_held_out"] += len(held)
-    n = out["n_held_out"]
-    out.update(n_folds=k, propagate_error=wrong["propagate"] / n,
-               smooth_error=wrong["smooth"] / n)
-    margin = np.sqrt(out["b"] + out["c"])
-    if getattr(est, "_unlabelled_ties", "smooth") == "propagate":
-        out["better"] = bool(out["c"] - out["b"] <= margin)
-    else:
-        out["better"] = bool(out["b"] - out["c"] > margin)
+                right[use].append(knn.predict(model.transform(X[held])) == y_enc[held])
+    right = {use: np.concatenate(r) for use, r in right.items()}
+    n = len(right["ignore"])
+    out.update(n_folds=k, n_held_out=n, ignore_error=float(np.mean(~right["ignore"])))
+    for use in USES:
+        b = int(np.sum(right[use] & ~right["ignore"]))
+        c = int(np.sum(~right[use] & right["ignore"]))
+        out.update({f"{use}_error": float(np.mean(~right[use])), f"{use}_b": b, f"{use}_c": c,
+                    f"{use}_supported": bool(b - c > CHOICE_MARGIN * np.sqrt(b + c))})
+    supported = [use for use in USES if out[f"{use}_supported"]]
+    if supported:
+        ties = getattr(est, "_unlabelled_ties", "smooth")
+        out["choice"] = min(supported, key=lambda u: (out[f"{u}_error"], u != ties))
     return out
+
+
+def _trial_fit(trial, use, rows, labels, trials):
+    """A fitted clone of ``trial`` for one use on one fold. The fit of a fold's labelled rows
+    alone ('ignore') that cannot choose its kernel width or ridge by leave-one-out (a class
+    left one labelled sample) takes those that the fit of every labelled sample chooses: a
+    choice that has seen the held-out labels, so that it can only favour ignoring the
+    unlabelled rows."""
+    from sklearn.base import clone
+
+    try:
+        return clone(trial).fit(rows, labels)
+    except ValueError:
+        auto = {name: f"{name}_" for name in ("gamma", "reg")
+                if trial.get_params(deep=False).get(name) == "auto"}
+        if use != "ignore" or not auto:
+            raise
+    _, every = trials.labelled_rows()
+    every_fit = clone(trial).fit(every if isinstance(rows, PreparedInput) else every.X,
+                                 every.y)
+    fixed = {name: getattr(every_fit, attr) for name, attr in auto.items()
+             if getattr(every_fit, attr, None) is not None}
+    return clone(trial).set_params(**fixed).fit(rows, labels)
 
 
 def solve_partially_labelled(est, space, data, problem, reg):

@@ -22,8 +22,8 @@ class Supports:
     unlabelled_rows : bool
         ``y = -1`` marks unlabelled rows that the fit uses (else a labelled fit refuses them).
     unlabelled_choice : bool
-        An ``unlabelled`` parameter: the propagated classes, the smoothness term, or the
-        choice between them (:func:`graphdr.base.semi.prepare_unlabelled`).
+        An ``unlabelled`` parameter: the labelled rows alone, the propagated classes, the
+        smoothness term, or the choice among them (:func:`graphdr.base.semi.prepare_unlabelled`).
     smoothing : bool
         A ``smoothing`` parameter: the smoothness term over every row's kNN graph.
     scaling : bool

@@ -191,15 +191,17 @@ SMOOTHING_DOC = """    smoothing : 'auto' or float, default='auto'
         sample labelled the fit is the supervised one.
     smoothing_neighbors : int, default=10
         Neighbours per sample of the smoothness graph (unlabelled samples only).
-    unlabelled : {'auto', 'smooth', 'propagate'}, default='auto'
-        How the unlabelled samples (-1) are used. 'smooth': the smoothness term above.
-        'propagate': their classes propagated over the 10-nearest-neighbour graph of all
-        samples (Poisson learning, :class:`graphdr.PoissonPropagation`), then the fit of
-        every sample as labelled (the fully labelled route, fast). 'auto': 'propagate' when
-        the estimator fitted on the propagated classes places held-out labelled samples
-        better than with the smoothness term, by a sign test over two stratified folds
-        (:func:`graphdr.base.semi.compare_unlabelled_uses`), else 'smooth'. ``unlabelled_``
-        records the choice and ``unlabelled_results_`` the comparison. With every sample
+    unlabelled : {'auto', 'ignore', 'smooth', 'propagate'}, default='auto'
+        How the unlabelled samples (-1) are used. 'ignore': not at all, the fit of the
+        labelled samples alone (bit for bit; ``transform`` projects the others). 'smooth':
+        the smoothness term above. 'propagate': their classes propagated over the
+        10-nearest-neighbour graph of all samples (Poisson learning,
+        :class:`graphdr.PoissonPropagation`), then the fit of every sample as labelled (the
+        fully labelled route, fast). 'auto': 'smooth' or 'propagate' only where it places
+        held-out labelled samples better than the fit of the labelled samples alone, by a
+        sign test over two stratified folds, else 'ignore'
+        (:func:`graphdr.base.semi.compare_unlabelled_uses`). ``unlabelled_`` records the
+        choice and ``unlabelled_results_`` the comparison. With every sample
         labelled it has no effect."""
 
 #: values of the ``scaling`` parameter of the discriminant estimators

@@ -243,9 +243,10 @@ class SemiLFDA(_LocalFisher):
         samples is singular in most directions, and whitening it (``'within'``) then blows
         those directions up: on 63 labelled digits the 1-NN error is 76 % with ``'within'``,
         21 % with ``'total'`` and 15 % with ``'none'`` (``benchmarks/semi.py``, seed 0).
-    unlabelled : {'auto', 'smooth', 'propagate'}, default='auto'
+    unlabelled : {'auto', 'ignore', 'smooth', 'propagate'}, default='auto'
         As in :class:`LFDA`: 'smooth' is SELF's mixture with the covariance of all samples;
-        'propagate' fits the classes propagated to the unlabelled samples; 'auto' chooses.
+        'propagate' fits the classes propagated to the unlabelled samples; 'ignore' fits the
+        labelled samples alone; 'auto' chooses.
     rank_tol : float or None, default=None
 
     Attributes

@@ -65,6 +65,7 @@ from .placement import (
     drop_self,
     leave_one_out_errors,
     place,
+    place_rows,
     row_distances,
 )
 from .start import _start
@@ -131,18 +132,21 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         boundary, a graph over all samples reaches the other class sooner than a graph within
         one class (measured in development on mnist5k with 5 % of the labels: 10 erred less
         than 20).
-    unlabelled : {'auto', 'smooth', 'propagate'}, default='auto'
-        How the unlabelled samples (-1) are used. 'smooth': they join the attraction graph by
-        their ``n_neighbors_unlabelled`` neighbours and elastic embedding's same-class
+    unlabelled : {'auto', 'ignore', 'smooth', 'propagate'}, default='auto'
+        How the unlabelled samples (-1) are used. 'ignore': the map of the labelled samples
+        alone (bit for bit), the unlabelled ones placed on it as new samples
+        (:meth:`transform`). 'smooth': they join the attraction graph by their
+        ``n_neighbors_unlabelled`` neighbours and elastic embedding's same-class
         repulsion, and no class is repelled from them. 'propagate': their classes propagated
         over the 10-nearest-neighbour graph of all samples (Poisson learning,
         :class:`graphdr.PoissonPropagation`), then the map of every sample as labelled
-        (``embedding_`` and the page keep the given labels). 'auto': 'propagate' when it
-        places held-out labelled samples at least as well as 'smooth' on two folds of the
-        labelled samples (:func:`graphdr.base.semi.compare_unlabelled_uses`, four maps of at
-        most 5000 samples; 'smooth' only when it wins by one standard deviation of a sign
-        test), and not when the propagation leaves a class a single sample. With every
-        sample labelled it has no effect.
+        (``embedding_`` and the page keep the given labels). 'auto': 'smooth' or
+        'propagate' only where it places held-out labelled samples better than the map of
+        the labelled samples alone on two folds of them
+        (:func:`graphdr.base.semi.compare_unlabelled_uses`, six maps of at most 5000
+        samples; where both do, the one of fewer errors, a tie to 'propagate'), else
+        'ignore'; not 'propagate' when the propagation leaves a class a single sample. With
+        every sample labelled it has no effect.
     lam : float, default=1.0
         :math:`\lambda_d`, the weight of the repulsion between classes.
     lam_same : float, default=4.0
@@ -223,7 +227,7 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         ``'auto'``: the leave-one-out error of each width of ``placement.PLACEMENT_WIDTHS``.
     feature_mean_, feature_scale_ : ndarray of shape (n_features,)
         The map works on ``(X - feature_mean_) / feature_scale_``.
-    unlabelled_ : {'smooth', 'propagate'} or None
+    unlabelled_ : {'ignore', 'smooth', 'propagate'} or None
         How the unlabelled samples were used (None: every sample labelled).
     unlabelled_results_ : dict
         With ``unlabelled='auto'`` and unlabelled samples: the comparison that chose
@@ -304,13 +308,18 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         t0 = time.perf_counter()
         verbose = self._check_params()
         X, y_enc, prepared = self._validated(X, y)
-        rows = self._sorted_rows(X, y_enc, n_placed, prepared)
+        X_map, y_map = X, y_enc
+        if self.unlabelled_ == "ignore":  # the map of the labelled rows (as a fit of them)
+            X_map, y_map = prepared.X, y_enc[y_enc >= 0]
+        rows = self._sorted_rows(X_map, y_map, n_placed, prepared)
         problem, Y0, check, index = self._objective(rows)
         if index is not None:  # a large map: the scaled rows are rebuilt after the descent
             rows.Xs = None
         res = self._descend(problem, Y0, check, rows.order, verbose, t0)
         del problem  # the graph's matrices: gigabytes at 10^7 samples
-        self._store(res, X, rows, index)
+        self._store(res, X_map, rows, index)
+        if X_map is not X:  # the unlabelled rows placed on it as new samples
+            self._placed = place_rows(self, X, y_enc < 0)
         return self.embedding_
 
     def _check_params(self):
@@ -433,7 +442,7 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         self.embedding_ = (Y * embedding_signs(Y)).astype(X.dtype, copy=False)
         Xs = rows.Xs if rows.Xs is not None else self._scaled_rows(X, order)
         self._neighbors = self._transform_index(Xs) if index is None else index
-        self._features, self._order = Xs, order
+        self._features, self._order, self._placed = Xs, order, None  # (see place_rows)
         self._map_rows = self.embedding_.astype(np.float64)[order]
         self.placement_errors_ = None
         if self.placement_width == "auto":
@@ -513,7 +522,7 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         Y : ndarray of shape (n_samples, 2)
         """
         check_is_fitted(self, "embedding_")
-        n = len(self.embedding_)
+        n = len(self._order)
         out = np.empty((n, 2))
 
         def place(a):  # rows of the index (the sorted order); out in the caller's
@@ -523,13 +532,24 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
             out[self._order[rows]] = self._place_from(*drop_self(dist, ind, rows))
 
         map_threads(place, range(0, n, TRANSFORM_BLOCK))
-        return out
+        if self._placed is None:
+            return out
+        kept, placed, _ = self._placed  # the placed rows were new samples: their own places
+        full = np.empty((len(self.embedding_), 2))
+        full[kept], full[placed] = out, self.embedding_[placed]
+        return full
 
     def _training_features(self):
-        """The scaled training features in the caller's row order."""
+        """The scaled training features in the caller's row order (with
+        ``unlabelled_='ignore'``, those of the rows placed on the map too)."""
         out = np.empty_like(self._features)
         out[self._order] = self._features
-        return out
+        if self._placed is None:
+            return out
+        kept, placed, Xp = self._placed
+        full = np.empty((len(self.embedding_), out.shape[1]))
+        full[kept], full[placed] = out, Xp
+        return full
 
     def _nearest_other(self):
         """Each training sample's nearest other training sample in the scaled features (rows

@@ -163,6 +163,9 @@ UNLABELLED_COLOR = "#cccccc"
 UNLABELLED_NAME = "unlabelled"
 
 
+#: the share of white mixed into the colour of the class an unlabelled sample is given
+CARRIED_TINT = 0.6
+
 #: the map's propagated-class columns for at most this many rows (the propagation's exact
 #: neighbour search grows as the square of the rows; the map's own search turns approximate
 #: from this size on, :data:`graphdr.blocks.knn.APPROX_MIN_SAMPLES`)
@@ -190,7 +193,8 @@ def propagated_columns(model, y):
 
 #: what the propagated columns mean, on the page of a map in memory (and in the docs)
 PROPAGATION_NOTE = (
-    "Unlabelled samples (grey) show on hover the propagated class: the class Poisson learning "
+    "Unlabelled samples are drawn in a light tint of the colour of their propagated class and "
+    "show on hover the propagated class: the class Poisson learning "
     "propagates to them over the neighbour graph of the features (graphdr."
     "PoissonPropagation), and its confidence: that class's share of the propagated "
     "distribution minus the runner-up's (1: only that class reaches the sample; near 0: two "
@@ -198,7 +202,8 @@ PROPAGATION_NOTE = (
     "probability).")
 #: and on the page of a map made on a Dask cluster, whose columns say what they are
 MAP_VOTE_NOTE = (
-    "Unlabelled samples (grey) show on hover the map vote: the class most frequent among the "
+    "Unlabelled samples are drawn in a light tint of the colour of their map vote and show on "
+    "hover the map vote: the class most frequent among the "
     "{k} labelled training samples nearest their place on the map, and the vote share: the "
     "fraction of those {k} of that class (the map's neighbours, not the propagation over the "
     "features that a map in memory gives).")
@@ -270,9 +275,8 @@ def fitted_map_page(model, y, *, title=None, ids=None, hover=None, label_name="l
         str(model.feature_scaling_), str(model.feature_scaling_))
     description = (f"{counted}, {model.n_features_in_} features, {C} classes; "
                    f"DEEMap, features {scaling}, {model.n_iter_} iterations.")
-    if propagated:
-        hover = {**(hover or {}), **propagated}
-        description += " " + PROPAGATION_NOTE
+    if propagated:  # (and the unlabelled samples tinted by their propagated class)
+        hover, description = {**(hover or {}), **propagated}, description + " " + PROPAGATION_NOTE
     rows = slice(None)
     if max_points is not None and n > max_points:
         rows = np.sort(np.random.default_rng(0).choice(n, int(max_points), replace=False))
@@ -299,7 +303,8 @@ def fitted_map_page(model, y, *, title=None, ids=None, hover=None, label_name="l
         title=title or f"DEEMap of {n} samples, {C} classes", description=description,
         errors=errors, label_name=label_name, csv_name=csv_name,
         details=f"graphdr.DEEMap parameters: {params}.", unlabelled=unlabelled_shown[rows],
-        id_name=id_name)
+        id_name=id_name, carried=None if not propagated or color is not None else
+        np.asarray(propagated["propagated class"], dtype=object)[rows])
 
 
 class MapView:
@@ -358,7 +363,7 @@ def write_map_page(path, embedding, labels, **page):
 
 def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, title="2-D map",
                   description="", errors=None, label_name="label", csv_name=None, details="",
-                  unlabelled=None, id_name="id", counts=None, colors=None):
+                  unlabelled=None, id_name="id", counts=None, colors=None, carried=None):
     """The interactive page of a map (module docstring), as one self-contained HTML text.
 
     Parameters
@@ -395,6 +400,10 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
         One ``#rrggbb`` colour per class (default :data:`COLORS`): the points are coloured by
         a column other than the labels (:func:`color_groups`), whose groups are not named on
         the map.
+    carried : sequence of shape (n,) or None
+        The class an unlabelled sample is given (propagated, or the map's vote; as text; empty:
+        none), drawn in a light tint of its colour (:data:`CARRIED_TINT`), not grey: a map of
+        few labels shows the classes its regions carry (hidden with the class's legend entry).
     """
     Y = np.asarray(embedding, dtype=np.float64)
     labels = np.asarray(labels)
@@ -420,6 +429,11 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
     counts = np.asarray(counts, dtype=np.int64)
     if len(counts) != len(classes):
         raise ValueError(f"counts has {len(counts)} values for {len(classes)} legend entries.")
+    tint = None
+    if carried is not None and extra and named:
+        position = {str(c): k for k, c in enumerate(classes[:-1])}
+        tint = np.array([position.get(v, len(classes) - 1) if u else len(classes) - 1
+                         for v, u in zip(_text(carried), unlabelled, strict=True)], np.uint16)
     hover = {str(k): _text(v) for k, v in (hover or {}).items()}
     for name, values in hover.items():
         if len(values) != n:
@@ -442,6 +456,7 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
         ids=None if ids is None else [ids[i] for i in order], hover_names=list(hover),
         hover={k: [v[i] for i in order] for k, v in hover.items()},
         label_name=str(label_name), id_name=str(id_name),
+        tint=None if tint is None else _b64(tint[order], "<u2"), tint_mix=CARRIED_TINT,
     )
     data = json.dumps(payload, ensure_ascii=True, separators=(",", ":")).replace("</", "<\\/")
     script = resources.files("graphdr.maps").joinpath("static/map_page.js").read_text(encoding="utf-8")

@@ -175,7 +175,7 @@ def write_dask_map(model, X, y, out, *, keys=None, ids=None, title=None, label_n
             ids=page_rows if ids is None else np.asarray(ids, dtype=object)[page_rows],
             title=title, description=description, errors=errors, label_name=label_name,
             csv_name=files["parquet"].name if table else None, unlabelled=unlabelled[page_rows],
-            hover=votes,
+            hover=votes, carried=None if votes is None else page_vote,
             id_name=id_name,
             counts=counts, details=f"graphdr.DEEMap parameters: {_params(model)}.")
         if page:

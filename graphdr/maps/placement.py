@@ -144,3 +144,18 @@ class PlacementCheck:
             positions, self.labels, self.rows, self.dist, self.ind).values())
         best = min(self.errors, key=lambda it: (self.errors[it], it))
         return iteration - best >= CHECK_PATIENCE * CHECK_EVERY
+
+
+def place_rows(model, X, rows):
+    """A map of some rows of ``X`` (the labelled ones, ``unlabelled_='ignore'``) completed
+    with the others (``rows``, a mask) placed on it as new samples (``model.transform``):
+    ``embedding_`` gets a row for every row of ``X``; returns what the model keeps of them,
+    ``(fitted rows, placed rows, their scaled features)``, so that its page and its
+    leave-one-out placement see every row while its index keeps the fitted ones."""
+    kept, placed = np.flatnonzero(~rows), np.flatnonzero(rows)
+    fitted = model.embedding_
+    Y = np.empty((len(X), fitted.shape[1]), dtype=fitted.dtype)
+    Y[kept] = fitted
+    Y[placed] = model.transform(X[placed]).astype(Y.dtype, copy=False)
+    model.embedding_ = Y
+    return kept, placed, model._scaled(X[placed])

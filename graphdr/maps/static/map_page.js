@@ -18,6 +18,11 @@
   var rgb = data.colors.map(function (h) {
     return [parseInt(h.slice(1, 3), 16), parseInt(h.slice(3, 5), 16), parseInt(h.slice(5, 7), 16)];
   });
+  // an unlabelled sample given a class (T[i] < C - 1) is drawn in a light tint of its colour
+  var T = data.tint ? decode(data.tint, Uint16Array) : null;
+  var light = rgb.map(function (c) {
+    return c.map(function (v) { return Math.round(v + data.tint_mix * (255 - v)); });
+  });
   // samples are stored in a shuffled order (any prefix is a uniform subsample, drawn while the
   // view moves when the whole set is slow to draw); rows[i] is the sample's row in the data
   function idOf(i) { return data.ids ? data.ids[i] : String(rows[i]); }
@@ -66,7 +71,7 @@
       var cell = j * G + k;
       for (var t = start[cell]; t < start[cell + 1]; t++) {
         var q = order[t];
-        if (!visible[L[q]]) continue;
+        if (!visible[L[q]] || (T && T[q] < C - 1 && !visible[T[q]])) continue;
         var dx = X[q] - p[0], dy = Y[q] - p[1], d = dx * dx + dy * dy;
         if (d <= bd) { bd = d; best = q; }
       }
@@ -79,6 +84,7 @@
   function setColors() {
     for (var i = 0; i < n; i++) {
       var c = rgb[L[i]], a = visible[L[i]] ? 255 : 0;
+      if (T && T[i] < C - 1) { c = light[T[i]]; if (!visible[T[i]]) a = 0; }
       if (a && marked && !marked[i]) a = 40;
       colors[4 * i] = c[0]; colors[4 * i + 1] = c[1]; colors[4 * i + 2] = c[2]; colors[4 * i + 3] = a;
     }
@@ -363,6 +369,7 @@
     },
     indexOf: function (id) { for (var i = 0; i < n; i++) if (idOf(i) === String(id)) return i; return -1; },
     tipText: function () { return tip.hidden ? '' : tip.innerText; },
+    colorOf: function (i) { return Array.prototype.slice.call(colors, 4 * i, 4 * i + 4); },
     ready: true
   };
 })();
