@@ -86,18 +86,19 @@ def choose(counts, z, ties):
 
 
 def score(cells, anchors, z, fractions):
-    """Per fraction: the sets meeting each target at margin ``z``, and the failing cells."""
-    from semi import one_sample
+    """Per fraction: the sets meeting each target at margin ``z`` (``semi.met`` of the cells
+    with the chosen uses' errors), and the failing cells."""
+    from semi import met, one_sample
 
     rows = []
     for f in fractions:
-        met = [0, 0, 0]
+        counts = np.zeros(3, dtype=int)
         worse, n = [], 0
         for d in anchors:
             if f"{d}|{f}|0|LDA" not in cells:
                 continue
             n += 1
-            c = anchors[d][str(f)]
+            c = dict(anchors[d][str(f)])
             semi = {}
             for name in ESTIMATORS:
                 got = []
@@ -108,14 +109,11 @@ def score(cells, anchors, z, fractions):
                                else e["errors"]["ignore"])
                 semi[name] = float(np.mean(got))
             semi["LQMI"], semi["KQMI"] = semi["LDA"], semi["KernelLDA"]
-            slack = one_sample(d)
-            bad = [m for m, v in semi.items() if v > c[f"{m} labelled"][0] + slack]
-            worse += [f"{d} {m}" for m in bad]
-            met[0] += not bad
-            met[1] += semi["DEEMap"] <= min(c["UMAP y=-1"][0], c["UMAP unsupervised"][0]) + slack
-            met[2] += min(semi.values()) < min(
-                v[0] for m, v in c.items() if not m.endswith(" semi") and "100%" not in m)
-        rows.append((f, n, met, worse))
+            c.update({f"{m} semi": (v, 0.0) for m, v in semi.items()})
+            counts += met({d: {str(f): c}}, [d], f)[:3]
+            worse += [f"{d} {m}" for m, v in semi.items()
+                      if v > c[f"{m} labelled"][0] + one_sample(d)]
+        rows.append((f, n, counts.tolist(), worse))
     return rows
 
 

@@ -315,11 +315,15 @@ def _trial_fit(trial, use, rows, labels, trials):
                 if trial.get_params(deep=False).get(name) == "auto"}
         if use != "ignore" or not auto:
             raise
-    _, every = trials.labelled_rows()
-    every_fit = clone(trial).fit(every if isinstance(rows, PreparedInput) else every.X,
-                                 every.y)
-    fixed = {name: getattr(every_fit, attr) for name, attr in auto.items()
-             if getattr(every_fit, attr, None) is not None}
+
+    def every_label():  # the fit of every labelled sample's choice, once for the folds
+        _, every = trials.labelled_rows()
+        fitted = clone(trial).fit(every if isinstance(rows, PreparedInput) else every.X,
+                                  every.y)
+        return {name: getattr(fitted, attr) for name, attr in auto.items()
+                if getattr(fitted, attr, None) is not None}
+
+    fixed = trials.memo(("labelled rows' choice", tuple(auto)), every_label)
     return clone(trial).set_params(**fixed).fit(rows, labels)
 
 
