@@ -340,6 +340,10 @@ def main(argv=None):
         from _semi_choice import main as choice
 
         return choice([x for x in argv if x != "--choice"])
+    if "--maps" in argv:
+        from _semi_maps import main as maps
+
+        return maps([x for x in argv if x != "--maps"])
     if "--propagation" in argv:
         from _semi_propagation import main as propagation
 

@@ -165,9 +165,10 @@ X, y = load_digits(return_X_y=True)
 rows = np.random.default_rng(0).permutation(len(X))[:{n}]
 y = y.copy()
 if {partial}:
-    y[rows[::3]] = -1  # a third unlabelled: the harmonic start
+    y[rows[::3]] = -1  # a third unlabelled, in the map's graph: the start of its clusters
 steps = []
 model = graphdr.DEEMap(neighbors="exact", max_iter={max_iter},
+                       unlabelled="smooth" if {partial} else "auto",
                        callback=lambda Y, info: steps.append(Y.copy()))
 model.fit(X[rows], y[rows])
 place = model.transform(X[:200])

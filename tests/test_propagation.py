@@ -449,9 +449,9 @@ def test_the_map_of_propagated_classes_is_the_map_of_those_labels():
 @pytest.mark.slow  # several seconds of fitting: in `make test-slow` (CI runs it)
 def test_the_map_uses_unlabelled_digits_where_held_out_labels_back_it():
     """Five labels per digit: the map with the unlabelled digits ('auto' takes a use that its
-    held-out labels back) puts an unlabelled digit nearest a labelled sample of its class far
-    more often than the map of the labelled digits alone does; where both uses are backed and
-    tie, the propagation."""
+    held-out labels back) puts an unlabelled digit nearest a labelled sample of another class
+    at least a fifth less often than the map of the labelled digits alone does; where both
+    uses are backed and tie, the propagation."""
     X, y, few = _few_digits(per_class=5, seed=1)
     lab = few >= 0
 
@@ -465,7 +465,7 @@ def test_the_map_uses_unlabelled_digits_where_held_out_labels_back_it():
     r = auto.unlabelled_results_
     assert auto.unlabelled_ in ("smooth", "propagate")
     assert auto.unlabelled_ == _rule(r, ties="propagate")
-    assert error(auto) < error(alone) - 0.05, (error(auto), error(alone))
+    assert error(auto) < 0.8 * error(alone), (error(auto), error(alone))
     rng = np.random.default_rng(1)
     noise = rng.normal(size=(300, 4))
     labels = np.where(rng.uniform(size=300) < 0.1, rng.integers(0, 2, 300), -1)

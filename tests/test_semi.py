@@ -245,21 +245,27 @@ def test_dask_input_with_unlabelled_samples_is_refused(name):
 
 
 # ----- DEEMap: unlabelled samples in the attraction graph -----------------------------------
-def _brute_partial_objective(Y, A, y, lam_diff, lam_same, tether):
+def _brute_partial_objective(Y, A, y, lam_diff, lam_same, tether, lam_unlabelled=None):
     """The semi-supervised map objective pair by pair: lam_diff between labelled samples of
-    different classes, lam_same between every other pair, the tether on labelled samples."""
+    different classes, lam_same between labelled samples of one class, lam_unlabelled
+    (default lam_same) between every pair with an unlabelled sample, the tether on labelled
+    samples."""
+    lam_u = lam_same if lam_unlabelled is None else lam_unlabelled
     iu = np.triu_indices(len(Y), 1)
     D2 = np.sum((Y[:, None] - Y[None]) ** 2, axis=-1)[iu]
     both = ((y[:, None] >= 0) & (y[None] >= 0))[iu]
     diff = both & (y[:, None] != y[None])[iu]
+    same = both & ~diff
     value = float(np.sum(A.toarray()[iu] * D2))
-    value += lam_diff * np.sum(np.exp(-D2[diff])) + lam_same * np.sum(np.exp(-D2[~diff]))
+    value += (lam_diff * np.sum(np.exp(-D2[diff])) + lam_same * np.sum(np.exp(-D2[same]))
+              + lam_u * np.sum(np.exp(-D2[~both])))
     for c in np.unique(y[y >= 0]):
         value += tether * np.sum((Y[y == c] - Y[y == c].mean(axis=0)) ** 2)
     return value
 
 
-def test_map_objective_with_unlabelled_samples_is_the_pairwise_formula():
+@pytest.mark.parametrize("lam_unlabelled", [None, 0.1])
+def test_map_objective_with_unlabelled_samples_is_the_pairwise_formula(lam_unlabelled):
     from graphdr.maps.dee_map import _MapObjective
     from graphdr.maps.inputs import attraction_graph
 
@@ -274,12 +280,13 @@ def test_map_objective_with_unlabelled_samples_is_the_pairwise_formula():
     lab = y >= 0
     assert not np.any(Ad[np.ix_(lab, lab)] * (y[lab][:, None] != y[lab][None]))
     Y = rng.normal(size=(40, 2)) * 1.5
-    obj = _MapObjective(A, y, 4, lam_diff=2.0, lam_same=0.5)
+    obj = _MapObjective(A, y, 4, lam_diff=2.0, lam_same=0.5, lam_unlabelled=lam_unlabelled)
     value, grad = obj.value_grad(Y)
-    brute = _brute_partial_objective(Y, A, y, 2.0, 0.5, obj.tether)
+    brute = _brute_partial_objective(Y, A, y, 2.0, 0.5, obj.tether, lam_unlabelled)
     assert abs(value - brute) <= 0.035 * len(Y) ** 2 / 10  # the grid field's error
     num = _numerical_gradient(
-        lambda Y: _brute_partial_objective(Y, A, y, 2.0, 0.5, obj.tether), Y, h=1e-5)
+        lambda Y: _brute_partial_objective(Y, A, y, 2.0, 0.5, obj.tether, lam_unlabelled), Y,
+        h=1e-5)
     assert np.corrcoef(grad.ravel(), num.ravel())[0, 1] > 0.999
 
 
@@ -605,3 +612,32 @@ def test_partially_labelled_kernel_fits_take_nystroem_above_the_semi_limit(name)
         return np.mean(knn.predict(model.transform(Xte)) != yte)
 
     assert error(semi) <= error(alone) + 0.02
+
+
+def test_the_smooth_map_of_few_labels_keeps_the_data_clusters():
+    """Four separated clusters, two per class, two labels in one cluster of each class: the
+    map with the unlabelled rows in its graph ('smooth', started from the clusters) keeps
+    every cluster apart (each row's 10 nearest rows on the map from its own cluster), where
+    the map of the four labelled rows ('ignore') lands the unlabelled clusters on top of
+    each other; the same map whatever the row order."""
+    from sklearn.neighbors import NearestNeighbors
+
+    rng = np.random.default_rng(0)
+    centres = rng.normal(scale=4.0, size=(4, 5))
+    cluster = np.repeat(np.arange(4), 60)
+    X = centres[cluster] + rng.normal(size=(240, 5))
+    few = np.full(240, -1)
+    for c, label in ((0, 0), (2, 1)):
+        few[np.flatnonzero(cluster == c)[:2]] = label
+
+    def purity(E):
+        ind = NearestNeighbors(n_neighbors=11).fit(E).kneighbors(E, return_distance=False)
+        return np.mean(cluster[ind[:, 1:]] == cluster[:, None])
+
+    smooth = graphdr.DEEMap(unlabelled="smooth").fit(X, few)
+    alone = graphdr.DEEMap(unlabelled="ignore").fit(X, few)
+    assert purity(smooth.embedding_) >= 0.95
+    assert purity(alone.embedding_) < purity(smooth.embedding_) - 0.1
+    perm = rng.permutation(240)
+    moved = graphdr.DEEMap(unlabelled="smooth").fit(X[perm], few[perm])
+    assert np.array_equal(moved.embedding_, smooth.embedding_[perm])

@@ -9,7 +9,8 @@ fourth optimiser).
 
 Start: the class means laid out by their two principal components and pushed apart until no
 two classes' discs overlap; each class's samples on its own two principal components inside
-its disc (no randomness: the same data give the same start).
+its disc; a partially labelled map, from the data's clusters (no randomness: the same data
+give the same start, ``graphdr.maps.start``).
 
 Out of sample (:meth:`DEEMap.transform`): by the new sample's nearest training samples, at the
 mode of their map positions weighted by their input distances (:mod:`graphdr.maps.placement`).
@@ -128,17 +129,15 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     n_neighbors_unlabelled : int, default=10
         Used only when ``y`` marks unlabelled samples with -1: the edges of the
         ``n_neighbors_unlabelled``-nearest-neighbour graph over all samples that touch an
-        unlabelled one join the attraction. Fewer than ``n_neighbors``: across a class
-        boundary, a graph over all samples reaches the other class sooner than a graph within
-        one class (measured in development on mnist5k with 5 % of the labels: 10 erred less
-        than 20).
+        unlabelled one join the attraction. Fewer than ``n_neighbors``: a graph over all
+        samples crosses class boundaries sooner (mnist5k, 5 % labels: 10 erred less than 20).
     unlabelled : {'auto', 'ignore', 'smooth', 'propagate'}, default='auto'
         How the unlabelled samples (-1) are used. 'ignore': the map of the labelled samples
         alone (bit for bit), the unlabelled ones placed on it as new samples
-        (:meth:`transform`). 'smooth': they join the attraction graph by their
-        ``n_neighbors_unlabelled`` neighbours and elastic embedding's same-class
-        repulsion, and no class is repelled from them. 'propagate': their classes propagated
-        over the 10-nearest-neighbour graph of all samples (Poisson learning,
+        (:meth:`transform`). 'smooth': a map of the data's clusters (started from them):
+        they join the attraction by their ``n_neighbors_unlabelled`` neighbours and the
+        repulsion by ``lam_unlabelled``, no class repelled from them. 'propagate': their
+        classes propagated over the 10-nearest-neighbour graph of all samples (Poisson learning,
         :class:`graphdr.PoissonPropagation`), then the map of every sample as labelled
         (``embedding_`` and the page keep the given labels). 'auto': 'smooth' or
         'propagate' only where it places held-out labelled samples better than the map of
@@ -152,6 +151,10 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     lam_same : float, default=4.0
         :math:`\lambda_s`, the weight of the repulsion within a class: it spreads each class
         over its region against the pull of the ``n_neighbors`` graph.
+    lam_unlabelled : float, default=0.3
+        With ``unlabelled='smooth'``, the weight of the repulsion of every pair with an
+        unlabelled sample: weaker than ``lam_same``, so that the clusters of the unlabelled
+        samples stay gathered (``benchmarks/results/semi_maps.md``).
     cross_attraction : float >= 0, default=1.0
         :math:`\rho`, the weight of the saturating attraction between input neighbours of
         different classes (the 10 nearest of each sample; with exact neighbours above 20,000
@@ -159,11 +162,9 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         placed by the repulsion alone. Larger keeps more of the input's neighbourhoods across
         class boundaries (continuity, random triplets) at a cost in the separation of
         overlapping classes (held-out error, trustworthiness).
-        ``docs/history.rst`` (9 sets, 3 splits) has 0, 0.1, 0.3, 1
-        and 3: mean held-out error 13.65, 13.56, 13.43, 13.50, 18.04 %, trustworthiness
-        0.882-0.884 up to 1 (0.874 at 3), continuity 0.823, 0.826, 0.836, 0.854, 0.881; 1
-        keeps the error and trustworthiness of 0 with most of the gain (mnist5k and the
-        letters). Towards 3 when the classes' layout matters.
+        ``docs/history.rst`` (9 sets, 3 splits) has 0 to 3: 1 keeps the error and
+        trustworthiness of 0 with most of the gain in continuity (mnist5k and the letters).
+        Towards 3 when the classes' layout matters.
     feature_scaling : {'auto', 'standard', 'none'}, default='auto'
         How the features are scaled before the map sees them
         (:func:`graphdr.maps.inputs.feature_scaling`):
@@ -201,10 +202,9 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         splits). Larger maps keep lowering :math:`E` by small amounts for hundreds of
         iterations without changing what the map shows, so a map with NN-descent neighbours
         (``neighbors_='approx'``) also stops when its placement of new samples settles
-        (:class:`graphdr.maps.placement.PlacementCheck`: the leave-one-out error of up to
-        5000 training samples, every 5 iterations, stops when two checks in a row are not
-        lower); at 10^6 samples (``benchmarks/maps2d_scale.py``'s data) after 20 iterations
-        instead of 86, the held-out error and trustworthiness unchanged.
+        (:class:`graphdr.maps.placement.PlacementCheck`); at 10^6 samples
+        (``benchmarks/maps2d_scale.py``'s data) after 20 iterations instead of 86, the
+        held-out error and trustworthiness unchanged.
     tol : float, default=1e-5
         Stop when an iteration lowers the objective by less than ``tol`` times its value.
     verbose : int, default=0
@@ -259,7 +259,7 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     _unlabelled_ties = "propagate"
 
     def __init__(self, *, n_neighbors=20, n_neighbors_unlabelled=10, unlabelled="auto", lam=1.0,
-                 lam_same=4.0, cross_attraction=1.0, feature_scaling="auto",
+                 lam_same=4.0, lam_unlabelled=0.3, cross_attraction=1.0, feature_scaling="auto",
                  placement_width="auto", neighbors="auto", fit_samples=1_000_000,
                  random_state=None, max_iter=100, tol=1e-5, verbose=0, callback=None):
         self.n_neighbors = n_neighbors
@@ -267,6 +267,7 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         self.unlabelled = unlabelled
         self.lam = lam
         self.lam_same = lam_same
+        self.lam_unlabelled = lam_unlabelled
         self.cross_attraction = cross_attraction
         self.feature_scaling = feature_scaling
         self.placement_width = placement_width
@@ -310,7 +311,8 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         X, y_enc, prepared = self._validated(X, y)
         X_map, y_map = X, y_enc
         if self.unlabelled_ == "ignore":  # the map of the labelled rows (as a fit of them)
-            X_map, y_map = prepared.X, y_enc[y_enc >= 0]
+            X_map = X[y_enc >= 0] if prepared is None else prepared.X
+            y_map = y_enc[y_enc >= 0]
         rows = self._sorted_rows(X_map, y_map, n_placed, prepared)
         problem, Y0, check, index = self._objective(rows)
         if index is not None:  # a large map: the scaled rows are rebuilt after the descent
@@ -328,6 +330,7 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         check_int(self.n_neighbors_unlabelled, "n_neighbors_unlabelled")
         check_positive(self.lam, "lam")
         check_positive(self.lam_same, "lam_same", allow_zero=True)
+        check_positive(self.lam_unlabelled, "lam_unlabelled", allow_zero=True)
         check_positive(self.cross_attraction, "cross_attraction", allow_zero=True)
         check_option(self.feature_scaling, "feature_scaling", set(FEATURE_SCALINGS))
         return _check_descent_params(self)
@@ -405,7 +408,7 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
             probe = self._probe_rows(rows.keys, ys, rows.order)
             check = PlacementCheck(ys, probe, *index.training_neighbors(probe, INDEX_DEGREE))
         problem = _MapObjective(A, ys, C, self.lam, self.lam_same, cross=cross,
-                                rho=self.cross_attraction)
+                                rho=self.cross_attraction, lam_unlabelled=self.lam_unlabelled)
         return problem, Y0, check, index
 
     def _descend(self, problem, Y0, check, order, verbose, t0):
@@ -552,8 +555,7 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         return full
 
     def _nearest_other(self):
-        """Each training sample's nearest other training sample in the scaled features (rows
-        in the caller's order, from the placing index, itself left out)."""
+        """Each training sample's nearest other one (scaled features; caller's order)."""
         _, near = self._neighbors.kneighbors(n_neighbors=1)
         out = np.empty(len(self._order), dtype=np.intp)
         out[self._order] = self._order[near[:, 0]]
@@ -589,9 +591,7 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         width = self.placement_width_ if width is None else width
         return place(self._map_rows, dist, ind, width)
 
-    @property
-    def _n_features_out(self):
-        return 2
+    _n_features_out = property(lambda self: 2)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

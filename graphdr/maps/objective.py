@@ -55,10 +55,14 @@ class _MapObjective:
     r"""Value and gradient of :math:`E(Y)` (module docstring).
 
     With unlabelled samples (-1) the different-class repulsion acts between labelled samples
-    of different classes and the same-class weight between every other pair:
-    :math:`\tfrac12\lambda_s \sum_i (F(y_i) - 1) + \tfrac12(\lambda_d - \lambda_s)
-    \sum_{i \in \mathcal L} (F_{\mathcal L}(y_i) - F_{l_i}(y_i))`, with :math:`F_{\mathcal L}`
-    the field of the labelled samples; the tether holds the labelled samples only.
+    of different classes, the same-class weight between labelled samples of one class and
+    :math:`\lambda_u` (``lam_unlabelled``, default :math:`\lambda_s`) between every pair with
+    an unlabelled sample:
+    :math:`\tfrac12\lambda_u \sum_i (F(y_i) - 1) + \tfrac12(\lambda_d - \lambda_u)
+    \sum_{i \in \mathcal L} (F_{\mathcal L}(y_i) - F_{l_i}(y_i))
+    + \tfrac12(\lambda_s - \lambda_u) \sum_{i \in \mathcal L} (F_{l_i}(y_i) - 1)`, with
+    :math:`F_{\mathcal L}` the field of the labelled samples; the tether holds the labelled
+    samples only.
 
     The work is done with the rows sorted by class (unlabelled first), so that every class is
     a block of consecutive rows (views, no gathers); :func:`_class_order` gives that order,
@@ -67,7 +71,7 @@ class _MapObjective:
     """
 
     def __init__(self, A, y_enc, n_classes, lam_diff, lam_same, tether=TETHER, cross=None,
-                 rho=0.0):
+                 rho=0.0, lam_unlabelled=None):
         order = _class_order(y_enc)
         self.order = None if np.array_equal(order, np.arange(len(order))) else order
         A = sp.csr_matrix(A)
@@ -85,6 +89,7 @@ class _MapObjective:
         self.starts = np.searchsorted(y_enc, np.arange(n_classes + 1))
         self.partial = self.starts[0] > 0
         self.lam_diff, self.lam_same = float(lam_diff), float(lam_same)
+        self.lam_unlabelled = self.lam_same if lam_unlabelled is None else float(lam_unlabelled)
         self.tether = float(tether)
 
     def value_grad(self, Y):
@@ -155,9 +160,13 @@ class _MapObjective:
             return value, grad
         lab = slice(int(s[0]), None)
         F_lab, G_lab = gaussian_field(Y[lab])
-        extra = self.lam_diff - self.lam_same
-        value += (0.5 * self.lam_same * float(np.sum(F - 1.0))
+        lam_u = self.lam_unlabelled
+        extra, own = self.lam_diff - lam_u, self.lam_same - lam_u
+        value += (0.5 * lam_u * float(np.sum(F - 1.0))
                   + 0.5 * extra * float(np.sum(F_lab - F_own[lab])))
-        grad += self.lam_same * G
+        grad += lam_u * G
         grad[lab] += extra * (G_lab - G_own[lab])
+        if own != 0.0:  # the labelled classes' own repulsion where it differs
+            value += 0.5 * own * float(np.sum(F_own[lab] - 1.0))
+            grad[lab] += own * G_own[lab]
         return value, grad

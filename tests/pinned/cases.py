@@ -104,7 +104,7 @@ CASES = [
     ("LDA_partial", "wine_partial", lambda: graphdr.LDA(scaling="total", reg=0.01, smoothing="auto", unlabelled="smooth"), False),
     ("KernelLDA_partial", "wine_partial", lambda: graphdr.KernelLDA(scaling="total", gamma=0.05, reg=1e-3, smoothing="auto", unlabelled="smooth"), False),
     ("LFDA_partial", "wine_partial", lambda: graphdr.LFDA(n_components=3, scaling="total", reg=0.0, smoothing=0.5), False),
-    ("DEEMap_partial", "wine_partial", lambda: graphdr.DEEMap(n_neighbors=5, n_neighbors_unlabelled=5, lam_same=1.0, max_iter=5, unlabelled="smooth", cross_attraction=0.0), False),
+    ("DEEMap_partial", "wine_partial", lambda: graphdr.DEEMap(n_neighbors=5, n_neighbors_unlabelled=5, lam_same=1.0, lam_unlabelled=0.3, max_iter=5, unlabelled="smooth", cross_attraction=0.0), False),
     ("DEEMap_propagated", "wine_partial", lambda: graphdr.DEEMap(n_neighbors=5, lam_same=1.0, max_iter=5, cross_attraction=0.0, unlabelled="propagate"), False),
     ("DSNE_partial", "wine_partial", lambda: graphdr.DSNE(n_components=2, max_iter=5, random_state=0, normalization="classwise", cv=None), False),
     ("PoissonPropagation", "wine_partial", lambda: graphdr.PoissonPropagation(n_neighbors=5), False),

@@ -1,0 +1,169 @@
+"""``semi.py --maps``: the map of few labels, each use of the unlabelled rows side by side.
+
+Does a partially labelled :class:`graphdr.DEEMap` keep the data's clusters? Protocol:
+``semi.py``'s splits (70 / 30, a fraction of each class's training labels kept, seeds
+0..2); per cell, DEEMap fitted on every training row with each use of the unlabelled rows
+forced: 'ignore' (the map of the labelled rows, the others placed on it), 'propagate', and
+'smooth' (the map of the data's clusters: started from them, the unlabelled rows in the
+attraction graph) at several weights ``lam_unlabelled`` of the repulsion of the pairs with an
+unlabelled row (``lam_unlabelled = lam_same = 4``: the former map's weight). Reported per
+cell: the test error (1-NN against the labelled training rows in the map, %, mean over the
+seeds) and the trustworthiness of the map of every training row (its 10 nearest neighbours,
+:func:`sklearn.manifold.trustworthiness`; how much of the data's neighbourhoods the map keeps),
+beside unsupervised UMAP's and UMAP with y = -1 (the anchors of ``semi.json``; their
+trustworthiness measured here with the same splits, ``random_state=0``).
+
+    .venv/bin/python benchmarks/semi.py --maps [--datasets ...] [--fractions 0.01 0.05]
+        [--from-json]
+
+Writes ``benchmarks/results/semi_maps.md`` (and ``semi_maps.json``, every cell).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+sys.path.insert(0, str(HERE))
+
+SETS = ("digits", "ionosphere", "sonar", "vehicle", "vowel", "led7digit", "heart", "pima",
+        "wdbc", "mnist5k")
+#: the uses side by side: (label, DEEMap parameters)
+USES = (("ignore", dict(unlabelled="ignore")),
+        ("propagate", dict(unlabelled="propagate")),
+        ("smooth, lam_unlabelled=4", dict(unlabelled="smooth", lam_unlabelled=4.0)),
+        ("smooth, lam_unlabelled=1", dict(unlabelled="smooth", lam_unlabelled=1.0)),
+        ("smooth, lam_unlabelled=0.3 (default)", dict(unlabelled="smooth", lam_unlabelled=0.3)),
+        ("smooth, lam_unlabelled=0.1", dict(unlabelled="smooth", lam_unlabelled=0.1)))
+UMAPS = (("UMAP y=-1", True), ("UMAP unsupervised", False))
+#: the trustworthiness's neighbours
+TRUST_K = 10
+
+
+def measure(sets, fractions, seeds=3, umap=True):
+    """``{'set|fraction': {label: [error %, trustworthiness, fit s]}}`` (means over seeds)."""
+    from semi import load, split, standardise
+    from sklearn.manifold import trustworthiness
+
+    from graphdr import DEEMap
+    from graphdr.bench.maps import one_nn_error as one_nn
+
+    out = {}
+    for d in sets:
+        X, y = load(d)
+        for f in fractions:
+            cells = {}
+            for seed in range(seeds):
+                Xtr, _, ys, Xte, yte = split(X, y, f, seed)
+                Xtr, Xte = standardise(d, Xtr, Xte)
+                lab = ys >= 0
+                runs = [(label, lambda kw=kw: DEEMap(**kw)) for label, kw in USES]
+                if umap:
+                    import umap as umap_learn
+
+                    runs += [(label, lambda t=t: _Umap(umap_learn.UMAP(random_state=0), t))
+                             for label, t in UMAPS]
+                for label, make in runs:
+                    est = make()
+                    t = time.perf_counter()
+                    est.fit(Xtr, ys)
+                    t = time.perf_counter() - t
+                    E = est.embedding_
+                    cells.setdefault(label, []).append(
+                        (one_nn(E[lab], ys[lab], est.transform(Xte), yte),
+                         float(trustworthiness(Xtr, E, n_neighbors=TRUST_K)), t))
+            out[f"{d}|{f:g}"] = {k: np.mean(v, axis=0).tolist() for k, v in cells.items()}
+            print(d, f, {k: round(v[0], 1) for k, v in out[f"{d}|{f:g}"].items()}, flush=True)
+    return out
+
+
+class _Umap:
+    """UMAP fitted as semi.py's anchors are: with y = -1 or without labels."""
+
+    def __init__(self, model, labels):
+        self.model, self.labels = model, labels
+
+    def fit(self, X, ys):
+        self.model.fit(X, ys if self.labels else None)
+        self.embedding_ = self.model.embedding_
+        return self
+
+    def transform(self, X):
+        return self.model.transform(X)
+
+
+def tables(cells, sets, fractions):
+    lines = []
+    labels = [u for u, _ in USES] + [u for u, _ in UMAPS]
+    for f in fractions:
+        for what, i, fmt in (("1-NN test error (%)", 0, "{:.1f}"),
+                             (f"trustworthiness (k = {TRUST_K})", 1, "{:.3f}")):
+            lines += [f"### {f * 100:g} % of the labels: {what}", "",
+                      "| DEEMap use | " + " | ".join(sets) + " |",
+                      "|---|" + "---|" * len(sets)]
+            for label in labels:
+                row = [cells.get(f"{d}|{f:g}", {}).get(label) for d in sets]
+                if all(r is None for r in row):
+                    continue
+                lines.append(f"| {label} | " + " | ".join(
+                    "" if r is None else fmt.format(r[i]) for r in row) + " |")
+            lines.append("")
+    return lines
+
+
+def best_counts(cells, sets, fractions):
+    """Per fraction: the sets where each DEEMap use errs least of the DEEMap uses, and where
+    it is at most the lower UMAP plus one test sample (semi.py's one_sample)."""
+    from semi import one_sample
+
+    lines = ["| labels | " + " | ".join(u for u, _ in USES) + " |",
+             "|---|" + "---|" * len(USES)]
+    for f in fractions:
+        row = []
+        for label, _ in USES:
+            n = 0
+            for d in sets:
+                c = cells.get(f"{d}|{f:g}")
+                if c is None or label not in c or "UMAP y=-1" not in c:
+                    continue
+                low = min(c["UMAP y=-1"][0], c["UMAP unsupervised"][0])
+                n += c[label][0] <= low + one_sample(d)
+            row.append(f"{n} of {len(sets)}")
+        lines.append(f"| {f * 100:g} % | " + " | ".join(row) + " |")
+    return lines
+
+
+def main(argv=None):
+    from common import machine, threads_label
+
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--datasets", nargs="+", default=list(SETS))
+    p.add_argument("--fractions", nargs="+", type=float, default=[0.01, 0.05])
+    p.add_argument("--seeds", type=int, default=3)
+    p.add_argument("--out", default=str(RESULTS / "semi_maps.md"))
+    p.add_argument("--from-json", action="store_true")
+    a = p.parse_args(argv)
+    out = Path(a.out)
+    if a.from_json:
+        cells = json.load(open(out.with_suffix(".json")))
+    else:
+        cells = measure(a.datasets, a.fractions, a.seeds)
+        json.dump(cells, open(out.with_suffix(".json"), "w"), indent=1)
+    lines = ["# The map of few labels: each use of the unlabelled rows side by side", "",
+             f"Command: `.venv/bin/python benchmarks/semi.py --maps --datasets "
+             f"{' '.join(a.datasets)} --fractions {' '.join(f'{f:g}' for f in a.fractions)} "
+             f"--seeds {a.seeds}`", "", machine(threads_label()), "",
+             "Protocol: `benchmarks/_semi_maps.py`'s docstring. Lower error and higher "
+             "trustworthiness are better.", "",
+             "Sets where each use is at most the lower UMAP plus one test sample:", ""]
+    lines += best_counts(cells, a.datasets, a.fractions) + [""]
+    lines += tables(cells, a.datasets, a.fractions)
+    out.write_text("\n".join(lines) + "\n")
+    print(f"wrote {out}")
