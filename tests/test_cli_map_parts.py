@@ -273,6 +273,7 @@ def test_worker_memory_below_a_workers_own_footprint_is_refused_at_once(tmp_path
         assert len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow  # a Dask map at two budgets, 5 s: in `make test-slow` (CI runs it)
 def test_fit_samples_auto_fits_what_the_memory_budget_holds(tmp_path, capsys, scheduler,
                                                             monkeypatch):
     """--fit-samples auto (the default): with a budget too small for the whole fit, the map is

@@ -340,6 +340,7 @@ def test_ignore_is_the_fit_of_the_labelled_rows(name):
         assert len(propagated_columns(est, few)["propagated class"]) == len(X)
 
 
+@pytest.mark.slow  # every estimator with the choice, 5 s: in `make test-slow` (CI)
 def test_one_labelled_sample_in_a_class_leaves_the_unlabelled_rows_out():
     """No held-out comparison with one label in a class: 'auto' keeps the simplest fit (the
     map of the labelled rows); two labels a class: kernel LDA of a fold's single labels takes
