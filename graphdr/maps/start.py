@@ -105,8 +105,9 @@ def _cluster_start(X, A, steps=DIFFUSION_STEPS):
     r"""Start of a partially labelled map: every sample on the two principal axes of all of
     them, then ``steps`` steps of the lazy random walk on the attraction graph ``A``,
     :math:`Z \leftarrow \tfrac12 (Z + D^{-1} A Z)` (a sample without edges stays), so that
-    each cluster of the graph gathers where its members' mean lies; the whole in one disc of
-    :data:`START_DENSITY`. The labels play no part: the few labelled samples do not pull the
+    each cluster of the graph gathers where its members' mean lies; then centred and scaled to
+    the root-mean-square radius of a disc holding every sample at :data:`START_DENSITY`. The
+    labels play no part: the few labelled samples do not pull the
     others into islands around them before the descent starts."""
     A = sp.csr_matrix(A, dtype=np.float64)
     d = np.asarray(A.sum(axis=1)).ravel()
