@@ -25,7 +25,7 @@ _WHERE = {
     "make_multiview_digits": ".multiview",
     "DEE": ".neighbor", "DSNE": ".neighbor", "DEEMap": ".maps.dee_map",
     "ElasticEmbedding": ".neighbor",
-    "PoissonPropagation": ".semi.poisson",
+    "PoissonPropagation": ".semi.poisson", "LabelIssues": ".audit",
     "KQMI": ".qmi", "LQMI": ".qmi", "QMIProjection": ".qmi", "qmi_graph": ".qmi",
     "qmi_potentials": ".qmi",
 }

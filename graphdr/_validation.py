@@ -426,6 +426,15 @@ def _unlabelled_use(value, name):
     check_option(value, name, ("auto", "ignore", "smooth", "propagate"))
 
 
+#: values of the ``labels`` parameter: the labels as given, or audited first
+#: (:func:`graphdr.base.semi.audit_labels`)
+LABEL_USES = ("given", "flag", "audit")
+
+
+def _label_use(value, name):
+    check_option(value, name, LABEL_USES)
+
+
 #: Rules of the hyper-parameters whose name means the same thing in every estimator: checked
 #: at the start of every ``fit`` (:func:`checked_parameters`), whether or not the current
 #: settings use the value. An estimator adds or overrides rules in its class attribute
@@ -465,6 +474,7 @@ SHARED_RULES = {
     "kernel_params": _kernel_params,  # None or keyword arguments of the kernel
     "weights": _edge_weights,  # the kNN graphs' edge weights
     "unlabelled": _unlabelled_use,  # how a semi-supervised fit uses the samples labelled -1
+    "labels": _label_use,  # the labels as given, or audited (graphdr.LabelIssues) first
 }
 
 

@@ -6,12 +6,13 @@ the building blocks, ``blocks/``, are layered module by module):
 0. ``_validation``, ``_threads``, ``_outputs`` -- input checks, threads, whole-or-nothing
    outputs;
 1. ``blocks.graphs``, ``blocks.knn``, ``blocks.kernel_matrices``, ``blocks.stats``,
-   ``blocks.optim``, ``blocks.pairs``, ``blocks.sampling`` -- graphs, kernels, statistics,
-   optimisers, sampled pairs, content-keyed subsamples and folds; ``semi`` -- label
+   ``blocks.optim``, ``blocks.pairs``, ``blocks.sampling``, ``blocks.scaling`` -- graphs,
+   kernels, statistics, optimisers, sampled pairs, content-keyed subsamples and folds, feature
+   scaling; ``semi`` -- label
    propagation; ``io`` -- the file readers;
 2. ``blocks.solvers`` -- eigen-solvers;
-3. ``blocks.spaces``, ``blocks.routes``, ``tuning`` -- coordinate spaces, solve routes, kernel
-   selection;
+3. ``blocks.spaces``, ``blocks.routes``, ``tuning``, ``audit`` -- coordinate spaces, solve
+   routes, kernel selection, the audit of labels;
 4. ``base`` -- the estimator core;
 5. estimators by family (``graph_embedding``, ``qmi``, ``multiview``, ``neighbor``);
 6. the 2-D map (``maps``: DEEMap, its page, its Dask route);
@@ -30,9 +31,9 @@ LAYERS = {
     "_validation": 0, "_threads": 0, "_outputs": 0,
     "blocks": 1, "blocks.graphs": 1, "blocks.knn": 1, "semi": 1, "io": 1,
     "blocks.kernel_matrices": 1, "blocks.stats": 1, "blocks.optim": 1, "blocks.pairs": 1,
-    "blocks.sampling": 1,
+    "blocks.sampling": 1, "blocks.scaling": 1,
     "blocks.solvers": 2,
-    "blocks.spaces": 3, "blocks.routes": 3, "tuning": 3,
+    "blocks.spaces": 3, "blocks.routes": 3, "tuning": 3, "audit": 3,
     "base": 4,
     "graph_embedding": 5, "qmi": 5, "multiview": 5, "neighbor": 5,
     "maps": 6,  # the map builds on the neighbour embeddings (DEE's objective, EE's preconditioner)
@@ -204,6 +205,7 @@ def test_no_two_modules_import_each_other():
     assert not circles, circles
 
 
+@pytest.mark.slow
 def test_a_moved_module_imports_under_its_former_name():
     """``graphdr.cli_map`` moved to ``graphdr.cli.map_command``, ``graphdr.stats`` to
     ``graphdr.blocks.stats``: the old import path gives the same module object (a user's
@@ -225,6 +227,7 @@ def test_a_moved_module_imports_under_its_former_name():
     assert not {"cli_map", "cli_demo", "stats", "graphs", "solvers", "linear"} & set(top)
 
 
+@pytest.mark.slow
 def test_every_former_module_name_is_the_module_at_its_new_place():
     """Each entry of ``graphdr._MOVED`` (the map, the propagation, the pictures of model
     selection ... at their former names): importing the old name gives the module object at

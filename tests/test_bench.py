@@ -306,6 +306,7 @@ def test_unknown_classifier_and_scaling():
         make_scaler("zscore")
 
 
+@pytest.mark.slow
 def test_run_embedding_held_out_and_tsne():
     X, y = load_iris(return_X_y=True)
     base = dict(dataset="iris", X=X, y=y, views=None, scaling="standard", gamma=None, seed=0)

@@ -208,6 +208,7 @@ def test_help_and_list(capsys):
     assert main([]) == 2
 
 
+@pytest.mark.slow
 def test_a_pipe_closed_early_ends_quietly():
     """``graphdr list datasets | head``: the reader is gone before graphdr writes; no
     BrokenPipeError traceback, the exit status of a program SIGPIPE stops (141)."""
@@ -287,6 +288,7 @@ def _what_the_browser_shows(browser, report, workdir):
     return seen
 
 
+@pytest.mark.slow
 def test_index_html_renders_in_chromium(tiny_report, tmp_path):
     browser = _chromium_or_skip()
     seen = _what_the_browser_shows(browser, tiny_report, tmp_path)
@@ -494,6 +496,7 @@ def test_dask_backend_gives_the_same_results(tiny_report, tmp_path):
         _read_csv(tiny_report / "results.csv"))
 
 
+@pytest.mark.slow
 def test_mkldr_protocol_on_builtin_multiview_digits(tmp_path):
     out = tmp_path / "mk"
     args = ["bench", "--protocol", "mkldr", "--datasets", "digits_views:n=120", "--methods",

@@ -41,6 +41,7 @@ def scheduler():
         yield cluster.scheduler_address
 
 
+@pytest.mark.slow
 def test_parquet_folder_on_a_scheduler_equals_the_in_memory_map(tmp_path, capsys, scheduler):
     frames = _tables(tmp_path / "parts")
     for i, f in enumerate(frames):
@@ -67,6 +68,7 @@ def test_parquet_folder_on_a_scheduler_equals_the_in_memory_map(tmp_path, capsys
     assert "big.parquet" in page and '"label_name":"kind"' in page
 
 
+@pytest.mark.slow
 def test_integer_ids_keep_their_name_and_type_and_are_never_features(tmp_path, capsys,
                                                                      scheduler):
     """A Spark-style folder with an int64 ``pixel_id``: on both routes the id column keeps its
@@ -98,6 +100,7 @@ def test_integer_ids_keep_their_name_and_type_and_are_never_features(tmp_path, c
 
 
 @pytest.mark.parametrize("route", ["memory", "dask"])
+@pytest.mark.slow
 def test_outputs_asks_for_the_picture_alone(tmp_path, capsys, scheduler, route):
     """What UMAP and openTSNE users reach for first: a PNG and nothing else."""
     import matplotlib.image as mpimg
@@ -224,6 +227,7 @@ def test_ctrl_c_on_the_dask_route_is_one_line_and_leaves_nothing(tmp_path):
     assert interrupted >= 2
 
 
+@pytest.mark.slow
 def test_a_lost_worker_under_the_placement_is_one_line(tmp_path, capsys, monkeypatch,
                                                        scheduler):
     """What a worker killed past Dask's retries gives (KilledWorker), and a piece cancelled
@@ -303,6 +307,7 @@ def test_fit_samples_auto_fits_what_the_memory_budget_holds(tmp_path, capsys, sc
     assert "a positive integer or auto; got 'many'" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_past_the_budget_but_lighter_in_memory_is_mapped_in_memory(tmp_path, capsys):
     """A table past --memory-budget whose local cluster would take more memory in all (its
     workers' own memory alone outweighs the map of 270 rows) is mapped in memory, with a line

@@ -69,6 +69,7 @@ def test_fit_on_cluster_equals_in_memory_fit(client, Est, no_materialise):
     np.testing.assert_allclose(Z.compute(), eager.transform(X), rtol=1e-8, atol=1e-10)
 
 
+@pytest.mark.slow
 def test_numpy_labels_and_string_labels(client):
     X, y = _data(n=600)
     labels = np.array(["a", "b", "c", "d"])[y]

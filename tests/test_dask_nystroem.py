@@ -96,6 +96,7 @@ def _views(X):
 
 
 @pytest.mark.parametrize("kernels", [["rbf", "linear"], ["distance", "rbf"]])
+@pytest.mark.slow
 def test_mkldr_on_dask_views_equals_in_memory_fit(client, kernels, no_materialise):
     X, y = _data()
     views = _views(X)

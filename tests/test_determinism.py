@@ -76,6 +76,7 @@ def _fitted_arrays(est):
 
 
 @pytest.mark.parametrize("est", ALL, ids=_name)
+@pytest.mark.slow
 def test_two_default_fits_are_identical(est):
     X, y = _data()
     a, out_a = _fit(est, X, y)
@@ -104,6 +105,7 @@ def _assert_same_choice(got, want):
 
 @pytest.mark.parametrize("est", [e for e in ALL if not isinstance(e, graphdr.ElasticEmbedding)],
                          ids=_name)
+@pytest.mark.slow
 def test_chosen_hyperparameters_ignore_row_order_and_random_state(est):
     X, y = _data()
     perm = np.random.default_rng(5).permutation(len(y))
@@ -121,6 +123,7 @@ def _signed_agreement(A, B):
 
 @pytest.mark.parametrize("est", [e for e in ALL if hasattr(e, "transform")
                                  or isinstance(e, graphdr.ElasticEmbedding)], ids=_name)
+@pytest.mark.slow
 def test_signs_survive_a_relative_perturbation_of_1e_10(est):
     X, y = _data()
     perturbed = X * (1 + 1e-10 * np.random.default_rng(1).normal(size=X.shape))

@@ -103,6 +103,7 @@ def test_estimators_that_lose_to_raw_features_say_when_to_use_them():
     assert not missing, f"no 'When to use it.' paragraph with numbers from defaults.md: {missing}"
 
 
+@pytest.mark.slow
 def test_the_semi_supervised_page_names_the_estimators_that_use_minus_one():
     """docs/user_guide/semi_supervised.rst: its table's "uses them" rows name exactly the
     estimators that fit unlabelled samples (graphdr._validation.SEMI_SUPERVISED), and each of

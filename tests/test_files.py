@@ -429,6 +429,7 @@ def make_blobs_rows():
     return np.round(X, 3), np.array(["red", "green", "blue"])[y]
 
 
+@pytest.mark.slow
 def test_map_draws_rows_labelled_minus_one_or_empty_as_unlabelled(tmp_path, capsys):
     """Issue 38: rows whose label is -1 or empty are unlabelled samples of the map (in its
     graph, grey on the page and the picture); they are not scored. The CSV keeps each
@@ -458,7 +459,7 @@ def test_map_draws_rows_labelled_minus_one_or_empty_as_unlabelled(tmp_path, caps
         assert np.mean(propagated == y[hidden]) > 0.95
         assert all(0 <= float(r["confidence"]) <= 1 for r in rows if r["confidence"])
         assert '"propagated class"' in page
-        from graphdr.maps.page import PROPAGATION_NOTE
+        from graphdr.maps.fitted import PROPAGATION_NOTE
 
         assert PROPAGATION_NOTE[:80] in page  # what "confidence" means, on the page
 

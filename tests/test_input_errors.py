@@ -307,6 +307,7 @@ def test_qmi_projection_refuses_constant_data(sweep):
     lambda: graphdr.KernelLDA(approximation="nystroem", n_landmarks=30, random_state=0),
 ])
 @pytest.mark.parametrize("scale", [1e-300, 2.0**-1000, 2.0**1000, 1e300])
+@pytest.mark.slow
 def test_kernel_methods_fit_extreme_scales_as_the_data_itself(sweep, make, scale):
     """The kernel of ``X * s`` with ``gamma / s**2`` is the kernel of ``X`` with ``gamma``: the
     fit divides extreme data by a power of two and scales a given width with it. Compared
@@ -371,6 +372,7 @@ def test_view_kernel_with_a_given_width_keeps_the_data_as_given(sweep):
     (lambda: graphdr.QMIProjection(metric="euclidean", sigma=2.0, max_iter=20), True),
 ])
 @pytest.mark.parametrize("scale", [1e-300, 2.0**-1000, 2.0**1000, 1e300])
+@pytest.mark.slow
 def test_dcv_and_qmi_projection_fit_extreme_scales(sweep, make, equivariant, scale):
     """An orthonormal projection of ``X * s`` is ``s`` times that of ``X``; the whitened QMI
     embedding is the same at every scale. A given width scales with the data."""
@@ -413,6 +415,7 @@ def test_default_components_never_cut_a_tied_block(sweep):
     assert untied_count([1e-15, 2e-15, -1e-16], 3) == 3
 
 
+@pytest.mark.slow
 def test_mkl_lde_default_keeps_the_class_separating_directions(sweep):
     X, y = sweep
     est = graphdr.MKLDR(graph="lde").fit(_views(X), y)

@@ -14,7 +14,8 @@ from sklearn.datasets import load_wine, make_blobs
 from sklearn.neighbors import KNeighborsClassifier, NearestNeighbors
 
 from graphdr import DEEMap, map2d
-from graphdr.maps.page import COLORS, held_out_errors, write_map_csv, write_map_page
+from graphdr.maps.fitted import held_out_errors
+from graphdr.maps.page import COLORS, write_map_csv, write_map_page
 
 
 @pytest.fixture(scope="module")
@@ -250,7 +251,7 @@ def test_page_in_chromium_hover_search_legend(page_file, renderer):
 # -- in a notebook ----------------------------------------------------------------------------
 
 def test_show_gives_the_page_inline_and_caps_the_points(tmp_path):
-    from graphdr.maps.page import MapView
+    from graphdr.maps.display import MapView
 
     X, y = make_blobs(n_samples=120, centers=3, n_features=4, random_state=1)
     names = np.array(["a<b", "c", "d"], dtype=object)[y]
@@ -277,7 +278,7 @@ def test_show_gives_the_page_inline_and_caps_the_points(tmp_path):
     assert '"unlabelled"' in shown.page
     # the unlabelled samples' propagated class and confidence on hover, as in map2d's page,
     # with what confidence means
-    from graphdr.maps.page import PROPAGATION_NOTE
+    from graphdr.maps.fitted import PROPAGATION_NOTE
 
     data = json.loads(re.search(r'id="graphdr-data">(.*?)</script>', shown.page).group(1))
     assert data["hover_names"] == ["propagated class", "confidence"]
@@ -335,6 +336,7 @@ def test_show_in_a_notebook_executed_headlessly():
     assert "srcdoc" not in nb.cells[2].outputs[0]["data"]["text/html"]
 
 
+@pytest.mark.slow
 def test_page_search_numbers_prefixes_and_long_names_in_chromium(tmp_path):
     """Numeric ids beside numeric classes: '7' finds the class (id:7 the sample); a class
     search brings the class into view; an id prefix finds its samples; a long class name
@@ -392,6 +394,7 @@ def test_page_search_numbers_prefixes_and_long_names_in_chromium(tmp_path):
         assert cb["x"] + cb["width"] <= lb["x"] + lb["width"] + 1
 
 
+@pytest.mark.slow
 def test_page_class_search_by_prefix_or_part_and_clearing_resets_the_view(tmp_path):
     """'damp' finds the classes whose names begin with it (any case), 'meadow' the one that
     contains it; an empty search brings back the whole map, with no ring or tip left."""
@@ -442,7 +445,7 @@ def test_png_legend_shortens_long_names_and_fits_the_picture(tmp_path):
 def test_color_groups_categories_and_quantile_bins():
     """Against an independent count: text and few numbers are categories; other numbers fall
     into quantile bins whose ranges cover the values, in order along the colour scale."""
-    from graphdr.maps.page import COLOR_BINS, color_groups
+    from graphdr.maps.fitted import COLOR_BINS, color_groups
 
     groups, names, colors = color_groups(np.array(["b", "a", "b", ""], dtype=object))
     assert names == ["a", "b", "(missing)"] and list(groups) == ["b", "a", "b", "(missing)"]
@@ -506,7 +509,8 @@ def test_page_of_few_labels_tints_unlabelled_samples_by_their_propagated_class(t
     colour of the class propagated to it (not grey); hiding that class hides them."""
     from matplotlib.colors import to_rgb
 
-    from graphdr.maps.page import CARRIED_TINT, COLORS, propagated_columns
+    from graphdr.maps.fitted import propagated_columns
+    from graphdr.maps.page import CARRIED_TINT, COLORS
 
     X, y = make_blobs(n_samples=240, centers=3, n_features=4, random_state=1)
     names = np.array(["north", "south", "west"])[y].astype(object)

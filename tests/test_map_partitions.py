@@ -38,6 +38,7 @@ PARAMS = dict(n_neighbors=6, max_iter=15)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.slow
 def test_partitions_hold_the_in_memory_places_bit_for_bit(tmp_path, dtype):
     X, y = _data(dtype=dtype)
     ids = np.array([f"s{i}" for i in range(len(X))], dtype=object)
@@ -77,7 +78,7 @@ def test_partitions_hold_the_in_memory_places_bit_for_bit(tmp_path, dtype):
     # partitions and explained on the page (not the in-memory map's propagation)
     import base64
 
-    from graphdr.maps.page import MAP_VOTE_NOTE, PROPAGATION_NOTE
+    from graphdr.maps.fitted import MAP_VOTE_NOTE, PROPAGATION_NOTE
 
     assert data["hover_names"] == ["map vote", "vote share"]
     codes = np.frombuffer(base64.b64decode(data["label"]), dtype="<u2")
@@ -105,6 +106,7 @@ def test_page_sample_and_all_rows_fitted(tmp_path):
     assert "leave-one-out" in text and not (tmp_path / "a.png").exists()
 
 
+@pytest.mark.slow
 def test_nothing_half_written_and_an_earlier_map_kept(tmp_path, monkeypatch):
     from graphdr.maps import partitions as map_partitions
 

@@ -257,6 +257,7 @@ def test_transform_of_a_training_sample_stays_in_its_place(digits_split):
     assert np.median(moved) < 0.1 * spread
 
 
+@pytest.mark.slow
 def test_same_fit_twice_and_under_row_permutation(digits_split):
     Xtr, Xte, ytr, yte = digits_split
     a = DEEMap().fit(Xtr, ytr)
@@ -276,6 +277,7 @@ def test_same_fit_twice_and_under_row_permutation(digits_split):
     assert err[0] == err[1]
 
 
+@pytest.mark.slow
 def test_the_map_does_not_depend_on_the_units_of_the_input(digits_split):
     """Only neighbour ranks and relative distances enter: X and 1000 X pose the same problem
     from the same start (up to rounding), so they reach the same objective up to the
@@ -347,6 +349,7 @@ def test_the_scaling_rule_standardises_only_a_dominated_input():
 
 
 @pytest.mark.parametrize("factor", [1e-300, 1e-150, 1e150, 1e300])
+@pytest.mark.slow
 def test_extreme_magnitudes_give_the_map_of_ordinary_ones(factor, digits_split):
     """Issue 37: X * 1e-300 collapsed every class to a point. The features are now divided by
     an exact power of two first, so that squared distances neither underflow nor overflow."""
@@ -640,6 +643,7 @@ def test_a_narrow_placement_puts_a_new_sample_on_its_nearest_training_sample(dig
     assert np.mean(map_pred != ytr[near]) <= 2.0 / len(yte)
 
 
+@pytest.mark.slow
 def test_auto_placement_width_is_the_one_of_lowest_leave_one_out_error(digits_split):
     from graphdr.maps.placement import PLACEMENT_WIDTHS
 
@@ -729,6 +733,7 @@ def test_blockwise_trustworthiness_is_scikit_learns():
         trustworthiness(X[:10], Z[:10], 5)
 
 
+@pytest.mark.slow
 def test_transform_is_row_by_row_whatever_rows_come_together():
     """A new sample's place has the same bits whichever other samples are placed with it (the
     Dask path places blocks of any size): the digits hold duplicate rows, neighbours at equal

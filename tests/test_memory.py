@@ -3,6 +3,7 @@
 import tracemalloc
 
 import numpy as np
+import pytest
 
 import graphdr
 
@@ -20,6 +21,7 @@ def test_lda_fit_memory_is_linear_in_n():
     assert peak < 3 * X.nbytes, f"peak {peak / 1e6:.1f} MB for X of {X.nbytes / 1e6:.1f} MB"
 
 
+@pytest.mark.slow
 def test_binary_knn_graph_within_classes_peaks_near_its_own_size():
     """DEEMap's attraction graph is assembled group by group: at 10^7 samples the old route
     (COO triplets, the transpose and their maximum) took several copies of the graph. The

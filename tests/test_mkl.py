@@ -368,6 +368,7 @@ def test_weight_shrinkage_pulls_towards_equal_weights_and_auto_picks_by_inner_cv
         MKLDR(weight_shrinkage=1.5).fit(views, d.target)
 
 
+@pytest.mark.slow
 def test_auto_widths_and_ridge_come_from_their_tables(digits_views):
     d = digits_views
     kernels = [{"kernel": k, "sigma": "auto"} for k in d.kernels]

@@ -165,6 +165,7 @@ def test_refit_switches_between_paths(digits):
 
 
 @pytest.mark.parametrize("graph", ["lda", pytest.param("lde", marks=pytest.mark.slow)])
+@pytest.mark.slow
 def test_no_n_by_n_allocation(graph):
     rng = np.random.default_rng(0)
     n = 4000

@@ -28,6 +28,7 @@ ids = [c.__name__ for c in ESTIMATORS]
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=ids)
+@pytest.mark.slow
 def test_prepared_rows_give_the_fit_of_rows_validated_by_each_fit(cls, monkeypatch):
     """The same estimator with the trial fits fed raw rows (``_supports.prepared`` off: each fit
     validates, scales and searches on its own, as before the prepared rows) gives the same

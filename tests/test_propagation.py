@@ -107,6 +107,7 @@ def test_duplicates_and_row_order():
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # Laplace's
+@pytest.mark.slow
 def test_few_labels_beat_laplace_learning_on_digits():
     """One label per class: Poisson learning labels most of the digits; Laplace learning
     (scikit-learn's LabelPropagation, knn kernel) much fewer."""
@@ -334,7 +335,7 @@ def test_ignore_is_the_fit_of_the_labelled_rows(name):
         np.testing.assert_array_equal(est.embedding_[lab], alone.embedding_)
         np.testing.assert_array_equal(est.embedding_[~lab], alone.transform(X[~lab]))
         # its page's errors and propagated classes see every row
-        from graphdr.maps.page import held_out_errors, propagated_columns
+        from graphdr.maps.fitted import held_out_errors, propagated_columns
 
         assert held_out_errors(est, few) == held_out_errors(alone, few[lab])
         assert len(propagated_columns(est, few)["propagated class"]) == len(X)

@@ -182,6 +182,7 @@ def _fig11_lookup(errors, panel="fig11_small"):
     return Lookup(aggs, folds)
 
 
+@pytest.mark.slow
 def test_003_ledger_tests_the_splits_paired():
     """Fig. 11's claims: Wilcoxon's signed-rank test over the 10 splits, paired by split (a
     gap smaller than the splits' spread but consistent is significant), at each method's best

@@ -543,6 +543,7 @@ def test_dsne_takes_unlabelled_samples():
         graphdr.DSNE(method="approx").fit(X, ys)
 
 
+@pytest.mark.slow
 def test_map_page_errors_score_the_labelled_samples_against_the_labelled_ones():
     """held_out_errors of a partially labelled map, against brute force: each labelled
     sample, placed from its neighbours (leave-one-out), against the other labelled samples on
@@ -550,7 +551,7 @@ def test_map_page_errors_score_the_labelled_samples_against_the_labelled_ones():
     from sklearn.datasets import make_blobs
     from sklearn.neighbors import KNeighborsClassifier
 
-    from graphdr.maps.page import held_out_errors
+    from graphdr.maps.fitted import held_out_errors
 
     X, y = make_blobs(n_samples=90, centers=3, n_features=4, cluster_std=2.5, random_state=2)
     ys = np.where(np.arange(90) % 3 == 0, y, -1)

@@ -127,6 +127,7 @@ def _fit_and_output(name, X, y):
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=datasets())
+@pytest.mark.slow
 def test_every_fit_gives_finite_output_or_a_clear_error(name, data):
     X, y = data
     constant = not np.any(np.ptp(X, axis=0) > 0)  # every sample the same point

@@ -154,6 +154,7 @@ CASES = [
 
 
 @pytest.mark.parametrize("name,make,shape", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.slow
 def test_a_fit_gives_the_same_bits_with_one_thread_or_several(name, make, shape):
     X, y = _data(*shape)
     with threadpool_limits(limits=1):

@@ -173,6 +173,7 @@ def test_median_heuristic_is_the_median_squared_distance():
     assert tuning.median_gamma(X) == pytest.approx(1.0 / np.median(d2))
 
 
+@pytest.mark.slow
 def test_explicit_values_skip_the_search_and_random_state_reproduces():
     X, y = _data()
     est = graphdr.KernelLDA(gamma=0.3, reg=1e-2).fit(X, y)

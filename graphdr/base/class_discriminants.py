@@ -14,7 +14,7 @@ from .supports import Supports
 __all__ = ["_LinearDiscriminant", "_KernelDiscriminant"]
 
 _SUPPORTS = Supports(unlabelled_rows=True, unlabelled_choice=True, smoothing=True, scaling=True,
-                     ridge=True, prepared=True)
+                     ridge=True, prepared=True, label_audit=True)
 
 
 class _LinearDiscriminant(_BaseGraphEmbedding):
@@ -24,13 +24,14 @@ class _LinearDiscriminant(_BaseGraphEmbedding):
     _auto_linear_reg = True
 
     def __init__(self, n_components=None, *, reg="auto", scaling="within", smoothing="auto",
-                 smoothing_neighbors=10, unlabelled="auto", rank_tol=None):
+                 smoothing_neighbors=10, unlabelled="auto", labels="given", rank_tol=None):
         self.n_components = n_components
         self.reg = reg
         self.scaling = scaling
         self.smoothing = smoothing
         self.smoothing_neighbors = smoothing_neighbors
         self.unlabelled = unlabelled
+        self.labels = labels
         self.rank_tol = rank_tol
 
 
@@ -43,7 +44,8 @@ class _KernelDiscriminant(_BaseGraphEmbedding):
         self, n_components=None, *, kernel="rbf", gamma="auto", degree=3, coef0=1.0,
         kernel_params=None, reg="auto", scaling="within", solver="auto", approximation="auto",
         n_landmarks=500, random_state=None, n_jobs=None, smoothing="auto",
-        smoothing_neighbors=10, unlabelled="auto", rank_tol=None,
+        smoothing_neighbors=10, unlabelled="auto", labels="given",
+        rank_tol=None,
     ):
         self.n_components = n_components
         self.kernel = kernel
@@ -61,4 +63,5 @@ class _KernelDiscriminant(_BaseGraphEmbedding):
         self.smoothing = smoothing
         self.smoothing_neighbors = smoothing_neighbors
         self.unlabelled = unlabelled
+        self.labels = labels
         self.rank_tol = rank_tol

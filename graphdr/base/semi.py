@@ -71,7 +71,62 @@ def use_unlabelled(est, X, y):
     return prepare_unlabelled(est, X, y)[1]
 
 
-def prepare_unlabelled(est, X, y):
+def audit_labels(est, X, y):
+    """``(y, selected)``: the labels a fit goes on with, by the estimator's ``labels``
+    parameter (:data:`graphdr._validation.LABEL_USES`). 'given': ``y`` itself. 'flag': ``y``
+    itself, and the samples whose label the data contradicts found by
+    :class:`graphdr.LabelIssues` on ``X`` (its fitted audit is ``label_issues_``). 'audit':
+    those samples' labels set to -1 (unlabelled), so that the partially labelled fit
+    (``unlabelled``) does not follow them. ``selected`` sets ``label_issues_`` (None for
+    'given')."""
+    use = getattr(est, "labels", "given") if est._supports.label_audit else "given"
+    if use == "given" or y is None or is_dask_array(X) or is_dask_array(y):
+        if use != "given" and (is_dask_array(X) or is_dask_array(y)):
+            raise ValueError(f"{type(est).__name__}: labels={use!r} needs X and y in memory "
+                             "(the audit's neighbour graph); pass labels='given' for a Dask "
+                             "array.")
+        return y, Selected({"label_issues_": None})
+    name = type(est).__name__
+    if getattr(est, "kernel", None) == "precomputed":
+        raise ValueError(f"{name}: labels={use!r} needs the samples' features (the audit's "
+                         "neighbour graph), not kernel='precomputed'.")
+    from ..audit import LabelIssues  # (imported when asked for)
+
+    features = X.X if isinstance(X, PreparedInput) else X
+    if sp.issparse(features):
+        features = dense_for_semi_supervised(check_array(features, accept_sparse="csr"), name)
+    audit = LabelIssues(neighbors=getattr(est, "neighbors", "auto"),
+                        random_state=getattr(est, "random_state", None)).fit(features, y)
+    if use == "audit" and audit.is_issue_.any():
+        y = np.asarray(y)
+        y = y.astype(object) if y.dtype.kind in "US" else y.copy()
+        y[audit.is_issue_] = "-1" if audit.classes_.dtype.kind in "USO" else -1
+    return y, Selected({"label_issues_": audit})
+
+
+def audited_fit_labels(est, X, y, y_enc):
+    """:func:`audit_labels` for a fit that audits before it prepares its rows (DEEMap):
+    ``label_issues_`` written, ``(y, y_enc)`` returned with the flagged samples -1 for
+    ``labels='audit'``."""
+    y, audited = audit_labels(est, X, y)
+    audited.write(est)
+    if est.labels == "audit" and est.label_issues_ is not None:
+        y_enc = np.where(est.label_issues_.is_issue_, -1, y_enc)
+    return y, y_enc
+
+
+def prepare_unlabelled(est, X, y, audit=True):
+    """``(X, y, selected)``: the labels audited first (:func:`audit_labels`, for an estimator
+    with a ``labels`` parameter; ``audit=False``: audited by the caller), then what the fit
+    goes on with (:func:`_prepare_unlabelled`)."""
+    if not audit or not est._supports.label_audit or isinstance(X, PreparedInput):
+        return _prepare_unlabelled(est, X, y)
+    y, audited = audit_labels(est, X, y)
+    X, y, chosen = _prepare_unlabelled(est, X, y)
+    return X, y, audited | chosen
+
+
+def _prepare_unlabelled(est, X, y):
     """``(X, y, selected)``: what a semi-supervised fit goes on with (the estimator's ``unlabelled``
     parameter, :data:`graphdr.blocks.routes.SMOOTHING_DOC`): ``y`` itself ('smooth', or every
     sample labelled); ``y`` with the unlabelled samples' propagated classes ('propagate'); the
@@ -250,6 +305,8 @@ def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None):
         graph = None
     keys = trials.keys()[labelled]
     trial = clone(est).set_params(unlabelled="smooth")
+    if "labels" in trial.get_params(deep=False):  # (the labels audited once, before the choice)
+        trial.set_params(labels="given")
     params = trial.get_params(deep=False)
     trial.set_params(**{k: v for k, v in (("verbose", 0), ("callback", None)) if k in params})
     alone = clone(trial)  # the labelled rows alone: as the fit that ignores the others

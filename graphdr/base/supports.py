@@ -35,6 +35,9 @@ class Supports:
     prepared : bool
         ``fit`` takes a :class:`~graphdr.base.prepared.PreparedInput` for ``X`` (the rows
         validated once for the fits of a partially labelled fit).
+    label_audit : bool
+        A ``labels`` parameter: the labels as given, or audited by :class:`graphdr.LabelIssues`
+        first (:func:`graphdr.base.semi.audit_labels`).
     """
 
     unlabelled_rows: bool = False
@@ -44,7 +47,8 @@ class Supports:
     ridge: bool = False
     neighbour_search: bool = False
     prepared: bool = False
+    label_audit: bool = False
 
     #: each flag that says a parameter exists, and that parameter
     PARAMETERS = {"unlabelled_choice": "unlabelled", "smoothing": "smoothing",
-                  "scaling": "scaling", "neighbour_search": "neighbors"}
+                  "scaling": "scaling", "neighbour_search": "neighbors", "label_audit": "labels"}

@@ -34,7 +34,7 @@ from .solvers import class_kernel_eigh, generalized_eigh
 
 __all__ = ["GraphProblem", "ClassForms", "relative_ridge", "solve_graph_problem",
            "solve_class_forms", "solve_class_kernel", "SCALINGS", "SCALING_DOC", "SMOOTHING_DOC",
-           "metric_transform"]
+           "LABELS_DOC", "metric_transform"]
 
 
 @dataclass
@@ -202,7 +202,19 @@ SMOOTHING_DOC = """    smoothing : 'auto' or float, default='auto'
         sign test over two stratified folds, else 'ignore'
         (:func:`graphdr.base.semi.compare_unlabelled_uses`). ``unlabelled_`` records the
         choice and ``unlabelled_results_`` the comparison. With every sample
-        labelled it has no effect."""
+        labelled it has no effect.
+%(labels)s"""
+
+#: the ``labels`` entry of the estimators that audit their labels (``%(labels)s``, within
+#: :data:`SMOOTHING_DOC`)
+LABELS_DOC = """    labels : {'given', 'flag', 'audit'}, default='given'
+        Whether to trust the labels. 'given': as they are. 'flag': as they are, and the
+        samples whose label the data contradicts found first (:class:`graphdr.LabelIssues`;
+        ``label_issues_`` is that audit: ``is_issue_``, ``label_quality_``,
+        ``suggested_label_``). 'audit': those samples fitted as unlabelled (-1), so that a few
+        wrong labels do not bend the fit (``unlabelled`` says how they are used). See
+        :ref:`label_issues` for when 'audit' helps."""
+SMOOTHING_DOC = SMOOTHING_DOC.replace("%(labels)s", LABELS_DOC)
 
 #: values of the ``scaling`` parameter of the discriminant estimators
 SCALINGS = ("within", "total", "none")

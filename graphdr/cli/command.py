@@ -358,6 +358,13 @@ def build_parser():
                     metavar="W", help="how new samples are placed (the page's held-out "
                     "error): small, by their nearest training sample; large, by all their "
                     "neighbours alike (default auto: the width of lowest leave-one-out error)")
+    mp.add_argument("--labels", default=None, choices=("flag", "audit", "given"),
+                    help="flag (default): find the labels the data contradicts "
+                    "(graphdr.LabelIssues), ring them on the page (legend entry 'suspect "
+                    "labels (N)') and the picture, and add the columns 'label quality' and "
+                    "'suggested class' to the table; audit: also fit the map as if those rows "
+                    "were unlabelled; given: trust every label (faster). Past memory (a Dask "
+                    "cluster) the labels are taken as given")
     mp.add_argument("--quiet", action="store_true", help="no messages")
     add_file_options(mp)
     add_scale_options(mp)

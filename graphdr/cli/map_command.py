@@ -226,7 +226,11 @@ def run_map(args):
         for note in ds.notes:
             print(f"graphdr map: {note}.", file=sys.stderr)
     start = time.perf_counter()
-    params = dict(feature_scaling=args.feature_scaling, placement_width=args.placement_width)
+    params = dict(feature_scaling=args.feature_scaling, placement_width=args.placement_width,
+                  labels=args.labels or "flag")
+    if params["labels"] != "given" and not args.quiet:
+        print("graphdr map: checking the labels (graphdr.LabelIssues; --labels given skips "
+              "it) ...", file=sys.stderr)
     write = dict(title=args.title, ids=ds.ids, hover=hover, label_name=_label_name(ds, args),
                  id_name=ds.id_name or "id", label_empty=ds.label_empty, color=color,
                  color_name=color_name if color is not None else "colour", **_written(args))
@@ -248,8 +252,11 @@ def run_map(args):
                                                  ("png", "png")) if kinds[kind]]
         n_unlabelled = int(_unlabelled(labels).sum())
         unlabelled = f" ({n_unlabelled} unlabelled)" if n_unlabelled else ""
+        audit = model.label_issues_
+        suspects = "" if audit is None else \
+            f", {int(audit.is_issue_.sum())} suspect labels (ringed)"
         print(f"graphdr map: {ds.name}, {len(ds.y)} samples{unlabelled}, "
-              f"{len(model.classes_)} classes, "
+              f"{len(model.classes_)} classes{suspects}, "
               f"{model.n_iter_} iterations in {time.perf_counter() - start:.1f} s: wrote "
               f"{', '.join(written)}", file=sys.stderr)
     return 0
@@ -332,6 +339,11 @@ def _run_map_parts(args):
         raise ValueError(f"{option}: not available for a map made on a Dask cluster "
                          "(--scheduler, or data past --memory-budget); the Parquet "
                          "partitions carry the id to join them with your columns.")
+    if args.labels in ("flag", "audit"):
+        raise ValueError(f"--labels {args.labels}: not available for a map made on a Dask "
+                         "cluster (--scheduler, or data past --memory-budget): the audit of "
+                         "the labels needs every row in memory; leave --labels out (the labels "
+                         "are then taken as given) or raise --memory-budget.")
     refuse_inputs(files.values(), [args.data])  # before anything is read
     _written(args)
     if args.worker_memory is not None and args.worker_memory < MIN_WORKER_MEMORY:
@@ -348,6 +360,8 @@ def _run_map_parts(args):
     check_writable(files["html"].parent, create=True)
     for note in table.notes:
         echo(f"graphdr map: {note}.")
+    echo("graphdr map: labels taken as given on a Dask cluster (suspect labels are found in "
+         "memory only).")
     fit_samples = _fit_rows(args, len(table.y), len(table.feature_names), echo)
     with dask_client(args.scheduler, args.workers, args.worker_memory, "graphdr map", echo):
         model = _on_cluster(lambda: _map_table(args, table, fit_samples))

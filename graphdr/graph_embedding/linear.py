@@ -271,13 +271,15 @@ class MFA(_BaseGraphEmbedding):
     """
 
     _supports = Supports(
-        unlabelled_rows=True, unlabelled_choice=True, smoothing=True, ridge=True, prepared=True)
+        unlabelled_rows=True, unlabelled_choice=True, smoothing=True, ridge=True, prepared=True,
+        label_audit=True)
 
     _min_per_class = 2
 
     def __init__(
         self, n_components=None, *, n_neighbors=5, n_neighbors_penalty=20, weights="binary",
-        sigma=None, reg=0.0, smoothing="auto", smoothing_neighbors=10, unlabelled="auto", rank_tol=None,
+        sigma=None, reg=0.0, smoothing="auto", smoothing_neighbors=10, unlabelled="auto",
+        labels="given", rank_tol=None,
     ):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
@@ -288,6 +290,7 @@ class MFA(_BaseGraphEmbedding):
         self.smoothing = smoothing
         self.smoothing_neighbors = smoothing_neighbors
         self.unlabelled = unlabelled
+        self.labels = labels
         self.rank_tol = rank_tol
 
     def _check_params(self):
@@ -346,13 +349,15 @@ class LDE(_BaseGraphEmbedding):
     """
 
     _supports = Supports(
-        unlabelled_rows=True, unlabelled_choice=True, smoothing=True, ridge=True, prepared=True)
+        unlabelled_rows=True, unlabelled_choice=True, smoothing=True, ridge=True, prepared=True,
+        label_audit=True)
 
     _min_per_class = 2
 
     def __init__(
         self, n_components=None, *, n_neighbors=5, n_neighbors_between=10, weights="heat",
-        sigma=None, reg=0.0, smoothing="auto", smoothing_neighbors=10, unlabelled="auto", rank_tol=None,
+        sigma=None, reg=0.0, smoothing="auto", smoothing_neighbors=10, unlabelled="auto",
+        labels="given", rank_tol=None,
     ):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
@@ -363,6 +368,7 @@ class LDE(_BaseGraphEmbedding):
         self.smoothing = smoothing
         self.smoothing_neighbors = smoothing_neighbors
         self.unlabelled = unlabelled
+        self.labels = labels
         self.rank_tol = rank_tol
 
     def _check_params(self):

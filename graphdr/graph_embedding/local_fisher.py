@@ -187,13 +187,15 @@ class LFDA(_LocalFisher):
     """
 
     _supports = Supports(
-        unlabelled_rows=True, unlabelled_choice=True, smoothing=True, scaling=True, ridge=True, prepared=True)
+        unlabelled_rows=True, unlabelled_choice=True, smoothing=True, scaling=True, ridge=True,
+        prepared=True, label_audit=True)
 
     _smoothing_in_constraint = True  # min (S_lw + aJ) / (S_lm + aJ) = max S_lb / (S_lw + aJ)
     _auto_linear_reg = True
 
     def __init__(self, n_components=None, *, n_neighbors=7, reg="auto", scaling="within",
-                 smoothing="auto", smoothing_neighbors=10, unlabelled="auto", rank_tol=None):
+                 smoothing="auto", smoothing_neighbors=10, unlabelled="auto", labels="given",
+                 rank_tol=None):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
         self.reg = reg
@@ -201,6 +203,7 @@ class LFDA(_LocalFisher):
         self.smoothing = smoothing
         self.smoothing_neighbors = smoothing_neighbors
         self.unlabelled = unlabelled
+        self.labels = labels
         self.rank_tol = rank_tol
 
     def _build_graphs(self, X_graph, y_enc, metric):
@@ -247,6 +250,8 @@ class SemiLFDA(_LocalFisher):
         As in :class:`LFDA`: 'smooth' is SELF's mixture with the covariance of all samples;
         'propagate' fits the classes propagated to the unlabelled samples; 'ignore' fits the
         labelled samples alone; 'auto' chooses.
+    labels : {'given', 'flag', 'audit'}, default='given'
+        As in :class:`LFDA`: the labels audited first (:class:`graphdr.LabelIssues`).
     rank_tol : float or None, default=None
 
     Attributes
@@ -267,17 +272,19 @@ class SemiLFDA(_LocalFisher):
     (150, 2)
     """
 
-    _supports = Supports(unlabelled_rows=True, unlabelled_choice=True, scaling=True, prepared=True)
+    _supports = Supports(unlabelled_rows=True, unlabelled_choice=True, scaling=True, prepared=True,
+                         label_audit=True)
 
     _parameter_rules = {"beta": lambda value, name: _unit_interval(value, name)}
 
     def __init__(self, n_components=None, *, beta=0.5, n_neighbors=7, scaling="none",
-                 unlabelled="auto", rank_tol=None):
+                 unlabelled="auto", labels="given", rank_tol=None):
         self.n_components = n_components
         self.beta = beta
         self.n_neighbors = n_neighbors
         self.scaling = scaling
         self.unlabelled = unlabelled
+        self.labels = labels
         self.rank_tol = rank_tol
 
     def _build_graphs(self, X_graph, y_enc, metric):

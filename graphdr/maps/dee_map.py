@@ -38,11 +38,12 @@ from .._validation import (
     checked_parameters,
 )
 from ..base.prepared import PreparedInput, features_of
-from ..base.semi import prepare_unlabelled
+from ..base.semi import audited_fit_labels, prepare_unlabelled
 from ..base.supports import Supports
 from ..blocks import graphs as _graphs
 from ..blocks.optim import descent
-from ..blocks.sampling import canonical_order, row_keys, smallest_keys
+from ..blocks.routes import LABELS_DOC
+from ..blocks.sampling import canonical_order, row_keys
 from ..blocks.solvers import embedding_signs
 from ..blocks.stats import is_dask_array
 from ..neighbor._core import _DTYPES, _check_descent_params, _store_descent
@@ -60,13 +61,13 @@ from .inputs import (
 )
 from .objective import _MapObjective
 from .placement import (
-    PLACEMENT_SAMPLES,
     PlacementCheck,
     best_width,
     drop_self,
     leave_one_out_errors,
     place,
     place_rows,
+    probe_rows,
     row_distances,
 )
 from .start import _start
@@ -146,6 +147,7 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         samples; where both do, the one of fewer errors, a tie to 'propagate'), else
         'ignore'; not 'propagate' when the propagation leaves a class a single sample. With
         every sample labelled it has no effect.
+%(labels)s
     lam : float, default=1.0
         :math:`\lambda_d`, the weight of the repulsion between classes.
     lam_same : float, default=4.0
@@ -167,7 +169,7 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         Towards 3 when the classes' layout matters.
     feature_scaling : {'auto', 'standard', 'none'}, default='auto'
         How the features are scaled before the map sees them
-        (:func:`graphdr.maps.inputs.feature_scaling`):
+        (:func:`graphdr.blocks.scaling.feature_scaling`):
         ``'standard'`` standardises each feature, ``'none'`` keeps them as given, ``'auto'``
         standardises when one feature holds more than half of the total variance (features
         in different units, such as wine's proline beside its ratios), and otherwise keeps
@@ -232,6 +234,8 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     unlabelled_results_ : dict
         With ``unlabelled='auto'`` and unlabelled samples: the comparison that chose
         (:func:`graphdr.base.semi.compare_unlabelled_uses`).
+    label_issues_ : LabelIssues or None
+        With ``labels='flag'`` or ``'audit'``: the audit of the labels (the page marks it).
     objective_, initial_objective_ : float
         :math:`E` at the end and at the start.
     n_iter_ : int
@@ -252,19 +256,21 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     (10, 2)
     """
 
-    _supports = Supports(
-        unlabelled_rows=True, unlabelled_choice=True, neighbour_search=True, prepared=True)
+    _supports = Supports(unlabelled_rows=True, unlabelled_choice=True, neighbour_search=True,
+                         prepared=True, label_audit=True)
 
     #: a tie in the choice of ``unlabelled='auto'`` goes to the propagated classes
     _unlabelled_ties = "propagate"
 
-    def __init__(self, *, n_neighbors=20, n_neighbors_unlabelled=10, unlabelled="auto", lam=1.0,
+    def __init__(self, *, n_neighbors=20, n_neighbors_unlabelled=10, unlabelled="auto",
+                 labels="given", lam=1.0,
                  lam_same=4.0, lam_unlabelled=0.3, cross_attraction=1.0, feature_scaling="auto",
                  placement_width="auto", neighbors="auto", fit_samples=1_000_000,
                  random_state=None, max_iter=100, tol=1e-5, verbose=0, callback=None):
         self.n_neighbors = n_neighbors
         self.n_neighbors_unlabelled = n_neighbors_unlabelled
         self.unlabelled = unlabelled
+        self.labels = labels
         self.lam = lam
         self.lam_same = lam_same
         self.lam_unlabelled = lam_unlabelled
@@ -357,8 +363,11 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         self.classes_, y_enc, _ = check_labels(y, min_classes=2, method=name,
                                                unlabelled="allow")
         self._labels = y_enc  # the page's (show): as given
+        if prepared is None:  # (a trial fit's labels are audited already)
+            y, y_enc = audited_fit_labels(self, X, y, y_enc)
         # the propagated classes, or y itself
-        X_fit, y_fit, chosen = prepare_unlabelled(self, X if prepared is None else prepared, y)
+        X_fit, y_fit, chosen = prepare_unlabelled(self, X if prepared is None else prepared, y,
+                                                  audit=False)
         chosen.write(self)
         if self.unlabelled_ == "propagate":
             y_enc = np.unique(y_fit, return_inverse=True)[1].astype(np.intp)
@@ -405,7 +414,7 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         C = len(self.classes_)
         Y0 = _start(Xs, ys, C, A)
         if index is not None:
-            probe = self._probe_rows(rows.keys, ys, rows.order)
+            probe = probe_rows(rows.keys, ys, rows.order)
             check = PlacementCheck(ys, probe, *index.training_neighbors(probe, INDEX_DEGREE))
         problem = _MapObjective(A, ys, C, self.lam, self.lam_same, cross=cross,
                                 rho=self.cross_attraction, lam_unlabelled=self.lam_unlabelled)
@@ -450,7 +459,7 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         self.placement_errors_ = None
         if self.placement_width == "auto":
             self.placement_width_, self.placement_errors_ = self._choose_width(
-                rows.ys, self._probe_rows(rows.keys, rows.ys, order))
+                rows.ys, probe_rows(rows.keys, rows.ys, order))
         else:
             self.placement_width_ = float(self.placement_width)
 
@@ -561,21 +570,9 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         out[self._order] = self._order[near[:, 0]]
         return out
 
-    @staticmethod
-    def _probe_rows(keys, ys, order):
-        """Up to ``PLACEMENT_SAMPLES`` labelled training samples, those of smallest content
-        key (the same ones in any row order), as rows of the fit's order."""
-        n = len(order)
-        where = np.empty(n, dtype=np.intp)
-        where[order] = np.arange(n)
-        n_labelled = int(np.sum(ys >= 0))  # ys: labels of the index's rows (the fit's order)
-        # by content (index rows in key order), labelled ones only
-        rows = where[smallest_keys(keys, n if n_labelled < n else PLACEMENT_SAMPLES)]
-        return np.sort(rows[ys[rows] >= 0][:PLACEMENT_SAMPLES])
-
     def _choose_width(self, ys, rows):
         """``(width, errors)`` (:func:`graphdr.maps.placement.leave_one_out_errors`) of
-        the training samples ``rows`` (:meth:`_probe_rows`), each placed from its
+        the training samples ``rows`` (:func:`graphdr.maps.placement.probe_rows`), each placed from its
         ``n_neighbors`` nearest others on the fitted map."""
         k = min(self._neighbors.n_neighbors + 1, len(self._order))
         dist, ind = self._neighbors.kneighbors(self._features[rows], n_neighbors=k)
@@ -598,3 +595,6 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         tags.target_tags.required = True
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
+
+
+DEEMap.__doc__ = DEEMap.__doc__.replace("%(labels)s", LABELS_DOC)

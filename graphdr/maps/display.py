@@ -1,13 +1,18 @@
-"""A fitted map's interactive page in a notebook: :meth:`MapViewMixin.show`."""
+"""A fitted map's interactive page in a notebook: :meth:`MapViewMixin.show`, which returns a
+:class:`MapView`."""
 
 from __future__ import annotations
 
+import html
 import sys
+from pathlib import Path
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-__all__ = ["MapViewMixin"]
+from .._outputs import atomic_open
+
+__all__ = ["MapViewMixin", "MapView"]
 
 
 class MapViewMixin:
@@ -39,7 +44,7 @@ class MapViewMixin:
 
         Returns
         -------
-        view : graphdr.maps.page.MapView
+        view : graphdr.maps.display.MapView
 
         Examples
         --------
@@ -50,7 +55,7 @@ class MapViewMixin:
         >>> "<iframe" in view._repr_html_()
         True
         """
-        from .page import MapView, fitted_map_page, propagated_columns
+        from .fitted import fitted_map_page, propagated_columns
 
         check_is_fitted(self, "embedding_")
         if y is None:
@@ -73,3 +78,49 @@ def _in_notebook():
     IPython shell other than the terminal one."""
     shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
     return shell is not None and type(shell).__name__ != "TerminalInteractiveShell"
+
+
+class MapView:
+    """A map's page to look at in a notebook: Jupyter shows it inline (an ``iframe`` holding
+    the same self-contained page :func:`graphdr.map2d` writes, its scripts sandboxed from the
+    notebook); :meth:`save` writes it to a file. Made by :meth:`graphdr.DEEMap.show`."""
+
+    def __init__(self, page, height=640):
+        self.page = page
+        self.height = int(height)
+        self.path = None
+
+    def open(self):
+        """Outside a notebook: write the page to a file of the temporary folder (named by its
+        content), open it in the web browser where there is a display, and say where it is
+        on stderr. Returns the path."""
+        import hashlib
+        import os
+        import sys
+        import tempfile
+        import webbrowser
+
+        digest = hashlib.sha256(self.page.encode("utf-8")).hexdigest()[:16]
+        self.path = self.save(Path(tempfile.gettempdir()) / f"graphdr-map-{digest}.html")
+        shown = False
+        if sys.platform in ("darwin", "win32") or os.environ.get("DISPLAY") \
+                or os.environ.get("WAYLAND_DISPLAY"):  # never a terminal browser
+            try:
+                shown = webbrowser.open(self.path.resolve().as_uri())
+            except Exception:  # noqa: BLE001 - no browser is not an error
+                shown = False
+        print(f"graphdr: the map's page is {self.path}"
+              + (" (opened in the web browser)" if shown else "; open it in a web browser"),
+              file=sys.stderr)
+        return self.path
+
+    def _repr_html_(self):
+        return (f'<iframe srcdoc="{html.escape(self.page, quote=True)}" '
+                f'style="width: 100%; height: {self.height}px; border: 1px solid #ddd" '
+                'sandbox="allow-scripts" title="graphdr map"></iframe>')
+
+    def save(self, path):
+        """Write the page to ``path`` (whole or not at all); returns the path."""
+        with atomic_open(path, "w", encoding="utf-8") as fh:
+            fh.write(self.page)
+        return Path(path)

@@ -13,15 +13,14 @@ from sklearn.utils.validation import column_or_1d
 from .._outputs import OutputSet, atomic_open
 from ..blocks.stats import is_dask_array
 from .dee_map import DEEMap
-from .page import (
+from .fitted import (
     PROPAGATED_COLUMNS_MAX,
-    _save_png,
     fitted_map_page,
-    map_files,
-    plot_map,
+    label_issue_columns,
     propagated_columns,
-    write_map_csv,
 )
+from .page import map_files, write_map_csv
+from .picture import _save_png, plot_map
 
 __all__ = ["map2d", "plot_map", "map_files", "write_map", "propagated_columns",
            "PROPAGATED_COLUMNS_MAX"]
@@ -57,14 +56,18 @@ def map2d(X, y, *, out=None, title=None, ids=None, hover=None, label_name="label
         Colour the page and the picture by these values instead of the labels (the map is
         still fitted on ``y``, shown on hover): text or a few distinct numbers are
         categories, other numbers a sequential scale in quantile bins
-        (:func:`graphdr.maps.page.color_groups`). Not for a ``dask.array``.
+        (:func:`graphdr.maps.fitted.color_groups`). Not for a ``dask.array``.
     color_name : str
         What the colour column is called on the page.
     png, page, table : bool
         Which of ``out.png``, ``out.html`` and ``out.csv`` (``out.parquet/`` for a
         ``dask.array``) to write: ``page=False, table=False`` writes the picture alone.
     **params
-        Parameters of :class:`graphdr.DEEMap`.
+        Parameters of :class:`graphdr.DEEMap`. ``labels='flag'`` (or ``'audit'``) finds the
+        samples whose label the data contradicts (:class:`graphdr.LabelIssues`): the page and
+        the picture ring them, the page has a legend entry "suspect labels (N)" and shows
+        each sample's ``label quality`` and ``suggested class`` on hover, and the CSV gets
+        those two columns (``graphdr map`` does this by default).
 
     A ``dask.array`` ``X`` (a table larger than memory, or on a cluster) is mapped as
     :mod:`graphdr.maps.partitions` says: fitted on a sample of at most ``fit_samples`` rows
@@ -132,18 +135,20 @@ def write_map(model, y, out, *, title=None, ids=None, hover=None, label_name="la
     if not (page or table or png):
         raise ValueError("page, table and png are all False: nothing to write.")
     propagated = propagated_columns(model, y) if page or table else {}
+    issues = label_issue_columns(model)  # a map fitted with labels='flag' or 'audit'
     with OutputSet() as outputs:
         if page:  # each unlabelled sample's propagated class and confidence on hover
             html = fitted_map_page(model, y, title=title, ids=ids, hover=hover,
                                    label_name=label_name, id_name=id_name,
                                    csv_name=files["csv"].name if table else None,
                                    propagated=propagated, color=color,
-                                   color_name=color_name)
+                                   color_name=color_name, issues=issues)
             with atomic_open(outputs.path(files["html"]), "w", encoding="utf-8") as fh:
                 fh.write(html)
         if table:
             write_map_csv(outputs.path(files["csv"]), model.embedding_, y, ids,
-                          extra=propagated, id_name=id_name, label_empty=label_empty)
+                          extra={**propagated, **issues[0]}, id_name=id_name,
+                          label_empty=label_empty)
         if png:
             _save_png(model, y, outputs.path(files["png"]), title, color=color,
                       color_name=color_name)

@@ -1,5 +1,5 @@
-"""The interactive page of a 2-D map: one self-contained HTML file; the map as CSV; its
-picture (:func:`plot_map`).
+"""The interactive page of a 2-D map: one self-contained HTML file; the map as CSV. (What a fitted
+map adds to them: :mod:`graphdr.maps.fitted`; its picture: :mod:`graphdr.maps.picture`.)
 
 The page draws every sample with WebGL (a 2-D canvas where WebGL is missing), pans (drag) and
 zooms (wheel), shows a sample's id, label and chosen columns on hover, finds a sample by id or
@@ -8,9 +8,11 @@ It needs no network: its script (``graphdr/maps/static/map_page.js``, written fo
 data are inlined. The same map gives the same bytes.
 
 It also states how well new samples land, which the picture of a supervised map hides
-(:func:`held_out_errors`): each training sample is placed by ``transform`` from its neighbours
-other than itself, and counted wrong when the nearest other sample on the map is of another
-class; beside it, the same leave-one-out 1-NN error in the features the map was fitted on.
+(:func:`graphdr.maps.fitted.held_out_errors`): each training sample is placed by ``transform``
+from its neighbours other than itself, and counted wrong when the nearest other sample on the
+map is of another class; beside it, the same leave-one-out 1-NN error in the features the map
+was fitted on. Samples whose label the data contradicts can be ringed, with a legend entry
+of their own that shows or hides the rings (``suspect``).
 """
 
 from __future__ import annotations
@@ -23,16 +25,10 @@ from importlib import resources
 from pathlib import Path
 
 import numpy as np
-from sklearn.neighbors import NearestNeighbors
-from sklearn.utils.validation import column_or_1d
 
 from .._outputs import atomic_open, spreadsheet_safe
-from .._validation import unlabelled_mask
 
-__all__ = ["COLORS", "held_out_errors", "propagated_columns", "PROPAGATED_COLUMNS_MAX",
-           "PROPAGATION_NOTE", "MAP_VOTE_NOTE", "write_map_page", "write_map_csv",
-           "map_page_html", "fitted_map_page", "MapView", "map_files", "plot_map",
-           "color_groups"]
+__all__ = ["COLORS", "write_map_page", "write_map_csv", "map_page_html", "map_files"]
 
 #: class colours: tab10, then colours added one at a time from a grid of sRGB, each the farthest
 #: (CIE76 distance in Lab) from those before it and from white, lightness 25-85. Any two of the
@@ -48,39 +44,6 @@ COLORS = (
     "#c30f78", "#8778a5", "#b46987", "#ffc300", "#78e1c3", "#d2d278", "#ff69f0", "#00c31e",
     "#e1a5ff", "#694bc3", "#87a53c", "#ff00a5", "#c34b00", "#d2d2b4", "#f06996", "#5ad278",
 )
-
-
-def held_out_errors(model, y):
-    """How well new samples land on the fitted :class:`graphdr.DEEMap` ``model`` of labels ``y``.
-
-    Returns a dict: ``map_error``, the fraction of training samples that, placed by
-    ``transform`` from their neighbours other than themselves
-    (:meth:`graphdr.DEEMap.transform_left_out`), lie nearest on the map to another sample of a
-    different class; ``feature_error``, the leave-one-out 1-NN error in the (scaled) features;
-    ``n``, the number of samples. (The map itself was fitted with each sample, so this
-    slightly favours the map; a split that refits without the samples is stricter.) Only the
-    labelled samples are scored, against the labelled ones (unlabelled samples, ``y = -1``,
-    place the others but have no class to be right about).
-    """
-    y = np.asarray(y)
-    labelled = np.flatnonzero(~unlabelled_mask(y))  # unlabelled samples (-1) are not scored
-    n = len(labelled)
-    if n < 2:
-        return dict(map_error=float("nan"), feature_error=float("nan"), n=n)
-    Z = model.transform_left_out()[labelled]
-    yl = y[labelled]
-    index = NearestNeighbors(n_neighbors=2).fit(model.embedding_[labelled].astype(np.float64))
-    _, ind = index.kneighbors(Z)
-    own = ind[:, 0] == np.arange(n)
-    other = np.where(own, ind[:, 1], ind[:, 0])
-    if n == len(y):
-        near = model._nearest_other()
-    else:
-        near = NearestNeighbors(n_neighbors=1).fit(
-            model._training_features()[labelled]).kneighbors(
-            n_neighbors=1, return_distance=False)[:, 0]
-    return dict(map_error=float(np.mean(yl[other] != yl)),
-                feature_error=float(np.mean(yl[near] != yl)), n=n)
 
 
 def _b64(array, dtype):
@@ -152,6 +115,8 @@ aside input { width: 100%; box-sizing: border-box; }
 #legend .name { overflow: hidden; text-overflow: ellipsis; min-width: 0; }
 #legend .count { flex: none; margin-left: 0.3em; color: #555; }
 #legend li.off { opacity: 0.35; }
+#legend li.suspect { margin-top: 0.5em; border-top: 1px solid #ddd; padding-top: 0.3em; }
+.sw.ring { background: transparent; border: 2px solid #000; box-sizing: border-box; }
 .sw { display: inline-block; flex: none; width: 0.9em; height: 0.9em; margin-right: 0.4em;
       border-radius: 50%; vertical-align: -0.1em; }
 footer { padding: 0 1.2em 1em; font-size: 0.8em; color: #555; }
@@ -163,195 +128,12 @@ UNLABELLED_COLOR = "#cccccc"
 UNLABELLED_NAME = "unlabelled"
 
 
+#: the legend's (and the picture's) name of the samples whose label the data contradicts
+SUSPECT_NAME = "suspect labels"
+
+
 #: the share of white mixed into the colour of the class an unlabelled sample is given
 CARRIED_TINT = 0.6
-
-#: the map's propagated-class columns for at most this many rows (the propagation's exact
-#: neighbour search grows as the square of the rows; the map's own search turns approximate
-#: from this size on, :data:`graphdr.blocks.knn.APPROX_MIN_SAMPLES`)
-PROPAGATED_COLUMNS_MAX = 200_000
-
-
-def propagated_columns(model, y):
-    """For a map with unlabelled samples (-1): ``{'propagated class': ..., 'confidence':
-    ...}``, text columns that give each unlabelled sample the class Poisson learning
-    propagates to it over the map's scaled features (:class:`graphdr.PoissonPropagation`)
-    and its confidence (empty for a labelled sample); else (or above
-    :data:`PROPAGATED_COLUMNS_MAX` rows) an empty dict."""
-    y = column_or_1d(y)
-    unlabelled = unlabelled_mask(y)
-    if not unlabelled.any() or len(y) > PROPAGATED_COLUMNS_MAX:
-        return {}
-    from ..semi.poisson import PoissonPropagation  # (imported when a map has unlabelled rows)
-
-    prop = PoissonPropagation().fit(model._training_features(), y)
-    return {"propagated class": [str(c) if u else "" for c, u in
-                                 zip(prop.transduction_.tolist(), unlabelled)],
-            "confidence": [f"{v:.2f}" if u else "" for v, u in
-                           zip(prop.confidence_.tolist(), unlabelled)]}
-
-
-#: what the propagated columns mean, on the page of a map in memory (and in the docs)
-PROPAGATION_NOTE = (
-    "Unlabelled samples are drawn in a light tint of the colour of their propagated class and "
-    "show on hover the propagated class: the class Poisson learning "
-    "propagates to them over the neighbour graph of the features (graphdr."
-    "PoissonPropagation), and its confidence: that class's share of the propagated "
-    "distribution minus the runner-up's (1: only that class reaches the sample; near 0: two "
-    "classes about as likely; a ranking of how clearly the propagation decides, not a "
-    "probability).")
-#: and on the page of a map made on a Dask cluster, whose columns say what they are
-MAP_VOTE_NOTE = (
-    "Unlabelled samples are drawn in a light tint of the colour of their map vote and show on "
-    "hover the map vote: the class most frequent among the "
-    "{k} labelled training samples nearest their place on the map, and the vote share: the "
-    "fraction of those {k} of that class (the map's neighbours, not the propagation over the "
-    "features that a map in memory gives).")
-
-
-#: a numeric colour column with more distinct values than this is continuous: drawn in
-#: :data:`COLOR_BINS` quantile bins of a sequential colour scale
-COLOR_LEVELS = 12
-COLOR_BINS = 9
-
-
-def color_groups(values, name="colour"):
-    """``(groups, names, colours)`` of a colour column: each sample's group, the groups in
-    legend order and one ``#rrggbb`` colour each. Text, or numbers with at most
-    :data:`COLOR_LEVELS` distinct values, are categories (colours of :data:`COLORS`);
-    other numbers are continuous: :data:`COLOR_BINS` bins between quantiles, named by their
-    ranges and coloured along viridis (a sequential scale that reads the same in grey)."""
-    import pandas as pd
-
-    values = np.asarray(values, dtype=object)
-    if len(values) == 0:
-        raise ValueError(f"the colour column {name!r} is empty.")
-    numbers = pd.to_numeric(pd.Series(values), errors="coerce").to_numpy(dtype=np.float64)
-    missing = np.array([v is None or (isinstance(v, str) and not v.strip()) or v != v
-                        for v in values.tolist()])
-    continuous = bool(np.all(np.isfinite(numbers) | missing)) and (~missing).any() and \
-        len(np.unique(numbers[~missing])) > COLOR_LEVELS
-    if not continuous:
-        text = np.array(["" if m else str(v) for v, m in zip(values.tolist(), missing)],
-                        dtype=object)
-        text[missing] = "(missing)"
-        names = sorted(set(text.tolist()), key=lambda t: (t == "(missing)", t))
-        return text, names, [COLORS[k % len(COLORS)] for k in range(len(names))]
-    from matplotlib import colormaps
-
-    present = numbers[~missing]
-    edges = np.unique(np.quantile(present, np.linspace(0, 1, COLOR_BINS + 1)))
-    k = len(edges) - 1
-    which = np.clip(np.searchsorted(edges, numbers, side="right") - 1, 0, k - 1)
-    names = [f"{edges[i]:.3g} – {edges[i + 1]:.3g}" for i in range(k)]
-    from matplotlib.colors import to_hex
-
-    cmap = colormaps["viridis"]
-    colors = [to_hex(cmap(0.05 + 0.9 * i / max(k - 1, 1))) for i in range(k)]
-    groups = np.array([names[i] for i in which], dtype=object)
-    if missing.any():
-        groups[missing] = "(missing)"
-        names, colors = names + ["(missing)"], colors + [UNLABELLED_COLOR]
-    return groups, names, colors
-
-
-def fitted_map_page(model, y, *, title=None, ids=None, hover=None, label_name="label",
-                    csv_name=None, id_name="id", max_points=None, propagated=None,
-                    color=None, color_name="colour"):
-    """The page of the fitted :class:`graphdr.DEEMap` ``model`` of labels ``y``, as
-    :func:`graphdr.map2d` writes it: title, what was fitted, the held-out error
-    (:func:`held_out_errors`, from every sample) and the parameters. ``max_points``: draw at
-    most that many samples, a uniform sample (fixed seed: the same page for the same map).
-    ``propagated``: :func:`propagated_columns`, shown on hover and explained on the page.
-    ``color``: one value per sample to colour the points by instead of the labels
-    (:func:`color_groups`; the labels are then shown on hover, and the fit used them)."""
-    y = column_or_1d(y)
-    unlabelled = unlabelled_mask(y)
-    n, C = len(model.embedding_), len(model.classes_)
-    errors = held_out_errors(model, y)
-    k = int(unlabelled.sum())
-    counted = f"{n} samples ({k} unlabelled)" if k else f"{n} samples"
-    scaling = {"standard": "standardised", "none": "as given"}.get(
-        str(model.feature_scaling_), str(model.feature_scaling_))
-    description = (f"{counted}, {model.n_features_in_} features, {C} classes; "
-                   f"DEEMap, features {scaling}, {model.n_iter_} iterations.")
-    if propagated:  # (and the unlabelled samples tinted by their propagated class)
-        hover, description = {**(hover or {}), **propagated}, description + " " + PROPAGATION_NOTE
-    rows = slice(None)
-    if max_points is not None and n > max_points:
-        rows = np.sort(np.random.default_rng(0).choice(n, int(max_points), replace=False))
-        description += (f" Drawn here: a uniform sample of {int(max_points)} of the {n} "
-                        "samples (the error below is of all of them).")
-    params = {k: v for k, v in model.get_params().items() if k not in ("callback", "verbose")}
-    shown, classes, colors, unlabelled_shown = y, model.classes_, None, unlabelled
-    if color is not None:  # the labels on hover, the colour column's groups in the legend
-        color = column_or_1d(np.asarray(color, dtype=object))
-        if len(color) != n:
-            raise ValueError(f"color has {len(color)} values for {n} samples.")
-        shown, classes, colors = color_groups(color, color_name)
-        hover = {str(label_name): _text(y), **(hover or {})}
-        unlabelled_shown = np.zeros(n, dtype=bool)
-        label_name = color_name
-        description += (f" Coloured by {color_name}; the map was fitted on the labels "
-                        "(on hover).")
-    return map_page_html(
-        np.asarray(model.embedding_)[rows], np.asarray(shown)[rows], classes=classes,
-        colors=colors,
-        ids=None if ids is None else np.asarray(ids, dtype=object)[rows],
-        hover=None if hover is None else {
-            name: np.asarray(v, dtype=object)[rows] for name, v in hover.items()},
-        title=title or f"DEEMap of {n} samples, {C} classes", description=description,
-        errors=errors, label_name=label_name, csv_name=csv_name,
-        details=f"graphdr.DEEMap parameters: {params}.", unlabelled=unlabelled_shown[rows],
-        id_name=id_name, carried=None if not propagated or color is not None else
-        np.asarray(propagated["propagated class"], dtype=object)[rows])
-
-
-class MapView:
-    """A map's page to look at in a notebook: Jupyter shows it inline (an ``iframe`` holding
-    the same self-contained page :func:`graphdr.map2d` writes, its scripts sandboxed from the
-    notebook); :meth:`save` writes it to a file. Made by :meth:`graphdr.DEEMap.show`."""
-
-    def __init__(self, page, height=640):
-        self.page = page
-        self.height = int(height)
-        self.path = None
-
-    def open(self):
-        """Outside a notebook: write the page to a file of the temporary folder (named by its
-        content), open it in the web browser where there is a display, and say where it is
-        on stderr. Returns the path."""
-        import hashlib
-        import os
-        import sys
-        import tempfile
-        import webbrowser
-
-        digest = hashlib.sha256(self.page.encode("utf-8")).hexdigest()[:16]
-        self.path = self.save(Path(tempfile.gettempdir()) / f"graphdr-map-{digest}.html")
-        shown = False
-        if sys.platform in ("darwin", "win32") or os.environ.get("DISPLAY") \
-                or os.environ.get("WAYLAND_DISPLAY"):  # never a terminal browser
-            try:
-                shown = webbrowser.open(self.path.resolve().as_uri())
-            except Exception:  # noqa: BLE001 - no browser is not an error
-                shown = False
-        print(f"graphdr: the map's page is {self.path}"
-              + (" (opened in the web browser)" if shown else "; open it in a web browser"),
-              file=sys.stderr)
-        return self.path
-
-    def _repr_html_(self):
-        return (f'<iframe srcdoc="{html.escape(self.page, quote=True)}" '
-                f'style="width: 100%; height: {self.height}px; border: 1px solid #ddd" '
-                'sandbox="allow-scripts" title="graphdr map"></iframe>')
-
-    def save(self, path):
-        """Write the page to ``path`` (whole or not at all); returns the path."""
-        with atomic_open(path, "w", encoding="utf-8") as fh:
-            fh.write(self.page)
-        return Path(path)
-
 
 def write_map_page(path, embedding, labels, **page):
     """Write the interactive page of a map (module docstring) to ``path``, whole or not at
@@ -363,7 +145,8 @@ def write_map_page(path, embedding, labels, **page):
 
 def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, title="2-D map",
                   description="", errors=None, label_name="label", csv_name=None, details="",
-                  unlabelled=None, id_name="id", counts=None, colors=None, carried=None):
+                  unlabelled=None, id_name="id", counts=None, colors=None, carried=None,
+                  suspect=None, suspect_total=None):
     """The interactive page of a map (module docstring), as one self-contained HTML text.
 
     Parameters
@@ -404,6 +187,13 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
         The class an unlabelled sample is given (propagated, or the map's vote; as text; empty:
         none), drawn in a light tint of its colour (:data:`CARRIED_TINT`), not grey: a map of
         few labels shows the classes its regions carry (hidden with the class's legend entry).
+    suspect : array of bool of shape (n,) or None
+        Samples whose label the data contradicts (:class:`graphdr.LabelIssues`): ringed in
+        black, with a legend entry "suspect labels (N)" that shows or hides the rings (shown
+        at first), a tooltip row saying so, and found by searching ``suspect``. None: no
+        audit, no entry; all False: the entry says (0).
+    suspect_total : int or None
+        N of the legend when the page draws a sample of the map (default: those drawn).
     """
     Y = np.asarray(embedding, dtype=np.float64)
     labels = np.asarray(labels)
@@ -441,6 +231,10 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
     if ids is not None and len(ids) != n:
         raise ValueError(f"ids has {len(ids)} values for {n} samples.")
     ids = None if ids is None else _text(ids)
+    if suspect is not None:
+        suspect = np.asarray(suspect, dtype=bool)
+        if suspect.shape != (n,):
+            raise ValueError(f"suspect has {len(suspect)} values for {n} samples.")
     # a fixed shuffle: any prefix is a uniform subsample (the page draws one while the view
     # moves, when all points are slow to draw) and no class is drawn wholly over another
     order = np.random.default_rng(0).permutation(n)
@@ -457,6 +251,10 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
         hover={k: [v[i] for i in order] for k, v in hover.items()},
         label_name=str(label_name), id_name=str(id_name),
         tint=None if tint is None else _b64(tint[order], "<u2"), tint_mix=CARRIED_TINT,
+        suspect=None if suspect is None else _b64(suspect[order], "<u1"),
+        suspect_total=None if suspect is None else int(
+            suspect.sum() if suspect_total is None else suspect_total),
+        suspect_name=SUSPECT_NAME,
     )
     data = json.dumps(payload, ensure_ascii=True, separators=(",", ":")).replace("</", "<\\/")
     script = resources.files("graphdr.maps").joinpath("static/map_page.js").read_text(encoding="utf-8")
@@ -479,6 +277,7 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
             f"{errors['n']}{scored} samples fall nearest a sample of another class on the map; 1-NN in "
             f"the features errs on {100 * errors['feature_error']:.1f} % (leave-one-out). "
             f"Judge classes by these numbers, not by the gaps between the regions.</p>")
+    rings = " (or 'suspect': the ringed samples)" if suspect is not None else ""
     kind = "Parquet partitions" if str(csv_name).endswith(".parquet") else "CSV"
     link = (f" The map as {kind} (id, label, x, y): <a href=\"{html.escape(csv_name)}\">"
             f"{html.escape(csv_name)}</a>." if csv_name else "")
@@ -488,9 +287,10 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
         f"<title>{html.escape(title)}</title>\n<style>{_STYLE}</style></head>\n<body>\n"
         f"<header><h1>{html.escape(title)}</h1>\n<p>{html.escape(description)}{link}</p>\n"
         f"{honest}\n<p>Drag to pan, scroll to zoom, hover or click a point for its id; search "
-        "a sample id or a class name; click a class in the legend to hide or show it.</p>"
+        f"a sample id or a class name{rings}; click a class in the legend to hide or show it."
+        "</p>"
         "</header>\n<main><div id=\"map\"><canvas id=\"points\"></canvas>"
-        "<canvas id=\"overlay\"></canvas><div id=\"tip\" hidden></div></div>\n"
+        "<canvas id=\"rings\"></canvas><canvas id=\"overlay\"></canvas><div id=\"tip\" hidden></div></div>\n"
         "<aside><input id=\"search\" type=\"search\" placeholder=\"sample id or class\" "
         "aria-label=\"search a sample id or a class\"><div id=\"found\"></div>\n"
         "<div><button id=\"all\">show all</button> <button id=\"none\">hide all</button> "
@@ -507,94 +307,3 @@ def map_files(out):
     out = Path(out)
     out = out.with_suffix("") if out.suffix.lower() in (".png", ".html", ".csv") else out
     return {k: out.with_name(out.name + "." + k) for k in ("html", "csv", "png")}
-
-
-def _short(name, width=32):
-    """A class name for a legend: at most ``width`` characters, a cut one ending in '...'."""
-    name = str(name)
-    return name if len(name) <= width else name[:width - 3] + "..."
-
-
-def _plain(text):
-    """``text`` drawn as written: matplotlib reads ``$...$`` as mathematics and stops at a
-    formula it cannot parse, so a dollar sign is escaped."""
-    return str(text).replace("$", r"\$")
-
-
-def plot_map(model, y, ax=None, *, title=None, point_size=None, color=None):
-    """Scatter the fitted map ``model.embedding_`` coloured by the labels ``y``, one legend
-    entry per class up to 40 (the colours of :data:`graphdr.maps.page.COLORS`: any two of the
-    first 40 are told apart), each class's name written at its region. ``color``: one value
-    per sample to colour by instead (:func:`color_groups`), its groups in the legend."""
-    if color is not None:
-        groups, names, colors = color_groups(color)
-        return _plot_points(model.embedding_, groups, names, ax, title=title,
-                            point_size=point_size, colors=colors, legend_title="colour")
-    return _plot_points(model.embedding_, y, model.classes_, ax, title=title,
-                        point_size=point_size)
-
-
-def _plot_points(Y, y, classes, ax=None, *, title=None, point_size=None, colors=None,
-                 legend_title=None):
-    """:func:`plot_map` of the places ``Y`` of labels ``y`` and the map's ``classes``."""
-    import matplotlib.pyplot as plt
-
-    Y = np.asarray(Y)
-    y = np.asarray(y)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(7, 7))
-    size = point_size or float(np.clip(4000.0 / max(len(Y), 1), 0.5, 12.0))
-    unlabelled = unlabelled_mask(y)
-    if unlabelled.any():  # beneath the labelled samples, in light grey, smaller
-        ax.scatter(Y[unlabelled, 0], Y[unlabelled, 1], s=0.6 * size, color=UNLABELLED_COLOR,
-                   label=UNLABELLED_NAME, linewidths=0)
-        size = 2.0 * size
-    for i, c in enumerate(classes):
-        rows = (y == c) & ~unlabelled
-        ax.scatter(Y[rows, 0], Y[rows, 1], s=size,
-                   color=COLORS[i % len(COLORS)] if colors is None else colors[i],
-                   label=_plain(_short(c)),
-                   linewidths=0)
-    if len(classes) > 10 and colors is None:  # names at the regions where colours get close
-        import matplotlib.patheffects as pe
-
-        for c in classes:
-            P = Y[y == c]
-            if len(P):
-                m = np.median(P, axis=0)
-                p = P[np.argmin(np.sum((P - m) ** 2, axis=1))]
-                ax.text(p[0], p[1], _plain(c), fontsize=7, ha="center", va="center",
-                        path_effects=[pe.withStroke(linewidth=2, foreground="white")])
-    ax.set_aspect("equal")
-    ax.set_xticks([])
-    ax.set_yticks([])
-    for spine in ax.spines.values():
-        spine.set_visible(False)
-    if title:
-        ax.set_title(_plain(title))
-    if len(classes) <= 40:
-        ax.legend(markerscale=max(1.0, 6.0 / size ** 0.5), fontsize=7, frameon=False,
-                  loc="center left", bbox_to_anchor=(1.0, 0.5),
-                  title=None if legend_title is None else _plain(legend_title),
-                  title_fontsize=8)
-    return ax
-
-
-def _save_png(model, y, tmp, title, Y=None, color=None, color_name="colour"):
-    """The picture of the map (of the places ``Y`` of labels ``y``: a sample of it);
-    ``color``: a column to colour by instead of the labels (:func:`color_groups`)."""
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(8, 7))
-    Y = model.embedding_ if Y is None else Y
-    if color is None:
-        _plot_points(Y, y, model.classes_, ax, title=title)
-    else:
-        groups, names, colors = color_groups(color)
-        _plot_points(Y, groups, names, ax, title=title, colors=colors, legend_title=color_name)
-    fig.tight_layout()
-    fig.savefig(tmp, dpi=110, bbox_inches="tight")  # the legend beside the map, whole
-    plt.close(fig)

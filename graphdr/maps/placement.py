@@ -29,6 +29,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.neighbors import NearestNeighbors
 
+from ..blocks.sampling import smallest_keys
+
 #: the widths ``placement_width='auto'`` chooses from (relative to the spread of a new
 #: sample's squared neighbour distances; the former fixed rule was close to 1-2)
 PLACEMENT_WIDTHS = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0)
@@ -41,6 +43,19 @@ PLACEMENT_SAMPLES = 5000
 MODE_BANDWIDTH = 3.0
 #: mean-shift steps
 MEAN_SHIFT_STEPS = 10
+
+
+def probe_rows(keys, ys, order):
+    """Up to :data:`PLACEMENT_SAMPLES` labelled training samples, those of smallest content
+    key ``keys`` (the same ones in any row order), as rows of the fit's ``order`` (``ys``: the
+    labels of the index's rows, in the fit's order)."""
+    n = len(order)
+    where = np.empty(n, dtype=np.intp)
+    where[order] = np.arange(n)
+    n_labelled = int(np.sum(ys >= 0))
+    # by content (index rows in key order), labelled ones only
+    rows = where[smallest_keys(keys, n if n_labelled < n else PLACEMENT_SAMPLES)]
+    return np.sort(rows[ys[rows] >= 0][:PLACEMENT_SAMPLES])
 
 
 def drop_self(dist, ind, rows):

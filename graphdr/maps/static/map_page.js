@@ -2,7 +2,8 @@
  * zoom, hover, search and a class legend. Written for graphdr (BSD-3-Clause); no network, no
  * dependencies. The data are the JSON of <script id="graphdr-data">: coordinates and class
  * codes as base64 little-endian Float32/Uint16 arrays, class names and colours, ids and hover
- * columns (lists of text). */
+ * columns (lists of text); optionally the samples whose label the data contradicts (a Uint8
+ * mask), ringed on a canvas of their own. */
 (function () {
   'use strict';
   var data = JSON.parse(document.getElementById('graphdr-data').textContent);
@@ -20,6 +21,8 @@
   });
   // an unlabelled sample given a class (T[i] < C - 1) is drawn in a light tint of its colour
   var T = data.tint ? decode(data.tint, Uint16Array) : null;
+  // samples whose label the data contradicts: ringed (the legend entry shows or hides the rings)
+  var S = data.suspect ? decode(data.suspect, Uint8Array) : null, ringsOn = !!S, ringed = 0;
   var light = rgb.map(function (c) {
     return c.map(function (v) { return Math.round(v + data.tint_mix * (255 - v)); });
   });
@@ -30,6 +33,7 @@
   var wrap = document.getElementById('map'), canvas = document.getElementById('points');
   var overlay = document.getElementById('overlay'), tip = document.getElementById('tip');
   var octx = overlay.getContext('2d'), dpr = window.devicePixelRatio || 1;
+  var ringCanvas = document.getElementById('rings'), rctx = ringCanvas.getContext('2d');
 
   // the view: data point (cx, cy) at the centre, `scale` CSS pixels per data unit
   var xmin = Infinity, xmax = -Infinity, ymin = Infinity, ymax = -Infinity;
@@ -159,7 +163,21 @@
         ctx.fillRect(q[0] - s / 2, q[1] - s / 2, s, s);
       }
     }
+    drawRings(s, m);
     if (m === n) fullMs = performance.now() - t0;
+  }
+  function drawRings(s, m) {  // one path of circles round the shown suspect samples
+    rctx.setTransform(dpr, 0, 0, dpr, 0, 0); rctx.clearRect(0, 0, W, H); ringed = 0;
+    if (!S || !ringsOn) return;
+    var r = Math.max(s, 4) / 2 + 2.5;
+    rctx.beginPath();
+    for (var i = 0; i < m; i++) {
+      if (!S[i] || colors[4 * i + 3] < 255) continue;  // hidden, or dimmed by a search
+      var q = toScreen(X[i], Y[i]);
+      if (q[0] < -r || q[1] < -r || q[0] > W + r || q[1] > H + r) continue;
+      rctx.moveTo(q[0] + r, q[1]); rctx.arc(q[0], q[1], r, 0, 2 * Math.PI); ringed++;
+    }
+    rctx.lineWidth = 1.6; rctx.strokeStyle = '#000'; rctx.stroke();
   }
   // redraw(true): the points changed (view, colours); redraw(): only the overlay
   function redraw(points) {
@@ -198,7 +216,7 @@
   }
   function resize() {
     W = wrap.clientWidth; H = wrap.clientHeight;
-    [canvas, overlay].forEach(function (cv) { cv.width = Math.round(W * dpr); cv.height = Math.round(H * dpr); });
+    [canvas, ringCanvas, overlay].forEach(function (cv) { cv.width = Math.round(W * dpr); cv.height = Math.round(H * dpr); });
     redraw(true);
   }
 
@@ -208,6 +226,7 @@
   function showTip(i, px, py) {
     if (i < 0) { tip.hidden = true; return; }
     var rows = [[data.id_name || 'id', idOf(i)], [data.label_name, data.classes[L[i]]]];
+    if (S && S[i]) rows.push([data.suspect_name, 'yes: the data contradicts this label']);
     data.hover_names.forEach(function (name) { rows.push([name, data.hover[name][i]]); });
     tip.innerHTML = '<table>' + rows.map(function (r) {
       return '<tr><th>' + escapeHtml(r[0]) + '</th><td>' + escapeHtml(r[1]) + '</td></tr>';
@@ -261,6 +280,21 @@
     li.addEventListener('click', function () { visible[c] ^= 1; li.classList.toggle('off', !visible[c]); setColors(); redraw(true); });
     legend.appendChild(li); items.push(li);
   });
+  var suspectItem = null;
+  if (S) {  // the rings' own entry, after the classes: shows or hides the rings
+    suspectItem = document.createElement('li');
+    var ring = document.createElement('span'), sname = document.createElement('span');
+    var scount = document.createElement('span');
+    ring.className = 'sw ring'; sname.className = 'name'; sname.textContent = data.suspect_name;
+    scount.className = 'count'; scount.textContent = '(' + data.suspect_total + ')';
+    suspectItem.appendChild(ring); suspectItem.appendChild(sname); suspectItem.appendChild(scount);
+    suspectItem.className = 'suspect'; suspectItem.id = 'suspect-entry';
+    suspectItem.title = 'show or hide the rings round the samples whose label the data contradicts';
+    suspectItem.addEventListener('click', function () {
+      ringsOn = !ringsOn; suspectItem.classList.toggle('off', !ringsOn); redraw(true);
+    });
+    legend.appendChild(suspectItem);
+  }
   function showAll(on) {
     visible.fill(on ? 1 : 0);
     items.forEach(function (li) { li.classList.toggle('off', !on); });
@@ -301,6 +335,16 @@
       return members.length;
     }
     var cls = want === 'id' ? -1 : data.classes.findIndex(function (name) { return name.toLowerCase() === lower; });
+    if (S && cls < 0 && want === 'any' && /^suspect( labels?|s)?$/.test(lower)) {
+      var suspects = [];  // 'suspect': mark and frame the ringed samples
+      marked = new Uint8Array(n);
+      for (i = 0; i < n; i++) if (S[i]) { marked[i] = 1; suspects.push(i); show(L[i]); }
+      if (suspects.length) frame(suspects);
+      ringsOn = true; suspectItem.classList.remove('off');
+      found.textContent = suspects.length ? suspects.length + ' ' + data.suspect_name + ' (ringed)' :
+        'no ' + data.suspect_name;
+      setColors(); redraw(true); return;
+    }
     if (cls >= 0) {
       var count = markClasses([cls]);
       var alsoId = want === 'any' && (function () {
@@ -369,6 +413,8 @@
     },
     indexOf: function (id) { for (var i = 0; i < n; i++) if (idOf(i) === String(id)) return i; return -1; },
     tipText: function () { return tip.hidden ? '' : tip.innerText; },
+    suspects: function () { return S ? data.suspect_total : null; },
+    ringsShown: function () { return ringsOn; }, ringedCount: function () { return ringed; },
     colorOf: function (i) { return Array.prototype.slice.call(colors, 4 * i, 4 * i + 4); },
     ready: true
   };

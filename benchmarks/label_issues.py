@@ -1,0 +1,355 @@
+"""Which labels are wrong? ``graphdr.LabelIssues`` against cleanlab on labels flipped on purpose.
+
+Protocol. Per data set, noise and seed: the labels of all rows are corrupted, the flipped rows
+are the truth. Noises: ``uniform`` (10 % of the rows, each given another class drawn
+uniformly) and ``pair`` (class-conditional: 20 % of each of the two classes with the closest
+means are given the other one, as annotators confuse similar classes). Features standardised
+(digits and mnist5k, pixels, left as they are); every method sees the same ``X``. Reported:
+precision, recall and F1 of the flagged rows, AUROC of the label-quality ranking (low =
+suspect), fit seconds.
+
+Methods: ``LabelIssues()`` with its defaults (``graphdr``); the anchors (cleanlab, an optional
+bench dependency): ``find_label_issues`` with ``get_label_quality_scores`` on 5-fold
+out-of-sample probabilities of a 10-nearest-neighbour classifier (``cl-knn``) and of logistic
+regression (``cl-logistic``), and ``Datalab`` from the features (``datalab``). ``--variants``
+adds LabelIssues with each model alone (ablation).
+
+Target: on at least 8 of the 10 sets, for each noise, LabelIssues' F1 and AUROC at least the
+best anchor's (ties at 3 decimals count).
+
+    .venv/bin/python benchmarks/label_issues.py [--datasets ...] [--seeds 3] [--variants]
+        [--jobs 2] [--out FILE.json] [--from-json A.json B.json ...]
+    .venv/bin/python benchmarks/label_issues.py --scale    # 10^5 x 50: time against cl-knn
+    .venv/bin/python benchmarks/label_issues.py --robust   # fits with labels='audit' (its own
+                                                           # docstring: _label_issues_robust.py)
+    .venv/bin/python benchmarks/label_issues.py --quick    # smoke run: digits, one seed
+
+Cells run ``--jobs`` at a time, each on one thread (times comparable within the table, not
+with a whole machine's); ``--scale`` runs alone with the machine's default threads. Writes
+``benchmarks/results/label_issues.md`` (and ``.json``; ``label_issues_scale.md``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import common  # noqa: E402
+
+OUT = common.RESULTS / "label_issues.md"
+DATASETS = ("digits", "ionosphere", "sonar", "vehicle", "vowel", "led7digit", "heart", "pima",
+            "wdbc", "mnist5k")
+NOISES = ("uniform", "pair")
+ANCHORS = ("cl-knn", "cl-logistic", "datalab")
+VARIANTS = {"graphdr": {}, "neighbors": {"models": ["neighbors"]},
+            "discriminant": {"models": ["discriminant"]}, "logistic": {"models": ["logistic"]}}
+
+
+def load(name):
+    X, y = common.load(name)
+    if name not in ("digits", "mnist5k"):
+        from sklearn.preprocessing import StandardScaler
+
+        X = StandardScaler().fit_transform(X)
+    elif name == "digits":
+        X = X / 16.0
+    return X, y
+
+
+def closest_pair(X, y):
+    """The two classes whose means are closest (the confusable pair of the ``pair`` noise)."""
+    C = int(y.max()) + 1
+    M = np.array([X[y == c].mean(axis=0) for c in range(C)])
+    D = ((M[:, None] - M[None]) ** 2).sum(-1)
+    D[np.arange(C), np.arange(C)] = np.inf
+    a, b = np.unravel_index(np.argmin(D), D.shape)
+    return int(min(a, b)), int(max(a, b))
+
+
+def corrupt(X, y, noise, seed):
+    """The noisy labels of one cell (``y`` encoded 0..C-1)."""
+    rng = np.random.default_rng(seed)
+    noisy = y.copy()
+    C = int(y.max()) + 1
+    if noise == "uniform":
+        for i in rng.choice(len(y), int(round(0.1 * len(y))), replace=False):
+            noisy[i] = rng.choice([c for c in range(C) if c != y[i]])
+        return noisy
+    a, b = closest_pair(X, y)
+    for s, t in ((a, b), (b, a)):
+        members = np.flatnonzero(y == s)
+        noisy[rng.choice(members, int(round(0.2 * len(members))), replace=False)] = t
+    return noisy
+
+
+def scores(flagged, quality, truth):
+    from sklearn.metrics import precision_recall_fscore_support, roc_auc_score
+
+    p, r, f, _ = precision_recall_fscore_support(truth, flagged, average="binary",
+                                                 zero_division=0)
+    return {"precision": float(p), "recall": float(r), "f1": float(f),
+            "auroc": float(roc_auc_score(truth, -np.asarray(quality)))}
+
+
+def _cleanlab(model, X, noisy):
+    from cleanlab.filter import find_label_issues
+    from cleanlab.rank import get_label_quality_scores
+    from sklearn.model_selection import StratifiedKFold, cross_val_predict
+
+    cv = StratifiedKFold(5, shuffle=True, random_state=0)
+    probs = cross_val_predict(model, X, noisy, cv=cv, method="predict_proba")
+    # n_jobs=1: its own process pool fails inside a worker process (and cells run in parallel)
+    return find_label_issues(noisy, probs, n_jobs=1), get_label_quality_scores(noisy, probs)
+
+
+def run_method(method, X, noisy):
+    """``(flagged, quality, seconds)`` of one method on one noisy labelling."""
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if method in VARIANTS:
+            import graphdr
+
+            audit = graphdr.LabelIssues(**VARIANTS[method]).fit(X, noisy)
+            flagged, quality = audit.is_issue_, audit.label_quality_
+        elif method == "cl-knn":
+            from sklearn.neighbors import KNeighborsClassifier
+
+            flagged, quality = _cleanlab(KNeighborsClassifier(10), X, noisy)
+        elif method == "cl-logistic":
+            from sklearn.linear_model import LogisticRegression
+
+            flagged, quality = _cleanlab(LogisticRegression(max_iter=1000), X, noisy)
+        else:
+            import contextlib
+            import io
+
+            from cleanlab import Datalab
+
+            lab = Datalab(data={"label": noisy}, label_name="label", verbosity=0)
+            said = io.StringIO()
+            with contextlib.redirect_stdout(said):  # (it prints why a check stopped)
+                lab.find_issues(features=X, issue_types={"label": {}})
+            try:
+                issues = lab.get_issues("label")
+            except ValueError:
+                why = [line for line in said.getvalue().splitlines() if "Error" in line]
+                raise ValueError(why[0] if why else "no label issues computed") from None
+            flagged = issues["is_label_issue"].to_numpy()
+            quality = issues["label_score"].to_numpy()
+    return np.asarray(flagged, dtype=bool), np.asarray(quality), time.perf_counter() - start
+
+
+def run_cell(cell):
+    name, noise, seed, methods = cell
+    from threadpoolctl import threadpool_limits
+
+    X, y = load(name)
+    noisy = corrupt(X, y, noise, seed)
+    truth = noisy != y
+    out = {}
+    with threadpool_limits(1):
+        for method in methods:
+            try:
+                flagged, quality, seconds = run_method(method, X, noisy)
+            except ValueError as error:  # an anchor that fails on a set: said in the table
+                if method in VARIANTS:
+                    raise
+                out[method] = {"failed": str(error).strip().splitlines()[0]}
+                continue
+            out[method] = {**scores(flagged, quality, truth), "seconds": seconds,
+                           "n_flagged": int(flagged.sum()), "n_flipped": int(truth.sum())}
+    print(name, noise, seed, {m: round(v.get("f1", np.nan), 3) for m, v in out.items()},
+          flush=True)
+    return {"set": name, "noise": noise, "seed": seed, "results": out}
+
+
+def mean_table(cells):
+    """``{(set, noise): {method: {metric: mean over seeds}}}``."""
+    table = {}
+    for c in cells:
+        key = (c["set"], c["noise"])
+        for m, v in c["results"].items():
+            table.setdefault(key, {}).setdefault(m, []).append(v)
+    def mean(rs):
+        failed = [r["failed"] for r in rs if "failed" in r]
+        if failed:  # on any seed: the set's cell says so
+            return {"failed": failed[0]}
+        return {x: float(np.mean([r[x] for r in rs])) for x in rs[0]}
+    return {k: {m: mean(rs) for m, rs in d.items()} for k, d in table.items()}
+
+
+def meets(row, ours="graphdr"):
+    """Whether ``ours`` has F1 and AUROC at least the best anchor's (3 decimals)."""
+    anchors = [m for m in ANCHORS if m in row and "failed" not in row[m]]
+    if not anchors:
+        return False, False
+    f1 = round(row[ours]["f1"], 3) >= max(round(row[m]["f1"], 3) for m in anchors)
+    au = round(row[ours]["auroc"], 3) >= max(round(row[m]["auroc"], 3) for m in anchors)
+    return f1, au
+
+
+def write(cells, args):
+    table = mean_table(cells)
+    methods = [m for m in (*VARIANTS, *ANCHORS) if any(m in r for r in table.values())]
+    sets = [s for s in DATASETS if any(k[0] == s for k in table)]
+    seeds = sorted({c["seed"] for c in cells})
+    lines = ["# Finding flipped labels: LabelIssues against cleanlab", "",
+             f"Command: `.venv/bin/python benchmarks/label_issues.py --seeds {len(seeds)}"
+             + (" --variants" if args.variants else "") + "`", "",
+             common.machine(f"each cell on one thread, {args.jobs} cells at a time"), "",
+             "Noises: `uniform`, 10 % of the rows given another class at random; `pair`, 20 % "
+             "of each of the two classes with the closest means given the other. Mean over "
+             f"seeds {seeds}. F1 of `is_issue_` and AUROC of `label_quality_` against the "
+             "flipped rows; anchors: cleanlab `find_label_issues` on 5-fold probabilities of "
+             "10-NN (`cl-knn`) and logistic regression (`cl-logistic`), and `Datalab` from "
+             "the features.", ""]
+    summary = []
+    for noise in NOISES:
+        keys = [(s, noise) for s in sets if (s, noise) in table]
+        if not keys:
+            continue
+        both = [all(meets(table[k])) for k in keys]
+        f1s = [meets(table[k])[0] for k in keys]
+        aus = [meets(table[k])[1] for k in keys]
+        summary.append(f"{noise} noise: F1 and AUROC >= the best anchor's on {sum(both)} of "
+                       f"{len(keys)} sets (F1 on {sum(f1s)}, AUROC on {sum(aus)}; target 8)")
+        lines += [f"## {noise} noise", "",
+                  "| set | " + " | ".join(f"{m} F1" for m in methods) + " | "
+                  + " | ".join(f"{m} AUROC" for m in methods) + " | "
+                  + " | ".join(f"{m} s" for m in methods) + " | meets |",
+                  "|---|" + "---:|" * (3 * len(methods)) + "---|"]
+        for k, ok in zip(keys, both):
+            row = table[k]
+            done = [m for m in methods if "failed" not in row[m]]
+            best_f1 = max(round(row[m]["f1"], 3) for m in done)
+            best_au = max(round(row[m]["auroc"], 3) for m in done)
+
+            def cell(m, x, best, row=row):
+                if "failed" in row[m]:
+                    return "failed"
+                v = round(row[m][x], 3)
+                return f"**{v:.3f}**" if v == best else f"{v:.3f}"
+            lines.append(f"| {k[0]} | " + " | ".join(cell(m, "f1", best_f1) for m in methods)
+                         + " | " + " | ".join(cell(m, "auroc", best_au) for m in methods)
+                         + " | " + " | ".join("failed" if "failed" in row[m]
+                                              else f"{row[m]['seconds']:.2f}" for m in methods)
+                         + f" | {'yes' if ok else 'no'} |")
+        lines.append("")
+    failures = sorted({f"{k[0]} ({k[1]}): {m} failed: {v['failed']}" for k, row in table.items()
+                       for m, v in row.items() if "failed" in v})
+    if failures:
+        lines += ["A failed anchor is left out of that set's comparison:", "",
+                  *[f"- {f}" for f in failures], ""]
+    head = ["Headline: " + "; ".join(summary) + ".", ""]
+    first = next(i for i, line in enumerate(lines) if line.startswith("## "))
+    common.write_lines(OUT, lines[:first] + head + lines[first:])
+
+
+def scale(args):
+    """10^5 x 50 (make_classification, 10 classes, 10 % uniform noise): LabelIssues against
+    cl-knn, default threads."""
+    from sklearn.datasets import make_classification
+
+    n = 2000 if args.quick else 100_000
+    X, y = make_classification(n_samples=n, n_features=50, n_informative=30, n_redundant=10,
+                               n_classes=10, n_clusters_per_class=2, random_state=0)
+    noisy = corrupt(X, y, "uniform", 0)
+    truth = noisy != y
+    from threadpoolctl import threadpool_limits
+
+    rows = {}
+    for threads in ("default threads", "one thread"):
+        for method in ("graphdr", "cl-knn"):
+            if threads == "one thread":
+                with threadpool_limits(1):
+                    flagged, quality, seconds = run_method(method, X, noisy)
+            else:
+                flagged, quality, seconds = run_method(method, X, noisy)
+            rows[f"{method} ({threads})"] = {**scores(flagged, quality, truth),
+                                             "seconds": seconds}
+            print(method, threads, rows[f"{method} ({threads})"], flush=True)
+    ours, theirs = rows["graphdr (default threads)"], rows["cl-knn (default threads)"]
+    ratio = ours["seconds"] / theirs["seconds"]
+    lines = ["# LabelIssues at scale", "",
+             "Command: `" + common.thread_variables()
+             + ".venv/bin/python benchmarks/label_issues.py --scale`", "",
+             common.machine(common.threads_label()), "",
+             f"Headline: {n:,} x 50, 10 classes, 10 % uniform noise, default threads: "
+             f"LabelIssues {ours['seconds']:.1f} s, cleanlab with 10-NN "
+             f"{theirs['seconds']:.1f} s ({ratio:.2f}x; target <= 3x, and < 60 s); "
+             f"F1 {ours['f1']:.3f} vs {theirs['f1']:.3f}.", "",
+             "The same fits with one BLAS/OpenMP thread are labelled (one thread). "
+             "`python -m benchmarks` runs it with the machine's default threads; data: "
+             "`make_classification` (30 informative, 10 redundant features, 2 clusters per "
+             "class, seed 0).", "",
+             "| method | seconds | precision | recall | F1 | AUROC |", "|---|---:|---:|---:|---:|---:|"]
+    for m, r in rows.items():
+        lines.append(f"| {m} | {r['seconds']:.1f} | {r['precision']:.3f} | {r['recall']:.3f} | "
+                     f"{r['f1']:.3f} | {r['auroc']:.3f} |")
+    common.write_lines(OUT.with_name("label_issues_scale.md"), lines)
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    done = common.run_part(argv, {"--robust": "_label_issues_robust"})
+    if done is not common.NO_PART:
+        return done
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", nargs="+", default=list(DATASETS))
+    parser.add_argument("--noises", nargs="+", default=list(NOISES), choices=NOISES)
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--variants", action="store_true")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--out", help="write the cells to this JSON only (a part of a run)")
+    parser.add_argument("--from-json", nargs="+", help="tables from these cells' JSON files")
+    parser.add_argument("--scale", action="store_true")
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args(argv)
+    if args.quick:
+        import _label_issues_robust
+
+        with common.smoke_outputs(sys.modules[__name__], _label_issues_robust):
+            _label_issues_robust.main(["--datasets", "wine", "--seeds", "1",
+                                       "--noises", "0.2", "--no-umap"])
+        with common.smoke_outputs(sys.modules[__name__]):
+            args.datasets, args.seeds, args.jobs = ["digits"], 1, 1
+            scale(args)
+            return run(args)
+    if args.scale:
+        return scale(args)
+    return run(args)
+
+
+def run(args):
+    if args.from_json:
+        cells = [c for f in args.from_json for c in json.loads(Path(f).read_text())]
+    else:
+        methods = ["graphdr", *(list(VARIANTS)[1:] if args.variants else []),
+                   *([] if args.quick else ANCHORS)]
+        todo = [(s, n, seed, methods) for s in args.datasets for n in args.noises
+                for seed in range(args.seeds)]
+        if args.jobs > 1:
+            from joblib import Parallel, delayed
+
+            cells = Parallel(n_jobs=args.jobs)(delayed(run_cell)(c) for c in todo)
+        else:
+            cells = [run_cell(c) for c in todo]
+        if args.out:
+            Path(args.out).write_text(json.dumps(cells))
+            return
+    OUT.with_suffix(".json").write_text(json.dumps(cells, indent=0))
+    write(cells, args)
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    main()

@@ -1,0 +1,239 @@
+r"""``LabelIssues``: the samples whose given label the data contradicts (:mod:`graphdr.audit`)."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._outputs import held_interrupts
+from .._threads import managed_threads
+from .._validation import (
+    check_int,
+    check_label_values,
+    check_labels,
+    check_option,
+    checked_parameters,
+)
+from ..blocks.knn import _approx_search_groups, _search_groups, resolve_algorithm
+from ..blocks.sampling import canonical_order, row_keys, stratified_folds
+from ..blocks.scaling import FEATURE_SCALINGS, feature_scaling
+from .confident import label_issues
+from .probabilities import (
+    FOLD_MODELS,
+    fold_probabilities,
+    neighbour_probabilities,
+    neighbour_weights,
+    stacking_weights,
+)
+
+__all__ = ["LabelIssues"]
+
+#: the models ``models='auto'`` stacks
+AUTO_MODELS = ("neighbors", "discriminant", "logistic")
+
+
+def _models_rule(value, name):
+    if isinstance(value, str) and value == "auto":
+        return
+    allowed = ("neighbors", *FOLD_MODELS)
+    if (not isinstance(value, (tuple, list)) or not value
+            or any(not isinstance(v, str) or v not in allowed for v in value)
+            or len(set(value)) != len(value)):
+        raise ValueError(f"{name} must be 'auto' or a non-empty list of distinct names among "
+                         f"{list(allowed)}; got {value!r}.")
+
+
+class LabelIssues(BaseEstimator):
+    r"""Find the samples whose given label the data contradicts (confident learning).
+
+    Every labelled sample :math:`i` gets out-of-sample class probabilities :math:`\hat p_i` from
+    models that never saw its label, stacked (:mod:`graphdr.audit.probabilities`):
+
+    .. math::
+
+        \hat p_i = \sum_m w_m \hat p^{\,m}_i, \qquad
+        w = \arg\min_{w \in \Delta} \sum_{i \in \mathcal L} \Big\lVert \sum_m w_m
+        \hat p^{\,m}_i - e_{\tilde y_i} \Big\rVert^2 ,
+
+    where :math:`\hat p^{\,nn}` is the vote of the :math:`k` nearest other samples, weighted
+    :math:`\exp(-d_{ij}^2 / d_{ik}^2)` (through unlabelled neighbours: two steps), :math:`\hat
+    p^{\,lda}` and :math:`\hat p^{\,lr}` the posteriors of a shrunk linear discriminant and of a
+    logistic regression fitted on the other ``n_folds - 1`` folds, :math:`\Delta` the simplex
+    and :math:`\mathcal L` the labelled samples. Then the rule of confident learning (Northcutt,
+    Jiang & Chuang, JAIR 2021; :mod:`graphdr.audit.confident`): per-class thresholds
+    :math:`t_c`, the mean of :math:`\hat p_{ic}` over the samples given class :math:`c`, so that
+    classes of different size and difficulty are treated alike; the confident joint
+    :math:`C_{ab}`, the number of samples given :math:`a` whose most probable class above its
+    threshold is :math:`b`, calibrated to the class sizes (:math:`\tilde C_{ab}`, the estimated
+    number of samples given :math:`a` whose class is :math:`b`). A sample given :math:`a` is
+    flagged when it is among the :math:`\tilde C_{ab}` of largest margin :math:`\hat p_{ib} -
+    \hat p_{ia}` for some :math:`b \ne a`, among the :math:`\sum_{b \ne a} \tilde C_{ab}` of
+    lowest :math:`\hat p_{ia}`, and :math:`a` is not its most probable class.
+
+    The label quality of a sample is its self-confidence :math:`\hat p_{i \tilde y_i}` (low:
+    suspect), its suggested label :math:`\arg\max_c \hat p_{ic}`.
+
+    ``fit(X, y)`` takes ``y = -1`` for an unlabelled sample: it is never flagged
+    (``label_quality_`` NaN) but carries the neighbour graph, and gets a suggested label.
+    Deterministic and independent of the row order (every step runs on the samples in content
+    order, :func:`graphdr.blocks.sampling.canonical_order`); memory :math:`O(n k + d^2)`, no
+    :math:`n \times n` array; NN-descent neighbours from the size where exact search is slow
+    (``neighbors='auto'``).
+
+    When to use it: before trusting labels (a public benchmark's test set, crowd labels,
+    labels from rules), and to audit a map (:class:`graphdr.DEEMap`). It ranks suspects; a
+    person still decides.
+
+    Parameters
+    ----------
+    n_neighbors : int, default=10
+        Neighbours per sample of the neighbour model.
+    models : 'auto' or list of str, default='auto'
+        The models stacked: among ``'neighbors'``, ``'discriminant'``, ``'logistic'``;
+        ``'auto'`` stacks all three.
+    n_folds : int, default=5
+        Folds of the discriminant and logistic models (dealt by content, stratified).
+    feature_scaling : {'auto', 'standard', 'none'}, default='auto'
+        How the features are scaled for the neighbour search, as :class:`graphdr.DEEMap`
+        (:func:`graphdr.blocks.scaling.feature_scaling`): ``'auto'`` standardises when one
+        feature holds more than half of the total variance.
+    neighbors : {'auto', 'exact', 'approx'}, default='auto'
+        Exact neighbour search, or NN-descent (pynndescent) from 200,000 samples on.
+    random_state : int, RandomState instance or None, default=None
+        Seed of NN-descent (only used with approximate neighbours).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    is_issue_ : ndarray of bool, shape (n_samples,)
+        The flagged samples (never an unlabelled one).
+    label_quality_ : ndarray of shape (n_samples,)
+        :math:`\hat p_{i \tilde y_i}` in [0, 1] (NaN for an unlabelled sample): sort by it to
+        see the most suspect first.
+    suggested_label_ : ndarray of shape (n_samples,)
+        The class the data supports, :math:`\arg\max_c \hat p_{ic}`, for every sample.
+    probabilities_ : ndarray of shape (n_samples, n_classes)
+        The stacked out-of-sample probabilities :math:`\hat p` (columns: ``classes_``).
+    model_weights_ : dict
+        The stacking weight of each model.
+    thresholds_ : ndarray of shape (n_classes,)
+        The per-class thresholds :math:`t_c`.
+    confident_joint_ : ndarray of shape (n_classes, n_classes)
+        :math:`C_{ab}` (rows: given label, columns: the class above its threshold).
+    feature_scaling_ : {'standard', 'none'}
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_digits
+    >>> from graphdr import LabelIssues
+    >>> X, y = load_digits(return_X_y=True)
+    >>> noisy = y.copy()
+    >>> noisy[:50] = (y[:50] + 1) % 10          # 50 wrong labels
+    >>> audit = LabelIssues().fit(X, noisy)
+    >>> found = np.flatnonzero(audit.is_issue_)
+    >>> bool(np.mean(found < 50) > 0.5 and np.mean(audit.is_issue_[:50]) > 0.8)
+    True
+    >>> worst = np.argsort(audit.label_quality_)[:10]   # the ten most suspect samples
+    """
+
+    _parameter_rules = {"models": _models_rule,
+                        "n_folds": lambda value, name: check_int(value, name, min_value=2)}
+
+    def __init__(self, n_neighbors=10, *, models="auto", n_folds=5, feature_scaling="auto",
+                 neighbors="auto", random_state=None):
+        self.n_neighbors = n_neighbors
+        self.models = models
+        self.n_folds = n_folds
+        self.feature_scaling = feature_scaling
+        self.neighbors = neighbors
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
+
+    @managed_threads
+    @checked_parameters
+    def fit(self, X, y):
+        """Find the label issues of ``y`` (-1: unlabelled) given the features ``X``."""
+        name = type(self).__name__
+        check_option(self.feature_scaling, "feature_scaling", set(FEATURE_SCALINGS))
+        check_label_values(y, name)
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        classes, y_enc, _ = check_labels(y, min_classes=2, method=name, unlabelled="allow")
+        n, C = len(y_enc), len(classes)
+        algorithm = resolve_algorithm(self.neighbors, n)
+        models = AUTO_MODELS if self.models == "auto" else tuple(self.models)
+
+        resolved, mean, scale = feature_scaling(X, self.feature_scaling)
+        keys = row_keys(X)
+        order = canonical_order(keys, y_enc)
+        Z = (X[order] - mean) / scale
+        yo = y_enc[order]
+        parts = []
+        for model in models:
+            if model == "neighbors":
+                parts.append(self._neighbour_part(Z, yo, C, algorithm))
+            else:
+                labelled = np.flatnonzero(yo >= 0)
+                folds = stratified_folds(yo[labelled], min(int(self.n_folds), len(labelled)),
+                                         keys[order[labelled]])
+                parts.append(fold_probabilities(model, Z, yo, folds, C))
+        weights = stacking_weights(parts, yo)
+        P_sorted = sum(w * p for w, p in zip(weights, parts))
+
+        lab = np.flatnonzero(yo >= 0)
+        P_lab, y_lab = P_sorted[lab], yo[lab]
+        issue_sorted = np.zeros(n, dtype=bool)
+        issue_sorted[lab], thresholds, joint = label_issues(P_lab, y_lab)
+
+        P = np.empty_like(P_sorted)
+        P[order] = P_sorted
+        is_issue = np.empty(n, dtype=bool)
+        is_issue[order] = issue_sorted
+        quality = np.full(n, np.nan)
+        labelled = y_enc >= 0
+        quality[labelled] = P[np.flatnonzero(labelled), y_enc[labelled]]
+        with held_interrupts():
+            self.classes_ = classes
+            self._given_labels = np.asarray(y)
+            self.feature_scaling_ = resolved
+            self.probabilities_ = P
+            self.model_weights_ = {m: float(w) for m, w in zip(models, weights)}
+            self.thresholds_ = thresholds
+            self.confident_joint_ = joint
+            self.is_issue_ = is_issue
+            self.label_quality_ = np.clip(quality, 0.0, 1.0)
+            self.suggested_label_ = classes[np.argmax(P, axis=1)]
+        return self
+
+    def _neighbour_part(self, Z, yo, C, algorithm):
+        n = Z.shape[0]
+        k = min(int(self.n_neighbors), n - 1)
+        group = [(np.arange(n), np.arange(n), k)]
+        if algorithm == "approx":
+            ((dist, idx),) = _approx_search_groups(Z, group, self.random_state)
+        else:
+            ((dist, idx),) = _search_groups(Z, group, "euclidean", True)
+        return neighbour_probabilities(np.asarray(idx), yo, C, neighbour_weights(dist))
+
+    def to_frame(self, *, issues_only=True):
+        """The audit as a :class:`pandas.DataFrame`, the most suspect first: one row per
+        sample (index: its position in ``X``) with its ``given label``, ``suggested label``,
+        ``label quality`` and ``issue``; ``issues_only=False`` keeps every labelled sample."""
+        import pandas as pd
+
+        check_is_fitted(self, "is_issue_")
+        rows = np.flatnonzero(self.is_issue_ if issues_only
+                              else ~np.isnan(self.label_quality_))
+        rows = rows[np.argsort(self.label_quality_[rows], kind="stable")]
+        return pd.DataFrame({
+            "given label": self._given_labels[rows],
+            "suggested label": self.suggested_label_[rows],
+            "label quality": self.label_quality_[rows],
+            "issue": self.is_issue_[rows],
+        }, index=pd.Index(rows, name="sample"))
