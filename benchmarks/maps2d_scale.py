@@ -18,7 +18,9 @@ the start, the descent and, inside it, the grid field.
 (``_maps2d_scale_dask.py``: worker memory, equality with the in-memory path, placement
 throughput with 1 and 2 workers; ``maps2d_scale_dask.md``); ``--routes N`` compares the
 in-memory route with the Dask route of ``graphdr map`` on N rows, time and memory of all
-processes (``_maps2d_routes.py``; ``maps2d_scale_routes.md``).
+processes (``_maps2d_routes.py``; ``maps2d_scale_routes.md``); ``--engines`` compares the
+candidate neighbour-search engines on the map's three searches (``_maps2d_engines.py``;
+``maps2d_scale_engines.md``).
 
 ``--busy`` runs beside one process spinning on one core; ``--threads N`` sets every thread
 variable to N (the one-thread figure beside the default threads'); each gives rows of its
@@ -170,6 +172,11 @@ def main(argv=None):
                    help="with --dask: placed rows compared with the in-memory transform")
     p.add_argument("--data-dir", default=os.environ.get("TMPDIR", "/tmp"),
                    help="with --dask: where the data and the map are written")
+    p.add_argument("--engines", action="store_true",
+                   help="the neighbour-search engines on the map's searches at --sizes "
+                        "(maps2d_scale_engines.md)")
+    p.add_argument("--only-engines", nargs="*", default=[], dest="only_engines_list",
+                   help="with --engines: these engines only")
     p.add_argument("--quick", action="store_true",
                    help="a smoke run of both parts on tiny data, nothing written here")
     if argv is None:
@@ -177,6 +184,12 @@ def main(argv=None):
     a = p.parse_args(argv)
     if a.quick:
         return _quick()
+    if a.engines:
+        from _maps2d_engines import main as run_engines
+
+        only = ["--only", *a.only_engines_list] if a.only_engines_list else []
+        return run_engines(["--sizes", *map(str, a.sizes), "--new", str(a.new),
+                            *(["--note", a.note] if a.note else []), *only])
     if a.routes is not None:
         from _maps2d_routes import run as run_routes
 
@@ -262,11 +275,14 @@ def main(argv=None):
 
 
 def _quick():
-    """The three parts on tiny data (3000 samples in a fresh process; 5000 rows on a Dask
-    cluster; two routes of 3000 rows), their tables in a temporary folder."""
+    """The four parts on tiny data (three engines on 3000 samples; 3000 samples in a fresh
+    process; 5000 rows on a Dask cluster; two routes of 3000 rows), their tables in a
+    temporary folder."""
+    from _maps2d_engines import main as run_engines
     from _maps2d_routes import run as run_routes
     from _maps2d_scale_dask import run as run_dask
 
+    run_engines(["--quick"])  # (writes nothing)
     with common.smoke_outputs(sys.modules[__name__]) as tmp:
         main(["--sizes", "3000", "--new", "500"])
         run_dask(5_000, 2_000, 500, tmp, "smoke run", out=tmp)

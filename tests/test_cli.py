@@ -336,6 +336,7 @@ def test_index_html_renders_in_chromium(tiny_report, tmp_path):
     assert (figure.mean(axis=2) < 0.5).mean() > 0.005  # axes and labels
 
 
+@pytest.mark.slow
 def test_browser_check_sees_a_missing_figure(tiny_report, tmp_path):
     """The browser check above can fail: a figure missing from the directory is reported."""
     browser = _chromium_or_skip()

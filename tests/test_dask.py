@@ -80,6 +80,7 @@ def test_numpy_labels_and_string_labels(client):
     assert np.max(subspace_angles(lazy.components_.T, eager.components_.T)) < 1e-10
 
 
+@pytest.mark.slow
 def test_statistics_on_cluster_equal_numpy(client):
     X, y = _data(n=1000)
     lazy = class_statistics(da.from_array(X, chunks=(97, -1)), y)

@@ -48,6 +48,7 @@ def _equal_up_to_sign(A, B, rtol=1e-9):
 
 
 @pytest.mark.parametrize("Est", [graphdr.KernelLDA, graphdr.KQMI])
+@pytest.mark.slow
 def test_nystroem_fit_on_cluster_equals_in_memory_fit(client, Est, no_materialise):
     X, y = _data()
     Xd = da.from_array(X, chunks=(100, 5))  # 6 row chunks, split columns
@@ -78,6 +79,7 @@ def test_nystroem_fit_on_cluster_equals_in_memory_fit(client, Est, no_materialis
                                atol=1e-9 * np.abs(eager.embedding_).max())
 
 
+@pytest.mark.slow
 def test_auto_search_computes_its_subsample_only(client, no_materialise):
     """gamma='auto' on a dask array: the search's subsample (600 rows of 700) is the in-memory
     one, so the chosen width, ridge and table are the in-memory ones."""
@@ -197,6 +199,7 @@ def test_default_approximation_takes_nystroem_for_dask_and_large_inputs(client, 
     assert hasattr(graphdr.KernelLDA(kernel="precomputed").fit(K, y), "dual_coef_")
 
 
+@pytest.mark.slow
 def test_auto_threshold_is_lower_where_the_exact_fit_needs_an_eigendecomposition(monkeypatch):
     """'auto' keeps the exact kernel up to AUTO_EXACT_KERNEL_MAX samples on the class-structured
     Cholesky route (KernelLDA, KQMI), and only up to AUTO_EXACT_EIGEN_MAX where the exact fit is a

@@ -131,6 +131,7 @@ def test_transform_checks_feature_count(data):
 
 
 @pytest.mark.parametrize("make", ALL)
+@pytest.mark.slow
 def test_constant_feature_and_duplicate_rows_give_no_nan(make, data):
     X, y = data
     X = np.column_stack([X, np.full(len(X), -2.0)])

@@ -158,6 +158,7 @@ def test_nystroem_with_every_sample_as_landmark_is_exact():
 
 
 @pytest.mark.parametrize("make", [lambda **k: graphdr.KernelLPP(supervised=True, **k), graphdr.CKFD])
+@pytest.mark.slow
 def test_nystroem_embeds_new_samples_consistently(make):
     X, y = load_iris(return_X_y=True)
     est = make(n_components=2, approximation="nystroem", n_landmarks=40, random_state=0).fit(X, y)

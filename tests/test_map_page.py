@@ -250,6 +250,7 @@ def test_page_in_chromium_hover_search_legend(page_file, renderer):
 
 # -- in a notebook ----------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_show_gives_the_page_inline_and_caps_the_points(tmp_path):
     from graphdr.maps.display import MapView
 

@@ -137,6 +137,7 @@ def test_nothing_half_written_and_an_earlier_map_kept(tmp_path, monkeypatch):
         "m.html", "m.parquet"]
 
 
+@pytest.mark.slow
 def test_the_placement_progress_starts_with_the_placement(monkeypatch):
     """The progress bar of the placement is timed from when the placement starts (its
     estimate read 9:39:04 when it counted the fit too): 0 first, after the fit, then each

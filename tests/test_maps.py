@@ -135,6 +135,7 @@ def test_quadratic_terms_match_finite_differences_exactly():
     assert np.allclose(grad, _central_differences(obj, Y), rtol=1e-6, atol=1e-6)
 
 
+@pytest.mark.slow
 def test_cross_class_attraction_is_its_formula_with_exact_gradient():
     """rho * sum over the pairs of log(1 + |y_i - y_j|^2): the value recomputed pair by pair,
     the gradient against central differences (no grid: exact), in any row order; the pairs
@@ -312,6 +313,7 @@ def _fit(X, y, **params):
     return model
 
 
+@pytest.mark.slow
 def test_raw_wine_maps_as_well_as_standardised_wine():
     """Wine's proline (hundreds) beside its ratios (about 1): by default the map standardises
     the features, so raw and standardised input give the same map; kept as given, proline
@@ -520,6 +522,7 @@ def test_map_command_draws_a_csv_and_rejects_a_bad_label_column(tmp_path, capsys
     assert not (tmp_path / "bad.html").exists()
 
 
+@pytest.mark.slow
 def test_maps_report_draws_each_method_and_tables_its_error(tmp_path):
     from graphdr import LDA
     from graphdr.bench.maps import write_maps_report

@@ -144,6 +144,7 @@ def test_few_landmarks_transform_and_noise_weight(digits, graph):
         min(est.history_["objective"] + est.history_["objective_a_step"]))
 
 
+@pytest.mark.slow
 def test_landmarks_follow_random_state(digits):
     d = digits
     kw = dict(kernels=d.kernels, max_iter=1, approximation="nystroem", n_landmarks=50)

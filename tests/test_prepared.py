@@ -69,6 +69,7 @@ def _validations_of_X(est, X, y, monkeypatch):
 
 @pytest.mark.parametrize("labels", ["full", "partial"])
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=ids)
+@pytest.mark.slow
 def test_a_fit_validates_X_at_most_twice_or_three_times_with_unlabelled_rows(
         cls, labels, monkeypatch):
     X, y = _data()
@@ -113,6 +114,7 @@ CHOSEN = {"reg_", "gamma_", "cv_results_", "approximation_", "smoothing_",
 
 
 @pytest.mark.parametrize("cls", [graphdr.LDA, graphdr.KernelLDA, graphdr.LFDA])
+@pytest.mark.slow
 def test_the_choices_of_a_fit_set_nothing_and_the_fit_writes_them(cls):
     """The use of the unlabelled rows, the ridge, the kernel's width, exact or Nystroem and
     the smoothing are chosen by functions that return a ``Selected`` and set none of them on

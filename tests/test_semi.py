@@ -147,6 +147,7 @@ def test_too_few_labels_are_refused_clearly(name):
 
 
 @pytest.mark.parametrize("name", ["LDA", "KernelLDA", "KQMI", "LDE"])
+@pytest.mark.slow
 def test_row_order_and_refit_give_the_same_model(name):
     X, _, ys = _partial()
     perm = np.random.default_rng(1).permutation(len(ys))
@@ -321,6 +322,7 @@ def _digits_partial(n=500, every=10):
     return X, y, ys
 
 
+@pytest.mark.slow
 def test_deemap_maps_unlabelled_samples_near_their_class():
     """With the unlabelled samples in its graph, the map puts them among the labelled samples
     of their class about as often as 1-NN in the input space does (measured: 12 % wrong
@@ -345,6 +347,7 @@ def test_deemap_maps_unlabelled_samples_near_their_class():
     assert Z.shape == (20, 2) and np.all(np.isfinite(Z))
 
 
+@pytest.mark.slow
 def test_deemap_with_every_label_is_the_supervised_map_and_refuses_too_few():
     X, y, ys = _digits_partial(n=200)
     a = graphdr.DEEMap(max_iter=20).fit(X, y)

@@ -48,6 +48,7 @@ def test_degenerate_differences_give_clear_answers():
         five_by_two_t(np.where(np.eye(5, 2) > 0, np.nan, 0.1))
 
 
+@pytest.mark.slow
 def test_the_null_is_rejected_at_most_at_the_level():
     """Differences with no true gap (independent, centred): both tests reject at 5 % in at
     most 5 % of 4000 draws (both are conservative here: 1.6 % and 2.8 %)."""

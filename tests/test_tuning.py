@@ -17,6 +17,7 @@ def _data():
 
 
 @pytest.mark.parametrize("scaling", ["within", "total"])
+@pytest.mark.slow
 def test_cross_validated_fast_path_equals_refitting_the_estimator_on_every_pair(scaling):
     X, y = _data()  # 89 samples: no subsample, all rows in canonical order
     est = graphdr.KernelLDA(scaling=scaling)
