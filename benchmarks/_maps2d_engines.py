@@ -284,12 +284,23 @@ COLUMNS = ("class graphs s", "index build s", "index graph s", "place s", "total
            "same threads")
 
 
+#: the command of rows stored without one (the first run, every engine at 10^5 with checks)
+DEFAULT_COMMAND = ".venv/bin/python benchmarks/maps2d_scale.py --engines --sizes 100000"
+
+
+def _command(a):
+    """The command line of this run, as ``maps2d_scale.py`` takes it."""
+    only = "" if tuple(a.only) == ENGINES else " --only-engines " + " ".join(a.only)
+    return (".venv/bin/python benchmarks/maps2d_scale.py --engines --sizes "
+            + " ".join(map(str, a.sizes)) + (" --no-check" if a.no_check else "") + only)
+
+
 def write(rows, note):
     from common import machine, write_lines
 
+    commands = sorted({r.get("command", DEFAULT_COMMAND) for r in rows})
     lines = ["# The map's neighbour searches, engine by engine", "",
-             "Command: `.venv/bin/python benchmarks/maps2d_scale.py --engines --sizes "
-             + " ".join(str(s) for s in sorted({r["n"] for r in rows})) + "`", "",
+             "Commands: " + "; ".join(f"`{c}`" for c in commands), "",
              f"Machine: {machine()}; default threads (each engine in a process of its own). "
              + (note or ""), "",
              "The three searches of `DEEMap.fit` and `transform` (class graphs: 20 nearest of "
@@ -320,9 +331,15 @@ def main(argv=None):
     p.add_argument("--note", default="")
     p.add_argument("--one", nargs=2, default=None, metavar=("ENGINE", "N"))
     p.add_argument("--check", action="store_true")
+    p.add_argument("--no-check", action="store_true",
+                   help="no determinism checks (they run at the smallest size otherwise)")
     p.add_argument("--quick", action="store_true",
                    help="three engines on 3,000 samples, nothing written")
+    p.add_argument("--rewrite", action="store_true", help="only rewrite the table")
     a = p.parse_args(sys.argv[1:] if argv is None else argv)
+    if a.rewrite:
+        write(json.loads(OUT_JSON.read_text()), a.note)
+        return 0
     if a.one is not None:
         print(json.dumps(one(a.one[0], int(a.one[1]), a.new, a.truth, a.check)))
         return 0
@@ -342,12 +359,12 @@ def main(argv=None):
                 print(f"{engine}: usearch is not installed; skipped", file=sys.stderr)
                 continue
             cmd = [sys.executable, __file__, "--one", engine, str(n), "--new", str(new),
-                   "--truth", str(truth)] + (["--check"] if n == min(sizes) else [])
+                   "--truth", str(truth)] + (["--check"] if n == min(sizes) and not a.no_check else [])
             out = subprocess.run(cmd, capture_output=True, text=True, cwd=HERE)
             if out.returncode:
                 print(f"{engine} at {n}: failed\n{out.stderr[-2000:]}", file=sys.stderr)
                 continue
-            row = json.loads(out.stdout.strip().splitlines()[-1])
+            row = {**json.loads(out.stdout.strip().splitlines()[-1]), "command": _command(a)}
             print(json.dumps(row), file=sys.stderr)
             rows.append(row)
     if a.quick:

@@ -175,6 +175,8 @@ def main(argv=None):
     p.add_argument("--engines", action="store_true",
                    help="the neighbour-search engines on the map's searches at --sizes "
                         "(maps2d_scale_engines.md)")
+    p.add_argument("--no-check", action="store_true",
+                   help="with --engines: no determinism checks")
     p.add_argument("--only-engines", nargs="*", default=[], dest="only_engines_list",
                    help="with --engines: these engines only")
     p.add_argument("--quick", action="store_true",
@@ -189,7 +191,8 @@ def main(argv=None):
 
         only = ["--only", *a.only_engines_list] if a.only_engines_list else []
         return run_engines(["--sizes", *map(str, a.sizes), "--new", str(a.new),
-                            *(["--note", a.note] if a.note else []), *only])
+                            *(["--note", a.note] if a.note else []), *only,
+                            *(["--no-check"] if a.no_check else [])])
     if a.routes is not None:
         from _maps2d_routes import run as run_routes
 
