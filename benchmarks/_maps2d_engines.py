@@ -12,9 +12,13 @@ samples in content order as the map puts them (so that an engine deterministic f
 input gives the same map in any row order):
 
 * ``exact``: brute force with BLAS (faiss ``IndexFlatL2``, blocked), the reference;
-* ``pynndescent``: today's :class:`graphdr.blocks.knn.ApproxNeighbors` (NN-descent, one
-  thread, classes under 5,000 samples exact; the placing index of degree 10, queries one
-  sample per call, ``epsilon=0.2``);
+* ``pynndescent``: :class:`graphdr.blocks.knn.ApproxNeighbors` with NN-descent's own search
+  (one thread, classes under 5,000 samples exact; the placing index of degree 10, queries one
+  sample per call, ``epsilon=0.2``), what the map used before the inverted lists;
+* ``pynndescent+lists``: what the map uses: NN-descent for the class graphs and the placing
+  index's graph, graphdr's inverted lists (:class:`graphdr.blocks.lists.InvertedLists`:
+  ``sqrt(n)`` lists, 8 probed) for the placement;
+* ``lists``: graphdr's inverted lists for all three (every sample a query for the graphs);
 * ``faiss-ivf-P``: faiss ``IndexIVFFlat``, ``4 sqrt(n)`` lists whose centroids are k-means
   (10 iterations, seed 0) of the first ``64`` samples per list in content order, searched with
   ``nprobe=P``; a query's answer depends on the index alone (exact distances inside the lists
@@ -59,10 +63,10 @@ sys.path.insert(0, str(HERE))
 CLASS_K, INDEX_K, PLACE_K = 20, 10, 20
 #: USearch's threads for searches (and inserts of ``usearch``): 0, all; 1 in the one-thread run
 _USEARCH_THREADS = [0]
-ENGINES = ("exact", "pynndescent", "faiss-ivf-8", "faiss-ivf-16", "faiss-ivf-32", "faiss-hnsw",
-           "usearch-1t", "usearch")
+ENGINES = ("exact", "pynndescent", "pynndescent+lists", "lists", "faiss-ivf-8", "faiss-ivf-16",
+           "faiss-ivf-32", "faiss-hnsw", "usearch-1t", "usearch")
 #: the smoke run's engines (a fresh process each)
-QUICK_ENGINES = ("exact", "faiss-ivf-16", "usearch-1t")
+QUICK_ENGINES = ("exact", "lists", "faiss-ivf-16", "usearch-1t")
 
 
 # -- the engines: build(X) -> search(Q or None, k) -> (idx); None: the samples' own neighbours
@@ -159,6 +163,23 @@ def build_pynndescent(degree, epsilon):
     return build
 
 
+def build_lists(X):
+    from graphdr.blocks.lists import InvertedLists
+
+    index = InvertedLists().fit(X)
+    return lambda Q, k: _drop_self(index.search(X, k + 1), k) if Q is None else \
+        index.search(Q, k)
+
+
+def build_map_index(X):
+    """The map's placing index: NN-descent's graph of degree 10 for the training samples,
+    inverted lists for new ones (``ApproxNeighbors(search='lists')``)."""
+    from graphdr.blocks.knn import ApproxNeighbors
+
+    nn = ApproxNeighbors(PLACE_K, 0, graph_neighbors=INDEX_K, search="lists").fit(X)
+    return lambda Q, k: nn.kneighbors(None if Q is None else Q, n_neighbors=k)[1]
+
+
 def builders(engine):
     """``(class_build, index_build)`` of an engine: the class graphs' and the placing
     index's (pynndescent: degree 20 within a class, 10 for the index, as the map)."""
@@ -166,6 +187,10 @@ def builders(engine):
         return build_exact, build_exact
     if engine == "pynndescent":
         return build_pynndescent(CLASS_K, 0.1), build_pynndescent(INDEX_K, 0.2)
+    if engine == "pynndescent+lists":
+        return build_pynndescent(CLASS_K, 0.1), build_map_index
+    if engine == "lists":
+        return build_lists, build_lists
     if engine.startswith("faiss-ivf-"):
         b = build_ivf(int(engine.rsplit("-", 1)[1]))
         return b, b
@@ -301,7 +326,7 @@ def write(rows, note):
     commands = sorted({r.get("command", DEFAULT_COMMAND) for r in rows})
     lines = ["# The map's neighbour searches, engine by engine", "",
              "Commands: " + "; ".join(f"`{c}`" for c in commands), "",
-             f"Machine: {machine()}; default threads (each engine in a process of its own). "
+             f"{machine()}; default threads (each engine in a process of its own). "
              + (note or ""), "",
              "The three searches of `DEEMap.fit` and `transform` (class graphs: 20 nearest of "
              "the same class; placing index: 10 nearest of all; placement: 20 nearest training "

@@ -72,9 +72,9 @@ def subclusters(n, seed=0, n_classes=20, sub=5, n_features=50, chunk=500_000):
 #: see: their time is that of the calls that wait for them, block_fields and precondition)
 PROFILED = {
     # the class graphs with NN-descent's placing index in one pool (rows from 2026-11-27 on)
-    "graphs and index": ("map_input.py", ("attraction_graph",)),
-    "neighbour graph": ("graphs.py", ("knn_graph",)),
-    "start": ("map_start.py", ("_start",)),
+    "graphs and index": ("maps/inputs.py", ("attraction_graph",)),
+    "neighbour graph": ("blocks/graphs.py", ("knn_graph",)),
+    "start": ("maps/start.py", ("_start",)),
     "descent": ("optim.py", ("descent",)),
     "grid fields": ("grid_field.py", ("gaussian_field", "block_fields")),
     "preconditioner (CG)": ("elastic.py", ("precondition",)),

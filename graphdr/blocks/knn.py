@@ -199,16 +199,29 @@ class ApproxNeighbors:
     ``graph_neighbors`` (default ``n_neighbors``): the degree of the NN-descent graph, which
     sets the build's cost (about quadratic in it) and the training samples' own neighbours
     (``kneighbors()`` gives at most that many); queries of new samples ask for
-    ``n_neighbors`` whatever the degree, their search widened by ``epsilon`` (pynndescent's:
-    0.1 by default, larger finds more of the true neighbours at a higher cost)."""
+    ``n_neighbors`` whatever the degree.
 
-    def __init__(self, n_neighbors=5, random_state=None, graph_neighbors=None, epsilon=0.1):
+    ``search``: how new samples are searched. ``'graph'``: pynndescent's search on the
+    NN-descent graph, widened by ``epsilon`` (pynndescent's: 0.1 by default, larger finds more
+    of the true neighbours at a higher cost), one sample per call under a lock.
+    ``'lists'``: inverted lists (:class:`graphdr.blocks.lists.InvertedLists`, ``n_probe``
+    lists per query) built beside the graph, searched with matrix products on the
+    environment's threads; the NN-descent index is dropped once its graph is kept. At 10^6
+    training samples of ``benchmarks/maps2d_scale.py``'s data and 10^5 queries of 20
+    neighbours, the lists found 83 % of the true nearest in 10 s, the graph's search 64 % in
+    33 s (``benchmarks/results/maps2d_scale_engines.md``)."""
+
+    def __init__(self, n_neighbors=5, random_state=None, graph_neighbors=None, epsilon=0.1,
+                 search="graph", n_probe=8):
         self.n_neighbors = n_neighbors
         self.random_state = random_state
         self.graph_neighbors = graph_neighbors
         self.epsilon = epsilon
+        self.search = search
+        self.n_probe = n_probe
 
     def fit(self, X):
+        check_option(self.search, "search", {"graph", "lists"})
         NNDescent = _import_pynndescent()
         X = np.ascontiguousarray(X, dtype=np.float32)
         self._n = X.shape[0]
@@ -220,12 +233,30 @@ class ApproxNeighbors:
         self.index_ = NNDescent(X, n_neighbors=k, random_state=seed, n_jobs=1,
                                 low_memory=True)
         _threads.libraries_loaded()  # numba may have loaded an OpenMP runtime of its own
+        self.lists_ = None
+        if self.search == "lists":  # (NN-descent's index freed before the lists are built)
+            from .lists import InvertedLists
+
+            self._graph = self.index_.neighbor_graph  # (a copy: pynndescent's property)
+            del self.index_
+            self.lists_ = InvertedLists(n_probe=self.n_probe).fit(X)
         return self
+
+    @property
+    def neighbor_graph(self):
+        """``(indices, distances)`` of the NN-descent graph (each row's own index among
+        them): ``graph_neighbors + 1`` per training sample."""
+        graph = getattr(self, "_graph", None)
+        return self.index_.neighbor_graph if graph is None else graph
 
     def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
         k = self.n_neighbors if n_neighbors is None else int(n_neighbors)
         if X is None:  # the training samples, each without itself
             dist, ind = self.training_neighbors(np.arange(self._n), k)
+        elif getattr(self, "lists_", None) is not None:
+            X = np.ascontiguousarray(X, dtype=np.float32)
+            ind = self.lists_.search(X, k)
+            dist = np.sqrt(self.lists_.distances(X, ind))
         else:
             self._prepare_search()
             X = np.ascontiguousarray(X, dtype=np.float32)
@@ -245,9 +276,9 @@ class ApproxNeighbors:
     def training_neighbors(self, rows, n_neighbors, graph=None):
         """``(dist, ind)`` of the training samples ``rows`` from the NN-descent graph, each
         without itself (or, when duplicates pushed it out, without the farthest): at most
-        ``graph_neighbors`` per row, no search. ``graph``: ``index_.neighbor_graph`` when the
+        ``graph_neighbors`` per row, no search. ``graph``: :attr:`neighbor_graph` when the
         caller holds it (pynndescent copies it on every access)."""
-        graph_ind, graph_dist = self.index_.neighbor_graph if graph is None else graph
+        graph_ind, graph_dist = self.neighbor_graph if graph is None else graph
         rows = np.asarray(rows, dtype=np.intp)
         ind, dist = graph_ind[rows], graph_dist[rows]
         own = ind == rows[:, None]

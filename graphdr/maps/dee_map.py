@@ -79,15 +79,15 @@ PRECONDITIONER_SHIFT = 1.0
 #: direction needs no more (at 10^5 and 10^6 samples, 0.03 instead of 1e-3 halved the CG
 #: iterations and reached an equal or lower objective; 0.1 stopped the descent early)
 CG_RTOL = 0.03
-#: NN-descent's placing index: the degree of its graph (the cross pairs' neighbours) and the
-#: search width of its queries. At 300,000 samples of ``benchmarks/maps2d_scale.py``'s data,
-#: degree 10 (+1) built in 7.1 s against 15.3 s for 20, and queries of 20 neighbours at
-#: epsilon 0.2 found 72 % of the true 20 nearest (0.15 s per 2000) against 77 % for degree 20
-#: at pynndescent's 0.1 (0.12 s)
-INDEX_DEGREE, INDEX_EPSILON = CROSS_NEIGHBORS, 0.2
+#: a large map's placing index: its NN-descent graph's degree (the cross pairs' neighbours;
+#: at 300,000 samples of ``benchmarks/maps2d_scale.py``'s data 10 built in 7.1 s, 20 in 15.3)
+#: and the lists its search of new samples probes (:class:`graphdr.blocks.lists.InvertedLists`:
+#: at 10^6, 10^5 new samples found 83 % of their 20 true nearest in 10 s with 8 of 1000 lists,
+#: 77 % in 8 s with 6; NN-descent's own search on its graph 64 % in 33 s)
+INDEX_DEGREE, INDEX_PROBES = CROSS_NEIGHBORS, 8
 #: query rows per block of the out-of-sample transform
 TRANSFORM_BLOCK = 4096
-#: new samples searched (NN-descent) before their blocks are placed
+#: new samples searched at once before their blocks are placed
 _SEARCH_CHUNK = 16 * TRANSFORM_BLOCK
 
 
@@ -483,9 +483,8 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         X = validate_data(self, X, dtype=_DTYPES, reset=False)
         out = np.empty((X.shape[0], 2), dtype=X.dtype)
         if self.neighbors_ == "approx":
-            # NN-descent's search holds Python's lock: one thread searches a chunk, the
-            # environment's threads place it (at 10^6 training samples, 10^5 new ones: 8.6 s
-            # against 9.1 s with the searches spread over the threads)
+            # a chunk searched at once (the inverted lists search list by list on the
+            # environment's threads), then placed in blocks on the threads
             for a in range(0, X.shape[0], _SEARCH_CHUNK):
                 dist, ind = self._neighbors.kneighbors(self._scaled(X[a:a + _SEARCH_CHUNK]))
 
@@ -504,12 +503,13 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         return out
 
     def _transform_index(self, Xf):
-        """The index of the training samples that places new ones: exact, or NN-descent's
-        (``neighbors_='approx'``)."""
+        """The index of the training samples that places new ones: exact, or
+        (``neighbors_='approx'``) NN-descent's graph for the training samples' own neighbours
+        and inverted lists for new samples."""
         k = min(self.n_neighbors, len(Xf))
         if self.neighbors_ == "approx":
             return _graphs.ApproxNeighbors(k, self.random_state, graph_neighbors=INDEX_DEGREE,
-                                           epsilon=INDEX_EPSILON).fit(Xf)
+                                           search="lists", n_probe=INDEX_PROBES).fit(Xf)
         return NearestNeighbors(n_neighbors=k).fit(Xf)
 
     def _scaled_rows(self, X, order, gathered=None):

@@ -126,7 +126,7 @@ def map_cross_pairs(Xs, y_enc, keys, algorithm, make_index):
     index = make_index(np.asarray(Xs, dtype=np.float32))  # NN-descent's own precision
     n = len(Xs)
     k = min(CROSS_NEIGHBORS, index.n_neighbors, n - 1)
-    graph = index.index_.neighbor_graph  # (pynndescent's property copies it: once)
+    graph = index.neighbor_graph  # (pynndescent's property copies it: once)
     codes = []
     for a in range(0, n, _PAIR_BLOCK):  # in blocks of rows: no n x k temporaries
         rows = np.arange(a, min(a + _PAIR_BLOCK, n))
