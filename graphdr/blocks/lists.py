@@ -88,8 +88,8 @@ def _list_means(X, label, C):
 class InvertedLists:
     """Inverted-list index of the rows of ``X`` (module docstring): ``fit(X)``,
     ``search(Q, k)`` -> the indices (``len(Q) x k``) of each query's ``k`` nearest rows found,
-    nearest first by their float32 distance (:func:`graphdr.maps.placement.row_distances`
-    recomputes and orders them exactly).
+    nearest first by their distance recomputed in float64 (ties: the smaller row);
+    ``distances(Q, ind)`` their squared distances.
 
     Parameters
     ----------
