@@ -11,7 +11,7 @@ by a seeded generator in chunks; 10^5 more samples from the same generator are p
 the start, the descent and, inside it, the grid field.
 
     .venv/bin/python benchmarks/maps2d_scale.py [--sizes 100000 1000000] [--new 100000]
-        [--busy] [--threads N] [--params JSON] [--note TEXT] [--quick]
+        [--busy] [--threads N] [--params JSON] [--unlabelled F] [--note TEXT] [--quick]
 
 ``--dask N`` measures instead
 ``graphdr map`` of N rows stored as Parquet files on a local Dask cluster
@@ -22,6 +22,8 @@ processes (``_maps2d_routes.py``; ``maps2d_scale_routes.md``); ``--engines`` com
 candidate neighbour-search engines on the map's three searches (``_maps2d_engines.py``;
 ``maps2d_scale_engines.md``).
 
+``--unlabelled F`` marks a seeded fraction ``F`` of the training labels -1 (a partially
+labelled map; its 1-NN error counts the training samples' true classes).
 ``--busy`` runs beside one process spinning on one core; ``--threads N`` sets every thread
 variable to N (the one-thread figure beside the default threads'); each gives rows of its
 own.
@@ -84,8 +86,9 @@ PROFILED = {
 ROWS = RESULTS / "maps2d_scale.json"
 
 
-def one(n, n_new, params=None):
-    """Fit DEEMap on ``n`` samples, place ``n_new`` new ones; a dict of figures."""
+def one(n, n_new, params=None, unlabelled=0.0):
+    """Fit DEEMap on ``n`` samples (a fraction ``unlabelled`` of them -1), place ``n_new`` new
+    ones; a dict of figures."""
     import cProfile
     import pstats
     import resource
@@ -94,11 +97,13 @@ def one(n, n_new, params=None):
 
     X, y = subclusters(n + n_new, seed=1)
     Xtr, ytr, Xnew, ynew = X[:n], y[:n], X[n:], y[n:]
+    yfit = ytr.copy()
+    yfit[np.random.default_rng(7).random(n) < unlabelled] = -1
     model = graphdr.DEEMap(**(params or {}))
     prof = cProfile.Profile()
     start = time.perf_counter()
     prof.enable()
-    model.fit(Xtr, ytr)
+    model.fit(Xtr, yfit)
     prof.disable()
     fit = time.perf_counter() - start
     stats = pstats.Stats(prof)
@@ -127,13 +132,15 @@ def _label(row):
     """A row's name: its size, its parameters when they are not the defaults, and "busy"
     when it ran beside a busy process."""
     return (f"{row['n']:,}" + (f" ({row['params']})" if row.get("params") else "")
+            + (f", {row['unlabelled']:.0%} unlabelled" if row.get("unlabelled") else "")
             + (" beside a busy process" if row.get("load") == "busy" else "")
             + (f", {row['threads']} thread{'s' * (row['threads'] > 1)}"
                if row.get("threads") else ""))
 
 
 def _key(row):
-    return row["n"], row.get("params", ""), row.get("load", "quiet"), row.get("threads")
+    return (row["n"], row.get("params", ""), row.get("load", "quiet"), row.get("threads"),
+            row.get("unlabelled", 0.0))
 
 
 #: the variables that set the number of threads of BLAS, OpenMP, numba and graphdr's workers
@@ -151,6 +158,8 @@ def main(argv=None):
     p.add_argument("--one", type=int, default=None)
     p.add_argument("--params", default="",
                    help="DEEMap's parameters other than the defaults, as JSON (a row of its own)")
+    p.add_argument("--unlabelled", type=float, default=0.0,
+                   help="the fraction of training labels set to -1 (rows of their own)")
     p.add_argument("--note", default="",
                    help="how busy the machine was, stored with the sizes of this run")
     p.add_argument("--busy", action="store_true",
@@ -204,7 +213,8 @@ def main(argv=None):
         run_dask(a.dask, a.place, a.check, a.data_dir, a.note)
         return
     if a.one is not None:
-        print(json.dumps(one(a.one, a.new, json.loads(a.params) if a.params else None)))
+        print(json.dumps(one(a.one, a.new, json.loads(a.params) if a.params else None,
+                             a.unlabelled)))
         return
     earlier = json.loads(ROWS.read_text()) if ROWS.exists() else []
     rows = []
@@ -216,8 +226,11 @@ def main(argv=None):
     for n in a.sizes:
         with BusyProcess() if a.busy else contextlib.nullcontext():
             rows.append(common.json_from([__file__, "--one", n, "--new", a.new, "--params",
-                                          a.params], env=env, strict=True))
+                                          a.params, "--unlabelled", a.unlabelled], env=env,
+                                         strict=True))
         rows[-1]["params"] = a.params
+        if a.unlabelled:
+            rows[-1]["unlabelled"] = a.unlabelled
         if a.busy:
             rows[-1]["load"] = "busy"
         if a.threads is not None:
@@ -233,11 +246,13 @@ def main(argv=None):
               flush=True)
     measured = {_key(r) for r in rows}
     rows += [r for r in earlier if _key(r) not in measured]
-    rows.sort(key=lambda r: (r.get("params", ""), r.get("load", "quiet") == "busy",
+    rows.sort(key=lambda r: (r.get("params", ""), r.get("unlabelled", 0.0),
+                             r.get("load", "quiet") == "busy",
                              r.get("threads") or 0, r["n"]))
     ROWS.write_text(json.dumps(rows, indent=1) + "\n")
     head = ["# DEEMap at scale", ""]
     big = [r for r in rows if r["n"] >= 1_000_000 and not r.get("params")
+           and not r.get("unlabelled")
            and not r.get("threads")]
     for r in big:
         busy = " beside a busy process" if r.get("load") == "busy" else ""

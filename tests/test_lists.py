@@ -108,3 +108,15 @@ def test_the_same_neighbours_with_another_cpu_kernel_and_one_thread(tmp_path):
                OMP_NUM_THREADS="1")
     subprocess.run([sys.executable, "-c", code, str(tmp_path)], env=env, check=True)
     assert np.array_equal(np.load(tmp_path / "found.npy"), mine)
+
+
+def test_without_a_copy_the_index_reads_the_given_rows_and_finds_the_same():
+    X, Q = _clusters(2000), _clusters(200, seed=8)
+    kept = InvertedLists(n_probe=3, copy=False).fit(X)
+    copied = InvertedLists(n_probe=3).fit(X)
+    assert np.shares_memory(kept.data_, X) and not np.shares_memory(copied.data_, X)
+    assert np.array_equal(kept.search(Q, 6), copied.search(Q, 6))
+    # float64 rows are converted once, whatever copy says
+    wide = InvertedLists(n_probe=3, copy=False).fit(X.astype(np.float64))
+    assert wide.data_.dtype == np.float32 and np.array_equal(wide.search(Q, 6),
+                                                             copied.search(Q, 6))

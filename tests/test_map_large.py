@@ -4,8 +4,10 @@ the numba cache of pynndescent's compiled code."""
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from graphdr import DEEMap
+from graphdr.blocks.graphs import knn_graph
 from graphdr.maps import placement
 
 pytest.importorskip("pynndescent")
@@ -41,7 +43,6 @@ def test_a_large_map_stops_when_its_placement_settles_and_is_the_same_on_every_f
 
 @pytest.mark.slow  # NN-descent: numba compiles pynndescent in every new process
 def test_class_graphs_beside_a_task_are_knn_graphs():
-    from graphdr.blocks.graphs import knn_graph
     from graphdr.maps.inputs import attraction_graph
 
     X, y = _clusters(n=12000, classes=2)
@@ -49,6 +50,42 @@ def test_class_graphs_beside_a_task_are_knn_graphs():
     got, extra = attraction_graph(X, y, 10, "approx", beside=lambda: "task")
     assert extra == "task" and (got != want).nnz == 0
     assert (attraction_graph(X, y, 10, "approx") != want).nnz == 0
+
+
+@pytest.mark.slow  # NN-descent: numba compiles pynndescent in every new process
+def test_the_placing_index_gives_the_unlabelled_edges_of_their_own_search():
+    """With unlabelled samples, the edges over all samples come from the placing index built
+    beside the class graphs (no second NN-descent): the same graph as their own search."""
+    from graphdr.blocks.knn import ApproxNeighbors
+    from graphdr.maps import inputs as map_input
+
+    X, y = _clusters(n=7000, classes=2)
+    y[np.random.default_rng(1).random(len(y)) < 0.4] = -1
+    built = []
+
+    def make(F):
+        built.append(ApproxNeighbors(10, graph_neighbors=10).fit(F))
+        return built[-1]
+
+    def pairs():
+        return map_input.map_cross_pairs(X, y, None, "approx", make)
+
+    want = map_input.attraction_graph(X, y, 10, "approx")  # its own search over all samples
+    got, (cross, index) = map_input.attraction_graph(X, y, 10, "approx", beside=pairs)
+    assert index is built[0] and (got != want).nnz == 0
+    assert map_input.CrossPairs(cross, index).all_neighbours(11) is None  # beyond the degree
+    fewer = map_input.attraction_graph(X, y, 10, "approx", n_neighbors_unlabelled=4,
+                                       beside=pairs)[0]
+    # k below the degree: the graph's first 4, each pair joined either way, kept where it
+    # touches an unlabelled sample, beside the class graphs
+    near = index.kneighbors(n_neighbors=4, return_distance=False)
+    E = sp.coo_matrix((np.ones(near.size), (np.repeat(np.arange(7000), 4), near.ravel())),
+                      shape=(7000, 7000)).tocsr()
+    E = E.maximum(E.T).tocoo()
+    touch = (y[E.row] < 0) | (y[E.col] < 0)
+    E = sp.csr_matrix((np.ones(touch.sum()), (E.row[touch], E.col[touch])), shape=E.shape)
+    classes = knn_graph(X, 10, y=y, restrict="same", weights="binary", algorithm="approx")
+    assert (fewer != classes.maximum(E)).nnz == 0 and (fewer != want).nnz > 0
 
 
 @pytest.mark.slow  # NN-descent: numba compiles pynndescent in every new process

@@ -239,7 +239,8 @@ class ApproxNeighbors:
 
             self._graph = self.index_.neighbor_graph  # (a copy: pynndescent's property)
             del self.index_
-            self.lists_ = InvertedLists(n_probe=self.n_probe).fit(X)
+            # (X kept by reference, as NN-descent keeps it: no second copy of the rows)
+            self.lists_ = InvertedLists(n_probe=self.n_probe, copy=False).fit(X)
         return self
 
     @property

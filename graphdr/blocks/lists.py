@@ -97,14 +97,21 @@ class InvertedLists:
         The number of lists; None: :math:`\\lceil\\sqrt{n}\\rceil`.
     n_probe : int, default=8
         The lists searched per query (all of them when ``n_probe >= n_lists``: exact).
+    copy : bool, default=True
+        False: keep a reference to ``X`` when it is C-contiguous float32 (the index then
+        reads the rows from it at every search; ``X`` must not change), instead of a copy.
+        The index holds no other copy of the rows: each list's rows are gathered when the
+        list is searched.
     """
 
-    def __init__(self, n_lists=None, n_probe=8):
+    def __init__(self, n_lists=None, n_probe=8, copy=True):
         self.n_lists = n_lists
         self.n_probe = n_probe
+        self.copy = copy
 
     def fit(self, X):
-        X = np.ascontiguousarray(X, dtype=np.float32)
+        X32 = np.ascontiguousarray(X, dtype=np.float32)
+        X = X32.copy() if self.copy and np.may_share_memory(X32, X) else X32
         n = len(X)
         L = int(np.ceil(np.sqrt(n))) if self.n_lists is None else int(self.n_lists)
         L = max(1, min(L, n))
@@ -114,8 +121,7 @@ class InvertedLists:
         label = _nearest_centres(X, C, self.centre_norms_, 1)[:, 0]
         self.rows_ = np.argsort(label, kind="stable")
         self.starts_ = np.concatenate([[0], np.cumsum(np.bincount(label, minlength=L))])
-        self.sorted_ = X[self.rows_]
-        self.sorted_norms_ = _squared_norms(self.sorted_)
+        self.data_, self.norms_ = X, _squared_norms(X)
         return self
 
     def search(self, Q, k):
@@ -133,7 +139,8 @@ class InvertedLists:
         def one_list(lst):
             s, e = self.starts_[lst], self.starts_[lst + 1]
             m = min(k, e - s)
-            X_l, norms_l = self.sorted_[s:e], self.sorted_norms_[s:e]
+            rows_l = self.rows_[s:e]
+            X_l, norms_l = self.data_[rows_l], self.norms_[rows_l]
             for a in range(bounds[lst], bounds[lst + 1], _QUERY_CHUNK):
                 pairs = by_list[a:min(a + _QUERY_CHUNK, bounds[lst + 1])]
                 queries, slot = pairs // p, pairs % p
@@ -149,7 +156,7 @@ class InvertedLists:
                     r, c = np.divmod(np.arange(D.size), m)
                     rank = c
                 at = (queries[r], slot[r] * k + rank)
-                cand_d[at], cand_i[at] = D[r, c], s + c  # positions in the sorted copy
+                cand_d[at], cand_i[at] = D[r, c], rows_l[c]
 
         map_threads(one_list, [lst for lst in range(len(self.centres_))
                                if bounds[lst + 1] > bounds[lst]
@@ -159,14 +166,14 @@ class InvertedLists:
         step = max(1, (1 << 22) // n)  # at most 4 M distances at once
         for a in range(0, len(short), step):
             rows = short[a:a + step]
-            D = self.sorted_norms_[None, :] - 2.0 * (Q[rows] @ self.sorted_.T)
+            D = self.norms_[None, :] - 2.0 * (Q[rows] @ self.data_.T)
             found[rows] = self._exactly_ranked(Q[rows], D, np.broadcast_to(
                 np.arange(n), D.shape), k)
         return found
 
     def _exactly_ranked(self, Q, cand_d, cand_i, k):
-        """The rows of the ``k`` nearest of each query's candidates (``cand_i``: positions in
-        the sorted copy, -1: none; ``cand_d`` their float32 distances): the
+        """The rows of the ``k`` nearest of each query's candidates (``cand_i``: their rows,
+        -1: none; ``cand_d`` their float32 distances): the
         ``k +`` :data:`RANK_MARGIN` float32-nearest, then ranked by distances
         recomputed row by row in float64, ties to the smaller row. A matrix product rounds a
         query's distances differently beside other queries; the rounding can then only
@@ -174,24 +181,15 @@ class InvertedLists:
         m = min(k + RANK_MARGIN, cand_d.shape[1])
         part = (np.argpartition(cand_d, m - 1, axis=1)[:, :m] if m < cand_d.shape[1]
                 else np.broadcast_to(np.arange(m), cand_d.shape))
-        pos = np.take_along_axis(cand_i, part, 1)
-        d = self._squared_distances(Q, pos, self.sorted_)
-        rows = np.where(pos >= 0, self.rows_[np.maximum(pos, 0)], -1)
+        rows = np.take_along_axis(cand_i, part, 1)
+        d = self._squared_distances(Q, rows, self.data_)
         order = np.lexsort((np.where(rows >= 0, rows, len(self.rows_)), d), axis=1)[:, :k]
         return np.take_along_axis(rows, order, 1)
 
     def distances(self, Q, ind):
         """The squared distances from each query to its rows ``ind`` (row by row, float64)."""
         return self._squared_distances(np.ascontiguousarray(Q, dtype=np.float32),
-                                       self._positions()[ind], self.sorted_)
-
-    def _positions(self):
-        positions = getattr(self, "_where", None)
-        if positions is None:
-            positions = np.empty_like(self.rows_)
-            positions[self.rows_] = np.arange(len(self.rows_))
-            self._where = positions
-        return positions
+                                       np.asarray(ind), self.data_)
 
     @staticmethod
     def _squared_distances(Q, pos, X):

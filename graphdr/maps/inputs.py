@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import scipy.sparse as sp
 
 from ..blocks import graphs as _graphs
-from ..blocks.knn import _approx_search_groups, _search_groups
+from ..blocks.knn import APPROX_MIN_GROUP, _approx_search_groups, _search_groups
 from ..blocks.sampling import smallest_keys
 from ..blocks.scaling import DOMINANT_FEATURE, FEATURE_SCALINGS, feature_scaling  # noqa: F401
 
@@ -39,7 +41,9 @@ def attraction_graph(X, y_enc, n_neighbors, algorithm="exact", random_state=None
     ``n_neighbors``) that touch an unlabelled one (exact or approximate neighbours,
     :func:`graphdr.blocks.graphs.knn_graph`).
 
-    ``beside``: a task to run as well, ``(graph, beside())`` returned. With NN-descent it runs
+    ``beside``: a task to run as well, ``(graph, beside())`` returned; when it gives
+    :class:`CrossPairs` whose placing index holds NN-descent's graph over all samples, that
+    graph gives the unlabelled samples' edges (no second search). With NN-descent it runs
     in the pool of the classes' searches (:func:`_class_graph_beside`): at 10^6 samples of
     ``benchmarks/maps2d_scale.py``'s data the placing index (24 s on one thread) and the class
     graphs (20 s on two threads, 38 s of CPU) took 44 s one after the other once compiled;
@@ -53,8 +57,10 @@ def attraction_graph(X, y_enc, n_neighbors, algorithm="exact", random_state=None
         A = sp.csr_matrix(_graphs.knn_graph(X, n_neighbors, y=y_enc, restrict="same", **kw))
     if np.any(y_enc < 0):
         k = n_neighbors if n_neighbors_unlabelled is None else n_neighbors_unlabelled
-        U = _graphs.unlabelled_edges(_graphs.knn_graph(X, k, **kw), y_enc)
-        A = sp.csr_matrix(A.maximum(U))
+        near = extra.all_neighbours(k) if isinstance(extra, CrossPairs) else None
+        U = _graphs.knn_graph(X, k, **kw) if near is None else _graphs._assemble_patterns(
+            len(X), [np.arange(len(X))], [_graphs._symmetric_pattern(near)])
+        A = sp.csr_matrix(A.maximum(_graphs.unlabelled_edges(U, y_enc)))
     return A if beside is None else (A, extra)
 
 
@@ -115,6 +121,29 @@ def cross_class_pairs(neighbours, y_enc, rows=None):
     return (codes // n).astype(np.intp), (codes % n).astype(np.intp)
 
 
+class CrossPairs(NamedTuple):
+    """:func:`map_cross_pairs`' result: ``pairs`` ``(i, j)`` and the placing ``index``
+    (NN-descent: an :class:`graphdr.blocks.knn.ApproxNeighbors`; exact: None)."""
+
+    pairs: tuple
+    index: object
+
+    def all_neighbours(self, k):
+        """The ``k`` nearest others of every sample (``n x k``) from the index's NN-descent
+        graph, or None where :func:`graphdr.blocks.graphs.knn_graph` would search otherwise:
+        no index, a graph of fewer than ``k`` neighbours, or fewer samples than NN-descent
+        searches (they are searched exactly). For ``k`` equal to the graph's degree these
+        are ``knn_graph(..., algorithm='approx')``'s own neighbours: NN-descent of the same
+        degree and seed on the same rows."""
+        index = self.index
+        if index is None or index._n < APPROX_MIN_GROUP:
+            return None
+        degree = index.n_neighbors if index.graph_neighbors is None else index.graph_neighbors
+        if k > min(degree, index._n - 1):
+            return None
+        return index.training_neighbors(np.arange(index._n), k)[1]
+
+
 def map_cross_pairs(Xs, y_enc, keys, algorithm, make_index):
     """``(pairs, index)`` of :class:`graphdr.DEEMap`'s saturating attraction. NN-descent
     (``algorithm='approx'``): the index that places new samples (``make_index(Xs)``) is built
@@ -122,7 +151,7 @@ def map_cross_pairs(Xs, y_enc, keys, algorithm, make_index):
     free ``Xs`` for the descent) and its training neighbours give the pairs for free.
     Exact: :func:`exact_cross_pairs`, index None (built after the fit, as without pairs)."""
     if algorithm != "approx":
-        return exact_cross_pairs(Xs, y_enc, keys), None
+        return CrossPairs(exact_cross_pairs(Xs, y_enc, keys), None)
     index = make_index(np.asarray(Xs, dtype=np.float32))  # NN-descent's own precision
     n = len(Xs)
     k = min(CROSS_NEIGHBORS, index.n_neighbors, n - 1)
@@ -135,7 +164,7 @@ def map_cross_pairs(Xs, y_enc, keys, algorithm, make_index):
         codes.append(i.astype(np.int64) * n + j)
     del graph
     codes = np.unique(np.concatenate(codes))
-    return ((codes // n).astype(np.intp), (codes % n).astype(np.intp)), index
+    return CrossPairs(((codes // n).astype(np.intp), (codes % n).astype(np.intp)), index)
 
 
 #: training samples whose NN-descent neighbours become cross pairs at once
