@@ -216,6 +216,20 @@ def run(n, n_place, n_check, data_dir, note="", out=RESULTS):
     return row
 
 
+def _before(row):
+    """The lines of the earlier code's run of the same command, if the row has one (``before``:
+    its ``command``, ``wall``, ``client_peak``, ``worker_peaks`` and ``measured``)."""
+    b = row.get("before")
+    if not b:
+        return []
+    gib = 2**30
+    return [
+        f"The same map by earlier code, in the same session ({b['measured']}): `{b['command']}` "
+        f"took {b['wall']:.0f} s (this code: {row['wall']:.0f} s, {row['wall'] / b['wall']:.2f}x), "
+        f"its `graphdr map` process peaked at {b['client_peak'] / gib:.2f} GiB and its workers at "
+        + ", ".join(f"{p / gib:.2f}" for p in b["worker_peaks"]) + " GiB.", ""]
+
+
 def write(row, out=RESULTS):
     (out / "maps2d_scale_dask.json").write_text(json.dumps(row, indent=1) + "\n")
     gib = 2**30
@@ -226,7 +240,9 @@ def write(row, out=RESULTS):
         f"`graphdr map` on 2 workers of 3 GiB in {row['wall'] / 60:.1f} min; largest worker "
         f"peak {max(row['worker_peaks']) / gib:.2f} GiB; coordinates equal to the in-memory "
         f"path's bit for bit: {'yes' if row['equal_fitted'] and row['equal_placed'] else 'NO'}"
-        f"; placement 2 workers / 1 worker: {row['speedup']:.2f}x.", "",
+        f"; placement 2 workers / 1 worker: {row['speedup']:.2f}x"
+        + (f"; {row['wall'] / row['before']['wall']:.2f}x the earlier code's time"
+           if row.get("before") else "") + ".", "",
         f"Command: `.venv/bin/python benchmarks/maps2d_scale.py --dask {n} --place {m}` "
         "(the data written once under `--data-dir`, default /tmp).", "",
         f"Machine: {row['measured']}.", "",
@@ -247,6 +263,7 @@ def write(row, out=RESULTS):
         f"| placing {m:,} rows, 2 workers of 1 thread | {row['two_workers']:.1f} s "
         f"({m / row['two_workers']:,.0f} rows/s) |",
         f"| throughput, 2 workers / 1 | {row['speedup']:.2f}x |", "",
+        *_before(row),
         "The peak memory is the resident set sampled every 0.2 s (`psutil`) of the process and of "
         "every process it started; the two largest of these are the workers. The throughput "
         "includes sending the fitted model to each worker once.",
