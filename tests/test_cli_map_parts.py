@@ -227,6 +227,33 @@ def test_ctrl_c_on_the_dask_route_is_one_line_and_leaves_nothing(tmp_path):
     assert interrupted >= 2
 
 
+def test_ctrl_c_while_a_module_initialises_is_an_interrupt_not_a_traceback(tmp_path, capsys,
+                                                                          monkeypatch):
+    """A Ctrl-C that lands while an extension module initialises (a late import of the Dask
+    route) reaches Python as ``ImportError: initialization failed`` caused by the
+    ``KeyboardInterrupt``: the interrupt's one line and 130; any other ImportError is raised."""
+    import graphdr.cli.command as command
+
+    def interrupted_import(args):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as exc:
+            raise ImportError("initialization failed") from exc
+
+    monkeypatch.setattr(command, "run_map", interrupted_import)
+    code, err = run(["map", str(tmp_path / "t.csv"), "--out", str(tmp_path / "m")], capsys)
+    assert code == 130
+    assert err.strip() == ("graphdr map: interrupted; nothing was written (an earlier map at "
+                           "--out is as it was).")
+
+    def missing(args):
+        raise ImportError("no module named nowhere")
+
+    monkeypatch.setattr(command, "run_map", missing)
+    with pytest.raises(ImportError, match="nowhere"):
+        main(["map", str(tmp_path / "t.csv"), "--out", str(tmp_path / "m")])
+
+
 @pytest.mark.slow
 def test_a_lost_worker_under_the_placement_is_one_line(tmp_path, capsys, monkeypatch,
                                                        scheduler):

@@ -519,7 +519,9 @@ def main(argv=None):
         with contextlib.suppress(OSError, ValueError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
-    except KeyboardInterrupt:  # before a command's own answer (parsing, listing)
+    except (KeyboardInterrupt, ImportError) as exc:  # before a command's own answer
+        if not _caused_by_interrupt(exc):  # (parsing, listing)
+            raise
         print("\ngraphdr: interrupted.", file=sys.stderr)
         return 130
 
@@ -553,6 +555,11 @@ def _main(argv):
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
         print(f"graphdr {args.command}: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
+    except ImportError as exc:  # Ctrl-C while an extension module initialised surfaces so
+        if not _caused_by_interrupt(exc):
+            raise
+        print(f"\ngraphdr {args.command}: {_INTERRUPTED[args.command]}", file=sys.stderr)
+        return 130
     except KeyboardInterrupt as exc:
         from .._outputs import InterruptedAfterWriting
 
@@ -562,6 +569,17 @@ def _main(argv):
         else:
             print(f"\ngraphdr {args.command}: {_INTERRUPTED[args.command]}", file=sys.stderr)
         return 130
+
+
+def _caused_by_interrupt(exc):
+    """Whether ``exc`` came from a Ctrl-C (a ``KeyboardInterrupt`` among its causes)."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
 
 
 _INTERRUPTED = {
