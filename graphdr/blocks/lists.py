@@ -16,15 +16,20 @@ samples come in, moved once to the mean of their list (one Lloyd step): no rando
 index depends on the samples and their order alone (the map gives them in content order, which
 does not depend on the caller's). Each list is searched for every query that probes it with
 one matrix product (:math:`\|x\|^2 - 2 q^\top x`, float32) on the environment's threads, list
-by list, and a query's answer depends on the index and the query alone. Where a query's lists
-hold fewer than ``k`` samples, the query is searched exactly.
+by list, in two passes: first each query's nearest list, whose :math:`m`-th distance
+(:math:`m = k +` :data:`RANK_MARGIN`) bounds the others', then its other lists, where only
+the rows within that bound are kept (one comparison, no selection, for most of them). The
+:math:`m` nearest of all the rows probed by (float32 distance, row) are then ranked by their
+distances recomputed in float64. A query's answer depends on the index and the query alone;
+where its lists hold fewer than ``k`` samples, it is searched exactly.
 
 Measured on ``benchmarks/maps2d_scale.py``'s data (20 classes, 50 features, 10^6 training
 samples, 10^5 new, 2 cores, ``benchmarks/results/maps2d_scale_engines.md``): 1000 lists and 8
 probes found 83 % of the 20 true nearest in 8.7 s, where NN-descent's queries on its graph of
-degree 10 found 64 % in 33 s. For the training samples' own neighbours (every sample a query)
-NN-descent remains the faster: inverted lists reached 74 % of a class's 20 nearest in the time
-NN-descent reached 82 %.
+degree 10 found 64 % in 33 s; on one thread the bound of the nearest list took the search
+from 19.8 s to 12.9 s with the same 83 %. For the training samples' own neighbours (every
+sample a query) NN-descent remains the faster: inverted lists reached 74 % of a class's 20
+nearest in the time NN-descent reached 82 %.
 """
 
 from __future__ import annotations
@@ -49,24 +54,49 @@ def _squared_norms(X):
     return np.einsum("ij,ij->i", X, X, dtype=np.float64).astype(np.float32)
 
 
-def _nearest_centres(Q, C, C_norms, p):
-    """The ``p`` nearest centres of each row of ``Q`` (``len(Q) x p``, nearest first; ties to
-    the smaller index)."""
-    out = np.empty((len(Q), p), dtype=np.intp)
+def _nearest_centres(Q, C, C_norms):
+    """The nearest centre of each row of ``Q`` (ties to the smaller index)."""
+    out = np.empty(len(Q), dtype=np.intp)
 
     def block(a):
-        D = C_norms[None, :] - 2.0 * (Q[a:a + _ASSIGN_BLOCK] @ C.T)
-        if p == 1:
-            out[a:a + _ASSIGN_BLOCK, 0] = np.argmin(D, axis=1)
-            return
-        part = (np.argpartition(D, p - 1, axis=1)[:, :p] if p < D.shape[1]
-                else np.broadcast_to(np.arange(D.shape[1]), D.shape))
-        d = np.take_along_axis(D, part, 1)
-        order = np.lexsort((part, d), axis=1)
-        out[a:a + _ASSIGN_BLOCK] = np.take_along_axis(part, order, 1)
+        out[a:a + _ASSIGN_BLOCK] = np.argmin(C_norms - 2.0 * (Q[a:a + _ASSIGN_BLOCK] @ C.T),
+                                             axis=1)
 
     map_threads(block, range(0, len(Q), _ASSIGN_BLOCK))
     return out
+
+
+def _smallest(D, m, bound=None, key=None):
+    """``(r, c)``, row-major: the entries of each row of ``D`` among its ``m`` smallest by
+    (value, ``key``; ``key`` None: the column), and (``bound`` given) at most ``bound[r]``.
+
+    The ``m``-th smallest value by a partition of the values, then one comparison (a
+    partition of indices costs twice as much); only the rows with more entries within it
+    than ``m`` (ties at it, or a bound above it) are cut, to the first tied ones by key."""
+    w = D.shape[1]
+    if bound is None:
+        bound = (np.partition(D, m - 1, axis=1)[:, m - 1] if m < w
+                 else np.full(len(D), np.inf, dtype=D.dtype))
+    r, c = np.divmod(np.flatnonzero(D <= bound[:, None]), w)
+    over = np.bincount(r, minlength=len(D)) > m
+    if not over.any():
+        return r, c
+    at = np.flatnonzero(over[r])  # the entries of the rows to cut
+    t = np.full(len(D), np.inf, dtype=D.dtype)
+    t[over] = np.partition(D[over], m - 1, axis=1)[:, m - 1]
+    ra, ca = r[at], c[at]
+    v = D[ra, ca]
+    less, tie = v < t[ra], v == t[ra]
+    room = m - np.bincount(ra[less], minlength=len(D))  # the ties each row keeps
+    tied = at[tie]
+    if key is not None:  # the ties by key within each row
+        tied = tied[np.lexsort((key[r[tied], c[tied]], r[tied]))]
+    rt = r[tied]
+    first = np.searchsorted(rt, np.arange(len(D)))  # each row's first tie
+    keep = np.ones(len(r), dtype=bool)
+    keep[at[~less]] = False
+    keep[tied[np.arange(len(tied)) - first[rt] < room[rt]]] = True
+    return r[keep], c[keep]
 
 
 def _list_means(X, label, C):
@@ -116,9 +146,9 @@ class InvertedLists:
         L = int(np.ceil(np.sqrt(n))) if self.n_lists is None else int(self.n_lists)
         L = max(1, min(L, n))
         C = X[np.linspace(0, n - 1, L).round().astype(np.intp)]
-        C = _list_means(X, _nearest_centres(X, C, _squared_norms(C), 1)[:, 0], C)
+        C = _list_means(X, _nearest_centres(X, C, _squared_norms(C)), C)
         self.centres_, self.centre_norms_ = C, _squared_norms(C)
-        label = _nearest_centres(X, C, self.centre_norms_, 1)[:, 0]
+        label = _nearest_centres(X, C, self.centre_norms_)
         self.rows_ = np.argsort(label, kind="stable")
         self.starts_ = np.concatenate([[0], np.cumsum(np.bincount(label, minlength=L))])
         self.data_, self.norms_ = X, _squared_norms(X)
@@ -128,40 +158,30 @@ class InvertedLists:
         """The indices of the ``k`` nearest rows found for each query (``k <= n``)."""
         Q = np.ascontiguousarray(Q, dtype=np.float32)
         nq, n = len(Q), len(self.rows_)
+        if nq == 0:
+            return np.empty((0, k), dtype=np.intp)
+        m = min(k + RANK_MARGIN, n)
         p = min(int(self.n_probe), len(self.centres_))
-        probes = _nearest_centres(Q, self.centres_, self.centre_norms_, p)
-        flat = probes.ravel()
-        by_list = np.argsort(flat, kind="stable")
-        bounds = np.searchsorted(flat[by_list], np.arange(len(self.centres_) + 1))
-        cand_d = np.full((nq, p * k), np.inf, dtype=np.float32)
-        cand_i = np.full((nq, p * k), -1, dtype=np.intp)
-
-        def one_list(lst):
-            s, e = self.starts_[lst], self.starts_[lst + 1]
-            m = min(k, e - s)
-            rows_l = self.rows_[s:e]
-            X_l, norms_l = self.data_[rows_l], self.norms_[rows_l]
-            for a in range(bounds[lst], bounds[lst + 1], _QUERY_CHUNK):
-                pairs = by_list[a:min(a + _QUERY_CHUNK, bounds[lst + 1])]
-                queries, slot = pairs // p, pairs % p
-                D = norms_l[None, :] - 2.0 * (Q[queries] @ X_l.T)
-                # each query's m nearest in the list: those within its m-th distance (a
-                # partition of the values, then a comparison: half an argpartition's time),
-                # equal ones by position in the list
-                if m < e - s:
-                    r, c = np.nonzero(D <= np.partition(D, m - 1, axis=1)[:, m - 1:m])
-                    rank = np.arange(len(r)) - np.searchsorted(r, np.arange(len(D)))[r]
-                    r, c, rank = r[rank < m], c[rank < m], rank[rank < m]
-                else:
-                    r, c = np.divmod(np.arange(D.size), m)
-                    rank = c
-                at = (queries[r], slot[r] * k + rank)
-                cand_d[at], cand_i[at] = D[r, c], rows_l[c]
-
-        map_threads(one_list, [lst for lst in range(len(self.centres_))
-                               if bounds[lst + 1] > bounds[lst]
-                               and self.starts_[lst + 1] > self.starts_[lst]])
-        found = self._exactly_ranked(Q, cand_d, cand_i, k)
+        first, (queries, lists, slot) = self._probes(Q, p)
+        Qm = -2.0 * Q  # (exact: a power of two)
+        bound = np.full(nq, np.inf, dtype=np.float32)
+        # each probed list's m nearest of a query at its slot: m per list, its nearest first
+        cand_d = np.full((nq, p * m), np.inf, dtype=np.float32)
+        cand_i = np.full((nq, p * m), -1, dtype=np.int32 if n < 2**31 else np.intp)
+        # each query's nearest list first: its m-th distance there bounds the other lists'
+        by_list = np.argsort(first, kind="stable")
+        self._scan(Qm, by_list, first[by_list], np.zeros(nq, dtype=np.intp), m, bound,
+                   None, cand_d, cand_i)
+        rest = np.lexsort((queries, lists))
+        self._scan(Qm, queries[rest], lists[rest], m * slot[rest], m, bound, bound,
+                   cand_d, cand_i)
+        r, c = _smallest(cand_d, m, key=cand_i)  # by (distance, row) of all lists probed
+        rank = np.arange(len(r)) - np.searchsorted(r, np.arange(nq))[r]
+        near_d = np.full((nq, m), np.inf, dtype=np.float32)
+        near_i = np.full((nq, m), -1, dtype=np.intp)
+        near_d[r, rank], near_i[r, rank] = cand_d[r, c], cand_i[r, c]
+        del cand_d, cand_i
+        found = self._exactly_ranked(Q, near_d, near_i, k)
         short = np.flatnonzero(found[:, -1] < 0)  # fewer than k in the lists probed
         step = max(1, (1 << 22) // n)  # at most 4 M distances at once
         for a in range(0, len(short), step):
@@ -170,6 +190,53 @@ class InvertedLists:
             found[rows] = self._exactly_ranked(Q[rows], D, np.broadcast_to(
                 np.arange(n), D.shape), k)
         return found
+
+    def _probes(self, Q, p):
+        """Each query's nearest centre, and ``(queries, lists, slots)`` of its other ``p - 1``
+        nearest (ties to the smaller index; slots 1 to ``p - 1`` in the order of the lists)."""
+        first = np.empty(len(Q), dtype=np.intp)
+
+        def block(a):
+            D = self.centre_norms_ - 2.0 * (Q[a:a + _ASSIGN_BLOCK] @ self.centres_.T)
+            near = np.argmin(D, axis=1)
+            first[a:a + _ASSIGN_BLOCK] = near
+            r, c = _smallest(D, p)
+            r, c = r[c != near[r]], c[c != near[r]]
+            slot = 1 + np.arange(len(r)) - np.searchsorted(r, np.arange(len(D)))[r]
+            return r + a, c, slot
+
+        parts = map_threads(block, range(0, len(Q), _ASSIGN_BLOCK))
+        return first, tuple(np.concatenate(x) if x else np.empty(0, np.intp)
+                            for x in zip(*parts))
+
+    def _scan(self, Qm, queries, lists, base, m, bound, prune, cand_d, cand_i):
+        """The pairs ``(queries, lists)`` (sorted by list): each query's ``m`` nearest rows
+        of each list (:func:`_smallest`) into ``cand_d, cand_i`` from column ``base``,
+        within ``prune`` (a query's bound) when given; without it, ``bound`` becomes each
+        query's ``m``-th distance in its list. Distances here lack the query's own norm:
+        ``|x|^2 - 2 q^T x``."""
+        edges = np.searchsorted(lists, np.arange(len(self.centres_) + 1))
+
+        def one_list(lst):
+            s, e = self.starts_[lst], self.starts_[lst + 1]
+            rows_l = self.rows_[s:e]
+            X_l, norms_l = self.data_[rows_l], self.norms_[rows_l]
+            for a in range(edges[lst], edges[lst + 1], _QUERY_CHUNK):
+                b = min(a + _QUERY_CHUNK, edges[lst + 1])
+                qs = queries[a:b]
+                D = Qm[qs] @ X_l.T
+                D += norms_l
+                r, c = _smallest(D, m, None if prune is None else prune[qs])
+                d = D[r, c]
+                if prune is None and m <= e - s:  # m per query, row-major
+                    bound[qs] = d.reshape(len(qs), m).max(axis=1)
+                rank = np.arange(len(r)) - np.searchsorted(r, np.arange(len(qs)))[r]
+                at = (qs[r], base[a:b][r] + rank)
+                cand_d[at], cand_i[at] = d, rows_l[c]
+
+        map_threads(one_list, [lst for lst in range(len(self.centres_))
+                               if edges[lst + 1] > edges[lst]
+                               and self.starts_[lst + 1] > self.starts_[lst]])
 
     def _exactly_ranked(self, Q, cand_d, cand_i, k):
         """The rows of the ``k`` nearest of each query's candidates (``cand_i``: their rows,
