@@ -219,3 +219,25 @@ def test_fit_rows_within_the_budget_and_below_the_in_memory_map(workers):
                 assert client(m + 1, n, d) > budget or total(m + 1, n, d) > in_memory
     assert fp.fit_rows_within(2**40, 5000, 10, 2) == 5000
     assert fp.fit_rows_within(1, 10**6, 36, 2) == fp.FIT_ROWS_MIN
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+@pytest.mark.parametrize("unlabelled", [True, False])
+def test_the_features_alone_are_the_tables_features(tmp_path, suffix, unlabelled):
+    """read_features (what a worker reads again) gives read_table's X, row for row, with
+    missing cells dropped, empty labels, text numbers and an id column."""
+    from graphdr.io.files import read_features
+
+    if suffix == ".parquet":
+        pytest.importorskip("pyarrow")
+    frame = pd.concat([_frame(40, s) for s in range(2)], ignore_index=True)
+    frame["c"] = frame["a"].map(lambda v: f"{v:.3f}")  # numbers stored as text
+    frame.loc[[3, 17], "b"] = np.nan  # missing feature cells
+    frame.loc[[5, 8, 60], "label"] = None  # empty labels: unlabelled rows, or dropped
+    path = tmp_path / f"t{suffix}"
+    frame.to_csv(path, index=False) if suffix == ".csv" else frame.to_parquet(path, index=False)
+    options = ReadOptions(na="drop", unlabelled=unlabelled)
+    want = read_table(path, options)
+    assert len(want.X) == 80 - 2 - (0 if unlabelled else 3)
+    got = read_features(path, options)
+    assert got.dtype == want.X.dtype and np.array_equal(got, want.X)

@@ -56,13 +56,28 @@ def _squared_norms(X):
     return np.einsum("ij,ij->i", X, X, dtype=np.float64).astype(np.float32)
 
 
+def _centre_distances(Q, C, C_norms, out=None):
+    """``|c|^2 - 2 q^T c`` for each row ``q`` of ``Q`` and centre ``c`` (float32): the ranking
+    of the centres by distance to ``q``, the same bits wherever it is computed."""
+    D = np.matmul(Q, C.T, out=out)
+    D *= -2.0  # (exact: a power of two)
+    D += C_norms
+    return D
+
+
+def _positions(r, n_rows):
+    """Each entry's position among its row's entries, for the rows ``r`` (sorted, each in
+    ``range(n_rows)``) of entries taken row-major."""
+    return np.arange(len(r)) - np.searchsorted(r, np.arange(n_rows))[r]
+
+
 def _nearest_centres(Q, C, C_norms):
     """The nearest centre of each row of ``Q`` (ties to the smaller index)."""
     out = np.empty(len(Q), dtype=np.intp)
 
     def block(a):
-        out[a:a + _ASSIGN_BLOCK] = np.argmin(C_norms - 2.0 * (Q[a:a + _ASSIGN_BLOCK] @ C.T),
-                                             axis=1)
+        out[a:a + _ASSIGN_BLOCK] = np.argmin(
+            _centre_distances(Q[a:a + _ASSIGN_BLOCK], C, C_norms), axis=1)
 
     map_threads(block, range(0, len(Q), _ASSIGN_BLOCK))
     return out
@@ -114,10 +129,9 @@ def _smallest(D, m, bound=None, key=None, work=None):
     if key is not None:  # the ties by key within each row
         tied = tied[np.lexsort((key[r[tied], c[tied]], r[tied]))]
     rt = r[tied]
-    first = np.searchsorted(rt, np.arange(len(D)))  # each row's first tie
     keep = np.ones(len(r), dtype=bool)
     keep[at[~less]] = False
-    keep[tied[np.arange(len(tied)) - first[rt] < room[rt]]] = True
+    keep[tied[_positions(rt, len(D)) < room[rt]]] = True
     return r[keep], c[keep]
 
 
@@ -198,7 +212,7 @@ class InvertedLists:
         self._scan(Qm, queries[rest], lists[rest], m * slot[rest], m, bound, bound,
                    cand_d, cand_i)
         r, c = _smallest(cand_d, m, key=cand_i)  # by (distance, row) of all lists probed
-        rank = np.arange(len(r)) - np.searchsorted(r, np.arange(nq))[r]
+        rank = _positions(r, nq)
         near_d = np.full((nq, m), np.inf, dtype=np.float32)
         near_i = np.full((nq, m), -1, dtype=np.intp)
         near_d[r, rank], near_i[r, rank] = cand_d[r, c], cand_i[r, c]
@@ -222,15 +236,13 @@ class InvertedLists:
         def block(a):
             work = local.__dict__
             Q_a = Q[a:a + _ASSIGN_BLOCK]
-            D = np.matmul(Q_a, self.centres_.T, out=_buffer(
+            D = _centre_distances(Q_a, self.centres_, self.centre_norms_, out=_buffer(
                 work, "D", (len(Q_a), len(self.centres_)), np.float32))
-            D *= -2.0
-            D += self.centre_norms_  # (the bits of norms - 2.0 * products)
             near = np.argmin(D, axis=1)
             first[a:a + _ASSIGN_BLOCK] = near
             r, c = _smallest(D, p, work=work)
             r, c = r[c != near[r]], c[c != near[r]]
-            slot = 1 + np.arange(len(r)) - np.searchsorted(r, np.arange(len(D)))[r]
+            slot = 1 + _positions(r, len(D))
             return r + a, c, slot
 
         parts = map_threads(block, range(0, len(Q), _ASSIGN_BLOCK))
@@ -265,8 +277,7 @@ class InvertedLists:
                 d = D[r, c]
                 if prune is None and m <= e - s:  # m per query, row-major
                     bound[qs] = d.reshape(len(qs), m).max(axis=1)
-                rank = np.arange(len(r)) - np.searchsorted(r, np.arange(len(qs)))[r]
-                at = (qs[r], base[a:b][r] + rank)
+                at = (qs[r], base[a:b][r] + _positions(r, len(qs)))
                 cand_d[at], cand_i[at] = d, rows_l[c]
 
         map_threads(one_list, [lst for lst in range(len(self.centres_))

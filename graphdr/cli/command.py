@@ -555,14 +555,12 @@ def _main(argv):
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
         print(f"graphdr {args.command}: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
-    except ImportError as exc:  # Ctrl-C while an extension module initialised surfaces so
-        if not _caused_by_interrupt(exc):
-            raise
-        print(f"\ngraphdr {args.command}: {_INTERRUPTED[args.command]}", file=sys.stderr)
-        return 130
-    except KeyboardInterrupt as exc:
+    except (KeyboardInterrupt, ImportError) as exc:
         from .._outputs import InterruptedAfterWriting
 
+        # a Ctrl-C while an extension module initialised surfaces as an ImportError
+        if isinstance(exc, ImportError) and not _caused_by_interrupt(exc):
+            raise
         if isinstance(exc, InterruptedAfterWriting):  # held while the files were renamed
             print(f"\ngraphdr {args.command}: interrupted after writing "
                   f"{', '.join(exc.files)}.", file=sys.stderr)

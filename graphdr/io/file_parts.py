@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .files import Part, ReadOptions, read_table
+from .files import Part, ReadOptions, read_features, read_table
 from .paths import parquet_file
 
 __all__ = ["PartedTable", "data_files", "read_parts", "table_parts", "in_memory_bytes",
@@ -237,7 +237,7 @@ class PartedTable:
 
     def features(self):
         """The features of every row, a ``dask.array`` (float64) of one chunk per file, each
-        read again with :func:`~graphdr.io.files.read_table` when computed."""
+        read again with :func:`~graphdr.io.files.read_features` when computed."""
         import dask
         import dask.array as da
 
@@ -264,7 +264,7 @@ def _features(path, options, part, stamp=None):
     if stamp is not None and file_stamp(path) != tuple(stamp):
         raise ValueError(f"{path}: the file changed while graphdr was mapping it (its rows were "
                          "read and checked before); rerun once it no longer changes.")
-    return read_table(path, options, part).X
+    return read_features(path, options, part)
 
 
 def read_parts(source, options=None, part_bytes=PART_BYTES):

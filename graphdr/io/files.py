@@ -49,8 +49,8 @@ from .array_files import read_npz, read_svmlight
 from .columns import ID_NAMES, LABEL_NAMES, column_index, find_ids, find_label, name_list
 from .paths import check_readable, check_writable, parquet_file
 
-__all__ = ["ReadOptions", "Table", "read_table", "LABEL_NAMES", "ID_NAMES", "read_svmlight",
-           "read_npz", "check_readable", "check_writable"]
+__all__ = ["ReadOptions", "Table", "read_table", "read_features", "LABEL_NAMES", "ID_NAMES",
+           "read_svmlight", "read_npz", "check_readable", "check_writable"]
 
 SEPARATORS = (",", ";", "\t", "|")
 _NA_STRINGS = ["", "NA", "N/A", "n/a", "NaN", "nan", "NULL", "null", "None", "#N/A", "?", "-"]
@@ -214,6 +214,16 @@ def _lines(rows, first_line):
 def read_table(path, options=None, part=None):
     """Read a delimited text or Parquet file into a :class:`Table` (see the module docstring);
     ``part`` (a :class:`Part`): only that piece of the file, its lines named as the file's."""
+    return _read(path, options, part, features_only=False)
+
+
+def read_features(path, options=None, part=None):
+    """``read_table(path, options, part).X``, the same numbers, without making the labels' and
+    the ids' text (where ``options.unlabelled`` lets the labels decide no row's fate)."""
+    return _read(path, options, part, features_only=True)
+
+
+def _read(path, options, part, features_only):
     import pandas as pd
 
     options = options or ReadOptions()
@@ -273,7 +283,9 @@ def read_table(path, options=None, part=None):
     renamed = dict(zip(names, frame.columns))
     frame.columns = names
     table = _split(path, frame, lambda name: text(renamed[name]), options, has_header,
-                   first_line, notes)
+                   first_line, notes, features_only)
+    if features_only:
+        return table  # the features alone
     table.header = has_header
     if not path.lower().endswith((".parquet", ".pq")):
         table.sep, table.decimal = sep, decimal
@@ -396,9 +408,10 @@ def _is_missing(value):
         return False
 
 
-def _split(path, frame, text, options, has_header, first_line, notes):
+def _split(path, frame, text, options, has_header, first_line, notes, features_only=False):
     """The columns' roles: ``frame`` is the feature view (numbers, NaN where missing),
-    ``text(name)`` a column's text as written (labels, ids and hover values come from it)."""
+    ``text(name)`` a column's text as written (labels, ids and hover values come from it).
+    ``features_only``: the features' array alone."""
     import pandas as pd
 
     names = list(frame.columns)
@@ -410,7 +423,7 @@ def _split(path, frame, text, options, has_header, first_line, notes):
     if id_col == label:
         raise ValueError(f"{path}: the id column and the label column are the same "
                          f"({names[label]!r}).")
-    if id_col is not None:
+    if id_col is not None and not features_only:
         ids = pd.Series(text(names[id_col]), dtype=object)
         repeated = int(ids.duplicated().sum())
         if repeated:
@@ -428,7 +441,9 @@ def _split(path, frame, text, options, has_header, first_line, notes):
         raise ValueError(f"{path}: no feature columns are left (columns: {name_list(names)}).")
     # missing cells; an empty label is an unlabelled row when the reader is told so, and
     # any other text (NA, None, ?) is a class
-    labels = pd.Series(text(names[label]), dtype=object).where(lambda s: s != "", None)
+    labels = None
+    if not (features_only and options.unlabelled):
+        labels = pd.Series(text(names[label]), dtype=object).where(lambda s: s != "", None)
     rows_kept = None
     missing = frame.iloc[:, features].isna()
     if not options.unlabelled:
@@ -443,7 +458,7 @@ def _split(path, frame, text, options, has_header, first_line, notes):
             keep = ~missing.to_numpy().any(axis=1)
             frame = frame[keep].reset_index(drop=True)
             rows_kept = np.flatnonzero(keep)
-            labels = labels[keep].reset_index(drop=True)
+            labels = None if labels is None else labels[keep].reset_index(drop=True)
             if frame.shape[0] == 0:
                 raise ValueError(f"{path}: every row has a missing cell.")
         else:
@@ -486,6 +501,8 @@ def _split(path, frame, text, options, has_header, first_line, notes):
         rows, cols = np.nonzero(~np.isfinite(X))
         raise ValueError(f"{path}: infinite or NaN value in column {feature_names[cols[0]]!r} "
                          f"on line {rows[0] + first_line}.")
+    if features_only:
+        return X
     y = _labels(path, names[label], labels, frame[names[label]], options.unlabelled)
     ids = None
     if id_col is not None:

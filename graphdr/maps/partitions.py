@@ -33,6 +33,8 @@ was.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from .._outputs import OutputSet, atomic_open
@@ -133,10 +135,11 @@ def write_dask_map(model, X, y, out, *, keys=None, ids=None, title=None, label_n
         progress(0)  # the placement starts now (a progress bar times it from here)
     places = place_dask(model, X, rows)
     labelled_fit = ~unlabelled[rows]
-    reference = dask.delayed((np.asarray(model.embedding_)[labelled_fit],
-                              codes[rows][labelled_fit]), pure=False)
-    blocks = [dask.delayed(_vote)(b, reference) for b in places.to_delayed().ravel()]
+    voters = dask.delayed(_Voters(np.asarray(model.embedding_)[labelled_fit],
+                                  codes[rows][labelled_fit]), pure=False)
     starts = np.r_[0, np.cumsum(places.chunks[0])]
+    blocks = [dask.delayed(_vote)(b, voters, unlabelled[starts[i]:starts[i + 1]])
+              for i, b in enumerate(places.to_delayed().ravel())]
     page_xy = np.empty((len(page_rows), 2), dtype=places.dtype)
     page_vote = np.full(len(page_rows), "", dtype=object)  # the page's hover
     page_share = np.full(len(page_rows), "", dtype=object)
@@ -219,25 +222,59 @@ def _in_order(blocks):
         future.release()
 
 
-def _vote(xy, reference):
-    """A block's places, the class of the nearest labelled training sample on the map, and
-    the class most frequent among the :data:`VOTERS` nearest with its share (ties: the
-    nearest's)."""
-    from scipy.spatial import cKDTree
+class _Voters:
+    """The labelled training samples' places on the map and their class codes, with a k-d tree
+    of the places built where it is first queried: once per worker, which receives this object
+    once (the tree is not pickled; every worker builds the same one)."""
 
-    Y, codes = reference
-    k = min(VOTERS, len(Y))
-    _, ind = cKDTree(np.asarray(Y, dtype=np.float64)).query(
-        np.asarray(xy, dtype=np.float64), k=k)
-    ind = ind.reshape(len(xy), k)
-    near = codes[ind]
-    C = int(codes.max()) + 1 if len(codes) else 1
-    tally = np.zeros((len(xy), C), dtype=np.int64)
-    np.add.at(tally, (np.repeat(np.arange(len(xy)), k), near.ravel()), 1)
-    top = tally.max(axis=1)
-    first = near[:, 0]
-    voted = np.where(tally[np.arange(len(xy)), first] == top, first, tally.argmax(axis=1))
-    return xy, first, voted, top / k
+    def __init__(self, places, codes):
+        self.places = np.asarray(places, dtype=np.float64)
+        self.codes = np.asarray(codes)
+        self._tree = None
+        self._lock = threading.Lock()
+
+    def __getstate__(self):
+        return {"places": self.places, "codes": self.codes}
+
+    def __setstate__(self, state):
+        self.__init__(state["places"], state["codes"])
+
+    def nearest(self, xy, k):
+        """The codes of the ``k`` training samples nearest each row of ``xy``, nearest first
+        (``len(xy) x k``)."""
+        from scipy.spatial import cKDTree
+
+        with self._lock:
+            if self._tree is None:
+                self._tree = cKDTree(self.places)
+        k = min(k, len(self.places))
+        _, ind = self._tree.query(np.asarray(xy, dtype=np.float64), k=k)
+        return self.codes[ind.reshape(len(xy), k)]
+
+
+def _vote(xy, voters, unlabelled):
+    """A block's places, the class of the nearest labelled training sample on the map, and,
+    for its ``unlabelled`` rows (0 for the others), the class most frequent among the
+    :data:`VOTERS` nearest with its share (ties: the nearest's)."""
+    first = np.empty(len(xy), dtype=voters.codes.dtype)
+    voted = np.zeros(len(xy), dtype=voters.codes.dtype)
+    share = np.zeros(len(xy))
+    labelled = ~unlabelled
+    if labelled.any():
+        first[labelled] = voters.nearest(xy[labelled], 1)[:, 0]
+    if unlabelled.any():
+        near = voters.nearest(xy[unlabelled], VOTERS)
+        n, k = near.shape
+        C = int(voters.codes.max()) + 1 if len(voters.codes) else 1
+        tally = np.zeros((n, C), dtype=np.int64)
+        np.add.at(tally, (np.repeat(np.arange(n), k), near.ravel()), 1)
+        top = tally.max(axis=1)
+        nearest = near[:, 0]
+        first[unlabelled] = nearest
+        voted[unlabelled] = np.where(tally[np.arange(n), nearest] == top, nearest,
+                                     tally.argmax(axis=1))
+        share[unlabelled] = top / k
+    return xy, first, voted, share
 
 
 def _write_part(path, xy, labels, unlabelled, ids, id_name, classes, voted, share, extra,
