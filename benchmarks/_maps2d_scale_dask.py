@@ -12,9 +12,10 @@ Parquet files of 250,000 rows (``f0..f49``, ``label``) under ``--data-dir``. The
    chooses, fitted by ``DEEMap().fit`` of a NumPy array, its ``embedding_`` compared with those
    rows' coordinates in the partitions and ``transform`` of ``--check`` other rows (a uniform
    sample) compared with theirs, bit for bit;
-3. the throughput of placing ``--place`` rows with that model (``place_dask``) on a local
-   cluster of 1 and of 2 worker processes of one thread each, 3 GiB each: rows per second, the
-   model's transfer to the workers included.
+3. the throughput of placing the first ``--place`` rows or more with that model
+   (``place_dask``) on a local cluster of 1 and of 2 worker processes of one thread each, 3 GiB
+   each: rows per second, the model's transfer to the workers included. The rows placed are
+   whole files, an even number of them where there are: the 2 workers get equal blocks.
 
     .venv/bin/python benchmarks/maps2d_scale.py --dask 10000000 [--place 1000000]
         [--check 100000] [--data-dir /tmp] [--note TEXT]
@@ -181,7 +182,13 @@ def throughput(model, X, n_place):
 
     from graphdr.maps.dask_fit import place_dask
 
-    Xp = X[:n_place]
+    # whole files, an even number of them where there are (the 2 workers get equal blocks)
+    ends = np.cumsum(X.chunks[0])
+    blocks = int(np.searchsorted(ends, min(n_place, ends[-1])) + 1)
+    if blocks % 2 and blocks < len(ends):
+        blocks += 1
+    Xp = X[:int(ends[blocks - 1])]
+    n_place = len(Xp)
     out = {}
     for workers in (1, 2):
         with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
