@@ -119,6 +119,15 @@ def raise_lost_interrupt():
         raise KeyboardInterrupt
 
 
+def forget_handled_interrupts():
+    """Clear CPython's record of a :class:`KeyboardInterrupt` left unhandled. A Ctrl-C that
+    passes through an ``exec`` of source text (dataclasses and named tuples build their
+    methods so, during a late import) sets it even when the command catches the interrupt and
+    answers 130, and ``python -m graphdr.cli`` then ended by SIGINT after its one line; CPython
+    clears the record at each evaluation of source text."""
+    exec("None")
+
+
 class InterruptedAfterWriting(KeyboardInterrupt):
     """Ctrl-C that came while a set of files was renamed into place: ``files`` were written
     whole, and the interrupt is raised after them."""

@@ -352,6 +352,26 @@ def test_ctrl_c_at_any_moment_leaves_an_old_or_a_new_map(tmp_path):
     assert saw_interrupt
 
 
+def test_python_m_answers_130_to_an_interrupt_that_went_through_exec(tmp_path):
+    """A Ctrl-C that passed through an ``exec`` of source text (a dataclass built during a late
+    import) and that the command answered: ``python -m graphdr.cli`` exits 130 with its one
+    line, where CPython's record of the interrupt made it end by SIGINT after them."""
+    (tmp_path / "entry.py").write_text(
+        "import runpy, sys\n"
+        "import graphdr.cli.command as command\n"
+        "def interrupted(args):\n"
+        "    exec('raise KeyboardInterrupt')\n"
+        "command.run_map = interrupted\n"
+        "sys.argv = ['graphdr', 'map', 'swiss_roll:n=50', '--out', 'm']\n"
+        "runpy.run_module('graphdr.cli', run_name='__main__')\n")
+    proc = subprocess.run([sys.executable, "-m", "entry"], cwd=tmp_path, capture_output=True,
+                          text=True, env=dict(os.environ, PYTHONWARNINGS="ignore"), timeout=120)
+    assert proc.returncode == 130, (proc.returncode, proc.stderr)
+    assert proc.stderr.strip() == ("graphdr map: interrupted; nothing was written (an earlier "
+                                   "map at --out is as it was).")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["entry.py"]
+
+
 # ----- graphdr bench ----------------------------------------------------------------------
 BENCH = ["bench", "--protocol", "demo", "-d", "iris", "-m", "lda", "--folds", "2", "--quiet",
          "--no-plots", "--no-html", "--no-timing"]

@@ -2,6 +2,9 @@
 
 import sys
 
+from .._outputs import forget_handled_interrupts
 from .command import main
 
-sys.exit(main())
+code = main()
+forget_handled_interrupts()  # else a Ctrl-C the command answered could still end it by SIGINT
+sys.exit(code)
