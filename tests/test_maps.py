@@ -250,12 +250,38 @@ def test_unseen_samples_land_near_their_class(digits_split):
     assert np.mean(nearest_centre == yte) >= 0.9
 
 
-def test_transform_of_a_training_sample_stays_in_its_place(digits_split):
+def test_transform_of_a_training_sample_is_its_place(digits_split):
+    """A training row given again lands exactly at its place in ``embedding_``, also a row
+    whose label the data contradict (its neighbours, of another class, would place a new
+    sample like it elsewhere: :meth:`DEEMap.transform_left_out` says where)."""
     Xtr, _, ytr, _ = digits_split
-    m = DEEMap().fit(Xtr, ytr)
-    moved = np.sqrt(np.sum((m.transform(Xtr) - m.embedding_) ** 2, axis=1))
-    spread = np.sqrt(np.mean(np.sum((m.embedding_ - m.embedding_.mean(0)) ** 2, axis=1)))
-    assert np.median(moved) < 0.1 * spread
+    y = ytr.copy()
+    y[:6] = (y[:6] + 1) % 10  # wrong labels: the map puts these rows with their given class
+    m = DEEMap(max_iter=40).fit(Xtr, y)
+    assert np.array_equal(m.transform(Xtr), m.embedding_)
+    assert np.array_equal(m.transform(Xtr[::-1]), m.embedding_[::-1])
+    # the same rows left out land elsewhere: the rule is the exact match, not a narrow vote
+    left_out = m.transform_left_out()
+    assert np.max(np.linalg.norm(left_out[:6] - m.embedding_[:6], axis=1)) > 1.0
+    # a sample that is no training row is placed by its neighbours' vote, as before
+    near = Xtr[:6] + 1e-3
+    assert np.max(np.linalg.norm(m.transform(near) - m.embedding_[:6], axis=1)) > 1.0
+
+
+def test_a_sample_equal_to_duplicated_training_rows_lands_on_one_of_their_places():
+    """Two equal training rows of different classes sit in their classes' regions; a sample
+    equal to them goes to one of those places (the mode of the equal rows' places), never to
+    the neighbours' vote or between the two."""
+    X, y = make_blobs(n_samples=120, centers=3, cluster_std=0.5, random_state=0)
+    X = np.vstack([X, X[:1], X[:1]])
+    y = np.concatenate([y, [(y[0] + 1) % 3, (y[0] + 2) % 3]])
+    m = DEEMap(max_iter=40).fit(X, y)
+    twins = np.flatnonzero(np.all(X == X[0], axis=1))
+    placed = m.transform(X[:1])[0]
+    gaps = np.linalg.norm(m.embedding_[twins] - placed, axis=1)
+    spread = np.linalg.norm(m.embedding_[twins].max(0) - m.embedding_[twins].min(0))
+    assert spread > 3.0  # the twins are apart on the map
+    assert gaps.min() < 0.05 * spread
 
 
 @pytest.mark.slow

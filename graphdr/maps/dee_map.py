@@ -468,6 +468,13 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         """Place new samples on the map (module docstring): the mode of their nearest training
         samples' positions, weighted by input distance.
 
+        A sample equal to a training sample (after the feature scaling) goes to that sample's
+        place, ``transform(X_train)`` is ``embedding_`` (for rows equal to several training
+        samples: the mode of their places). Any other sample is placed by its neighbours'
+        vote, so a training sample whose neighbours are of another class (a suspect label)
+        sits where its label put it, while a new sample just like it lands among its
+        neighbours: :meth:`transform_left_out` places each training sample that way.
+
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
