@@ -453,12 +453,14 @@ def test_map_draws_rows_labelled_minus_one_or_empty_as_unlabelled(tmp_path, caps
         # the hidden samples land among their blob's labelled samples
         d = np.sum((Y[hidden][:, None] - Y[~hidden][None]) ** 2, axis=-1)
         assert np.mean(y[~hidden][np.argmin(d, axis=1)] == y[hidden]) > 0.95
-        # each hidden sample's propagated class and confidence: in the CSV and on hover
-        assert [r["propagated class"] == "" for r in rows] == list(~hidden)
-        propagated = np.array([r["propagated class"] for r in rows])[hidden]
+        # each hidden sample's one class, its source and confidence: in the CSV and on hover
+        assert [r["inferred class"] == "" for r in rows] == list(~hidden)
+        # (one source for every row of a map)
+        assert {r["inferred by"] for r in rows} in ({"", "propagation"}, {"", "label check"})
+        propagated = np.array([r["inferred class"] for r in rows])[hidden]
         assert np.mean(propagated == y[hidden]) > 0.95
         assert all(0 <= float(r["confidence"]) <= 1 for r in rows if r["confidence"])
-        assert '"propagated class"' in page
+        assert '"inferred class"' in page
         from graphdr.maps.fitted import PROPAGATION_NOTE
 
         assert PROPAGATION_NOTE[:80] in page  # what "confidence" means, on the page

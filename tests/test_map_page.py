@@ -277,12 +277,12 @@ def test_show_gives_the_page_inline_and_caps_the_points(tmp_path):
     partial[::3] = -1
     shown = DEEMap().fit(X, partial).show()
     assert '"unlabelled"' in shown.page
-    # the unlabelled samples' propagated class and confidence on hover, as in map2d's page,
+    # the unlabelled samples' inferred class, its source and confidence on hover, as in map2d's page,
     # with what confidence means
     from graphdr.maps.fitted import PROPAGATION_NOTE
 
     data = json.loads(re.search(r'id="graphdr-data">(.*?)</script>', shown.page).group(1))
-    assert data["hover_names"] == ["propagated class", "confidence"]
+    assert data["hover_names"] == ["inferred class", "inferred by", "confidence"]
     assert PROPAGATION_NOTE[:80] in shown.page
 
 
@@ -397,11 +397,13 @@ def test_page_search_numbers_prefixes_and_long_names_in_chromium(tmp_path):
 
 @pytest.mark.slow
 def test_page_class_search_by_prefix_or_part_and_clearing_resets_the_view(tmp_path):
-    """'damp' finds the classes whose names begin with it (any case), 'meadow' the one that
-    contains it; an empty search brings back the whole map, with no ring or tip left."""
+    """'damp' finds the classes whose names begin with it (any case), 'soil' every class
+    that contains it, those that begin with it first, 'meadow' the one that contains it; an
+    empty search brings back the whole map, with no ring or tip left."""
     _browser()
-    X, y = make_blobs(n_samples=200, centers=4, n_features=4, random_state=3)
-    names = np.array(["damp soil", "Dampness", "dry", "wet meadow"], dtype=object)[y]
+    X, y = make_blobs(n_samples=250, centers=5, n_features=4, random_state=3)
+    names = np.array(["damp soil", "Dampness", "dry", "wet meadow", "soil with stubble"],
+                     dtype=object)[y]
     ids = [f"s{i}" for i in range(len(y))]
     model = DEEMap().fit(X, names)
     path = tmp_path / "map.html"
@@ -416,6 +418,8 @@ def test_page_class_search_by_prefix_or_part_and_clearing_resets_the_view(tmp_pa
         home = [where(i) for i in ("s0", "s1", "s2")]
         damp = int(np.sum((names == "damp soil") | (names == "Dampness")))
         assert search("damp") == f"{damp} samples of 2 classes: Dampness, damp soil"
+        soil = int(np.sum((names == "damp soil") | (names == "soil with stubble")))
+        assert search("soil") == f"{soil} samples of 2 classes: soil with stubble, damp soil"
         assert search("MEADOW") == f"{int(np.sum(names == 'wet meadow'))} samples of wet meadow"
         assert search("s1") == f"sample s1 ({names[1]})"  # an id: its tip is shown
         assert page.evaluate("graphdrMap.tipText()") != ""
@@ -423,6 +427,37 @@ def test_page_class_search_by_prefix_or_part_and_clearing_resets_the_view(tmp_pa
         assert search("") == ""
         assert [where(i) for i in ("s0", "s1", "s2")] == home
         assert page.evaluate("graphdrMap.tipText()") == ""
+
+
+@pytest.mark.slow
+def test_a_lone_suspect_is_framed_with_its_neighbourhood(tmp_path):
+    """Searching 'suspect' with one ringed sample frames it with the samples around it (at
+    least the 50 nearest on the map, counted here from the map's own coordinates), not the
+    point alone."""
+    _browser()
+    X, y = make_blobs(n_samples=400, centers=3, n_features=4, random_state=0)
+    model = DEEMap(max_iter=20).fit(X, y)
+    suspect = np.zeros(len(y), dtype=bool)
+    suspect[7] = True
+    path = tmp_path / "map.html"
+    write_map_page(path, model.embedding_, y, ids=[str(i) for i in range(len(y))],
+                   suspect=suspect, suspect_total=1)
+    near = np.argsort(np.linalg.norm(model.embedding_ - model.embedding_[7], axis=1))[:50]
+    with _opened(path) as page:
+        assert _search(page, "suspect") == "1 suspect labels (ringed)"
+        box = page.evaluate("""(() => { const r = document.getElementById('map')
+            .getBoundingClientRect(); return [r.left + scrollX, r.top + scrollY,
+            r.right + scrollX, r.bottom + scrollY]; })()""")
+        def at(i):  # (the page keeps its points in an order of its own: by id)
+            return page.evaluate(f"graphdrMap.screenPosition(graphdrMap.indexOf('{i}'))")
+
+        shown = [at(i) for i in near]
+        inside = [box[0] <= x <= box[2] and box[1] <= y_ <= box[3] for x, y_ in shown]
+        assert all(inside)
+        # and not the whole map: the frame is the neighbourhood's
+        far = int(np.argmax(np.linalg.norm(model.embedding_ - model.embedding_[7], axis=1)))
+        x, y_ = at(far)
+        assert not (box[0] <= x <= box[2] and box[1] <= y_ <= box[3])
 
 
 def test_png_legend_shortens_long_names_and_fits_the_picture(tmp_path):
@@ -519,7 +554,7 @@ def test_page_of_few_labels_tints_unlabelled_samples_by_their_propagated_class(t
     partial[np.arange(240) % 10 != 0] = -1  # 10 % labelled
     model = DEEMap().fit(X, partial)
     path = model.show(partial).save(tmp_path / "few.html")
-    carried = np.asarray(propagated_columns(model, partial)["propagated class"], dtype=object)
+    carried = np.asarray(propagated_columns(model, partial)["inferred class"], dtype=object)
     data = _payload(path.read_text())
     tint = _decode(data["tint"], "<u2")[np.argsort(_decode(data["rows"], "<u4"))]
     unlabelled = partial == -1

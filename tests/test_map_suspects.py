@@ -51,6 +51,7 @@ def test_the_columns_are_the_audit_of_label_issues_on_the_same_data(flagged):
     np.testing.assert_array_equal(suspect, audit.is_issue_)
     assert columns["label quality"] == [f"{q:.2f}" for q in audit.label_quality_]
     assert columns["suggested class"] == [str(c) for c in audit.suggested_label_]
+    assert columns["suspect"] == ["true" if s else "false" for s in audit.is_issue_]
     # the flipped labels are the suspects: most of them found, few others
     assert np.isin(wrong, np.flatnonzero(suspect)).mean() >= 0.75
     assert suspect.sum() <= 2 * len(wrong)
@@ -69,8 +70,10 @@ def test_map2d_rings_the_suspects_on_the_page_and_writes_their_columns(tmp_path,
     assert f"the {int(audit.is_issue_.sum())} samples ringed" in page
     lines = (tmp_path / "m.csv").read_text().splitlines()
     header = lines[0].split(",")
-    assert header[-2:] == ["label quality", "suggested class"]
+    assert header[-3:] == ["suspect", "label quality", "suggested class"]
     cells = [line.split(",") for line in lines[1:]]
+    # the table names the rows the page rings
+    np.testing.assert_array_equal([c[-3] == "true" for c in cells], audit.is_issue_)
     quality = np.array([float(c[-2]) for c in cells])
     np.testing.assert_allclose(quality, audit.label_quality_, atol=0.005 + 1e-12)
     assert [c[-1] for c in cells] == [str(v) for v in audit.suggested_label_]
@@ -81,7 +84,7 @@ def test_map2d_rings_the_suspects_on_the_page_and_writes_their_columns(tmp_path,
     assert "label quality" not in (tmp_path / "g.csv").read_text().splitlines()[0]
 
 
-def test_unlabelled_rows_have_an_empty_quality_and_a_suggested_class(tmp_path):
+def test_an_unlabelled_row_has_one_class_and_says_where_it_came_from(tmp_path):
     X, y, wrong = _noisy_blobs(seed=1)
     y = y.copy()
     y[::10] = -1
@@ -89,8 +92,14 @@ def test_unlabelled_rows_have_an_empty_quality_and_a_suggested_class(tmp_path):
     rows = [line.split(",") for line in (tmp_path / "p.csv").read_text().splitlines()]
     at = {name: k for k, name in enumerate(rows[0])}
     for i, row in enumerate(rows[1:]):
-        assert (row[at["label quality"]] == "") == (y[i] == -1)
-        assert row[at["suggested class"]] in {"0", "1", "2"}
+        unlabelled = y[i] == -1
+        assert (row[at["label quality"]] == "") == unlabelled
+        # a labelled row: the class its label check supports; an unlabelled one: the one
+        # class the map gives it, and by what
+        assert (row[at["suggested class"]] in {"0", "1", "2"}) == (not unlabelled)
+        assert (row[at["inferred class"]] in {"0", "1", "2"}) == unlabelled
+        assert (row[at["inferred by"]] in {"propagation", "label check"}) == unlabelled
+        assert row[at["suspect"]] == ("true" if model.label_issues_.is_issue_[i] else "false")
     assert not model.label_issues_.is_issue_[y == -1].any()
 
 

@@ -338,7 +338,7 @@ def test_ignore_is_the_fit_of_the_labelled_rows(name):
         from graphdr.maps.fitted import held_out_errors, propagated_columns
 
         assert held_out_errors(est, few) == held_out_errors(alone, few[lab])
-        assert len(propagated_columns(est, few)["propagated class"]) == len(X)
+        assert len(propagated_columns(est, few)["inferred class"]) == len(X)
 
 
 @pytest.mark.slow  # every estimator with the choice, 5 s: in `make test-slow` (CI)

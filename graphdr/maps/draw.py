@@ -137,7 +137,7 @@ def write_map(model, y, out, *, title=None, ids=None, hover=None, label_name="la
     propagated = propagated_columns(model, y) if page or table else {}
     issues = label_issue_columns(model)  # a map fitted with labels='flag' or 'audit'
     with OutputSet() as outputs:
-        if page:  # each unlabelled sample's propagated class and confidence on hover
+        if page:  # each unlabelled sample's inferred class and confidence on hover
             html = fitted_map_page(model, y, title=title, ids=ids, hover=hover,
                                    label_name=label_name, id_name=id_name,
                                    csv_name=files["csv"].name if table else None,
@@ -147,7 +147,7 @@ def write_map(model, y, out, *, title=None, ids=None, hover=None, label_name="la
                 fh.write(html)
         if table:
             write_map_csv(outputs.path(files["csv"]), model.embedding_, y, ids,
-                          extra={**propagated, **issues[0]}, id_name=id_name,
+                          extra={**issues[0], **propagated}, id_name=id_name,
                           label_empty=label_empty)
         if png:
             _save_png(model, y, outputs.path(files["png"]), title, color=color,

@@ -1,5 +1,5 @@
 """What the page, the table and the picture of a fitted map show beside the points, computed
-from the fit: the held-out error (:func:`held_out_errors`), the class propagated to each
+from the fit: the held-out error (:func:`held_out_errors`), the one class the map gives each
 unlabelled sample (:func:`propagated_columns`), the samples whose label the data contradicts
 (:func:`label_issue_columns`), the groups of a colour column (:func:`color_groups`), and the
 page itself (:func:`fitted_map_page`)."""
@@ -53,40 +53,101 @@ def held_out_errors(model, y):
 
 
 
-#: the map's propagated-class columns for at most this many rows (the propagation's exact
-#: neighbour search grows as the square of the rows; the map's own search turns approximate
-#: from this size on, :data:`graphdr.blocks.knn.APPROX_MIN_SAMPLES`)
+#: the map's class columns of unlabelled samples for at most this many rows (the
+#: propagation's exact neighbour search grows as the square of the rows; the map's own search
+#: turns approximate from this size on, :data:`graphdr.blocks.knn.APPROX_MIN_SAMPLES`)
 PROPAGATED_COLUMNS_MAX = 200_000
+#: folds of the labelled samples on which the propagation is scored against the label check
+CLASS_FOLDS = 5
 
 
 def propagated_columns(model, y):
-    """For a map with unlabelled samples (-1): ``{'propagated class': ..., 'confidence':
-    ...}``, text columns that give each unlabelled sample the class Poisson learning
-    propagates to it over the map's scaled features (:class:`graphdr.PoissonPropagation`)
-    and its confidence (empty for a labelled sample); else (or above
-    :data:`PROPAGATED_COLUMNS_MAX` rows) an empty dict."""
+    """For a map with unlabelled samples (-1): the one class the map gives each unlabelled
+    sample, as text columns (empty for a labelled sample):
+
+    * ``'inferred class'``: from the propagation (the class Poisson learning propagates to
+      the sample over the neighbour graph of the map's scaled features,
+      :class:`graphdr.PoissonPropagation`) or, for a map whose labels were checked
+      (``labels='flag'`` or ``'audit'``), from the label check
+      (:class:`graphdr.LabelIssues`' ``suggested_label_``) when that predicts the labelled
+      samples' held-out labels better: the label check's out-of-sample probabilities against
+      the propagation of :data:`CLASS_FOLDS` folds of the labels, each fold's labels hidden
+      (one graph, one solve per fold; ties: the propagation);
+    * ``'inferred by'``: ``'propagation'`` or ``'label check'``, the same on every row;
+    * ``'confidence'``: the gap between the chosen distribution's two largest classes (1:
+      only that class; near 0: two about as likely; a ranking, not a probability).
+
+    An empty dict without unlabelled samples, or above :data:`PROPAGATED_COLUMNS_MAX` rows
+    (there, a map whose labels were checked gives the label check's class)."""
     y = column_or_1d(y)
     unlabelled = unlabelled_mask(y)
-    if not unlabelled.any() or len(y) > PROPAGATED_COLUMNS_MAX:
+    if not unlabelled.any():
         return {}
-    from ..semi.poisson import PoissonPropagation  # (imported when a map has unlabelled rows)
-
-    prop = PoissonPropagation().fit(model._training_features(), y)
-    return {"propagated class": [str(c) if u else "" for c, u in
-                                 zip(prop.transduction_.tolist(), unlabelled)],
+    audit = getattr(model, "label_issues_", None)
+    if len(y) > PROPAGATED_COLUMNS_MAX:
+        if audit is None:
+            return {}
+        P, source = _audit_distributions(audit, model.classes_), "label check"
+    else:
+        P, source = _unlabelled_distributions(model, y, unlabelled, audit)
+    top2 = np.sort(P, axis=1)[:, -2:]
+    confidence = top2[:, 1] - top2[:, 0]
+    inferred = model.classes_[np.argmax(P, axis=1)]
+    return {"inferred class": [str(c) if u else "" for c, u in
+                               zip(inferred.tolist(), unlabelled)],
+            "inferred by": [source if u else "" for u in unlabelled],
             "confidence": [f"{v:.2f}" if u else "" for v, u in
-                           zip(prop.confidence_.tolist(), unlabelled)]}
+                           zip(confidence.tolist(), unlabelled)]}
 
 
-#: what the propagated columns mean, on the page of a map in memory (and in the docs)
+def _audit_distributions(audit, classes):
+    """The label check's probabilities over the map's ``classes`` (an audit that emptied a
+    class, ``labels='audit'``, knows more classes than the map)."""
+    at = np.searchsorted(audit.classes_, classes)
+    return np.asarray(audit.probabilities_)[:, at]
+
+
+def _unlabelled_distributions(model, y, unlabelled, audit):
+    """``(P, source)``: the class distributions of every sample by the propagation, or by the
+    label check where it scores better on held-out labels (:func:`propagated_columns`)."""
+    from ..blocks.sampling import row_keys, stratified_folds
+    from ..semi.propagation import PropagationGraph  # (imported when a map has unlabelled rows)
+
+    classes = model.classes_
+    y_enc = np.full(len(y), -1, dtype=np.intp)
+    labelled = np.flatnonzero(~unlabelled)
+    y_enc[labelled] = np.searchsorted(classes, y[labelled])
+    X = model._training_features()
+    graph = PropagationGraph(X, y_enc)
+    P_prop = graph.propagate(y_enc, len(classes))[0]
+    if audit is None:
+        return P_prop, "propagation"
+    P_audit = _audit_distributions(audit, classes)
+    folds = stratified_folds(y_enc[labelled], min(CLASS_FOLDS, len(labelled)),
+                             row_keys(X[labelled]))
+    right_prop = 0
+    for _, test in folds:
+        hidden = y_enc.copy()
+        hidden[labelled[test]] = -1
+        if len(np.unique(hidden[hidden >= 0])) < 2:
+            continue  # (a fold that hides a whole class: no propagation to score)
+        P = graph.propagate(hidden, len(classes))[0]
+        right_prop += int(np.sum(np.argmax(P[labelled[test]], axis=1) == y_enc[labelled[test]]))
+    right_audit = int(np.sum(np.argmax(P_audit[labelled], axis=1) == y_enc[labelled]))
+    return (P_audit, "label check") if right_audit > right_prop else (P_prop, "propagation")
+
+
+#: what the class columns of unlabelled samples mean, on the page of a map in memory (and in
+#: the docs)
 PROPAGATION_NOTE = (
-    "Unlabelled samples are drawn in a light tint of the colour of their propagated class and "
-    "show on hover the propagated class: the class Poisson learning "
-    "propagates to them over the neighbour graph of the features (graphdr."
-    "PoissonPropagation), and its confidence: that class's share of the propagated "
-    "distribution minus the runner-up's (1: only that class reaches the sample; near 0: two "
-    "classes about as likely; a ranking of how clearly the propagation decides, not a "
-    "probability).")
+    "Unlabelled samples are drawn in a light tint of the colour of their inferred class and "
+    "show it on hover: the one class the map gives them, inferred by the propagation (the "
+    "class Poisson learning propagates over the neighbour graph of the features, graphdr."
+    "PoissonPropagation) or, when the labels were checked, by the label check "
+    "(graphdr.LabelIssues), whichever predicts the labelled samples' held-out labels better "
+    "('inferred by' says which); and its confidence: that class's share minus the "
+    "runner-up's (1: only that class; near 0: two classes about as likely; a ranking of how "
+    "clearly it decides, not a probability).")
 #: and on the page of a map made on a Dask cluster, whose columns say what they are
 MAP_VOTE_NOTE = (
     "Unlabelled samples are drawn in a light tint of the colour of their map vote and show on "
@@ -101,17 +162,26 @@ MAP_VOTE_NOTE = (
 def label_issue_columns(model):
     """``(columns, suspect)`` of a map fitted with ``labels='flag'`` or ``'audit'`` (its
     ``label_issues_``, :class:`graphdr.LabelIssues`): ``columns`` a dict of text columns,
-    ``'label quality'`` (the out-of-sample probability of the given label, two decimals;
-    empty for an unlabelled sample) and ``'suggested class'`` (the class the data supports),
-    shown on hover and written to the table; ``suspect`` the flagged samples (bool), ringed on
-    the page and the picture. ``({}, None)`` for a map whose labels were not audited."""
+    ``'suspect'`` (``true`` for the flagged samples, the ones the page and the picture ring;
+    ``false`` for every other, unlabelled ones included), ``'label quality'`` (the
+    out-of-sample probability of the given label, two decimals) and ``'suggested class'`` (the
+    class the data supports), the last two empty for an unlabelled sample (whose one class is
+    :func:`propagated_columns`' ``inferred class``), shown on hover and written to the table;
+    ``suspect`` the flagged samples (bool). ``({}, None)`` for a map whose labels were not
+    audited."""
     audit = getattr(model, "label_issues_", None)
     if audit is None:
         return {}, None
     quality = np.asarray(audit.label_quality_, dtype=np.float64)
-    return ({"label quality": ["" if q != q else f"{q:.2f}" for q in quality.tolist()],
-             "suggested class": _text(audit.suggested_label_.tolist())},
-            np.asarray(audit.is_issue_, dtype=bool))
+    suspect = np.asarray(audit.is_issue_, dtype=bool)
+    # an unlabelled sample (no label to check; with labels='audit', a flagged one too)
+    given = ~np.isnan(quality)
+    suggested = _text(audit.suggested_label_.tolist())
+    return ({"suspect": ["true" if s else "false" for s in suspect.tolist()],
+             "label quality": [f"{q:.2f}" if g else "" for q, g in
+                               zip(quality.tolist(), given.tolist())],
+             "suggested class": [c if g else "" for c, g in zip(suggested, given.tolist())]},
+            suspect)
 
 
 def suspect_note(n_suspect):
@@ -197,10 +267,10 @@ def fitted_map_page(model, y, *, title=None, ids=None, hover=None, label_name="l
     description = (f"{counted}, {model.n_features_in_} features, {C} classes; "
                    f"DEEMap, features {scaling}, {model.n_iter_} iterations.")
     columns, suspect = label_issue_columns(model) if issues is None else issues
-    if suspect is not None:
-        hover, description = {**(hover or {}), **columns}, \
-            description + " " + suspect_note(int(suspect.sum()))
-    if propagated:  # (and the unlabelled samples tinted by their propagated class)
+    if suspect is not None:  # (the ring says 'suspect': hover shows the rest)
+        hover = {**(hover or {}), **{k: v for k, v in columns.items() if k != "suspect"}}
+        description += " " + suspect_note(int(suspect.sum()))
+    if propagated:  # (and the unlabelled samples tinted by their inferred class)
         hover, description = {**(hover or {}), **propagated}, description + " " + PROPAGATION_NOTE
     rows = slice(None)
     if max_points is not None and n > max_points:
@@ -230,4 +300,4 @@ def fitted_map_page(model, y, *, title=None, ids=None, hover=None, label_name="l
         details=f"graphdr.DEEMap parameters: {params}.", unlabelled=unlabelled_shown[rows],
         id_name=id_name, suspect=None if suspect is None else suspect[rows],
         carried=None if not propagated or color is not None else
-        np.asarray(propagated["propagated class"], dtype=object)[rows])
+        np.asarray(propagated["inferred class"], dtype=object)[rows])

@@ -304,19 +304,29 @@
   document.getElementById('none').addEventListener('click', function () { showAll(false); });
 
   // search: a class name first (what a labelled map is searched for most), then a sample id,
-  // then the classes whose names begin with the text, else contain it (any case), then the
-  // ids that begin with it; 'id:7' and 'class:7' say which is meant; an empty search
+  // then every class whose name contains the text (any case; those that begin with it listed
+  // first), then the ids that begin with it; 'id:7' and 'class:7' say which is meant; an empty search
   // brings back the whole map
   var search = document.getElementById('search'), found = document.getElementById('found');
   function show(c) { if (!visible[c]) { visible[c] = 1; items[c].classList.remove('off'); } }
-  function frame(points) {  // fit the view to these points
+  var CONTEXT = 50;  // a frame holds at least the samples this many nearest its centre
+  function frame(points) {  // fit the view to these points, with a neighbourhood to judge by
     var x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
     points.forEach(function (i) {
       if (X[i] < x0) x0 = X[i]; if (X[i] > x1) x1 = X[i];
       if (Y[i] < y0) y0 = Y[i]; if (Y[i] > y1) y1 = Y[i];
     });
-    var span = Math.max(x1 - x0, y1 - y0, 1e-6 * (xmax - xmin + ymax - ymin));
-    view.cx = (x0 + x1) / 2; view.cy = (y0 + y1) / 2;
+    var cx = (x0 + x1) / 2, cy = (y0 + y1) / 2, span = Math.max(x1 - x0, y1 - y0);
+    if (points.length < CONTEXT && n > points.length) {
+      // a few points (a lone suspect, one id's samples): wide enough for the CONTEXT
+      // samples nearest their centre, whatever class they are
+      var d = new Float64Array(n);
+      for (var j = 0; j < n; j++) d[j] = (X[j] - cx) * (X[j] - cx) + (Y[j] - cy) * (Y[j] - cy);
+      d.sort();
+      span = Math.max(span, 2 * Math.sqrt(d[Math.min(n, CONTEXT) - 1]));
+    }
+    span = Math.max(span, 1e-6 * (xmax - xmin + ymax - ymin));
+    view.cx = cx; view.cy = cy;
     view.scale = 0.8 * Math.min(W, H) / span;
   }
   function runSearch() {
@@ -361,13 +371,13 @@
         if (id.lastIndexOf(text, 0) === 0) prefixed.push(i);
       }
     }
-    if (exact < 0 && want !== 'id') {  // classes by the start of their names, else any part
+    if (exact < 0 && want !== 'id') {  // every class whose name contains it, prefixes first
       var starts = [], parts = [];
       data.classes.forEach(function (name, c) {
         var at = name.toLowerCase().indexOf(lower);
         if (at === 0) starts.push(c); else if (at > 0) parts.push(c);
       });
-      var cs = starts.length ? starts : parts;
+      var cs = starts.concat(parts);
       if (cs.length) {
         var total = markClasses(cs);
         found.textContent = total + ' samples of ' + (cs.length === 1 ? data.classes[cs[0]] :
