@@ -586,7 +586,8 @@ def earlier_output(main_argv, out, config_files):
     return tree(out)
 
 
-@pytest.mark.parametrize("moment", [1, 2, 5, 9, 11])
+@pytest.mark.parametrize("moment", [5, 11] + [pytest.param(m, marks=pytest.mark.slow)
+                                               for m in (1, 2, 9)])  # 1.5 s each
 def test_ctrl_c_during_bench_fresh_leaves_the_earlier_results_whole(tmp_path, capsys,
                                                                      monkeypatch, moment):
     """``graphdr bench --fresh`` over an earlier output, Ctrl-C at several moments: the
@@ -650,7 +651,8 @@ def tiny_demo(monkeypatch):
 # the tiny demo renames 36 files and folders into place: its in-progress folder (1), the main
 # report's (2-12), the sub-report's (13-21), the maps' page and the main page again (22-23),
 # then the 13 files into --out (24-36)
-@pytest.mark.parametrize("moment", [2, 17, 28])
+@pytest.mark.parametrize("moment", [17] + [pytest.param(m, marks=pytest.mark.slow)
+                                           for m in (2, 28)])  # 2-3 s each
 def test_ctrl_c_during_demo_leaves_the_earlier_report_whole(tmp_path, capsys, monkeypatch,
                                                             tiny_demo, moment):
     """The demo always starts over: Ctrl-C leaves the earlier report byte for byte and no

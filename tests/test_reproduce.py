@@ -437,7 +437,8 @@ def _counted_cells(monkeypatch):
 # the tiny run renames 35 files and folders into place: its in-progress folder (1), experiment
 # a's settings, cells and pages (2-12), b's (13-19), the figure maker's file, the report, its
 # results.csv and runs.json (20-23), then the 12 files into --out (24-35)
-@pytest.mark.parametrize("moment", [1, 2, 6, 15, 22, 27])
+@pytest.mark.parametrize("moment", [6, 22, 27] + [pytest.param(m, marks=pytest.mark.slow)
+                                                   for m in (1, 2, 15)])  # 1 s each
 def test_ctrl_c_during_a_fresh_run_leaves_the_earlier_output_whole(tiny, monkeypatch, capsys,
                                                                    moment):
     """Ctrl-C at several moments of ``graphdr reproduce --fresh`` over an earlier output: the
