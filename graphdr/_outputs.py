@@ -11,6 +11,10 @@ never sees half a file; an interrupted or failed write leaves the old file, if a
 - :class:`OutputSet` -- several files that belong together (a map's page, CSV and picture):
   each is written to its temporary path, and only when all are complete are they renamed, with
   Ctrl-C held during the renames, so that a set is all new or all old.
+- :class:`StagedFolder` -- a folder of results that a run replaces (``bench``, ``demo``,
+  ``reproduce``): the run works in ``OUT/in-progress`` and its files replace the folder's only
+  when it is complete; a run stopped before leaves ``OUT`` as it was and its finished work in
+  ``in-progress`` for the next run to go on from.
 - :func:`refuse_inputs` -- an output over an input file, over or inside an input folder,
   around an input, or matching an input pattern is refused with a ``ValueError`` before any
   work.
@@ -19,7 +23,9 @@ never sees half a file; an interrupted or failed write leaves the old file, if a
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import re
 import shutil
 import signal
 import sys
@@ -28,7 +34,8 @@ import uuid
 from pathlib import Path
 
 __all__ = ["atomic_path", "atomic_open", "OutputSet", "InterruptedAfterWriting", "refuse_inputs",
-           "held_interrupts", "spreadsheet_safe", "from_spreadsheet_safe", "SafeRows"]
+           "held_interrupts", "spreadsheet_safe", "from_spreadsheet_safe", "SafeRows",
+           "StagedFolder", "IN_PROGRESS", "unfinished_run"]
 
 
 def _temporary_name(target):
@@ -36,6 +43,10 @@ def _temporary_name(target):
     from it) and cannot collide with another writer's."""
     target = Path(target)
     return target.with_name(f".{target.stem}.{uuid.uuid4().hex[:12]}.part{target.suffix}")
+
+
+#: the names :func:`_temporary_name` gives (a file of a writer killed before its rename)
+_PART = re.compile(r"\..*\.[0-9a-f]{12}\.part(\.[^.]*)?$")
 
 
 def _discard(path):
@@ -211,6 +222,168 @@ class OutputSet:
     def __exit__(self, *exc):
         self.discard()
         return False
+
+
+#: the folder, inside a folder of results, where a run that replaces them works until it is done
+IN_PROGRESS = "in-progress"
+#: the file that marks an ``in-progress`` folder as graphdr's and names the run it holds
+_UNFINISHED = "unfinished.json"
+
+
+def unfinished_run(out):
+    """What ``out/in-progress/unfinished.json`` says of the run left there (a dict with
+    ``what``, ``command``, ``started`` and ``fresh``), or None when there is no such run."""
+    try:
+        with open(os.path.join(out, IN_PROGRESS, _UNFINISHED), encoding="utf-8") as fh:
+            info = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    return info if isinstance(info, dict) and "what" in info else None
+
+
+class StagedFolder:
+    """A folder of results replaced only when the new results are whole.
+
+    A run that rewrites a folder of results (``graphdr bench``, ``demo``, ``reproduce``) writes
+    into :attr:`path`, ``OUT/in-progress``; :meth:`commit` moves every file written there to
+    the same place in ``OUT`` (subfolders merged file by file, so that no other file of
+    ``OUT`` is touched), with Ctrl-C held, and removes ``in-progress``. Until then ``OUT`` is
+    as it was, byte for byte. A run stopped before (Ctrl-C, a crash) leaves its finished work
+    in ``in-progress``, with ``unfinished.json`` naming the run, so that the next run of the
+    same command goes on from it (:meth:`resume_folder`); with ``keep=False`` (a run that
+    always starts over) it is removed instead. A run refused by a ``ValueError`` removes an
+    ``in-progress`` folder it made.
+
+    Parameters
+    ----------
+    out : str or path
+        The folder of results (created when missing).
+    what : str
+        The command whose run this is (``"bench"``, ``"reproduce 000"``): an unfinished run of
+        another command in ``OUT`` is refused, never taken up or discarded.
+    fresh : bool
+        Start from nothing: an unfinished run of the same command is discarded, and
+        :meth:`resume_folder` never gives ``OUT``'s own files. Without it an unfinished run is
+        taken up as it was started (fresh or not).
+    keep : bool
+        Keep the unfinished work when the run stops (default True).
+    command : str
+        The command line, recorded in ``unfinished.json``.
+
+    Attributes
+    ----------
+    path : Path
+        ``OUT/in-progress``, where the run writes.
+    fresh : bool
+        Whether the run started from nothing (a taken-up run keeps its own).
+    resumed : bool
+        Whether an unfinished run was taken up.
+    committed : bool
+        Whether :meth:`commit` moved the files into ``OUT``.
+    """
+
+    def __init__(self, out, *, what, fresh=False, keep=True, command=""):
+        self.out = Path(out)
+        self.path = self.out / IN_PROGRESS
+        self.what, self.keep, self.command = what, keep, command
+        self.fresh, self.resumed, self.committed = bool(fresh), False, False
+        self._made = self._made_out = False
+
+    def __enter__(self):
+        self._made_out = not os.path.exists(self.out)
+        self.out.mkdir(parents=True, exist_ok=True)
+        if os.path.lexists(self.path):
+            info = unfinished_run(self.out)
+            if info is None or not self.path.is_dir() or self.path.is_symlink():
+                raise ValueError(f"{self.path} is not a folder graphdr made (graphdr keeps an "
+                                 "unfinished run there); choose another --out, or move it.")
+            if info["what"] != self.what:
+                raise ValueError(f"{self.path} holds an unfinished run of another command "
+                                 f"(`{info.get('command', info['what'])}`): finish it by "
+                                 "running that command again, or choose another --out.")
+            if not self.fresh:
+                self.fresh, self.resumed = bool(info.get("fresh")), True
+                return self
+            with held_interrupts():  # the earlier unfinished run is discarded whole
+                aside = _temporary_name(self.path)
+                os.replace(self.path, aside)
+                _discard(aside)
+        import time
+
+        info = dict(what=self.what, command=self.command, fresh=self.fresh,
+                    started=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
+        with atomic_path(self.path) as tmp:  # the folder appears with its mark, or not at all
+            os.mkdir(tmp)
+            with open(os.path.join(tmp, _UNFINISHED), "w", encoding="utf-8") as fh:
+                json.dump(info, fh, indent=1)
+        self._made = True
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        if kind is None or self.committed:
+            return False
+        if not self.keep or (self._made and issubclass(kind, ValueError)):
+            _discard(self.path)
+            if self._made_out:  # a folder made for this run alone, left empty
+                with contextlib.suppress(OSError):
+                    os.rmdir(self.out)
+        return False
+
+    def work(self, final):
+        """Where the run writes what ends up at ``final`` (a path in ``OUT``)."""
+        rel = os.path.relpath(os.path.abspath(final), os.path.abspath(self.out))
+        if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+            raise ValueError(f"{final} is not inside {self.out}")
+        return self.path if rel == os.curdir else self.path / rel
+
+    def final(self, work):
+        """Where ``work`` (a path in :attr:`path`) is once the run is committed."""
+        rel = os.path.relpath(os.path.abspath(work), os.path.abspath(self.path))
+        return self.out if rel == os.curdir else self.out / rel
+
+    def resume_folder(self, final, names):
+        """The folder to go on from for the files ``names`` of the folder ``final`` in ``OUT``:
+        the unfinished run's when it wrote any of them, else ``final`` itself unless the run
+        is fresh, else None (start from nothing)."""
+        work = self.work(final)
+        if any(os.path.exists(work / n) for n in names):
+            return work
+        if not self.fresh and any(os.path.exists(os.path.join(final, n)) for n in names):
+            return Path(final)
+        return None
+
+    def commit(self, stale=()):
+        """Move every file written in :attr:`path` to its place in ``OUT``, with Ctrl-C held
+        (raised after as :class:`InterruptedAfterWriting`), and remove :attr:`path`. ``stale``:
+        paths relative to ``OUT`` that the run removes when it did not write them (a list of
+        failures from an earlier run)."""
+        files = sorted(p for p in self.path.rglob("*") if not p.is_dir()
+                       and p != self.path / _UNFINISHED and not _PART.match(p.name))
+        for src in files:
+            target = self.final(src)
+            if target.is_dir() and not target.is_symlink():
+                raise ValueError(f"{target} is a folder, where the run writes a file; move it "
+                                 "and run the command again to finish.")
+            for parent in target.relative_to(self.out).parents:
+                if (self.out / parent).is_file():
+                    raise ValueError(f"{self.out / parent} is a file, where the run writes a "
+                                     "folder; move it and run the command again to finish.")
+        stale = [self.out / s for s in stale
+                 if not os.path.lexists(self.work(self.out / s)) and
+                 os.path.isfile(self.out / s)]
+        raise_lost_interrupt()  # stopped before: OUT stays as it was
+        try:
+            with held_interrupts():
+                for src in files:
+                    target = self.final(src)
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    os.replace(src, target)
+                for path in stale:
+                    _discard(path)
+                self.committed = True
+                _discard(self.path)
+        except KeyboardInterrupt:
+            raise InterruptedAfterWriting([self.out]) from None
 
 
 def _same_file(a, b):

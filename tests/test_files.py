@@ -340,9 +340,9 @@ def test_ctrl_c_during_parallel_bench_prints_no_traceback(tmp_path, after_rows):
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         start = time.time()
-        results = out / "results.csv"
+        results = out / "in-progress" / "results.csv"  # the run's until it is complete
         while time.time() - start < 90:  # past the imports: the sweep has begun
-            if (out / "config.json").exists() and (
+            if (out / "in-progress" / "config.json").exists() and (
                     after_rows == 0 or (results.exists()
                                         and results.read_text().count("\n") > after_rows)):
                 break
@@ -357,7 +357,8 @@ def test_ctrl_c_during_parallel_bench_prints_no_traceback(tmp_path, after_rows):
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 130, err[-2000:]
     assert "Traceback" not in err and "Fatal Python error" not in err, err[-2000:]
-    assert err.strip().endswith("rerun the same command to go on from there.")
+    assert err.strip().endswith(f"To go on from them, run: graphdr bench --protocol bouzas -d "
+                                f"digits -m kernel-lda,ckfd,kqmi --n-jobs 2 --out {out} --quiet")
 
 
 def test_unreadable_file_and_unwritable_folder_whoever_runs_it(tmp_path, monkeypatch, capsys,

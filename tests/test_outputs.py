@@ -6,6 +6,7 @@ import ast
 import csv
 import os
 import pathlib
+import shutil
 import signal
 import subprocess
 import sys
@@ -98,6 +99,113 @@ def test_interrupt_during_the_renames_is_held_until_all_are_done(tmp_path, monke
     assert all(f.read_text() == "new" for f in files)
     assert sorted(info.value.files) == sorted(map(str, files))
     assert sorted(os.listdir(tmp_path)) == ["m.csv", "m.html", "m.png"]
+
+
+def tree(folder):
+    """Every file below ``folder``: {relative path: bytes}."""
+    folder = pathlib.Path(folder)
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
+
+
+def test_staged_folder_replaces_files_only_on_commit(tmp_path):
+    """The run's files replace the folder's only at commit, subfolders merged file by file (a
+    file of the user's stays), a stale list of failures goes, and in-progress is removed."""
+    from graphdr._outputs import StagedFolder
+
+    out = tmp_path / "out"
+    (out / "exp").mkdir(parents=True)
+    for name, text in [("report.md", "old report"), ("exp/results.csv", "old cells"),
+                       ("exp/failures.txt", "old failure"), ("exp/mine.txt", "the user's"),
+                       ("notes.txt", "the user's")]:
+        (out / name).write_text(text)
+    older = tree(out)
+    with StagedFolder(out, what="test", command="graphdr test") as stage:
+        assert stage.path == out / "in-progress" and not stage.resumed
+        (stage.path / "exp").mkdir()
+        (stage.work(out / "report.md")).write_text("new report")
+        (stage.work(out / "exp" / "results.csv")).write_text("new cells")
+        (stage.work(out / "exp" / "pic.png")).write_text("new picture")
+        (stage.path / ".results.0123456789ab.part.csv").write_text("a killed writer's")
+        assert {k: v for k, v in tree(out).items() if not k.startswith("in-progress")} == older
+        stage.commit(stale=["exp/failures.txt"])
+    assert tree(out) == {"exp/mine.txt": b"the user's", "exp/pic.png": b"new picture",
+                         "exp/results.csv": b"new cells", "notes.txt": b"the user's",
+                         "report.md": b"new report"}
+
+
+def test_staged_folder_keeps_an_interrupted_run_for_the_next(tmp_path):
+    """Ctrl-C: the folder as it was, the unfinished run kept and taken up by the next run
+    (fresh or not, as it was started); --fresh discards it; a refusal removes what it made."""
+    from graphdr._outputs import StagedFolder, unfinished_run
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "results.csv").write_text("old")
+    with pytest.raises(KeyboardInterrupt), StagedFolder(out, what="t", fresh=True) as stage:
+        stage.work(out / "results.csv").write_text("half")
+        raise KeyboardInterrupt
+    assert (out / "results.csv").read_text() == "old"
+    assert unfinished_run(out)["fresh"] is True
+    with StagedFolder(out, what="t") as stage:  # taken up: still fresh, nothing of out's
+        assert stage.resumed and stage.fresh
+        assert stage.resume_folder(out, ["results.csv"]) == stage.path
+        assert stage.resume_folder(out, ["other.csv"]) is None
+    with StagedFolder(out, what="t", fresh=True) as stage:  # started over
+        assert not stage.resumed and sorted(os.listdir(stage.path)) == ["unfinished.json"]
+    shutil.rmtree(out / "in-progress")
+    with StagedFolder(out, what="t") as stage:
+        assert stage.resume_folder(out, ["results.csv"]) == out  # not fresh: out's cells
+    shutil.rmtree(out / "in-progress")
+    with pytest.raises(ValueError), StagedFolder(out, what="t"):
+        raise ValueError("refused")
+    assert sorted(os.listdir(out)) == ["results.csv"]
+    with pytest.raises(KeyboardInterrupt), StagedFolder(out, what="t", keep=False):
+        raise KeyboardInterrupt
+    assert sorted(os.listdir(out)) == ["results.csv"]
+
+
+def test_staged_folder_refuses_what_it_did_not_make(tmp_path):
+    from graphdr._outputs import StagedFolder
+
+    out = tmp_path / "out"
+    (out / "in-progress").mkdir(parents=True)
+    (out / "in-progress" / "mine.txt").write_text("the user's")
+    for fresh in (False, True):
+        with pytest.raises(ValueError, match="not a folder graphdr made"):
+            StagedFolder(out, what="t", fresh=fresh).__enter__()
+    assert tree(out) == {"in-progress/mine.txt": b"the user's"}
+    shutil.rmtree(out / "in-progress")
+    with pytest.raises(KeyboardInterrupt), StagedFolder(out, what="reproduce 000",
+                                                        command="graphdr reproduce 000"):
+        raise KeyboardInterrupt
+    for fresh in (False, True):  # another command's unfinished run: neither taken nor lost
+        with pytest.raises(ValueError, match="graphdr reproduce 000"):
+            StagedFolder(out, what="bench", fresh=fresh).__enter__()
+    assert sorted(tree(out)) == ["in-progress/unfinished.json"]
+
+
+def test_ctrl_c_during_the_commit_is_held_until_every_file_is_moved(tmp_path, monkeypatch):
+    from graphdr._outputs import StagedFolder
+
+    out = tmp_path / "out"
+    real_replace = os.replace
+    calls = []
+
+    def replace_and_interrupt(src, dst):
+        calls.append(dst)
+        if len(calls) == 3:  # after the folder's creation and the first move
+            os.kill(os.getpid(), signal.SIGINT)
+        real_replace(src, dst)
+
+    monkeypatch.setattr(_outputs.os, "replace", replace_and_interrupt)
+    with StagedFolder(out, what="t") as stage:
+        for name in ("a", "b", "c"):
+            stage.work(out / name).write_text("new")
+        with pytest.raises(InterruptedAfterWriting) as info:
+            stage.commit()
+    assert info.value.files == [str(out)] and len(calls) == 4
+    assert tree(out) == {"a": b"new", "b": b"new", "c": b"new"}
 
 
 def test_spreadsheet_safe_rule():
@@ -393,8 +501,8 @@ def test_fresh_never_replaces_a_file_graphdr_did_not_write(tmp_path, capsys):
 
 
 def test_bench_results_are_whole_after_every_cell_and_resume(tmp_path, capsys, monkeypatch):
-    """An interrupt between cells leaves a results.csv with every finished cell (no broken
-    line), and the rerun computes only the missing ones."""
+    """An interrupt between cells leaves in-progress/results.csv with every finished cell (no
+    broken line) and nothing at --out, and the rerun computes only the missing ones."""
     import graphdr.bench.runner as runner
 
     bench = [a if a != "2" else "4" for a in BENCH]  # four folds: four cells
@@ -410,13 +518,15 @@ def test_bench_results_are_whole_after_every_cell_and_resume(tmp_path, capsys, m
 
     monkeypatch.setattr(runner, "write_results", write_then_interrupt)
     code, err = run(bench + ["--out", out], capsys)
-    assert code == 130 and "rerun the same command" in err
+    assert code == 130 and err.rstrip().endswith(f"To go on from them, run: graphdr "
+                                                 f"{' '.join(bench)} --out {out}"), err
     monkeypatch.setattr(runner, "write_results", real)
     from graphdr.bench.report import read_results
 
-    kept = read_results(os.path.join(out, "results.csv"))
+    assert os.listdir(out) == ["in-progress"]
+    kept = read_results(os.path.join(out, "in-progress", "results.csv"))
     assert len(kept) == calls[-1] > 0
-    text = open(os.path.join(out, "results.csv")).read()
+    text = open(os.path.join(out, "in-progress", "results.csv")).read()
     code, err = main(bench + ["--out", out]), capsys.readouterr().err
     assert code == 0, err
     full = read_results(os.path.join(out, "results.csv"))
@@ -425,6 +535,144 @@ def test_bench_results_are_whole_after_every_cell_and_resume(tmp_path, capsys, m
     assert open(os.path.join(out, "results.csv")).read() == \
         open(os.path.join(fresh_out, "results.csv")).read()
     assert len(full) > len(kept) and text.startswith("dataset,method")
+    assert sorted(os.listdir(out)) == ["config.json", "results.csv", "tables.md"]
+
+
+def _send_ctrl_c_at(monkeypatch, moment):
+    """Ctrl-C (a real SIGINT) at the ``moment``-th rename of a file or folder into place."""
+    real_replace = os.replace
+    calls = []
+
+    def replace(src, dst):
+        calls.append(dst)
+        if len(calls) == moment:
+            os.kill(os.getpid(), signal.SIGINT)
+        real_replace(src, dst)
+
+    monkeypatch.setattr(_outputs.os, "replace", replace)
+    return lambda: monkeypatch.setattr(_outputs.os, "replace", real_replace)
+
+
+def resume_command(err):
+    """The command an interrupt's message gives to go on (argv without 'graphdr'), or None."""
+    import shlex
+
+    said = err.strip().rsplit(": graphdr ", 1)
+    return shlex.split(said[1]) if len(said) == 2 and "To go on" in said[0] else None
+
+
+def counted_cells(monkeypatch):
+    """The cells a run computes (their (data set, method, fold)), as it computes them."""
+    import graphdr.bench.runner as runner
+
+    cells, real = [], runner.run_cell
+
+    def run_cell(task):
+        cells.append((task["dataset"], task["method"], task["fold"]))
+        return real(task)
+
+    monkeypatch.setattr(runner, "run_cell", run_cell)
+    return cells
+
+
+def earlier_output(main_argv, out, config_files):
+    """A run with --seed 1 whose settings files are then made to say seed 0: cells another
+    run must not take for its own (a run that reused them would give other numbers)."""
+    assert main(main_argv + ["--seed", "1"]) == 0
+    for path in config_files:
+        text = path.read_text()
+        assert '"seed": 1' in text
+        path.write_text(text.replace('"seed": 1', '"seed": 0'))
+    return tree(out)
+
+
+@pytest.mark.parametrize("moment", [5, 11] + [pytest.param(m, marks=pytest.mark.slow)
+                                               for m in (1, 2, 9)])  # 1.5 s each
+def test_ctrl_c_during_bench_fresh_leaves_the_earlier_results_whole(tmp_path, capsys,
+                                                                     monkeypatch, moment):
+    """``graphdr bench --fresh`` over an earlier output, Ctrl-C at several moments: the
+    earlier files byte for byte as they were (or the new ones, all of them, once they are
+    written), the message names the command that goes on (without --fresh), and that command
+    computes only the cells the interrupted run had not, never reusing the earlier run's."""
+    from graphdr.bench.report import read_results
+
+    bench = [a if a != "2" else "3" for a in BENCH if a != "--no-html"]  # three cells
+    out, reference = tmp_path / "out", tmp_path / "reference"
+    assert main(bench + ["--out", str(reference)]) == 0
+    older = earlier_output(bench + ["--out", str(out)], out, [out / "config.json"])
+    assert older["results.csv"] != tree(reference)["results.csv"]
+    capsys.readouterr()
+    argv = bench + ["--out", str(out), "--fresh"]
+    restore = _send_ctrl_c_at(monkeypatch, moment)
+    code, err = run(argv, capsys)
+    restore()
+    now = tree(out)
+    assert code == 130, err
+    if "interrupted after writing" in err:  # Ctrl-C held while the files were renamed
+        assert sorted(now) == sorted(older) and now["results.csv"] == \
+            tree(reference)["results.csv"] and now["tables.md"] != older["tables.md"]
+        return
+    assert {k: v for k, v in now.items() if not k.startswith("in-progress/")} == older, err
+    again = resume_command(err)
+    if again is None:  # stopped before the run had its in-progress folder
+        assert f"nothing in {out} was replaced." in err and now == older
+        return
+    assert again == argv[:-1] and "(without --fresh, which starts over)" in err
+    kept = os.path.join(out, "in-progress", "results.csv")
+    finished = {(r["dataset"], r["method"], r["fold"])
+                for r in (read_results(kept) if os.path.exists(kept) else [])}
+    computed = counted_cells(monkeypatch)
+    code, err = run(again, capsys)
+    assert code == 0, err
+    assert len(computed) == 3 - len(finished) and not finished & set(computed)
+    now = tree(out)
+    assert sorted(now) == sorted(older) and now["results.csv"] == tree(reference)["results.csv"]
+
+
+@pytest.fixture
+def tiny_demo(monkeypatch):
+    """``graphdr demo`` made small: LDA and PCA, one sub-report, a stand-in for the maps."""
+    import graphdr.bench.maps as maps
+    import graphdr.cli.demo as demo
+    from graphdr.bench.protocols import PROTOCOLS
+
+    monkeypatch.setitem(PROTOCOLS, "demo", PROTOCOLS["demo"].replace(methods=("lda", "pca")))
+    monkeypatch.setattr(demo, "DEMO_PAPERS", (("qmi", "one method", None, ("lda",)),))
+
+    def maps_report(out, X, y, **kwargs):
+        os.makedirs(out, exist_ok=True)
+        with atomic_open(os.path.join(out, "index.html")) as fh:
+            fh.write(f"<p>{len(y)} digits</p>")
+
+    monkeypatch.setattr(maps, "write_maps_report", maps_report)
+    return ["demo", "--dataset", "iris", "--folds", "2", "--quiet", "--no-timing"]
+
+
+# the tiny demo renames 36 files and folders into place: its in-progress folder (1), the main
+# report's (2-12), the sub-report's (13-21), the maps' page and the main page again (22-23),
+# then the 13 files into --out (24-36)
+@pytest.mark.parametrize("moment", [17] + [pytest.param(m, marks=pytest.mark.slow)
+                                           for m in (2, 28)])  # 2-3 s each
+def test_ctrl_c_during_demo_leaves_the_earlier_report_whole(tmp_path, capsys, monkeypatch,
+                                                            tiny_demo, moment):
+    """The demo always starts over: Ctrl-C leaves the earlier report byte for byte and no
+    in-progress folder (or the new report whole, once its files are written)."""
+    out = tmp_path / "demo"
+    assert main(tiny_demo + ["--seed", "1", "--out", str(out)]) == 0
+    older = tree(out)
+    assert {"results.csv", "index.html", "maps/index.html", "qmi/results.csv"} <= set(older)
+    capsys.readouterr()
+    restore = _send_ctrl_c_at(monkeypatch, moment)
+    code, err = run(tiny_demo + ["--out", str(out)], capsys)
+    restore()
+    now = tree(out)
+    assert code == 130, err
+    if "interrupted after writing" in err:
+        assert sorted(now) == sorted(older) and now["results.csv"] != older["results.csv"]
+        assert 'href="qmi/index.html"' in now["index.html"].decode()
+        return
+    assert now == older and err.strip().endswith(
+        f"interrupted; nothing in {out} was replaced (the demo starts over when run again).")
 
 
 def test_bench_rerun_names_the_settings_that_differ(tmp_path, capsys):

@@ -3,8 +3,11 @@ writes a report with the paper's numbers beside ours, the figures it links, and 
 
 import csv
 import itertools
+import json
 import os
+import pathlib
 import re
+import signal
 
 import numpy as np
 import pytest
@@ -331,6 +334,221 @@ def test_unknown_paper():
         reproduce("004", out="unused")
     with pytest.raises(SystemExit):
         main(["reproduce", "004"])
+
+
+# ----- interrupted runs ------------------------------------------------------------------------
+def _tiny_paper(n_splits_b=2):
+    """A paper of two small experiments and a figure maker: a run takes half a second."""
+    from graphdr.bench.reproduce.spec import Experiment, Paper, write_rows
+
+    def extra(out, quick, progress, seed, echo):
+        write_rows(os.path.join(out, "extra.csv"), [{"seed": seed}])
+        return [], []
+
+    demo = get_protocol("demo")
+    return Paper(key="000", citation="a tiny paper", file="000-tiny.txt", stand_ins=(),
+                 experiments=(Experiment("a", "two methods", demo.replace(n_splits=3), ("iris",),
+                                         ("lda", "pca"), plots=False, pictures=False),
+                              Experiment("b", "one method", demo.replace(n_splits=n_splits_b),
+                                         ("wine",), ("lda",), plots=False, pictures=False)),
+                 figures=(extra,))
+
+
+#: the tiny paper's cells: (experiment, data set, method, fold)
+TINY_CELLS = {("a", "iris", m, f) for m in ("lda", "pca") for f in range(3)} | \
+    {("b", "wine", "lda", f) for f in range(2)}
+
+
+def _tree(folder):
+    folder = pathlib.Path(folder)
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
+
+
+def _cells_in(folder):
+    from graphdr.bench.report import read_results
+
+    return {(exp, r["dataset"], r["method"], r["fold"]) for exp in ("a", "b")
+            for r in read_results(os.path.join(folder, exp, "results.csv"))}
+
+
+@pytest.fixture(scope="module")
+def tiny_runs(tmp_path_factory):
+    """The tiny paper's reference run, and an earlier output whose cells (seed 1) say they are
+    seed 0's, so that a run that reused them would differ from the reference."""
+    root = tmp_path_factory.mktemp("tiny")
+    argv = ["reproduce", "000", "--quiet", "--no-timing", "--out"]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(PAPERS, "000", _tiny_paper())
+        assert main(argv + [str(root / "reference")]) == 0
+        assert main(argv + [str(root / "earlier"), "--seed", "1"]) == 0
+    for exp in ("a", "b"):
+        config = root / "earlier" / exp / "config.json"
+        config.write_text(config.read_text().replace('"seed": 1', '"seed": 0'))
+    assert (root / "earlier" / "a" / "results.csv").read_bytes() != \
+        (root / "reference" / "a" / "results.csv").read_bytes()
+    return root
+
+
+@pytest.fixture
+def tiny(tiny_runs, monkeypatch, tmp_path):
+    """The tiny paper as paper 000, the command of a run into a copy of the earlier output,
+    that copy and the reference run."""
+    import shutil
+
+    monkeypatch.setitem(PAPERS, "000", _tiny_paper())
+    out = tmp_path / "out"
+    shutil.copytree(tiny_runs / "earlier", out)
+    return ["reproduce", "000", "--quiet", "--no-timing", "--out", str(out)], out, \
+        tiny_runs / "reference"
+
+
+def _interrupt_at(monkeypatch, moment):
+    """Ctrl-C (a real SIGINT) at the ``moment``-th rename of a file or folder into place;
+    returns the function that stops it."""
+    from graphdr import _outputs
+
+    real_replace = os.replace
+    calls = []
+
+    def replace(src, dst):
+        calls.append(dst)
+        if len(calls) == moment:
+            os.kill(os.getpid(), signal.SIGINT)
+        real_replace(src, dst)
+
+    monkeypatch.setattr(_outputs.os, "replace", replace)
+    return lambda: monkeypatch.setattr(_outputs.os, "replace", real_replace)
+
+
+def _counted_cells(monkeypatch):
+    import graphdr.bench.runner as runner
+
+    cells, real = [], runner.run_cell
+
+    def run_cell(task):
+        cells.append((task["dataset"], task["method"], task["fold"]))
+        return real(task)
+
+    monkeypatch.setattr(runner, "run_cell", run_cell)
+    return cells
+
+
+# the tiny run renames 35 files and folders into place: its in-progress folder (1), experiment
+# a's settings, cells and pages (2-12), b's (13-19), the figure maker's file, the report, its
+# results.csv and runs.json (20-23), then the 12 files into --out (24-35)
+@pytest.mark.parametrize("moment", [6, 22, 27] + [pytest.param(m, marks=pytest.mark.slow)
+                                                   for m in (1, 2, 15)])  # 1 s each
+def test_ctrl_c_during_a_fresh_run_leaves_the_earlier_output_whole(tiny, monkeypatch, capsys,
+                                                                   moment):
+    """Ctrl-C at several moments of ``graphdr reproduce --fresh`` over an earlier output: the
+    earlier files byte for byte as they were, plus the in-progress folder (or the new files,
+    all of them, when Ctrl-C came while they were renamed into place); the message names the
+    command that goes on from the finished cells (without --fresh), and that command computes
+    only the cells the interrupted run had not, never reusing the earlier output's."""
+    import shlex
+
+    argv, out, reference = tiny
+    older = _tree(out)
+    capsys.readouterr()
+    stop = _interrupt_at(monkeypatch, moment)
+    code = main(argv + ["--fresh"])
+    stop()
+    err = capsys.readouterr().err.strip()
+    now = _tree(out)
+    assert code == 130, err
+    new = {k: v for k, v in _tree(reference).items() if k.startswith(("a/", "b/"))
+           and not k.endswith((".md", ".html"))}  # pages hold the command, with its --out
+    if "interrupted after writing" in err:  # Ctrl-C held while the new files were renamed
+        assert sorted(now) == sorted(older) and all(now[k] == v for k, v in new.items())
+        assert len(json.loads(now["runs.json"])) == 1  # --fresh: a log of its own
+        return
+    assert {k: v for k, v in now.items() if not k.startswith("in-progress/")} == older, err
+    if "To go on from them" not in err:  # stopped before the run had its in-progress folder
+        assert err.endswith(f"interrupted; nothing in {out} was replaced.") and now == older
+        return
+    said, again = err.rsplit(": graphdr ", 1)
+    assert shlex.split(again) == argv and said.endswith(
+        f"kept in {out / 'in-progress'}. To go on from them, run (without --fresh, which "
+        "starts over)")
+    finished = _cells_in(out / "in-progress")
+    computed = _counted_cells(monkeypatch)
+    assert main(shlex.split(again)) == 0
+    assert len(computed) == len(TINY_CELLS - finished)
+    assert {c[1:] for c in TINY_CELLS - finished} == set(computed)
+    now = _tree(out)
+    assert sorted(now) == sorted(older) and all(now[k] == v for k, v in new.items())
+    runs = json.loads(now["runs.json"])  # the interrupted fresh run's log, not the earlier
+    assert len(runs) == 1 and runs[0]["reused_cells"] == len(finished)
+    assert runs[0]["computed_cells"] == len(computed)
+
+
+def test_a_run_of_other_settings_leaves_the_earlier_output_whole(tiny, monkeypatch, capsys):
+    """Without --fresh, an experiment whose settings changed since the earlier output is
+    refused in one line, after the experiments before it ran: nothing of --out replaced and no
+    in-progress folder left; with --fresh the run replaces the output whole."""
+    argv, out, _ = tiny
+    older = _tree(out)
+    monkeypatch.setitem(PAPERS, "000", _tiny_paper(n_splits_b=3))
+    capsys.readouterr()
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "n_splits 2 before, 3 now" in err and "--fresh" in err
+    assert _tree(out) == older
+    assert main(argv + ["--fresh"]) == 0
+    assert _cells_in(out) == TINY_CELLS | {("b", "wine", "lda", 2)}
+    assert not (out / "in-progress").exists()
+
+
+@pytest.mark.slow  # real Ctrl-C at up to five moments of a quick reproduction, 20-50 s
+def test_ctrl_c_at_any_moment_of_a_fresh_reproduction(tmp_path):
+    """The issue's reproducer: SIGINT at several moments of ``graphdr reproduce 000 --quick
+    --fresh`` over an earlier output; the earlier files stay byte for byte, and the command
+    the message gives finishes the run from the interrupted run's cells."""
+    import subprocess
+    import sys
+
+    from graphdr.bench.report import read_results
+
+    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    cmd = [sys.executable, "-m", "graphdr.cli", "reproduce", "000", "--quick", "--out", "r",
+           "--quiet", "--no-timing"]
+    first = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    older = _tree(tmp_path / "r")
+    seen = set()
+    for delay in (1.5, 2.5, 3.5, 4.5, 6.0):
+        proc = subprocess.Popen(cmd + ["--fresh"], cwd=tmp_path, env=env,
+                                stderr=subprocess.PIPE, text=True)
+        try:
+            proc.wait(timeout=delay)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGINT)
+        err = proc.communicate(timeout=120)[1]
+        now = _tree(tmp_path / "r")
+        if proc.returncode == 0 or "interrupted after writing" in err:
+            seen.add("new")
+            assert "in-progress" not in os.listdir(tmp_path / "r")
+            older = now
+            continue
+        assert proc.returncode == 130, err
+        assert {k: v for k, v in now.items() if not k.startswith("in-progress/")} == older
+        if "To go on from them" in err:
+            again = err.strip().rsplit(": graphdr ", 1)[1].split()
+            assert again == cmd[3:]
+            finished = sum(len({(r["dataset"], r["method"], r["fold"]) for r in
+                                read_results(path)})
+                           for path in (tmp_path / "r" / "in-progress").glob("*/results.csv"))
+            done = subprocess.run(cmd[:3] + again, cwd=tmp_path, env=env, capture_output=True,
+                                  text=True)
+            assert done.returncode == 0, done.stderr
+            runs = json.loads((tmp_path / "r" / "runs.json").read_text())
+            assert len(runs) == 1 and runs[0]["reused_cells"] == finished, runs
+            seen.add("reused" if finished else "kept")
+            older = _tree(tmp_path / "r")
+        if "reused" in seen:
+            break
+    assert seen & {"kept", "reused"}, seen
 
 
 # ----- data sets and protocol pieces used by the reproductions ----------------------------------

@@ -10,7 +10,7 @@ import signal
 import sys
 import traceback
 
-from .._outputs import atomic_open, refuse_inputs
+from .._outputs import StagedFolder, atomic_open, refuse_inputs
 from ..io.files import check_writable
 from . import plots
 from .datasets import input_files, load_dataset, without_unlabelled
@@ -129,22 +129,28 @@ def _read_config(path):
     return old
 
 
-def _check_config(out, config, fresh):
-    """Refuse files in ``out`` that graphdr did not write, and, unless ``fresh``, results of
-    other settings; then record ``config``. Returns the rows to resume from."""
-    path = os.path.join(out, "config.json")
-    results = os.path.join(out, "results.csv")
-    old = _read_config(path)
-    rows = read_results(results)  # refuses a results.csv that is not graphdr's
-    if fresh:
-        rows = []
-    elif rows and old is not None and old != config:
-        raise ValueError(f"{results} was produced with other settings: "
-                         f"{_differences(old, config)}; rerun with --fresh to start over, or "
-                         "choose another --out.")
-    with atomic_open(path, "w", encoding="utf-8") as fh:
+def _resume(stage, out, work, config):
+    """Refuse files in ``out`` that graphdr did not write, whatever ``--fresh`` says; take the
+    rows to go on from (an unfinished run's in ``work``, else ``out``'s unless the run is
+    fresh) and refuse them when other settings produced them; record ``config`` in ``work``.
+    Returns (rows, the results.csv they came from or None)."""
+    names = ("results.csv", "config.json")
+    _read_config(os.path.join(out, "config.json"))
+    read_results(os.path.join(out, "results.csv"))
+    source = stage.resume_folder(out, names)
+    rows, results = [], None
+    if source is not None:
+        results = os.path.join(source, "results.csv")
+        old = _read_config(os.path.join(source, "config.json"))
+        rows = read_results(results)  # refuses a results.csv that is not graphdr's
+        if rows and old is not None and old != config:
+            whose = " (the cells of an unfinished run)" if source == work else ""
+            raise ValueError(f"{results}{whose} was produced with other settings: "
+                             f"{_differences(old, config)}; rerun with --fresh to start over, "
+                             "or choose another --out.")
+    with atomic_open(os.path.join(work, "config.json"), "w", encoding="utf-8") as fh:
         json.dump(config, fh, indent=1, sort_keys=True)
-    return rows
+    return rows, results
 
 
 def _differences(old, new, show=4):
@@ -211,10 +217,18 @@ def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="g
               n_jobs=1, seed=0, label_column=None, plots_on=True, html_on=True, progress=True,
               timing=True, fresh=False, command="graphdr bench", title=None, echo=print,
               threads=1, backend="loky", scatter_per_method=False, pictures=True,
-              read_options=None, label_fraction=None):
+              read_options=None, label_fraction=None, stage=None):
     """Run ``protocol`` and write results.csv, tables.md, PNG plots and index.html into ``out``.
 
-    Cells (data set, method, fold) already in ``out/results.csv`` are not computed again.
+    Cells (data set, method, fold) already in ``out/results.csv`` are not computed again
+    (``fresh``: every cell is). The run works in ``out/in-progress``
+    (:class:`graphdr._outputs.StagedFolder`) and its files replace ``out``'s only when it is
+    complete: stopped before (Ctrl-C), it leaves ``out`` as it was and its finished cells in
+    ``out/in-progress``, where the next run (without ``fresh``) goes on from them.
+    ``stage``: the :class:`~graphdr._outputs.StagedFolder` of a caller that replaces a larger
+    folder (``graphdr reproduce``, ``graphdr demo``), ``out`` a folder inside it; the run then
+    writes into ``stage.work(out)`` (its cells go on from there, else from ``out`` unless the
+    stage is fresh; ``fresh`` is the stage's) and the caller commits.
     The 2-D pictures are one grid per data set (a panel per method), plus one PNG per method
     with ``scatter_per_method``.
     ``n_jobs`` worker processes (joblib ``backend``, default loky) run the cells, each with at
@@ -255,12 +269,34 @@ def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="g
         raise ValueError(f"Two data sets have the same name: {names}.")
     if protocol.name == "mkldr" and not all(d.views for d in loaded):
         raise ValueError("Protocol 'mkldr' needs multi-view data sets (.npz with view_* arrays).")
-    check_writable(out, create=True)
     config = dict(protocol=protocol.settings(), seed=int(seed), classifiers=sorted(classifiers))
     if label_fraction is not None:
         config["label_fraction"] = float(label_fraction)
-    results_path = os.path.join(out, "results.csv")
-    rows = _check_config(out, config, fresh)
+    sweep = dict(protocol=protocol, loaded=loaded, parsed=parsed, classifiers=classifiers,
+                 config=config, seed=seed, pictures=pictures, label_fraction=label_fraction,
+                 timing=timing, n_jobs=n_jobs, progress=progress, threads=threads,
+                 backend=backend, title=title, command=command, notes=notes, plots_on=plots_on,
+                 html_on=html_on, scatter_per_method=scatter_per_method, echo=echo)
+    if stage is not None:
+        if os.path.exists(out) and not os.path.isdir(out):
+            raise ValueError(f"{out} exists and is not a folder; choose another --out.")
+        return _sweep(stage, out, **sweep)
+    check_writable(out, create=True)
+    with StagedFolder(out, what="bench", fresh=fresh, command=command) as own:
+        result = _sweep(own, out, **sweep)  # out's files replaced when it is complete
+        own.commit(stale=["failures.txt"])
+    return result
+
+
+def _sweep(stage, out, *, protocol, loaded, parsed, classifiers, config, seed, pictures,
+           label_fraction, timing, n_jobs, progress, threads, backend, title, command, notes,
+           plots_on, html_on, scatter_per_method, echo):
+    """Plan the cells, run the missing ones, write every output into ``stage.work(out)``."""
+    names = [d.name for d in loaded]
+    work = stage.work(out)
+    check_writable(work, create=True)
+    results_path = os.path.join(work, "results.csv")
+    rows, source = _resume(stage, out, work, config)
     write_results(results_path, rows, timing)  # drops a truncated line an older graphdr left
     done = {(r["dataset"], r["method"], r["fold"]) for r in rows}
 
@@ -296,7 +332,7 @@ def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="g
     n_skipped = len(done)
     echo(f"graphdr bench: protocol {protocol.name}, {len(loaded)} data set(s), "
          f"{len(method_order)} method(s); {len(tasks)} cell(s) to compute, "
-         f"{n_skipped} already in {results_path}.")
+         f"{n_skipped} already in {source or os.path.join(out, 'results.csv')}.")
 
     failures = []
     for task, res, err in _parallel(run_cell, tasks, n_jobs, "sweep", progress, threads,
@@ -320,18 +356,18 @@ def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="g
     if label_fraction is not None:
         notes.insert(0, _label_fraction_note(label_fraction))
         header += notes[0] + "\n\n"
-    md_path = os.path.join(out, "tables.md")
+    md_path = os.path.join(work, "tables.md")
     with atomic_open(md_path, "w", encoding="utf-8") as fh:
         fh.write(header + tables)
     files.append(md_path)
 
     figures = []
     if plots_on:
-        figures = _figures(out, protocol, loaded, rows, method_order, table_classifiers,
+        figures = _figures(work, protocol, loaded, rows, method_order, table_classifiers,
                            embed_tasks, n_jobs, progress, failures, files, threads,
                            scatter_per_method)
     if html_on:
-        html_path = os.path.join(out, "index.html")
+        html_path = os.path.join(work, "index.html")
         write_html(
             html_path, title=title or f"graphdr bench - {protocol.name}", command=command,
             protocol=protocol, dataset_info=[d.describe() for d in loaded], rows=rows,
@@ -339,7 +375,7 @@ def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="g
             notes=notes + [f"Failed: {f}" for f in failures],
         )
         files.append(html_path)
-    fail_path = os.path.join(out, "failures.txt")
+    fail_path = os.path.join(work, "failures.txt")
     if os.path.exists(fail_path):  # from an earlier run
         os.remove(fail_path)
     if failures:
@@ -348,6 +384,7 @@ def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="g
         files.append(fail_path)
     for note in notes:
         echo(note)
+    files = [str(stage.final(f)) for f in files]
     return BenchResult(out, rows, failures, files, len(tasks), n_skipped, notes)
 
 

@@ -11,10 +11,10 @@ import argparse
 import contextlib
 import dataclasses
 import os
-import shlex
 import sys
 import time
 
+from .interrupts import command_line, interrupted
 from .map_command import add_file_options, add_scale_options, dask_client, read_options, run_map
 
 __all__ = ["main", "build_parser"]
@@ -91,10 +91,12 @@ outputs (in --out)
 reproducibility and resumption
   Splits and every random_state derive from --seed, the data set and the fold (all methods of a
   fold share the random_state, e.g. the same random initialisation), so results do not depend
-  on --n-jobs or on the order in which cells finish.  Each finished cell is
-  appended to results.csv at once; rerunning the same command skips cells already there (after
-  an interruption it continues where it stopped; adding methods or data sets computes only the
-  new cells).  Changed settings are refused (use --fresh to start over).
+  on --n-jobs or on the order in which cells finish.  A run works in DIR/in-progress/ and
+  replaces DIR's files only when it is complete: interrupted, it leaves DIR as it was and every
+  finished cell in DIR/in-progress/results.csv, and the command it prints (the same one without
+  --fresh) goes on from there.  Rerunning a command skips the cells already in results.csv
+  (adding methods or data sets computes only the new cells).  Changed settings are refused
+  (use --fresh to start over: the earlier results stay until the new ones are complete).
 
 exit status
   0 success; 1 some cells failed (listed in failures.txt; the others are written and a rerun
@@ -134,6 +136,11 @@ outputs (in --out, default graphdr-reproduce-PAPER)
                 difference, note.
   EXPERIMENT/   one `graphdr bench` output per experiment (results.csv with every fold and
                 dimension, tables.md, PNG figures, index.html); reruns resume.
+  in-progress/  only while a run is unfinished: the run works there and its files replace the
+                ones above when its report is written, so an interrupted run (Ctrl-C) leaves
+                the earlier report and results as they were. The command it prints (the same
+                one without --fresh) goes on from the cells finished there; with --fresh a run
+                starts over.
 
 --quick shrinks every experiment to seconds (a smoke test: its numbers are not a
 reproduction). A full run takes at most about 30 minutes per paper on two cores.
@@ -223,7 +230,8 @@ def _add_common(p, default_out):
                    "extra threads slow them down; raise for large kernel problems)")
     p.add_argument("--seed", type=int, default=0, help="seed of splits and methods (default 0)")
     p.add_argument("--fresh", action="store_true",
-                   help="discard results already in DIR instead of resuming")
+                   help="compute every cell again instead of resuming (the results already in "
+                   "DIR stay until the new ones are complete)")
     p.add_argument("--no-timing", action="store_true",
                    help="leave results.csv's fit_seconds empty (byte-identical reruns)")
     p.add_argument("--quiet", action="store_true", help="no progress bar or messages")
@@ -251,7 +259,7 @@ def build_parser():
         "objective curves and 2-D maps (dee/), and MKL-DR on six views of the digits with its "
         "learned kernel weights (mkldr/); then held-out 2-D maps of the digits, DEEMap against "
         "LDA, linear DEE and kernel QMI (maps/). --no-papers skips them. The demo always recomputes "
-        "(results already in --out are replaced).",
+        "(results already in --out are replaced once the new ones are complete).",
     )
     _add_common(demo, "graphdr-report")
     demo.add_argument("--no-papers", action="store_true",
@@ -374,10 +382,6 @@ def build_parser():
     return parser
 
 
-def _command_line(argv):
-    return "graphdr " + " ".join(shlex.quote(a) for a in argv)
-
-
 def _list(what):
     from ..bench import datasets, evaluation, methods, protocols
 
@@ -401,7 +405,7 @@ def _list(what):
 def _run(args, argv):
     from ..bench.protocols import get_protocol
     from ..bench.runner import run_bench
-    from .demo import demo_papers
+    from .demo import DEMO_PAPERS, demo_papers, demo_stage
 
     echo = (lambda *a, **k: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     if args.command == "demo":
@@ -427,12 +431,15 @@ def _run(args, argv):
         title, label_column = None, args.label_column
         plots_on, html_on = not args.no_plots, not args.no_html
     start = time.perf_counter()
-    with _dask_client(args, echo):
+    with _dask_client(args, echo), demo_stage(args, command_line(argv)) as stage:
         result = _call_run_bench(run_bench, protocol, datasets, methods, classifiers, args, argv,
-                                 label_column, plots_on, html_on, title, echo)
+                                 label_column, plots_on, html_on, title, echo, stage)
         if args.command == "demo" and not args.no_papers:
             result.failures.extend(demo_papers(run_bench, protocol, args,
-                                               _command_line(argv), echo))
+                                               command_line(argv), echo, stage))
+        if stage is not None:  # the demo's files replace --out's when all are written
+            stage.commit(stale=["failures.txt"] + [os.path.join(folder, "failures.txt")
+                                                   for folder, *_ in DEMO_PAPERS])
     elapsed = time.perf_counter() - start
     index = os.path.join(args.out, "index.html")
     echo(f"Wrote {len(result.files)} files to {args.out}/ in {elapsed:.1f} s"
@@ -478,7 +485,7 @@ def _dask_client(args, echo):
 
 
 def _call_run_bench(run_bench, protocol, datasets, methods, classifiers, args, argv, label_column,
-                    plots_on, html_on, title, echo):
+                    plots_on, html_on, title, echo, stage=None):
     # a file is read as `graphdr map` reads it: its rows without a label are left out
     options = read_options(args, unlabelled=True) if args.command == "bench" else None
     return run_bench(
@@ -486,10 +493,10 @@ def _call_run_bench(run_bench, protocol, datasets, methods, classifiers, args, a
         n_jobs=args.n_jobs, seed=args.seed, label_column=label_column, plots_on=plots_on,
         html_on=html_on, progress=not args.quiet, timing=not args.no_timing,
         fresh=args.fresh or args.command == "demo",
-        command=_command_line(argv), title=title, echo=echo, threads=args.threads,
+        command=command_line(argv), title=title, echo=echo, threads=args.threads,
         scatter_per_method=args.scatter_per_method,
         backend=getattr(args, "backend", "loky"), read_options=options,
-        label_fraction=getattr(args, "label_fraction", None),
+        label_fraction=getattr(args, "label_fraction", None), stage=stage,
     )
 
 
@@ -565,7 +572,7 @@ def _main(argv):
             print(f"\ngraphdr {args.command}: interrupted after writing "
                   f"{', '.join(exc.files)}.", file=sys.stderr)
         else:
-            print(f"\ngraphdr {args.command}: {_INTERRUPTED[args.command]}", file=sys.stderr)
+            print(f"\ngraphdr {args.command}: {interrupted(args, argv)}", file=sys.stderr)
         return 130
 
 
@@ -578,16 +585,6 @@ def _caused_by_interrupt(exc):
         seen.add(id(exc))
         exc = exc.__cause__ or exc.__context__
     return False
-
-
-_INTERRUPTED = {
-    "map": "interrupted; nothing was written (an earlier map at --out is as it was).",
-    "bench": "interrupted; finished cells are in results.csv: rerun the same command to go on "
-             "from there.",
-    "demo": "interrupted; the demo starts over when run again.",
-    "reproduce": "interrupted; finished cells are kept: rerun the same command to go on from "
-                 "there.",
-}
 
 
 def _one_line(exc):

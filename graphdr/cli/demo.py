@@ -3,9 +3,10 @@ from the main report's ``index.html``."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 
-__all__ = ["demo_papers", "DEMO_PAPERS"]
+__all__ = ["demo_papers", "demo_stage", "DEMO_PAPERS"]
 
 
 #: the papers' own methods in `graphdr demo`: (folder, title, data set, methods)
@@ -20,8 +21,25 @@ DEMO_PAPERS = (
 )
 
 
-def demo_papers(run_bench, protocol, args, command, echo):
-    """The papers' methods, each in a sub-report linked from the main index.html."""
+@contextlib.contextmanager
+def demo_stage(args, command):
+    """``graphdr demo``'s :class:`~graphdr._outputs.StagedFolder` of ``args.out`` (it always
+    starts over, and its unfinished work is removed when it stops); None for ``graphdr
+    bench``, whose :func:`~graphdr.bench.runner.run_bench` stages its own."""
+    if args.command != "demo":
+        yield None
+        return
+    from .._outputs import StagedFolder, refuse_inputs
+    from ..bench.datasets import input_files
+
+    refuse_inputs([args.out], [args.dataset, *input_files(args.dataset)])  # before any write
+    with StagedFolder(args.out, what="demo", fresh=True, keep=False, command=command) as stage:
+        yield stage
+
+
+def demo_papers(run_bench, protocol, args, command, echo, stage):
+    """The papers' methods, each in a sub-report linked from the main index.html, written
+    into the demo's :class:`~graphdr._outputs.StagedFolder` ``stage`` (of ``args.out``)."""
     failures, links = [], []
     for folder, title, dataset, methods in DEMO_PAPERS:
         out = os.path.join(args.out, folder)
@@ -31,17 +49,18 @@ def demo_papers(run_bench, protocol, args, command, echo):
             datasets=[dataset or args.dataset], methods=list(methods), out=out,
             n_jobs=args.n_jobs, seed=args.seed, progress=not args.quiet,
             timing=not args.no_timing, fresh=True, command=command, title=title,
-            echo=echo, threads=args.threads,
+            echo=echo, threads=args.threads, stage=stage,
         )
         failures.extend(result.failures)
         links.append((f"{folder}/index.html", title))
-    links.append(_demo_maps(args, command, echo))
-    _link_sub_reports(os.path.join(args.out, "index.html"), links)
+    links.append(_demo_maps(args, command, echo, stage.work(os.path.join(args.out, "maps"))))
+    _link_sub_reports(stage.work(os.path.join(args.out, "index.html")), links)
     return failures
 
 
-def _demo_maps(args, command, echo):
-    """The held-out 2-D maps of the digits (DEEMap against linear and kernel maps)."""
+def _demo_maps(args, command, echo, folder):
+    """The held-out 2-D maps of the digits (DEEMap against linear and kernel maps), written
+    into ``folder``."""
     from sklearn.datasets import load_digits
 
     from ..bench.maps import write_maps_report
@@ -49,8 +68,7 @@ def _demo_maps(args, command, echo):
     title = "2-D maps of held-out digits: DEEMap against LDA, linear DEE and kernel QMI"
     echo(f"graphdr demo: {title}")
     X, y = load_digits(return_X_y=True)
-    write_maps_report(os.path.join(args.out, "maps"), X / 16.0, y, dataset="digits",
-                      seed=args.seed, command=command)
+    write_maps_report(folder, X / 16.0, y, dataset="digits", seed=args.seed, command=command)
     return "maps/index.html", title
 
 

@@ -3,13 +3,14 @@ r"""Running a reproduction: the experiments, then ``report.md``, ``results.csv``
 from __future__ import annotations
 
 import csv
+import json
 import os
 import platform
 import time
 
 import numpy as np
 
-from ..._outputs import SafeRows, atomic_open
+from ..._outputs import SafeRows, StagedFolder, atomic_open
 from ...io.files import check_writable
 from .bouzas import (
     PAPER_000,
@@ -161,22 +162,38 @@ def reproduce(paper, *, out=None, quick=False, n_jobs=1, threads=1, seed=0, fres
               progress=True, timing=True, echo=print, argv=None, plots_on=True):
     """Rerun paper ``paper``'s experiments and write the comparison report into ``out``.
 
+    The run works in ``out/in-progress`` (:class:`graphdr._outputs.StagedFolder`) and its
+    files replace ``out``'s only when the report is written: stopped before (Ctrl-C), it leaves
+    ``out`` as it was and its finished cells in ``out/in-progress``, where the next run without
+    ``fresh`` goes on from them (with ``fresh`` it starts over).
     Returns ``(report path, failures)``; raises ValueError for an unknown paper.
     """
-    from ..report import aggregate, fold_errors, markdown_tables
-    from ..runner import run_bench
-
     key = str(paper).strip()
     if key not in PAPERS:
         raise ValueError(f"Unknown paper {paper!r}; reproducible papers: {', '.join(PAPERS)}.")
-    p = PAPERS[key]
     out = out or f"graphdr-reproduce-{key}"
     _refuse_foreign_files(out)
     check_writable(out, create=True)
-    if fresh and os.path.exists(os.path.join(out, "runs.json")):
-        os.remove(os.path.join(out, "runs.json"))
     command = _command(argv) if argv is not None else f"graphdr reproduce {key}" + \
         (" --quick" if quick else "")
+    with StagedFolder(out, what=f"reproduce {key}", fresh=fresh, command=command) as stage:
+        failures, elapsed = _run_paper(
+            PAPERS[key], stage, quick=quick, n_jobs=n_jobs, threads=threads, seed=seed,
+            progress=progress, timing=timing, echo=echo, command=command, plots_on=plots_on)
+        stage.commit(stale=[os.path.join(e.key, "failures.txt")
+                            for e in PAPERS[key].experiments])
+    path = os.path.join(out, "report.md")
+    echo(f"graphdr reproduce {key}: wrote {path} in {elapsed / 60:.1f} min.")
+    return path, failures
+
+
+def _run_paper(p, stage, *, quick, n_jobs, threads, seed, progress, timing, echo, command,
+               plots_on):
+    """The experiments, figures and report of paper ``p``, written into ``stage.path``."""
+    from ..report import aggregate, fold_errors, markdown_tables
+    from ..runner import run_bench
+
+    key, out, work = p.key, str(stage.out), str(stage.path)
     start = time.perf_counter()
     load0 = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
     aggs, folds, failures, exp_info, exp_seconds = {}, {}, [], [], {}
@@ -186,9 +203,9 @@ def reproduce(paper, *, out=None, quick=False, n_jobs=1, threads=1, seed=0, fres
         t0 = time.perf_counter()
         res = run_bench(
             protocol, datasets=datasets, methods=methods, classifiers=exp.classifiers,
-            out=os.path.join(out, exp.key), n_jobs=n_jobs, seed=seed,
+            out=os.path.join(out, exp.key), stage=stage, n_jobs=n_jobs, seed=seed,
             plots_on=plots_on and exp.plots, pictures=exp.pictures,
-            html_on=True, progress=progress, timing=timing, fresh=fresh,
+            html_on=True, progress=progress, timing=timing,
             command=command, title=f"Paper {key}: {exp.title}", echo=echo, threads=threads,
         )
         exp_seconds[exp.key] = time.perf_counter() - t0
@@ -199,13 +216,13 @@ def reproduce(paper, *, out=None, quick=False, n_jobs=1, threads=1, seed=0, fres
     extra_figs = []
     for maker in p.figures:
         t0 = time.perf_counter()
-        figs, rows = maker(out, quick, progress, seed, echo)
+        figs, rows = maker(work, quick, progress, seed, echo)
         exp_seconds[maker.__name__.strip("_")] = time.perf_counter() - t0
         extra_figs += figs
         aggs[maker.__name__.strip("_")] = rows
     elapsed = time.perf_counter() - start
     lookup = Lookup(aggs, folds)
-    runs = _log_run(out, dict(
+    runs = _runs_logged(stage.resume_folder(out, ["runs.json"]), dict(
         date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), command=command,
         wall_seconds=round(elapsed, 1), quick=bool(quick),
         computed_cells=sum(i[4].n_computed for i in exp_info),
@@ -297,15 +314,15 @@ def reproduce(paper, *, out=None, quick=False, n_jobs=1, threads=1, seed=0, fres
         lines += ["## Not reproduced", ""] + [f"- {n}" for n in p.not_reproduced] + [""]
     if failures:
         lines += ["## Failed cells", ""] + [f"- {f}" for f in failures] + [""]
-    path = os.path.join(out, "report.md")
-    with atomic_open(path, "w", encoding="utf-8") as fh:
+    with atomic_open(os.path.join(work, "report.md"), "w", encoding="utf-8") as fh:
         fh.write("\n".join(lines).rstrip() + "\n")
-    with atomic_open(os.path.join(out, "results.csv"), "w", newline="", encoding="utf-8") as fh:
+    with atomic_open(os.path.join(work, "results.csv"), "w", newline="", encoding="utf-8") as fh:
         w = SafeRows(csv.DictWriter(fh, fieldnames=_RESULT_FIELDS, lineterminator="\n"))
         w.writeheader()
         w.writerows(csv_rows)
-    echo(f"graphdr reproduce {key}: wrote {path} in {elapsed / 60:.1f} min.")
-    return path, failures
+    with atomic_open(os.path.join(work, "runs.json"), "w", encoding="utf-8") as fh:
+        json.dump(runs, fh, indent=1)  # last: a run that logged itself has its report
+    return failures, elapsed
 
 
 #: the columns of the report's results.csv
@@ -315,8 +332,6 @@ _RESULT_FIELDS = ["table", "row", "column", "metric", "paper", "ours", "differen
 def _refuse_foreign_files(out):
     """Refuse an ``out`` whose report.md, results.csv or runs.json graphdr did not write (a
     reproduction replaces its own): checked before any work, so no file of the user's is lost."""
-    import json
-
     checks = {
         "report.md": lambda text: text.startswith("# Paper "),
         "results.csv": lambda text: text.splitlines()[:1] == [",".join(_RESULT_FIELDS)],
@@ -336,22 +351,16 @@ def _refuse_foreign_files(out):
                              "replaces a file it did not write: choose another --out.")
 
 
-def _log_run(out, entry):
-    """Append ``entry`` to ``out/runs.json``; return every run logged there."""
-    import json
-
-    path = os.path.join(out, "runs.json")
+def _runs_logged(source, entry):
+    """The runs logged in ``source/runs.json`` (none when ``source`` is None) and ``entry``."""
     runs = []
-    if os.path.exists(path):
+    if source is not None and os.path.exists(os.path.join(source, "runs.json")):
         try:
-            with open(path) as fh:
+            with open(os.path.join(source, "runs.json")) as fh:
                 runs = json.load(fh)
         except ValueError:
             runs = []
-    runs.append(entry)
-    with atomic_open(path, "w", encoding="utf-8") as fh:
-        json.dump(runs, fh, indent=1)
-    return runs
+    return runs + [entry]
 
 
 def _describe_protocol(protocol, classifiers=None):
