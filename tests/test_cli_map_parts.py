@@ -99,6 +99,36 @@ def test_integer_ids_keep_their_name_and_type_and_are_never_features(tmp_path, c
     assert "4 features" in page  # a, b, c, d: the ids were not fitted
 
 
+@pytest.mark.slow
+def test_null_labels_of_nullable_types_are_unlabelled_on_the_dask_route(tmp_path, capsys,
+                                                                        scheduler):
+    """pandas' nullable ``string`` labels in one file, Arrow's dictionary-encoded text in
+    another (as Spark writes it): a null is an unlabelled row (its label null in the
+    partitions, a map vote given), never a class ``<NA>``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    frames = _tables(tmp_path / "parts", k=2, n=90)
+    whole = pd.concat(frames, ignore_index=True)
+    null = whole["kind"].isna().to_numpy()
+    frames[0]["kind"] = frames[0]["kind"].astype("string")
+    frames[0].to_parquet(tmp_path / "parts" / "part-0.parquet", index=False)
+    table = pa.Table.from_pandas(frames[1], preserve_index=False).replace_schema_metadata()
+    table = table.set_column(table.schema.get_field_index("kind"), "kind",
+                             table["kind"].dictionary_encode())
+    pq.write_table(table, tmp_path / "parts" / "part-1.parquet", flavor="spark",
+                   store_schema=False)
+    code, err = run(["map", str(tmp_path / "parts"), "--out", str(tmp_path / "big"),
+                     "--label-column", "kind", "--scheduler", scheduler, "--no-png"], capsys)
+    assert code == 0, err
+    assert f"180 samples ({int(null.sum())} unlabelled), 3 classes" in err, err
+    got = pd.concat([pd.read_parquet(p) for p in sorted((tmp_path / "big.parquet").iterdir())],
+                    ignore_index=True)
+    assert list(got["label"].isna()) == list(null)
+    assert list(got["label"][~null]) == list(whole["kind"][~null])
+    assert got.loc[null, "map vote"].isin(["ant", "bee", "cow"]).all()
+
+
 @pytest.mark.parametrize("route", ["memory", "dask"])
 @pytest.mark.slow
 def test_outputs_asks_for_the_picture_alone(tmp_path, capsys, scheduler, route):
