@@ -166,3 +166,29 @@ def test_dask_fit_with_many_rows_to_place_is_the_approximate_fit_of_its_sample(m
     few = DEEMap(n_neighbors=5, max_iter=15, fit_samples=150).fit(
         da.from_array(X[:240], chunks=(100, 6)), y[:240])
     assert len(few.fit_rows_) * 240 < 200**2 and few.neighbors_ == "exact"
+
+
+def test_dask_x_of_unknown_chunk_sizes_says_to_compute_them():
+    """A masked dask array (``X[mask]``) has unknown chunk sizes: every estimator that fits a
+    dask array says so and what to call (it said "one label per row of X (nan rows)"); once
+    computed, the fit is that of the masked rows. Placing such rows needs no sizes."""
+    from graphdr import LDA, KernelLDA, map2d
+
+    X, y = _blobs(n=300)
+    keep = (np.arange(300) % 4) != 1
+    Xm = da.from_array(X, chunks=(70, 6))[da.from_array(keep, chunks=70)]
+    assert np.isnan(Xm.shape[0])
+    hint = r"unknown chunk sizes.*call X\.compute_chunk_sizes\(\) first"
+    for fit in (lambda: _small().fit(Xm, y[keep]), lambda: _small().fit_transform(Xm, y[keep]),
+                lambda: map2d(Xm, y[keep], n_neighbors=5, max_iter=15),
+                lambda: LDA().fit(Xm, y[keep]),
+                lambda: KernelLDA(approximation="nystroem", n_landmarks=30).fit(Xm, y[keep])):
+        with pytest.raises(ValueError, match=hint):
+            fit()
+    model = _small().fit(Xm.compute_chunk_sizes(), y[keep])
+    ref = _small().fit(da.from_array(X[keep], chunks=(50, 6)), y[keep])
+    assert np.array_equal(model.fit_rows_, ref.fit_rows_)
+    assert np.array_equal(model.embedding_, ref.embedding_)
+    unknown = da.from_array(X, chunks=(70, 6))[da.from_array(~keep, chunks=70)]
+    placed = model.transform(unknown).compute(scheduler="sync")
+    assert np.array_equal(placed, ref.transform(X[~keep]))

@@ -30,7 +30,18 @@ import numpy as np
 from ..blocks.sampling import row_keys, stratified_subsample, take_rows
 from ..blocks.stats import check_dask_input
 
-__all__ = ["fit_sample", "fit_dask", "place_dask"]
+__all__ = ["fit_sample", "fit_dask", "place_dask", "check_known_rows"]
+
+
+def check_known_rows(X, name):
+    """A ``ValueError`` saying what to do when the ``dask.array`` ``X``'s chunk sizes (its
+    rows per chunk) are unknown, as after boolean indexing (``X[mask]``): its rows can then
+    be neither counted nor matched with the labels."""
+    if X.ndim and any(np.isnan(c) for c in X.chunks[0]):
+        raise ValueError(
+            f"{name}: X is a dask array of unknown chunk sizes (shape {X.shape}: its rows per "
+            "chunk are not known, as after boolean indexing X[mask]), so its rows cannot be "
+            "matched with y; call X.compute_chunk_sizes() first (one pass over X).")
 
 
 def fit_sample(X, y, fit_samples, keys=None):
@@ -47,6 +58,7 @@ def fit_dask(est, X, y, keys=None):
     """Fit ``est`` (a :class:`~graphdr.DEEMap`) on the sample of a ``dask.array`` ``X``;
     ``fit_rows_``, the sample's row indices, in the order of ``embedding_``."""
     check_dask_input(X, type(est).__name__)
+    check_known_rows(X, type(est).__name__)
     y = np.asarray(y.compute() if hasattr(y, "compute") else y)
     if y.ndim != 1 or len(y) != X.shape[0]:
         raise ValueError(
@@ -64,9 +76,12 @@ def fit_dask(est, X, y, keys=None):
 def place_dask(est, X, rows=None):
     """The places of a ``dask.array`` ``X``'s rows (``n x 2``, a ``dask.array`` chunked as
     ``X``'s rows): the rows ``rows`` (increasing; the fit's sample) from ``embedding_``, the
-    others by :meth:`~graphdr.DEEMap.transform`, block by block."""
+    others by :meth:`~graphdr.DEEMap.transform`, block by block; with ``rows``, ``X``'s
+    chunk sizes must be known (those rows are found by their positions)."""
     import dask
 
+    if rows is not None:
+        check_known_rows(X, type(est).__name__)
     check_dask_input(X, type(est).__name__)
     if X.shape[1] != est.n_features_in_:
         raise ValueError(

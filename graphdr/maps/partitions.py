@@ -67,9 +67,10 @@ def map_dask(X, y, *, out=None, ids=None, title=None, label_name="label", id_nam
     from .._threads import one_thread
     from .._validation import check_int, check_parameters
     from ..blocks.sampling import row_keys
-    from .dask_fit import fit_dask
+    from .dask_fit import check_known_rows, fit_dask
     from .dee_map import DEEMap
 
+    check_known_rows(X, "map2d")
     model = DEEMap(**params)
     check_parameters(model)
     check_int(model.fit_samples, "fit_samples", min_value=2)
