@@ -384,17 +384,10 @@ def _run_map_parts(args):
 def _on_cluster(work):
     """``work()``, a lost worker or a cancelled task of the cluster turned into
     :class:`graphdr.maps.partitions.ClusterFailure` (one line on the command line)."""
-    from distributed import KilledWorker
-    from distributed.client import FutureCancelledError
+    from ..maps.dask_fit import cluster_errors
 
-    from ..maps.partitions import ClusterFailure
-
-    try:
+    with cluster_errors("the map", " (--worker-memory)"):
         return work()
-    except (KilledWorker, FutureCancelledError) as exc:
-        raise ClusterFailure(f"the Dask cluster lost workers under the map "
-                             f"({type(exc).__name__}: {exc}); rerun, and give the workers "
-                             "more memory if they were killed (--worker-memory)") from None
 
 
 #: a local worker's least memory: its Python with NumPy, pandas, scikit-learn and graphdr
