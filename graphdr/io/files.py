@@ -31,7 +31,11 @@ LIBSVM / svmlight, ``.npz``
     :mod:`graphdr.io.array_files` (re-exported here).
 
 Parquet
-    Read with pandas (needs pyarrow); columns as for CSV.
+    Read with pandas (needs pyarrow); columns as for CSV. A null cell is an empty cell, whatever
+    the column's type and writer (None, NaN, NaT, the NA of pandas' nullable ``string``,
+    ``Int64``, ``boolean``, ... types, Arrow's nulls of any type, dictionary-encoded or not): an
+    unlabelled row in the label column, an empty id or hover value, a missing feature cell.
+    Booleans are the numbers 0 and 1.
 """
 
 from __future__ import annotations
