@@ -99,6 +99,109 @@ def test_integer_ids_keep_their_name_and_type_and_are_never_features(tmp_path, c
     assert "4 features" in page  # a, b, c, d: the ids were not fitted
 
 
+def _page_data(path):
+    import json
+    import re
+
+    page = path.read_text()
+    return json.loads(re.search(r'id="graphdr-data">(.*?)</script>', page).group(1))
+
+
+def _hover_tables(tmp_path, suffix):
+    """Two files with a hover column (text) and a colour column (numbers, binned), and the
+    same rows in one CSV file."""
+    frames = _tables(tmp_path / "parts", k=2, n=60)
+    rng = np.random.default_rng(2)
+    for i, f in enumerate(frames):
+        f["Depth"] = rng.uniform(0, 100, len(f)).round(2)
+        f["site"] = [f"site {i}-{j % 7}" for j in range(len(f))]
+        if suffix == ".parquet":
+            f.to_parquet(tmp_path / "parts" / f"part-{i}.parquet", index=False)
+        else:
+            f.to_csv(tmp_path / "parts" / f"part-{i}.csv", index=False)
+    pd.concat(frames).to_csv(tmp_path / "all.csv", index=False)
+    return frames
+
+
+@pytest.mark.parametrize("kind", ["parquet folder", "parquet glob", "csv folder", "csv glob"])
+def test_hover_and_colour_columns_of_a_folder_or_glob(tmp_path, kind):
+    """The hover and colour columns of a table in several files, mapped in memory, are those
+    of the same rows in one file (by name, any case, or by index)."""
+    from graphdr.bench.datasets import load_dataset
+    from graphdr.cli.map_command import _hover_columns
+    from graphdr.io.files import ReadOptions
+
+    suffix = ".parquet" if kind.startswith("parquet") else ".csv"
+    _hover_tables(tmp_path, suffix)
+    source = tmp_path / "parts"
+    source = str(source / f"*{suffix}") if kind.endswith("glob") else str(source)
+    options = ReadOptions(label_column="kind", hover_columns=("site", "depth"), unlabelled=True)
+    want = load_dataset(str(tmp_path / "all.csv"), options=options)
+    got = load_dataset(source, options=options)
+    assert got.feature_names == want.feature_names == ["a", "b", "c", "d"]
+    for names in (["site"], ["depth"], ["-1", "DEPTH"]):
+        shown = _hover_columns(got, names)
+        assert list(shown) == list(_hover_columns(want, names))
+        for name, values in shown.items():
+            assert list(values) == list(_hover_columns(want, names)[name]), name
+    assert list(_hover_columns(got, ["site"])["site"]) == \
+        [f"site {i}-{j % 7}" for i in range(2) for j in range(60)]
+    with pytest.raises(ValueError, match="--color-column: no column 'nope'"):
+        _hover_columns(got, ["nope"], "--color-column")
+
+
+def test_a_folder_mapped_with_hover_and_colour_columns_draws_the_pages_of_one_file(
+        tmp_path, capsys):
+    """The sweep's case: ``graphdr map`` of a Parquet glob with --color-column and
+    --hover-columns maps (it said "no column 'a' in ..."), the page's data that of one file."""
+    _hover_tables(tmp_path, ".parquet")
+    args = ["--label-column", "kind", "--hover-columns", "site", "--color-column", "depth",
+            "--labels", "given", "--outputs", "page", "--quiet"]
+    code, err = run(["map", str(tmp_path / "all.csv"), "--out", str(tmp_path / "one")] + args,
+                    capsys)
+    assert code == 0, err
+    code, err = run(["map", str(tmp_path / "parts" / "*.parquet"), "--out",
+                     str(tmp_path / "many")] + args, capsys)
+    assert code == 0, err
+    want, got = _page_data(tmp_path / "one.html"), _page_data(tmp_path / "many.html")
+    assert len(want["classes"]) == 9 and all(" – " in c for c in want["classes"])
+    for key in ("x", "y", "label", "rows", "classes", "counts", "hover_names", "hover"):
+        assert got[key] == want[key], key
+    code, err = run(["map", str(tmp_path / "parts"), "--out", str(tmp_path / "m"),
+                     "--hover-columns", "nope", "--label-column", "kind"], capsys)
+    assert code == 2 and "no hover or colour column 'nope'" in err, err
+
+
+@pytest.mark.slow
+def test_null_labels_of_nullable_types_are_unlabelled_on_the_dask_route(tmp_path, capsys,
+                                                                        scheduler):
+    """pandas' nullable ``string`` labels in one file, Arrow's dictionary-encoded text in
+    another (as Spark writes it): a null is an unlabelled row (its label null in the
+    partitions, a map vote given), never a class ``<NA>``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    frames = _tables(tmp_path / "parts", k=2, n=90)
+    whole = pd.concat(frames, ignore_index=True)
+    null = whole["kind"].isna().to_numpy()
+    frames[0]["kind"] = frames[0]["kind"].astype("string")
+    frames[0].to_parquet(tmp_path / "parts" / "part-0.parquet", index=False)
+    table = pa.Table.from_pandas(frames[1], preserve_index=False).replace_schema_metadata()
+    table = table.set_column(table.schema.get_field_index("kind"), "kind",
+                             table["kind"].dictionary_encode())
+    pq.write_table(table, tmp_path / "parts" / "part-1.parquet", flavor="spark",
+                   store_schema=False)
+    code, err = run(["map", str(tmp_path / "parts"), "--out", str(tmp_path / "big"),
+                     "--label-column", "kind", "--scheduler", scheduler, "--no-png"], capsys)
+    assert code == 0, err
+    assert f"180 samples ({int(null.sum())} unlabelled), 3 classes" in err, err
+    got = pd.concat([pd.read_parquet(p) for p in sorted((tmp_path / "big.parquet").iterdir())],
+                    ignore_index=True)
+    assert list(got["label"].isna()) == list(null)
+    assert list(got["label"][~null]) == list(whole["kind"][~null])
+    assert got.loc[null, "map vote"].isin(["ant", "bee", "cow"]).all()
+
+
 @pytest.mark.parametrize("route", ["memory", "dask"])
 @pytest.mark.slow
 def test_outputs_asks_for_the_picture_alone(tmp_path, capsys, scheduler, route):

@@ -241,3 +241,24 @@ def test_the_features_alone_are_the_tables_features(tmp_path, suffix, unlabelled
     assert len(want.X) == 80 - 2 - (0 if unlabelled else 3)
     got = read_features(path, options)
     assert got.dtype == want.X.dtype and np.array_equal(got, want.X)
+
+
+def test_a_partially_labelled_folder_is_benchmarked_on_its_labelled_rows(tmp_path):
+    """``graphdr bench`` leaves out a folder's rows without a label, as it does a file's (it
+    scored them as a class "-1")."""
+    pytest.importorskip("pyarrow")
+    from graphdr.bench.datasets import load_dataset, without_unlabelled
+
+    frames = [_frame(20, s) for s in range(2)]
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    for i, f in enumerate(frames):
+        f.loc[::4, "label"] = None
+        f.to_parquet(folder / f"part-{i}.parquet", index=False)
+    pd.concat(frames).to_csv(tmp_path / "whole.csv", index=False)
+    options = ReadOptions(unlabelled=True)
+    want = without_unlabelled(load_dataset(str(tmp_path / "whole.csv"), options=options))
+    got = without_unlabelled(load_dataset(str(folder), options=options))
+    assert len(got.y) == len(want.y) == 30 and list(got.classes) == list(want.classes)
+    assert np.array_equal(got.X, want.X) and np.array_equal(got.y, want.y)
+    assert any("left out 10 row(s) without a label" in n for n in got.notes)

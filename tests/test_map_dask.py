@@ -166,3 +166,111 @@ def test_dask_fit_with_many_rows_to_place_is_the_approximate_fit_of_its_sample(m
     few = DEEMap(n_neighbors=5, max_iter=15, fit_samples=150).fit(
         da.from_array(X[:240], chunks=(100, 6)), y[:240])
     assert len(few.fit_rows_) * 240 < 200**2 and few.neighbors_ == "exact"
+
+
+def test_dask_x_of_unknown_chunk_sizes_says_to_compute_them():
+    """A masked dask array (``X[mask]``) has unknown chunk sizes: every estimator that fits a
+    dask array says so and what to call (it said "one label per row of X (nan rows)"); once
+    computed, the fit is that of the masked rows. Placing such rows needs no sizes."""
+    from graphdr import LDA, KernelLDA, map2d
+
+    X, y = _blobs(n=300)
+    keep = (np.arange(300) % 4) != 1
+    Xm = da.from_array(X, chunks=(70, 6))[da.from_array(keep, chunks=70)]
+    assert np.isnan(Xm.shape[0])
+    hint = r"unknown chunk sizes.*call X\.compute_chunk_sizes\(\) first"
+    for fit in (lambda: _small().fit(Xm, y[keep]), lambda: _small().fit_transform(Xm, y[keep]),
+                lambda: map2d(Xm, y[keep], n_neighbors=5, max_iter=15),
+                lambda: LDA().fit(Xm, y[keep]),
+                lambda: KernelLDA(approximation="nystroem", n_landmarks=30).fit(Xm, y[keep])):
+        with pytest.raises(ValueError, match=hint):
+            fit()
+    model = _small().fit(Xm.compute_chunk_sizes(), y[keep])
+    ref = _small().fit(da.from_array(X[keep], chunks=(50, 6)), y[keep])
+    assert np.array_equal(model.fit_rows_, ref.fit_rows_)
+    assert np.array_equal(model.embedding_, ref.embedding_)
+    unknown = da.from_array(X, chunks=(70, 6))[da.from_array(~keep, chunks=70)]
+    placed = model.transform(unknown).compute(scheduler="sync")
+    assert np.array_equal(placed, ref.transform(X[~keep]))
+
+
+def _killed_block(block):
+    import types
+
+    distributed = pytest.importorskip("distributed")
+    raise distributed.KilledWorker("block", types.SimpleNamespace(address="tcp://127.0.0.1:1"),
+                                   3)
+
+
+def test_a_worker_lost_under_the_fit_is_a_cluster_failure():
+    """Dask's KilledWorker under the fit of a dask array (its rows read on the cluster) is
+    graphdr's ClusterFailure, a RuntimeError saying what was lost and what to do."""
+    pytest.importorskip("distributed")
+    from graphdr.maps.partitions import ClusterFailure
+
+    X, y = _blobs(n=200)
+    Xd = da.from_array(X, chunks=(50, 6)).map_blocks(_killed_block, dtype=X.dtype)
+    with pytest.raises(ClusterFailure, match=r"lost workers under the fit of DEEMap "
+                       r"\(KilledWorker: .*rerun, and give the workers more memory"):
+        _small().fit(Xd, y)
+    assert issubclass(ClusterFailure, RuntimeError)
+
+
+def _slow_block(block):
+    import time
+
+    time.sleep(0.3)
+    return block
+
+
+@pytest.mark.slow  # a cluster of processes, killed twice and restarted: about 20 s
+def test_workers_killed_under_transform_is_a_cluster_failure():
+    """Every worker killed (SIGKILL, restarted by their nannies) after ``transform`` and while
+    its places are computed: graphdr's ClusterFailure saying the fitted model was lost and to
+    rerun, where Dask said "FutureCancelledError ... already forgotten"; rerun, the places
+    are those of the in-memory transform."""
+    import os
+    import signal
+    import threading
+    import time
+
+    distributed = pytest.importorskip("distributed")
+    from graphdr.maps.partitions import ClusterFailure
+
+    X, y = _blobs(n=300)
+    Xnew = _blobs(n=300, seed=5)[0]
+    lost = r"lost the fitted DEEMap that places the rows.*rerun"
+
+    def kill_all(client):
+        pids = client.run(os.getpid)
+        for pid in pids.values():
+            os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 120  # the nannies start new workers
+        while time.monotonic() < deadline:
+            workers = client.scheduler_info()["workers"]
+            if len(workers) == 2 and not set(workers) & set(pids):
+                return
+            time.sleep(0.2)
+        raise AssertionError("the workers were not restarted")
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        model = _small().fit(da.from_array(X, chunks=(60, 6)), y)
+        ref = _small().fit(X[model.fit_rows_], y[model.fit_rows_])
+        # killed between transform and the computation of its places
+        Y = model.transform(da.from_array(Xnew, chunks=(30, 6)))
+        kill_all(client)
+        with pytest.raises(ClusterFailure, match=lost):
+            Y.compute()
+        # killed while the places are computed (each block takes 0.3 s)
+        slow = da.from_array(Xnew, chunks=(15, 6)).map_blocks(_slow_block, dtype=Xnew.dtype)
+        Y = model.transform(slow)
+        killer = threading.Timer(1.0, kill_all, [client])
+        killer.start()
+        with pytest.raises(ClusterFailure, match=lost):
+            Y.compute()
+        killer.join()
+        # what the message says to do: rerun
+        got = model.transform(da.from_array(Xnew, chunks=(30, 6))).compute()
+    assert np.array_equal(got, ref.transform(Xnew))

@@ -243,7 +243,7 @@ def _load_parts(source, options):
                  f"{len(table.paths)} files of {source}")
     ds.ids, ds.id_name, ds.feature_names = table.ids, table.id_name, table.feature_names
     ds.notes, ds.label_name = table.notes, table.options.label_column
-    ds.label_empty = table.label_empty
+    ds.label_empty, ds.columns = table.label_empty, table.columns
     return ds
 
 

@@ -306,23 +306,27 @@ def _label_name(ds, args):
 
 
 def _hover_columns(ds, names, option="--hover-columns"):
-    """Values shown on hover: columns of the file by name (or index), else features."""
+    """Values shown on hover: columns of the file (or files) by name (any case when unique)
+    or index, as the reader names them (:func:`graphdr.io.columns.column_index`), else
+    features."""
+    from ..io.columns import column_index
+
     if not names:
         return None
     columns = ds.columns
     if columns is None:
         feature_names = ds.feature_names or [str(j) for j in range(ds.X.shape[1])]
         columns = {f: [f"{v:.6g}" for v in ds.X[:, j]] for j, f in enumerate(feature_names)}
-    keys = list(columns)
+    keys = list(getattr(columns, "names", None) or columns)  # every column, kept or not
     out = {}
     for name in names:
-        if name in columns:
-            out[name] = columns[name]
-        elif name.lstrip("-").isdigit() and -len(keys) <= int(name) < len(keys):
-            out[keys[int(name)]] = columns[keys[int(name)]]
-        else:
+        try:
+            key = keys[column_index(ds.name, name, keys, "column")]
+            out[key] = columns[key]
+        except (ValueError, KeyError):
             raise ValueError(f"{option}: no column {name!r} in {ds.name}; columns: "
-                             f"{', '.join(keys[:12])}{' ...' if len(keys) > 12 else ''}.")
+                             f"{', '.join(keys[:12])}{' ...' if len(keys) > 12 else ''}.") \
+                from None
     return out
 
 
@@ -380,17 +384,10 @@ def _run_map_parts(args):
 def _on_cluster(work):
     """``work()``, a lost worker or a cancelled task of the cluster turned into
     :class:`graphdr.maps.partitions.ClusterFailure` (one line on the command line)."""
-    from distributed import KilledWorker
-    from distributed.client import FutureCancelledError
+    from ..maps.dask_fit import cluster_errors
 
-    from ..maps.partitions import ClusterFailure
-
-    try:
+    with cluster_errors("the map", " (--worker-memory)"):
         return work()
-    except (KilledWorker, FutureCancelledError) as exc:
-        raise ClusterFailure(f"the Dask cluster lost workers under the map "
-                             f"({type(exc).__name__}: {exc}); rerun, and give the workers "
-                             "more memory if they were killed (--worker-memory)") from None
 
 
 #: a local worker's least memory: its Python with NumPy, pandas, scikit-learn and graphdr

@@ -11,7 +11,8 @@ The first file decides the columns' roles (the label, the ids, the features) as
 given by name, so a file whose columns differ is an error naming it. :func:`read_parts` reads
 every file once, one at a time (its labels and ids are kept, its features dropped), so that a
 bad cell anywhere is a :class:`ValueError` naming its file and line before any long
-computation; :meth:`PartedTable.features` is a ``dask.array`` that reads each file again when
+computation (the text of the hover and colour columns the options name is kept too,
+:class:`KeptColumns`); :meth:`PartedTable.features` is a ``dask.array`` that reads each file again when
 it is computed, one chunk per file, the same numbers as the in-memory reader's.
 """
 
@@ -19,14 +20,16 @@ from __future__ import annotations
 
 import glob
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .columns import column_index
 from .files import Part, ReadOptions, read_features, read_table
 from .paths import parquet_file
 
-__all__ = ["PartedTable", "data_files", "read_parts", "table_parts", "in_memory_bytes",
+__all__ = ["PartedTable", "KeptColumns", "data_files", "read_parts", "table_parts", "in_memory_bytes",
            "map_bytes", "table_bytes", "table_shape", "dask_route_bytes",
            "fit_rows_within"]
 
@@ -218,10 +221,34 @@ def fit_rows_within(budget, n, d, local_workers=0):
     return int(min(n, max(FIT_ROWS_MIN, min(FIT_ROWS_MAX, rows))))
 
 
+class KeptColumns(Mapping):
+    """Some columns of a table by name, as the text written in them, one value per row: the
+    hover and colour columns of a table in several files (``graphdr map --hover-columns``,
+    ``--color-column``), kept as each file is read. ``names``: every column of the table, in
+    its order (a column given by its index is found among them)."""
+
+    def __init__(self, values, names):
+        self._values, self.names = dict(values), list(names)
+
+    def __getitem__(self, name):
+        return self._values[name]
+
+    def __iter__(self):
+        return iter(self._values)
+
+    def __len__(self):
+        return len(self._values)
+
+    def take(self, rows):
+        """The same columns at ``rows`` (indices or a mask) of these."""
+        return KeptColumns({k: v[np.asarray(rows)] for k, v in self._values.items()},
+                           self.names)
+
+
 @dataclass
 class PartedTable:
-    """Labels and ids of every row of several files (or pieces of a file), and their features
-    as a ``dask.array`` (:meth:`features`)."""
+    """Labels, ids and hover columns of every row of several files (or pieces of a file), and
+    their features as a ``dask.array`` (:meth:`features`)."""
 
     parts: list  # (path, Part or None)
     options: ReadOptions  # the roles fixed by the first file
@@ -234,6 +261,8 @@ class PartedTable:
     label_empty: np.ndarray | None = None  # rows whose label cell was empty
     id_dtype: str | None = None  # the id column's stored type (Parquet integers), else text
     stamps: dict | None = None  # each file's (size, modification time) when it was read
+    #: the text of the columns ``options.hover_columns`` names, every row (:class:`KeptColumns`)
+    columns: Mapping | None = None
 
     def features(self):
         """The features of every row, a ``dask.array`` (float64) of one chunk per file, each
@@ -284,6 +313,11 @@ def read_parts(source, options=None, part_bytes=PART_BYTES):
                     header=first.header, sep=first.sep, decimal=first.decimal)
     ys, ids, counts, notes = [first.y], [first.ids], [len(first.y)], list(first.notes)
     empty, id_dtypes = [first.label_empty], {first.id_dtype}
+    names = list(first.columns)
+    shown = {names[column_index(first_path, c, names, "hover or colour column")]: []
+             for c in options.hover_columns}
+    for name, values in shown.items():
+        values.append(first.columns[name])
     for path, part in parts[1:]:
         table = read_table(path, fixed, part)
         if table.feature_names != first.feature_names:
@@ -297,6 +331,10 @@ def read_parts(source, options=None, part_bytes=PART_BYTES):
         empty.append(table.label_empty)
         id_dtypes.add(table.id_dtype)
         counts.append(len(table.y))
+        here = list(table.columns)
+        for name, values in shown.items():
+            values.append(table.columns[here[column_index(path, name, here,
+                                                          "hover or colour column")]])
         notes += table.notes
     if len({y.dtype == object for y in ys}) > 1:  # numbers in some files, text in others
         ys = [y if y.dtype == object else np.array([str(v) for v in y.tolist()], dtype=object)
@@ -306,4 +344,5 @@ def read_parts(source, options=None, part_bytes=PART_BYTES):
     return PartedTable(parts, fixed, first.feature_names, np.array(counts), np.concatenate(ys),
                        None if first.ids is None else np.concatenate(ids), first.id_name, notes,
                        np.concatenate(empty), id_dtypes.pop() if len(id_dtypes) == 1 else None,
-                       stamps)
+                       stamps, KeptColumns({k: np.concatenate(v) for k, v in shown.items()},
+                                           names))

@@ -31,7 +31,11 @@ LIBSVM / svmlight, ``.npz``
     :mod:`graphdr.io.array_files` (re-exported here).
 
 Parquet
-    Read with pandas (needs pyarrow); columns as for CSV.
+    Read with pandas (needs pyarrow); columns as for CSV. A null cell is an empty cell, whatever
+    the column's type and writer (None, NaN, NaT, the NA of pandas' nullable ``string``,
+    ``Int64``, ``boolean``, ... types, Arrow's nulls of any type, dictionary-encoded or not): an
+    unlabelled row in the label column, an empty id or hover value, a missing feature cell.
+    Booleans are the numbers 0 and 1.
 """
 
 from __future__ import annotations
@@ -336,7 +340,7 @@ def _numbers(names, text, decimal, numeric=None):
     out = {}
     for name in names:
         if numeric is not None and _stored_numbers(numeric[name]):
-            out[name] = numeric[name].to_numpy(dtype=np.float64)
+            out[name] = _stored_floats(numeric[name])
             continue
         values = pd.Series(text(name), dtype=object)
         missing = values.isin(_NA_STRINGS)
@@ -385,27 +389,36 @@ class TextColumns(Mapping):
 
 
 def _stored_numbers(col):
+    """Whether a Parquet column is stored as numbers: a numeric type (nullable ones too; bool
+    as 0/1), or booleans with nulls (which pandas reads as objects)."""
     import pandas as pd
 
-    return pd.api.types.is_numeric_dtype(col)  # bool too, as 0/1
+    if pd.api.types.is_numeric_dtype(col):
+        return True
+    return col.dtype == object and pd.api.types.infer_dtype(col, skipna=True) == "boolean"
+
+
+def _stored_floats(col):
+    """A column stored as numbers (:func:`_stored_numbers`) as float64, NaN where a cell is
+    null (NaN, None, or the NA of pandas' nullable types)."""
+    if col.dtype == object:
+        col = col.astype("boolean")
+    return col.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
 def _column_text(col):
-    """A Parquet column as text, cell by cell (missing cells empty, stripped): the same column
+    """A Parquet column as text, cell by cell (null cells empty, stripped): the same column
     rules as a CSV file's then apply to it (text numbers and decimals are numbers, dates are
-    text)."""
+    text). A null is empty whatever the column's type: None, NaN, NaT and the NA of pandas'
+    nullable types (``string``, ``Int64``, ``boolean``, ...), never the text ``<NA>``."""
+    import pandas as pd
+
     if _stored_numbers(col):
-        values = _as_text(col.astype(np.float64))
+        values = _as_text(pd.Series(_stored_floats(col)))
     else:
-        values = ["" if _is_missing(v) else str(v) for v in col]
+        missing = col.isna().to_numpy(dtype=bool)
+        values = ["" if m else str(v) for v, m in zip(col, missing)]
     return np.array([v.strip() for v in values], dtype=object)
-
-
-def _is_missing(value):
-    try:
-        return value is None or bool(value != value)  # None, NaN, NaT
-    except (TypeError, ValueError):
-        return False
 
 
 def _split(path, frame, text, options, has_header, first_line, notes, features_only=False):

@@ -207,19 +207,25 @@ COLOR_BINS = 9
 def color_groups(values, name="colour"):
     """``(groups, names, colours)`` of a colour column: each sample's group, the groups in
     legend order and one ``#rrggbb`` colour each. Text, or numbers with at most
-    :data:`COLOR_LEVELS` distinct values, are categories (colours of :data:`COLORS`);
-    other numbers are continuous: :data:`COLOR_BINS` bins between quantiles, named by their
-    ranges and coloured along viridis (a sequential scale that reads the same in grey)."""
+    :data:`COLOR_LEVELS` distinct finite values, are categories (colours of :data:`COLORS`);
+    other numbers are continuous: :data:`COLOR_BINS` bins between quantiles of the finite
+    values, named by their ranges and coloured along viridis (a sequential scale that reads
+    the same in grey), with ``-inf``, ``+inf`` and ``NaN`` each a group of its own (before and
+    after the bins, in colours off the scale). Empty cells are ``(missing)``."""
     import pandas as pd
 
     values = np.asarray(values, dtype=object)
     if len(values) == 0:
         raise ValueError(f"the colour column {name!r} is empty.")
     numbers = pd.to_numeric(pd.Series(values), errors="coerce").to_numpy(dtype=np.float64)
-    missing = np.array([v is None or (isinstance(v, str) and not v.strip()) or v != v
-                        for v in values.tolist()])
-    continuous = bool(np.all(np.isfinite(numbers) | missing)) and (~missing).any() and \
-        len(np.unique(numbers[~missing])) > COLOR_LEVELS
+    missing = np.asarray(pd.isna(values), dtype=bool) | np.array(
+        [isinstance(v, str) and not v.strip() for v in values.tolist()], dtype=bool)
+    # a NaN written as a number ("nan") is a value; text that is no number is not
+    nan_written = np.array([isinstance(v, str) and v.strip().lower().lstrip("+-") == "nan"
+                            for v in values.tolist()], dtype=bool)
+    finite = np.isfinite(numbers) & ~missing
+    numeric = bool(np.all(finite | np.isinf(numbers) | nan_written | missing))
+    continuous = numeric and len(np.unique(numbers[finite])) > COLOR_LEVELS
     if not continuous:
         text = np.array(["" if m else str(v) for v, m in zip(values.tolist(), missing)],
                         dtype=object)
@@ -227,20 +233,30 @@ def color_groups(values, name="colour"):
         names = sorted(set(text.tolist()), key=lambda t: (t == "(missing)", t))
         return text, names, [COLORS[k % len(COLORS)] for k in range(len(names))]
     from matplotlib import colormaps
-
-    present = numbers[~missing]
-    edges = np.unique(np.quantile(present, np.linspace(0, 1, COLOR_BINS + 1)))
-    k = len(edges) - 1
-    which = np.clip(np.searchsorted(edges, numbers, side="right") - 1, 0, k - 1)
-    names = [f"{edges[i]:.3g} – {edges[i + 1]:.3g}" for i in range(k)]
     from matplotlib.colors import to_hex
 
+    present = numbers[finite]
+    edges = np.unique(np.quantile(present, np.linspace(0, 1, COLOR_BINS + 1)))
+    k = len(edges) - 1
+    which = np.clip(np.searchsorted(edges, numbers[finite], side="right") - 1, 0, k - 1)
+    names = [f"{edges[i]:.3g} – {edges[i + 1]:.3g}" for i in range(k)]
     cmap = colormaps["viridis"]
     colors = [to_hex(cmap(0.05 + 0.9 * i / max(k - 1, 1))) for i in range(k)]
-    groups = np.array([names[i] for i in which], dtype=object)
-    if missing.any():
-        groups[missing] = "(missing)"
-        names, colors = names + ["(missing)"], colors + [UNLABELLED_COLOR]
+    groups = np.full(len(values), "(missing)", dtype=object)
+    groups[finite] = [names[i] for i in which]
+    # the values off the bins: a group each, in colours off viridis (a dark grey below its
+    # dark end, red above its yellow end, a brown for NaN), then the empty cells
+    before, after = [], []
+    for group, rows, color, side in (
+            ("-inf", ~missing & (numbers == -np.inf), "#3b3b3b", before),
+            ("+inf", ~missing & (numbers == np.inf), "#d62728", after),
+            ("NaN", ~missing & np.isnan(numbers), "#8c564b", after),
+            ("(missing)", missing, UNLABELLED_COLOR, after)):
+        if rows.any():
+            groups[rows] = group
+            side.append((group, color))
+    names = [g for g, _ in before] + names + [g for g, _ in after]
+    colors = [c for _, c in before] + colors + [c for _, c in after]
     return groups, names, colors
 
 

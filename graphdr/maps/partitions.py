@@ -40,8 +40,10 @@ import numpy as np
 from .._outputs import OutputSet, atomic_open
 from .._validation import unlabelled_mask
 from ..io.file_parts import PAGE_POINTS  # the page and the picture draw at most this many rows
+from .dask_fit import RERUN, ClusterFailure, cluster_errors
 
-__all__ = ["map_files_parts", "map_dask", "write_dask_map", "PAGE_POINTS", "VOTERS"]
+__all__ = ["map_files_parts", "map_dask", "write_dask_map", "PAGE_POINTS", "VOTERS",
+           "ClusterFailure"]
 
 #: the labelled training samples nearest an unlabelled row's place that vote its class
 VOTERS = 10
@@ -67,15 +69,17 @@ def map_dask(X, y, *, out=None, ids=None, title=None, label_name="label", id_nam
     from .._threads import one_thread
     from .._validation import check_int, check_parameters
     from ..blocks.sampling import row_keys
-    from .dask_fit import fit_dask
+    from .dask_fit import check_known_rows, fit_dask
     from .dee_map import DEEMap
 
+    check_known_rows(X, "map2d")
     model = DEEMap(**params)
     check_parameters(model)
     check_int(model.fit_samples, "fit_samples", min_value=2)
     check_int(page_points, "page_points", min_value=1)
     n = X.shape[0]
-    keys = row_keys(X) if n > min(model.fit_samples, page_points if out else n) else None
+    with cluster_errors("the map's first pass"):
+        keys = row_keys(X) if n > min(model.fit_samples, page_points if out else n) else None
     with one_thread():
         fit_dask(model, X, y, keys)
     if out is not None:
@@ -192,11 +196,6 @@ def write_dask_map(model, X, y, out, *, keys=None, ids=None, title=None, label_n
     return files
 
 
-class ClusterFailure(RuntimeError):
-    """The Dask cluster failed under the map (workers lost, tasks cancelled): the command line
-    says it in one line."""
-
-
 def _in_order(blocks):
     """``(i, result)`` of each delayed block as it is computed: on the Dask cluster of the
     current client (several at a time), else one after the other on the default scheduler."""
@@ -212,12 +211,12 @@ def _in_order(blocks):
     index = {f.key: i for i, f in enumerate(futures)}
     for future, result in as_completed(futures, with_results=True, raise_errors=False):
         if future.status == "error":  # the task's own exception (KilledWorker too)
-            future.result()  # raises it
+            with cluster_errors("the placement", " (--worker-memory)"):
+                future.result()  # raises it
         if future.status != "finished":  # cancelled: lost with the workers or the client
             raise ClusterFailure(
                 f"the Dask cluster lost piece {index[future.key]} of the placement "
-                f"({type(result).__name__}: {result}); rerun, and give the workers more "
-                "memory if they were killed (--worker-memory)")
+                f"({type(result).__name__}: {result}); {RERUN} (--worker-memory)")
         yield index[future.key], result
         future.release()
 
