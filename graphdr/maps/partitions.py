@@ -14,9 +14,9 @@ to this process and are written at once as one Parquet file of the folder ``OUT.
 * with unlabelled rows (label -1 or empty), ``map vote`` and ``vote share``: for each
   unlabelled row, the class most frequent among the :data:`VOTERS` labelled training samples
   nearest its place on the map, and that class's share of them (empty for a labelled row).
-  Named apart from the in-memory map's ``propagated class`` and ``confidence`` (Poisson
-  learning over the neighbour graph of every row's features, which a table past memory does
-  not build): the page says which it shows (:data:`graphdr.maps.fitted.MAP_VOTE_NOTE`).
+  Named apart from the in-memory map's ``inferred class`` and ``confidence`` (Poisson
+  learning over the neighbour graph of every row's features, or the label check, neither of
+  which a table past memory builds): the page says which it shows (:data:`graphdr.maps.fitted.MAP_VOTE_NOTE`).
 
 The page (``OUT.html``) and the picture (``OUT.png``) draw a uniform sample of at most
 ``page_points`` rows (those of smallest content key: the same rows whatever the order and
