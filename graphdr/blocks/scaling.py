@@ -66,7 +66,7 @@ def search_frame(X, span=FLOAT64_SPAN, name="X"):
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
-        Finite values; read in blocks of features (memory: one block in float64).
+        Finite values; read in blocks of features (memory: one block).
     span : (float, float)
         :data:`FLOAT64_SPAN` for a search in float64, :data:`FLOAT32_SPAN` in float32.
     name : str
@@ -88,8 +88,10 @@ def search_frame(X, span=FLOAT64_SPAN, name="X"):
     n, d = X.shape
     lo, hi, med = np.zeros(d), np.zeros(d), np.zeros(d)
     step = max(1, _FRAME_ENTRIES // max(n, 1))
+    # (in the data's own float type: the extremes and the median are values of the data)
+    dtype = X.dtype if np.issubdtype(X.dtype, np.floating) else np.float64
     for a in range(0, d if n else 0, step):
-        cols = np.array(X[:, a:a + step].T, dtype=np.float64, order="C")
+        cols = np.array(X[:, a:a + step].T, dtype=dtype, order="C")
         lo[a:a + step], hi[a:a + step] = cols.min(axis=1), cols.max(axis=1)
         cols.partition((n - 1) // 2, axis=1)
         med[a:a + step] = cols[:, (n - 1) // 2]
