@@ -148,13 +148,24 @@ def test_a_few_lists_find_as_many_neighbours_far_from_zero(offset):
 
 
 def test_clusters_far_apart_are_searched_in_their_own_coordinates():
-    """Two tight clusters 1e4 apart (spread 1): the global centre leaves one of them far
-    from 0; each list's distances are taken from its own centre."""
+    """Two clusters of spread 1, 1e4 apart: the frame's centre is in one of them, the other
+    sits far from 0. Each list's distances are taken from its own centre, the centres ranked
+    in float64: the far cluster's queries find their neighbours as the near one's do (ranked
+    by ``|x|^2 - 2 q.x`` in float32, 8 probes found 98 % of the near cluster's neighbours and
+    2 % of the far one's). The far rows are held in float32 at 1e4 (a rounding of 2**-10 of
+    each coordinate): with every list probed, the distances found are the nearest up to
+    it."""
     r = np.random.default_rng(5)
-    X = np.concatenate([r.normal(size=(400, 6)), r.normal(size=(400, 6)) + 1e4])
-    Q = np.concatenate([r.normal(size=(30, 6)), r.normal(size=(30, 6)) + 1e4])
-    index = InvertedLists(n_lists=20, n_probe=20).fit(X)
-    assert np.array_equal(index.search(Q, 6), _brute(X, Q, 6)[1])
+    X = np.concatenate([r.normal(size=(1500, 6)), r.normal(size=(1500, 6)) + 1e4])
+    Q = np.concatenate([r.normal(size=(100, 6)), r.normal(size=(100, 6)) + 1e4])
+    want_d, truth = _brute(X, Q, 6)
+    found = InvertedLists(n_lists=20, n_probe=20).fit(X).search(Q, 6)
+    assert np.array_equal(found[:100], truth[:100])
+    got_d = ((X[found[100:]] - Q[100:, None, :]) ** 2).sum(-1)
+    np.testing.assert_allclose(got_d, want_d[100:], rtol=0, atol=0.02)
+    found = InvertedLists(n_probe=8).fit(X).search(Q, 6)
+    near, far = _recall(found[:100], truth[:100]), _recall(found[100:], truth[100:])
+    assert near > 0.9 and far >= near - 0.03
 
 
 def _bad_search(index, Q, k):

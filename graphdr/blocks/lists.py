@@ -29,6 +29,8 @@ distances are computed on the residuals :math:`q - c_l` and :math:`x - c_l`,
 whose terms are of the order of the list's extent, not of the data's distance from 0 (ranked
 by :math:`\|x\|^2 - 2 q^\top x` as given, features at ``1e4`` with a spread of 1 left float32
 no digit of the differences: 0 of 50 queries found their nearest with every list probed).
+The centres are ranked, and the samples assigned to them, by
+:math:`\|c\|^2 - 2 q^\top c` in float64 (:func:`_centre_distances`).
 Each list is searched for every query that probes it with one matrix product (float32) on the
 environment's threads, list by list, in two passes: first each query's nearest list, whose
 :math:`m`-th distance (:math:`m = k +` :data:`RANK_MARGIN`) bounds the others', then its other
@@ -48,7 +50,11 @@ probes found 83 % of the 20 true nearest in 8.7 s, where NN-descent's queries on
 degree 10 found 64 % in 33 s; on one thread the bound of the nearest list took the search
 from 19.8 s to 12.9 s with the same 83 %. For the training samples' own neighbours (every
 sample a query) NN-descent remains the faster: inverted lists reached 74 % of a class's 20
-nearest in the time NN-descent reached 82 %.
+nearest in the time NN-descent reached 82 %. Those figures predate the frame, the residuals
+and the float64 centres, which doubled a fit's time and left the search's within the noise
+(2 x 10^5 samples of 50 features in 20 clusters, 2 x 10^4 queries of 20 neighbours, one
+thread, best of 3 in one session: fit 1.8-2.0 s against 0.9-1.0 s, search 2.1-2.3 s against
+2.1-2.2 s; the same 73 % of the true nearest found).
 """
 
 from __future__ import annotations
@@ -70,18 +76,28 @@ _SCAN_ENTRIES = 1 << 20
 RANK_MARGIN = 8
 #: queries whose candidates are ranked exactly at once
 _RANK_CHUNK = 1024
-#: training samples assigned to their nearest centre per block
+#: training samples per block of the passes over the rows
 _ASSIGN_BLOCK = 8192
+#: rows whose distances to every centre are computed at once (float64)
+_CENTRE_BLOCK = 4096
 
 
 def _squared_norms(X):
-    return np.einsum("ij,ij->i", X, X, dtype=np.float64).astype(np.float32)
+    return _squared_norms64(X).astype(np.float32)
+
+
+def _squared_norms64(X):
+    return np.einsum("ij,ij->i", X, X, dtype=np.float64)
 
 
 def _centre_distances(Q, C, C_norms, out=None):
-    """``|c|^2 - 2 q^T c`` for each row ``q`` of ``Q`` and centre ``c`` (float32): the ranking
-    of the centres by distance to ``q``, the same bits wherever it is computed."""
-    D = np.matmul(Q, C.T, out=out)
+    """``|c|^2 - 2 q^T c`` for each row ``q`` of ``Q`` and centre ``c``, in float64 (``C``,
+    ``C_norms`` float64): the ranking of the centres by distance to ``q``, the same bits
+    wherever it is computed. In float32 the rounding of ``|c|^2`` hid the order of the
+    centres of a cluster far from the frame's centre (two clusters of spread 1 in 8
+    features, 10^4 apart: 8 probes found 27 % of the far cluster's 10 nearest, 96 % of the
+    other's; 95 % of both in float64)."""
+    D = np.matmul(Q.astype(np.float64), C.T, out=out)
     D *= -2.0  # (exact: a power of two)
     D += C_norms
     return D
@@ -98,10 +114,10 @@ def _nearest_centres(Q, C, C_norms):
     out = np.empty(len(Q), dtype=np.intp)
 
     def block(a):
-        out[a:a + _ASSIGN_BLOCK] = np.argmin(
-            _centre_distances(Q[a:a + _ASSIGN_BLOCK], C, C_norms), axis=1)
+        out[a:a + _CENTRE_BLOCK] = np.argmin(
+            _centre_distances(Q[a:a + _CENTRE_BLOCK], C, C_norms), axis=1)
 
-    map_threads(block, range(0, len(Q), _ASSIGN_BLOCK))
+    map_threads(block, range(0, len(Q), _CENTRE_BLOCK))
     return out
 
 
@@ -272,12 +288,12 @@ class InvertedLists:
         L = int(np.ceil(np.sqrt(n))) if L is None else L
         L = max(1, min(L, n))
         C = X[np.linspace(0, n - 1, L).round().astype(np.intp)]
-        label = _nearest_centres(X, C, _squared_norms(C))
+        label = _nearest_centres(X, C.astype(np.float64), _squared_norms64(C))
         C = _list_means(X, label, C)
         C = _rounded_centres(X, label, C)
         self.centre_, self.scale_ = centre, scale
-        self.centres_, self.centre_norms_ = C, _squared_norms(C)
-        label = _nearest_centres(X, C, self.centre_norms_)
+        self.centres_, self.centre_norms_ = C, _squared_norms64(C)
+        label = _nearest_centres(X, C.astype(np.float64), self.centre_norms_)
         self.rows_ = np.argsort(label, kind="stable")
         self.starts_ = np.concatenate([[0], np.cumsum(np.bincount(label, minlength=L))])
         self.data_, self.norms_ = X, _residual_norms(X, C, label)
@@ -349,21 +365,22 @@ class InvertedLists:
         """Each query's nearest centre, and ``(queries, lists, slots)`` of its other ``p - 1``
         nearest (ties to the smaller index; slots 1 to ``p - 1`` in the order of the lists)."""
         first = np.empty(len(Q), dtype=np.intp)
+        C = self.centres_.astype(np.float64)
         local = threading.local()
 
         def block(a):
             work = local.__dict__
-            Q_a = Q[a:a + _ASSIGN_BLOCK]
-            D = _centre_distances(Q_a, self.centres_, self.centre_norms_, out=_buffer(
-                work, "D", (len(Q_a), len(self.centres_)), np.float32))
+            Q_a = Q[a:a + _CENTRE_BLOCK]
+            D = _centre_distances(Q_a, C, self.centre_norms_, out=_buffer(
+                work, "D", (len(Q_a), len(C)), np.float64))
             near = np.argmin(D, axis=1)
-            first[a:a + _ASSIGN_BLOCK] = near
+            first[a:a + _CENTRE_BLOCK] = near
             r, c = _smallest(D, p, work=work)
             r, c = r[c != near[r]], c[c != near[r]]
             slot = 1 + _positions(r, len(D))
             return r + a, c, slot
 
-        parts = map_threads(block, range(0, len(Q), _ASSIGN_BLOCK))
+        parts = map_threads(block, range(0, len(Q), _CENTRE_BLOCK))
         return first, tuple(np.concatenate(x) if x else np.empty(0, np.intp)
                             for x in zip(*parts))
 
