@@ -204,6 +204,27 @@ def test_n_probe_set_to_zero_after_the_fit_is_refused_at_the_search():
     assert index.search(Q[:0], 5).shape == (0, 5)
 
 
+# -- the maps -------------------------------------------------------------------------------
+
+def test_an_exact_map_and_its_placement_do_not_move_with_the_data():
+    """20 features (scikit-learn's brute force): the map of X + 1e6 moved by 0.14 and placed
+    new samples 0.07 away from those of X (3.0 and 8.2 at X + 1e8) when 'none' kept the
+    features uncentred; now both agree to the rounding of the offset itself."""
+    from graphdr import DEEMap
+
+    r = np.random.default_rng(8)
+    y = r.integers(0, 3, 500)
+    X = r.normal(size=(500, 20)) + 1.5 * r.normal(size=(3, 20))[y]
+    Xtr, ytr, Xte = X[:300], y[:300], X[300:]
+    base = DEEMap(max_iter=5).fit(Xtr, ytr)
+    assert base.feature_scaling_ == "none" and base.neighbors_ == "exact"
+    for offset in (1e6, 1e8):
+        moved = DEEMap(max_iter=5).fit(Xtr + offset, ytr)
+        np.testing.assert_allclose(moved.embedding_, base.embedding_, rtol=0, atol=1e-6)
+        np.testing.assert_allclose(moved.transform(Xte + offset), base.transform(Xte),
+                                   rtol=0, atol=1e-6)
+
+
 # -- NN-descent and the map's placement (pynndescent) ---------------------------------------
 
 @pytest.mark.slow  # NN-descent: numba compiles pynndescent in every new process
