@@ -1,18 +1,30 @@
-"""Nearest-neighbour searches behind :func:`graphdr.blocks.graphs.knn_graph` and the maps: exact
+r"""Nearest-neighbour searches behind :func:`graphdr.blocks.graphs.knn_graph` and the maps: exact
 (scikit-learn's ``NearestNeighbors``, with ties to the smaller index on every machine) and
 approximate (NN-descent, :class:`ApproxNeighbors`), a group of queries against its own
-candidates at a time, the groups and query chunks on the environment's threads."""
+candidates at a time, the groups and query chunks on the environment's threads.
+
+Every Euclidean search works in the frame of :func:`graphdr.blocks.scaling.search_frame`:
+the candidates centred by each feature's median and scaled by a power of two (in float64,
+before any cast to float32), the queries moved alike, the distances given back in the caller's
+units. A translation changes no distance, but a search that ranks by
+:math:`\|x\|^2 - 2 q^\top x` (scikit-learn's brute force above 15 features, NN-descent's
+float32, inverted lists) loses the differences between distances to the rounding of
+:math:`\|x\|^2` when the data sit far from 0 (``ApproxNeighbors(search='lists')`` found 3 %
+of the true neighbours of ``X + 1e4``). The exact search then ranks its candidates by their
+distances recomputed from the coordinates' differences in float64."""
 
 from __future__ import annotations
 
 import threading
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.neighbors import NearestNeighbors
 
 from .. import _threads
 from .._threads import map_threads
 from .._validation import check_option
+from .scaling import FLOAT32_SPAN, FLOAT64_SPAN, in_frame, search_frame
 
 __all__ = ["ApproxNeighbors", "resolve_algorithm"]
 
@@ -42,14 +54,31 @@ def _first_k_with_ties(dist, idx, k, rtol=TIE_RTOL):
 
 #: queries searched as one piece (fixed: the pieces do not depend on the number of threads)
 _QUERY_CHUNK = 2048
+#: metrics searched in the frame of :func:`search_frame` (a translation keeps their distances,
+#: a power of two divides them exactly), with the power of the scale their distances carry
+_FRAMED_METRICS = {"euclidean": 1, "l2": 1, "minkowski": 1, "sqeuclidean": 2}
+#: differences in float64 held at once by :func:`_direct_distances`
+_DIRECT_ENTRIES = 1 << 21
 
 
 def _search_groups(X, groups, metric, self_in):
     """The neighbour searches of every group ``(queries, candidates, k)`` of :func:`knn_graph`:
     one index per group, then every group's queries in chunks of :data:`_QUERY_CHUNK`, all the
     pieces on the threads the environment allows. Returns ``(dist, idx)`` per group, ``idx``
-    into the group's candidates."""
-    fitted = [X[candidates] for _, candidates, _ in groups]
+    into the group's candidates.
+
+    Euclidean metrics (:data:`_FRAMED_METRICS`, dense ``X``): each group searched in the frame
+    of its candidates (:func:`graphdr.blocks.scaling.search_frame`, float64), its candidates ranked
+    by their distances recomputed from the differences (:func:`_kneighbors_of`), the
+    distances given back in the units of ``X``."""
+    power = (_FRAMED_METRICS.get(metric) if isinstance(metric, str) and not sp.issparse(X)
+             else None)  # (a sparse X keeps its zeros: searched as given)
+    fitted, frames = [], []
+    for _, candidates, _ in groups:
+        F = X[candidates]
+        frame = search_frame(F, FLOAT64_SPAN) if power else (None, 1.0)
+        fitted.append(F if frame[0] is None else in_frame(F, *frame, copy=False))
+        frames.append(frame)
     # a few thousand queries in all: one thread (handing pieces over would cost more)
     workers = 1 if sum(len(g[0]) for g in groups) < _QUERY_CHUNK else None
     indexes = map_threads(lambda F: NearestNeighbors(metric=metric).fit(F), fitted, workers)
@@ -62,8 +91,15 @@ def _search_groups(X, groups, metric, self_in):
     def search(piece):
         gi, rows = piece
         queries, _, k = groups[gi]
-        return _kneighbors_of(indexes[gi], fitted[gi], None if self_in else X[queries], k,
-                              self_in, rows)
+        centre, scale = frames[gi]
+        Q = None
+        if not self_in:
+            Q = X[queries[rows]]
+            Q = Q if centre is None else in_frame(Q, centre, scale, copy=False)
+        d, i = _kneighbors_of(indexes[gi], fitted[gi], Q, k, self_in, rows, power)
+        if scale != 1.0:
+            d *= scale ** power
+        return d, i
 
     found = map_threads(search, pieces, workers)
     out = []
@@ -73,33 +109,54 @@ def _search_groups(X, groups, metric, self_in):
     return out
 
 
-def _kneighbors_of(nn, fitted, queries, k, self_in, rows):
-    """The ``k`` nearest candidates of the queries ``rows`` with machine-independent ties:
+def _direct_distances(Q, F, idx, power):
+    """``|Q_r - F_{idx_rj}|`` (``power`` 1) or its square (2) from the differences, summed in
+    float64 in numpy's order: no cancellation, the same bits on every machine."""
+    out = np.empty(idx.shape)
+    step = max(1, _DIRECT_ENTRIES // max(idx.shape[1] * F.shape[1], 1))
+    for a in range(0, len(idx), step):
+        diff = F[idx[a:a + step]].astype(np.float64, copy=False) - Q[a:a + step, None, :]
+        diff *= diff
+        out[a:a + step] = diff.sum(axis=-1)
+    return np.sqrt(out, out=out) if power == 1 else out
+
+
+def _kneighbors_of(nn, fitted, queries, k, self_in, rows, power=None):
+    """The ``k`` nearest candidates of the queries ``rows`` (``self_in``: rows of ``fitted``;
+    else ``queries``, one row per entry of ``rows``) with machine-independent ties:
     distances within :data:`TIE_RTOL` of the k-th count as equal and go to the smaller
     candidate index (tree searches and rounding otherwise decide them, e.g. on data with
-    repeated values)."""
+    repeated values). ``power`` (a Euclidean metric, :data:`_FRAMED_METRICS`): the
+    candidates are ranked by :func:`_direct_distances` (scikit-learn's brute force takes
+    them from ``|x|^2 - 2 q^T x + |q|^2``, whose rounding depends on the BLAS and on the
+    data's distance from 0)."""
     n_candidates = fitted.shape[0]
     available = n_candidates - (1 if self_in else 0)
     m = min(available, 2 * k + 1)
-    first = rows[0] if len(rows) else 0
     out_d = np.empty((len(rows), k))
     out_i = np.empty((len(rows), k), dtype=np.intp)
-    while len(rows):
+    at = np.arange(len(rows))  # the entries of rows not done yet
+    while len(at):
+        r = rows[at]
         if self_in:
-            all_self = len(rows) == n_candidates
-            d, i = nn.kneighbors(None if all_self else fitted[rows], n_neighbors=m
+            all_self = len(r) == n_candidates
+            d, i = nn.kneighbors(None if all_self else fitted[r], n_neighbors=m
                                  + (0 if all_self else 1))
             if not all_self:  # drop each query itself (kneighbors(None) does so)
-                keep = i != rows[:, None]
+                keep = i != r[:, None]
                 surplus = keep.sum(axis=1) > m  # the query was not among them: drop the last
                 keep[surplus, -1] = False
-                d, i = d[keep].reshape(len(rows), m), i[keep].reshape(len(rows), m)
+                d, i = d[keep].reshape(len(r), m), i[keep].reshape(len(r), m)
         else:
-            d, i = nn.kneighbors(queries[rows], n_neighbors=m)
+            d, i = nn.kneighbors(queries[at], n_neighbors=m)
+        if power:
+            d = _direct_distances(fitted[r] if self_in else queries[at], fitted, i, power)
+            order = np.lexsort((i, d), axis=1)
+            d, i = np.take_along_axis(d, order, 1), np.take_along_axis(i, order, 1)
         d_k, i_k, more = _first_k_with_ties(d, i, k)
         done = ~more | (m == available)
-        out_d[rows[done] - first], out_i[rows[done] - first] = d_k[done], i_k[done]
-        rows = rows[~done]
+        out_d[at[done]], out_i[at[done]] = d_k[done], i_k[done]
+        at = at[~done]
         m = min(available, 2 * m)
     return out_d, out_i
 
@@ -194,7 +251,13 @@ class ApproxNeighbors:
     and ``kneighbors(n_neighbors=k)`` (the training samples' neighbours, each without
     itself). One thread and a fixed ``random_state`` (None: 0): the same neighbours on every
     fit, whatever the number of threads. A query's neighbours depend on the query alone, not
-    on the other rows of its call. Float32 distances.
+    on the other rows of its call.
+
+    The samples are searched in the frame of :func:`graphdr.blocks.scaling.search_frame`
+    (``centre_``, ``scale_``: centred by each feature's median and divided by a power of two
+    in float64, then cast to float32), the queries moved alike: the neighbours of ``X + 1e4``
+    are those of ``X``, and float32 neither overflows nor underflows at any scale. Distances
+    are float32 ones in that frame, given back in the units of ``X``.
 
     ``graph_neighbors`` (default ``n_neighbors``): the degree of the NN-descent graph, which
     sets the build's cost (about quadratic in it) and the training samples' own neighbours
@@ -223,7 +286,9 @@ class ApproxNeighbors:
     def fit(self, X):
         check_option(self.search, "search", {"graph", "lists"})
         NNDescent = _import_pynndescent()
-        X = np.ascontiguousarray(X, dtype=np.float32)
+        X = np.asarray(X)
+        self.centre_, self.scale_ = search_frame(X, FLOAT32_SPAN, name="ApproxNeighbors: X")
+        X = in_frame(X, self.centre_, self.scale_, np.float32, copy=False)
         self._n = X.shape[0]
         degree = self.n_neighbors if self.graph_neighbors is None else self.graph_neighbors
         k = min(degree + 1, self._n)
@@ -246,21 +311,23 @@ class ApproxNeighbors:
     @property
     def neighbor_graph(self):
         """``(indices, distances)`` of the NN-descent graph (each row's own index among
-        them): ``graph_neighbors + 1`` per training sample."""
+        them; distances in the units of ``X``): ``graph_neighbors + 1`` per training
+        sample."""
         graph = getattr(self, "_graph", None)
-        return self.index_.neighbor_graph if graph is None else graph
+        ind, dist = self.index_.neighbor_graph if graph is None else graph
+        return ind, dist if self.scale_ == 1.0 else dist.astype(np.float64) * self.scale_
 
     def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
         k = self.n_neighbors if n_neighbors is None else int(n_neighbors)
         if X is None:  # the training samples, each without itself
             dist, ind = self.training_neighbors(np.arange(self._n), k)
         elif getattr(self, "lists_", None) is not None:
-            X = np.ascontiguousarray(X, dtype=np.float32)
+            X = self._queries(X)
             ind = self.lists_.search(X, k)
-            dist = np.sqrt(self.lists_.distances(X, ind))
+            dist = np.sqrt(self.lists_.distances(X, ind)) * self.scale_
         else:
             self._prepare_search()
-            X = np.ascontiguousarray(X, dtype=np.float32)
+            X = self._queries(X)
             ind = np.empty((X.shape[0], k), dtype=np.intp)
             dist = np.empty((X.shape[0], k), dtype=np.float64)
             query = self.index_.query
@@ -271,8 +338,22 @@ class ApproxNeighbors:
             with _QUERY_LOCK:  # pynndescent's search shares state between calls
                 for r in range(X.shape[0]):
                     ind[r], dist[r] = query(X[r:r + 1], k=k, epsilon=self.epsilon)
+            dist *= self.scale_
         ind, dist = ind.astype(np.intp, copy=False), dist.astype(np.float64, copy=False)
         return (dist, ind) if return_distance else ind
+
+    def _queries(self, X):
+        """The query rows ``X`` (finite, the index's features) in the index's frame, float32."""
+        X = np.asarray(X)
+        d = len(self.centre_)
+        if X.ndim != 2 or X.shape[1] != d:
+            raise ValueError(f"ApproxNeighbors: the queries must be 2-D with the index's {d} "
+                             f"features; got shape {X.shape}.")
+        if X.size and not np.all(np.isfinite(X)):
+            bad = np.argwhere(~np.isfinite(X))[0]
+            raise ValueError(f"ApproxNeighbors: query {bad[0]} holds {X[tuple(bad)]} at "
+                             f"feature {bad[1]}; a search needs finite values.")
+        return in_frame(X, self.centre_, self.scale_, np.float32, copy=False)
 
     def training_neighbors(self, rows, n_neighbors, graph=None):
         """``(dist, ind)`` of the training samples ``rows`` from the NN-descent graph, each
