@@ -288,3 +288,46 @@ def test_the_large_maps_placement_moves_no_new_sample_when_the_data_move(monkeyp
     for o in (1e4, 1e6):
         assert np.array_equal(np.sort(neighbours(maps[o], o), axis=1), np.sort(truth, axis=1))
         np.testing.assert_allclose(places[o], places[0.0], rtol=0, atol=1e-6)
+
+
+def test_rows_keyed_about_their_medians_keep_their_order_when_the_data_move():
+    """DEEMap orders its rows by keys of their values about each feature's median: a copy of
+    the data moved by a constant gets the same keys (the same order, so the same map to the
+    rounding of the move), where keys of the raw values all change."""
+    from graphdr.blocks.sampling import canonical_order, row_keys
+    from graphdr.blocks.scaling import lower_medians
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 6)) * [1.0, 2.0, 0.5, 3.0, 1.0, 0.1]
+    for shift in (1e4, 1234.567, -3e5):
+        moved = X + shift
+        assert np.all(row_keys(X).rounded != row_keys(moved).rounded)  # (raw: all change)
+        same = row_keys(X, centre=lower_medians(X)).rounded == row_keys(
+            moved, centre=lower_medians(moved)).rounded
+        assert same.mean() >= 0.99
+    order = canonical_order(row_keys(X, centre=lower_medians(X)))
+    perm = rng.permutation(len(X))
+    # the same order whatever the rows' order (the median is a value of the data)
+    again = canonical_order(row_keys(X[perm], centre=lower_medians(X[perm])))
+    assert np.array_equal(perm[again], order)
+    with pytest.raises(ValueError, match="dense"):
+        row_keys([X], centre=np.zeros(6))
+
+
+@pytest.mark.slow  # NN-descent: numba compiles pynndescent in every new process
+def test_an_approximate_map_of_moved_data_places_new_samples_at_the_same_places():
+    """The large map (NN-descent and inverted lists, default probes) of data moved by a
+    constant: the same map and the same places of new samples, to the rounding of the move."""
+    from sklearn.datasets import load_digits
+
+    from graphdr import DEEMap
+
+    X, y = load_digits(return_X_y=True)
+    X = X + np.random.default_rng(0).normal(scale=0.1, size=X.shape)  # (no exact sums)
+    Xtr, Xte, ytr = X[:1300], X[1300:], y[:1300]
+    a = DEEMap(neighbors="approx", max_iter=30).fit(Xtr, ytr)
+    b = DEEMap(neighbors="approx", max_iter=30).fit(Xtr + 1e4, ytr)
+    span = np.ptp(a.embedding_)
+    assert np.abs(a.embedding_ - b.embedding_).max() < 1e-6 * span
+    moved = np.linalg.norm(a.transform(Xte) - b.transform(Xte + 1e4), axis=1)
+    assert moved.max() < 1e-6 * span

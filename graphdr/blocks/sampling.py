@@ -195,15 +195,16 @@ _KEY_BLOCK_ENTRIES = 1 << 18
 _BLOCKS_PER_PIECE = 4
 
 
-def _dense_rounded_key(X):
-    """The rounded key of each row of a dense array, in row blocks (memory bounded by
-    :data:`_KEY_BLOCK_ENTRIES` per thread), pieces of :data:`_BLOCKS_PER_PIECE` blocks on the
-    threads the environment allows (:func:`graphdr._threads.map_threads`)."""
+def _dense_rounded_key(X, centre=None):
+    """The rounded key of each row of a dense array (less ``centre``, when given), in row
+    blocks (memory bounded by :data:`_KEY_BLOCK_ENTRIES` per thread), pieces of
+    :data:`_BLOCKS_PER_PIECE` blocks on the threads the environment allows
+    (:func:`graphdr._threads.map_threads`)."""
     X = np.asarray(X)
     n, D = X.shape
     rows = max(1, min(2048, _KEY_BLOCK_ENTRIES // max(D, 1)))
     key_pass = RoundedKeyPass(n, D, rows)
-    direct = X.dtype == np.float64 and X.flags.c_contiguous
+    direct = X.dtype == np.float64 and X.flags.c_contiguous and centre is None
     keys = np.empty(n, dtype=np.uint64)
     step = rows * _BLOCKS_PER_PIECE
 
@@ -216,6 +217,8 @@ def _dense_rounded_key(X):
             if not direct:
                 block = values[: block.shape[0]]
                 np.copyto(block, X[a : a + block.shape[0]])  # float64, rows contiguous
+                if centre is not None:
+                    block -= centre
             key_pass.add(a, block, scratch)
         keys[start:stop] = _combine(key_pass.projections[start:stop])
 
@@ -248,16 +251,20 @@ def _hash_entries(values, columns):
     return h
 
 
-def _dense_exact_key(X):
-    """The exact key of each row of a dense array: the sum of the mixed contributions of its
-    entries, in row blocks (memory bounded by :data:`_BLOCK_ENTRIES`)."""
+def _dense_exact_key(X, centre=None):
+    """The exact key of each row of a dense array (less ``centre``, when given): the sum of
+    the mixed contributions of its entries, in row blocks (memory bounded by
+    :data:`_BLOCK_ENTRIES`)."""
     X = np.asarray(X)
     n, D = X.shape
     columns = _mix(np.arange(1, D + 1, dtype=np.uint64))[None, :]
     keys = np.empty(n, dtype=np.uint64)
     rows = max(1, _BLOCK_ENTRIES // max(D, 1))
     for a in range(0, n, rows):
-        keys[a : a + rows] = _hash_entries(X[a : a + rows], columns).sum(axis=1, dtype=np.uint64)
+        block = X[a : a + rows]
+        if centre is not None:
+            block = np.asarray(block, dtype=np.float64) - centre
+        keys[a : a + rows] = _hash_entries(block, columns).sum(axis=1, dtype=np.uint64)
     return keys
 
 
@@ -334,8 +341,12 @@ def _combined_keys(views, flags):
     return RowKeys(rounded, exact_of)
 
 
-def row_keys(X, *, precomputed=False):
+def row_keys(X, *, precomputed=False, centre=None):
     """The content keys (:class:`RowKeys`) of the rows of ``X`` (see the module docstring).
+
+    ``centre`` (dense NumPy ``X`` only; one value per feature): the keys of the rows' values
+    less ``centre`` (float64), so that data moved by a constant and keyed about a centre that
+    moves with them (:func:`graphdr.blocks.scaling.lower_medians`) keep their keys and order.
 
     The rounded key of every row is computed here, in one pass; the exact key, which only
     orders rows whose rounded keys are equal, when a sort needs it (:func:`canonical_order`),
@@ -347,6 +358,14 @@ def row_keys(X, *, precomputed=False):
     a square kernel between the samples: a row's key is that of its sorted values, which
     permuting the samples (rows and columns together) does not change.
     """
+    if centre is not None:
+        if sp.issparse(X) or _is_dask(X) or precomputed or isinstance(X, (list, tuple)):
+            raise ValueError("row_keys: a centre is for a dense NumPy array of features.")
+        centre = np.asarray(centre, dtype=np.float64)
+
+        def exact(block):
+            return _dense_exact_key(block, centre)
+        return RowKeys(_dense_rounded_key(X, centre), _exact_of(X, exact, False))
     if isinstance(X, (list, tuple)):
         flags = precomputed if isinstance(precomputed, (list, tuple)) else [precomputed] * len(X)
         return _combined_keys(X, flags)

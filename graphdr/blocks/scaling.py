@@ -9,7 +9,7 @@ import numpy as np
 
 from .stats import power_of_two_scale
 
-__all__ = ["feature_scaling", "FEATURE_SCALINGS", "DOMINANT_FEATURE", "search_frame",
+__all__ = ["lower_medians", "feature_scaling", "FEATURE_SCALINGS", "DOMINANT_FEATURE", "search_frame",
            "in_frame", "FLOAT32_SPAN", "FLOAT64_SPAN"]
 
 #: rows per block of :func:`feature_scaling`'s passes
@@ -83,18 +83,7 @@ def search_frame(X, span=FLOAT64_SPAN, name="X"):
         ``X`` holds NaN or infinity.
     """
     X = np.asarray(X)
-    if X.ndim != 2:
-        raise ValueError(f"{name} must be 2-D (samples x features); got shape {X.shape}.")
-    n, d = X.shape
-    lo, hi, med = np.zeros(d), np.zeros(d), np.zeros(d)
-    step = max(1, _FRAME_ENTRIES // max(n, 1))
-    # (in the data's own float type: the extremes and the median are values of the data)
-    dtype = X.dtype if np.issubdtype(X.dtype, np.floating) else np.float64
-    for a in range(0, d if n else 0, step):
-        cols = np.array(X[:, a:a + step].T, dtype=dtype, order="C")
-        lo[a:a + step], hi[a:a + step] = cols.min(axis=1), cols.max(axis=1)
-        cols.partition((n - 1) // 2, axis=1)
-        med[a:a + step] = cols[:, (n - 1) // 2]
+    lo, hi, med = _extremes_and_medians(X, name)
     if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
         bad = np.argwhere(~np.isfinite(X))[0]
         raise ValueError(
@@ -111,6 +100,33 @@ def search_frame(X, span=FLOAT64_SPAN, name="X"):
     if half == 0 or span[0] <= 2 * half <= span[1]:
         return centre, 1.0
     return centre, float(np.ldexp(1.0, min(int(np.frexp(half)[1]) + 1, 1023)))
+
+
+def _extremes_and_medians(X, name="X"):
+    """Each feature's least and largest value and its lower median (the value at rank
+    :math:`\lfloor (n-1)/2 \rfloor`), values of the data in its own float type, the same in
+    any row order; read in blocks of features (memory: one block)."""
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (samples x features); got shape {X.shape}.")
+    n, d = X.shape
+    lo, hi, med = np.zeros(d), np.zeros(d), np.zeros(d)
+    step = max(1, _FRAME_ENTRIES // max(n, 1))
+    # (in the data's own float type: the extremes and the median are values of the data)
+    dtype = X.dtype if np.issubdtype(X.dtype, np.floating) else np.float64
+    for a in range(0, d if n else 0, step):
+        cols = np.array(X[:, a:a + step].T, dtype=dtype, order="C")
+        lo[a:a + step], hi[a:a + step] = cols.min(axis=1), cols.max(axis=1)
+        cols.partition((n - 1) // 2, axis=1)
+        med[a:a + step] = cols[:, (n - 1) // 2]
+    return lo, hi, med
+
+
+def lower_medians(X):
+    """Each feature's lower median (:func:`search_frame`'s, before its rounding): a centre
+    that moves with the data, ``X + c`` getting ``med + c`` up to the rounding of ``X + c``
+    itself. :meth:`graphdr.DEEMap.fit` keys its rows by their values about it, so that a
+    shifted copy of the data is put in the same content order."""
+    return _extremes_and_medians(np.asarray(X))[2]
 
 
 def in_frame(X, centre, scale, dtype=np.float64, copy=True):

@@ -44,6 +44,7 @@ from ..blocks import graphs as _graphs
 from ..blocks.optim import descent
 from ..blocks.routes import LABELS_DOC
 from ..blocks.sampling import canonical_order, row_keys
+from ..blocks.scaling import lower_medians
 from ..blocks.solvers import embedding_signs
 from ..blocks.stats import is_dask_array
 from ..neighbor._core import _DTYPES, _check_descent_params, _store_descent
@@ -170,7 +171,8 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     feature_scaling : {'auto', 'standard', 'none'}, default='auto'
         How the features are scaled before the map sees them
         (:func:`graphdr.blocks.scaling.feature_scaling`):
-        ``'standard'`` standardises each feature, ``'none'`` keeps them as given, ``'auto'``
+        ``'standard'`` standardises each feature, ``'none'`` keeps their units (centred by
+        each feature's median, which changes no distance), ``'auto'``
         standardises when one feature holds more than half of the total variance (features
         in different units, such as wine's proline beside its ratios), and otherwise keeps
         them (pixels, principal components). ``transform`` applies the same scaling.
@@ -387,8 +389,12 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         the rows (the caller's order comes back at the end and in every callback); scaled once
         (``Xs``, float64, the one copy the fit keeps)."""
         self.neighbors_ = _graphs.resolve_algorithm(self.neighbors, len(X), n_placed)
-        keys = row_keys(X) if prepared is None or prepared.X is not X else prepared.memo(
-            "row keys of X", lambda: row_keys(X))  # (once for the choice's fits)
+        # keyed about each feature's median: data moved by a constant come in the same order
+        # (the same map, to the rounding of the move; not so keyed, every key changed)
+        def keys_of():
+            return row_keys(X, centre=lower_medians(X))
+        keys = keys_of() if prepared is None or prepared.X is not X else prepared.memo(
+            "row keys of X about the medians", keys_of)  # (once for the choice's fits)
         order = _class_order(y_enc, canonical_order(keys))
         Xs = _gathered(X, order)
         self.feature_scaling_, self.feature_mean_, self.feature_scale_ = feature_scaling(
