@@ -1,9 +1,9 @@
 """Does a new user or a fault sweep still trip anywhere? Every case of the last new-user trial
-and fault sweep (issue 79) replayed as a user meets it: files written by pandas, pyarrow and a
+and fault sweep replayed as a user meets it: files written by pandas, pyarrow and a
 Spark-like writer, the command line as typed, the Python API, the page in Chromium; each case
 passes or fails with what it saw.
 
-The cases, by the issue's items:
+The cases, by the findings' numbers:
 
 1. nulls in a Parquet label column (pandas' ``string``, ``string[pyarrow]``, ``object`` with
    None, ``Int64``, ``Float64``, float NaN, categorical; Arrow's ``string``, ``large_string``,
@@ -158,7 +158,7 @@ def case_parquet_nulls(tmp):
         if not np.array_equal(empty, null) or any("NA" in c or "None" in c for c in classes):
             bad.append(f"{name}: {int(empty.sum())} unlabelled of {int(null.sum())}, classes "
                        f"{sorted(classes)[:4]}")
-    # the issue's case through the command line, in memory and on the Dask route
+    # the finding's case through the command line, in memory and on the Dask route
     path = tmp / "pandas_string.parquet"
     want = (len(y), int(null.sum()), len(np.unique(y[~null])))
     routes = [("in memory", [])] + ([] if QUICK else [("Dask", ["--scheduler", "local"])])
@@ -638,8 +638,9 @@ def main(argv=None):
         "",
         f"Headline: {headline}.",
         "",
-        "Each case replays one finding of issue 79 as a user meets it (the script's docstring "
-        "lists them); a case passes when graphdr now does what the issue asks.",
+        "Each case replays one finding of the last new-user trial and fault sweep as a user "
+        "meets it (the script's docstring lists them); a case passes when graphdr does what "
+        "was asked of it.",
         "",
         "| case | what | verdict | what it saw | seconds |",
         "|---|---|---|---|---:|",

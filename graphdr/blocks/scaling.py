@@ -104,7 +104,7 @@ def search_frame(X, span=FLOAT64_SPAN, name="X"):
 
 def _extremes_and_medians(X, name="X"):
     """Each feature's least and largest value and its lower median (the value at rank
-    :math:`\lfloor (n-1)/2 \rfloor`), values of the data in its own float type, the same in
+    :math:`\\lfloor (n-1)/2 \rfloor`), values of the data in its own float type, the same in
     any row order; read in blocks of features (memory: one block)."""
     if X.ndim != 2:
         raise ValueError(f"{name} must be 2-D (samples x features); got shape {X.shape}.")

@@ -12,9 +12,8 @@ two classes' discs overlap; each class's samples on its own two principal compon
 its disc; a partially labelled map, from the data's clusters (no randomness: the same data
 give the same start, ``graphdr.maps.start``).
 
-Out of sample (:meth:`DEEMap.transform`): by the new sample's nearest training samples, at the
-mode of their map positions weighted by their input distances (:mod:`graphdr.maps.placement`).
-"""
+Out of sample (:meth:`DEEMap.transform`): at the mode of the nearest training samples' places
+weighted by their input distances (:mod:`graphdr.maps.placement`)."""
 
 from __future__ import annotations
 
@@ -43,8 +42,7 @@ from ..base.supports import Supports
 from ..blocks import graphs as _graphs
 from ..blocks.optim import descent
 from ..blocks.routes import LABELS_DOC
-from ..blocks.sampling import canonical_order, row_keys
-from ..blocks.scaling import lower_medians
+from ..blocks.sampling import canonical_order
 from ..blocks.solvers import embedding_signs
 from ..blocks.stats import is_dask_array
 from ..neighbor._core import _DTYPES, _check_descent_params, _store_descent
@@ -57,6 +55,7 @@ from .inputs import (
     _class_order,
     _gathered,
     attraction_graph,
+    content_keys,
     feature_scaling,
     map_cross_pairs,
 )
@@ -80,11 +79,9 @@ PRECONDITIONER_SHIFT = 1.0
 #: direction needs no more (at 10^5 and 10^6 samples, 0.03 instead of 1e-3 halved the CG
 #: iterations and reached an equal or lower objective; 0.1 stopped the descent early)
 CG_RTOL = 0.03
-#: a large map's placing index: its NN-descent graph's degree (the cross pairs' neighbours;
-#: at 300,000 samples of ``benchmarks/maps2d_scale.py``'s data 10 built in 7.1 s, 20 in 15.3)
-#: and the lists its search of new samples probes (:class:`graphdr.blocks.lists.InvertedLists`:
-#: at 10^6, 10^5 new samples found 83 % of their 20 true nearest in 10 s with 8 of 1000 lists,
-#: 77 % in 8 s with 6; NN-descent's own search on its graph 64 % in 33 s)
+#: a large map's placing index: its NN-descent graph's degree (300,000 samples of
+#: ``benchmarks/maps2d_scale.py``: 10 built in 7.1 s, 20 in 15.3) and the inverted lists probed
+#: (10^5 new among 10^6: 83 % of the 20 nearest in 10 s with 8 of 1000, 77 % in 8 s with 6)
 INDEX_DEGREE, INDEX_PROBES = CROSS_NEIGHBORS, 8
 #: query rows per block of the out-of-sample transform
 TRANSFORM_BLOCK = 4096
@@ -311,9 +308,8 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         return self._fit_array(X, y)
 
     def _fit_array(self, X, y, n_placed=0):
-        """The fit of an in-memory ``X``: check the parameters, prepare the rows, build the
-        objective and its start, descend, store the map; ``n_placed``: rows to be placed after
-        it (a Dask fit's other rows), which count in the choice of ``neighbors='auto'``."""
+        """The fit of an in-memory ``X``; ``n_placed``: rows to be placed after it (a Dask
+        fit's other rows), which count in the choice of ``neighbors='auto'``."""
         t0 = time.perf_counter()
         verbose = self._check_params()
         X, y_enc, prepared = self._validated(X, y)
@@ -326,7 +322,7 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         if index is not None:  # a large map: the scaled rows are rebuilt after the descent
             rows.Xs = None
         res = self._descend(problem, Y0, check, rows.order, verbose, t0)
-        del problem  # the graph's matrices: gigabytes at 10^7 samples
+        del problem  # (the graph's matrices: gigabytes at 10^7 samples)
         self._store(res, X_map, rows, index)
         if X_map is not X:  # the unlabelled rows placed on it as new samples
             self._placed = place_rows(self, X, y_enc < 0)
@@ -344,10 +340,9 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         return _check_descent_params(self)
 
     def _validated(self, X, y):
-        """Validate ``(X, y)`` once; the classes (``classes_``) and the encoded labels the map
-        is fitted to: the propagated classes of unlabelled rows, or y itself; and the
-        :class:`~graphdr.base.prepared.PreparedInput` the rows came in or the choice between
-        the uses of the unlabelled rows made (or None)."""
+        """Validate ``(X, y)`` once; the encoded labels the map is fitted to (the propagated
+        classes of unlabelled rows, or y itself) and the rows' :class:`~graphdr.base.prepared.
+        PreparedInput` (from the caller or the choice of ``unlabelled``; or None)."""
         name = type(self).__name__
         prepared = X if isinstance(X, PreparedInput) else None
         if prepared is not None:  # a trial fit of that choice: validated already
@@ -389,12 +384,8 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         the rows (the caller's order comes back at the end and in every callback); scaled once
         (``Xs``, float64, the one copy the fit keeps)."""
         self.neighbors_ = _graphs.resolve_algorithm(self.neighbors, len(X), n_placed)
-        # keyed about each feature's median: data moved by a constant come in the same order
-        # (the same map, to the rounding of the move; not so keyed, every key changed)
-        def keys_of():
-            return row_keys(X, centre=lower_medians(X))
-        keys = keys_of() if prepared is None or prepared.X is not X else prepared.memo(
-            "row keys of X about the medians", keys_of)  # (once for the choice's fits)
+        keys = content_keys(X) if prepared is None or prepared.X is not X else prepared.memo(
+            "row keys of X about the medians", lambda: content_keys(X))  # (once for trials)
         order = _class_order(y_enc, canonical_order(keys))
         Xs = _gathered(X, order)
         self.feature_scaling_, self.feature_mean_, self.feature_scale_ = feature_scaling(
@@ -474,12 +465,8 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         """Place new samples on the map (module docstring): the mode of their nearest training
         samples' positions, weighted by input distance.
 
-        A sample equal to a training sample (after the feature scaling) goes to that sample's
-        place, ``transform(X_train)`` is ``embedding_`` (for rows equal to several training
-        samples: the mode of their places). Any other sample is placed by its neighbours'
-        vote, so a training sample whose neighbours are of another class (a suspect label)
-        sits where its label put it, while a new sample just like it lands among its
-        neighbours: :meth:`transform_left_out` places each training sample that way.
+        A sample equal to training samples goes to their place: ``transform(X_train)`` is
+        ``embedding_``; :meth:`transform_left_out` places each training sample as if new.
 
         Parameters
         ----------

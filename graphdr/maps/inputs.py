@@ -10,8 +10,13 @@ import scipy.sparse as sp
 
 from ..blocks import graphs as _graphs
 from ..blocks.knn import APPROX_MIN_GROUP, _approx_search_groups, _search_groups
-from ..blocks.sampling import smallest_keys
-from ..blocks.scaling import DOMINANT_FEATURE, FEATURE_SCALINGS, feature_scaling  # noqa: F401
+from ..blocks.sampling import row_keys, smallest_keys
+from ..blocks.scaling import (  # noqa: F401
+    DOMINANT_FEATURE,
+    FEATURE_SCALINGS,
+    feature_scaling,
+    lower_medians,
+)
 
 
 def _gathered(X, rows, block=1 << 14):
@@ -21,6 +26,14 @@ def _gathered(X, rows, block=1 << 14):
     for a in range(0, len(rows), block):
         out[a:a + block] = X[rows[a:a + block]]
     return out
+
+
+def content_keys(X):
+    """The content keys of the map's rows (:func:`graphdr.blocks.sampling.row_keys`) of their
+    values about each feature's median (:func:`graphdr.blocks.scaling.lower_medians`): data
+    moved by a constant come in the same order, so give the same map to the rounding of the
+    move (keys of the raw values would all change)."""
+    return row_keys(X, centre=lower_medians(X))
 
 
 def _class_order(y_enc, within=None):
