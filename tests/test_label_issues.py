@@ -451,3 +451,40 @@ def test_map_command_checks_classes_of_a_few_rows(tmp_path, capsys):
         assert main(["map", str(path), "--out", str(tmp_path / "m"), "--no-png"]) == 0
     err = capsys.readouterr().err
     assert "12 samples" in err and "suspect labels (ringed)" in err
+
+
+def _a_class_of_two():
+    """Two classes of 40 rows and a class of two, one of whose rows lies inside class 0: the
+    audit flags that row and leaves the class one labelled sample."""
+    rng = np.random.default_rng(1)
+    X = np.vstack([rng.normal(size=(40, 3)), rng.normal(size=(40, 3)) + 6,
+                   [[0, 12, 0], [0.1, 0.1, 0.1]]])
+    return X, np.array([0] * 40 + [1] * 40 + [2, 2])
+
+
+@pytest.mark.parametrize("name, params, message", [
+    ("MFA", {}, "which leaves class 2 with 1 labelled sample; MFA needs at least 2"),
+    ("LDE", {"unlabelled": "smooth"}, "which leaves class 2 with 1 labelled sample; LDE"),
+    ("LDA", {"unlabelled": "propagate"}, "the propagated classes leave class 2 1 sample"),
+])
+def test_a_refusal_after_the_audit_says_what_the_audit_did(name, params, message):
+    """labels='audit' refusals count the classes among the labels the audit kept: they say
+    so, and how many labels it set aside (issue 79)."""
+    X, y = _a_class_of_two()
+    flagged = graphdr.LabelIssues().fit(X, y).is_issue_
+    assert flagged.sum() == 1 and flagged[81]
+    cls = getattr(graphdr, name)
+    cls(labels="flag", **params).fit(X, y)  # the labels as given are fitted
+    with pytest.raises(ValueError, match=message) as caught:
+        cls(labels="audit", **params).fit(X, y)
+    assert "labels='audit' made 1 of the 82 labelled samples unlabelled" in str(caught.value)
+    assert "labels='flag'" in str(caught.value)
+
+
+def test_a_refusal_of_the_labels_as_given_is_not_blamed_on_the_audit():
+    X, y = _a_class_of_two()
+    y = y.copy()
+    y[80] = 0  # class 2 of one sample: refused as given
+    with pytest.raises(ValueError, match="MFA needs at least 2 samples in every class") as e:
+        graphdr.MFA(labels="audit").fit(X, y)
+    assert "labels='audit' made" not in str(e.value)
