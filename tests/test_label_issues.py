@@ -447,10 +447,15 @@ def test_map_command_checks_classes_of_a_few_rows(tmp_path, capsys):
     path = tmp_path / "small.csv"
     path.write_text("\n".join(["a,b,c,label"] + [
         ",".join(f"{v:.6f}" for v in row) + f",c{t}" for row, t in zip(X, y)]) + "\n")
-    with pytest.warns(UserWarning, match="in 4 folds"):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", "LabelIssues: ")  # (a line of the command instead)
         assert main(["map", str(path), "--out", str(tmp_path / "m"), "--no-png"]) == 0
     err = capsys.readouterr().err
     assert "12 samples" in err and "suspect labels (ringed)" in err
+    assert ("graphdr map: LabelIssues: no class has 5 labelled samples (the largest has 4): "
+            "the discriminant and logistic models held the labels out in 4 folds, not 5.") in err
 
 
 def _a_class_of_two():
@@ -488,3 +493,19 @@ def test_a_refusal_of_the_labels_as_given_is_not_blamed_on_the_audit():
     with pytest.raises(ValueError, match="MFA needs at least 2 samples in every class") as e:
         graphdr.MFA(labels="audit").fit(X, y)
     assert "labels='audit' made" not in str(e.value)
+
+
+@pytest.mark.parametrize("cut", [0.3, 0.5, 0.9])
+def test_min_suspicion_cuts_the_flags_of_the_rule_alone(cut):
+    """A cut keeps exactly the flags of min_suspicion=0 whose suspicion reaches it (what
+    benchmarks/label_issues.py computes its table of cuts from), and changes nothing else."""
+    X, y, noisy = _flipped_blobs(n=300, C=4, rate=0.15, seed=7)
+    every = graphdr.LabelIssues(min_suspicion=0.0).fit(X, noisy)
+    cut_fit = graphdr.LabelIssues(min_suspicion=cut).fit(X, noisy)
+    np.testing.assert_array_equal(cut_fit.is_issue_,
+                                  every.is_issue_ & (every.suspicion_ >= cut))
+    np.testing.assert_array_equal(cut_fit.probabilities_, every.probabilities_)
+    if cut == 0.9:  # (a cut that removes some)
+        assert every.is_issue_.sum() > cut_fit.is_issue_.sum()
+    with pytest.raises(ValueError, match=r"min_suspicion must be a number in \[0, 1\]"):
+        graphdr.LabelIssues(min_suspicion=1.5).fit(X, noisy)
