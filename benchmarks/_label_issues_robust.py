@@ -134,8 +134,7 @@ def write(cells, path, umap_from=None):
              "Headline: " + "; ".join(summary) + ".", "",
              "Held-out error (%): the test rows in each embedding, each classified by its "
              "nearest other test row (true labels); fits on the noisy training labels; mean "
-             f"over seeds {seeds}. Fit seconds are indicative: the sets ran as two processes "
-             "(the nine small sets; mnist5k), beside other work. "
+             f"over seeds {seeds}. Fit seconds are indicative: measured beside other work. "
              "`flagged`: training labels LabelIssues set aside (mean)."
              + (f" The UMAP columns are those of the earlier run `{umap_from}` (the same splits, "
                 "labels and seeds; UMAP does not depend on graphdr)." if umap_from else ""), ""]
