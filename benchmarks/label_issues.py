@@ -17,8 +17,20 @@ adds LabelIssues with each model alone (ablation).
 Target: on at least 8 of the 10 sets, for each noise, LabelIssues' F1 and AUROC at least the
 best anchor's (ties at 3 decimals count).
 
+Clean labels (``clean``, ``few``, ``few-noisy``): how many correct labels are flagged. ``clean``:
+the labels as the set gives them (0 % flipped; one cell per set, every method deterministic),
+the fraction of the rows flagged; ``few``: 5 % of each class's rows labelled (at least 3, drawn
+per seed), the others -1, the fraction of the labelled rows LabelIssues flags (the anchors
+take no unlabelled rows); ``few-noisy``: the same with 10 % of those labels flipped, F1 over
+the labelled rows. Target: at most 1 % of the rows flagged on clean labels, on every set (or
+the floor stated). The cut: LabelIssues is fitted once with ``min_suspicion=0`` and its flags at
+a cut ``t`` are ``is_issue_ & (suspicion_ >= t)``, exactly those of ``min_suspicion=t``
+(``tests/test_label_issues.py``); ``graphdr`` is the default cut 0.5, the table of cuts shows
+what a higher one costs.
+
     .venv/bin/python benchmarks/label_issues.py [--datasets ...] [--seeds 3] [--variants]
-        [--jobs 2] [--out FILE.json] [--from-json A.json B.json ...]
+        [--noises uniform pair clean few few-noisy] [--jobs 2] [--out FILE.json]
+        [--from-json A.json B.json ...]
     .venv/bin/python benchmarks/label_issues.py --scale    # 10^5 x 50: time against cl-knn
     .venv/bin/python benchmarks/label_issues.py --robust   # fits with labels='audit' (its own
                                                            # docstring: _label_issues_robust.py)
@@ -48,7 +60,13 @@ OUT = common.RESULTS / "label_issues.md"
 DATASETS = ("digits", "ionosphere", "sonar", "vehicle", "vowel", "led7digit", "heart", "pima",
             "wdbc", "mnist5k")
 NOISES = ("uniform", "pair")
+#: the cells of correct labels (and of a few labels, some flipped)
+CLEAN = ("clean", "few", "few-noisy")
 ANCHORS = ("cl-knn", "cl-logistic", "datalab")
+#: the cuts of the suspicion whose flags the cut table shows (0.5: the default)
+CUTS = (0.0, 0.5, 0.7, 0.9)
+#: the fraction of each class's rows labelled in the ``few`` cells (at least FEW_MIN)
+FEW, FEW_MIN = 0.05, 3
 VARIANTS = {"graphdr": {}, "neighbors": {"models": ["neighbors"]},
             "discriminant": {"models": ["discriminant"]}, "logistic": {"models": ["logistic"]}}
 
@@ -90,12 +108,48 @@ def corrupt(X, y, noise, seed):
     return noisy
 
 
-def scores(flagged, quality, truth):
+def few_labels(y, seed):
+    """``y`` with all but :data:`FEW` of each class's rows (at least :data:`FEW_MIN`, drawn
+    with the seed) set to -1."""
+    rng = np.random.default_rng(500 + seed)
+    out = np.full(len(y), -1)
+    for c in np.unique(y):
+        members = np.flatnonzero(y == c)
+        k = min(len(members), max(FEW_MIN, int(round(FEW * len(members)))))
+        out[rng.choice(members, k, replace=False)] = c
+    return out
+
+
+def labels_of(X, y, noise, seed):
+    """The labels of one cell (``y`` encoded 0..C-1; -1: unlabelled)."""
+    if noise == "clean":
+        return y.copy()
+    if noise not in ("few", "few-noisy"):
+        return corrupt(X, y, noise, seed)
+    few = few_labels(y, seed)
+    if noise == "few":
+        return few
+    rng = np.random.default_rng(900 + seed)
+    labelled = np.flatnonzero(few >= 0)
+    C = int(y.max()) + 1
+    for i in rng.choice(labelled, max(1, int(round(0.1 * len(labelled)))), replace=False):
+        few[i] = rng.choice([c for c in range(C) if c != y[i]])
+    return few
+
+
+def scores(flagged, quality, truth, labelled=None):
+    """Precision, recall, F1, AUROC of the flags against ``truth`` (over the ``labelled``
+    rows), and the fraction flagged; the fraction alone where nothing is wrong."""
     from sklearn.metrics import precision_recall_fscore_support, roc_auc_score
 
+    if labelled is not None:
+        flagged, quality, truth = flagged[labelled], quality[labelled], truth[labelled]
+    out = {"flagged": float(np.mean(flagged))}
+    if not truth.any():
+        return out
     p, r, f, _ = precision_recall_fscore_support(truth, flagged, average="binary",
                                                  zero_division=0)
-    return {"precision": float(p), "recall": float(r), "f1": float(f),
+    return {**out, "precision": float(p), "recall": float(r), "f1": float(f),
             "auroc": float(roc_auc_score(truth, -np.asarray(quality)))}
 
 
@@ -110,16 +164,23 @@ def _cleanlab(model, X, noisy):
     return find_label_issues(noisy, probs, n_jobs=1), get_label_quality_scores(noisy, probs)
 
 
-def run_method(method, X, noisy):
-    """``(flagged, quality, seconds)`` of one method on one noisy labelling."""
+def run_method(method, X, noisy, cuts=None):
+    """``(flagged, quality, seconds)`` of one method on one noisy labelling; for LabelIssues
+    with ``cuts`` (a dict), also ``cuts[t]``: its flags at each cut of :data:`CUTS`."""
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if method in VARIANTS:
             import graphdr
 
-            audit = graphdr.LabelIssues(**VARIANTS[method]).fit(X, noisy)
+            params = dict(VARIANTS[method])
+            if cuts is not None:
+                params["min_suspicion"] = 0.0
+            audit = graphdr.LabelIssues(**params).fit(X, noisy)
             flagged, quality = audit.is_issue_, audit.label_quality_
+            if cuts is not None:  # the default cut's flags, and the others
+                cuts.update({t: flagged & (audit.suspicion_ >= t) for t in CUTS})
+                flagged = cuts[graphdr.LabelIssues().min_suspicion]
         elif method == "cl-knn":
             from sklearn.neighbors import KNeighborsClassifier
 
@@ -153,21 +214,29 @@ def run_cell(cell):
     from threadpoolctl import threadpool_limits
 
     X, y = load(name)
-    noisy = corrupt(X, y, noise, seed)
-    truth = noisy != y
+    noisy = labels_of(X, y, noise, seed)
+    labelled = np.flatnonzero(noisy >= 0)
+    truth = (noisy != y) & (noisy >= 0)
+    if noise in ("few", "few-noisy"):  # (the anchors take no unlabelled rows)
+        methods = [m for m in methods if m in VARIANTS]
     out = {}
     with threadpool_limits(1):
         for method in methods:
+            cuts = {} if method == "graphdr" else None
             try:
-                flagged, quality, seconds = run_method(method, X, noisy)
+                flagged, quality, seconds = run_method(method, X, noisy, cuts)
             except ValueError as error:  # an anchor that fails on a set: said in the table
                 if method in VARIANTS:
                     raise
                 out[method] = {"failed": str(error).strip().splitlines()[0]}
                 continue
-            out[method] = {**scores(flagged, quality, truth), "seconds": seconds,
+            out[method] = {**scores(flagged, quality, truth, labelled), "seconds": seconds,
                            "n_flagged": int(flagged.sum()), "n_flipped": int(truth.sum())}
-    print(name, noise, seed, {m: round(v.get("f1", np.nan), 3) for m, v in out.items()},
+            if cuts:
+                out[method]["cuts"] = {str(t): scores(f, quality, truth, labelled)
+                                       for t, f in cuts.items()}
+    shown = "flagged" if noise in ("clean", "few") else "f1"
+    print(name, noise, seed, {m: round(v.get(shown, np.nan), 3) for m, v in out.items()},
           flush=True)
     return {"set": name, "noise": noise, "seed": seed, "results": out}
 
@@ -183,7 +252,10 @@ def mean_table(cells):
         failed = [r["failed"] for r in rs if "failed" in r]
         if failed:  # on any seed: the set's cell says so
             return {"failed": failed[0]}
-        return {x: float(np.mean([r[x] for r in rs])) for x in rs[0]}
+        out = {x: float(np.mean([r[x] for r in rs])) for x in rs[0] if x != "cuts"}
+        if "cuts" in rs[0]:
+            out["cuts"] = {t: mean([r["cuts"][t] for r in rs]) for t in rs[0]["cuts"]}
+        return out
     return {k: {m: mean(rs) for m, rs in d.items()} for k, d in table.items()}
 
 
@@ -244,6 +316,9 @@ def write(cells, args):
                                               else f"{row[m]['seconds']:.2f}" for m in methods)
                          + f" | {'yes' if ok else 'no'} |")
         lines.append("")
+    clean_lines, clean_summary = clean_tables(table, sets, seeds)
+    lines += clean_lines
+    summary += clean_summary
     failures = sorted({f"{k[0]} ({k[1]}): {m} failed: {v['failed']}" for k, row in table.items()
                        for m, v in row.items() if "failed" in v})
     if failures:
@@ -252,6 +327,74 @@ def write(cells, args):
     head = ["Headline: " + "; ".join(summary) + ".", ""]
     first = next(i for i, line in enumerate(lines) if line.startswith("## "))
     common.write_lines(OUT, lines[:first] + head + lines[first:])
+
+
+def _pct(row, method, key="flagged"):
+    v = row.get(method)
+    if v is None:
+        return "-"
+    return "failed" if "failed" in v else f"{100 * v[key]:.2f}"
+
+
+def clean_tables(table, sets, seeds):
+    """The result file's sections on correct labels (``clean``, ``few``, ``few-noisy``) and
+    on the cut, and the headline's clause on them."""
+    keyed = {noise: {s: table[(s, noise)] for s in sets if (s, noise) in table}
+             for noise in CLEAN}
+    if not keyed["clean"]:
+        return [], []
+    anchors = [m for m in ANCHORS if any(m in r for r in keyed["clean"].values())]
+    lines = ["## Clean labels", "",
+             "Rows flagged (%) with the labels as the set gives them (`clean`, 0 % flipped); "
+             f"`few`: 5 % of each class's rows labelled (at least {FEW_MIN}), the labelled rows "
+             f"flagged (%), mean over seeds {seeds}; `few-noisy`: the same with 10 % of those "
+             "labels flipped, F1 over the labelled rows (the anchors take no unlabelled rows). "
+             "Target: at most 1 % on every set, or the floor stated.", "",
+             "| set | graphdr clean % | " + " | ".join(f"{m} clean %" for m in anchors)
+             + " | graphdr few % | graphdr few-noisy F1 |",
+             "|---|" + "---:|" * (len(anchors) + 3)]
+    for s, row in keyed["clean"].items():
+        few = keyed["few"].get(s, {})
+        noisy = keyed["few-noisy"].get(s, {}).get("graphdr")
+        lines.append(f"| {s} | {_pct(row, 'graphdr')} | "
+                     + " | ".join(_pct(row, m) for m in anchors)
+                     + f" | {_pct(few, 'graphdr')} | "
+                     + (f"{noisy['f1']:.3f}" if noisy and "f1" in noisy else "-") + " |")
+    lines += ["", "## The cut", "",
+              "LabelIssues' flags at each cut `t` of the suspicion (the default 0.5; 0: the "
+              "rule of confident learning alone): rows flagged on clean labels (%), labelled "
+              "rows flagged with few labels (%), F1 with uniform and pair noise (mean over the "
+              "seeds).", "",
+              "| set | " + " | ".join(f"clean % t={t}" for t in CUTS) + " | "
+              + " | ".join(f"few % t={t}" for t in CUTS) + " | "
+              + " | ".join(f"uniform F1 t={t}" for t in CUTS) + " | "
+              + " | ".join(f"pair F1 t={t}" for t in CUTS) + " |",
+              "|---|" + "---:|" * (4 * len(CUTS))]
+
+    def at(noise, s, key):
+        row = table.get((s, noise), {}).get("graphdr", {}).get("cuts")
+        if not row:
+            return ["-"] * len(CUTS)
+        scale, fmt = (100.0, "{:.2f}") if key == "flagged" else (1.0, "{:.3f}")
+        return [fmt.format(scale * row[str(t)][key]) if key in row[str(t)] else "-"
+                for t in CUTS]
+    for s in keyed["clean"]:
+        lines.append(f"| {s} | " + " | ".join(at("clean", s, "flagged") + at("few", s, "flagged")
+                                               + at("uniform", s, "f1") + at("pair", s, "f1"))
+                     + " |")
+    lines.append("")
+    clean = {s: row["graphdr"]["flagged"] for s, row in keyed["clean"].items()}
+    low = [s for s, v in clean.items() if v <= 0.01]
+    worst = max(clean, key=clean.get)
+    summary = [f"clean labels: <= 1 % of the rows flagged on {len(low)} of {len(clean)} sets "
+               f"(target: every set; floor where classes overlap: {worst} "
+               f"{100 * clean[worst]:.1f} %)"]
+    if keyed["few"]:
+        few = {s: row["graphdr"]["flagged"] for s, row in keyed["few"].items()}
+        worst_few = max(few, key=few.get)
+        summary.append(f"5 % labelled: at most {100 * few[worst_few]:.1f} % of the labels "
+                       f"flagged ({worst_few})")
+    return lines, summary
 
 
 def scale(args):
@@ -275,16 +418,21 @@ def scale(args):
             raise SystemExit("--scale: cleanlab is not installed (pip install -e '.[bench]')")
         methods = ("graphdr",)  # the smoke run without the optional baseline
         print("cleanlab is not installed: the smoke run skips cl-knn", flush=True)
+    cut_rows = {}
     for threads in ("default threads", "one thread"):
         for method in methods:
+            cuts = {} if method == "graphdr" and threads == "default threads" else None
             if threads == "one thread":
                 with threadpool_limits(1):
                     flagged, quality, seconds = run_method(method, X, noisy)
             else:
-                flagged, quality, seconds = run_method(method, X, noisy)
+                flagged, quality, seconds = run_method(method, X, noisy, cuts)
             rows[f"{method} ({threads})"] = {**scores(flagged, quality, truth),
                                              "seconds": seconds}
             print(method, threads, rows[f"{method} ({threads})"], flush=True)
+            if cuts:  # (the same fit's flags at the other cuts of the suspicion)
+                cut_rows.update({f"graphdr, min_suspicion={t}": scores(f, quality, truth)
+                                 for t, f in cuts.items()})
     ours = rows["graphdr (default threads)"]
     theirs = rows.get("cl-knn (default threads)", {**ours, "seconds": float("nan")})
     ratio = ours["seconds"] / theirs["seconds"]
@@ -295,7 +443,9 @@ def scale(args):
              f"Headline: {n:,} x 50, 10 classes, 10 % uniform noise, default threads: "
              f"LabelIssues {ours['seconds']:.1f} s, cleanlab with 10-NN "
              f"{theirs['seconds']:.1f} s ({ratio:.2f}x; target <= 3x, and < 60 s); "
-             f"F1 {ours['f1']:.3f} vs {theirs['f1']:.3f}.", "",
+             f"F1 {ours['f1']:.3f} vs {theirs['f1']:.3f}"
+             + (f" (min_suspicion=0: {cut_rows['graphdr, min_suspicion=0.0']['f1']:.3f})"
+                if cut_rows else "") + ".", "",
              "The same fits with one BLAS/OpenMP thread are labelled (one thread). "
              "`python -m benchmarks` runs it with the machine's default threads; data: "
              "`make_classification` (30 informative, 10 redundant features, 2 clusters per "
@@ -304,6 +454,14 @@ def scale(args):
     for m, r in rows.items():
         lines.append(f"| {m} | {r['seconds']:.1f} | {r['precision']:.3f} | {r['recall']:.3f} | "
                      f"{r['f1']:.3f} | {r['auroc']:.3f} |")
+    lines += ["", "LabelIssues' flags at other cuts of the suspicion (the same fit: its "
+              "`min_suspicion=0` flags cut; 0.5 is the default): on these ten overlapping "
+              "classes a higher cut trades flipped labels found (recall) for fewer correct "
+              "labels flagged (precision).", "",
+              "| cut | rows flagged | precision | recall | F1 |", "|---|---:|---:|---:|---:|"]
+    for m, r in cut_rows.items():
+        lines.append(f"| {m} | {100 * r['flagged']:.1f} % | {r['precision']:.3f} | "
+                     f"{r['recall']:.3f} | {r['f1']:.3f} |")
     common.write_lines(OUT.with_name("label_issues_scale.md"), lines)
 
 
@@ -314,7 +472,8 @@ def main(argv=None):
         return done
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS))
-    parser.add_argument("--noises", nargs="+", default=list(NOISES), choices=NOISES)
+    parser.add_argument("--noises", nargs="+", default=[*NOISES, *CLEAN],
+                        choices=[*NOISES, *CLEAN])
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--variants", action="store_true")
     parser.add_argument("--jobs", type=int, default=2)
@@ -344,8 +503,9 @@ def run(args):
     else:
         methods = ["graphdr", *(list(VARIANTS)[1:] if args.variants else []),
                    *([] if args.quick else ANCHORS)]
+        # (the labels as given: one cell, every method deterministic)
         todo = [(s, n, seed, methods) for s in args.datasets for n in args.noises
-                for seed in range(args.seeds)]
+                for seed in range(1 if n == "clean" else args.seeds)]
         if args.jobs > 1:
             from joblib import Parallel, delayed
 

@@ -191,3 +191,54 @@ def test_a_user_finds_the_suspects_from_the_page_alone_in_chromium(tmp_path, fla
         assert _search(page, "suspect") == f"{len(suspects)} suspect labels (ringed)"
         page.wait_for_function(f"graphdrMap.ringedCount() === {len(suspects)}", timeout=5000)
         assert problems == []
+
+
+def _brute_feature_error(features, y):
+    """Leave-one-out 1-NN error of the labelled rows among the labelled rows, by brute force."""
+    labelled = np.flatnonzero(np.asarray(y) != -1)
+    F, yl = features[labelled], np.asarray(y)[labelled]
+    D = ((F[:, None] - F[None]) ** 2).sum(-1)
+    np.fill_diagonal(D, np.inf)
+    return float(np.mean(yl[np.argmin(D, axis=1)] != yl))
+
+
+@pytest.mark.parametrize("unlabelled", ["ignore", "auto"])
+def test_labels_audit_maps_a_fully_labelled_file_whose_labels_it_flags(tmp_path, unlabelled):
+    """labels='audit' turns the flagged rows unlabelled; with unlabelled='ignore' the map is
+    fitted on the other rows and places the flagged ones: the page's held-out error then
+    compared arrays of 116 and 120 rows (issue 79)."""
+    from graphdr.maps.fitted import held_out_errors
+
+    X, y = make_blobs(n_samples=120, centers=3, n_features=4, random_state=0)
+    y = y.copy()
+    y[:4] = (y[:4] + 1) % 3  # 3 classes x 40 rows, 4 labels flipped
+    model = map2d(X, y, out=tmp_path / "m", labels="audit", unlabelled=unlabelled, max_iter=20)
+    flagged = model.label_issues_.is_issue_
+    assert flagged.any()
+    if unlabelled == "ignore":
+        assert model.unlabelled_ == "ignore"
+    errors = held_out_errors(model, y)
+    assert errors["n"] == len(y)
+    assert errors["feature_error"] == _brute_feature_error(model._training_features(), y)
+    data = _payload((tmp_path / "m.html").read_text())
+    assert data["suspect_total"] == int(flagged.sum())
+    lines = (tmp_path / "m.csv").read_text().splitlines()
+    assert len(lines) == len(y) + 1
+
+
+def test_map_command_labels_audit_on_a_tiny_file(tmp_path, capsys):
+    from graphdr.cli import main
+
+    X, y = make_blobs(n_samples=120, centers=3, n_features=4, random_state=0)
+    y = y.copy()
+    y[:4] = (y[:4] + 1) % 3
+    path = tmp_path / "tiny.csv"
+    path.write_text("\n".join(["a,b,c,d,label"] + [
+        ",".join(f"{v:.6f}" for v in row) + f",k{t}" for row, t in zip(X, y)]) + "\n")
+    assert main(["map", str(path), "--out", str(tmp_path / "m"), "--no-png",
+                 "--labels", "audit"]) == 0
+    err = capsys.readouterr().err
+    assert "suspect labels (ringed)" in err and "error" not in err
+    audit = LabelIssues().fit(np.round(X, 6), np.array([f"k{t}" for t in y]))
+    assert audit.is_issue_.any()
+    assert _payload((tmp_path / "m.html").read_text())["suspect_total"] == audit.is_issue_.sum()

@@ -18,9 +18,16 @@ The rule of Northcutt, Jiang & Chuang (JAIR 2021), written from the paper. With
 5. **pruned by class**: for every class :math:`a`, the :math:`\operatorname{round}(\sum_{b \ne
    a} \tilde C_{ab})` samples given label :math:`a` of lowest self-confidence :math:`\hat
    p_{ia}` are candidates;
-6. a sample is an **issue** when both rules name it and its given label is not its most
+6. a sample is a **candidate** when both rules name it and its given label is not its most
    probable class (the paper's "both" method, with the argmax agreement its reference
-   implementation adds). At least one sample of each class keeps its label.
+   implementation adds). At least one sample of each class keeps its label;
+7. a candidate is an **issue** when its **suspicion**, the probability of its most probable
+   other class, :math:`s_i = \max_{c \ne \tilde y_i} \hat p_{ic}`, is at least
+   ``min_suspicion`` (default 1/2: another class more probable than every other one, the given
+   one included, together). Steps 1-6 are relative (each class against its own mean
+   self-confidence), so weak probabilities -- few labels, classes that overlap -- still give
+   as many candidates as strong ones; the suspicion asks the probabilities themselves to say
+   it.
 
 Ties of the margin go to the smaller index: the caller passes the samples in content order
 (:func:`graphdr.blocks.sampling.canonical_order`), so the flags do not depend on the row order.
@@ -31,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["class_thresholds", "confident_joint", "calibrated_joint", "prune_by_noise_rate",
-           "prune_by_class", "label_issues"]
+           "prune_by_class", "suspicion", "label_issues"]
 
 
 def class_thresholds(P, y_enc):
@@ -110,12 +117,21 @@ def prune_by_class(P, y_enc, calibrated):
     return issue
 
 
-def label_issues(P, y_enc):
-    """Steps 1-6: ``(is_issue, thresholds, confident joint)`` of the labelled samples ``P``
+def suspicion(P, y_enc):
+    r"""The suspicion of each sample, :math:`s_i = \max_{c \ne \tilde y_i} \hat p_{ic}` (the
+    probability of its most probable other class)."""
+    other = np.array(P, dtype=np.float64, copy=True)
+    other[np.arange(len(y_enc)), y_enc] = -np.inf
+    return other.max(axis=1)
+
+
+def label_issues(P, y_enc, min_suspicion=0.5):
+    """Steps 1-7: ``(is_issue, thresholds, confident joint)`` of the labelled samples ``P``
     (``n x n_classes``, in content order) given labels ``y_enc`` (0..C-1)."""
     thresholds = class_thresholds(P, y_enc)
     joint = confident_joint(P, y_enc, thresholds)
     calibrated = calibrated_joint(joint, y_enc)
     issue = prune_by_noise_rate(P, y_enc, calibrated) & prune_by_class(P, y_enc, calibrated)
     issue &= np.argmax(P, axis=1) != y_enc
+    issue &= suspicion(P, y_enc) >= min_suspicion
     return issue, thresholds, joint

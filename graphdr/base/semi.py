@@ -98,10 +98,68 @@ def audit_labels(est, X, y):
     audit = LabelIssues(neighbors=getattr(est, "neighbors", "auto"),
                         random_state=getattr(est, "random_state", None)).fit(features, y)
     if use == "audit" and audit.is_issue_.any():
+        given = y
         y = np.asarray(y)
         y = y.astype(object) if y.dtype.kind in "US" else y.copy()
         y[audit.is_issue_] = "-1" if audit.classes_.dtype.kind in "USO" else -1
+        _check_audited_labels(est, given, y, audit)
     return y, Selected({"label_issues_": audit})
+
+
+def _audit_aside(audit):
+    """What ``labels='audit'`` did, in words (for the refusals that follow from it)."""
+    flagged = int(audit.is_issue_.sum())
+    total = int(np.count_nonzero(~np.isnan(audit.label_quality_)))
+    return (f"labels='audit' made {flagged} of the {total} labelled samples unlabelled, those "
+            "graphdr.LabelIssues flags")
+
+
+def _check_audited_labels(est, given, audited, audit):
+    """A ``ValueError`` saying so when the labels the audit keeps no longer meet the
+    estimator's needs (classes, samples per class) that the labels as given meet."""
+    requirements = getattr(est, "_label_requirements", None)
+    if requirements is None:
+        return
+    needs = {**requirements(), "unlabelled": "allow"}
+    try:
+        check_labels(audited, **needs)
+    except ValueError:
+        pass
+    else:
+        return
+    try:
+        check_labels(given, **needs)
+    except ValueError:  # (refused as given too: the fit says why in its own words)
+        return
+    name = type(est).__name__
+    classes, sizes = audit.classes_, np.zeros(len(audit.classes_), dtype=np.intp)
+    kept = ~audit.is_issue_ & ~np.isnan(audit.label_quality_)
+    codes = np.searchsorted(classes, np.asarray(given, dtype=classes.dtype)[kept])
+    np.add.at(sizes, codes, 1)
+    short = np.flatnonzero(sizes < needs["min_per_class"])
+    left = ", ".join(f"class {classes[c]!s} with {int(sizes[c])} labelled "
+                     f"sample{'s' if sizes[c] != 1 else ''}" for c in short[:5])
+    raise ValueError(
+        f"{name}: {_audit_aside(audit)}, which leaves {left}; {name} needs at least "
+        f"{needs['min_per_class']} labelled samples in every class. Pass labels='flag' to fit "
+        "the labels as given and see the suspects (label_issues_), or check the flagged "
+        "labels.")
+
+
+def _after_audit(est, audit, error):
+    """``error`` (a refusal of the audited labels) with what the audit did appended."""
+    return ValueError(f"{error} After the audit: {_audit_aside(audit)}; the classes above are "
+                      "counted among the labels it kept (labels='flag' fits the labels as "
+                      "given).")
+
+
+def _flagging_audit(est, audited=None):
+    """The audit of a ``labels='audit'`` fit that set labels aside, else None."""
+    if getattr(est, "labels", "given") != "audit":
+        return None
+    audit = (audited.values.get("label_issues_") if audited is not None
+             else getattr(est, "label_issues_", None))
+    return audit if audit is not None and audit.is_issue_.any() else None
 
 
 def audited_fit_labels(est, X, y, y_enc):
@@ -118,12 +176,20 @@ def audited_fit_labels(est, X, y, y_enc):
 def prepare_unlabelled(est, X, y, audit=True):
     """``(X, y, selected)``: the labels audited first (:func:`audit_labels`, for an estimator
     with a ``labels`` parameter; ``audit=False``: audited by the caller), then what the fit
-    goes on with (:func:`_prepare_unlabelled`)."""
-    if not audit or not est._supports.label_audit or isinstance(X, PreparedInput):
-        return _prepare_unlabelled(est, X, y)
-    y, audited = audit_labels(est, X, y)
-    X, y, chosen = _prepare_unlabelled(est, X, y)
-    return X, y, audited | chosen
+    goes on with (:func:`_prepare_unlabelled`). A refusal of the labels that the audit left
+    says what the audit did."""
+    audited = None
+    if audit and est._supports.label_audit and not isinstance(X, PreparedInput):
+        y, audited = audit_labels(est, X, y)
+    flagging = (_flagging_audit(est, audited) if est._supports.label_audit
+                and not isinstance(X, PreparedInput) else None)
+    try:
+        X, y, chosen = _prepare_unlabelled(est, X, y)
+    except ValueError as error:
+        if flagging is None:
+            raise
+        raise _after_audit(est, flagging, error) from None
+    return X, y, chosen if audited is None else audited | chosen
 
 
 def _prepare_unlabelled(est, X, y):

@@ -7,6 +7,7 @@ import argparse
 import contextlib
 import sys
 import time
+import warnings
 
 __all__ = ["add_file_options", "add_scale_options", "read_options", "run_map", "dask_client"]
 
@@ -234,17 +235,23 @@ def run_map(args):
     write = dict(title=args.title, ids=ds.ids, hover=hover, label_name=_label_name(ds, args),
                  id_name=ds.id_name or "id", label_empty=ds.label_empty, color=color,
                  color_name=color_name if color is not None else "colour", **_written(args))
-    if args.quiet:
-        model = DEEMap(**params).fit(ds.X, labels)
-    else:
-        from tqdm.auto import tqdm
+    with warnings.catch_warnings():  # (the audit's notes: said below, in one line each)
+        warnings.filterwarnings("ignore", "LabelIssues: ", UserWarning)
+        if args.quiet:
+            model = DEEMap(**params).fit(ds.X, labels)
+        else:
+            from tqdm.auto import tqdm
 
-        with tqdm(total=DEEMap().max_iter, desc="graphdr map", unit="it", leave=False) as bar:
-            def progress(Y, info):
-                bar.update(1)
-                bar.set_postfix(objective=f"{info['objective']:.5g}", refresh=False)
+            with tqdm(total=DEEMap().max_iter, desc="graphdr map", unit="it",
+                      leave=False) as bar:
+                def progress(Y, info):
+                    bar.update(1)
+                    bar.set_postfix(objective=f"{info['objective']:.5g}", refresh=False)
 
-            model = DEEMap(callback=progress, **params).fit(ds.X, labels)
+                model = DEEMap(callback=progress, **params).fit(ds.X, labels)
+    if model.label_issues_ is not None and not args.quiet:
+        for note in model.label_issues_.notes_:
+            print(f"graphdr map: {note}.", file=sys.stderr)
     write_map(model, labels, args.out, **write)
     if not args.quiet:
         kinds = _written(args)

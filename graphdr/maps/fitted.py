@@ -41,7 +41,7 @@ def held_out_errors(model, y):
     _, ind = index.kneighbors(Z)
     own = ind[:, 0] == np.arange(n)
     other = np.where(own, ind[:, 1], ind[:, 0])
-    if n == len(y):
+    if n == len(y) and len(model._order) == n:  # (every row in the map's own index)
         near = model._nearest_other()
     else:
         near = NearestNeighbors(n_neighbors=1).fit(
