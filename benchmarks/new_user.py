@@ -268,19 +268,34 @@ def case_label_check_cost(tmp):
 
 # ----- 5. clean labels -------------------------------------------------------------------------
 def case_clean_labels(tmp):
+    """Clean labels: at most 1 % flagged where the classes separate (digits, wdbc, vowel,
+    mnist5k; and 300 labels of digits among unlabelled rows); where they overlap (vehicle,
+    pima) the rate is the floor that ``label_issues.md`` states, reported here."""
+    from common import load_shared
+
     from graphdr import LabelIssues
 
-    X, y = _digits(800 if QUICK else None)
-    full = float(np.mean(LabelIssues().fit(X, y).is_issue_))
-    few = y.copy()
+    sets = {"digits": _digits()}
+    for name in ("wdbc", "vowel") + (() if QUICK else ("mnist5k", "vehicle", "pima")):
+        X, y = load_shared(name)
+        if name == "mnist5k":
+            from sklearn.decomposition import PCA
+
+            X = PCA(50, random_state=0).fit_transform(X)
+        sets[name] = (X, y)
+    rates = {name: 100 * float(np.mean(LabelIssues().fit(X, y).is_issue_))
+             for name, (X, y) in sets.items()}
+    X, y = sets["digits"]
     keep = np.random.default_rng(0).permutation(len(y))[:300]
     few = np.full(len(y), -1)
     few[keep] = y[keep]
-    audit = LabelIssues().fit(X, few)
-    part = float(np.sum(audit.is_issue_) / 300)
-    return max(full, part) <= 0.01, (f"digits, clean labels: {100 * full:.2f} % of the rows "
-                                     f"flagged when all are labelled, {100 * part:.2f} % of 300 "
-                                     "labels among unlabelled rows (target <= 1 %)")
+    rates["digits, 300 labels"] = 100 * float(np.sum(LabelIssues().fit(X, few).is_issue_) / 300)
+    overlap = {"vehicle", "pima"}
+    ok = all(r <= 1.0 for n, r in rates.items() if n not in overlap)
+    said = ", ".join(f"{n} {r:.2f} %" for n, r in rates.items() if n not in overlap)
+    floor = ", ".join(f"{n} {r:.1f} %" for n, r in rates.items() if n in overlap)
+    return ok, (f"rows flagged on clean labels: {said} (target <= 1 %)"
+                + (f"; where classes overlap, the floor: {floor}" if floor else ""))
 
 
 # ----- 6. the page's search --------------------------------------------------------------------
