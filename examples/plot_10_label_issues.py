@@ -26,8 +26,9 @@ print(f"flagged {audit.is_issue_.sum()} samples; "
       f"{np.sum(audit.is_issue_[wrong])} of the 60 wrong labels among them")
 
 # %%
-# The most suspect samples first: their given label, the class the data supports and the
-# label quality (the out-of-sample probability of the given label).
+# The most suspect samples first: their given label, the class the data supports, the
+# label quality (the out-of-sample probability of the given label), the suspicion (that of
+# the likeliest other class) and whether they are flagged (``suspect``).
 table = audit.to_frame()
 print(table.head(10))
 
