@@ -246,24 +246,35 @@ def case_one_class_per_unlabelled_row(tmp):
 
 # ----- 4. the cost of the label check ----------------------------------------------------------
 def case_label_check_cost(tmp):
+    """``graphdr map`` of a 20,000 x 16 file, all labelled and 95 % unlabelled: the default
+    (labels checked) against ``--labels given``, alternated, each side's best of two."""
     from sklearn.datasets import make_classification
 
     n = 4000 if QUICK else 20_000
     X, y = make_classification(n, 16, n_informative=10, n_classes=8, n_clusters_per_class=2,
                                random_state=0)
-    _write_csv(tmp / "big.csv", X, np.array([f"c{v}" for v in y], dtype=object))
-    times = {}
-    for name, extra in (("given", ["--labels", "given"]), ("checked", [])):
-        start = time.perf_counter()
-        code, err = _cli(["map", tmp / "big.csv", "--out", tmp / f"big-{name}", "--no-png",
-                          "--quiet", *extra], tmp)
-        times[name] = time.perf_counter() - start
-        if code:
-            return False, err.strip().splitlines()[-1]
-    ratio = times["checked"] / times["given"]
-    return ratio <= 1.5, (f"graphdr map of {n:,} x 16: {times['checked']:.1f} s checked, "
-                          f"{times['given']:.1f} s with --labels given ({ratio:.2f}x; "
-                          "target <= 1.5x; default threads)")
+    labels = np.array([f"c{v}" for v in y], dtype=object)
+    _write_csv(tmp / "full.csv", X, labels)
+    few = labels.copy()
+    few[np.random.default_rng(0).random(n) < 0.95] = ""
+    _write_csv(tmp / "few.csv", X, few)
+    said, ok = [], True
+    for name in ("full", "few"):
+        times = {"given": [], "checked": []}
+        for _ in range(1 if QUICK else 2):
+            for side, extra in (("given", ["--labels", "given"]), ("checked", [])):
+                start = time.perf_counter()
+                code, err = _cli(["map", tmp / f"{name}.csv", "--out", tmp / f"{name}-{side}",
+                                  "--no-png", "--quiet", *extra], tmp)
+                times[side].append(time.perf_counter() - start)
+                if code:
+                    return False, err.strip().splitlines()[-1]
+        given, checked = min(times["given"]), min(times["checked"])
+        ok &= checked <= 1.5 * given
+        said.append(f"{'all labelled' if name == 'full' else '95 % unlabelled'}: "
+                    f"{checked:.1f} s checked, {given:.1f} s given ({checked / given:.2f}x)")
+    return ok, (f"graphdr map of {n:,} x 16, " + "; ".join(said)
+                + " (target <= 1.5x; default threads, best of 2 alternated)")
 
 
 # ----- 5. clean labels -------------------------------------------------------------------------
