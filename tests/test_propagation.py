@@ -281,7 +281,7 @@ def test_auto_uses_the_unlabelled_rows_only_where_held_out_labels_back_it(name):
     assert again.unlabelled_results_ == results
 
 
-def test_the_choice_counts_as_a_direct_computation():
+def test_the_choice_counts_as_a_direct_computation(monkeypatch):
     """The counts recomputed fold by fold: LDA of the other labelled rows alone, LDA of every
     other row with the smoothness term and with PoissonPropagation's classes (propagated over
     every row, the fold's unlabelled), the fold's rows transformed as new samples and
@@ -292,6 +292,7 @@ def test_the_choice_counts_as_a_direct_computation():
     from graphdr.blocks.sampling import row_keys, stratified_folds
 
     X, y, few = _circles(labels_per_class=6, seed=2)
+    monkeypatch.setattr("graphdr.base.semi.CHOICE_STOP", False)  # every trial fitted
     got = graphdr.LDA().fit(X, few).unlabelled_results_
     lab = np.flatnonzero(few >= 0)
     counts = {u: [0, 0] for u in ("smooth", "propagate")}

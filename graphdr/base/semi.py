@@ -237,21 +237,26 @@ CHOICE_MAX_SAMPLES = 5000
 #: at 1 some estimator erred more than on the labelled rows alone in 18 of 45 set-fractions,
 #: at 2 in 5, at 2.5 in 1, which gave up half of kernel LDA's gain on digits at 1 %)
 CHOICE_MARGIN = 2.0
-#: the uses of the unlabelled rows that the choice weighs against ignoring them
+#: the uses of the unlabelled rows that the choice weighs against ignoring them, in the order
+#: their trials run
 USES = ("smooth", "propagate")
+#: skip the trials that cannot change the choice (:func:`compare_unlabelled_uses`); False:
+#: fit every trial, so that ``unlabelled_results_`` holds every use's counts on every fold
+#: (``benchmarks/_semi_choice.py`` recomputes the choice at other margins from them)
+CHOICE_STOP = True
 
 
-def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None):
+def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None, uses=USES):
     r"""Which use of the unlabelled samples places held-out labelled samples best: ignoring
     them (the fit of the labelled samples alone), the smoothness term, or the propagated
     classes.
 
     The labelled samples are dealt to ``min(n_folds, smallest class size)`` stratified folds
     by content (:func:`graphdr.blocks.sampling.stratified_folds`). For each fold the
-    estimator is fitted three times without the fold's samples: on the other labelled samples
-    alone ('ignore'); on the other samples (every other labelled one, and unlabelled ones of
-    smallest content key up to :data:`CHOICE_MAX_SAMPLES` in all; a kernel estimator with
-    ``approximation='auto'`` in the Nystroem features above
+    estimator is fitted up to three times without the fold's samples: on the other labelled
+    samples alone ('ignore'); on the other samples (every other labelled one, and unlabelled
+    ones of smallest content key up to :data:`CHOICE_MAX_SAMPLES` in all; a kernel estimator
+    with ``approximation='auto'`` in the Nystroem features above
     :data:`graphdr.blocks.spaces.AUTO_EXACT_SEMI_MAX` samples, as its partially labelled fit)
     with the smoothness term
     ('smooth'); and on them with the classes propagated from the other labels ('propagate',
@@ -274,24 +279,36 @@ def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None):
     samples alone fails (a method that needs two samples per class, with two in a class) there
     is nothing to weigh a use against: both choose 'ignore', the simplest.
 
+    The trials run cheapest first, and a trial whose outcome cannot change the choice is not
+    fitted (:data:`CHOICE_STOP`): the fits of the labelled samples alone and each fold's
+    propagation first, then each use fold by fold, stopped when even held-out samples right on
+    every remaining row that ignoring gets wrong (:math:`b + w`, :math:`c` unchanged) would not
+    pass the sign test (its left side grows with :math:`b` and falls with :math:`c` wherever
+    it passes), or when its held-out errors so far exceed those of a use already supported
+    (equal: it loses the tie). The choice is the one of every trial fitted, always.
+
     Returns a dict: ``choice``; ``n_folds``, ``n_held_out``; the held-out errors
-    ``ignore_error``, ``smooth_error``, ``propagate_error``; for each use its counts ``<use>_b``
-    and ``<use>_c`` and whether it is ``<use>_supported``. ``trials``: the rows the trial fits
-    take (a :class:`~graphdr.base.prepared.PreparedInput`: ``float64``, dense); ``graph``: a
-    function that gives the :class:`PropagationGraph` of its scaled rows and labels (built
-    once), or None.
+    ``ignore_error``, ``smooth_error``, ``propagate_error`` (NaN for a use stopped before its
+    last fold); for each use its counts ``<use>_b`` and ``<use>_c`` over ``<use>_folds`` folds
+    fitted and whether it is ``<use>_supported``; ``propagation_error``, ``propagation_b``,
+    ``propagation_c``: the same for the fold's propagated classes of its held-out samples
+    (no fit: the classes the 'propagate' trial is fitted to). ``trials``: the rows the trial
+    fits take (a :class:`~graphdr.base.prepared.PreparedInput`: ``float64``, dense); ``graph``:
+    a function that gives the :class:`PropagationGraph` of its scaled rows and labels (built
+    once), or None; ``uses``: the uses weighed (``()``: the fits of the labelled samples alone
+    and the propagation only).
     """
     from sklearn.base import clone
-    from sklearn.neighbors import KNeighborsClassifier
 
     classes, y_enc = trials.classes, trials.y_encoded
     labelled = np.flatnonzero(y_enc >= 0)
     sizes = np.bincount(y_enc[labelled], minlength=len(classes))
     k = int(min(n_folds, sizes.min()))
     out = dict(choice="ignore", n_folds=0, n_held_out=0, ignore_error=np.nan)
-    for use in USES:
-        out.update({f"{use}_error": np.nan, f"{use}_b": 0, f"{use}_c": 0,
-                    f"{use}_supported": False})
+    for use in USES + ("propagation",):
+        out.update({f"{use}_error": np.nan, f"{use}_b": 0, f"{use}_c": 0})
+        if use in USES:
+            out.update({f"{use}_folds": 0, f"{use}_supported": False})
     if k < 2:
         return out
     if len(y_enc) > max(CHOICE_MAX_SAMPLES, len(labelled)):
@@ -317,44 +334,100 @@ def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None):
         trial.set_params(approximation="nystroem")
     # one graph for every fold's labels
     graph = _propagation_graph(est, trials.scaled, y_enc) if graph is None else graph()
-    X = trials.X
-    prepared = est._supports.prepared
-    right = {use: [] for use in ("ignore",) + USES}
-    for train, test in stratified_folds(y_enc[labelled], k, keys):
-        held, kept = labelled[test], labelled[train]
-        y_fold = y_enc.copy()
-        y_fold[held] = -1
-        P, _, _ = graph.propagate(y_fold, len(classes))
-        # the held-out rows are new samples to every fit, as a user's test rows are
-        rest = np.setdiff1d(np.arange(len(y_enc)), held)
-        fold = trials.take(rest) if prepared else X[rest]
-        fits = {"ignore": (trials.take(kept) if prepared else X[kept], y_enc[kept]),
-                "smooth": (fold, y_fold[rest]),
-                "propagate": (fold, np.argmax(P, axis=1)[rest])}
-        for use, (rows, labels) in fits.items():
+    folds = []
+    for train, test in stratified_folds(y_enc[labelled], k, keys):  # the cheap trials first
+        fold = _ChoiceFold(trials, labelled[test], labelled[train], graph, len(classes))
+        try:
+            fold.ignore = fold.right(alone, "ignore", trials)
+        except ValueError:  # nothing to weigh the uses against
+            return out
+        folds.append(fold)
+    ignore = np.concatenate([f.ignore for f in folds])
+    n = len(ignore)
+    out.update(n_folds=k, n_held_out=n, ignore_error=float(np.mean(~ignore)))
+    spread = np.concatenate([f.spread for f in folds])
+    out.update(propagation_error=float(np.mean(~spread)),
+               propagation_b=int(np.sum(spread & ~ignore)),
+               propagation_c=int(np.sum(~spread & ignore)))
+    # the rows each use can still gain: those the fits of the labelled rows alone get wrong
+    gains = np.cumsum([int(np.sum(~f.ignore)) for f in folds][::-1])[::-1].tolist() + [0]
+    ties = getattr(est, "_unlabelled_ties", "smooth")
+    best = None  # (held-out errors, use) of the supported use chosen so far
+    for use in (u for u in USES if u in uses):
+        b = c = wrong = 0
+        for i, fold in enumerate(folds):
+            if CHOICE_STOP and not _may_change(use, b, c, wrong, gains[i], best, ties):
+                break
             try:
-                model = _trial_fit(alone if use == "ignore" else trial, use, rows,
-                                   _labels_of(classes, labels), trials)
+                right = fold.right(trial, use, trials)
             except ValueError:  # e.g. a class left one sample
-                if use == "ignore":  # nothing to weigh the uses against
-                    return out
-                right[use].append(np.zeros(len(held), dtype=bool))
-            else:
-                knn = KNeighborsClassifier(1).fit(model.transform(X[kept]), y_enc[kept])
-                right[use].append(knn.predict(model.transform(X[held])) == y_enc[held])
-    right = {use: np.concatenate(r) for use, r in right.items()}
-    n = len(right["ignore"])
-    out.update(n_folds=k, n_held_out=n, ignore_error=float(np.mean(~right["ignore"])))
-    for use in USES:
-        b = int(np.sum(right[use] & ~right["ignore"]))
-        c = int(np.sum(~right[use] & right["ignore"]))
-        out.update({f"{use}_error": float(np.mean(~right[use])), f"{use}_b": b, f"{use}_c": c,
-                    f"{use}_supported": bool(b - c > CHOICE_MARGIN * np.sqrt(b + c))})
-    supported = [use for use in USES if out[f"{use}_supported"]]
-    if supported:
-        ties = getattr(est, "_unlabelled_ties", "smooth")
-        out["choice"] = min(supported, key=lambda u: (out[f"{u}_error"], u != ties))
+                right = np.zeros(len(fold.held), dtype=bool)
+            b += int(np.sum(right & ~fold.ignore))
+            c += int(np.sum(~right & fold.ignore))
+            wrong += int(np.sum(~right))
+            out[f"{use}_folds"] = i + 1
+        supported = out[f"{use}_folds"] == k and _passes(b, c)
+        out.update({f"{use}_b": b, f"{use}_c": c, f"{use}_supported": supported})
+        if out[f"{use}_folds"] == k:
+            out[f"{use}_error"] = wrong / n
+        if supported and (best is None or (wrong, use != ties) < (best[0], best[1] != ties)):
+            best = (wrong, use)
+    if best is not None:
+        out["choice"] = best[1]
     return out
+
+
+def _passes(b, c):
+    r"""The sign test of a use against the fit of the labelled rows alone: :math:`b - c > z
+    \sqrt{b + c}`, :math:`z` = :data:`CHOICE_MARGIN`."""
+    return bool(b - c > CHOICE_MARGIN * np.sqrt(b + c))
+
+
+def _may_change(use, b, c, wrong, gain, best, ties):
+    """Whether the remaining folds of ``use`` can change the choice: with counts ``b``, ``c``
+    and ``wrong`` held-out errors so far, ``gain`` rows left that the labelled rows' fits get
+    wrong, and ``best`` the (errors, use) of a use already supported, or None. The sign test's
+    ``b - c - z sqrt(b + c)`` grows with ``b`` where it passes and falls with ``c``: the best
+    it can reach is at ``b + gain`` and ``c``; the errors can only grow."""
+    if not _passes(b + gain, c):
+        return False
+    return best is None or (wrong, use != ties) < (best[0], best[1] != ties)
+
+
+class _ChoiceFold:
+    """One fold of the choice: its held-out rows ``held`` (new samples to every fit), the
+    other labelled rows ``kept``, the labels with the fold's hidden (``y_fold``), the classes
+    their propagation gives every row (``propagated``; ``spread``: whether it gives the
+    held-out rows their own) and, set by the caller, which held-out rows the fit of the
+    labelled rows alone classifies right (``ignore``)."""
+
+    def __init__(self, trials, held, kept, graph, n_classes):
+        y_enc = trials.y_encoded
+        self.held, self.kept = held, kept
+        self.y_fold = y_enc.copy()
+        self.y_fold[held] = -1
+        P, _, _ = graph.propagate(self.y_fold, n_classes)
+        self.propagated = np.argmax(P, axis=1)
+        self.spread = self.propagated[held] == y_enc[held]
+        self.ignore = None
+
+    def right(self, trial, use, trials):
+        """Which held-out rows ``use``'s fit of the other rows places nearest a kept labelled
+        row of their own class (:func:`_trial_fit`; a ValueError when it cannot be fitted)."""
+        from sklearn.neighbors import KNeighborsClassifier
+
+        y_enc, X, classes = trials.y_encoded, trials.X, trials.classes
+        prepared = trial._supports.prepared  # (else the rows as arrays)
+        held, kept = self.held, self.kept
+        if use == "ignore":
+            rows, labels = (trials.take(kept) if prepared else X[kept]), y_enc[kept]
+        else:
+            rest = np.setdiff1d(np.arange(len(y_enc)), held)
+            rows = trials.take(rest) if prepared else X[rest]
+            labels = (self.y_fold if use == "smooth" else self.propagated)[rest]
+        model = _trial_fit(trial, use, rows, _labels_of(classes, labels), trials)
+        knn = KNeighborsClassifier(1).fit(model.transform(X[kept]), y_enc[kept])
+        return knn.predict(model.transform(X[held])) == y_enc[held]
 
 
 def _trial_fit(trial, use, rows, labels, trials):
