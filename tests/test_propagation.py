@@ -243,12 +243,18 @@ def _few_digits(per_class=3, seed=0):
 
 def _rule(results, ties="smooth"):
     """The choice of ``unlabelled='auto'`` recomputed from its counts: a use is supported
-    when it beats the fit of the labelled rows alone by b - c > z sqrt(b + c); the supported use
-    of fewer held-out errors (equal: ``ties``), else 'ignore'."""
-    from graphdr.base.semi import CHOICE_MARGIN
+    when it (on every fold) and the propagated classes (at CHOICE_GATE) beat the fit of the
+    labelled rows alone by b - c > z sqrt(b + c); the supported use of fewer held-out errors
+    (equal: ``ties``), else 'ignore'."""
+    from graphdr.base.semi import CHOICE_GATE, CHOICE_MARGIN
 
-    supported = [u for u in ("smooth", "propagate") if results[f"{u}_b"] - results[f"{u}_c"]
-                 > CHOICE_MARGIN * np.sqrt(results[f"{u}_b"] + results[f"{u}_c"])]
+    def beats(u, z):
+        return results[f"{u}_b"] - results[f"{u}_c"] > z * np.sqrt(results[f"{u}_b"]
+                                                                    + results[f"{u}_c"])
+
+    supported = [u for u in ("smooth", "propagate")  # (a use whose trials stopped: not)
+                 if beats(u, CHOICE_MARGIN) and beats("propagation", CHOICE_GATE)
+                 and results[f"{u}_folds"] == results["n_folds"]]
     for u in ("smooth", "propagate"):
         assert results[f"{u}_supported"] == (u in supported)
     if not supported:

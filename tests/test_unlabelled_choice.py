@@ -115,3 +115,61 @@ def test_stopped_trials_choose_as_every_trial(monkeypatch, name):
         est = getattr(graphdr, name)(**kw)
         _check_same(_compare(monkeypatch, est, X, few, False),
                     _compare(monkeypatch, est, X, few, True))
+
+
+def test_the_gate_counts_the_propagation_against_the_labelled_rows_alone():
+    """The propagated classes' counts recomputed fold by fold: PoissonPropagation of the
+    labels with the fold's hidden against LDA of the other labelled rows alone (1-NN of the
+    held-out rows in its embedding); the gate is their sign test at CHOICE_GATE."""
+    from sklearn.neighbors import KNeighborsClassifier
+
+    from graphdr.blocks.sampling import row_keys, stratified_folds
+
+    X, few = _blobs(n=180, labelled=36, seed=2, spread=1.2)
+    got = graphdr.LDA().fit(X, few).unlabelled_results_
+    lab = np.flatnonzero(few >= 0)
+    b = c = wrong = 0
+    for train, test in stratified_folds(few[lab], got["n_folds"], row_keys(X[lab])):
+        hidden = few.copy()
+        hidden[lab[test]] = -1
+        truth = few[lab[test]]
+        spread = graphdr.PoissonPropagation().fit(X, hidden).transduction_[lab[test]] == truth
+        alone = graphdr.LDA().fit(X[lab[train]], few[lab[train]])
+        knn = KNeighborsClassifier(1).fit(alone.transform(X[lab[train]]), few[lab[train]])
+        ignore = knn.predict(alone.transform(X[lab[test]])) == truth
+        b += int(np.sum(spread & ~ignore))
+        c += int(np.sum(~spread & ignore))
+        wrong += int(np.sum(~spread))
+    assert (got["propagation_b"], got["propagation_c"]) == (b, c)
+    assert got["propagation_error"] == wrong / len(lab)
+    assert got["propagation_supported"] == (b - c > semi.CHOICE_GATE * np.sqrt(b + c))
+
+
+@pytest.mark.parametrize("gate", [False, True])
+def test_a_shut_gate_fits_no_use_and_keeps_the_labelled_rows(monkeypatch, gate):
+    """Uses right on every held-out row, and the labelled rows alone right exactly where the
+    propagation is (shut: b = c = 0) or nowhere (open): shut, no use's trial is fitted and
+    'ignore' is chosen although each use passes its own test; every trial fitted, the same
+    choice, the uses' counts whole and not supported. Open: the use of the tie."""
+    X, few = _blobs(seed=3)
+    calls = []
+
+    def right(self, trial, use, trials):
+        calls.append(use)
+        if use == "ignore":
+            return self.spread.copy() if not gate else np.zeros(len(self.held), dtype=bool)
+        return np.ones(len(self.held), dtype=bool)
+
+    monkeypatch.setattr(semi._ChoiceFold, "right", right)
+    full = _compare(monkeypatch, graphdr.LDA(), X, few, False)
+    calls.clear()
+    stopped = _compare(monkeypatch, graphdr.LDA(), X, few, True)
+    _check_same(full, stopped)
+    assert full["propagation_supported"] == gate
+    for use in semi.USES:
+        assert semi._passes(full[f"{use}_b"], full[f"{use}_c"])
+        assert full[f"{use}_supported"] == gate
+    if gate:
+        assert stopped["choice"] == "smooth"  # (equal errors: LDA's tie)
+    else:
+        assert stopped["choice"] == "ignore" and calls == ["ignore", "ignore"]
