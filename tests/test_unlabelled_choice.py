@@ -174,18 +174,3 @@ def test_a_shut_gate_fits_no_use_and_keeps_the_labelled_rows(monkeypatch, gate):
     else:
         assert stopped["choice"] == "ignore" and calls == ["ignore", "ignore"]
 
-
-@pytest.mark.parametrize("name", ["LDA", "DEEMap"])
-def test_the_folds_side_by_side_give_the_same_bits_on_one_thread(name):
-    """The folds' first trials run as pieces of graphdr's threads: the comparison and the fit
-    are those of one thread, bit for bit."""
-    from threadpoolctl import threadpool_limits
-
-    X, few = _blobs(n=150, labelled=30, seed=1, spread=1.5)
-    kw = dict(max_iter=20) if name == "DEEMap" else {}
-    with threadpool_limits(limits=2):
-        several = getattr(graphdr, name)(**kw).fit(X, few)
-    with threadpool_limits(limits=1):
-        one = getattr(graphdr, name)(**kw).fit(X, few)
-    assert str(several.unlabelled_results_) == str(one.unlabelled_results_)
-    np.testing.assert_array_equal(several.transform(X), one.transform(X))

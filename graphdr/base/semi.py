@@ -35,7 +35,6 @@ import scipy.sparse as sp
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import check_array, column_or_1d
 
-from .._threads import map_threads
 from .._validation import (
     check_label_values,
     check_labels,
@@ -347,15 +346,14 @@ def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None):
         trial.set_params(approximation="nystroem")
     # one graph for every fold's labels
     graph = _propagation_graph(est, trials.scaled, y_enc) if graph is None else graph()
-    def first(split):  # a fold's propagation and fit of its other labelled rows alone
-        fold = _ChoiceFold(trials, labelled[split[1]], labelled[split[0]], graph, len(classes))
-        fold.ignore = fold.right(alone, "ignore", trials)
-        return fold
-
-    try:  # the cheap trials first, the folds' side by side (each fit on one thread)
-        folds = map_threads(first, stratified_folds(y_enc[labelled], k, keys))
-    except ValueError:  # nothing to weigh the uses against
-        return out
+    folds = []
+    for train, test in stratified_folds(y_enc[labelled], k, keys):  # the cheap trials first
+        fold = _ChoiceFold(trials, labelled[test], labelled[train], graph, len(classes))
+        try:
+            fold.ignore = fold.right(alone, "ignore", trials)
+        except ValueError:  # nothing to weigh the uses against
+            return out
+        folds.append(fold)
     ignore = np.concatenate([f.ignore for f in folds])
     n = len(ignore)
     out.update(n_folds=k, n_held_out=n, ignore_error=float(np.mean(~ignore)))
