@@ -23,8 +23,8 @@ propagate once and fit once on the prepared rows); the difference is the cost of
 of the unlabelled rows. Targets: X validated at most twice fully labelled, three times with
 y = -1.
 
-``unlabelled='auto'`` where it keeps the labelled rows' fit (issue 79): every estimator with
-the choice, with 5 % of the labels kept at random (seed 0; two a class at least) on the digits
+``unlabelled='auto'`` where it keeps the labelled rows' fit: every estimator with the
+choice, with 5 % of the labels kept at random (seed 0; two a class at least) on the digits
 (scikit-learn's, /16), UCI's vowel and Pima diabetes (shared sets, standardised) and the data
 above, and DEEMap on a 20,000 x 16 set of 8 classes (``make_classification``, 10 informative
 and 2 redundant features, seed 0). Per fit: its choice, whether the folds' propagated classes
