@@ -1,9 +1,9 @@
 """How much work one fit repeats: validations of X, passes over the rows' content
 keys, graphdr fits and neighbour searches in one ``fit``, fully labelled and with 95 % of the
-labels -1; and the partially labelled fit's time against what propagating once and fitting once
-cost.
+labels -1; the partially labelled fit's time against what propagating once and fitting once
+cost; and what ``unlabelled='auto'`` costs where it keeps the labelled rows' fit.
 
-    python -m benchmarks run fit_path            # LDA, KernelLDA, LFDA, DEEMap (about 4 minutes)
+    python -m benchmarks run fit_path [-- --baseline DIR]  # about 15 minutes with a baseline
     python -m benchmarks run fit_path -- --quick  # a smoke run: 800 rows, LDA
 
 Data: 6,435 x 36, 6 classes (the size of UCI's Statlog Landsat set, which is not shipped), drawn
@@ -23,6 +23,21 @@ propagate once and fit once on the prepared rows); the difference is the cost of
 of the unlabelled rows. Targets: X validated at most twice fully labelled, three times with
 y = -1.
 
+``unlabelled='auto'`` where it keeps the labelled rows' fit: every estimator with the
+choice, with 5 % of the labels kept at random (seed 0; two a class at least) on the digits
+(scikit-learn's, /16), UCI's vowel and Pima diabetes (shared sets, standardised) and the data
+above, and DEEMap on a 20,000 x 16 set of 8 classes (``make_classification``, 10 informative
+and 2 redundant features, seed 0). Per fit: its choice, whether the folds' propagated classes
+opened the uses' trials (the gate), its trial fits, and
+
+    ratio = auto / (2 fit(X[labelled], y[labelled]) + propagate(X, y))
+
+(``graphdr.semi.propagation.propagate`` of every row; target <= 1 where 'auto' keeps the
+labelled rows' fit), each fit timed in one process (best of two, after a warm-up fit).
+``--baseline DIR`` times the same fits with the graphdr of ``DIR`` (a checkout of an earlier
+commit, e.g. a worktree of main) in the same run: two rounds of a process with the baseline
+then one with this checkout, each side's best time over them.
+
 Writes ``benchmarks/results/fit_path.md``.
 """
 
@@ -30,8 +45,12 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import json
+import os
 import pstats
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +60,13 @@ import common  # noqa: E402
 
 OUT = common.RESULTS / "fit_path.md"
 ESTIMATORS = ("LDA", "KernelLDA", "LFDA", "DEEMap")
+#: every estimator with the choice of ``unlabelled`` ('auto' by default)
+CHOOSING = ("LDA", "LQMI", "KernelLDA", "KQMI", "MFA", "LDE", "LFDA", "SemiLFDA", "DEEMap")
+#: the sets of the 'auto' part, with the estimators timed on each
+#: rounds of (before, after) with a baseline: each side's best time over them
+ROUNDS = 2
+AUTO_CASES = (("digits", CHOOSING), ("vowel", CHOOSING), ("pima", CHOOSING),
+              ("landsat-size", CHOOSING), ("20000 x 16", ("DEEMap",)))
 #: (file suffix, function name) of what is counted
 #: scikit-learn's modules whose checks of their own arguments are not validations of X
 INDEXES = ("sklearn/neighbors", "sklearn/metrics/pairwise")
@@ -128,17 +154,207 @@ def measure(name, X, y, partial):
     return row
 
 
+def auto_data(name, quick=False):
+    """``(X, y)`` of a set of the 'auto' part, 95 % of the labels -1 (seed 0; every class keeps
+    two labels)."""
+    from sklearn.datasets import make_classification
+
+    if name == "landsat-size":
+        X, y, _ = make_data(quick=quick)
+    elif name == "20000 x 16":
+        X, y = make_classification(n_samples=20_000, n_features=16, n_informative=10,
+                                   n_redundant=2, n_classes=8, n_clusters_per_class=2,
+                                   random_state=0)
+    else:
+        X, y = common.load(name)
+        if name == "digits":
+            X = X / 16.0
+        elif name != "mnist5k":  # (pixels in [0, 1] as they are)
+            from sklearn.preprocessing import StandardScaler
+
+            X = StandardScaler().fit_transform(X)
+        if quick:
+            X, y = X[:400], y[:400]
+    rng = np.random.default_rng(0)
+    partial = np.where(rng.random(len(y)) < 0.05, y, -1)
+    for c in np.unique(y):  # (two labels a class at least: a held-out comparison)
+        members = np.flatnonzero(y == c)
+        if np.count_nonzero(partial[members] >= 0) < 2:
+            partial[members[:2]] = c
+    return X, partial
+
+
+def time_auto(case, repeats=2):
+    """In this process (the graphdr on ``sys.path``): the times of ``unlabelled='auto'``, of
+    the labelled rows' fit and of one propagation on the set and estimator ``case``
+    ('set:estimator'), the choice and the trial fits by use."""
+    import graphdr
+    import graphdr.base.semi as semi
+    from graphdr.semi.propagation import propagate
+
+    name, est = case.rsplit(":", 1)
+    X, y = auto_data(name)
+    cls = getattr(graphdr, est)
+    lab = y >= 0
+    y_enc = np.unique(y[lab], return_inverse=True)[1]
+    codes = np.full(len(y), -1)
+    codes[lab] = y_enc
+    trials, real = {}, semi._trial_fit
+
+    def counted(trial, use, *args, **kwargs):
+        trials[use] = trials.get(use, 0) + 1
+        return real(trial, use, *args, **kwargs)
+
+    cls().fit(X[lab][:300], y[lab][:300])  # imports and first calls out of the timings
+    semi._trial_fit = counted
+    auto, model = common.best_time(lambda: cls().fit(X, y), repeats)
+    semi._trial_fit = real
+    gate = getattr(model, "unlabelled_results_", {}).get("propagation_supported")
+    return dict(graphdr=str(Path(graphdr.__file__).resolve().parent.parent),
+                auto_s=auto, choice=model.unlabelled_, gate=gate,
+                trials={u: n // repeats for u, n in trials.items()},
+                labelled_s=best(lambda: cls().fit(X[lab], y[lab]), repeats),
+                propagation_s=best(lambda: propagate(X, codes, int(codes.max()) + 1), repeats))
+
+
+def worker(case, root):
+    """:func:`time_auto` of ``case`` in a new process importing graphdr from ``root``."""
+    env = dict(os.environ, PYTHONPATH=str(root))
+    done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker", case],
+                          env=env, capture_output=True, text=True, check=False)
+    if done.returncode:
+        raise RuntimeError(f"{case} with graphdr of {root}: {done.stderr[-2000:]}")
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    if Path(out["graphdr"]) != Path(root).resolve():
+        raise RuntimeError(f"{case}: imported graphdr from {out['graphdr']}, not {root}")
+    return out
+
+
+def auto_rows(quick, baseline):
+    """Per case: the 'auto' part with this checkout's graphdr (and the baseline's, run just
+    before it)."""
+    cases = ([("digits", ("LDA",))] if quick else AUTO_CASES)
+    sides = ([] if baseline is None else [("before", baseline)]) + [("after", common.REPO)]
+    rows = []
+    for name, estimators in cases:
+        for est in estimators:
+            case = f"{name}:{est}"
+            row = {"set": name, "estimator": est}
+            for _ in range(ROUNDS if baseline is not None else 1):  # (before, after) in turn
+                for side, root in sides:
+                    got = worker(case, root)
+                    row[side] = got if side not in row else {
+                        k: min(v, got[k]) if k.endswith("_s") else v
+                        for k, v in row[side].items()}
+            if baseline is not None:  # (the same code on both sides: the best of the two)
+                for k in ("labelled_s", "propagation_s"):
+                    row["before"][k] = row["after"][k] = min(row["before"][k], row["after"][k])
+            print(case, {k: v for k, v in row.items() if k in ("before", "after")}, flush=True)
+            rows.append(row)
+    return rows
+
+
+def ratio(r):
+    return r["auto_s"] / (2 * r["labelled_s"] + r["propagation_s"])
+
+
+def gate_of(r):
+    """Whether the folds' propagated classes opened the uses' trials (- without a
+    comparison)."""
+    return {True: "open", False: "shut"}.get(r.get("gate"), "-")
+
+
+def trial_counts(r):
+    return " + ".join(f"{r['trials'].get(u, 0)}" for u in ("ignore", "smooth", "propagate"))
+
+
+def auto_lines(rows, baseline):
+    """The 'auto' part's section of the result file."""
+    kept = [r for r in rows if r["after"]["choice"] == "ignore"]
+    met = sum(ratio(r["after"]) <= 1.0 for r in kept)
+    lines = ["", "## unlabelled='auto' where it keeps the labelled rows' fit", "",
+             "5 % of the labels kept (seed 0). Trial fits: 'ignore' + 'smooth' + 'propagate'. "
+             "L: the fit of the labelled rows alone; P: one propagation of every row; ratio: "
+             "auto / (2 L + P), target <= 1 where the choice is 'ignore'. Each row's fits in "
+             "one process"
+             + (f"; before: the graphdr of `{baseline}` (commit {common_commit(baseline)}), "
+                "after: this checkout's, in two rounds of before then after, each side's best "
+                "time; L and P (the same code on both sides) the best of both." if baseline
+                else "."), "",
+             f"Where 'auto' keeps the labelled rows' fit, the ratio is <= 1 in {met} of "
+             f"{len(kept)} fits.", ""]
+    if baseline:
+        lines += ["| set | estimator | choice (before / after) | gate | trial fits (before / "
+                  "after) | L (s) | P (s) | auto before (s) | auto after (s) | before / after "
+                  "| ratio before | ratio after |", "|---|---|---|---|---|" + "---:|" * 7]
+        for r in rows:
+            b, a = r["before"], r["after"]
+            lines.append(f"| {r['set']} | {r['estimator']} | {b['choice']} / {a['choice']} | "
+                         f"{gate_of(a)} | "
+                         f"{trial_counts(b)} / {trial_counts(a)} | {a['labelled_s']:.2f} | "
+                         f"{a['propagation_s']:.2f} | {b['auto_s']:.2f} | {a['auto_s']:.2f} | "
+                         f"{b['auto_s'] / a['auto_s']:.1f} | {ratio(b):.2f} | {ratio(a):.2f} |")
+    else:
+        lines += ["| set | estimator | choice | gate | trial fits | L (s) | P (s) | auto (s) "
+                  "| ratio |", "|---|---|---|---|---|" + "---:|" * 4]
+        for r in rows:
+            a = r["after"]
+            lines.append(f"| {r['set']} | {r['estimator']} | {a['choice']} | {gate_of(a)} | "
+                         f"{trial_counts(a)} | {a['labelled_s']:.2f} | "
+                         f"{a['propagation_s']:.2f} | {a['auto_s']:.2f} | {ratio(a):.2f} |")
+    return lines
+
+
+def auto_headline(rows):
+    """The 'auto' part's figures for the headline: DEEMap's, and the speed-up where the gate
+    stays shut."""
+    kept = [r for r in rows if r["after"]["choice"] == "ignore"]
+    shut = [r for r in kept if r["after"]["gate"] is False]
+    out = (f"unlabelled='auto' keeping the labelled rows' fit: the gate shut in {len(shut)} of "
+           f"{len(kept)} fits")
+    if rows and "before" in rows[0] and shut:
+        speed = np.median([r["before"]["auto_s"] / r["after"]["auto_s"] for r in shut])
+        out += f", there {speed:.1f}x faster at the median"
+    maps = [r for r in kept if r["estimator"] == "DEEMap"]
+    if maps:
+        out += ("; DEEMap's auto / (2 fits + one propagation), target <= 1: "
+                + ", ".join(f"{r['set']} {fmt_ratio(r)} (gate {gate_of(r['after'])})"
+                            for r in maps))
+    return out
+
+
+def fmt_ratio(r):
+    if "before" in r:
+        return f"{ratio(r['before']):.2f} -> {ratio(r['after']):.2f}"
+    return f"{ratio(r['after']):.2f}"
+
+
+def common_commit(root):
+    """The commit checked out at ``root`` (short), or '?'."""
+    done = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True, check=False)
+    return done.stdout.strip() or "?"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a smoke run: 800 rows, LDA only")
+    parser.add_argument("--baseline", type=Path, default=None,
+                        help="a checkout of graphdr to time the 'auto' part against")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.worker:  # (one case of the 'auto' part, in this process)
+        print(json.dumps(time_auto(args.worker)))
+        return None
     if args.quick:  # a smoke run writes nothing in the repository
         with common.smoke_outputs(sys.modules[__name__]):
-            return run(quick=True)
-    return run(quick=False)
+            return run(quick=True, baseline=args.baseline)
+    return run(quick=False, baseline=args.baseline)
 
 
-def run(quick):
+def run(quick, baseline=None):
+    started = time.perf_counter()
+    auto = auto_rows(quick, baseline)
     X, y, partial = make_data(quick=quick)
     names = ("LDA",) if quick else ESTIMATORS
     rows = [measure(n, X, y, partial) for n in names]
@@ -147,12 +363,13 @@ def run(quick):
     kinds = ["validations", "index checks", "check_array calls", "content keys",
              "graphdr fits", "neighbour searches"]
     lines = ["# One fit's repeated work", "",
-             f"Command: `{common.thread_variables()}.venv/bin/python -m benchmarks run fit_path`",
+             f"Command: `{common.thread_variables()}.venv/bin/python -m benchmarks run fit_path"
+             + (f" -- --baseline {baseline}`" if baseline else "`"),
              "", common.machine(common.threads_label()), "",
              f"Data: {len(y)} x {X.shape[1]}, 6 classes (make_classification, seed 0); "
              f"{int((partial < 0).sum())} labels hidden (-1). Counts per `fit` (cProfile); "
              "times the best of two unprofiled fits.", "",
-             "Headline: " + "; ".join(
+             "Headline: " + auto_headline(auto) + "; " + "; ".join(
                  f"{r['estimator']} validates X {r['validations (full)']} / "
                  f"{r['validations (partial)']} times (fully / partially labelled), "
                  f"partial fit {r['ratio']:.1f}x propagation + one fit "
@@ -168,6 +385,8 @@ def run(quick):
             f"{r['ratio']:.1f} | {r['propagate_s']:.2f} | {r['ratio_propagate']:.1f} |")
     lines += ["", "Targets: validations <= 2 fully labelled and <= 3 partially "
               "labelled; ratio <= 2."]
+    lines += auto_lines(auto, baseline)
+    lines += ["", f"Run time: {time.perf_counter() - started:.0f} s."]
     common.write_lines(OUT, lines)
 
 

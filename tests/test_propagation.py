@@ -243,12 +243,18 @@ def _few_digits(per_class=3, seed=0):
 
 def _rule(results, ties="smooth"):
     """The choice of ``unlabelled='auto'`` recomputed from its counts: a use is supported
-    when it beats the fit of the labelled rows alone by b - c > z sqrt(b + c); the supported use
-    of fewer held-out errors (equal: ``ties``), else 'ignore'."""
-    from graphdr.base.semi import CHOICE_MARGIN
+    when it (on every fold) and the propagated classes (at CHOICE_GATE) beat the fit of the
+    labelled rows alone by b - c > z sqrt(b + c); the supported use of fewer held-out errors
+    (equal: ``ties``), else 'ignore'."""
+    from graphdr.base.semi import CHOICE_GATE, CHOICE_MARGIN
 
-    supported = [u for u in ("smooth", "propagate") if results[f"{u}_b"] - results[f"{u}_c"]
-                 > CHOICE_MARGIN * np.sqrt(results[f"{u}_b"] + results[f"{u}_c"])]
+    def beats(u, z):
+        return results[f"{u}_b"] - results[f"{u}_c"] > z * np.sqrt(results[f"{u}_b"]
+                                                                    + results[f"{u}_c"])
+
+    supported = [u for u in ("smooth", "propagate")  # (a use whose trials stopped: not)
+                 if beats(u, CHOICE_MARGIN) and beats("propagation", CHOICE_GATE)
+                 and results[f"{u}_folds"] == results["n_folds"]]
     for u in ("smooth", "propagate"):
         assert results[f"{u}_supported"] == (u in supported)
     if not supported:
@@ -281,7 +287,7 @@ def test_auto_uses_the_unlabelled_rows_only_where_held_out_labels_back_it(name):
     assert again.unlabelled_results_ == results
 
 
-def test_the_choice_counts_as_a_direct_computation():
+def test_the_choice_counts_as_a_direct_computation(monkeypatch):
     """The counts recomputed fold by fold: LDA of the other labelled rows alone, LDA of every
     other row with the smoothness term and with PoissonPropagation's classes (propagated over
     every row, the fold's unlabelled), the fold's rows transformed as new samples and
@@ -292,6 +298,7 @@ def test_the_choice_counts_as_a_direct_computation():
     from graphdr.blocks.sampling import row_keys, stratified_folds
 
     X, y, few = _circles(labels_per_class=6, seed=2)
+    monkeypatch.setattr("graphdr.base.semi.CHOICE_STOP", False)  # every trial fitted
     got = graphdr.LDA().fit(X, few).unlabelled_results_
     lab = np.flatnonzero(few >= 0)
     counts = {u: [0, 0] for u in ("smooth", "propagate")}
