@@ -427,7 +427,7 @@ def _unlabelled_use(value, name):
 
 
 #: values of the ``labels`` parameter: the labels as given, or audited first
-#: (:func:`graphdr.base.semi.audit_labels`)
+#: (:func:`graphdr.base.label_audit.audit_labels`)
 LABEL_USES = ("given", "flag", "audit")
 
 

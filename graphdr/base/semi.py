@@ -55,6 +55,12 @@ from .fitting import (
     select_linear_reg,
     wants_press_ridge,
 )
+from .label_audit import (  # noqa: F401  (graphdr.base.semi's names before)
+    _after_audit,
+    _flagging_audit,
+    audit_labels,
+    audited_fit_labels,
+)
 from .prepared import PreparedInput, digest
 
 
@@ -69,108 +75,6 @@ def partially_labelled(est, y):
 def use_unlabelled(est, X, y):
     """The labels a semi-supervised fit goes on with (:func:`prepare_unlabelled`)."""
     return prepare_unlabelled(est, X, y)[1]
-
-
-def audit_labels(est, X, y):
-    """``(y, selected)``: the labels a fit goes on with, by the estimator's ``labels``
-    parameter (:data:`graphdr._validation.LABEL_USES`). 'given': ``y`` itself. 'flag': ``y``
-    itself, and the samples whose label the data contradicts found by
-    :class:`graphdr.LabelIssues` on ``X`` (its fitted audit is ``label_issues_``). 'audit':
-    those samples' labels set to -1 (unlabelled), so that the partially labelled fit
-    (``unlabelled``) does not follow them. ``selected`` sets ``label_issues_`` (None for
-    'given')."""
-    use = getattr(est, "labels", "given") if est._supports.label_audit else "given"
-    if use == "given" or y is None or is_dask_array(X) or is_dask_array(y):
-        if use != "given" and (is_dask_array(X) or is_dask_array(y)):
-            raise ValueError(f"{type(est).__name__}: labels={use!r} needs X and y in memory "
-                             "(the audit's neighbour graph); pass labels='given' for a Dask "
-                             "array.")
-        return y, Selected({"label_issues_": None})
-    name = type(est).__name__
-    if getattr(est, "kernel", None) == "precomputed":
-        raise ValueError(f"{name}: labels={use!r} needs the samples' features (the audit's "
-                         "neighbour graph), not kernel='precomputed'.")
-    from ..audit import LabelIssues  # (imported when asked for)
-
-    features = X.X if isinstance(X, PreparedInput) else X
-    if sp.issparse(features):
-        features = dense_for_semi_supervised(check_array(features, accept_sparse="csr"), name)
-    audit = LabelIssues(neighbors=getattr(est, "neighbors", "auto"),
-                        random_state=getattr(est, "random_state", None)).fit(features, y)
-    if use == "audit" and audit.is_issue_.any():
-        given = y
-        y = np.asarray(y)
-        y = y.astype(object) if y.dtype.kind in "US" else y.copy()
-        y[audit.is_issue_] = "-1" if audit.classes_.dtype.kind in "USO" else -1
-        _check_audited_labels(est, given, y, audit)
-    return y, Selected({"label_issues_": audit})
-
-
-def _audit_aside(audit):
-    """What ``labels='audit'`` did, in words (for the refusals that follow from it)."""
-    flagged = int(audit.is_issue_.sum())
-    total = int(np.count_nonzero(~np.isnan(audit.label_quality_)))
-    return (f"labels='audit' made {flagged} of the {total} labelled samples unlabelled, those "
-            "graphdr.LabelIssues flags")
-
-
-def _check_audited_labels(est, given, audited, audit):
-    """A ``ValueError`` saying so when the labels the audit keeps no longer meet the
-    estimator's needs (classes, samples per class) that the labels as given meet."""
-    requirements = getattr(est, "_label_requirements", None)
-    if requirements is None:
-        return
-    needs = {**requirements(), "unlabelled": "allow"}
-    try:
-        check_labels(audited, **needs)
-    except ValueError:
-        pass
-    else:
-        return
-    try:
-        check_labels(given, **needs)
-    except ValueError:  # (refused as given too: the fit says why in its own words)
-        return
-    name = type(est).__name__
-    classes, sizes = audit.classes_, np.zeros(len(audit.classes_), dtype=np.intp)
-    kept = ~audit.is_issue_ & ~np.isnan(audit.label_quality_)
-    codes = np.searchsorted(classes, np.asarray(given, dtype=classes.dtype)[kept])
-    np.add.at(sizes, codes, 1)
-    short = np.flatnonzero(sizes < needs["min_per_class"])
-    left = ", ".join(f"class {classes[c]!s} with {int(sizes[c])} labelled "
-                     f"sample{'s' if sizes[c] != 1 else ''}" for c in short[:5])
-    raise ValueError(
-        f"{name}: {_audit_aside(audit)}, which leaves {left}; {name} needs at least "
-        f"{needs['min_per_class']} labelled samples in every class. Pass labels='flag' to fit "
-        "the labels as given and see the suspects (label_issues_), or check the flagged "
-        "labels.")
-
-
-def _after_audit(est, audit, error):
-    """``error`` (a refusal of the audited labels) with what the audit did appended."""
-    return ValueError(f"{error} After the audit: {_audit_aside(audit)}; the classes above are "
-                      "counted among the labels it kept (labels='flag' fits the labels as "
-                      "given).")
-
-
-def _flagging_audit(est, audited=None):
-    """The audit of a ``labels='audit'`` fit that set labels aside, else None."""
-    if getattr(est, "labels", "given") != "audit":
-        return None
-    audit = (audited.values.get("label_issues_") if audited is not None
-             else getattr(est, "label_issues_", None))
-    return audit if audit is not None and audit.is_issue_.any() else None
-
-
-def audited_fit_labels(est, X, y, y_enc):
-    """:func:`audit_labels` for a fit that audits before it prepares its rows (DEEMap):
-    ``label_issues_`` written, ``(y, y_enc)`` returned with the flagged samples -1 for
-    ``labels='audit'``."""
-    y, audited = audit_labels(est, X, y)
-    audited.write(est)
-    if est.labels == "audit" and est.label_issues_ is not None:
-        y_enc = np.where(est.label_issues_.is_issue_, -1, y_enc)
-    return y, y_enc
 
 
 def prepare_unlabelled(est, X, y, audit=True):

@@ -37,7 +37,7 @@ class Supports:
         validated once for the fits of a partially labelled fit).
     label_audit : bool
         A ``labels`` parameter: the labels as given, or audited by :class:`graphdr.LabelIssues`
-        first (:func:`graphdr.base.semi.audit_labels`).
+        first (:func:`graphdr.base.label_audit.audit_labels`).
     """
 
     unlabelled_rows: bool = False
