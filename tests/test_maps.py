@@ -175,13 +175,21 @@ def test_cross_class_attraction_is_its_formula_with_exact_gradient():
     np.testing.assert_allclose(gm, g[shuffle], rtol=1e-10, atol=1e-12)
 
 
-def test_objective_and_gradient_match_the_brute_force_formula():
+@pytest.mark.parametrize("exact", [True, False])
+def test_objective_and_gradient_match_the_brute_force_formula(exact, monkeypatch):
+    """A small map sums its repulsion pair by pair: its value and gradient are the formula's
+    to rounding; a larger one (forced here) on the grid: to the interpolation's error."""
+    import graphdr.maps.objective as objective
+
+    if not exact:
+        monkeypatch.setattr(objective, "EXACT_MAX", 0)
     A, y, Y = _small_problem(1)
     obj = _MapObjective(A, y, 4, lam_diff=2.0, lam_same=0.5)
+    assert obj.exact is exact
     value, grad = obj.value_grad(Y)
     brute = _brute_objective(Y, A, y, 2.0, 0.5, obj.tether)
     scale = 2.0 * len(Y) ** 2 / 2  # the repulsion's largest possible value
-    assert abs(value - brute) <= 0.035 * scale / 10  # the field's error, summed over pairs
+    assert abs(value - brute) <= (1e-12 * scale if exact else 0.035 * scale / 10)
     eps, num = 1e-5, np.zeros_like(Y)
     for i in range(Y.shape[0]):
         for k in range(2):
@@ -189,9 +197,39 @@ def test_objective_and_gradient_match_the_brute_force_formula():
             E[i, k] = eps
             num[i, k] = (_brute_objective(Y + E, A, y, 2.0, 0.5, obj.tether)
                          - _brute_objective(Y - E, A, y, 2.0, 0.5, obj.tether)) / (2 * eps)
+    if exact:  # to the central differences' error
+        np.testing.assert_allclose(grad, num, rtol=1e-6, atol=1e-6)
+        return
     # the repulsion's gradient comes from the grid: within its interpolation error (above)
     assert np.max(np.abs(grad - num)) <= 0.035 * 2.5 * len(Y) / 4
     assert np.corrcoef(grad.ravel(), num.ravel())[0, 1] > 0.999
+
+
+def test_exact_field_is_the_pairwise_sum_and_decides_small_maps():
+    from scipy.spatial.distance import cdist
+
+    from graphdr.maps.grid_field import EXACT_MAX, block_fields, exact_gaussian_field
+
+    rng = np.random.default_rng(7)
+    Y = rng.normal(size=(150, 2)) * 2.0
+    K = np.exp(-cdist(Y, Y, "sqeuclidean"))  # an independent evaluation of the same sums
+    F, G = exact_gaussian_field(Y)
+    np.testing.assert_allclose(F, K.sum(axis=1), rtol=1e-12)
+    want = -2.0 * np.stack([((Y[:, k][:, None] - Y[:, k][None]) * K).sum(axis=1)
+                            for k in (0, 1)], axis=1)
+    np.testing.assert_allclose(G, want, rtol=1e-10, atol=1e-12)
+    starts = np.array([0, 60, 60, 61, 150])
+    Fb, Gb = block_fields(Y, starts, exact=True)
+    for a, b in zip(starts[:-1], starts[1:]):
+        if b > a:
+            Fa, Ga = exact_gaussian_field(Y[a:b])
+            assert np.array_equal(Fb[a:b], Fa) and np.array_equal(Gb[a:b], Ga)
+    assert Fb[60] == 1.0 and np.all(Gb[60] == 0.0)  # alone in its block
+    with pytest.raises(ValueError, match="points in the plane"):
+        exact_gaussian_field(np.zeros((5, 3)))
+    A, y, _ = _small_problem(2, n=EXACT_MAX + 4)  # one sample beyond: the grid
+    assert not _MapObjective(A, y, 4, 2.0, 0.5).exact
+    assert _MapObjective(A[:EXACT_MAX][:, :EXACT_MAX], y[:EXACT_MAX], 4, 2.0, 0.5).exact
 
 
 def test_starting_discs_do_not_overlap_even_for_equal_class_means():

@@ -23,6 +23,12 @@ interpolation, ``O(h^2)`` relative to the kernel's curvature: with the default s
 
 The summation order is fixed (``np.bincount`` adds in index order), so the same points give
 the same field on every run.
+
+A small map (at most :data:`EXACT_MAX` points) gets the exact sums instead
+(:func:`exact_gaussian_field`, rows of pairs at a time: ``O(n^2)`` time, ``O(n)`` memory): a
+grid of a few thousand nodes costs more there than every pair, and the few-label maps and the
+trial fits of ``unlabelled='auto'`` are of that size (digits, 90 labelled rows: 0.42 to 0.12 s a
+map).
 """
 
 from __future__ import annotations
@@ -38,6 +44,10 @@ CUTOFF = 4.0
 SPACING = 0.25
 #: largest number of grid nodes along one axis; beyond it the spacing grows with the extent
 MAX_NODES_PER_AXIS = 1024
+#: points up to which a map's fields are summed exactly, pair by pair
+EXACT_MAX = 400
+#: rows of pairs formed at a time by :func:`exact_gaussian_field`
+_EXACT_ROWS = 64
 
 
 def grid_spacing(extent, spacing=SPACING, max_nodes=MAX_NODES_PER_AXIS):
@@ -110,10 +120,32 @@ def gaussian_field(Y, *, spacing=SPACING, max_nodes=MAX_NODES_PER_AXIS):
     return read(value), np.column_stack([read(grad_x), read(grad_y)])
 
 
-def block_fields(Y, starts, *, spacing=SPACING, max_nodes=MAX_NODES_PER_AXIS):
+def exact_gaussian_field(Y):
+    """``(F, G)`` of :func:`gaussian_field`, summed exactly over every pair (a small map's:
+    ``O(n^2)`` time, pairs formed :data:`_EXACT_ROWS` rows at a time). Each sum runs over one
+    row of pairs in column order: the same bits on every run."""
+    Y = np.asarray(Y, dtype=np.float64)
+    if Y.ndim != 2 or Y.shape[1] != 2:
+        raise ValueError(f"exact_gaussian_field needs points in the plane (n x 2); got {Y.shape}.")
+    x, y = Y[:, 0], Y[:, 1]
+    F, G = np.empty(len(Y)), np.empty((len(Y), 2))
+    for a in range(0, len(Y), _EXACT_ROWS):
+        dx = x[a:a + _EXACT_ROWS, None] - x[None, :]
+        dy = y[a:a + _EXACT_ROWS, None] - y[None, :]
+        k = np.exp(-(dx * dx + dy * dy))
+        F[a:a + _EXACT_ROWS] = np.sum(k, axis=1)
+        dx *= k
+        dy *= k
+        G[a:a + _EXACT_ROWS, 0] = -2.0 * np.sum(dx, axis=1)
+        G[a:a + _EXACT_ROWS, 1] = -2.0 * np.sum(dy, axis=1)
+    return F, G
+
+
+def block_fields(Y, starts, *, spacing=SPACING, max_nodes=MAX_NODES_PER_AXIS, exact=False):
     """``(F, G)`` of each block of consecutive rows ``Y[starts[b]:starts[b + 1]]`` on its own
-    points (:func:`gaussian_field` per block, each on its own grid), the blocks on the
-    environment's threads; the rows outside every block get 0. The same bits whatever the
+    points (:func:`gaussian_field` per block, each on its own grid; with ``exact``,
+    :func:`exact_gaussian_field`), the blocks on the environment's threads (one thread when
+    exact: they are small); the rows outside every block get 0. The same bits whatever the
     number of threads: every block is computed alone."""
     Y = np.asarray(Y, dtype=np.float64)
     F, G = np.zeros(len(Y)), np.zeros((len(Y), 2))
@@ -121,7 +153,8 @@ def block_fields(Y, starts, *, spacing=SPACING, max_nodes=MAX_NODES_PER_AXIS):
     def one(b):
         a, e = int(starts[b]), int(starts[b + 1])
         if e > a:
-            F[a:e], G[a:e] = gaussian_field(Y[a:e], spacing=spacing, max_nodes=max_nodes)
+            F[a:e], G[a:e] = (exact_gaussian_field(Y[a:e]) if exact else
+                              gaussian_field(Y[a:e], spacing=spacing, max_nodes=max_nodes))
 
-    map_threads(one, range(len(starts) - 1))
+    map_threads(one, range(len(starts) - 1), n_workers=1 if exact else None)
     return F, G

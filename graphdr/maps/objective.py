@@ -42,7 +42,7 @@ import scipy.sparse as sp
 from scipy.sparse import linalg as splinalg
 
 from .._threads import map_threads
-from .grid_field import block_fields, gaussian_field
+from .grid_field import EXACT_MAX, block_fields, exact_gaussian_field, gaussian_field
 from .inputs import _class_order
 
 #: weight of each sample's attraction to its class mean (a fraction of one neighbour edge)
@@ -91,6 +91,11 @@ class _MapObjective:
         self.lam_diff, self.lam_same = float(lam_diff), float(lam_same)
         self.lam_unlabelled = self.lam_same if lam_unlabelled is None else float(lam_unlabelled)
         self.tether = float(tether)
+        #: a small map's fields are summed exactly (the same choice at every evaluation)
+        self.exact = len(y_enc) <= EXACT_MAX
+
+    def _field(self, Y):
+        return exact_gaussian_field(Y) if self.exact else gaussian_field(Y)
 
     def value_grad(self, Y):
         if self.order is None:
@@ -147,8 +152,8 @@ class _MapObjective:
         for a, b in zip(s[:-1], s[1:]):
             if b > a:
                 off[a:b] = Y[a:b] - Y[a:b].mean(axis=0)
-        F, G = gaussian_field(Y)
-        F_own, G_own = block_fields(Y, s)  # each class's own field (0 on unlabelled rows)
+        F, G = self._field(Y)
+        F_own, G_own = block_fields(Y, s, exact=self.exact)  # each class's own (0 if unlabelled)
         value = float(np.sum(Y * LY)) + self.tether * float(np.sum(off * off))
         grad = 2.0 * LY + 2.0 * self.tether * off
         if self.cross is not None:
@@ -159,7 +164,7 @@ class _MapObjective:
             grad += self.lam_diff * (G - G_own) + self.lam_same * G_own
             return value, grad
         lab = slice(int(s[0]), None)
-        F_lab, G_lab = gaussian_field(Y[lab])
+        F_lab, G_lab = self._field(Y[lab])
         lam_u = self.lam_unlabelled
         extra, own = self.lam_diff - lam_u, self.lam_same - lam_u
         value += (0.5 * lam_u * float(np.sum(F - 1.0))
