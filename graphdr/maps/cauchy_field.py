@@ -52,11 +52,12 @@ any of them: the same bits on every run, thread count and CPU.
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 from scipy import fft as sfft
 
-from .._threads import _WORKER, allowed_threads
+from .._threads import _WORKER, allowed_threads, map_threads
 
 #: grid spacing in map units
 SPACING = 0.25
@@ -138,24 +139,22 @@ def _spectra(alpha, h, m0, m1):
     return spec, gx, gy, near
 
 
+#: points spread and read together (a block's nodes and weights take ``50 p^2`` kilobytes)
+_BLOCK = 1 << 13
 #: growth of the spacing beyond ``max_nodes`` (2^(1/16), so that the grids repeat)
 _STEP = 1.0442737824274138
 
 
-def _lagrange(u, p, size):
-    """First node (``n``) and the ``p`` Lagrange weights (``p x n``) of the nodes
-    ``first..first + p - 1`` around each coordinate ``u`` (in node units) on an axis of
-    ``size`` nodes."""
-    first = np.clip(np.floor(u - 0.5 * p + 1.0), 0, size - p)
-    t = u - first
+def _lagrange(t, p):
+    """The ``p`` Lagrange weights (``p x n``) of the nodes ``0..p - 1`` at ``t`` (node units)."""
     diffs = [t - j for j in range(p)]
-    w = np.empty((p, len(u)))
+    w = np.empty((p, len(t)))
     for j in range(p):
-        w[j] = 1.0 / np.prod([float(j - i) for i in range(p) if i != j])
+        w[j] = 1.0 / math.prod(j - i for i in range(p) if i != j)
         for i in range(p):
             if i != j:
                 w[j] *= diffs[i]
-    return first.astype(np.intp), w
+    return w
 
 
 def _convolve(D, S, m0, odd, imag, rows, cols, workers):
@@ -180,11 +179,12 @@ def _points(A, name):
     if A.ndim != 2 or A.shape[1] != 2:
         raise ValueError(f"cauchy_field needs points in the plane ({name}: an n x 2 array); "
                          f"got shape {A.shape}.")
-    bad = ~np.isfinite(A).all(axis=1)
-    if bad.any():
+    At = np.ascontiguousarray(A.T)  # two contiguous rows: every pass below streams
+    if not np.isfinite(At).all():
+        row = int(np.flatnonzero(~np.isfinite(A).all(axis=1))[0])
         raise ValueError(f"cauchy_field needs finite coordinates; {name} has NaN or infinite "
-                         f"entries (row {int(np.flatnonzero(bad)[0])}).")
-    return A
+                         f"entries (row {row}).")
+    return At
 
 
 def cauchy_field(Y, *, alpha=1.0, targets=None, spacing=SPACING, order=ORDER,
@@ -230,14 +230,14 @@ def cauchy_field(Y, *, alpha=1.0, targets=None, spacing=SPACING, order=ORDER,
     if int(max_nodes) != max_nodes or max_nodes < p + 2:
         raise ValueError(f"max_nodes must be an integer of at least order + 2 = {p + 2}; "
                          f"got {max_nodes}.")
-    m = len(Y) if T is None else len(T)
-    if len(Y) == 0 or m == 0:
+    m = Y.shape[1] if T is None else T.shape[1]
+    if Y.shape[1] == 0 or m == 0:
         return np.zeros(m), np.zeros((m, 2))
     if workers is None:
         workers = 1 if getattr(_WORKER, "active", False) else allowed_threads()
-    pts = Y if T is None else np.vstack([Y, T])
-    lo = pts.min(axis=0)  # coordinates relative to the minimum: large offsets lose nothing
-    span = pts.max(axis=0) - lo
+    pts = Y if T is None else np.hstack([Y, T])
+    lo = pts.min(axis=1)  # coordinates relative to the minimum: large offsets lose nothing
+    span = pts.max(axis=1) - lo
     extent = float(span.max())
     if not np.isfinite(extent):
         raise ValueError("cauchy_field: the points span more than the largest float.")
@@ -248,36 +248,60 @@ def cauchy_field(Y, *, alpha=1.0, targets=None, spacing=SPACING, order=ORDER,
     M0, M1 = sfft.next_fast_len(N0, real=True), sfft.next_fast_len(N1, real=True)
     spec, gx, gy, near = _spectra(alpha, h, M0, M1)
 
-    def stencil(P):
-        U = (P - lo) / h + (p - 1) // 2
-        (bx, wx), (by, wy) = _lagrange(U[:, 0], p, N0), _lagrange(U[:, 1], p, N1)
-        return bx * N1 + by, wx, wy
+    def stencil(P):  # the points sorted by grid cell (cache-friendly)
+        U = (P - lo[:, None]) / h + (p - 1) // 2
+        first = np.clip(np.floor(U - 0.5 * p + 1.0), 0, np.array([[N0 - p], [N1 - p]]))
+        base = first[0].astype(np.intp) * N1 + first[1].astype(np.intp)
+        n = P.shape[1]
+        order = np.argsort(base * n + np.arange(n))  # unique keys: one order
+        U -= first
+        return order, base[order], U[:, order]
 
-    base, wx, wy = stencil(Y)
+    offsets = (N1 * np.arange(p)[:, None] + np.arange(p)).ravel()[:, None]
+
+    def block(b, base, T):  # flat nodes, weights (p^2 x B) and 1-D weights of a block
+        s = slice(b, b + _BLOCK)
+        wx, wy = _lagrange(T[0, s], p), _lagrange(T[1, s], p)
+        return base[s] + offsets, (wx[:, None] * wy[None, :]).reshape(p * p, -1), wx, wy
+
+    order, base, frac = stencil(Y)
     density = np.zeros(N0 * N1)
-    for a in range(p):
-        for c in range(p):
-            density += np.bincount(base + (a * N1 + c), wx[a] * wy[c], minlength=N0 * N1)
+    for b in range(0, Y.shape[1], _BLOCK):  # masses added in index order, blocks in order
+        idx, w, _, _ = block(b, base, frac)
+        first = int(idx[0, 0])
+        part = np.bincount((idx - first).ravel(), w.ravel())
+        density[first:first + len(part)] += part
     D = sfft.fft(sfft.rfft(density.reshape(N0, N1), n=2 * M1, axis=1, workers=workers),
                  n=2 * M0, axis=0, workers=workers)
     fields = [_convolve(D, S, M0, odd, imag, N0, N1, workers)
               for S, odd, imag in ((spec, False, False), (gx, True, True), (gy, False, True))]
     if T is not None:
-        base, wx, wy = stencil(T)
-    out = np.zeros((3, m))
-    for a in range(p):
-        for c in range(p):
-            idx, w = base + (a * N1 + c), wx[a] * wy[c]
-            for f, acc in zip(fields, out):
-                acc += np.take(f, idx) * w
+        order, base, frac = stencil(T)
+    out = np.empty((3, m))
+    # the grid's smeared own term of a point: sum_{a,a',c,c'} wx_a wx_a' wy_c wy_c'
+    # k((a - a') h, (c - c') h), replaced by the exact 1 (autocorrelations of the weights)
+    twice = np.where(np.arange(p) > 0, 2.0, 1.0)
+    near = near[:p, :p] * twice[:, None] * twice[None, :]
+
+    def read(b):
+        idx, w, wx, wy = block(b, base, frac)
+        where = order[b:b + _BLOCK]
+        for f, acc in zip(fields, out):
+            v = np.take(f, idx)
+            v *= w
+            total = v[0].copy()
+            for row in v[1:]:  # a fixed order of summation
+                total += row
+            acc[where] = total
+        if T is None:
+            cx = [sum(wx[a] * wx[a + d] for a in range(p - d)) for d in range(p)]
+            cy = [sum(wy[c] * wy[c + e] for c in range(p - e)) for e in range(p)]
+            own = np.zeros(len(where))
+            for d in range(p):
+                inner = sum(cy[e] * near[d, e] for e in range(p))
+                own += cx[d] * inner
+            out[0, where] += 1.0 - own
+
+    map_threads(read, range(0, m, _BLOCK), n_workers=workers)
     F, G = out[0], np.ascontiguousarray(out[1:].T)
-    if T is None:  # the grid's smeared own term of each point, replaced by the exact 1
-        cx = [sum(wx[a] * wx[a + d] for a in range(p - d)) for d in range(p)]
-        cy = [sum(wy[c] * wy[c + e] for c in range(p - e)) for e in range(p)]
-        own = np.zeros(m)
-        for d in range(p):
-            for e in range(p):
-                own += cx[d] * cy[e] * (near[d, e] * (2.0 if d else 1.0) * (2.0 if e else 1.0))
-        F -= own
-        F += 1.0
     return F, G
