@@ -237,10 +237,12 @@ def cauchy_field(Y, *, alpha=1.0, targets=None, spacing=SPACING, order=ORDER,
         workers = 1 if getattr(_WORKER, "active", False) else allowed_threads()
     pts = Y if T is None else np.hstack([Y, T])
     lo = pts.min(axis=1)  # coordinates relative to the minimum: large offsets lose nothing
-    span = pts.max(axis=1) - lo
+    with np.errstate(over="ignore"):
+        span = pts.max(axis=1) - lo
     extent = float(span.max())
-    if not np.isfinite(extent):
-        raise ValueError("cauchy_field: the points span more than the largest float.")
+    if not extent <= 1e150:  # beyond, the squared offsets of the grid overflow
+        raise ValueError(f"cauchy_field: the points span {extent:.3g} map units; they may "
+                         "span at most 1e150.")
     h = float(spacing)
     while extent / h > max_nodes - p - 1:
         h *= _STEP
@@ -286,22 +288,21 @@ def cauchy_field(Y, *, alpha=1.0, targets=None, spacing=SPACING, order=ORDER,
     def read(b):
         idx, w, wx, wy = block(b, base, frac)
         where = order[b:b + _BLOCK]
-        for f, acc in zip(fields, out):
+        for which, f in enumerate(fields):
             v = np.take(f, idx)
             v *= w
             total = v[0].copy()
             for row in v[1:]:  # a fixed order of summation
                 total += row
-            acc[where] = total
-        if T is None:
-            cx = [sum(wx[a] * wx[a + d] for a in range(p - d)) for d in range(p)]
-            cy = [sum(wy[c] * wy[c + e] for c in range(p - e)) for e in range(p)]
-            own = np.zeros(len(where))
-            for d in range(p):
-                inner = sum(cy[e] * near[d, e] for e in range(p))
-                own += cx[d] * inner
-            out[0, where] += 1.0 - own
+            if T is None and which == 0:
+                cx = [sum(wx[a] * wx[a + d] for a in range(p - d)) for d in range(p)]
+                cy = [sum(wy[c] * wy[c + e] for c in range(p - e)) for e in range(p)]
+                for d in range(p):
+                    total -= cx[d] * sum(cy[e] * near[d, e] for e in range(p))
+            out[which, where] = total
 
     map_threads(read, range(0, m, _BLOCK), n_workers=workers)
     F, G = out[0], np.ascontiguousarray(out[1:].T)
+    if T is None:
+        F += 1.0  # the points' own terms, exact
     return F, G
