@@ -181,8 +181,9 @@ def test_same_bits_without_numpys_simd_paths():
     off = [f for f in um.__cpu_dispatch__ if um.__cpu_features__.get(f)]
     if not off:
         pytest.skip("this CPU has none of NumPy's dispatched SIMD extensions")
-    code = _CASE.format(w=2) + "\nimport sys; sys.path.insert(0, {!r})\n".format(
-        os.path.dirname(__file__)) + "from test_cauchy_field import _digest; print(_digest(out))"
+    here = os.path.dirname(os.path.abspath(__file__))
+    code = (_CASE.format(w=2) + f"import sys; sys.path.insert(0, {here!r})\n"
+            "from test_cauchy_field import _digest; print(_digest(out))")
     env = dict(os.environ, NPY_DISABLE_CPU_FEATURES=" ".join(off))
     run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, check=True)
