@@ -218,13 +218,22 @@ def cauchy_field(Y, *, alpha=1.0, targets=None, spacing=SPACING, order=ORDER,
     max_nodes : int, default=1024
         Largest number of grid nodes per axis (the padded grid has twice as many).
     workers : int, optional
-        Threads of the Fourier transforms; default the environment's (one inside a piece of
-        :func:`graphdr._threads.map_threads`). The result does not depend on it.
+        Threads (at least 1) of the Fourier transforms and the read-back; default the
+        environment's (one inside a piece of :func:`graphdr._threads.map_threads`). The result
+        does not depend on it.
 
     Returns
     -------
     F : ndarray of shape (m,)
     G : ndarray of shape (m, 2)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphdr.maps.cauchy_field import cauchy_field
+    >>> F, G = cauchy_field(np.array([[0.0, 0.0], [1.0, 0.0]]))  # k = 1/2 at distance 1
+    >>> np.round(F, 4), np.round(G[:, 0], 4)
+    (array([1.5, 1.5]), array([ 0.5, -0.5]))
     """
     Y = _points(Y, "Y")
     T = None if targets is None else _points(targets, "targets")
@@ -265,18 +274,18 @@ def cauchy_field(Y, *, alpha=1.0, targets=None, spacing=SPACING, order=ORDER,
         first = np.clip(np.floor(U - 0.5 * p + 1.0), 0, np.array([[N0 - p], [N1 - p]]))
         base = first[0].astype(np.intp) * N1 + first[1].astype(np.intp)
         n = P.shape[1]
-        order = np.argsort(base * n + np.arange(n))  # unique keys: one order
+        perm = np.argsort(base * n + np.arange(n))  # unique keys: one order on every CPU
         U -= first
-        return order, base[order], U[:, order]
+        return perm, base[perm], U[:, perm]
 
     offsets = (N1 * np.arange(p)[:, None] + np.arange(p)).ravel()[:, None]
 
-    def block(b, base, T):  # flat nodes, weights (p^2 x B) and 1-D weights of a block
+    def block(b, base, frac):  # flat nodes, weights (p^2 x B) and 1-D weights of a block
         s = slice(b, b + _BLOCK)
-        wx, wy = _lagrange(T[0, s], p), _lagrange(T[1, s], p)
+        wx, wy = _lagrange(frac[0, s], p), _lagrange(frac[1, s], p)
         return base[s] + offsets, (wx[:, None] * wy[None, :]).reshape(p * p, -1), wx, wy
 
-    order, base, frac = stencil(Y)
+    perm, base, frac = stencil(Y)
     density = np.zeros(N0 * N1)
     for b in range(0, Y.shape[1], _BLOCK):  # masses added in index order, blocks in order
         idx, w, _, _ = block(b, base, frac)
@@ -288,7 +297,7 @@ def cauchy_field(Y, *, alpha=1.0, targets=None, spacing=SPACING, order=ORDER,
     fields = [_convolve(D, S, M0, odd, imag, N0, N1, workers)
               for S, odd, imag in ((spec, False, False), (gx, True, True), (gy, False, True))]
     if T is not None:
-        order, base, frac = stencil(T)
+        perm, base, frac = stencil(T)
     out = np.empty((3, m))
     # the grid's smeared own term of a point: sum_{a,a',c,c'} wx_a wx_a' wy_c wy_c'
     # k((a - a') h, (c - c') h), replaced by the exact 1 (autocorrelations of the weights)
@@ -297,7 +306,7 @@ def cauchy_field(Y, *, alpha=1.0, targets=None, spacing=SPACING, order=ORDER,
 
     def read(b):
         idx, w, wx, wy = block(b, base, frac)
-        where = order[b:b + _BLOCK]
+        where = perm[b:b + _BLOCK]
         for which, f in enumerate(fields):
             v = np.take(f, idx)
             v *= w
