@@ -47,8 +47,10 @@ interpolating the kernel's peak, of width :math:`\sqrt{\alpha}`: at :math:`\alph
 :math:`\sqrt{2 \alpha}` brings it back to ``1e-2``. Beyond ``max_nodes`` the field of distant
 pairs stays exact but pairs closer than a few ``h`` are blurred: at extent 500 (``h = 0.5``)
 the gradient is within ``0.24`` of its largest norm, at extent 1000 ``0.65``, ``F`` within
-``3e-2`` and ``0.14`` (``max_nodes=2048``: ``2.6e-2`` and ``0.15``). ``order=3`` (openTSNE's
-choice) is 1.5 times faster on 10^6 points but its gradient is within ``3e-2`` only.
+``3e-2`` and ``0.14`` (``max_nodes=2048``: ``2.6e-2`` and ``0.15``). On one thread it takes
+2 to 6 times as long as :func:`~graphdr.maps.grid_field.gaussian_field` on the same points
+(10^4 to 10^6 points, extents 50 and 200: 0.01 to 0.6 s); ``order=3`` (openTSNE's choice) is
+1.6 times faster on 10^6 points, but its gradient is within ``3e-2`` only.
 
 Determinism. The kernel is tabulated with additions, multiplications, divisions and square
 roots only (NumPy's ``power``, ``exp`` and ``log`` give other bits on CPUs with and without
