@@ -24,41 +24,39 @@ t-SNE's gradient :math:`4 \sum_j (p_{ij} - q_{ij}) k_{ij} (y_i - y_j)` multiplie
 Method (FIt-SNE's, Linderman et al. 2019). The points' unit masses are spread onto a regular
 grid of spacing ``h`` with Lagrange interpolation weights (the ``order`` nearest nodes per
 axis, tensor product), the grid is convolved with :math:`k` and with its derivatives
-:math:`\partial_x k = -2x (1 + d^2/\alpha)^{-(\alpha+1)}` and :math:`\partial_y k`, tabulated
-at every grid offset, and the three fields are read back at the points with the same weights.
+:math:`\partial_x k = -2x (1 + d^2/\alpha)^{-(\alpha+1)}`, :math:`\partial_y k` tabulated at
+every grid offset, and the three fields are read back at the points with the same weights.
 The kernel is not cut off: the grid is padded to twice its size and the convolutions are
-products of discrete Fourier transforms (``scipy.fft``); the kernels' transforms, real (even
-kernel) or imaginary (odd derivatives), come from one quadrant by type-1 DCT and DST and are
-kept for the next call on the same grid (the last four grids: ``3 (M + 1)^2`` floats each,
-25 MB at ``M = 1024``). The grid smears each point's own term; it is subtracted (its exact
-grid value) and replaced by 1. Cost ``O(n p^2 + G log G)`` for ``G`` grid nodes and
-``p = order``, memory ``O(n + G)``; no pair of points is ever formed. The grid spans the points
-with spacing ``spacing`` up to ``max_nodes`` nodes per axis (extent ``~255`` map units at the
-defaults), beyond which the spacing grows with the extent, in steps of 2^(1/16) (so that the
-grids, and their kernels, repeat).
+products of discrete Fourier transforms (``scipy.fft``); the kernels' transforms come from one
+quadrant by type-1 DCT and DST and are kept for the next calls on the same grid (the last four
+grids; 25 MB for the largest). Each point's own term, which the grid smears, is replaced by
+the exact 1. Cost ``O(n p^2 + G log G)`` for ``G`` grid nodes and ``p = order``, memory
+``O(n + G)``; no pair of points is formed. The grid has spacing ``spacing`` up to
+``max_nodes`` nodes per axis (extent 254 at the defaults); beyond, the spacing grows with the
+extent in steps of 2^(1/16) (so that grids, and their kernels, repeat).
 
 Error, measured at the defaults (``order=5``, ``spacing=0.25``) against the brute-force sum on
 Gaussian blobs (5 clusters, ``n`` = 50, 500, 5000, three layouts each, extents 5, 30, 200):
 :math:`F` within ``1.5e-3`` of itself at every point, :math:`Z` within ``2.5e-4``, the gradient
 within ``1.3e-2`` (:math:`\alpha = 0.5`), ``7e-3`` (1), ``4.5e-3`` (2) of its largest norm;
-:math:`\alpha` = 10 to 1000 ``2.5e-3``, :math:`Z` within ``1.1e-3``. The error is that of
+for :math:`\alpha` = 10 to 1000, ``2.5e-3`` (:math:`Z`: ``1.1e-3``). The error is that of
 interpolating the kernel's peak, of width :math:`\sqrt{\alpha}`: at :math:`\alpha` = 0.25 and
-0.1 the gradient is within ``3e-2`` and ``7.5e-2``; ``spacing`` scaled by
-:math:`\sqrt{2 \alpha}` brings it back to ``1e-2``. Beyond ``max_nodes`` the field of distant
-pairs stays exact but pairs closer than a few ``h`` are blurred: at extent 500 (``h = 0.5``)
-the gradient is within ``0.24`` of its largest norm, at extent 1000 ``0.65``, ``F`` within
-``3e-2`` and ``0.14`` (``max_nodes=2048``: ``2.6e-2`` and ``0.15``). On one thread it takes
-2 to 6 times as long as :func:`~graphdr.maps.grid_field.gaussian_field` on the same points
-(10^4 to 10^6 points, extents 50 and 200: 0.01 to 0.6 s); ``order=3`` (openTSNE's choice) is
-1.6 times faster on 10^6 points, but its gradient is within ``3e-2`` only.
+0.1 the gradient is within ``3e-2`` and ``7.5e-2``, within ``1e-2`` again with ``spacing``
+times :math:`\sqrt{2\alpha}` (below the cap). Beyond ``max_nodes`` distant pairs stay exact but
+pairs closer than a few ``h`` are blurred: at extent 500 (``h = 0.5``) the gradient is within
+``0.24``, ``F`` within ``3e-2``; at extent 1000, ``0.65`` and ``0.14`` (``max_nodes=2048``:
+``2.6e-2`` and ``2.5e-3`` at extent 500). On one thread it takes 2 to 6 times as long as
+:func:`~graphdr.maps.grid_field.gaussian_field` on the same points (10^4 to 10^6 points,
+extents 50 and 200: 0.01 to 0.6 s); ``order=3`` (openTSNE's choice) is 1.6 times faster on
+10^6 points, its gradient within ``3e-2`` only.
 
-Determinism. The kernel is tabulated with additions, multiplications, divisions and square
-roots only (NumPy's ``power``, ``exp`` and ``log`` give other bits on CPUs with and without
-AVX-512), the masses are added in a fixed order (the points sorted by grid cell and index,
-``np.bincount`` in blocks), the read-back sums run in a fixed order, and pocketfft computes
-each 1-D transform alike whichever of its ``workers`` threads runs it: the same bits on every
-run, thread count and CPU (``tests/test_cauchy_field.py`` checks threads, and NumPy with its
-SIMD paths disabled).
+Determinism. The kernel is tabulated with IEEE-exact operations only (for :math:`\alpha` not
+a multiple of 1/2, ``exp`` and ``log1p`` by series: NumPy's ``power``, ``exp`` and ``log`` give
+other bits on CPUs with and without AVX-512); the masses are added in a fixed order (points
+sorted by grid cell and index, ``np.bincount`` in blocks), the read-back sums too, and pocketfft
+computes each 1-D transform alike whichever of its ``workers`` threads runs it: the same bits on
+every run, thread count and CPU (``tests/test_cauchy_field.py`` checks threads, and NumPy with
+its SIMD paths off).
 """
 
 from __future__ import annotations
@@ -79,7 +77,6 @@ ORDER = 5
 MAX_NODES_PER_AXIS = 1024
 
 _LN2_HI, _LN2_LO = 6.93147180369123816490e-01, 1.90821492927058770002e-10  # ln 2 = hi + lo
-_SQRT_HALF = 0.70710678118654752440
 
 
 def _atanh_series(s):
@@ -99,7 +96,7 @@ def _log1p(x):
     xs = x[small]
     out[small] = _atanh_series(xs / (2.0 + xs))
     m, e = np.frexp(1.0 + x[~small])  # 1 + x = m 2^e, m in [1/2, 1)
-    low = m < _SQRT_HALF
+    low = m < 0.70710678118654752440  # m in [1/sqrt(2), sqrt(2))
     m[low] *= 2.0
     e[low] -= 1
     out[~small] = _atanh_series((m - 1.0) / (m + 1.0)) + e * _LN2_HI + e * _LN2_LO
