@@ -36,7 +36,8 @@ the exact 1. Cost ``O(n p^2 + G log G)`` for ``G`` grid nodes and ``p = order``,
 extent in steps of 2^(1/16) (so that grids, and their kernels, repeat).
 
 Error, measured at the defaults (``order=5``, ``spacing=0.25``) against the brute-force sum on
-Gaussian blobs (5 clusters, ``n`` = 50, 500, 5000, three layouts each, extents 5, 30, 200):
+Gaussian blobs (5 clusters, centres spread over 5, 30 and 200 map units, ``n`` = 50, 500,
+5000, three layouts each):
 :math:`F` within ``1.5e-3`` of itself at every point, :math:`Z` within ``2.5e-4``, the gradient
 within ``1.3e-2`` (:math:`\alpha = 0.5`), ``7e-3`` (1), ``4.5e-3`` (2) of its largest norm;
 for :math:`\alpha` = 10 to 1000, ``2.5e-3`` (:math:`Z`: ``1.1e-3``). The error is that of
