@@ -31,7 +31,7 @@ The rule of Northcutt, Jiang & Chuang (JAIR 2021), written from the paper. With
    :data:`FEW_LABELS` labelled samples, 0 (steps 1-6 alone, the paper's rule) otherwise.
    With 5 % of the labels (3 to 25 per class) steps 1-6 alone flag up to 39 % of the correct
    labels (vowel), 1/2 brings that to 12 %; with all of them (37 or more per class) the cut
-   changes the correct labels flagged by at most 2.3 points (vehicle) and costs flipped labels
+   changes the correct labels flagged by at most 2.2 points (vehicle) and costs flipped labels
    found where many classes overlap (``benchmarks/results/label_issues.md`` and
    ``label_issues_scale.md``).
 
