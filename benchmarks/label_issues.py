@@ -25,8 +25,9 @@ take no unlabelled rows); ``few-noisy``: the same with 10 % of those labels flip
 the labelled rows. Target: at most 1 % of the rows flagged on clean labels, on every set (or
 the floor stated). The cut: LabelIssues is fitted once with ``min_suspicion=0`` and its flags at
 a cut ``t`` are ``is_issue_ & (suspicion_ >= t)``, exactly those of ``min_suspicion=t``
-(``tests/test_label_issues.py``); ``graphdr`` is the default cut 0.5, the table of cuts shows
-what a higher one costs.
+(``tests/test_label_issues.py``); ``graphdr`` is the default, ``min_suspicion='auto'`` (1/2 when
+a class has fewer than 30 labelled samples, as in the ``few`` cells, else 0); the table of cuts
+shows what each fixed cut gives.
 
     .venv/bin/python benchmarks/label_issues.py [--datasets ...] [--seeds 3] [--variants]
         [--noises uniform pair clean few few-noisy] [--jobs 2] [--out FILE.json]
@@ -63,8 +64,9 @@ NOISES = ("uniform", "pair")
 #: the cells of correct labels (and of a few labels, some flipped)
 CLEAN = ("clean", "few", "few-noisy")
 ANCHORS = ("cl-knn", "cl-logistic", "datalab")
-#: the cuts of the suspicion whose flags the cut table shows (0.5: the default)
-CUTS = (0.0, 0.5, 0.7, 0.9)
+#: the cuts of the suspicion whose flags the cut table shows (the default 'auto' takes 0.5 with
+#: fewer than 30 labelled samples in a class, else 0)
+CUTS = (0.0, 0.3, 0.4, 0.5, 0.7, 0.9)
 #: the fraction of each class's rows labelled in the ``few`` cells (at least FEW_MIN)
 FEW, FEW_MIN = 0.05, 3
 VARIANTS = {"graphdr": {}, "neighbors": {"models": ["neighbors"]},
@@ -166,7 +168,8 @@ def _cleanlab(model, X, noisy):
 
 def run_method(method, X, noisy, cuts=None):
     """``(flagged, quality, seconds)`` of one method on one noisy labelling; for LabelIssues
-    with ``cuts`` (a dict), also ``cuts[t]``: its flags at each cut of :data:`CUTS`."""
+    with ``cuts`` (a dict), also ``cuts[t]``: its flags at each cut of :data:`CUTS`, and
+    ``cuts['auto']``: the cut the default took."""
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -179,8 +182,12 @@ def run_method(method, X, noisy, cuts=None):
             audit = graphdr.LabelIssues(**params).fit(X, noisy)
             flagged, quality = audit.is_issue_, audit.label_quality_
             if cuts is not None:  # the default cut's flags, and the others
+                from graphdr.audit.confident import auto_min_suspicion
+
+                assert graphdr.LabelIssues().min_suspicion == "auto"
                 cuts.update({t: flagged & (audit.suspicion_ >= t) for t in CUTS})
-                flagged = cuts[graphdr.LabelIssues().min_suspicion]
+                cuts["auto"] = auto_min_suspicion(noisy[noisy >= 0])
+                flagged = flagged & (audit.suspicion_ >= cuts["auto"])
         elif method == "cl-knn":
             from sklearn.neighbors import KNeighborsClassifier
 
@@ -233,6 +240,7 @@ def run_cell(cell):
             out[method] = {**scores(flagged, quality, truth, labelled), "seconds": seconds,
                            "n_flagged": int(flagged.sum()), "n_flipped": int(truth.sum())}
             if cuts:
+                out[method]["cut"] = cuts.pop("auto")
                 out[method]["cuts"] = {str(t): scores(f, quality, truth, labelled)
                                        for t, f in cuts.items()}
     shown = "flagged" if noise in ("clean", "few") else "f1"
@@ -361,10 +369,11 @@ def clean_tables(table, sets, seeds):
                      + f" | {_pct(few, 'graphdr')} | "
                      + (f"{noisy['f1']:.3f}" if noisy and "f1" in noisy else "-") + " |")
     lines += ["", "## The cut", "",
-              "LabelIssues' flags at each cut `t` of the suspicion (the default 0.5; 0: the "
-              "rule of confident learning alone): rows flagged on clean labels (%), labelled "
-              "rows flagged with few labels (%), F1 with uniform and pair noise (mean over the "
-              "seeds).", "",
+              "LabelIssues' flags at each cut `t` of the suspicion (0: the rule of confident "
+              "learning alone; the default `'auto'` takes 0.5 in the `few` cells, fewer than "
+              "30 labelled samples per class, and 0 in the others, 37 or more): rows flagged "
+              "on clean labels (%), labelled rows flagged with few labels (%), F1 with uniform "
+              "and pair noise (mean over the seeds).", "",
               "| set | " + " | ".join(f"clean % t={t}" for t in CUTS) + " | "
               + " | ".join(f"few % t={t}" for t in CUTS) + " | "
               + " | ".join(f"uniform F1 t={t}" for t in CUTS) + " | "
@@ -431,6 +440,7 @@ def scale(args):
                                              "seconds": seconds}
             print(method, threads, rows[f"{method} ({threads})"], flush=True)
             if cuts:  # (the same fit's flags at the other cuts of the suspicion)
+                auto = cuts.pop("auto")
                 cut_rows.update({f"graphdr, min_suspicion={t}": scores(f, quality, truth)
                                  for t, f in cuts.items()})
     ours = rows["graphdr (default threads)"]
@@ -444,8 +454,9 @@ def scale(args):
              f"LabelIssues {ours['seconds']:.1f} s, cleanlab with 10-NN "
              f"{theirs['seconds']:.1f} s ({ratio:.2f}x; target <= 3x, and < 60 s); "
              f"F1 {ours['f1']:.3f} vs {theirs['f1']:.3f}"
-             + (f" (min_suspicion=0: {cut_rows['graphdr, min_suspicion=0.0']['f1']:.3f})"
-                if cut_rows else "") + ".", "",
+             + (f" (the default cut {auto}; min_suspicion=0.5: "
+                f"{cut_rows['graphdr, min_suspicion=0.5']['f1']:.3f})" if cut_rows else "")
+             + ".", "",
              "The same fits with one BLAS/OpenMP thread are labelled (one thread). "
              "`python -m benchmarks` runs it with the machine's default threads; data: "
              "`make_classification` (30 informative, 10 redundant features, 2 clusters per "
@@ -455,9 +466,10 @@ def scale(args):
         lines.append(f"| {m} | {r['seconds']:.1f} | {r['precision']:.3f} | {r['recall']:.3f} | "
                      f"{r['f1']:.3f} | {r['auroc']:.3f} |")
     lines += ["", "LabelIssues' flags at other cuts of the suspicion (the same fit: its "
-              "`min_suspicion=0` flags cut; 0.5 is the default): on these ten overlapping "
-              "classes a higher cut trades flipped labels found (recall) for fewer correct "
-              "labels flagged (precision).", "",
+              "`min_suspicion=0` flags cut; the default `'auto'` takes "
+              + (f"{auto}" if cut_rows else "-") + ", every class having 30 or more labels): "
+              "on these ten overlapping classes a higher cut trades flipped labels found "
+              "(recall) for fewer correct labels flagged (precision).", "",
               "| cut | rows flagged | precision | recall | F1 |", "|---|---:|---:|---:|---:|"]
     for m, r in cut_rows.items():
         lines.append(f"| {m} | {100 * r['flagged']:.1f} % | {r['precision']:.3f} | "

@@ -509,5 +509,41 @@ def test_min_suspicion_cuts_the_flags_of_the_rule_alone(cut):
     np.testing.assert_array_equal(cut_fit.probabilities_, every.probabilities_)
     if cut == 0.9:  # (a cut that removes some)
         assert every.is_issue_.sum() > cut_fit.is_issue_.sum()
-    with pytest.raises(ValueError, match=r"min_suspicion must be a number in \[0, 1\]"):
-        graphdr.LabelIssues(min_suspicion=1.5).fit(X, noisy)
+    for bad in (1.5, -0.1, "half", "Auto", None, True):
+        with pytest.raises(ValueError,
+                           match=r"min_suspicion must be 'auto' or a number in \[0, 1\]"):
+            graphdr.LabelIssues(min_suspicion=bad).fit(X, noisy)
+
+
+def _overlapping_classes():
+    """Five classes of 40 rows that overlap: a cut of 1/2 removes some of the flags of the
+    rule alone."""
+    X, y = make_blobs(n_samples=200, centers=5, n_features=5, cluster_std=5.0, random_state=0)
+    return X, y
+
+
+@pytest.mark.parametrize("kept", [None, 30, 29, 3])
+def test_the_default_cut_is_one_half_below_30_labels_in_a_class_and_none_from_30(kept):
+    """min_suspicion='auto': the flags of min_suspicion=0 when every class has 30 labelled
+    samples or more, those of 1/2 when one has fewer (labels counted here by a loop over the
+    given ones); the unlabelled rows do not count."""
+    X, y = _overlapping_classes()
+    given = y.copy()
+    if kept is not None:  # class 3 keeps its `kept` first rows labelled
+        given[np.flatnonzero(y == 3)[kept:]] = -1
+    counts = {}
+    for label in given:
+        if label != -1:
+            counts[label] = counts.get(label, 0) + 1
+    expected = 0.5 if min(counts.values()) < 30 else 0.0
+    audit = graphdr.LabelIssues().fit(X, given)
+    assert audit.min_suspicion_ == expected
+    fixed = graphdr.LabelIssues(min_suspicion=expected).fit(X, given)
+    np.testing.assert_array_equal(audit.is_issue_, fixed.is_issue_)
+    every = graphdr.LabelIssues(min_suspicion=0.0).fit(X, given)
+    np.testing.assert_array_equal(audit.is_issue_, every.is_issue_
+                                  & (every.suspicion_ >= expected))
+    if kept is None:  # (all labelled: the rule alone, which 1/2 would cut)
+        half = every.is_issue_ & (every.suspicion_ >= 0.5)
+        assert audit.is_issue_.sum() > half.sum()
+        assert graphdr.LabelIssues(min_suspicion=0.5).fit(X, given).min_suspicion_ == 0.5
