@@ -41,7 +41,8 @@ PORTABLE_TESTS = tests/test_pinned_outputs.py tests/test_determinism.py tests/te
 	tests/test_linear_ridge.py tests/test_qmi.py tests/test_qmi_ascent.py tests/test_mkl.py \
 	tests/test_dee.py tests/test_graphs.py tests/test_tuning.py tests/test_scaling.py \
 	tests/test_maps.py tests/test_sampling.py tests/test_input_errors.py tests/test_propagation.py \
-	tests/test_map_dask.py tests/test_label_issues.py tests/test_lists.py
+	tests/test_map_dask.py tests/test_label_issues.py tests/test_lists.py \
+	tests/test_heavy_tailed.py tests/test_cauchy_field.py
 test-portable: $(STAMP)
 	OPENBLAS_CORETYPE=Prescott OPENBLAS_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 -q \
 		-p no:cacheprovider $(PORTABLE_TESTS)

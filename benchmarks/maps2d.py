@@ -121,6 +121,11 @@ def methods():
                          lambda m, X: m.transform(X)),
         "graphdr.DEEMap": (lambda X, y: graphdr.DEEMap().fit(X, y),
                            lambda m, X: m.transform(X)),
+        "graphdr.DEEMap (cauchy)": (lambda X, y: graphdr.DEEMap(repulsion="cauchy").fit(X, y),
+                                    lambda m, X: m.transform(X)),
+        "graphdr.DEEMap (cauchy, no labels)": (
+            lambda X, y: graphdr.DEEMap(repulsion="cauchy").fit(X),
+            lambda m, X: m.transform(X)),
         "graphdr.KQMI (Nystroem 1000)": (
             lambda X, y: graphdr.KQMI(n_components=_two(y), approximation="nystroem",
                                       n_landmarks=1000).fit(X, y),
@@ -133,6 +138,9 @@ def methods():
     for name, make in external.items():  # supervised UMAP, openTSNE when installed
         out[name] = (lambda X, y, make=make: make().fit(X, y),
                      lambda m, X: np.asarray(m.transform(X)))
+    if "supervised UMAP" in external:  # and without the labels
+        out["UMAP (unsupervised)"] = (lambda X, y: external["supervised UMAP"]().fit(X),
+                                      lambda m, X: np.asarray(m.transform(X)))
     return out
 
 
@@ -213,8 +221,9 @@ def faithfulness(X, Z, y, k=10, n_triplets=20_000, seed=0):
                 class_trust=float(np.mean(per_class)) if per_class else np.nan)
 
 
-def draw(ds, names, maps, table, results=RESULTS):
-    """One picture per data set: every method's map side by side (``maps2d_<ds>.png``)."""
+def draw(ds, names, maps, table, results=RESULTS, stem="maps2d"):
+    """One picture per data set: every method's map side by side (``<stem>_<ds>.png``, the
+    stem of the results file)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -226,7 +235,7 @@ def draw(ds, names, maps, table, results=RESULTS):
              for n in names if (ds, n) in maps]
     fig = draw_held_out_maps(drawn, maps[(ds, drawn[0].name)][3],
                              f"{ds}: held-out samples on each 2-D map")
-    path = results / f"maps2d_{ds}.png"
+    path = results / f"{stem}_{ds}.png"
     fig.savefig(path, dpi=90)
     plt.close(fig)
     return path
@@ -353,7 +362,7 @@ def main(argv=None, results=RESULTS):
     lines += ["", "Pictures (the test samples on each method's map, coloured by their true "
               "class; the training map in light grey):", ""]
     for ds in a.datasets:
-        png = draw(ds, names, maps, table, results)
+        png = draw(ds, names, maps, table, results, Path(a.out).stem)
         lines.append(f"![{ds}]({png.name})")
     (results / a.out).write_text("\n".join(lines) + "\n")
 

@@ -254,7 +254,7 @@ def test_map_separates_classes_and_lowers_its_objective(digits_split):
     # the default max_iter caps the long tail of large maps only: a map of this size stops by
     # its relative-decrease test (89 iterations here; the content order of the rows sets the
     # descent's path: 51 to 100 over such splits, the same held-out errors)
-    assert m.converged_ and m.n_iter_ < m.max_iter, m.n_iter_
+    assert m.converged_ and m.n_iter_ < m.iterations(), m.n_iter_
 
 
 @pytest.mark.parametrize("loader", ["iris", "wine"])
@@ -525,7 +525,8 @@ def test_bad_parameters_and_feature_count():
         m.transform(X[:, :2])
 
 
-@parametrize_with_checks([DEEMap(max_iter=5, n_neighbors=3)])
+@parametrize_with_checks([DEEMap(max_iter=5, n_neighbors=3),
+                          DEEMap(repulsion="cauchy", max_iter=40, n_neighbors=3, perplexity=5)])
 def test_sklearn_compatible(estimator, check):
     # (check_transformer_general holds: transform of a training sample is its place)
     check(estimator)
@@ -622,9 +623,9 @@ def test_approximate_neighbours_are_close_to_the_exact_ones_and_deterministic(mo
     # a new sample's place depends on the sample alone, not on the others of the call nor on
     # how the call is cut into searched chunks
     np.testing.assert_array_equal(m.transform(X[3000:3100][::-1]), Z[::-1])
-    from graphdr.maps import dee_map
+    from graphdr.maps import placing
 
-    monkeypatch.setattr(dee_map, "_SEARCH_CHUNK", 37)
+    monkeypatch.setattr(placing, "_SEARCH_CHUNK", 37)
     np.testing.assert_array_equal(m.transform(X[3000:3100]), Z)
 
 

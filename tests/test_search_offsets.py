@@ -263,7 +263,7 @@ def test_the_large_maps_placement_moves_no_new_sample_when_the_data_move(monkeyp
     from sklearn.neighbors import NearestNeighbors
 
     from graphdr import DEEMap
-    from graphdr.maps import dee_map
+    from graphdr.maps import placing
 
     r = np.random.default_rng(7)
     y = r.integers(0, 4, 1000)
@@ -281,7 +281,7 @@ def test_the_large_maps_placement_moves_no_new_sample_when_the_data_move(monkeyp
 
     recall = [_recall(neighbours(fit(o), o), truth) for o in (0.0, 1e4)]
     assert recall[0] > 0.95 and recall[1] >= recall[0] - 0.01
-    monkeypatch.setattr(dee_map, "INDEX_PROBES", 1000)  # every list
+    monkeypatch.setattr(placing, "INDEX_PROBES", 1000)  # every list
     maps = {o: fit(o) for o in (0.0, 1e4, 1e6)}
     assert all(m.neighbors_ == "approx" for m in maps.values())
     places = {o: m.transform(Xte + o) for o, m in maps.items()}

@@ -242,7 +242,7 @@ def run_map(args):
         else:
             from tqdm.auto import tqdm
 
-            with tqdm(total=DEEMap().max_iter, desc="graphdr map", unit="it",
+            with tqdm(total=DEEMap().iterations(), desc="graphdr map", unit="it",
                       leave=False) as bar:
                 def progress(Y, info):
                     bar.update(1)
@@ -449,7 +449,7 @@ def _progress(args, n):
 
     # the placement's rate is its average since it started (smoothing=0): its pieces arrive
     # in bursts, and its clock starts with the placement, not with the fit before it
-    with tqdm(total=DEEMap().max_iter, desc="graphdr map: fit", unit="it", leave=False) as fit, \
+    with tqdm(total=DEEMap().iterations(), desc="graphdr map: fit", unit="it", leave=False) as fit, \
             tqdm(total=n, desc="graphdr map: place", unit="rows", unit_scale=True,
                  leave=False, smoothing=0) as place:
         def fitted(Y, info):

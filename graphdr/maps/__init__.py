@@ -6,8 +6,12 @@ One module per concern:
   out-of-sample transform, its fit read as prepare, objective, descent, store;
 * :mod:`graphdr.maps.objective` -- the map's objective; :mod:`graphdr.maps.grid_field` -- its
   repulsion on a grid;
+* :mod:`graphdr.maps.heavy_tailed` -- the heavy-tailed map (``repulsion='cauchy'``): t-SNE's
+  objective, its affinities and descent; :mod:`graphdr.maps.cauchy_field` -- its repulsion by
+  FFT;
 * :mod:`graphdr.maps.inputs` -- its graphs and scaling; :mod:`graphdr.maps.start` -- its start;
-* :mod:`graphdr.maps.placement` -- the placement of new samples;
+* :mod:`graphdr.maps.placement` -- the placement of new samples; :mod:`graphdr.maps.placing`
+  -- DEEMap's placing methods (``transform``, ``transform_left_out``);
 * :mod:`graphdr.maps.dask_fit` -- the fit and placement of Dask arrays;
 * :mod:`graphdr.maps.display` -- ``DEEMap.show`` and the page it returns;
 * :mod:`graphdr.maps.page` -- the interactive page and the table of a map;

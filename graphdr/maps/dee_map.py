@@ -23,10 +23,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.neighbors import NearestNeighbors
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_consistent_length, validate_data
 
-from .._threads import managed_threads, map_threads
+from .._threads import managed_threads
 from .._validation import (
     check_int,
     check_label_values,
@@ -35,6 +34,7 @@ from .._validation import (
     check_option,
     check_positive,
     checked_parameters,
+    unlabelled_mask,
 )
 from ..base.prepared import PreparedInput, features_of
 from ..base.semi import audited_fit_labels, prepare_unlabelled
@@ -49,28 +49,25 @@ from ..neighbor._core import _DTYPES, _check_descent_params, _store_descent
 from ..neighbor.elastic import _sparse_preconditioner
 from .dask_fit import fit_dask, place_dask
 from .display import MapViewMixin
+from .heavy_tailed import KLObjective, labelled_affinities, optimize, perplexity_affinities
 from .inputs import (
-    CROSS_NEIGHBORS,
     FEATURE_SCALINGS,
     _class_order,
     _gathered,
     attraction_graph,
     content_keys,
     feature_scaling,
+    input_neighbours,
     map_cross_pairs,
 )
 from .objective import _MapObjective
 from .placement import (
     PlacementCheck,
-    best_width,
-    drop_self,
-    leave_one_out_errors,
-    place,
     place_rows,
     probe_rows,
-    row_distances,
 )
-from .start import _start
+from .placing import INDEX_DEGREE, PlacingMixin
+from .start import _principal_plane, _start
 
 #: the shift of the Laplacian preconditioner, relative to the larger repulsion weight (the
 #: curvature of e^{-r^2} is at most 2 per unit weight)
@@ -79,14 +76,15 @@ PRECONDITIONER_SHIFT = 1.0
 #: direction needs no more (at 10^5 and 10^6 samples, 0.03 instead of 1e-3 halved the CG
 #: iterations and reached an equal or lower objective; 0.1 stopped the descent early)
 CG_RTOL = 0.03
-#: a large map's placing index: its NN-descent graph's degree (300,000 samples of
-#: ``benchmarks/maps2d_scale.py``: 10 built in 7.1 s, 20 in 15.3) and the inverted lists probed
-#: (10^5 new among 10^6: 83 % of the 20 nearest in 10 s with 8 of 1000, 77 % in 8 s with 6)
-INDEX_DEGREE, INDEX_PROBES = CROSS_NEIGHBORS, 8
-#: query rows per block of the out-of-sample transform
-TRANSFORM_BLOCK = 4096
-#: new samples searched at once before their blocks are placed
-_SEARCH_CHUNK = 16 * TRANSFORM_BLOCK
+#: iterations of ``repulsion='cauchy'`` (``max_iter='auto'``): t-SNE's 250 with the attraction
+#: exaggerated, then 500
+CAUCHY_ITER, CAUCHY_EARLY_ITER, CAUCHY_EXAGGERATION = 750, 250, 12.0
+#: iterations of the Laplacian direction (``repulsion='gaussian'``, ``max_iter='auto'``)
+GAUSSIAN_ITER = 100
+#: the standard deviation of the first axis of ``repulsion='cauchy'``'s start (openTSNE's)
+CAUCHY_START_STD = 1e-4
+#: the objectives of ``repulsion``
+REPULSIONS = ("gaussian", "cauchy")
 
 
 @dataclass
@@ -99,7 +97,8 @@ class _SortedRows:
     Xs: np.ndarray | None  # scaled features, sorted (None while a large map descends)
 
 
-class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+             BaseEstimator):
     r"""Supervised nonlinear 2-D map: discriminative elastic embedding of the samples themselves.
 
     .. math::
@@ -146,6 +145,32 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         'ignore'; not 'propagate' when the propagation leaves a class a single sample. With
         every sample labelled it has no effect.
 %(labels)s
+    repulsion : {'gaussian', 'cauchy'}, default='gaussian'
+        The objective. ``'gaussian'``: paper 003's over free coordinates (above): attraction
+        within each class, the Gaussian repulsion :math:`e^{-d^2}`, which acts only at short
+        range. ``'cauchy'``: the heavy-tailed map (:mod:`graphdr.maps.heavy_tailed`), t-SNE's
+        divergence between the input's affinities (perplexity ``perplexity``) and the kernel
+        :math:`(1 + d^2/\alpha)^{-\alpha}` (:math:`\alpha` = ``tail``) summed over all pairs
+        by FFT; the labels weaken the affinities across classes by ``separation``; it keeps more
+        of the data's shape (continuity, global structure) where classes mix, and maps data
+        without labels (every ``y`` -1). The parameters ``n_neighbors`` (for the placement of
+        new samples), ``feature_scaling``, ``placement_width``, ``neighbors``,
+        ``random_state`` and ``max_iter`` serve both; ``lam``, ``lam_same``,
+        ``lam_unlabelled``, ``cross_attraction``, ``n_neighbors_unlabelled`` and ``tol``
+        only the Gaussian one. Not yet on the Dask route.
+    tail : float > 0, default=1.0
+        With ``repulsion='cauchy'``: :math:`\alpha` (1: t-SNE's kernel; below 1, heavier
+        tails, finer clusters).
+    perplexity : float > 0, default=30.0
+        With ``repulsion='cauchy'``: the input affinities' perplexity (t-SNE's): each sample's
+        ``3 perplexity`` nearest neighbours, weighted to that entropy.
+    separation : float in [0, 1], default=0.5
+        With ``repulsion='cauchy'``: the share of the affinity between labelled samples of
+        different classes that the labels remove (0: the labels do not shape the map, only
+        the placement of new samples; 1: no attraction across classes). Development
+        (digits, mnist5k: split 0 of ``benchmarks/maps2d.py``) moved the held-out error by at
+        most 0.2 points between 0 and 0.9, and lowered continuity and triplet accuracy towards
+        1; the default is provisional.
     lam : float, default=1.0
         :math:`\lambda_d`, the weight of the repulsion between classes.
     lam_same : float, default=4.0
@@ -197,13 +222,16 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         Seed of the approximate neighbour search (None: 0). The same data and seed give the
         same map on the same machine, whatever the number of threads; on another CPU the
         approximate neighbours (float32, compiled by numba) may differ slightly.
-    max_iter : int, default=100
-        Iterations of the optimiser. The fully labelled benchmark sets (up to 16,000 samples)
-        stop by ``tol`` before it (the letters, 16,000 samples: 25 to 97 iterations over five
-        splits). Larger maps keep lowering :math:`E` by small amounts for hundreds of
-        iterations without changing what the map shows, so a map with NN-descent neighbours
-        (``neighbors_='approx'``) also stops when its placement of new samples settles
-        (:class:`graphdr.maps.placement.PlacementCheck`); at 10^6 samples
+    max_iter : int or 'auto', default='auto'
+        Iterations of the optimiser: 'auto' is 100 for ``repulsion='gaussian'`` and 750 for
+        ``'cauchy'`` (t-SNE's schedule: 250 with the attraction exaggerated 12 times, then
+        500; fewer than 250 are all exaggerated). With ``'gaussian'``: the fully labelled
+        benchmark sets (up to 16,000 samples) stop by ``tol`` before it (the letters, 16,000
+        samples: 25 to 97 iterations over five splits). Larger maps keep lowering :math:`E`
+        by small amounts for hundreds of iterations without changing what the map shows, so
+        a map with NN-descent neighbours (``neighbors_='approx'``) also stops when its
+        placement of new samples settles (:class:`graphdr.maps.placement.PlacementCheck`); at
+        10^6 samples
         (``benchmarks/maps2d_scale.py``'s data) after 20 iterations instead of 86, the
         held-out error and trustworthiness unchanged.
     tol : float, default=1e-5
@@ -255,6 +283,15 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     (10, 2)
     """
 
+    _parameter_rules = {
+        "max_iter": lambda value, name: None if isinstance(value, str) and value == "auto"
+        else _check_iterations(value, name),
+        "repulsion": lambda value, name: check_option(value, name, set(REPULSIONS)),
+        "tail": lambda value, name: check_positive(value, name),
+        "perplexity": lambda value, name: check_positive(value, name),
+        "separation": lambda value, name: _check_fraction(value, name),
+    }
+
     _supports = Supports(unlabelled_rows=True, unlabelled_choice=True, neighbour_search=True,
                          prepared=True, label_audit=True)
 
@@ -262,14 +299,19 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     _unlabelled_ties = "propagate"
 
     def __init__(self, *, n_neighbors=20, n_neighbors_unlabelled=10, unlabelled="auto",
-                 labels="given", lam=1.0,
+                 labels="given", repulsion="gaussian", tail=1.0, perplexity=30.0,
+                 separation=0.5, lam=1.0,
                  lam_same=4.0, lam_unlabelled=0.3, cross_attraction=1.0, feature_scaling="auto",
                  placement_width="auto", neighbors="auto", fit_samples=1_000_000,
-                 random_state=None, max_iter=100, tol=1e-5, verbose=0, callback=None):
+                 random_state=None, max_iter="auto", tol=1e-5, verbose=0, callback=None):
         self.n_neighbors = n_neighbors
         self.n_neighbors_unlabelled = n_neighbors_unlabelled
         self.unlabelled = unlabelled
         self.labels = labels
+        self.repulsion = repulsion
+        self.tail = tail
+        self.perplexity = perplexity
+        self.separation = separation
         self.lam = lam
         self.lam_same = lam_same
         self.lam_unlabelled = lam_unlabelled
@@ -286,8 +328,9 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
 
     @managed_threads
     @checked_parameters
-    def fit(self, X, y):
-        """Compute the map of ``X`` (``n x D``) with class labels ``y``.
+    def fit(self, X, y=None):
+        """Compute the map of ``X`` (``n x D``) with class labels ``y`` (with
+        ``repulsion='cauchy'``, ``y`` may be None or every label -1: the map of the data alone).
 
         Returns
         -------
@@ -298,10 +341,13 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
 
     @managed_threads
     @checked_parameters
-    def fit_transform(self, X, y):
+    def fit_transform(self, X, y=None):
         """Compute and return the map of the training samples (``embedding_``); of a
         ``dask.array``, the places of all its rows as a ``dask.array`` (``fit_samples``)."""
         check_int(self.fit_samples, "fit_samples", min_value=2)
+        if is_dask_array(X) and self.repulsion == "cauchy":
+            raise ValueError("DEEMap: repulsion='cauchy' is not yet available for a dask.array; "
+                             "use repulsion='gaussian', or compute the rows to fit in memory.")
         if is_dask_array(X):
             fit_dask(self, X, y)
             return place_dask(self, X, self.fit_rows_)
@@ -318,6 +364,12 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
             X_map = X[y_enc >= 0] if prepared is None else prepared.X
             y_map = y_enc[y_enc >= 0]
         rows = self._sorted_rows(X_map, y_map, n_placed, prepared)
+        if self.repulsion == "cauchy":
+            res = self._descend_heavy_tailed(rows, verbose, t0)
+            self._store(res, X_map, rows, None)
+            if X_map is not X:
+                self._placed = place_rows(self, X, y_enc < 0)
+            return self.embedding_
         problem, Y0, check, index = self._objective(rows)
         if index is not None:  # a large map: the scaled rows are rebuilt after the descent
             rows.Xs = None
@@ -344,6 +396,13 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         classes of unlabelled rows, or y itself) and the rows' :class:`~graphdr.base.prepared.
         PreparedInput` (from the caller or the choice of ``unlabelled``; or None)."""
         name = type(self).__name__
+        if self.repulsion == "cauchy" and not isinstance(X, PreparedInput) and (
+                y is None or np.all(unlabelled_mask(np.asarray(y)))):
+            return self._validated_unlabelled(X, y)
+        if y is None:
+            raise ValueError(f"{name} requires y to be passed, but the target y is None: pass "
+                             "the class labels (every one -1 for a map of the data alone, with "
+                             "repulsion='cauchy').")
         prepared = X if isinstance(X, PreparedInput) else None
         if prepared is not None:  # a trial fit of that choice: validated already
             prepared.set_features(self)
@@ -369,6 +428,21 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         if self.unlabelled_ == "propagate":
             y_enc = np.unique(y_fit, return_inverse=True)[1].astype(np.intp)
         return X, y_enc, X_fit if isinstance(X_fit, PreparedInput) else None
+
+    def _validated_unlabelled(self, X, y):
+        """:meth:`_validated` of data without a label (``repulsion='cauchy'``): no class, every
+        row in the map."""
+        if sp.issparse(X):
+            raise ValueError("DEEMap needs dense X: pass X.toarray(), or reduce a large sparse X "
+                             "first (TruncatedSVD).")
+        X = validate_data(self, X, dtype=_DTYPES, ensure_min_samples=2)
+        if y is not None:
+            check_consistent_length(X, y)
+        check_not_constant(X, "DEEMap")
+        self.classes_ = np.array([], dtype=np.asarray(y).dtype if y is not None else np.intp)
+        self._labels = np.full(X.shape[0], -1, dtype=np.intp)
+        self.unlabelled_, self.unlabelled_results_, self.label_issues_ = "smooth", {}, None
+        return X, self._labels.copy(), None
 
     def _prepared_input(self, X, y):
         """The rows :meth:`_validated` validated, for the choice between the uses of the
@@ -417,6 +491,56 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
                                 rho=self.cross_attraction, lam_unlabelled=self.lam_unlabelled)
         return problem, Y0, check, index
 
+    def iterations(self):
+        """The iterations ``max_iter`` asks for ('auto' resolved by ``repulsion``)."""
+        if isinstance(self.max_iter, str):
+            return CAUCHY_ITER if self.repulsion == "cauchy" else GAUSSIAN_ITER
+        return int(self.max_iter)
+
+    def _descend_heavy_tailed(self, rows, verbose, t0):
+        """``repulsion='cauchy'``: the affinities of the sorted rows' input neighbours, the
+        labels' edit, a start on the principal plane, t-SNE's descent
+        (:mod:`graphdr.maps.heavy_tailed`). Returns the descent's result (rows in the sorted
+        order)."""
+        from scipy.optimize import OptimizeResult
+
+        Xs, ys = rows.Xs, rows.ys
+        n = len(ys)
+        k = max(1, min(n - 1, int(3 * float(self.perplexity))))
+        dist, ind = input_neighbours(Xs, k, self.neighbors_, self.random_state)
+        P = perplexity_affinities(dist, ind, float(self.perplexity))
+        if np.any(ys >= 0) and self.separation > 0:
+            P = labelled_affinities(P, ys, 1.0 - float(self.separation))
+        objective = KLObjective(P, float(self.tail))
+        Y0 = _principal_plane(Xs)
+        spread = float(np.std(Y0[:, 0]))
+        Y0 = Y0 * (CAUCHY_START_STD / spread) if spread > 0 else Y0
+        unsort = np.empty_like(rows.order)
+        unsort[rows.order] = np.arange(n)
+        last = {"objective": np.nan}
+        history = {"objective": [], "iteration": [], "time": []}
+        n_iter = self.iterations()
+
+        def callback(Y, it, value):
+            if value is not None:
+                last["objective"] = value
+                history["objective"].append(value)
+                history["iteration"].append(it)
+                history["time"].append(time.perf_counter() - t0)
+                if verbose and (it % verbose == 0 or it == n_iter - 1):
+                    print(f"[DEEMap] iteration {it}: objective {value:.6e}")
+            info = {"iteration": it + 1, "objective": last["objective"],
+                    "time": time.perf_counter() - t0}
+            return bool(self.callback is not None and self.callback(Y[unsort], info))
+
+        Y, _, done = optimize(objective, Y0, n_iter=n_iter,
+                              early_iter=min(CAUCHY_EARLY_ITER, n_iter),
+                              exaggeration=CAUCHY_EXAGGERATION, callback=callback)
+        f0 = history["objective"][0] if history["objective"] else np.nan
+        # (a fixed schedule: it converged when it ran to its end)
+        return OptimizeResult(x=Y, fun=last["objective"], f0=f0, history=history,
+                              n_iter=int(done), converged=bool(done == n_iter))
+
     def _descend(self, problem, Y0, check, order, verbose, t0):
         """The preconditioned descent from ``Y0`` (rows in the sorted order)."""
         unsort = np.empty_like(order)
@@ -435,7 +559,7 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
                                               diagonal=diagonal)
         del operator
         return descent(problem.value_grad, Y0, method="preconditioned",
-                       precondition=precondition, max_iter=self.max_iter, tol=self.tol,
+                       precondition=precondition, max_iter=self.iterations(), tol=self.tol,
                        verbose=verbose, callback=callback, name=type(self).__name__,
                        t_start=t0)
 
@@ -455,146 +579,29 @@ class DEEMap(MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         self._map_rows = self.embedding_.astype(np.float64)[order]
         self.placement_errors_ = None
         if self.placement_width == "auto":
+            probe_ys = rows.ys if np.any(rows.ys >= 0) else np.zeros_like(rows.ys)  # (no label)
             self.placement_width_, self.placement_errors_ = self._choose_width(
-                rows.ys, probe_rows(rows.keys, rows.ys, order))
+                rows.ys, probe_rows(rows.keys, probe_ys, order))
         else:
             self.placement_width_ = float(self.placement_width)
-
-    @managed_threads
-    def transform(self, X):
-        """Place new samples on the map (module docstring): the mode of their nearest training
-        samples' positions, weighted by input distance.
-
-        A sample equal to training samples goes to their place: ``transform(X_train)`` is
-        ``embedding_``; :meth:`transform_left_out` places each training sample as if new.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        Y : ndarray of shape (n_samples, 2)
-            A ``dask.array`` for a ``dask.array`` ``X``, computed block by block.
-        """
-        check_is_fitted(self, "embedding_")
-        if is_dask_array(X):
-            return place_dask(self, X)
-        X = validate_data(self, X, dtype=_DTYPES, reset=False)
-        out = np.empty((X.shape[0], 2), dtype=X.dtype)
-        if self.neighbors_ == "approx":
-            # a chunk searched at once (the inverted lists search list by list on the
-            # environment's threads), then placed in blocks on the threads
-            for a in range(0, X.shape[0], _SEARCH_CHUNK):
-                dist, ind = self._neighbors.kneighbors(self._scaled(X[a:a + _SEARCH_CHUNK]))
-
-                def place_searched(b, a=a, dist=dist, ind=ind):
-                    block = self._place_from(dist[b:b + TRANSFORM_BLOCK],
-                                             ind[b:b + TRANSFORM_BLOCK])
-                    out[a + b:a + b + len(block)] = block
-
-                map_threads(place_searched, range(0, len(ind), TRANSFORM_BLOCK))
-            return out
-
-        def place(a):  # blocks of queries on the environment's threads
-            out[a:a + TRANSFORM_BLOCK] = self._place(self._scaled(X[a:a + TRANSFORM_BLOCK]))
-
-        map_threads(place, range(0, X.shape[0], TRANSFORM_BLOCK))
-        return out
-
-    def _transform_index(self, Xf):
-        """The index of the training samples that places new ones: exact, or
-        (``neighbors_='approx'``) NN-descent's graph for the training samples' own neighbours
-        and inverted lists for new samples."""
-        k = min(self.n_neighbors, len(Xf))
-        if self.neighbors_ == "approx":
-            return _graphs.ApproxNeighbors(k, self.random_state, graph_neighbors=INDEX_DEGREE,
-                                           search="lists", n_probe=INDEX_PROBES).fit(Xf)
-        return NearestNeighbors(n_neighbors=k).fit(Xf)
-
-    def _scaled_rows(self, X, order, gathered=None):
-        """``X[order]`` as the map sees it, scaled in place (the bits of :meth:`_scaled`)."""
-        Xs = _gathered(X, order) if gathered is None else gathered
-        Xs -= self.feature_mean_
-        Xs /= self.feature_scale_
-        return Xs
-
-    def _scaled(self, X):
-        """``X`` as the map sees it: ``(X - feature_mean_) / feature_scale_``, float64."""
-        return (np.asarray(X, dtype=np.float64) - self.feature_mean_) / self.feature_scale_
-
-    def transform_left_out(self):
-        """Each training sample placed as :meth:`transform` would place it were it new: from
-        its ``n_neighbors`` nearest *other* training samples (leave-one-out). The distance in
-        the map between a sample's left-out place and the nearest other training sample tells
-        how new samples land; :func:`graphdr.map2d.held_out_errors` turns it into an error.
-
-        Returns
-        -------
-        Y : ndarray of shape (n_samples, 2)
-        """
-        check_is_fitted(self, "embedding_")
-        n = len(self._order)
-        out = np.empty((n, 2))
-
-        def place(a):  # rows of the index (the sorted order); out in the caller's
-            rows = np.arange(a, min(a + TRANSFORM_BLOCK, n))
-            k = min(self._neighbors.n_neighbors + 1, n)
-            dist, ind = self._neighbors.kneighbors(self._features[rows], n_neighbors=k)
-            out[self._order[rows]] = self._place_from(*drop_self(dist, ind, rows))
-
-        map_threads(place, range(0, n, TRANSFORM_BLOCK))
-        if self._placed is None:
-            return out
-        kept, placed, _ = self._placed  # the placed rows were new samples: their own places
-        full = np.empty((len(self.embedding_), 2))
-        full[kept], full[placed] = out, self.embedding_[placed]
-        return full
-
-    def _training_features(self):
-        """The scaled training features in the caller's row order (with
-        ``unlabelled_='ignore'``, those of the rows placed on the map too)."""
-        out = np.empty_like(self._features)
-        out[self._order] = self._features
-        if self._placed is None:
-            return out
-        kept, placed, Xp = self._placed
-        full = np.empty((len(self.embedding_), out.shape[1]))
-        full[kept], full[placed] = out, Xp
-        return full
-
-    def _nearest_other(self):
-        """Each training sample's nearest other one (scaled features; caller's order)."""
-        _, near = self._neighbors.kneighbors(n_neighbors=1)
-        out = np.empty(len(self._order), dtype=np.intp)
-        out[self._order] = self._order[near[:, 0]]
-        return out
-
-    def _choose_width(self, ys, rows):
-        """``(width, errors)`` (:func:`graphdr.maps.placement.leave_one_out_errors`) of
-        the training samples ``rows`` (:func:`graphdr.maps.placement.probe_rows`), each placed from its
-        ``n_neighbors`` nearest others on the fitted map."""
-        k = min(self._neighbors.n_neighbors + 1, len(self._order))
-        dist, ind = self._neighbors.kneighbors(self._features[rows], n_neighbors=k)
-        errors = leave_one_out_errors(self._map_rows, ys, rows, *drop_self(dist, ind, rows))
-        return best_width(errors), errors
-
-    def _place(self, X):
-        _, ind = self._neighbors.kneighbors(X)
-        return self._place_from(*row_distances(X, self._features, ind))
-
-    def _place_from(self, dist, ind, width=None):
-        """Places from neighbours given as rows of the index (the fit's order)."""
-        width = self.placement_width_ if width is None else width
-        return place(self._map_rows, dist, ind, width)
 
     _n_features_out = property(lambda self: 2)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
+        tags.target_tags.required = self.repulsion != "cauchy"  # (the heavy-tailed: y optional)
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
+
+
+def _check_iterations(value, name):
+    check_int(value, name, min_value=0)
+
+
+def _check_fraction(value, name):
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not 0.0 <= float(value) <= 1.0:
+        raise ValueError(f"{name} must be a number in [0, 1]; got {value!r}.")
 
 
 DEEMap.__doc__ = DEEMap.__doc__.replace("%(labels)s", LABELS_DOC)

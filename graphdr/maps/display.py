@@ -58,7 +58,9 @@ class MapViewMixin:
         from .fitted import fitted_map_page, propagated_columns
 
         check_is_fitted(self, "embedding_")
-        if y is None:
+        if y is None and len(self.classes_) == 0:  # a map of data without labels
+            y = np.full(len(self._labels), -1)
+        elif y is None:
             y = np.where(self._labels >= 0, self.classes_[np.maximum(self._labels, 0)], -1) \
                 if self.classes_.dtype.kind in "iuf" else np.array(
                     [self.classes_[c] if c >= 0 else -1 for c in self._labels], dtype=object)

@@ -77,11 +77,12 @@ def propagated_columns(model, y):
     * ``'confidence'``: the gap between the chosen distribution's two largest classes (1:
       only that class; near 0: two about as likely; a ranking, not a probability).
 
-    An empty dict without unlabelled samples, or above :data:`PROPAGATED_COLUMNS_MAX` rows
-    (there, a map whose labels were checked gives the label check's class)."""
+    An empty dict without unlabelled samples or without labelled ones, or above
+    :data:`PROPAGATED_COLUMNS_MAX` rows (there, a map whose labels were checked gives the label
+    check's class)."""
     y = column_or_1d(y)
     unlabelled = unlabelled_mask(y)
-    if not unlabelled.any():
+    if not unlabelled.any() or unlabelled.all():  # (no label: no class to infer)
         return {}
     audit = getattr(model, "label_issues_", None)
     if len(y) > PROPAGATED_COLUMNS_MAX:

@@ -44,6 +44,15 @@ def _class_order(y_enc, within=None):
     return within[np.argsort(y_enc[within], kind="stable")]
 
 
+def input_neighbours(X, k, algorithm="exact", random_state=None):
+    """``(dist, ind)`` (``n x k``): each row's ``k`` nearest other rows of ``X``, exactly (ties
+    to the smaller index) or by NN-descent (``algorithm='approx'``, from
+    :data:`~graphdr.blocks.knn.APPROX_MIN_GROUP` rows), in increasing distance."""
+    rows = np.arange(len(X))
+    group = [(rows, rows, int(k))]
+    if algorithm == "approx" and len(X) >= APPROX_MIN_GROUP:
+        return _approx_search_groups(X, group, random_state)[0]
+    return _search_groups(X, group, "euclidean", True)[0]
 
 
 def attraction_graph(X, y_enc, n_neighbors, algorithm="exact", random_state=None,

@@ -133,6 +133,19 @@ def leave_one_out_errors(positions, labels, rows, dist, ind, widths=PLACEMENT_WI
     return errors
 
 
+def leave_one_out_shifts(positions, rows, dist, ind, widths=PLACEMENT_WIDTHS):
+    """``{width: shift}``: for a map without labels, the training samples ``rows`` placed from
+    their own neighbours (``dist``, ``ind``, themselves left out), and the median distance on
+    the map between that place and their own, relative to the median distance between a sample
+    and its nearest other one: the width that best puts a new sample where it would have
+    been, had it been fitted."""
+    own = positions[rows]
+    scale = np.median(np.sqrt(np.sum((positions[ind[:, 0]] - own) ** 2, axis=1)))
+    scale = scale if scale > 0 else 1.0
+    return {width: float(np.median(np.sqrt(np.sum(
+        (place(positions, dist, ind, width) - own) ** 2, axis=1))) / scale) for width in widths}
+
+
 def best_width(errors):
     """The width of lowest error; ties: the wider (the smoother placement)."""
     return min(errors, key=lambda w: (errors[w], -w))

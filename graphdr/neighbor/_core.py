@@ -283,8 +283,10 @@ def _check_verbose(verbose):
 
 def _check_descent_params(est):
     """``max_iter``, ``tol``, ``verbose`` and ``callback`` of an estimator fitted by
-    :func:`graphdr.blocks.optim.descent`; returns ``verbose`` as an int."""
-    check_int(est.max_iter, "max_iter", min_value=0)
+    :func:`graphdr.blocks.optim.descent`; returns ``verbose`` as an int. ``max_iter`` may be
+    'auto' where the estimator resolves it (``iterations()``)."""
+    if not (est.max_iter == "auto" and hasattr(est, "iterations")):
+        check_int(est.max_iter, "max_iter", min_value=0)
     check_positive(est.tol, "tol", allow_zero=True)
     verbose = _check_verbose(est.verbose)
     if est.callback is not None and not callable(est.callback):

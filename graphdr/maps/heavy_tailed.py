@@ -1,0 +1,173 @@
+r"""The heavy-tailed map: t-SNE's objective with a Cauchy kernel of tail :math:`\alpha`, its
+repulsion summed over all pairs on a grid, the labels as edits of the input affinities.
+
+.. math::
+
+    C(Y) = \sum_{i \ne j} p_{ij}\, \alpha \log\Big(1 + \frac{\lVert y_i - y_j\rVert^2}{\alpha}
+    \Big) + \log Z, \qquad
+    Z = \sum_{i \ne j} \Big(1 + \frac{\lVert y_i - y_j\rVert^2}{\alpha}\Big)^{-\alpha},
+
+the Kullback-Leibler divergence :math:`\mathrm{KL}(P \,\Vert\, Q)` of
+:math:`q_{ij} = k_{ij} / Z` from the input affinities :math:`p_{ij}` up to a constant
+(:math:`\alpha = 1`: t-SNE; :math:`\alpha < 1`: heavier tails, finer clusters, Kobak et al.
+2019). Its gradient,
+
+.. math::
+
+    \frac{\partial C}{\partial y_i} = 4 \sum_j p_{ij} w_{ij} (y_i - y_j)
+    + \frac{2}{Z} \nabla F(y_i), \qquad w_{ij} = \Big(1 + \frac{\lVert y_i - y_j\rVert^2}
+    {\alpha}\Big)^{-1},
+
+takes the attraction from the sparse :math:`P` (``O(nk)``) and the repulsion from the field
+:math:`F` of :func:`graphdr.maps.cauchy_field.cauchy_field` (``O(n + G \log G)``, no pair of
+points formed).
+
+Affinities (:func:`perplexity_affinities`): each sample's ``3 perplexity`` nearest input
+neighbours weighted :math:`p_{j|i} \propto e^{-\beta_i d_{ij}^2}`, :math:`\beta_i` set so that
+the entropy of :math:`p_{\cdot|i}` is :math:`\log(\text{perplexity})`, symmetrised
+:math:`p_{ij} = (p_{j|i} + p_{i|j}) / 2n`. The labels edit them
+(:func:`labelled_affinities`): a pair of labelled samples of different classes keeps the weight
+``cross_weight`` of its affinity (1: the labels are not used; 0: no attraction across classes),
+then :math:`P` is normalised again. Unlabelled samples keep every affinity.
+
+The descent (:func:`optimize`) is t-SNE's: early exaggeration of the attraction, momentum and
+per-coordinate gains, a learning rate of :math:`n / (4 \cdot \text{exaggeration})` (Belkina et
+al. 2019, with the gradient's factor 4); no randomness: the same start gives the same map.
+Every sum runs in a fixed order and the kernels use exactly rounded operations only, so the same
+data give the same bits on every run, thread count and CPU.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .cauchy_field import _exp, _log1p, cauchy_field
+
+#: the grid spacing of the repulsion's field (map units; t-SNE's maps span tens to hundreds)
+FIELD_SPACING = 0.5
+#: bisection steps of each sample's precision
+_BISECTION_STEPS = 64
+
+
+def perplexity_affinities(dist, ind, perplexity):
+    r"""The symmetric affinities :math:`P` (``n x n`` sparse, sum 1, zero diagonal) of samples
+    whose nearest neighbours are ``ind`` at input distances ``dist`` (``n x k``, each row
+    without the sample itself), each row's precision set by bisection so that its entropy is
+    :math:`\log(\text{perplexity})` (module docstring; at most :math:`\log k`)."""
+    dist = np.asarray(dist, dtype=np.float64)
+    ind = np.asarray(ind)
+    n, k = ind.shape
+    d2 = dist * dist
+    d2 = d2 - d2[:, :1]  # (the nearest at 0: no underflow of a whole row)
+    target = np.log(min(float(perplexity), float(k)))
+    lo, hi = np.zeros(n), np.full(n, np.inf)
+    beta = np.ones(n)
+    scale = np.maximum(d2[:, -1], np.finfo(float).tiny)
+    beta /= scale  # (starting from the neighbourhood's own scale)
+    for _ in range(_BISECTION_STEPS):
+        W = _exp(-d2 * beta[:, None])
+        S = W.sum(axis=1)
+        H = _log1p(S - 1.0) + beta * np.sum(d2 * W, axis=1) / S  # (S >= 1: the nearest is 1)
+        too_flat = H > target  # entropy too high: sharpen
+        lo = np.where(too_flat, beta, lo)
+        hi = np.where(too_flat, hi, beta)
+        beta = np.where(np.isinf(hi), beta * 2.0, 0.5 * (lo + hi))
+    W = _exp(-d2 * beta[:, None])
+    W /= W.sum(axis=1, keepdims=True)
+    rows = np.repeat(np.arange(n), k)
+    P = sp.csr_matrix((W.ravel(), (rows, ind.ravel())), shape=(n, n))
+    P = P + P.T
+    P.sum_duplicates()
+    P.sort_indices()
+    P.data /= 2.0 * n
+    return P
+
+
+def labelled_affinities(P, y_enc, cross_weight):
+    """``P`` with the affinity of every pair of labelled samples of different classes times
+    ``cross_weight``, normalised to sum 1 again (unlabelled samples: -1, every affinity kept)."""
+    P = sp.csr_matrix(P, copy=True)
+    y = np.asarray(y_enc)
+    rows = np.repeat(np.arange(P.shape[0]), np.diff(P.indptr))
+    a, b = y[rows], y[P.indices]
+    cross = (a >= 0) & (b >= 0) & (a != b)
+    P.data[cross] *= float(cross_weight)
+    P.eliminate_zeros()
+    total = P.data.sum()
+    if total > 0:
+        P.data /= total
+    return P
+
+
+class KLObjective:
+    r""":math:`C(Y)` (module docstring) of the affinities ``P`` (symmetric, sum 1) with tail
+    ``alpha``; :meth:`value_grad` at an exaggeration of the attraction."""
+
+    def __init__(self, P, alpha=1.0, spacing=FIELD_SPACING):
+        U = sp.triu(sp.csr_matrix(P), k=1).tocsr()  # each pair once (P is symmetric)
+        U.sort_indices()
+        self.upper = U
+        self.i = np.repeat(np.arange(U.shape[0]), np.diff(U.indptr))
+        self.j, self.p = U.indices, U.data.copy()
+        self.n = U.shape[0]
+        self.alpha = float(alpha)
+        self.spacing = float(spacing)
+
+    def value_grad(self, Y, exaggeration=1.0, value=True):
+        """``(C, dC/dY)`` at the map ``Y`` (``n x 2``), the attraction times ``exaggeration``;
+        ``C`` is None unless ``value``."""
+        i, j, a = self.i, self.j, self.alpha
+        D = Y[i] - Y[j]
+        r2 = D[:, 0] * D[:, 0] + D[:, 1] * D[:, 1]
+        # the attraction 4 sum_j p_ij w_ij (y_i - y_j) = 4 (deg_i y_i - (S Y)_i), S the
+        # symmetric matrix of p_ij w_ij: two sparse products of its upper triangle
+        S = self.upper.copy()
+        S.data = (4.0 * exaggeration) * self.p / (1.0 + r2 / a)
+        St = S.T.tocsr()
+        degree = np.asarray(S.sum(axis=1)).ravel() + np.asarray(St.sum(axis=1)).ravel()
+        grad = degree[:, None] * Y - (S @ Y + St @ Y)
+        F, G = cauchy_field(Y, alpha=a, spacing=self.spacing)
+        Z = float(np.sum(F - 1.0))
+        grad += (2.0 / Z) * G
+        if not value:
+            return None, grad
+        # sum_{i != j} p_ij a log(1 + r2 / a): each pair twice
+        log_z = float(_log1p(np.array([Z - 1.0]))[0]) if Z >= 1.0 else float(np.log(Z))
+        return exaggeration * 2.0 * a * float(np.sum(self.p * _log1p(r2 / a))) + log_z, grad
+
+
+def optimize(objective, Y0, *, n_iter=750, early_iter=250, exaggeration=12.0,
+             learning_rate="auto", callback=None, every=50):
+    """t-SNE's descent of ``objective`` (:class:`KLObjective`) from ``Y0``: ``early_iter``
+    iterations with the attraction times ``exaggeration`` and momentum 0.5, then momentum 0.8;
+    per-coordinate gains (+0.2 where the step keeps its sign, x0.8 where it flips, at least
+    0.01); the map centred after each step. ``callback(Y, iteration, objective)`` after each
+    step (``objective``: None except every ``every`` iterations and at the last, where it is
+    computed; its value costs as much as its gradient and the descent needs only the
+    gradient); returning True stops. Returns ``(Y, history, n_iter)``: the last map,
+    ``(iteration, objective)`` where it was computed, and the iterations run."""
+    Y = np.array(Y0, dtype=np.float64, copy=True)
+    n = len(Y)
+    rate = max(n / (4.0 * exaggeration), 50.0) if learning_rate == "auto" else float(learning_rate)
+    update = np.zeros_like(Y)
+    gains = np.ones_like(Y)
+    history = []
+    it = -1
+    for it in range(int(n_iter)):
+        early = it < early_iter
+        last = it == int(n_iter) - 1
+        value, grad = objective.value_grad(Y, exaggeration if early else 1.0,
+                                           value=last or it % every == 0)
+        if value is not None:
+            history.append((it, value))
+        same = update * grad < 0  # the step keeps its sign (update and -grad agree)
+        gains = np.where(same, gains + 0.2, gains * 0.8)
+        np.maximum(gains, 0.01, out=gains)
+        update *= 0.5 if early else 0.8
+        update -= rate * gains * grad
+        Y += update
+        Y -= Y.mean(axis=0)
+        if callback is not None and callback(Y, it, value):
+            break
+    return Y, history, it + 1
