@@ -478,6 +478,26 @@ SHARED_RULES = {
 }
 
 
+def fraction_rule(auto=False):
+    """The rule of a hyper-parameter that is a number in [0, 1] (or, with ``auto``, 'auto')."""
+    def rule(value, name):
+        if auto and isinstance(value, str) and value == "auto":
+            return
+        if (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number))
+                or not 0.0 <= float(value) <= 1.0):
+            allowed = "'auto' or a number in [0, 1]" if auto else "a number in [0, 1]"
+            raise ValueError(f"{name} must be {allowed}; got {value!r}.")
+    return rule
+
+
+def iterations_rule(auto=False):
+    """The rule of an iteration count: an integer >= 0 (or, with ``auto``, 'auto')."""
+    def rule(value, name):
+        if not (auto and isinstance(value, str) and value == "auto"):
+            _iterations(value, name)
+    return rule
+
+
 def optional_positive_rule():
     """The rule of a hyper-parameter that is None or a number > 0 (for ``_parameter_rules``)."""
     return _optional_positive

@@ -2,7 +2,6 @@ r"""``LabelIssues``: the samples whose given label the data contradicts (:mod:`g
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
@@ -17,6 +16,7 @@ from .._validation import (
     check_labels,
     check_option,
     checked_parameters,
+    fraction_rule,
 )
 from ..blocks.knn import _approx_search_groups, _search_groups, resolve_algorithm
 from ..blocks.sampling import canonical_order, row_keys, stratified_folds
@@ -48,13 +48,6 @@ def _models_rule(value, name):
         raise ValueError(f"{name} must be 'auto' or a non-empty list of distinct names among "
                          f"{list(allowed)}; got {value!r}.")
 
-
-def _suspicion_rule(value, name):
-    if isinstance(value, str) and value == "auto":
-        return
-    if (not isinstance(value, numbers.Real) or isinstance(value, bool)
-            or not 0.0 <= float(value) <= 1.0):
-        raise ValueError(f"{name} must be 'auto' or a number in [0, 1]; got {value!r}.")
 
 
 class LabelIssues(BaseEstimator):
@@ -201,7 +194,7 @@ class LabelIssues(BaseEstimator):
 
     _parameter_rules = {"models": _models_rule,
                         "n_folds": lambda value, name: check_int(value, name, min_value=2),
-                        "min_suspicion": _suspicion_rule}
+                        "min_suspicion": fraction_rule(auto=True)}
 
     def __init__(self, n_neighbors=10, *, models="auto", n_folds=5, min_suspicion="auto",
                  feature_scaling="auto", neighbors="auto", random_state=None):

@@ -34,6 +34,8 @@ from .._validation import (
     check_option,
     check_positive,
     checked_parameters,
+    fraction_rule,
+    iterations_rule,
     unlabelled_mask,
 )
 from ..base.prepared import PreparedInput, features_of
@@ -284,12 +286,11 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
     """
 
     _parameter_rules = {
-        "max_iter": lambda value, name: None if isinstance(value, str) and value == "auto"
-        else _check_iterations(value, name),
+        "max_iter": iterations_rule(auto=True),
         "repulsion": lambda value, name: check_option(value, name, set(REPULSIONS)),
         "tail": lambda value, name: check_positive(value, name),
         "perplexity": lambda value, name: check_positive(value, name),
-        "separation": lambda value, name: _check_fraction(value, name),
+        "separation": fraction_rule(),
     }
 
     _supports = Supports(unlabelled_rows=True, unlabelled_choice=True, neighbour_search=True,
@@ -592,16 +593,6 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
         tags.target_tags.required = self.repulsion != "cauchy"  # (the heavy-tailed: y optional)
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
-
-
-def _check_iterations(value, name):
-    check_int(value, name, min_value=0)
-
-
-def _check_fraction(value, name):
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not 0.0 <= float(value) <= 1.0:
-        raise ValueError(f"{name} must be a number in [0, 1]; got {value!r}.")
 
 
 DEEMap.__doc__ = DEEMap.__doc__.replace("%(labels)s", LABELS_DOC)

@@ -105,12 +105,22 @@ class KLObjective:
     ``alpha``; :meth:`value_grad` at an exaggeration of the attraction."""
 
     def __init__(self, P, alpha=1.0, spacing=FIELD_SPACING):
-        U = sp.triu(sp.csr_matrix(P), k=1).tocsr()  # each pair once (P is symmetric)
-        U.sort_indices()
-        self.upper = U
-        self.i = np.repeat(np.arange(U.shape[0]), np.diff(U.indptr))
-        self.j, self.p = U.indices, U.data.copy()
-        self.n = U.shape[0]
+        full = sp.csr_matrix(P, copy=True)
+        full.sum_duplicates()
+        full.sort_indices()
+        rows = np.repeat(np.arange(full.shape[0]), np.diff(full.indptr))
+        upper = rows < full.indices  # each pair once (P is symmetric)
+        self.i, self.j, self.p = rows[upper], full.indices[upper], full.data[upper]
+        # each entry of the symmetric matrix: its pair among (i, j) (both are in (row, col)
+        # order, so the pairs of the lower triangle are found by one sort)
+        lower = np.flatnonzero(~upper)
+        key_up = self.i.astype(np.int64) * full.shape[0] + self.j
+        key_low = full.indices[lower].astype(np.int64) * full.shape[0] + rows[lower]
+        where = np.empty(full.nnz, dtype=np.intp)
+        where[upper] = np.arange(len(self.i))
+        where[lower] = np.searchsorted(key_up, key_low)
+        self.pair_of_entry, self.full = where, full
+        self.n = full.shape[0]
         self.alpha = float(alpha)
         self.spacing = float(spacing)
 
@@ -118,15 +128,20 @@ class KLObjective:
         """``(C, dC/dY)`` at the map ``Y`` (``n x 2``), the attraction times ``exaggeration``;
         ``C`` is None unless ``value``."""
         i, j, a = self.i, self.j, self.alpha
-        D = Y[i] - Y[j]
-        r2 = D[:, 0] * D[:, 0] + D[:, 1] * D[:, 1]
+        x, y = np.ascontiguousarray(Y[:, 0]), np.ascontiguousarray(Y[:, 1])
+        dx = np.take(x, i)
+        dx -= np.take(x, j)
+        dy = np.take(y, i)
+        dy -= np.take(y, j)
+        r2 = dx * dx
+        r2 += dy * dy
         # the attraction 4 sum_j p_ij w_ij (y_i - y_j) = 4 (deg_i y_i - (S Y)_i), S the
-        # symmetric matrix of p_ij w_ij: two sparse products of its upper triangle
-        S = self.upper.copy()
-        S.data = (4.0 * exaggeration) * self.p / (1.0 + r2 / a)
-        St = S.T.tocsr()
-        degree = np.asarray(S.sum(axis=1)).ravel() + np.asarray(St.sum(axis=1)).ravel()
-        grad = degree[:, None] * Y - (S @ Y + St @ Y)
+        # symmetric matrix of p_ij w_ij: its entries taken from the pairs', one sparse product
+        pw = (4.0 * exaggeration) * self.p / (1.0 + r2 / a)
+        S = self.full
+        S.data = pw[self.pair_of_entry]
+        degree = S @ np.ones(self.n)
+        grad = degree[:, None] * Y - S @ Y
         F, G = cauchy_field(Y, alpha=a, spacing=self.spacing)
         Z = float(np.sum(F - 1.0))
         grad += (2.0 / Z) * G
