@@ -23,3 +23,24 @@ def max_angle(U, V):
     from scipy.linalg import subspace_angles
 
     return float(np.max(subspace_angles(np.asarray(U), np.asarray(V))))
+
+
+def send_ctrl_c_at(monkeypatch, moment):
+    """Ctrl-C (a real SIGINT) at the ``moment``-th rename of a file or folder into place
+    (``graphdr._outputs``); returns the function that stops it."""
+    import os
+    import signal
+
+    from graphdr import _outputs
+
+    real_replace = os.replace
+    calls = []
+
+    def replace(src, dst):
+        calls.append(dst)
+        if len(calls) == moment:
+            os.kill(os.getpid(), signal.SIGINT)
+        real_replace(src, dst)
+
+    monkeypatch.setattr(_outputs.os, "replace", replace)
+    return lambda: monkeypatch.setattr(_outputs.os, "replace", real_replace)

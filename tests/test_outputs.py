@@ -13,6 +13,7 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import send_ctrl_c_at
 
 from graphdr import _outputs
 from graphdr._outputs import (
@@ -538,21 +539,6 @@ def test_bench_results_are_whole_after_every_cell_and_resume(tmp_path, capsys, m
     assert sorted(os.listdir(out)) == ["config.json", "results.csv", "tables.md"]
 
 
-def _send_ctrl_c_at(monkeypatch, moment):
-    """Ctrl-C (a real SIGINT) at the ``moment``-th rename of a file or folder into place."""
-    real_replace = os.replace
-    calls = []
-
-    def replace(src, dst):
-        calls.append(dst)
-        if len(calls) == moment:
-            os.kill(os.getpid(), signal.SIGINT)
-        real_replace(src, dst)
-
-    monkeypatch.setattr(_outputs.os, "replace", replace)
-    return lambda: monkeypatch.setattr(_outputs.os, "replace", real_replace)
-
-
 def resume_command(err):
     """The command an interrupt's message gives to go on (argv without 'graphdr'), or None."""
     import shlex
@@ -603,7 +589,7 @@ def test_ctrl_c_during_bench_fresh_leaves_the_earlier_results_whole(tmp_path, ca
     assert older["results.csv"] != tree(reference)["results.csv"]
     capsys.readouterr()
     argv = bench + ["--out", str(out), "--fresh"]
-    restore = _send_ctrl_c_at(monkeypatch, moment)
+    restore = send_ctrl_c_at(monkeypatch, moment)
     code, err = run(argv, capsys)
     restore()
     now = tree(out)
@@ -662,7 +648,7 @@ def test_ctrl_c_during_demo_leaves_the_earlier_report_whole(tmp_path, capsys, mo
     older = tree(out)
     assert {"results.csv", "index.html", "maps/index.html", "qmi/results.csv"} <= set(older)
     capsys.readouterr()
-    restore = _send_ctrl_c_at(monkeypatch, moment)
+    restore = send_ctrl_c_at(monkeypatch, moment)
     code, err = run(tiny_demo + ["--out", str(out)], capsys)
     restore()
     now = tree(out)

@@ -11,6 +11,7 @@ import signal
 
 import numpy as np
 import pytest
+from conftest import send_ctrl_c_at
 
 from graphdr.bench import datasets as bd
 from graphdr.bench.protocols import get_protocol
@@ -403,24 +404,6 @@ def tiny(tiny_runs, monkeypatch, tmp_path):
         tiny_runs / "reference"
 
 
-def _interrupt_at(monkeypatch, moment):
-    """Ctrl-C (a real SIGINT) at the ``moment``-th rename of a file or folder into place;
-    returns the function that stops it."""
-    from graphdr import _outputs
-
-    real_replace = os.replace
-    calls = []
-
-    def replace(src, dst):
-        calls.append(dst)
-        if len(calls) == moment:
-            os.kill(os.getpid(), signal.SIGINT)
-        real_replace(src, dst)
-
-    monkeypatch.setattr(_outputs.os, "replace", replace)
-    return lambda: monkeypatch.setattr(_outputs.os, "replace", real_replace)
-
-
 def _counted_cells(monkeypatch):
     import graphdr.bench.runner as runner
 
@@ -451,7 +434,7 @@ def test_ctrl_c_during_a_fresh_run_leaves_the_earlier_output_whole(tiny, monkeyp
     argv, out, reference = tiny
     older = _tree(out)
     capsys.readouterr()
-    stop = _interrupt_at(monkeypatch, moment)
+    stop = send_ctrl_c_at(monkeypatch, moment)
     code = main(argv + ["--fresh"])
     stop()
     err = capsys.readouterr().err.strip()
