@@ -465,7 +465,7 @@ def test_a_ctrl_c_while_the_workers_start_is_raised_after_and_they_ignore_it(tmp
     import signal
     import time
 
-    from graphdr.cli.map_command import _workers_ignore_ctrl_c
+    from graphdr.cli.dask_cluster import _workers_ignore_ctrl_c
 
     previous = signal.getsignal(signal.SIGINT)
     with pytest.raises(KeyboardInterrupt):

@@ -481,6 +481,25 @@ def test_python_m_answers_130_to_an_interrupt_that_went_through_exec(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["entry.py"]
 
 
+def test_a_ctrl_c_while_python_closes_keeps_the_commands_status(tmp_path):
+    """A Ctrl-C after the command answered, while Python closes (it has restored SIGINT's
+    default action by then): the status is still the command's, not an end by SIGINT (a shell
+    shows 130 for both, and a finished run would look interrupted). The signal comes from an
+    object that Python collects as it clears its modules, after the signal handlers are gone."""
+    (tmp_path / "entry.py").write_text(
+        "import os, runpy, signal, sys\n"
+        "class Late:\n"
+        "    def __del__(self):\n"
+        "        os.kill(os.getpid(), signal.SIGINT)\n"
+        "sys.modules['late_ctrl_c'] = Late()\n"
+        "sys.argv = ['graphdr', 'list', 'datasets']\n"
+        "runpy.run_module('graphdr.cli', run_name='__main__')\n")
+    proc = subprocess.run([sys.executable, "-m", "entry"], cwd=tmp_path, capture_output=True,
+                          text=True, env=dict(os.environ, PYTHONWARNINGS="ignore"), timeout=120)
+    assert proc.returncode == 0, (proc.returncode, proc.stderr)
+    assert "wine" in proc.stdout
+
+
 # ----- graphdr bench ----------------------------------------------------------------------
 BENCH = ["bench", "--protocol", "demo", "-d", "iris", "-m", "lda", "--folds", "2", "--quiet",
          "--no-plots", "--no-html", "--no-timing"]

@@ -14,8 +14,9 @@ import os
 import sys
 import time
 
+from .dask_cluster import dask_client
 from .interrupts import command_line, interrupted
-from .map_command import add_file_options, add_scale_options, dask_client, read_options, run_map
+from .map_command import add_file_options, add_scale_options, read_options, run_map
 
 __all__ = ["main", "build_parser"]
 
