@@ -35,10 +35,18 @@ def _check_same(full, stopped):
     the labelled rows alone, the propagation, and each use fitted on every fold; a stopped use
     is neither supported nor chosen."""
     assert stopped["choice"] == full["choice"], (full, stopped)
-    for key in ("n_folds", "n_held_out", "ignore_error", "propagation_error", "propagation_b",
-                "propagation_c"):
+    for key in ("n_folds", "n_held_out", "ignore_error"):
         assert stopped[key] == full[key] or np.isnan(stopped[key]) and np.isnan(full[key])
     k = full["n_folds"]
+    assert full["propagation_folds"] == k
+    if stopped["propagation_folds"] == k:  # the gate: its counts whole, or stopped shut
+        for key in ("error", "b", "c", "supported"):
+            assert stopped[f"propagation_{key}"] == full[f"propagation_{key}"], (full, stopped)
+    else:
+        assert not stopped["propagation_supported"] and not full["propagation_supported"]
+        assert np.isnan(stopped["propagation_error"])
+        assert stopped["propagation_b"] <= full["propagation_b"]
+        assert stopped["propagation_c"] <= full["propagation_c"]
     for use in semi.USES:
         assert full[f"{use}_folds"] == k
         if stopped[f"{use}_folds"] == k:
@@ -117,7 +125,7 @@ def test_stopped_trials_choose_as_every_trial(monkeypatch, name):
                     _compare(monkeypatch, est, X, few, True))
 
 
-def test_the_gate_counts_the_propagation_against_the_labelled_rows_alone():
+def test_the_gate_counts_the_propagation_against_the_labelled_rows_alone(monkeypatch):
     """The propagated classes' counts recomputed fold by fold: PoissonPropagation of the
     labels with the fold's hidden against LDA of the other labelled rows alone (1-NN of the
     held-out rows in its embedding); the gate is their sign test at CHOICE_GATE."""
@@ -126,7 +134,9 @@ def test_the_gate_counts_the_propagation_against_the_labelled_rows_alone():
     from graphdr.blocks.sampling import row_keys, stratified_folds
 
     X, few = _blobs(n=180, labelled=36, seed=2, spread=1.2)
-    got = graphdr.LDA().fit(X, few).unlabelled_results_
+    stopped = _compare(monkeypatch, graphdr.LDA(), X, few, True)
+    got = _compare(monkeypatch, graphdr.LDA(), X, few, False)  # every fold's counts
+    assert stopped["propagation_supported"] == got["propagation_supported"]
     lab = np.flatnonzero(few >= 0)
     b = c = wrong = 0
     for train, test in stratified_folds(few[lab], got["n_folds"], row_keys(X[lab])):

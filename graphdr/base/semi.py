@@ -260,21 +260,21 @@ def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None):
     is nothing to weigh a use against: both choose 'ignore', the simplest.
 
     The trials run cheapest first, and a trial that cannot change the choice is not fitted
-    (:data:`CHOICE_STOP`): the fits of the labelled samples alone and each fold's propagation
-    first (the gate), then each use fold by fold, stopped when even held-out samples right on
-    every remaining row that ignoring gets wrong (:math:`b + w`, :math:`c` unchanged) would not
-    pass the sign test (where it passes, :math:`b - c - z \sqrt{b + c}` grows with :math:`b`
-    and falls with :math:`c`), or when the use's held-out errors so far exceed those of a use
-    already supported (equal: when it loses the tie). The choice is that of every trial.
-    Where the labelled samples' fit is kept, the choice costs the two folds' fits of the
-    labelled samples alone and two propagations over one graph, unless the gate opens.
+    (:data:`CHOICE_STOP`): the fits of the labelled samples alone first, then each fold's
+    propagation (the gate), then each use fold by fold, each stopped when even held-out samples
+    right on every remaining row that ignoring gets wrong (:math:`b + w`, :math:`c` unchanged)
+    would not pass its sign test (where it passes, :math:`b - c - z \sqrt{b + c}` grows with
+    :math:`b` and falls with :math:`c`), or when the use's held-out errors so far exceed those
+    of a use already supported (equal: when it loses the tie). The choice is that of every
+    trial. Where the labelled samples' fit is kept, the choice costs the folds' fits of the
+    labelled samples alone, one graph, and one propagation per fold until the gate cannot open.
 
     Returns a dict: ``choice``; ``n_folds``, ``n_held_out``; the held-out errors
     ``ignore_error``, ``smooth_error``, ``propagate_error`` (NaN for a use stopped before its
     last fold); for each use its counts ``<use>_b`` and ``<use>_c`` over the ``<use>_folds``
     folds fitted and whether it is ``<use>_supported``; ``propagation_error``,
-    ``propagation_b``, ``propagation_c`` and ``propagation_supported`` (the gate): the same
-    for the propagated classes. ``trials``: the rows the trial fits take (a
+    ``propagation_b``, ``propagation_c``, ``propagation_folds`` and ``propagation_supported``
+    (the gate): the same for the propagated classes. ``trials``: the rows the trial fits take (a
     :class:`~graphdr.base.prepared.PreparedInput`: ``float64``, dense); ``graph``: a function
     that gives the :class:`PropagationGraph` of its scaled rows and labels (built once), or
     None.
@@ -289,8 +289,7 @@ def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None):
     for use in USES + ("propagation",):
         out.update({f"{use}_error": np.nan, f"{use}_b": 0, f"{use}_c": 0,
                     f"{use}_supported": False})
-        if use in USES:
-            out[f"{use}_folds"] = 0
+        out[f"{use}_folds"] = 0
     if k < 2:
         return out
     if len(y_enc) > max(CHOICE_MAX_SAMPLES, len(labelled)):
@@ -314,8 +313,8 @@ def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None):
         # takes at this size: the same space for the two, and the propagated fit without
         # its n x n kernel
         trial.set_params(approximation="nystroem")
-    # one graph for every fold's labels
-    graph = _propagation_graph(est, trials.scaled, y_enc) if graph is None else graph()
+    if graph is None:  # one graph for every fold's labels, built when a fold needs it
+        graph = _memo(lambda: _propagation_graph(est, trials.scaled, y_enc))
     folds = []
     for train, test in stratified_folds(y_enc[labelled], k, keys):  # the cheap trials first
         fold = _ChoiceFold(trials, labelled[test], labelled[train], graph, len(classes))
@@ -327,13 +326,22 @@ def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None):
     ignore = np.concatenate([f.ignore for f in folds])
     n = len(ignore)
     out.update(n_folds=k, n_held_out=n, ignore_error=float(np.mean(~ignore)))
-    spread = np.concatenate([f.spread for f in folds])
-    b, c = int(np.sum(spread & ~ignore)), int(np.sum(~spread & ignore))
-    gate = _passes(b, c, CHOICE_GATE)  # the neighbour graph's labels beat ignoring them
-    out.update(propagation_error=float(np.mean(~spread)), propagation_b=b, propagation_c=c,
-               propagation_supported=gate)
     # the rows each use can still gain: those the fits of the labelled rows alone get wrong
     gains = np.cumsum([int(np.sum(~f.ignore)) for f in folds][::-1])[::-1].tolist() + [0]
+    # the gate: the neighbour graph's labels beat ignoring them; its folds' propagations
+    # stopped as the uses' trials are, when the rest cannot open it
+    b = c = wrong = 0
+    for i, fold in enumerate(folds):
+        if CHOICE_STOP and not _passes(b + gains[i], c, CHOICE_GATE):
+            break
+        b += int(np.sum(fold.spread & ~fold.ignore))
+        c += int(np.sum(~fold.spread & fold.ignore))
+        wrong += int(np.sum(~fold.spread))
+        out["propagation_folds"] = i + 1
+    gate = out["propagation_folds"] == k and _passes(b, c, CHOICE_GATE)
+    out.update(propagation_b=b, propagation_c=c, propagation_supported=gate)
+    if out["propagation_folds"] == k:
+        out["propagation_error"] = wrong / n
     ties = getattr(est, "_unlabelled_ties", "smooth")
     best = None  # (held-out errors, use) of the supported use chosen so far
     for use in USES:
@@ -361,6 +369,18 @@ def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None):
     return out
 
 
+def _memo(make):
+    """A function that gives ``make()``, made on its first call."""
+    made = []
+
+    def once():
+        if not made:
+            made.append(make())
+        return made[0]
+
+    return once
+
+
 def _passes(b, c, z=None):
     r"""The sign test of a use against the fit of the labelled rows alone: :math:`b - c > z
     \sqrt{b + c}`, :math:`z` = :data:`CHOICE_MARGIN` unless given."""
@@ -381,19 +401,30 @@ def _may_change(use, b, c, wrong, gain, best, ties):
 class _ChoiceFold:
     """One fold of the choice: its held-out rows ``held`` (new samples to every fit), the
     other labelled rows ``kept``, the labels with the fold's hidden (``y_fold``), the classes
-    their propagation gives every row (``propagated``; ``spread``: whether it gives the
-    held-out rows their own) and, set by the caller, which held-out rows the fit of the
-    labelled rows alone classifies right (``ignore``)."""
+    their propagation gives every row (``propagated``, over the graph that the function
+    ``graph`` gives, solved on first use; ``spread``: whether it gives the held-out rows their
+    own) and, set by the caller, which held-out rows the fit of the labelled rows alone
+    classifies right (``ignore``)."""
 
     def __init__(self, trials, held, kept, graph, n_classes):
-        y_enc = trials.y_encoded
         self.held, self.kept = held, kept
-        self.y_fold = y_enc.copy()
+        self.y_fold = trials.y_encoded.copy()
         self.y_fold[held] = -1
-        P, _, _ = graph.propagate(self.y_fold, n_classes)
-        self.propagated = np.argmax(P, axis=1)
-        self.spread = self.propagated[held] == y_enc[held]
+        self._truth = trials.y_encoded[held]
+        self._graph, self._n_classes = graph, n_classes
+        self._propagated = None
         self.ignore = None
+
+    @property
+    def propagated(self):  # solved when first needed: a shut gate may not need every fold's
+        if self._propagated is None:
+            P, _, _ = self._graph().propagate(self.y_fold, self._n_classes)
+            self._propagated = np.argmax(P, axis=1)
+        return self._propagated
+
+    @property
+    def spread(self):
+        return self.propagated[self.held] == self._truth
 
     def right(self, trial, use, trials):
         """Which held-out rows ``use``'s fit of the other rows places nearest a kept labelled
