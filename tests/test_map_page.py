@@ -41,6 +41,32 @@ def test_transform_left_out_is_transform_without_the_sample(blobs):
         np.testing.assert_allclose(Z[i], alone._place(Xs[i:i + 1])[0], rtol=1e-12, atol=1e-12)
 
 
+
+@pytest.mark.parametrize("params, labels, says", [
+    ({}, "all", "discriminative elastic embedding's objective"),
+    ({"repulsion": "cauchy", "separation": 0.7}, "all",
+     "tail 1, perplexity 30), the labels separating the classes by 0.7"),
+    ({"repulsion": "cauchy"}, "none", "without labels: the data's neighbourhoods alone."),
+    ({"unlabelled": "propagate"}, "some",
+     "Unlabelled samples: in the fit with the classes propagated to them (as asked)."),
+    ({}, "some", "(chosen by held-out labels)."),
+])
+def test_the_page_says_what_the_map_was_fitted_with(params, labels, says):
+    """The header names the objective, how the labels entered, and what became of the
+    unlabelled samples (and whether the fit chose it); nothing about unlabelled samples where
+    every sample is labelled or none is."""
+    from graphdr.maps.fitted import fitted_map_page
+
+    X, y = make_blobs(n_samples=90, centers=3, n_features=4, random_state=0)
+    if labels == "some":
+        y = np.where(np.arange(90) % 3 == 0, y, -1)
+    fit_y = None if labels == "none" else y
+    model = DEEMap(max_iter=20, **params).fit(X, fit_y)
+    page = fitted_map_page(model, np.full(90, -1) if labels == "none" else y)
+    header = re.search(r"<header>(.*?)</header>", page, re.S).group(1)
+    assert says in header.replace("&#x27;", "'")
+    assert ("Unlabelled samples:" in header) == (labels == "some")
+
 def test_held_out_errors_against_brute_force(blobs):
     X, y, model = blobs
     got = held_out_errors(model, y)

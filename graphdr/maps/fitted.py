@@ -261,6 +261,37 @@ def color_groups(values, name="colour"):
     return groups, names, colors
 
 
+#: what each use of the unlabelled samples did, as the page says it
+_UNLABELLED_USES = {
+    "ignore": "left out of the fit and placed on the map of the labelled ones",
+    "smooth": "in the fit without a class",
+    "propagate": "in the fit with the classes propagated to them",
+}
+
+
+def fitted_with(model, n_unlabelled):
+    """One or two sentences for the page's header: the objective the map ``model`` was fitted
+    with, how its labels entered, and what it did with its ``n_unlabelled`` unlabelled
+    samples (and whether it chose that, ``unlabelled='auto'``)."""
+    params = model.get_params(deep=False)
+    if params.get("repulsion") == "cauchy":
+        what = (f"Fitted with the heavy-tailed objective (t-SNE's, Cauchy kernel of tail "
+                f"{params['tail']:g}, perplexity {params['perplexity']:g})")
+        if len(model.classes_) == 0:
+            what += ", without labels: the data's neighbourhoods alone."
+        else:
+            what += (f", the labels separating the classes by {params['separation']:g} (0: the "
+                     "data alone, 1: no attraction across classes).")
+    else:
+        what = ("Fitted with discriminative elastic embedding's objective (Gaussian repulsion, "
+                "classes pulled together and pushed apart by their labels).")
+    use = getattr(model, "unlabelled_", None)
+    if n_unlabelled and len(model.classes_) and use in _UNLABELLED_USES:
+        how = "chosen by held-out labels" if params.get("unlabelled") == "auto" else "as asked"
+        what += f" Unlabelled samples: {_UNLABELLED_USES[use]} ({how})."
+    return what
+
+
 def fitted_map_page(model, y, *, title=None, ids=None, hover=None, label_name="label",
                     csv_name=None, id_name="id", max_points=None, propagated=None,
                     color=None, color_name="colour", issues=None):
@@ -281,8 +312,10 @@ def fitted_map_page(model, y, *, title=None, ids=None, hover=None, label_name="l
     counted = f"{n} samples ({k} unlabelled)" if k else f"{n} samples"
     scaling = {"standard": "standardised", "none": "as given"}.get(
         str(model.feature_scaling_), str(model.feature_scaling_))
-    description = (f"{counted}, {model.n_features_in_} features, {C} classes; "
-                   f"DEEMap, features {scaling}, {model.n_iter_} iterations.")
+    description = (f"{counted}, {model.n_features_in_} features, "
+                   f"{f'{C} classes' if C else 'no labels'}; "
+                   f"DEEMap, features {scaling}, {model.n_iter_} iterations. "
+                   f"{fitted_with(model, k)}")
     columns, suspect = label_issue_columns(model) if issues is None else issues
     if suspect is not None:  # (the ring says 'suspect': hover shows the rest)
         hover = {**(hover or {}), **{k: v for k, v in columns.items() if k != "suspect"}}
