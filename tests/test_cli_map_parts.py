@@ -202,6 +202,40 @@ def test_null_labels_of_nullable_types_are_unlabelled_on_the_dask_route(tmp_path
     assert got.loc[null, "map vote"].isin(["ant", "bee", "cow"]).all()
 
 
+@pytest.mark.slow
+def test_a_part_without_labels_and_the_heavy_tailed_map_of_a_folder(tmp_path, capsys,
+                                                                    scheduler):
+    """A file of the folder whose labels are all empty is read (the folder has labels in its
+    other files); a folder without any label is refused for the Gaussian map and mapped by
+    ``--repulsion cauchy`` on the scheduler, as the in-memory map of the same rows."""
+    frames = _tables(tmp_path / "parts", k=3, n=60)
+    frames[1]["kind"] = None
+    for i, f in enumerate(frames):
+        f.to_parquet(tmp_path / "parts" / f"part-{i}.parquet", index=False)
+    args = ["--label-column", "kind", "--no-png", "--quiet", "--labels", "given"]
+    code, err = run(["map", str(tmp_path / "parts"), "--out", str(tmp_path / "some"),
+                     "--scheduler", scheduler] + args, capsys)
+    assert code == 0, err
+    for i, f in enumerate(frames):
+        f["kind"] = None
+        f.to_parquet(tmp_path / "parts" / f"part-{i}.parquet", index=False)
+    code, err = run(["map", str(tmp_path / "parts"), "--out", str(tmp_path / "none"),
+                     "--scheduler", scheduler] + args, capsys)
+    assert code == 2 and "unlabelled (-1 or empty) in every file" in err, err
+    pd.concat(frames).to_csv(tmp_path / "all.csv", index=False)
+    heavy = ["--repulsion", "cauchy"]
+    assert main(["map", str(tmp_path / "all.csv"), "--out", str(tmp_path / "mem")] + args
+                + heavy) == 0
+    code, err = run(["map", str(tmp_path / "parts"), "--out", str(tmp_path / "none"),
+                     "--scheduler", scheduler] + args + heavy, capsys)
+    assert code == 0, err
+    want = pd.read_csv(tmp_path / "mem.csv", keep_default_na=False)
+    got = pd.concat([pd.read_parquet(p) for p in sorted((tmp_path / "none.parquet").iterdir())],
+                    ignore_index=True)
+    assert list(got["id"]) == list(want["id"]) and got["label"].isna().all()
+    assert np.array_equal(got[["x", "y"]].to_numpy(), want[["x", "y"]].to_numpy())
+    assert "without labels" in (tmp_path / "none.html").read_text()
+
 @pytest.mark.parametrize("route", ["memory", "dask"])
 @pytest.mark.slow
 def test_outputs_asks_for_the_picture_alone(tmp_path, capsys, scheduler, route):

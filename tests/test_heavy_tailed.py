@@ -182,7 +182,7 @@ def test_cauchy_map_separation_removes_the_attraction_across_classes(digits_spli
     assert gaps[0] < gaps[1] < gaps[2] and gaps[2] > 1.5 * gaps[0]
 
 
-def test_cauchy_map_refuses_bad_parameters_and_dask():
+def test_cauchy_map_refuses_bad_parameters():
     from graphdr import DEEMap
 
     X = np.random.default_rng(0).normal(size=(40, 3))
@@ -194,9 +194,6 @@ def test_cauchy_map_refuses_bad_parameters_and_dask():
         with pytest.raises(ValueError, match=match):
             DEEMap(repulsion="cauchy", **{k: v for k, v in params.items()}).fit(X, y) \
                 if "repulsion" not in params else DEEMap(**params).fit(X, y)
-    da = pytest.importorskip("dask.array")
-    with pytest.raises(ValueError, match="not yet available for a dask.array"):
-        DEEMap(repulsion="cauchy").fit(da.from_array(X, chunks=20), y)
 
 
 def test_cauchy_map_of_data_without_labels_is_t_sne_s_and_places_new_rows(digits_split):

@@ -45,6 +45,27 @@ def test_dask_fit_is_the_fit_of_its_sample_and_the_rest_placed(dtype):
     assert np.array_equal(got, ref.transform(Xnew))
 
 
+@pytest.mark.parametrize("labels", ["all", "none"])
+def test_dask_fit_of_the_heavy_tailed_map_is_its_samples_in_memory(labels):
+    """repulsion='cauchy' on a Dask array, with labels and without (y None): the map of its
+    sample fitted in memory, bit for bit, the other rows placed by its transform."""
+    X, y = _blobs()
+    Xd = da.from_array(X, chunks=(70, 6))
+
+    def small():
+        return DEEMap(repulsion="cauchy", perplexity=5.0, max_iter=60, fit_samples=120)
+
+    model = small()
+    Y = model.fit_transform(Xd, y if labels == "all" else None).compute(scheduler="threads")
+    rows = model.fit_rows_
+    ref = small().fit(X[rows], y[rows] if labels == "all" else None)
+    assert len(ref.classes_) == (3 if labels == "all" else 0)
+    assert np.array_equal(model.embedding_, ref.embedding_)
+    others = np.setdiff1d(np.arange(len(X)), rows)
+    assert np.array_equal(Y[rows], ref.embedding_)
+    assert np.array_equal(Y[others], ref.transform(X[others]))
+
+
 def test_dask_sample_ignores_chunks_and_row_order():
     X, y = _blobs()
     a = _small().fit(da.from_array(X, chunks=(50, 6)), y)

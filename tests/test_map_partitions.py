@@ -159,7 +159,8 @@ def test_the_placement_progress_starts_with_the_placement(monkeypatch):
     with tempfile.TemporaryDirectory() as folder:
         write_dask_map(model, Xd, y, f"{folder}/m", progress=calls.append, png=False)
     assert calls[0] == 0 and all(c > 0 for c in calls[1:]) and sum(calls) == 200
-    with _progress(types.SimpleNamespace(quiet=False), 200) as (fitted, placed):
+    with _progress(types.SimpleNamespace(quiet=False, repulsion="gaussian"), 200) as (fitted,
+                                                                                placed):
         fitted(None, {"objective": 1.0})
         time.sleep(0.3)  # a fit that took time
         placed(0)

@@ -579,6 +579,38 @@ def test_map_command_draws_a_csv_and_rejects_a_bad_label_column(tmp_path, capsys
     assert not (tmp_path / "bad.html").exists()
 
 
+def test_map_command_draws_the_heavy_tailed_map_with_labels_or_without(tmp_path, capsys):
+    """``--repulsion cauchy``: the heavy-tailed map, its separation as asked, and a file whose
+    label cells are all empty mapped without labels (the Gaussian map refuses it);
+    a separation outside [0, 1] is one line, exit 2."""
+    from graphdr.cli import main
+
+    X, y = make_blobs(90, n_features=3, centers=3, random_state=1)
+    path, bare = tmp_path / "data.csv", tmp_path / "bare.csv"
+    path.write_text("\n".join(["f0,f1,f2,label"] + [f"{a},{b},{c},k{t}" for (a, b, c), t
+                                                     in zip(X, y)]) + "\n")
+    bare.write_text("\n".join(["f0,f1,f2,label"] + [f"{a},{b},{c}," for a, b, c in X]) + "\n")
+    assert main(["map", str(path), "--out", str(tmp_path / "c"), "--quiet", "--repulsion",
+                 "cauchy", "--separation", "0.8", "--labels", "given"]) == 0
+    page = (tmp_path / "c.html").read_text().replace("&#x27;", "'")
+    assert "'repulsion': 'cauchy'" in page and "'separation': 0.8" in page
+    assert "separating the classes by 0.8" in page and "3 classes" in page
+    assert main(["map", str(bare), "--out", str(tmp_path / "g"), "--quiet"]) == 2
+    assert "the label column 'label' is empty on every row" in capsys.readouterr().err
+    assert main(["map", str(bare), "--out", str(tmp_path / "n"), "--quiet", "--repulsion",
+                 "cauchy"]) == 0
+    page = (tmp_path / "n.html").read_text()
+    assert "no labels" in page and "without labels" in page
+    with open(tmp_path / "n.csv") as fh:
+        assert len(fh.read().strip().splitlines()) == 91
+    for bad in ("1.5", "-0.1", "much"):
+        with pytest.raises(SystemExit) as exit_:
+            main(["map", str(path), "--out", str(tmp_path / "bad"), "--repulsion", "cauchy",
+                  "--separation", bad])
+        assert exit_.value.code == 2
+        assert "separation must be a number from 0 to 1" in capsys.readouterr().err
+    assert not (tmp_path / "bad.html").exists()
+
 @pytest.mark.slow
 def test_maps_report_draws_each_method_and_tables_its_error(tmp_path):
     from graphdr import LDA

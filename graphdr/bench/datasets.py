@@ -94,7 +94,10 @@ def builtin_names():
     return list(SKLEARN_SETS) + vendored_names() + ["balance_scale", "digits_views", "swiss_roll"]
 
 
-def _encode(name, X, y, source, classes=None, views=None):
+def _encode(name, X, y, source, classes=None, views=None, unlabelled_only=False):
+    """The :class:`Dataset` of ``X`` and labels ``y`` (at least two classes; with
+    ``unlabelled_only``, also one when every row is unlabelled: a table read for the map of
+    the data alone)."""
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y)
     if X.ndim != 2:
@@ -112,7 +115,7 @@ def _encode(name, X, y, source, classes=None, views=None):
         names = np.asarray(classes)[labels]
     else:
         names = labels
-    if len(labels) < 2:
+    if len(labels) < 2 and not (unlabelled_only and unlabelled_mask(labels).all()):
         raise ValueError(f"Data set {name!r} has a single class; at least two are needed.")
     return Dataset(name, X, y_enc.astype(np.intp), np.asarray(names), source, views)
 
@@ -240,7 +243,8 @@ def _load_parts(source, options):
     table = read_parts(source, options)
     name = os.path.basename(os.path.normpath(source.split("*")[0])) or "table"
     ds = _encode(name, table.features().compute(scheduler="sync"), table.y,
-                 f"{len(table.paths)} files of {source}")
+                 f"{len(table.paths)} files of {source}",
+                 unlabelled_only=options is not None and options.every_label_empty)
     ds.ids, ds.id_name, ds.feature_names = table.ids, table.id_name, table.feature_names
     ds.notes, ds.label_name = table.notes, table.options.label_column
     ds.label_empty, ds.columns = table.label_empty, table.columns
@@ -250,7 +254,8 @@ def _load_parts(source, options):
 def _load_table(name, path, options):
     table = read_table(path, options)
     kind = "Parquet" if path.lower().endswith((".parquet", ".pq")) else "CSV"
-    ds = _encode(name, table.X, table.y, f"{kind} file {path}")
+    ds = _encode(name, table.X, table.y, f"{kind} file {path}",
+                 unlabelled_only=options is not None and options.every_label_empty)
     ds.ids, ds.id_name, ds.columns = table.ids, table.id_name, table.columns
     ds.feature_names, ds.notes = table.feature_names, table.notes
     ds.label_name, ds.label_empty = table.label_name, table.label_empty

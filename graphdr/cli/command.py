@@ -14,6 +14,7 @@ import os
 import sys
 import time
 
+from . import arguments
 from .dask_cluster import dask_client
 from .interrupts import command_line, interrupted
 from .map_command import add_file_options, add_scale_options, read_options, run_map
@@ -152,72 +153,10 @@ examples
 """
 
 
-def _csv_list(text):
-    return [t.strip() for t in text.split(",") if t.strip()]
-
-
-def _gamma(text):
-    if text.lower() in ("default", "none", "auto"):
-        return "default"
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"kernel gamma must be a positive number or 'default'; got {text!r}"
-        ) from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"kernel gamma must be positive; got {text!r}")
-    return value
-
-
-def _placement_width(text):
-    if text == "auto":
-        return "auto"
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"the placement width must be 'auto' or a positive number; got {text!r}") from None
-    if not (value > 0 and value < float("inf")):
-        raise argparse.ArgumentTypeError(
-            f"the placement width must be 'auto' or a positive number; got {text!r}")
-    return value
-
-
-def _positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer; got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer; got {text!r}")
-    return value
-
-
-def _fraction(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a fraction in (0, 1]; got {text!r}") from None
-    if not 0.0 < value <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a fraction in (0, 1]; got {text!r}")
-    return value
-
-
-def _n_jobs(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--n-jobs must be an integer; got {text!r}") from None
-    if value == 0:
-        raise argparse.ArgumentTypeError("--n-jobs must be nonzero (-1: all cores)")
-    return value
-
-
 def _add_common(p, default_out):
     p.add_argument("--out", default=default_out, metavar="DIR",
                    help=f"output directory (default: {default_out or 'graphdr-reproduce-PAPER'})")
-    p.add_argument("--n-jobs", type=_n_jobs, default=1, metavar="N",
+    p.add_argument("--n-jobs", type=arguments.n_jobs, default=1, metavar="N",
                    help="parallel worker processes (joblib; -1: all cores; default 1)")
     p.add_argument("--backend", choices=("loky", "dask"), default="loky",
                    help="where parallel cells run: local worker processes (loky, default) or a "
@@ -226,7 +165,7 @@ def _add_common(p, default_out):
                    help="with --backend dask: address of a running Dask scheduler "
                    "(e.g. tcp://10.0.0.5:8786); default: start a local cluster on 127.0.0.1 "
                    "with --n-jobs workers (2 when --n-jobs is 1 or -1)")
-    p.add_argument("--threads", type=_positive_int, default=1, metavar="T",
+    p.add_argument("--threads", type=arguments.positive_int, default=1, metavar="T",
                    help="BLAS/OpenMP threads per process (default 1: the cells are small and "
                    "extra threads slow them down; raise for large kernel problems)")
     p.add_argument("--seed", type=int, default=0, help="seed of splits and methods (default 0)")
@@ -268,7 +207,7 @@ def build_parser():
                       "sub-reports)")
     demo.add_argument("--dataset", default="wine",
                       help="data set (any name or file `graphdr bench` accepts; default wine)")
-    demo.add_argument("--folds", type=_positive_int, default=None,
+    demo.add_argument("--folds", type=arguments.positive_int, default=None,
                       help="cross-validation folds (default 10)")
 
     bench = sub.add_parser(
@@ -279,24 +218,24 @@ def build_parser():
     )
     bench.add_argument("--protocol", default="bouzas",
                        help="bouzas (default), gavriilidis, dee, mkldr, defaults or demo")
-    bench.add_argument("--datasets", "-d", type=_csv_list, default=None, metavar="A,B",
+    bench.add_argument("--datasets", "-d", type=arguments.csv_list, default=None, metavar="A,B",
                        help="data set names or files (default: the protocol's)")
-    bench.add_argument("--methods", "-m", type=_csv_list, default=None, metavar="A,B",
+    bench.add_argument("--methods", "-m", type=arguments.csv_list, default=None, metavar="A,B",
                        help="method names, optionally name:key=value (default: the protocol's)")
-    bench.add_argument("--classifiers", "-c", type=_csv_list, default=None, metavar="A,B",
+    bench.add_argument("--classifiers", "-c", type=arguments.csv_list, default=None, metavar="A,B",
                        help="ncc, 1nn, 3nn, linear-svm, rbf-svm (default: the protocol's)")
-    bench.add_argument("--folds", type=_positive_int, default=None,
+    bench.add_argument("--folds", type=arguments.positive_int, default=None,
                        help="folds of the stratified cross-validation")
-    bench.add_argument("--repeats", type=_positive_int, default=None,
+    bench.add_argument("--repeats", type=arguments.positive_int, default=None,
                        help="repetitions of the cross-validation (or random splits for dee)")
     bench.add_argument("--train-per-class", type=float, default=None, metavar="K",
                        help="dee protocol: training samples per class (a fraction if < 1)")
-    bench.add_argument("--max-dim", type=_positive_int, default=None,
+    bench.add_argument("--max-dim", type=arguments.positive_int, default=None,
                        help="evaluate dimensions 1..MAX_DIM (default C-1; capped per method)")
     bench.add_argument("--scaling", choices=("minmax", "minmax01", "standard", "none"),
                        default=None, help="feature scaling fitted on each training fold: "
                        "minmax = [-1,1], minmax01 = [0,1]")
-    bench.add_argument("--kernel-gamma", type=_gamma, default=None, metavar="G",
+    bench.add_argument("--kernel-gamma", type=arguments.gamma, default=None, metavar="G",
                        help="RBF gamma of the kernel methods, or 'default' (1/n_features)")
     bench.add_argument("--svm-gamma", type=float, default=None, metavar="G",
                        help="gamma of the RBF SVM classifier (default 0.5, i.e. sigma=1)")
@@ -304,7 +243,7 @@ def build_parser():
                        default=None, help="scaling of the projections of the estimators that "
                        "have one (bouzas: none, the paper's unit-length vectors; 'default': "
                        "each estimator's own, 'within')")
-    bench.add_argument("--label-fraction", type=_fraction, default=None, metavar="F",
+    bench.add_argument("--label-fraction", type=arguments.fraction, default=None, metavar="F",
                        help="keep the labels of only a fraction F of each class's training "
                        "rows (stratified, by --seed and fold); semi-supervised methods fit every "
                        "row with y = -1 for the others, supervised ones are also fitted on the "
@@ -342,7 +281,7 @@ def build_parser():
     mp.add_argument("--out", default="graphdr-map", help="output path without suffix "
                     "(default graphdr-map: graphdr-map.html, .csv and .png; missing folders "
                     "are created)")
-    mp.add_argument("--hover-columns", type=_csv_list, default=(), metavar="A,B",
+    mp.add_argument("--hover-columns", type=arguments.csv_list, default=(), metavar="A,B",
                     help="columns shown on hover besides the id and the label (names or "
                     "indices; for named data sets, feature indices); of a file, these are for "
                     "looking and never features, text or numbers, unless --hover-features")
@@ -353,7 +292,7 @@ def build_parser():
                     "quantile bins; of a file, never a feature unless --hover-features")
     mp.add_argument("--hover-features", action="store_true",
                     help="numeric --hover-columns of a file stay features of the map")
-    mp.add_argument("--outputs", type=_outputs_list, default=("page", "table", "png"),
+    mp.add_argument("--outputs", type=arguments.outputs_list, default=("page", "table", "png"),
                     metavar="A,B", help="which files to write: page (OUT.html), table "
                     "(OUT.csv, or OUT.parquet/ past memory), png (OUT.png); default all three, "
                     "e.g. --outputs png for the picture alone")
@@ -363,10 +302,18 @@ def build_parser():
                     help="scaling of the features before the map (default auto: standardise "
                     "when one feature holds more than half of the total variance, as in "
                     "different units; else keep them as given)")
-    mp.add_argument("--placement-width", type=_placement_width, default="auto",
+    mp.add_argument("--placement-width", type=arguments.placement_width, default="auto",
                     metavar="W", help="how new samples are placed (the page's held-out "
                     "error): small, by their nearest training sample; large, by all their "
                     "neighbours alike (default auto: the width of lowest leave-one-out error)")
+    mp.add_argument("--repulsion", default="gaussian", choices=("gaussian", "cauchy"),
+                    help="the map's objective: gaussian (default), discriminative elastic "
+                    "embedding's, classes apart, fast; cauchy, the heavy-tailed map (t-SNE's "
+                    "objective, the labels separating the classes by --separation), which "
+                    "keeps more of the data's shape and maps a file without labels")
+    mp.add_argument("--separation", type=arguments.separation, default=0.5, metavar="S",
+                    help="with --repulsion cauchy: how far the labels pull classes apart, "
+                    "from 0 (the data alone) to 1 (no attraction across classes); default 0.5")
     mp.add_argument("--labels", default=None, choices=("flag", "audit", "given"),
                     help="flag (default): find the labels the data contradicts "
                     "(graphdr.LabelIssues), ring them on the page (legend entry 'suspect "
@@ -499,15 +446,6 @@ def _call_run_bench(run_bench, protocol, datasets, methods, classifiers, args, a
         backend=getattr(args, "backend", "loky"), read_options=options,
         label_fraction=getattr(args, "label_fraction", None), stage=stage,
     )
-
-
-def _outputs_list(text):
-    names = _csv_list(text)
-    wrong = [n for n in names if n not in ("page", "table", "png")]
-    if wrong or not names:
-        raise argparse.ArgumentTypeError(
-            f"a comma-separated list of page, table, png; got {text!r}")
-    return tuple(dict.fromkeys(names))
 
 
 def main(argv=None):

@@ -9,11 +9,9 @@ import sys
 import time
 import warnings
 
+from . import arguments
+
 __all__ = ["add_file_options", "add_scale_options", "read_options", "run_map"]
-
-
-def _csv_list(text):
-    return [t.strip() for t in text.split(",") if t.strip()]
 
 
 def _column(text):
@@ -46,7 +44,7 @@ def add_file_options(p):
                    "column whose name says so (id, index, sample, key, *_id, '* ID', sampleId, "
                    "...), else a numeric column counting the rows; 'none': no id column, "
                    "every column a feature")
-    g.add_argument("--drop-columns", type=_csv_list, default=(), metavar="A,B",
+    g.add_argument("--drop-columns", type=arguments.csv_list, default=(), metavar="A,B",
                    help="columns to leave out")
     g.add_argument("--sep", type=_separator, default=None, metavar="CHAR",
                    help="field separator (default: sniffed among , ; tab |)")
@@ -76,6 +74,7 @@ def read_options(args, unlabelled=False):
                        drop_columns=tuple(args.drop_columns), sep=args.sep, decimal=args.decimal,
                        header=args.header, na=args.na, categorical=args.categorical,
                        encoding=args.encoding, unlabelled=unlabelled,
+                       every_label_empty=getattr(args, "repulsion", None) == "cauchy",
                        hover_columns=tuple(getattr(args, "hover_columns", None) or ())
                        + ((args.color_column,) if getattr(args, "color_column", None) else ()),
                        hover_features=bool(getattr(args, "hover_features", False)))
@@ -216,7 +215,7 @@ def run_map(args):
     refuse_inputs(files.values(), [args.data, *input_files(args.data)])
     ds = load_dataset(args.data, options=read_options(args, unlabelled=True))
     labels = ds.classes[ds.y]
-    _check_labelled_rows(labels, args.data)
+    _check_labelled_rows(labels, args.data, args.repulsion)
     check_writable(files["html"].parent, create=True)
     hover = _hover_columns(ds, args.hover_columns)
     color = None
@@ -228,7 +227,7 @@ def run_map(args):
             print(f"graphdr map: {note}.", file=sys.stderr)
     start = time.perf_counter()
     params = dict(feature_scaling=args.feature_scaling, placement_width=args.placement_width,
-                  labels=args.labels or "flag")
+                  labels=args.labels or "flag", **_objective(args))
     if params["labels"] != "given" and not args.quiet:
         print("graphdr map: checking the labels (graphdr.LabelIssues; --labels given skips "
               "it) ...", file=sys.stderr)
@@ -242,7 +241,7 @@ def run_map(args):
         else:
             from tqdm.auto import tqdm
 
-            with tqdm(total=DEEMap().iterations(), desc="graphdr map", unit="it",
+            with tqdm(total=DEEMap(**_objective(args)).iterations(), desc="graphdr map", unit="it",
                       leave=False) as bar:
                 def progress(Y, info):
                     bar.update(1)
@@ -286,16 +285,26 @@ def _unlabelled(labels):
     return unlabelled_mask(labels)
 
 
-def _check_labelled_rows(labels, source):
+def _objective(args):
+    """The map's objective as ``--repulsion`` and ``--separation`` ask (DEEMap's parameters;
+    the separation only with the heavy-tailed map)."""
+    if args.repulsion == "cauchy":
+        return dict(repulsion="cauchy", separation=args.separation)
+    return dict(repulsion=args.repulsion)
+
+
+def _check_labelled_rows(labels, source, repulsion="gaussian"):
     """Rows labelled -1 or with an empty label are unlabelled (scikit-learn's convention) and
-    join the map's graph; the labelled rows need two classes (checked before the fit)."""
+    join the map's graph; the labelled rows need two classes (checked before the fit), or, for
+    the heavy-tailed map, none at all (the map of the data alone)."""
     import numpy as np
 
     unlabelled = _unlabelled(labels)
     classes = np.unique(np.asarray(labels)[~unlabelled].astype(str))
-    if len(classes) < 2:
+    if len(classes) < 2 and not (repulsion == "cauchy" and len(classes) == 0):
+        also = " (or none, with --repulsion cauchy)"
         raise ValueError(
-            f"{source}: the map needs labelled rows of at least 2 classes; found "
+            f"{source}: the map needs labelled rows of at least 2 classes{also}; found "
             f"{len(classes)} ({', '.join(classes[:3])}) and {int(unlabelled.sum())} unlabelled "
             "rows (label -1 or empty).")
 
@@ -368,7 +377,7 @@ def _run_map_parts(args):
     # every file read and checked once (a bad cell named before any cluster starts)
     table = read_parts(args.data, read_options(args, unlabelled=True))
     refuse_inputs(files.values(), table.paths)
-    _check_labelled_rows(table.y, args.data)
+    _check_labelled_rows(table.y, args.data, args.repulsion)
     check_writable(files["html"].parent, create=True)
     for note in table.notes:
         echo(f"graphdr map: {note}.")
@@ -435,7 +444,8 @@ def _map_table(args, table, fit_samples):
             title=args.title, progress=place_progress, **_written(args),
             callback=fit_progress, fit_samples=fit_samples,
             label_empty=table.label_empty, id_dtype=table.id_dtype,
-            feature_scaling=args.feature_scaling, placement_width=args.placement_width)
+            feature_scaling=args.feature_scaling, placement_width=args.placement_width,
+            **_objective(args))
 
 
 @contextlib.contextmanager
@@ -450,7 +460,8 @@ def _progress(args, n):
 
     # the placement's rate is its average since it started (smoothing=0): its pieces arrive
     # in bursts, and its clock starts with the placement, not with the fit before it
-    with tqdm(total=DEEMap().iterations(), desc="graphdr map: fit", unit="it", leave=False) as fit, \
+    with tqdm(total=DEEMap(**_objective(args)).iterations(), desc="graphdr map: fit", unit="it",
+              leave=False) as fit, \
             tqdm(total=n, desc="graphdr map: place", unit="rows", unit_scale=True,
                  leave=False, smoothing=0) as place:
         def fitted(Y, info):

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .._validation import unlabelled_mask
 from .columns import column_index
 from .files import Part, ReadOptions, read_features, read_table
 from .paths import parquet_file
@@ -307,8 +308,9 @@ def read_parts(source, options=None, part_bytes=PART_BYTES):
     parts = table_parts(source, part_bytes)
     stamps = {path: file_stamp(path) for path, _ in parts}  # before any is read
     first_path, first_part = parts[0]
-    first = read_table(first_path, options, first_part)
-    fixed = replace(options, label_column=first.label_name,
+    # a part may be empty of labels; the table may not, unless the options allow it
+    first = read_table(first_path, replace(options, every_label_empty=True), first_part)
+    fixed = replace(options, every_label_empty=True, label_column=first.label_name,
                     id_column=first.id_name if first.id_name is not None else False,
                     header=first.header, sep=first.sep, decimal=first.decimal)
     ys, ids, counts, notes = [first.y], [first.ids], [len(first.y)], list(first.notes)
@@ -336,6 +338,11 @@ def read_parts(source, options=None, part_bytes=PART_BYTES):
             values.append(table.columns[here[column_index(path, name, here,
                                                           "hover or colour column")]])
         notes += table.notes
+    if options.unlabelled and not options.every_label_empty and all(
+            unlabelled_mask(y).all() for y in ys):
+        raise ValueError(f"{source}: every row of the label column {first.label_name!r} is "
+                         "unlabelled (-1 or empty) in every file; label the rows of at least 2 "
+                         "classes.")
     if len({y.dtype == object for y in ys}) > 1:  # numbers in some files, text in others
         ys = [y if y.dtype == object else np.array([str(v) for v in y.tolist()], dtype=object)
               for y in ys]

@@ -82,6 +82,9 @@ class ReadOptions:
     #: an empty label cell is an unlabelled row, labelled -1 (scikit-learn's convention;
     #: ``graphdr map``), instead of a missing cell
     unlabelled: bool = False
+    #: with ``unlabelled``: a label column empty on every row is read (every row unlabelled:
+    #: the heavy-tailed map of the data alone, or one part of a table), not refused
+    every_label_empty: bool = False
     #: columns shown beside each sample (``graphdr map --hover-columns``): never features,
     #: unless ``hover_features``
     hover_columns: tuple = ()
@@ -516,7 +519,8 @@ def _split(path, frame, text, options, has_header, first_line, notes, features_o
                          f"on line {rows[0] + first_line}.")
     if features_only:
         return X
-    y = _labels(path, names[label], labels, frame[names[label]], options.unlabelled)
+    y = _labels(path, names[label], labels, frame[names[label]],
+                options.unlabelled and not options.every_label_empty)
     ids = None
     if id_col is not None:
         ids = np.asarray(text(names[id_col]), dtype=object)
@@ -528,13 +532,14 @@ def _split(path, frame, text, options, has_header, first_line, notes, features_o
     return table
 
 
-def _labels(path, name, labels, numbers, unlabelled):
+def _labels(path, name, labels, numbers, refuse_empty):
     """The label column: an empty cell (or -1) is an unlabelled row, any other text a class;
-    labels that are all numbers stay numbers (whole numbers as integers)."""
+    labels that are all numbers stay numbers (whole numbers as integers). ``refuse_empty``: a
+    column empty on every row is an error."""
     import pandas as pd
 
     empty = labels.isna().to_numpy()
-    if empty.all() and unlabelled:
+    if empty.all() and refuse_empty:
         raise ValueError(f"{path}: the label column {name!r} is empty on every row.")
     if pd.api.types.is_numeric_dtype(numbers) and bool((numbers.notna() == ~labels.isna()).all()):
         y = np.array(numbers.to_numpy(dtype=np.float64))
@@ -544,7 +549,7 @@ def _labels(path, name, labels, numbers, unlabelled):
     else:
         y = np.array(labels.to_numpy(dtype=object), dtype=object)
         y[empty] = "-1"
-    if unlabelled and unlabelled_mask(y).all():
+    if refuse_empty and unlabelled_mask(y).all():
         raise ValueError(f"{path}: every row of the label column {name!r} is unlabelled (-1 "
                          "or empty); label the rows of at least 2 classes.")
     return y

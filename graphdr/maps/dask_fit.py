@@ -100,6 +100,8 @@ def fit_dask(est, X, y, keys=None):
     ``fit_rows_``, the sample's row indices, in the order of ``embedding_``."""
     check_dask_input(X, type(est).__name__)
     check_known_rows(X, type(est).__name__)
+    if y is None and est.repulsion == "cauchy":  # (the map of the data alone)
+        y = np.full(X.shape[0], -1)
     with cluster_errors(f"the fit of {type(est).__name__}"):
         y = np.asarray(y.compute() if hasattr(y, "compute") else y)
     if y.ndim != 1 or len(y) != X.shape[0]:

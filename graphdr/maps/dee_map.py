@@ -346,9 +346,6 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
         """Compute and return the map of the training samples (``embedding_``); of a
         ``dask.array``, the places of all its rows as a ``dask.array`` (``fit_samples``)."""
         check_int(self.fit_samples, "fit_samples", min_value=2)
-        if is_dask_array(X) and self.repulsion == "cauchy":
-            raise ValueError("DEEMap: repulsion='cauchy' is not yet available for a dask.array; "
-                             "use repulsion='gaussian', or compute the rows to fit in memory.")
         if is_dask_array(X):
             fit_dask(self, X, y)
             return place_dask(self, X, self.fit_rows_)

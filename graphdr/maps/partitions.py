@@ -148,6 +148,7 @@ def write_dask_map(model, X, y, out, *, keys=None, ids=None, title=None, label_n
     page_vote = np.full(len(page_rows), "", dtype=object)  # the page's hover
     page_share = np.full(len(page_rows), "", dtype=object)
     wrong = scored = 0
+    voting_rows = bool(unlabelled.any()) and len(classes) > 0  # (no labels: nothing to vote)
     with OutputSet() as outputs:
         folder = outputs.folder(files["parquet"]) if table else None
         for i, (xy, near, voted, share) in _in_order(blocks):
@@ -158,14 +159,14 @@ def write_dask_map(model, X, y, out, *, keys=None, ids=None, title=None, label_n
             shown = on_page[a:b]
             at = np.searchsorted(page_rows, np.flatnonzero(shown) + a)
             page_xy[at] = xy[shown]
-            voting = shown & unlabelled[a:b]
+            voting = shown & unlabelled[a:b] & (len(classes) > 0)
             at_vote = np.searchsorted(page_rows, np.flatnonzero(voting) + a)
             page_vote[at_vote] = [str(classes[v]) for v in voted[voting]]
             page_share[at_vote] = [f"{s:.1f}" for s in share[voting]]
             if table:
                 _write_part(folder / f"part-{i:05d}.parquet", xy, y[a:b], unlabelled[a:b],
                             ids[a:b] if ids is not None else np.arange(a, b), id_name,
-                            classes, voted, share, bool(unlabelled.any()), empty[a:b])
+                            classes, voted, share, voting_rows, empty[a:b])
             if progress is not None and b > a:
                 progress(b - a)
         if scored:
@@ -176,7 +177,7 @@ def write_dask_map(model, X, y, out, *, keys=None, ids=None, title=None, label_n
         title = title or f"DEEMap of {n} samples, {len(classes)} classes"
         description = _description(model, n, int(unlabelled.sum()), len(rows), len(page_rows))
         votes = None
-        if unlabelled.any():
+        if voting_rows:
             votes = {"map vote": page_vote, "vote share": page_share}
             description += " " + MAP_VOTE_NOTE.format(k=VOTERS)
         html = None if not page else map_page_html(
@@ -261,7 +262,7 @@ def _vote(xy, voters, unlabelled):
     labelled = ~unlabelled
     if labelled.any():
         first[labelled] = voters.nearest(xy[labelled], 1)[:, 0]
-    if unlabelled.any():
+    if unlabelled.any() and len(voters.codes):  # (a map without labels: no vote)
         near = voters.nearest(xy[unlabelled], VOTERS)
         n, k = near.shape
         C = int(voters.codes.max()) + 1 if len(voters.codes) else 1
@@ -322,13 +323,17 @@ def _params(model):
 
 
 def _description(model, n, n_unlabelled, n_fit, n_page):
+    from .fitted import fitted_with
+
     scaling = {"standard": "standardised", "none": "as given"}.get(
         str(model.feature_scaling_), str(model.feature_scaling_))
     counted = f"{n} samples ({n_unlabelled} unlabelled)" if n_unlabelled else f"{n} samples"
-    text = (f"{counted}, {model.n_features_in_} features, {len(model.classes_)} classes; "
+    C = len(model.classes_)
+    text = (f"{counted}, {model.n_features_in_} features, "
+            f"{f'{C} classes' if C else 'no labels'}; "
             f"DEEMap fitted on {n_fit} of them (a sample chosen by content, every class kept), "
             f"features {scaling}, {model.n_iter_} iterations; the others placed by "
-            "transform.")
+            f"transform. {fitted_with(model, n_unlabelled)}")
     if n_page < n:
         text += (f" Drawn here: a uniform sample of {n_page} of the {n} samples (the counts "
                  "and the error below are of all of them).")
