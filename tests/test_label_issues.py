@@ -368,14 +368,21 @@ def test_the_logistic_model_is_fitted_to_its_optimum():
         np.testing.assert_allclose(P[test], ref.predict_proba(Z[test]), atol=1e-6)
 
 
-def test_fold_features_standardise_few_features_and_whiten_the_leading_components():
+def test_fold_features_keep_the_relative_scale_and_whiten_the_leading_components():
+    """Up to FOLD_FEATURES features, one factor for all (the root mean variance): a
+    near-constant feature stays near-constant (standardised, digits' border pixels weighed as
+    much as its strokes: the audit lost F1 with confused classes, issue 79); above, the leading
+    principal components, whitened."""
     from graphdr.audit.probabilities import FOLD_FEATURES, fold_features
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(300, 5)) * [1, 10, 100, 0, 1e-3] + 7
     Z = fold_features(X)
-    expected = (X - X.mean(0)) / np.where(X.std(0) > 0, X.std(0), 1)
-    np.testing.assert_allclose(Z, expected, atol=1e-10)
+    Xc = X - X.mean(0)
+    np.testing.assert_allclose(Z, Xc / np.sqrt((Xc**2).sum() / Xc.size), atol=1e-10)
+    np.testing.assert_allclose(Z.std(0) / Z.std(0)[0], X.std(0) / X.std(0)[0], rtol=1e-10)
+    np.testing.assert_allclose((Z**2).sum() / 300, 5.0, rtol=1e-12)  # mean variance 1
+    assert np.all(fold_features(np.full((10, 3), 7.0)) == 0)
     wide = rng.normal(size=(400, 30)) @ rng.normal(size=(30, FOLD_FEATURES + 40))
     W = fold_features(wide)
     assert W.shape == (400, 30)  # rank 30: the components of positive variance
