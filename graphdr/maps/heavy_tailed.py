@@ -46,15 +46,18 @@ from .cauchy_field import _exp, _log1p, cauchy_field
 
 #: the grid spacing of the repulsion's field (map units; t-SNE's maps span tens to hundreds)
 FIELD_SPACING = 0.5
-#: bisection steps of each sample's precision
+#: bisection steps of each sample's precision, at most
 _BISECTION_STEPS = 64
+#: a sample's bisection stops once its entropy is this close to log(perplexity) (nats)
+ENTROPY_TOL = 1e-10
 
 
 def perplexity_affinities(dist, ind, perplexity):
     r"""The symmetric affinities :math:`P` (``n x n`` sparse, sum 1, zero diagonal) of samples
     whose nearest neighbours are ``ind`` at input distances ``dist`` (``n x k``, each row
     without the sample itself), each row's precision set by bisection so that its entropy is
-    :math:`\log(\text{perplexity})` (module docstring; at most :math:`\log k`)."""
+    :math:`\log(\text{perplexity})` (module docstring; at most :math:`\log k`) to within
+    :data:`ENTROPY_TOL`, each row stopped there."""
     dist = np.asarray(dist, dtype=np.float64)
     ind = np.asarray(ind)
     n, k = ind.shape
@@ -62,17 +65,22 @@ def perplexity_affinities(dist, ind, perplexity):
     d2 = d2 - d2[:, :1]  # (the nearest at 0: no underflow of a whole row)
     target = np.log(min(float(perplexity), float(k)))
     lo, hi = np.zeros(n), np.full(n, np.inf)
-    beta = np.ones(n)
     scale = np.maximum(d2[:, -1], np.finfo(float).tiny)
-    beta /= scale  # (starting from the neighbourhood's own scale)
+    beta = 1.0 / scale  # (starting from the neighbourhood's own scale)
+    rows = np.arange(n)  # the rows whose entropy is not yet within ENTROPY_TOL of the target
     for _ in range(_BISECTION_STEPS):
-        W = _exp(-d2 * beta[:, None])
+        b, d = beta[rows], d2[rows]
+        W = _exp(-d * b[:, None])
         S = W.sum(axis=1)
-        H = _log1p(S - 1.0) + beta * np.sum(d2 * W, axis=1) / S  # (S >= 1: the nearest is 1)
+        H = _log1p(S - 1.0) + b * np.sum(d * W, axis=1) / S  # (S >= 1: the nearest is 1)
+        going = np.abs(H - target) > ENTROPY_TOL
+        rows, b, H = rows[going], b[going], H[going]
+        if not len(rows):
+            break
         too_flat = H > target  # entropy too high: sharpen
-        lo = np.where(too_flat, beta, lo)
-        hi = np.where(too_flat, hi, beta)
-        beta = np.where(np.isinf(hi), beta * 2.0, 0.5 * (lo + hi))
+        lo[rows] = np.where(too_flat, b, lo[rows])
+        hi[rows] = np.where(too_flat, hi[rows], b)
+        beta[rows] = np.where(np.isinf(hi[rows]), b * 2.0, 0.5 * (lo[rows] + hi[rows]))
     W = _exp(-d2 * beta[:, None])
     W /= W.sum(axis=1, keepdims=True)
     rows = np.repeat(np.arange(n), k)
