@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from graphdr.maps.cauchy_field import _kernel, cauchy_field
+from graphdr.maps.cauchy_field import _kernel, cauchy_field, exact_cauchy_field
 
 
 def _brute(Y, alpha, T=None):
@@ -56,6 +56,20 @@ def test_field_at_targets_matches_the_brute_force_sum(alpha):
     eF, eZ, eG = _errors(F, G, *_brute(Y, alpha, T), own=0.0)
     assert F.shape == (85,) and eF <= 3e-3 and eZ <= 5e-4 and eG <= 1.5e-2
 
+
+@pytest.mark.parametrize("alpha", [0.5, 1.0, 0.3])
+def test_exact_field_is_the_brute_force_sum_to_rounding(alpha):
+    """The small map's exact sums (every pair, no grid) against the brute force: rounding
+    only, with the same own term as the grid's field; one point, identical points."""
+    Y = _blobs(150, 40.0, 3)
+    eF, eZ, eG = _errors(*exact_cauchy_field(Y, alpha), *_brute(Y, alpha))
+    assert eF <= 1e-13 and eZ <= 1e-13 and eG <= 1e-13
+    F, G = exact_cauchy_field([[3.0, 4.0]], alpha)
+    assert F[0] == 1.0 and not G.any()
+    F, G = exact_cauchy_field(np.full((7, 2), -2.5), alpha)
+    assert np.all(F == 7.0) and not G.any()
+    with pytest.raises(ValueError, match="alpha must be a positive"):
+        exact_cauchy_field(Y, 0.0)
 
 def test_gradient_is_the_derivative_of_the_field():
     """The gradient formula against central differences of the brute-force F (the oracle's
@@ -151,11 +165,12 @@ def _digest(arrays):
 
 _CASE = """
 import numpy as np
-from graphdr.maps.cauchy_field import cauchy_field
+from graphdr.maps.cauchy_field import cauchy_field, exact_cauchy_field
 rng = np.random.default_rng(14)
 Y = rng.normal(size=(3000, 2)) * 8.0
 T = rng.normal(size=(500, 2)) * 10.0
-out = [*cauchy_field(Y, workers={w}), *cauchy_field(Y, alpha=0.3, targets=T, workers={w})]
+out = [*cauchy_field(Y, workers={w}), *cauchy_field(Y, alpha=0.3, targets=T, workers={w}),
+       *exact_cauchy_field(Y[:300], alpha=0.3), *exact_cauchy_field(Y[:300])]
 """
 
 

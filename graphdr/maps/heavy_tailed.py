@@ -20,7 +20,9 @@ the Kullback-Leibler divergence :math:`\mathrm{KL}(P \,\Vert\, Q)` of
 
 takes the attraction from the sparse :math:`P` (``O(nk)``) and the repulsion from the field
 :math:`F` of :func:`graphdr.maps.cauchy_field.cauchy_field` (``O(n + G \log G)``, no pair of
-points formed).
+points formed); a map of at most :data:`graphdr.maps.grid_field.EXACT_MAX` samples sums it
+exactly over every pair (:func:`~graphdr.maps.cauchy_field.exact_cauchy_field`), faster there
+than the grid's fixed cost.
 
 Affinities (:func:`perplexity_affinities`): each sample's ``3 perplexity`` nearest input
 neighbours weighted :math:`p_{j|i} \propto e^{-\beta_i d_{ij}^2}`, :math:`\beta_i` set so that
@@ -42,7 +44,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .cauchy_field import _exp, _log1p, cauchy_field
+from .cauchy_field import _exp, _log1p, cauchy_field, exact_cauchy_field
+from .grid_field import EXACT_MAX
 
 #: the grid spacing of the repulsion's field (map units; t-SNE's maps span tens to hundreds)
 FIELD_SPACING = 0.5
@@ -131,6 +134,7 @@ class KLObjective:
         self.n = full.shape[0]
         self.alpha = float(alpha)
         self.spacing = float(spacing)
+        self.exact = self.n <= EXACT_MAX  # a small map: every pair, no grid's fixed cost
 
     def value_grad(self, Y, exaggeration=1.0, value=True):
         """``(C, dC/dY)`` at the map ``Y`` (``n x 2``), the attraction times ``exaggeration``;
@@ -150,7 +154,8 @@ class KLObjective:
         S.data = pw[self.pair_of_entry]
         degree = S @ np.ones(self.n)
         grad = degree[:, None] * Y - S @ Y
-        F, G = cauchy_field(Y, alpha=a, spacing=self.spacing)
+        F, G = (exact_cauchy_field(Y, a) if self.exact else
+                cauchy_field(Y, alpha=a, spacing=self.spacing))
         Z = float(np.sum(F - 1.0))
         grad += (2.0 / Z) * G
         if not value:
