@@ -13,10 +13,12 @@ seeds) and the trustworthiness of the map of every training row (its 10 nearest 
 beside unsupervised UMAP's and UMAP with y = -1 (the anchors of ``semi.json``; their
 trustworthiness measured here with the same splits, ``random_state=0``).
 
-    .venv/bin/python benchmarks/semi.py --maps [--datasets ...] [--fractions 0.01 0.05]
-        [--from-json]
+    .venv/bin/python benchmarks/semi.py --maps [--heavy] [--datasets ...]
+        [--fractions 0.01 0.05] [--from-json]
 
-Writes ``benchmarks/results/semi_maps.md`` (and ``semi_maps.json``, every cell).
+Writes ``benchmarks/results/semi_maps.md`` (and ``semi_maps.json``, every cell); ``--heavy``:
+the heavy-tailed map (``repulsion='cauchy'``) with each use, 'auto' among them, into
+``semi_maps_heavy.md``.
 """
 
 from __future__ import annotations
@@ -42,12 +44,15 @@ USES = (("ignore", dict(unlabelled="ignore")),
         ("smooth, lam_unlabelled=1", dict(unlabelled="smooth", lam_unlabelled=1.0)),
         ("smooth, lam_unlabelled=0.3 (default)", dict(unlabelled="smooth", lam_unlabelled=0.3)),
         ("smooth, lam_unlabelled=0.1", dict(unlabelled="smooth", lam_unlabelled=0.1)))
+#: ``--heavy``: the heavy-tailed map (``repulsion='cauchy'``, separation 0.5) with each use
+HEAVY_USES = tuple((f"heavy-tailed, {use}", dict(repulsion="cauchy", unlabelled=use))
+                   for use in ("ignore", "smooth", "propagate", "auto"))
 UMAPS = (("UMAP y=-1", True), ("UMAP unsupervised", False))
 #: the trustworthiness's neighbours
 TRUST_K = 10
 
 
-def measure(sets, fractions, seeds=3, umap=True):
+def measure(sets, fractions, seeds=3, umap=True, uses=USES):
     """``{'set|fraction': {label: [error %, trustworthiness, fit s]}}`` (means over seeds)."""
     from semi import load, split, standardise
     from sklearn.manifold import trustworthiness
@@ -64,7 +69,7 @@ def measure(sets, fractions, seeds=3, umap=True):
                 Xtr, _, ys, Xte, yte = split(X, y, f, seed)
                 Xtr, Xte = standardise(d, Xtr, Xte)
                 lab = ys >= 0
-                runs = [(label, lambda kw=kw: DEEMap(**kw)) for label, kw in USES]
+                runs = [(label, lambda kw=kw: DEEMap(**kw)) for label, kw in uses]
                 if umap:
                     import umap as umap_learn
 
@@ -99,9 +104,9 @@ class _Umap:
         return self.model.transform(X)
 
 
-def tables(cells, sets, fractions):
+def tables(cells, sets, fractions, uses=USES):
     lines = []
-    labels = [u for u, _ in USES] + [u for u, _ in UMAPS]
+    labels = [u for u, _ in uses] + [u for u, _ in UMAPS]
     for f in fractions:
         for what, i, fmt in (("1-NN test error (%)", 0, "{:.1f}"),
                              (f"trustworthiness (k = {TRUST_K})", 1, "{:.3f}")):
@@ -118,23 +123,27 @@ def tables(cells, sets, fractions):
     return lines
 
 
-def best_counts(cells, sets, fractions):
-    """Per fraction: the sets where each DEEMap use errs least of the DEEMap uses, and where
-    it is at most the lower UMAP plus one test sample (semi.py's one_sample)."""
+def best_counts(cells, sets, fractions, uses=USES, trust=False):
+    """Per fraction: the sets where each DEEMap use is at most the lower UMAP's error plus one
+    test sample (semi.py's one_sample); with ``trust``, where its trustworthiness is at least
+    the higher UMAP's - 0.01."""
     from semi import one_sample
 
-    lines = ["| labels | " + " | ".join(u for u, _ in USES) + " |",
-             "|---|" + "---|" * len(USES)]
+    lines = ["| labels | " + " | ".join(u for u, _ in uses) + " |",
+             "|---|" + "---|" * len(uses)]
     for f in fractions:
         row = []
-        for label, _ in USES:
+        for label, _ in uses:
             n = 0
             for d in sets:
                 c = cells.get(f"{d}|{f:g}")
                 if c is None or label not in c or "UMAP y=-1" not in c:
                     continue
-                low = min(c["UMAP y=-1"][0], c["UMAP unsupervised"][0])
-                n += c[label][0] <= low + one_sample(d)
+                if trust:
+                    n += c[label][1] >= max(c["UMAP y=-1"][1], c["UMAP unsupervised"][1]) - 0.01
+                else:
+                    low = min(c["UMAP y=-1"][0], c["UMAP unsupervised"][0])
+                    n += c[label][0] <= low + one_sample(d)
             row.append(f"{n} of {len(sets)}")
         lines.append(f"| {f * 100:g} % | " + " | ".join(row) + " |")
     return lines
@@ -147,23 +156,30 @@ def main(argv=None):
     p.add_argument("--datasets", nargs="+", default=list(SETS))
     p.add_argument("--fractions", nargs="+", type=float, default=[0.01, 0.05])
     p.add_argument("--seeds", type=int, default=3)
-    p.add_argument("--out", default=str(RESULTS / "semi_maps.md"))
+    p.add_argument("--heavy", action="store_true",
+                   help="the heavy-tailed map's uses (HEAVY_USES), into semi_maps_heavy.md")
+    p.add_argument("--out", default=None)
     p.add_argument("--from-json", action="store_true")
     a = p.parse_args(argv)
-    out = Path(a.out)
+    uses = HEAVY_USES if a.heavy else USES
+    out = Path(a.out or RESULTS / ("semi_maps_heavy.md" if a.heavy else "semi_maps.md"))
     if a.from_json:
         cells = json.load(open(out.with_suffix(".json")))
     else:
-        cells = measure(a.datasets, a.fractions, a.seeds)
+        cells = measure(a.datasets, a.fractions, a.seeds, uses=uses)
         json.dump(cells, open(out.with_suffix(".json"), "w"), indent=1)
-    lines = ["# The map of few labels: each use of the unlabelled rows side by side", "",
-             f"Command: `.venv/bin/python benchmarks/semi.py --maps --datasets "
+    title = ("The heavy-tailed map of few labels" if a.heavy else "The map of few labels")
+    lines = [f"# {title}: each use of the unlabelled rows side by side", "",
+             f"Command: `.venv/bin/python benchmarks/semi.py --maps"
+             f"{' --heavy' if a.heavy else ''} --datasets "
              f"{' '.join(a.datasets)} --fractions {' '.join(f'{f:g}' for f in a.fractions)} "
              f"--seeds {a.seeds}`", "", machine(threads_label()), "",
              "Protocol: `benchmarks/_semi_maps.py`'s docstring. Lower error and higher "
              "trustworthiness are better.", "",
              "Sets where each use is at most the lower UMAP plus one test sample:", ""]
-    lines += best_counts(cells, a.datasets, a.fractions) + [""]
-    lines += tables(cells, a.datasets, a.fractions)
+    lines += best_counts(cells, a.datasets, a.fractions, uses) + [""]
+    lines += ["Sets where each use's trustworthiness is at least the higher UMAP's - 0.01:", ""]
+    lines += best_counts(cells, a.datasets, a.fractions, uses, trust=True) + [""]
+    lines += tables(cells, a.datasets, a.fractions, uses)
     out.write_text("\n".join(lines) + "\n")
     print(f"wrote {out}")
