@@ -109,7 +109,8 @@ def tables(cells, sets, fractions, uses=USES):
     labels = [u for u, _ in uses] + [u for u, _ in UMAPS]
     for f in fractions:
         for what, i, fmt in (("1-NN test error (%)", 0, "{:.1f}"),
-                             (f"trustworthiness (k = {TRUST_K})", 1, "{:.3f}")):
+                             (f"trustworthiness (k = {TRUST_K})", 1, "{:.3f}"),
+                             ("fit time (s, the machine's default threads)", 2, "{:.1f}")):
             lines += [f"### {f * 100:g} % of the labels: {what}", "",
                       "| DEEMap use | " + " | ".join(sets) + " |",
                       "|---|" + "---|" * len(sets)]
