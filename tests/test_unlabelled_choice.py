@@ -184,3 +184,43 @@ def test_a_shut_gate_fits_no_use_and_keeps_the_labelled_rows(monkeypatch, gate):
     else:
         assert stopped["choice"] == "ignore" and calls == ["ignore", "ignore"]
 
+
+
+@pytest.mark.parametrize("ignore_right, spread_right, chosen", [
+    (True, False, "ignore"), (False, True, "propagate"), (True, True, "propagate")])
+def test_the_heavy_tailed_map_keeps_the_propagated_classes_unless_shown_worse(
+        monkeypatch, ignore_right, spread_right, chosen):
+    """repulsion='cauchy': 'propagate' unless the labelled rows' fold maps beat the folds'
+    propagated classes by the sign test (c - b > z sqrt(b + c)); no use's trial is fitted;
+    the counts are those of every fold."""
+    X, few = _blobs(seed=4)
+    calls = []
+
+    def right(self, trial, use, trials):
+        calls.append(use)
+        return np.full(len(self.held), ignore_right)
+
+    monkeypatch.setattr(semi._ChoiceFold, "right", right)
+    monkeypatch.setattr(semi._ChoiceFold, "spread", property(
+        lambda self: np.full(len(self.held), spread_right)))
+    model = _heavy_map().fit(X, few)
+    got = model.unlabelled_results_
+    assert got["choice"] == model.unlabelled_ == chosen
+    assert set(calls) == {"ignore"} and got["propagation_folds"] == got["n_folds"] == 2
+    n = got["n_held_out"]
+    b, c = (n, 0) if spread_right and not ignore_right else (0, n) if ignore_right and not \
+        spread_right else (0, 0)
+    assert (got["propagation_b"], got["propagation_c"]) == (b, c)
+
+
+def _heavy_map():  # (small and quick)
+    return graphdr.DEEMap(repulsion="cauchy", max_iter=30, perplexity=5.0)
+
+
+def test_the_heavy_tailed_map_without_a_held_out_comparison_keeps_the_propagation():
+    """One labelled sample in a class: no held-out comparison; the heavy-tailed map keeps its
+    unlabelled rows in the picture with the propagated classes (the Gaussian map: 'ignore')."""
+    X, few = _blobs(seed=5)
+    few[np.flatnonzero(few == 2)[1:]] = -1  # class 2: one label
+    assert _heavy_map().fit(X, few).unlabelled_ in ("propagate", "smooth")
+    assert graphdr.DEEMap(max_iter=10).fit(X, few).unlabelled_ == "ignore"

@@ -145,7 +145,9 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
         (:func:`graphdr.base.semi.compare_unlabelled_uses`, six maps of at most 5000
         samples; where both do, the one of fewer errors, a tie to 'propagate'), else
         'ignore'; not 'propagate' when the propagation leaves a class a single sample. With
-        every sample labelled it has no effect.
+        ``repulsion='cauchy'``: 'propagate' unless the fold maps of the labelled samples alone
+        beat the propagated classes on held-out labels (no trial of the uses). With every
+        sample labelled it has no effect.
 %(labels)s
     repulsion : {'gaussian', 'cauchy'}, default='gaussian'
         The objective. ``'gaussian'``: paper 003's over free coordinates (above): attraction
@@ -296,8 +298,10 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
     _supports = Supports(unlabelled_rows=True, unlabelled_choice=True, neighbour_search=True,
                          prepared=True, label_audit=True)
 
-    #: a tie in the choice of ``unlabelled='auto'`` goes to the propagated classes
+    #: a tie in the choice of ``unlabelled='auto'`` goes to the propagated classes; the
+    #: heavy-tailed map keeps them unless the labelled rows' map beats them (semi's docstring)
     _unlabelled_ties = "propagate"
+    _unlabelled_kept = property(lambda self: "propagate" if self.repulsion == "cauchy" else None)
 
     def __init__(self, *, n_neighbors=20, n_neighbors_unlabelled=10, unlabelled="auto",
                  labels="given", repulsion="gaussian", tail=1.0, perplexity=30.0,
