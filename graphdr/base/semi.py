@@ -324,7 +324,9 @@ def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None):
         # its n x n kernel
         trial.set_params(approximation="nystroem")
     if graph is None:  # one graph for every fold's labels, built when a fold needs it
-        graph = _memo(lambda: _propagation_graph(est, trials.scaled, y_enc))
+        def graph():
+            return trials.memo("propagation graph",
+                               lambda: _propagation_graph(est, trials.scaled, y_enc))
     folds = []
     for train, test in stratified_folds(y_enc[labelled], k, keys):  # the cheap trials first
         fold = _ChoiceFold(trials, labelled[test], labelled[train], graph, len(classes))
@@ -380,18 +382,6 @@ def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None):
     if best is not None:
         out["choice"] = best[1]
     return out
-
-
-def _memo(make):
-    """A function that gives ``make()``, made on its first call."""
-    made = []
-
-    def once():
-        if not made:
-            made.append(make())
-        return made[0]
-
-    return once
 
 
 def _passes(b, c, z=None):

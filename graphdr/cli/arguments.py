@@ -25,49 +25,36 @@ def gamma(text):
     return value
 
 
+def _number(text, convert, ok, message):
+    """``convert(text)`` when it converts and ``ok`` holds for it, else ``message`` (with the
+    text given) as the argument's error."""
+    try:
+        value = convert(text)
+    except ValueError:
+        value = None
+    if value is None or not ok(value):
+        raise argparse.ArgumentTypeError(f"{message}; got {text!r}")
+    return value
+
+
 def placement_width(text):
     if text == "auto":
         return "auto"
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"the placement width must be 'auto' or a positive number; got {text!r}") from None
-    if not (value > 0 and value < float("inf")):
-        raise argparse.ArgumentTypeError(
-            f"the placement width must be 'auto' or a positive number; got {text!r}")
-    return value
+    return _number(text, float, lambda v: 0 < v < float("inf"),
+                   "the placement width must be 'auto' or a positive number")
 
 
 def positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer; got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer; got {text!r}")
-    return value
+    return _number(text, int, lambda v: v >= 1, "expected a positive integer")
 
 
 def fraction(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a fraction in (0, 1]; got {text!r}") from None
-    if not 0.0 < value <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a fraction in (0, 1]; got {text!r}")
-    return value
+    return _number(text, float, lambda v: 0.0 < v <= 1.0, "expected a fraction in (0, 1]")
 
 
 def separation(text):
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"the separation must be a number from 0 to 1; "
-                                         f"got {text!r}")
-    return value
+    return _number(text, float, lambda v: 0.0 <= v <= 1.0,
+                   "the separation must be a number from 0 to 1")
 
 
 def n_jobs(text):
