@@ -64,6 +64,24 @@ def test_dask_fit_of_the_heavy_tailed_map_is_its_samples_in_memory(labels):
     others = np.setdiff1d(np.arange(len(X)), rows)
     assert np.array_equal(Y[rows], ref.embedding_)
     assert np.array_equal(Y[others], ref.transform(X[others]))
+    # a NumPy array larger than fit_samples: the same sample fitted, the rest placed, and
+    # embedding_ holds every row
+    whole = small().fit(X, y if labels == "all" else None)
+    assert np.array_equal(whole.embedding_, Y)
+    assert not hasattr(whole, "fit_rows_")
+
+
+def test_heavy_tailed_fit_samples_auto_and_bad_values():
+    """'auto' fits a heavy-tailed map on at most 25,000 rows and a Gaussian NumPy map whole;
+    a value that is neither 'auto' nor an integer >= 2 is a clear error."""
+    from graphdr.maps.dask_fit import HEAVY_FIT_SAMPLES, fit_limit
+
+    assert fit_limit("auto", "cauchy") == HEAVY_FIT_SAMPLES == 25_000
+    assert fit_limit("auto", "gaussian") == 1_000_000 and fit_limit(300, "cauchy") == 300
+    X, y = _blobs()
+    for bad in ("all", 1, 2.5, True):
+        with pytest.raises(ValueError, match="fit_samples must be an integer >= 2 or 'auto'"):
+            DEEMap(repulsion="cauchy", fit_samples=bad).fit(X, y)
 
 
 def test_dask_sample_ignores_chunks_and_row_order():

@@ -37,7 +37,7 @@ import numpy as np
 from ..blocks.sampling import row_keys, stratified_subsample, take_rows
 from ..blocks.stats import check_dask_input
 
-__all__ = ["fit_sample", "fit_dask", "place_dask", "check_known_rows", "ClusterFailure",
+__all__ = ["fit_limit", "fit_sample", "fit_dask", "place_dask", "check_known_rows", "ClusterFailure",
            "cluster_errors"]
 
 
@@ -85,6 +85,21 @@ def check_known_rows(X, name):
             "matched with y; call X.compute_chunk_sizes() first (one pass over X).")
 
 
+#: ``fit_samples='auto'``: the rows a Gaussian map of a ``dask.array`` is fitted on, and those
+#: of any heavy-tailed map (NumPy or Dask; openTSNE's guide to large data fits 25,000 too)
+GAUSSIAN_FIT_SAMPLES, HEAVY_FIT_SAMPLES = 1_000_000, 25_000
+
+
+def fit_limit(fit_samples, repulsion):
+    """The most rows a map is fitted on: ``fit_samples``, or with 'auto' by ``repulsion``."""
+    if isinstance(fit_samples, str) and fit_samples == "auto":
+        return HEAVY_FIT_SAMPLES if repulsion == "cauchy" else GAUSSIAN_FIT_SAMPLES
+    if isinstance(fit_samples, (int, np.integer)) and not isinstance(fit_samples, bool) and (
+            fit_samples >= 2):
+        return int(fit_samples)
+    raise ValueError(f"fit_samples must be an integer >= 2 or 'auto'; got {fit_samples!r}.")
+
+
 def fit_sample(X, y, fit_samples, keys=None):
     """The increasing row indices of the rows the map is fitted on (module docstring);
     ``keys``: the rows' :func:`~graphdr.blocks.sampling.row_keys`, when already computed."""
@@ -110,7 +125,7 @@ def fit_dask(est, X, y, keys=None):
     if X.ndim == 2 and len(X.chunks[1]) > 1:
         X = X.rechunk({1: -1})
     with cluster_errors(f"the fit of {type(est).__name__}"):
-        rows = fit_sample(X, y, est.fit_samples, keys)
+        rows = fit_sample(X, y, fit_limit(est.fit_samples, est.repulsion), keys)
         X_fit = take_rows(X, rows)
     # the rows placed after the fit count in neighbors='auto' (an exact search of each
     # among the fitted rows would cost more than the fit)

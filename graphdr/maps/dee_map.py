@@ -49,9 +49,9 @@ from ..blocks.solvers import embedding_signs
 from ..blocks.stats import is_dask_array
 from ..neighbor._core import _DTYPES, _check_descent_params, _store_descent
 from ..neighbor.elastic import _sparse_preconditioner
-from .dask_fit import fit_dask, place_dask
+from .dask_fit import fit_dask, fit_limit, fit_sample, place_dask
 from .display import MapViewMixin
-from .heavy_tailed import KLObjective, labelled_affinities, optimize, perplexity_affinities
+from .heavy_tailed import CAUCHY_ITER, descend_heavy_tailed
 from .inputs import (
     FEATURE_SCALINGS,
     _class_order,
@@ -78,13 +78,8 @@ PRECONDITIONER_SHIFT = 1.0
 #: direction needs no more (at 10^5 and 10^6 samples, 0.03 instead of 1e-3 halved the CG
 #: iterations and reached an equal or lower objective; 0.1 stopped the descent early)
 CG_RTOL = 0.03
-#: iterations of ``repulsion='cauchy'`` (``max_iter='auto'``): t-SNE's 250 with the attraction
-#: exaggerated, then 500
-CAUCHY_ITER, CAUCHY_EARLY_ITER, CAUCHY_EXAGGERATION = 750, 250, 12.0
 #: iterations of the Laplacian direction (``repulsion='gaussian'``, ``max_iter='auto'``)
 GAUSSIAN_ITER = 100
-#: the standard deviation of the first axis of ``repulsion='cauchy'``'s start (openTSNE's)
-CAUCHY_START_STD = 1e-4
 #: the objectives of ``repulsion``
 REPULSIONS = ("gaussian", "cauchy")
 
@@ -216,12 +211,16 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
         (:func:`graphdr.blocks.graphs.resolve_algorithm`); for a ``dask.array``, earlier when the
         rows to place after the fit make the exact search as costly (``m (m + p) >=
         200,000^2`` for ``m`` rows fitted and ``p`` placed).
-    fit_samples : int, default=1_000_000
-        Used only when ``X`` is a ``dask.array``: the map is fitted on at most about this
-        many rows, those of smallest content key in each class (every class kept; the same
-        rows whatever the chunking and the row order), and the other rows are placed as new
-        samples, block by block on the Dask scheduler (:mod:`graphdr.maps.dask_fit`).
-        A NumPy array is always fitted whole.
+    fit_samples : int or 'auto', default='auto'
+        The most rows the map is fitted on, about: those of smallest content key in each
+        class (every class kept; the same rows whatever the chunking and the row order); the
+        other rows are placed on it as new samples (:meth:`transform`). A ``dask.array`` is
+        placed block by block on the Dask scheduler (:mod:`graphdr.maps.dask_fit`) and
+        ``embedding_`` holds the fitted rows (``fit_rows_``); a NumPy array's ``embedding_``
+        holds every row. 'auto': 25,000 for ``repulsion='cauchy'`` (as openTSNE's guide to
+        large data sets: its 750 iterations over 10^6 rows would take an hour here; 10^6 rows
+        of 50 features map in ... s, ``benchmarks/maps2d_scale.py``), and for
+        ``'gaussian'`` 1,000,000 rows of a ``dask.array`` (a NumPy array is fitted whole).
     random_state : int or None, default=None
         Seed of the approximate neighbour search (None: 0). The same data and seed give the
         same map on the same machine, whatever the number of threads; on another CPU the
@@ -307,7 +306,7 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
                  labels="given", repulsion="gaussian", tail=1.0, perplexity=30.0,
                  separation=0.5, lam=1.0,
                  lam_same=4.0, lam_unlabelled=0.3, cross_attraction=1.0, feature_scaling="auto",
-                 placement_width="auto", neighbors="auto", fit_samples=1_000_000,
+                 placement_width="auto", neighbors="auto", fit_samples="auto",
                  random_state=None, max_iter="auto", tol=1e-5, verbose=0, callback=None):
         self.n_neighbors = n_neighbors
         self.n_neighbors_unlabelled = n_neighbors_unlabelled
@@ -349,7 +348,7 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
     def fit_transform(self, X, y=None):
         """Compute and return the map of the training samples (``embedding_``); of a
         ``dask.array``, the places of all its rows as a ``dask.array`` (``fit_samples``)."""
-        check_int(self.fit_samples, "fit_samples", min_value=2)
+        fit_limit(self.fit_samples, self.repulsion)
         if is_dask_array(X):
             fit_dask(self, X, y)
             return place_dask(self, X, self.fit_rows_)
@@ -361,25 +360,36 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
         t0 = time.perf_counter()
         verbose = self._check_params()
         X, y_enc, prepared = self._validated(X, y)
-        X_map, y_map = X, y_enc
+        X_map, y_map, fitted = X, y_enc, None  # fitted: the rows of X in the map (None: all)
         if self.unlabelled_ == "ignore":  # the map of the labelled rows (as a fit of them)
-            X_map = X[y_enc >= 0] if prepared is None else prepared.X
-            y_map = y_enc[y_enc >= 0]
+            fitted = np.flatnonzero(y_enc >= 0)
+            X_map = X[fitted] if prepared is None else prepared.X
+            y_map = y_enc[fitted]
+        if self.repulsion == "cauchy":  # a large map: fitted on a sample, the rest placed
+            some = fit_sample(X_map, y_map, fit_limit(self.fit_samples, self.repulsion))
+            if len(some) < len(y_map):
+                X_map, y_map, prepared = X_map[some], y_map[some], None
+                fitted = some if fitted is None else fitted[some]
+        n_placed += 0 if fitted is None else len(y_enc) - len(fitted)
         rows = self._sorted_rows(X_map, y_map, n_placed, prepared)
         if self.repulsion == "cauchy":
-            res = self._descend_heavy_tailed(rows, verbose, t0)
-            self._store(res, X_map, rows, None)
-            if X_map is not X:
-                self._placed = place_rows(self, X, y_enc < 0)
-            return self.embedding_
-        problem, Y0, check, index = self._objective(rows)
-        if index is not None:  # a large map: the scaled rows are rebuilt after the descent
-            rows.Xs = None
-        res = self._descend(problem, Y0, check, rows.order, verbose, t0)
-        del problem  # (the graph's matrices: gigabytes at 10^7 samples)
+            res = descend_heavy_tailed(
+                rows.Xs, rows.ys, rows.order, n_iter=self.iterations(),
+                perplexity=float(self.perplexity), separation=float(self.separation),
+                tail=float(self.tail), neighbors=self.neighbors_,
+                random_state=self.random_state, verbose=verbose, callback=self.callback, t0=t0)
+            index = None
+        else:
+            problem, Y0, check, index = self._objective(rows)
+            if index is not None:  # a large map: the scaled rows are rebuilt after the descent
+                rows.Xs = None
+            res = self._descend(problem, Y0, check, rows.order, verbose, t0)
+            del problem  # (the graph's matrices: gigabytes at 10^7 samples)
         self._store(res, X_map, rows, index)
-        if X_map is not X:  # the unlabelled rows placed on it as new samples
-            self._placed = place_rows(self, X, y_enc < 0)
+        if fitted is not None:  # the other rows placed on it as new samples
+            placed = np.ones(len(y_enc), dtype=bool)
+            placed[fitted] = False
+            self._placed = place_rows(self, X, placed)
         return self.embedding_
 
     def _check_params(self):
@@ -498,50 +508,6 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
         if isinstance(self.max_iter, str):
             return CAUCHY_ITER if self.repulsion == "cauchy" else GAUSSIAN_ITER
         return int(self.max_iter)
-
-    def _descend_heavy_tailed(self, rows, verbose, t0):
-        """``repulsion='cauchy'``: the affinities of the sorted rows' input neighbours, the
-        labels' edit, a start on the principal plane, t-SNE's descent
-        (:mod:`graphdr.maps.heavy_tailed`). Returns the descent's result (rows in the sorted
-        order)."""
-        from scipy.optimize import OptimizeResult
-
-        Xs, ys = rows.Xs, rows.ys
-        n = len(ys)
-        k = max(1, min(n - 1, int(3 * float(self.perplexity))))
-        dist, ind = input_neighbours(Xs, k, self.neighbors_, self.random_state)
-        P = perplexity_affinities(dist, ind, float(self.perplexity))
-        if np.any(ys >= 0) and self.separation > 0:
-            P = labelled_affinities(P, ys, 1.0 - float(self.separation))
-        objective = KLObjective(P, float(self.tail))
-        Y0 = _principal_plane(Xs)
-        spread = float(np.std(Y0[:, 0]))
-        Y0 = Y0 * (CAUCHY_START_STD / spread) if spread > 0 else Y0
-        unsort = np.empty_like(rows.order)
-        unsort[rows.order] = np.arange(n)
-        last = {"objective": np.nan}
-        history = {"objective": [], "iteration": [], "time": []}
-        n_iter = self.iterations()
-
-        def callback(Y, it, value):
-            if value is not None:
-                last["objective"] = value
-                history["objective"].append(value)
-                history["iteration"].append(it)
-                history["time"].append(time.perf_counter() - t0)
-                if verbose and (it % verbose == 0 or it == n_iter - 1):
-                    print(f"[DEEMap] iteration {it}: objective {value:.6e}")
-            info = {"iteration": it + 1, "objective": last["objective"],
-                    "time": time.perf_counter() - t0}
-            return bool(self.callback is not None and self.callback(Y[unsort], info))
-
-        Y, _, done = optimize(objective, Y0, n_iter=n_iter,
-                              early_iter=min(CAUCHY_EARLY_ITER, n_iter),
-                              exaggeration=CAUCHY_EXAGGERATION, callback=callback)
-        f0 = history["objective"][0] if history["objective"] else np.nan
-        # (a fixed schedule: it converged when it ran to its end)
-        return OptimizeResult(x=Y, fun=last["objective"], f0=f0, history=history,
-                              n_iter=int(done), converged=bool(done == n_iter))
 
     def _descend(self, problem, Y0, check, order, verbose, t0):
         """The preconditioned descent from ``Y0`` (rows in the sorted order)."""

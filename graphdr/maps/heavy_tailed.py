@@ -41,14 +41,22 @@ data give the same bits on every run, thread count and CPU.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import scipy.sparse as sp
 
 from .cauchy_field import _exp, _log1p, cauchy_field, exact_cauchy_field
 from .grid_field import EXACT_MAX
+from .inputs import input_neighbours
+from .start import _principal_plane
 
 #: the grid spacing of the repulsion's field (map units; t-SNE's maps span tens to hundreds)
 FIELD_SPACING = 0.5
+#: iterations of ``max_iter='auto'``: t-SNE's 250 with the attraction exaggerated, then 500
+CAUCHY_ITER, CAUCHY_EARLY_ITER, CAUCHY_EXAGGERATION = 750, 250, 12.0
+#: the standard deviation of the start's first axis (openTSNE's)
+CAUCHY_START_STD = 1e-4
 #: bisection steps of each sample's precision, at most
 _BISECTION_STEPS = 64
 #: a sample's bisection stops once its entropy is this close to log(perplexity) (nats)
@@ -122,38 +130,49 @@ class KLObjective:
         rows = np.repeat(np.arange(full.shape[0]), np.diff(full.indptr))
         upper = rows < full.indices  # each pair once (P is symmetric)
         self.i, self.j, self.p = rows[upper], full.indices[upper], full.data[upper]
-        # each entry of the symmetric matrix: its pair among (i, j) (both are in (row, col)
-        # order, so the pairs of the lower triangle are found by one sort)
-        lower = np.flatnonzero(~upper)
-        key_up = self.i.astype(np.int64) * full.shape[0] + self.j
-        key_low = full.indices[lower].astype(np.int64) * full.shape[0] + rows[lower]
-        where = np.empty(full.nnz, dtype=np.intp)
-        where[upper] = np.arange(len(self.i))
-        where[lower] = np.searchsorted(key_up, key_low)
-        self.pair_of_entry, self.full = where, full
+        # the pairs as the upper triangle U of the symmetric matrix (its entries in pair order:
+        # a step writes them in place), S = U + U^T applied as two products
+        n = full.shape[0]
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(self.i, minlength=n), out=indptr[1:])
+        self.upper = sp.csr_matrix((np.empty(len(self.i)), self.j, indptr), shape=(n, n))
         self.n = full.shape[0]
         self.alpha = float(alpha)
         self.spacing = float(spacing)
         self.exact = self.n <= EXACT_MAX  # a small map: every pair, no grid's fixed cost
+
+    def _buffers(self):
+        """Three work arrays of one value per pair, allocated at the first step."""
+        if getattr(self, "_work", None) is None:
+            self._work = tuple(np.empty(len(self.i)) for _ in range(3))
+        return self._work
 
     def value_grad(self, Y, exaggeration=1.0, value=True):
         """``(C, dC/dY)`` at the map ``Y`` (``n x 2``), the attraction times ``exaggeration``;
         ``C`` is None unless ``value``."""
         i, j, a = self.i, self.j, self.alpha
         x, y = np.ascontiguousarray(Y[:, 0]), np.ascontiguousarray(Y[:, 1])
-        dx = np.take(x, i)
-        dx -= np.take(x, j)
-        dy = np.take(y, i)
-        dy -= np.take(y, j)
-        r2 = dx * dx
-        r2 += dy * dy
+        dx, dy, r2 = self._buffers()  # (one allocation per fit: no new pages each step)
+        np.take(x, i, out=dx)
+        dx -= np.take(x, j, out=r2)
+        np.take(y, i, out=dy)
+        dy -= np.take(y, j, out=r2)
+        np.multiply(dx, dx, out=r2)
+        dy *= dy
+        r2 += dy
         # the attraction 4 sum_j p_ij w_ij (y_i - y_j) = 4 (deg_i y_i - (S Y)_i), S the
-        # symmetric matrix of p_ij w_ij: its entries taken from the pairs', one sparse product
-        pw = (4.0 * exaggeration) * self.p / (1.0 + r2 / a)
-        S = self.full
-        S.data = pw[self.pair_of_entry]
-        degree = S @ np.ones(self.n)
-        grad = degree[:, None] * Y - S @ Y
+        # symmetric matrix of p_ij w_ij
+        pw, denominator = dy, dx
+        np.divide(r2, a, out=denominator)
+        denominator += 1.0
+        np.multiply(self.p, 4.0 * exaggeration, out=pw)
+        pw /= denominator
+        U = self.upper
+        U.data = pw
+        V = np.column_stack([Y, np.ones(self.n)])  # (S Y and the degrees at once)
+        SY = U @ V
+        SY += U.T @ V
+        grad = SY[:, 2:] * Y - SY[:, :2]
         F, G = (exact_cauchy_field(Y, a) if self.exact else
                 cauchy_field(Y, alpha=a, spacing=self.spacing))
         Z = float(np.sum(F - 1.0))
@@ -199,3 +218,50 @@ def optimize(objective, Y0, *, n_iter=750, early_iter=250, exaggeration=12.0,
         if callback is not None and callback(Y, it, value):
             break
     return Y, history, it + 1
+
+
+def descend_heavy_tailed(Xs, ys, order, *, n_iter, perplexity, separation, tail, neighbors,
+                         random_state=None, verbose=0, callback=None, t0=None):
+    """The heavy-tailed map of the rows ``Xs`` (scaled features) with encoded labels ``ys``
+    (-1: none), both in the fit's sorted ``order``: the affinities of their ``3 perplexity``
+    input neighbours (``neighbors``: 'exact' or 'approx'), the labels' edit (``separation``,
+    :func:`labelled_affinities` with ``cross_weight = 1 - separation``), a start on the
+    principal plane scaled to :data:`CAUCHY_START_STD`, :func:`optimize` for ``n_iter``
+    iterations. ``callback(Y, info)`` sees the map in the caller's order. Returns the
+    descent's result (an ``OptimizeResult``, rows in the sorted order)."""
+    from scipy.optimize import OptimizeResult
+
+    t0 = time.perf_counter() if t0 is None else t0
+    n = len(ys)
+    k = max(1, min(n - 1, int(3 * perplexity)))
+    dist, ind = input_neighbours(Xs, k, neighbors, random_state)
+    P = perplexity_affinities(dist, ind, perplexity)
+    if np.any(ys >= 0) and separation > 0:
+        P = labelled_affinities(P, ys, 1.0 - separation)
+    objective = KLObjective(P, tail)
+    Y0 = _principal_plane(Xs)
+    spread = float(np.std(Y0[:, 0]))
+    Y0 = Y0 * (CAUCHY_START_STD / spread) if spread > 0 else Y0
+    unsort = np.empty_like(order)
+    unsort[order] = np.arange(n)
+    last = {"objective": np.nan}
+    history = {"objective": [], "iteration": [], "time": []}
+
+    def step(Y, it, value):
+        if value is not None:
+            last["objective"] = value
+            history["objective"].append(value)
+            history["iteration"].append(it)
+            history["time"].append(time.perf_counter() - t0)
+            if verbose and (it % verbose == 0 or it == n_iter - 1):
+                print(f"[DEEMap] iteration {it}: objective {value:.6e}")
+        info = {"iteration": it + 1, "objective": last["objective"],
+                "time": time.perf_counter() - t0}
+        return bool(callback is not None and callback(Y[unsort], info))
+
+    Y, _, done = optimize(objective, Y0, n_iter=n_iter, early_iter=min(CAUCHY_EARLY_ITER, n_iter),
+                          exaggeration=CAUCHY_EXAGGERATION, callback=step)
+    f0 = history["objective"][0] if history["objective"] else np.nan
+    # (a fixed schedule: it converged when it ran to its end)
+    return OptimizeResult(x=Y, fun=last["objective"], f0=f0, history=history,
+                          n_iter=int(done), converged=bool(done == n_iter))

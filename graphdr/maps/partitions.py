@@ -69,17 +69,17 @@ def map_dask(X, y, *, out=None, ids=None, title=None, label_name="label", id_nam
     from .._threads import one_thread
     from .._validation import check_int, check_parameters
     from ..blocks.sampling import row_keys
-    from .dask_fit import check_known_rows, fit_dask
+    from .dask_fit import check_known_rows, fit_dask, fit_limit
     from .dee_map import DEEMap
 
     check_known_rows(X, "map2d")
     model = DEEMap(**params)
     check_parameters(model)
-    check_int(model.fit_samples, "fit_samples", min_value=2)
+    limit = fit_limit(model.fit_samples, model.repulsion)
     check_int(page_points, "page_points", min_value=1)
     n = X.shape[0]
     with cluster_errors("the map's first pass"):
-        keys = row_keys(X) if n > min(model.fit_samples, page_points if out else n) else None
+        keys = row_keys(X) if n > min(limit, page_points if out else n) else None
     with one_thread():
         fit_dask(model, X, y, keys)
     if out is not None:
