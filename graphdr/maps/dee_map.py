@@ -59,7 +59,6 @@ from .inputs import (
     attraction_graph,
     content_keys,
     feature_scaling,
-    input_neighbours,
     map_cross_pairs,
 )
 from .objective import _MapObjective
@@ -69,7 +68,7 @@ from .placement import (
     probe_rows,
 )
 from .placing import INDEX_DEGREE, PlacingMixin
-from .start import _principal_plane, _start
+from .start import _start
 
 #: the shift of the Laplacian preconditioner, relative to the larger repulsion weight (the
 #: curvature of e^{-r^2} is at most 2 per unit weight)
