@@ -187,7 +187,7 @@ def test_cauchy_map_refuses_bad_parameters():
 
     X = np.random.default_rng(0).normal(size=(40, 3))
     y = np.repeat([0, 1], 20)
-    for params, match in (({"separation": 1.5}, "separation must be a number in"),
+    for params, match in (({"separation": 1.5}, "separation must be 'auto' or a number in"),
                           ({"tail": 0.0}, "tail"), ({"perplexity": -1.0}, "perplexity"),
                           ({"repulsion": "student"}, "repulsion"),
                           ({"max_iter": "many"}, "max_iter")):
@@ -270,3 +270,65 @@ def test_cauchy_map_has_the_same_bits_without_numpys_simd_paths():
     scope = {}
     exec(_FIT, scope)
     assert run.stdout.strip() == hashlib.sha256(scope["Y"].tobytes()).hexdigest()
+
+
+def test_auto_separation_is_the_least_not_significantly_worse_than_the_best(monkeypatch):
+    """The rule of ``separation='auto'`` on designed held-out errors, against scipy's exact
+    binomial test: the best candidate (0.9) beats 0 significantly, not 0.5: 0.5 is chosen;
+    where nothing is significant, the least (0); with too few labels, 0.5; without, 0."""
+    from scipy.stats import binomtest
+
+    from graphdr.blocks.sampling import row_keys
+    from graphdr.maps import separation as sep
+
+    n = 400
+    y = np.arange(n) % 2
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 3))
+    keys = row_keys(X)
+    def rows(a, b):
+        w = np.zeros(n, dtype=bool)
+        w[a:b] = True
+        return w
+
+    # decided: 0 errs on 84 more rows than 0.9 (significant), 0.5 on 4 more (not);
+    # noise: 0 and 0.9 err on 40 and 36 rows, mostly different ones (not significant)
+    designs = {"decided": {0.0: rows(0, 120), 0.5: rows(0, 40), 0.9: rows(0, 36)},
+               "noise": {0.0: rows(0, 40), 0.5: rows(20, 58), 0.9: rows(40, 76)}}
+    for name, wrong in designs.items():
+        monkeypatch.setattr(sep, "_held_out_wrong",
+                            lambda Xs, yy, train, test, s, wrong=wrong, **kw: wrong[s][test])
+        chosen, errors = sep.choose_separation(X, y, keys, n_neighbors=5, perplexity=5.0,
+                                               tail=1.0)
+        assert errors == pytest.approx({s: float(np.mean(w)) for s, w in wrong.items()})
+        best = min(errors, key=lambda s: (errors[s], s))
+
+        def significantly_worse(s, wrong=wrong, best=best):
+            b = int(np.sum(~wrong[s] & wrong[best]))
+            c = int(np.sum(wrong[s] & ~wrong[best]))
+            return c > b and binomtest(c, b + c, 0.5).pvalue <= 0.05
+
+        expected = next(s for s in sep.SEPARATIONS if s == best or not significantly_worse(s))
+        assert chosen == expected
+        assert chosen == (0.5 if name == "decided" else 0.0)
+    assert sep.choose_separation(X[:100], y[:100], keys[:100], n_neighbors=5,
+                                 perplexity=5.0, tail=1.0) == (0.5, {})
+    assert sep.choose_separation(X, np.full(n, -1), keys, n_neighbors=5, perplexity=5.0,
+                                 tail=1.0) == (0.0, {})
+
+
+def test_auto_separation_is_the_fit_at_the_chosen_value_in_any_row_order(digits_split):
+    """``separation='auto'`` fits the map at ``separation_``, bit for bit, and chooses the
+    same value (from the same held-out errors) whatever the order of the rows."""
+    from graphdr import DEEMap
+
+    Xtr, _, ytr, _ = digits_split
+    auto = DEEMap(repulsion="cauchy", max_iter=100).fit(Xtr, ytr)
+    assert auto.separation_ in (0.0, 0.5, 0.9) and len(auto.separation_errors_) == 3
+    fixed = DEEMap(repulsion="cauchy", max_iter=100, separation=auto.separation_).fit(Xtr, ytr)
+    np.testing.assert_array_equal(auto.embedding_, fixed.embedding_)
+    assert fixed.separation_errors_ == {}
+    perm = np.random.default_rng(3).permutation(len(ytr))
+    moved = DEEMap(repulsion="cauchy", max_iter=100).fit(Xtr[perm], ytr[perm])
+    assert moved.separation_errors_ == auto.separation_errors_
+    np.testing.assert_array_equal(moved.embedding_, auto.embedding_[perm])

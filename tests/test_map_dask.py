@@ -72,11 +72,11 @@ def test_dask_fit_of_the_heavy_tailed_map_is_its_samples_in_memory(labels):
 
 
 def test_heavy_tailed_fit_samples_auto_and_bad_values():
-    """'auto' fits a heavy-tailed map on at most 25,000 rows and a Gaussian NumPy map whole;
+    """'auto' fits a heavy-tailed map on at most 20,000 rows and a Gaussian NumPy map whole;
     a value that is neither 'auto' nor an integer >= 2 is a clear error."""
     from graphdr.maps.dask_fit import HEAVY_FIT_SAMPLES, fit_limit
 
-    assert fit_limit("auto", "cauchy") == HEAVY_FIT_SAMPLES == 25_000
+    assert fit_limit("auto", "cauchy") == HEAVY_FIT_SAMPLES == 20_000
     assert fit_limit("auto", "gaussian") == 1_000_000 and fit_limit(300, "cauchy") == 300
     X, y = _blobs()
     for bad in ("all", 1, 2.5, True):

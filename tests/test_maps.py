@@ -608,7 +608,7 @@ def test_map_command_draws_the_heavy_tailed_map_with_labels_or_without(tmp_path,
             main(["map", str(path), "--out", str(tmp_path / "bad"), "--repulsion", "cauchy",
                   "--separation", bad])
         assert exit_.value.code == 2
-        assert "separation must be a number from 0 to 1" in capsys.readouterr().err
+        assert "separation must be 'auto' or a number from 0 to 1" in capsys.readouterr().err
     assert not (tmp_path / "bad.html").exists()
 
 @pytest.mark.slow

@@ -53,8 +53,10 @@ def fraction(text):
 
 
 def separation(text):
+    if text == "auto":
+        return "auto"
     return _number(text, float, lambda v: 0.0 <= v <= 1.0,
-                   "the separation must be a number from 0 to 1")
+                   "the separation must be 'auto' or a number from 0 to 1")
 
 
 def n_jobs(text):

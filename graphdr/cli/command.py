@@ -311,9 +311,10 @@ def build_parser():
                     "embedding's, classes apart, fast; cauchy, the heavy-tailed map (t-SNE's "
                     "objective, the labels separating the classes by --separation), which "
                     "keeps more of the data's shape and maps a file without labels")
-    mp.add_argument("--separation", type=arguments.separation, default=0.5, metavar="S",
+    mp.add_argument("--separation", type=arguments.separation, default="auto", metavar="S",
                     help="with --repulsion cauchy: how far the labels pull classes apart, "
-                    "from 0 (the data alone) to 1 (no attraction across classes); default 0.5")
+                    "from 0 (the data alone) to 1 (no attraction across classes); default "
+                    "auto: the least of 0, 0.5, 0.9 that held-out labels support")
     mp.add_argument("--labels", default=None, choices=("flag", "audit", "given"),
                     help="flag (default): find the labels the data contradicts "
                     "(graphdr.LabelIssues), ring them on the page (legend entry 'suspect "

@@ -345,21 +345,29 @@ def exact_cauchy_field(Y, alpha=1.0):
     n = len(x)
     F, G = np.empty(n), np.empty((n, 2))
     for a in range(0, n, _EXACT_ROWS):
-        dx = x[a:a + _EXACT_ROWS, None] - x[None, :]
-        dy = y[a:a + _EXACT_ROWS, None] - y[None, :]
+        # the pairs of rows a:b as columns (n x (b - a)): each row's sum over the pairs runs
+        # down a column, in column order (:func:`_column_sums`)
+        b = min(a + _EXACT_ROWS, n)
+        dx = x[None, a:b] - x[:, None]
+        dy = y[None, a:b] - y[:, None]
         k, k1 = _kernel(dx * dx + dy * dy, alpha)
-        F[a:a + _EXACT_ROWS] = _row_sums(k)
+        F[a:b] = _column_sums(k)
         dx *= k1
         dy *= k1
-        G[a:a + _EXACT_ROWS, 0] = -2.0 * _row_sums(dx)
-        G[a:a + _EXACT_ROWS, 1] = -2.0 * _row_sums(dy)
+        G[a:b, 0] = -2.0 * _column_sums(dx)
+        G[a:b, 1] = -2.0 * _column_sums(dy)
     return F, G
 
 
-def _row_sums(A):
-    """Each row's sum, its columns added one after another (no reduction whose order a CPU's
-    SIMD width could change)."""
-    total = A[:, 0].copy()
-    for column in A.T[1:]:
-        total += column
+def _column_sums(A):
+    """Each column's sum, its rows added one after another: NumPy reduces the first axis of a
+    C-ordered array of two columns or more row by row (no pairwise or SIMD-width order; one
+    column alone, it would add pairwise, so it is added in a loop)."""
+    if A.shape[1] > 1:
+        return np.add.reduce(A, axis=0)
+    total = A[0].copy()
+    for row in A[1:]:
+        total += row
     return total
+
+

@@ -86,8 +86,8 @@ def check_known_rows(X, name):
 
 
 #: ``fit_samples='auto'``: the rows a Gaussian map of a ``dask.array`` is fitted on, and those
-#: of any heavy-tailed map (NumPy or Dask; openTSNE's guide to large data fits 25,000 too)
-GAUSSIAN_FIT_SAMPLES, HEAVY_FIT_SAMPLES = 1_000_000, 25_000
+#: of any heavy-tailed map (NumPy or Dask; openTSNE's guide to large data fits a sample too)
+GAUSSIAN_FIT_SAMPLES, HEAVY_FIT_SAMPLES = 1_000_000, 20_000
 
 
 def fit_limit(fit_samples, repulsion):

@@ -280,8 +280,9 @@ def fitted_with(model, n_unlabelled):
         if len(model.classes_) == 0:
             what += ", without labels: the data's neighbourhoods alone."
         else:
-            what += (f", the labels separating the classes by {params['separation']:g} (0: the "
-                     "data alone, 1: no attraction across classes).")
+            how = " (chosen by held-out labels)" if params.get("separation") == "auto" else ""
+            what += (f", the labels separating the classes by {model.separation_:g}{how} (0: "
+                     "the data alone, 1: no attraction across classes).")
     else:
         what = ("Fitted with discriminative elastic embedding's objective (Gaussian repulsion, "
                 "classes pulled together and pushed apart by their labels).")

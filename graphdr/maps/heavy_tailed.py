@@ -20,9 +20,10 @@ the Kullback-Leibler divergence :math:`\mathrm{KL}(P \,\Vert\, Q)` of
 
 takes the attraction from the sparse :math:`P` (``O(nk)``) and the repulsion from the field
 :math:`F` of :func:`graphdr.maps.cauchy_field.cauchy_field` (``O(n + G \log G)``, no pair of
-points formed); a map of at most :data:`graphdr.maps.grid_field.EXACT_MAX` samples sums it
-exactly over every pair (:func:`~graphdr.maps.cauchy_field.exact_cauchy_field`), faster there
-than the grid's fixed cost.
+points formed); a small map sums it exactly over every pair
+(:func:`~graphdr.maps.cauchy_field.exact_cauchy_field`) at the steps where that costs less
+than the grid (:meth:`KLObjective.exact_here`: the grid's cost grows with the map's span, the
+exact sum's with the square of the samples).
 
 Affinities (:func:`perplexity_affinities`): each sample's ``3 perplexity`` nearest input
 neighbours weighted :math:`p_{j|i} \propto e^{-\beta_i d_{ij}^2}`, :math:`\beta_i` set so that
@@ -47,7 +48,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from .cauchy_field import _exp, _log1p, cauchy_field, exact_cauchy_field
-from .grid_field import EXACT_MAX
 from .inputs import input_neighbours
 from .start import _principal_plane
 
@@ -57,6 +57,10 @@ FIELD_SPACING = 0.5
 CAUCHY_ITER, CAUCHY_EARLY_ITER, CAUCHY_EXAGGERATION = 750, 250, 12.0
 #: the standard deviation of the start's first axis (openTSNE's)
 CAUCHY_START_STD = 1e-4
+#: the exact field costs about ``n^2`` pair operations and the grid's about
+#: ``EXACT_PER_NODE`` of them per grid node (``(span / spacing)^2``) plus ``EXACT_FIXED``
+#: (measured on two cores: 5.5 ns a pair; 0.12 us a node and 1.5 ms a field)
+EXACT_PER_NODE, EXACT_FIXED = 22.0, 270_000.0
 #: bisection steps of each sample's precision, at most
 _BISECTION_STEPS = 64
 #: a sample's bisection stops once its entropy is this close to log(perplexity) (nats)
@@ -139,7 +143,13 @@ class KLObjective:
         self.n = full.shape[0]
         self.alpha = float(alpha)
         self.spacing = float(spacing)
-        self.exact = self.n <= EXACT_MAX  # a small map: every pair, no grid's fixed cost
+
+    def exact_here(self, Y):
+        """Whether the exact sum over every pair costs less than the grid at the map ``Y``
+        (:data:`EXACT_PER_NODE`); the choice follows the map, so the same map chooses the
+        same."""
+        span = float(np.max(np.ptp(Y, axis=0))) / self.spacing
+        return float(self.n) ** 2 <= EXACT_PER_NODE * span * span + EXACT_FIXED
 
     def _buffers(self):
         """Three work arrays of one value per pair, allocated at the first step."""
@@ -173,7 +183,7 @@ class KLObjective:
         SY = U @ V
         SY += U.T @ V
         grad = SY[:, 2:] * Y - SY[:, :2]
-        F, G = (exact_cauchy_field(Y, a) if self.exact else
+        F, G = (exact_cauchy_field(Y, a) if self.exact_here(Y) else
                 cauchy_field(Y, alpha=a, spacing=self.spacing))
         Z = float(np.sum(F - 1.0))
         grad += (2.0 / Z) * G
@@ -221,14 +231,16 @@ def optimize(objective, Y0, *, n_iter=750, early_iter=250, exaggeration=12.0,
 
 
 def descend_heavy_tailed(Xs, ys, order, *, n_iter, perplexity, separation, tail, neighbors,
-                         random_state=None, verbose=0, callback=None, t0=None):
+                         random_state=None, verbose=0, callback=None, t0=None,
+                         early_iter=CAUCHY_EARLY_ITER):
     """The heavy-tailed map of the rows ``Xs`` (scaled features) with encoded labels ``ys``
     (-1: none), both in the fit's sorted ``order``: the affinities of their ``3 perplexity``
     input neighbours (``neighbors``: 'exact' or 'approx'), the labels' edit (``separation``,
     :func:`labelled_affinities` with ``cross_weight = 1 - separation``), a start on the
     principal plane scaled to :data:`CAUCHY_START_STD`, :func:`optimize` for ``n_iter``
-    iterations. ``callback(Y, info)`` sees the map in the caller's order. Returns the
-    descent's result (an ``OptimizeResult``, rows in the sorted order)."""
+    iterations (the first ``early_iter`` exaggerated). ``callback(Y, info)`` sees the map in
+    the caller's order. Returns the descent's result (an ``OptimizeResult``, rows in the
+    sorted order)."""
     from scipy.optimize import OptimizeResult
 
     t0 = time.perf_counter() if t0 is None else t0
@@ -259,7 +271,7 @@ def descend_heavy_tailed(Xs, ys, order, *, n_iter, perplexity, separation, tail,
                 "time": time.perf_counter() - t0}
         return bool(callback is not None and callback(Y[unsort], info))
 
-    Y, _, done = optimize(objective, Y0, n_iter=n_iter, early_iter=min(CAUCHY_EARLY_ITER, n_iter),
+    Y, _, done = optimize(objective, Y0, n_iter=n_iter, early_iter=min(early_iter, n_iter),
                           exaggeration=CAUCHY_EXAGGERATION, callback=step)
     f0 = history["objective"][0] if history["objective"] else np.nan
     # (a fixed schedule: it converged when it ran to its end)

@@ -1,0 +1,102 @@
+r"""``separation='auto'`` of the heavy-tailed map: the least class separation that held-out
+labels support.
+
+The labels enter the heavy-tailed map (:mod:`graphdr.maps.heavy_tailed`) as one number, the
+separation :math:`s`: an affinity between labelled samples of different classes keeps the
+share :math:`1 - s`. At 0 the map is the data's alone (the most faithful); towards 1 the
+classes pull apart, whether or not the data separate them. The choice asks held-out labels
+whether pulling them apart helps:
+
+* up to :data:`TRIAL_ROWS` labelled samples (those of smallest content key in each class:
+  the same whatever the row order) are dealt to two stratified folds;
+* for each candidate :math:`s` of :data:`SEPARATIONS`, the map of one fold
+  (:data:`TRIAL_ITER` iterations of t-SNE's schedule), the other fold placed on it from its
+  ``n_neighbors`` nearest input neighbours (:func:`graphdr.maps.placement.place`, width 1),
+  and each placed sample's 2-D nearest neighbour's class against its label, both ways round;
+* the chosen :math:`s` is the least candidate whose held-out errors are not worse than the
+  best candidate's by the exact McNemar test at level :data:`LEVEL`
+  (:func:`graphdr.tuning.common.mcnemar_pvalue`): the labels shape the map only as far as
+  held-out samples say they help.
+
+With fewer than :data:`TRIAL_MIN` labelled samples, or one class, no test has the power to
+decide, and the separation is :data:`FALLBACK`; a map without labelled samples has nothing to
+separate (0).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+from ..blocks.sampling import stratified_folds, stratified_subsample
+from ..tuning.common import mcnemar_pvalue
+from .heavy_tailed import descend_heavy_tailed
+from .placement import place, row_distances
+
+__all__ = ["choose_separation", "SEPARATIONS"]
+
+#: the candidates of ``separation='auto'``, least first
+SEPARATIONS = (0.0, 0.5, 0.9)
+#: labelled samples (at most) of the trial maps, dealt to two folds
+TRIAL_ROWS = 800
+#: fewer labelled samples than this: :data:`FALLBACK`
+TRIAL_MIN = 200
+#: the separation when the held-out labels cannot decide
+FALLBACK = 0.5
+#: iterations of a trial map, and how many of them exaggerated (a map of 400 samples settles
+#: in fewer than the fit's 750 and 250)
+TRIAL_ITER, TRIAL_EARLY_ITER = 350, 150
+#: level of the McNemar test by which a larger separation must beat a smaller one
+LEVEL = 0.05
+
+
+def _held_out_wrong(Xs, y, train, test, separation, *, n_neighbors, perplexity, tail):
+    """Which ``test`` samples the map of ``train`` at ``separation`` misplaces (their 2-D
+    nearest training sample of another class)."""
+    Xt = Xs[train]
+    Y = descend_heavy_tailed(Xt, y[train], np.arange(len(train)), n_iter=TRIAL_ITER,
+                             early_iter=TRIAL_EARLY_ITER, perplexity=perplexity,
+                             separation=separation, tail=tail, neighbors="exact").x
+    k = min(int(n_neighbors), len(train))
+    Xq = Xs[test]
+    # the candidates from the squared distances, their distances recomputed row by row
+    d2 = (np.einsum("ij,ij->i", Xq, Xq)[:, None] - 2.0 * Xq @ Xt.T
+          + np.einsum("ij,ij->i", Xt, Xt)[None, :])
+    ind = np.argpartition(d2, k - 1, axis=1)[:, :k] if k < len(train) else np.tile(
+        np.arange(len(train)), (len(test), 1))
+    dist, ind = row_distances(Xq, Xt, ind)
+    placed = place(Y, dist, ind, 1.0)
+    near = cKDTree(Y).query(placed, k=1)[1]
+    return y[train][near] != y[test]
+
+
+def choose_separation(Xs, labels, keys, *, n_neighbors, perplexity, tail):
+    """``(separation, errors)``: the separation of the map of the scaled rows ``Xs`` whose
+    given labels are ``labels`` (encoded, -1 for none; ``keys`` their content keys), and the
+    held-out error (fraction) of each candidate, ``{}`` when none was tried (module
+    docstring)."""
+    labels = np.asarray(labels)
+    lab = np.flatnonzero(labels >= 0)
+    if not len(lab):
+        return 0.0, {}
+    if len(lab) < TRIAL_MIN or len(np.unique(labels[lab])) < 2:
+        return FALLBACK, {}
+    if len(lab) > TRIAL_ROWS:
+        lab = lab[np.sort(stratified_subsample(labels[lab], TRIAL_ROWS, keys[lab]))]
+    y = labels[lab]
+    X = np.asarray(Xs[lab], dtype=np.float64)
+    wrong = np.zeros((len(lab), len(SEPARATIONS)), dtype=bool)
+    for train, test in stratified_folds(y, 2, keys[lab]):
+        for c, s in enumerate(SEPARATIONS):
+            wrong[test, c] = _held_out_wrong(X, y, train, test, s, n_neighbors=n_neighbors,
+                                             perplexity=perplexity, tail=tail)
+    errors = wrong.mean(axis=0)
+    best = int(np.argmin(errors))  # (ties: the least)
+    chosen = best
+    for c in range(best):  # the least candidate not significantly worse than the best
+        b = int(np.sum(~wrong[:, c] & wrong[:, best]))
+        worse = int(np.sum(wrong[:, c] & ~wrong[:, best]))
+        if not (worse > b and mcnemar_pvalue(b, worse) <= LEVEL):
+            chosen = c
+            break
+    return SEPARATIONS[chosen], {s: float(e) for s, e in zip(SEPARATIONS, errors)}
