@@ -220,7 +220,7 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
         ``embedding_`` holds the fitted rows (``fit_rows_``); a NumPy array's ``embedding_``
         holds every row. 'auto': 20,000 for ``repulsion='cauchy'`` (as openTSNE's guide to
         large data sets: its 750 iterations over 10^6 rows would take an hour here; 10^6 rows
-        of 50 features map in ... s, ``benchmarks/maps2d_scale.py``), and for
+        of 50 features map in 93 s, ``benchmarks/maps2d_scale.py``), and for
         ``'gaussian'`` 1,000,000 rows of a ``dask.array`` (a NumPy array is fitted whole).
     random_state : int or None, default=None
         Seed of the approximate neighbour search (None: 0). The same data and seed give the
