@@ -153,12 +153,12 @@ def check_equal(folder, out, n_check):
 
     from graphdr import DEEMap
     from graphdr.io.file_parts import read_parts
-    from graphdr.maps.dask_fit import fit_sample
+    from graphdr.maps.dask_fit import fit_limit, fit_sample
 
     table = read_parts(folder)
     X = table.features()
     start = time.perf_counter()
-    rows = fit_sample(X, table.y, DEEMap().fit_samples)
+    rows = fit_sample(X, table.y, fit_limit(DEEMap().fit_samples, DEEMap().repulsion))
     from graphdr.blocks.sampling import take_rows
 
     Xfit = take_rows(X, rows)

@@ -471,6 +471,27 @@ def test_fit_samples_auto_fits_what_the_memory_budget_holds(tmp_path, capsys, sc
     assert "a positive integer or auto; got 'many'" in capsys.readouterr().err
 
 
+def test_fit_samples_auto_caps_the_heavy_tailed_map(tmp_path, capsys, scheduler, monkeypatch):
+    """--repulsion cauchy with --fit-samples auto: the rows the budget holds, at most the
+    heavy-tailed map's own fit_samples='auto' (here patched to 80 of 270), said so."""
+    from graphdr.bench import file_parts
+    from graphdr.maps import dask_fit
+
+    frames = _tables(tmp_path / "parts")
+    for i, f in enumerate(frames):
+        f.to_parquet(tmp_path / "parts" / f"part-{i}.parquet", index=False)
+    monkeypatch.setattr(file_parts, "FIT_ROWS_MIN", 200)
+    monkeypatch.setattr(dask_fit, "HEAVY_FIT_SAMPLES", 80)
+    code, err = run(["map", str(tmp_path / "parts"), "--label-column", "kind", "--no-png",
+                     "--memory-budget", "1KB", "--scheduler", scheduler, "--repulsion",
+                     "cauchy", "--out", str(tmp_path / "a")], capsys)
+    assert code == 0, err
+    assert "fitting on 80 of the 270 rows" in err
+    assert "the heavy-tailed map's fit_samples='auto'" in err
+    fitted = int(err.split("fitted on ")[-1].split()[0])
+    assert 75 <= fitted <= 85
+
+
 @pytest.mark.slow
 def test_past_the_budget_but_lighter_in_memory_is_mapped_in_memory(tmp_path, capsys):
     """A table past --memory-budget whose local cluster would take more memory in all (its

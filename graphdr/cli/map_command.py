@@ -188,8 +188,8 @@ def _past_memory(args):
     if map_bytes(n, cols) <= budget:
         return False
     workers = args.workers or os.cpu_count() or 1
-    m = (fit_rows_within(budget, n, cols, workers) if args.fit_samples == "auto"
-         else min(n, args.fit_samples))
+    m = (_heavy_tailed_cap(args, fit_rows_within(budget, n, cols, workers))
+         if args.fit_samples == "auto" else min(n, args.fit_samples))
     here, there = PROCESS_BYTES + map_bytes(n, cols), dask_route_bytes(m, n, cols, workers)
     if there > IN_MEMORY_SHARE * here:
         if not args.quiet:
@@ -425,13 +425,24 @@ def _fit_rows(args, n, d, echo):
     budget = args.memory_budget or _available_memory() // 2
     remote = args.scheduler and args.scheduler != "local"
     workers = 0 if remote else (args.workers or os.cpu_count() or 1)
-    rows = fit_rows_within(budget, n, d, workers)
+    within = fit_rows_within(budget, n, d, workers)
+    rows = _heavy_tailed_cap(args, within)
     if rows < n:
+        why = (f"the most whose fit stays within the memory budget of {budget / 2**30:.2f} "
+               f"GiB{' with the local workers' if workers else ''}" if rows == within else
+               "the heavy-tailed map's fit_samples='auto'")
         echo(f"graphdr map: fitting on {rows:,} of the {n:,} rows (chosen by content, every "
-             f"class kept; the most whose fit stays within the memory budget of "
-             f"{budget / 2**30:.2f} GiB{' with the local workers' if workers else ''}), "
-             "placing the others on the workers; --fit-samples N to choose.")
+             f"class kept; {why}), placing the others on the workers; --fit-samples N to "
+             "choose.")
     return rows
+
+
+def _heavy_tailed_cap(args, rows):
+    """``rows``, at most :data:`graphdr.maps.dask_fit.HEAVY_FIT_SAMPLES` for ``--repulsion
+    cauchy`` (its 750 iterations over more rows would take hours)."""
+    from ..maps.dask_fit import HEAVY_FIT_SAMPLES
+
+    return min(rows, HEAVY_FIT_SAMPLES) if args.repulsion == "cauchy" else rows
 
 
 def _map_table(args, table, fit_samples):
