@@ -332,3 +332,19 @@ def test_auto_separation_is_the_fit_at_the_chosen_value_in_any_row_order(digits_
     moved = DEEMap(repulsion="cauchy", max_iter=100).fit(Xtr[perm], ytr[perm])
     assert moved.separation_errors_ == auto.separation_errors_
     np.testing.assert_array_equal(moved.embedding_, auto.embedding_[perm])
+
+
+def test_the_exact_field_is_taken_where_it_costs_less_than_the_capped_grid():
+    """The choice of the exact sum counts the grid's nodes up to its cap: 5,000 points spread
+    over 10^5 units take the grid (1024 nodes per axis), 300 points the exact sum."""
+    import scipy.sparse as sp
+
+    from graphdr.maps.cauchy_field import MAX_NODES_PER_AXIS
+
+    for n, exact in ((5000, False), (300, True)):
+        i = np.arange(n - 1)
+        P = sp.coo_matrix((np.full(n - 1, 0.5 / (n - 1)), (i, i + 1)), shape=(n, n))
+        objective = KLObjective((P + P.T).tocsr())
+        Y = np.column_stack([np.linspace(0.0, 1e5, n), np.zeros(n)])
+        assert objective.exact_here(Y) is exact
+        assert float(n) ** 2 > 22.0 * MAX_NODES_PER_AXIS ** 2 + 270_000.0 or exact

@@ -71,6 +71,25 @@ def test_dask_fit_of_the_heavy_tailed_map_is_its_samples_in_memory(labels):
     assert not hasattr(whole, "fit_rows_")
 
 
+def test_dask_heavy_tailed_sample_is_fitted_whole_when_a_small_class_makes_it_larger():
+    """A class of 3 rows keeps all 3: the Dask sample exceeds fit_samples, and is fitted as it
+    is (no second sample in memory), the NumPy fit of the same rows with fit_samples at least
+    their number, bit for bit."""
+    X, y = _blobs(n=120, classes=3)
+    y = y.copy()
+    y[np.flatnonzero(y == 2)[3:]] = 1  # class 2: 3 rows of 120
+
+    def small(m):
+        return DEEMap(repulsion="cauchy", perplexity=5.0, max_iter=40, fit_samples=m)
+
+    model = small(40).fit(da.from_array(X, chunks=(50, 6)), y)
+    rows = model.fit_rows_
+    assert len(rows) > 40 and np.sum(y[rows] == 2) == 3
+    assert len(model.embedding_) == len(rows)
+    ref = small(len(rows)).fit(X[rows], y[rows])
+    np.testing.assert_array_equal(model.embedding_, ref.embedding_)
+
+
 def test_heavy_tailed_fit_samples_auto_and_bad_values():
     """'auto' fits a heavy-tailed map on at most 20,000 rows and a Gaussian NumPy map whole;
     a value that is neither 'auto' nor an integer >= 2 is a clear error."""
@@ -175,15 +194,15 @@ def test_dask_rows_to_place_count_in_the_choice_of_neighbours(monkeypatch):
     seen = []
     fit_array = DEEMap._fit_array
 
-    def spy(self, X, y, n_placed=0):
-        seen.append((len(X), n_placed))
-        return fit_array(self, X, y, n_placed)
+    def spy(self, X, y, n_placed=0, sampled=False):
+        seen.append((len(X), n_placed, sampled))
+        return fit_array(self, X, y, n_placed, sampled)
 
     monkeypatch.setattr(DEEMap, "_fit_array", spy)
     monkeypatch.setattr(knn, "APPROX_MIN_SAMPLES", 10**6)  # exact here: no compilation
     X, y = _blobs(n=400)
     model = _small().fit(da.from_array(X, chunks=(100, 6)), y)
-    assert seen == [(len(model.fit_rows_), 400 - len(model.fit_rows_))]
+    assert seen == [(len(model.fit_rows_), 400 - len(model.fit_rows_), True)]
 
 
 @pytest.mark.slow  # NN-descent's first compilation in a fresh environment takes minutes

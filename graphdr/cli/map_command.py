@@ -228,6 +228,8 @@ def run_map(args):
     start = time.perf_counter()
     params = dict(feature_scaling=args.feature_scaling, placement_width=args.placement_width,
                   labels=args.labels or "flag", **_objective(args))
+    if args.repulsion == "cauchy":  # (the heavy-tailed map fits a sample of a large table)
+        params["fit_samples"] = args.fit_samples
     if params["labels"] != "given" and not args.quiet:
         print("graphdr map: checking the labels (graphdr.LabelIssues; --labels given skips "
               "it) ...", file=sys.stderr)

@@ -334,8 +334,8 @@ _EXACT_ROWS = 64
 def exact_cauchy_field(Y, alpha=1.0):
     """``(F, G)`` of :func:`cauchy_field` at the points themselves, summed exactly over every
     pair (a small map's: ``O(n^2)`` time, pairs formed :data:`_EXACT_ROWS` rows at a time; no
-    grid). Each sum runs over one row of pairs in column order, with the kernel's exactly
-    rounded operations: the same bits on every run and CPU."""
+    grid). Each point's sum runs down one column of pairs, in the order of the points, with the
+    kernel's exactly rounded operations: the same bits on every run and CPU."""
     Y = _points(Y, "Y")
     alpha = float(alpha)
     if not (np.isfinite(alpha) and alpha > 0):

@@ -10,7 +10,12 @@ transform; so does this one. For a ``dask.array`` ``X`` of ``n`` rows:
   class kept; all rows when ``n <= fit_samples``), fetched into this process. The sample
   depends on the rows' content alone: the same whatever the chunking and the row order, and
   ``fit(X)`` equals ``fit(X[s])`` of a NumPy array, bit for bit (with ``neighbors='auto'``,
-  the rows to place count in its choice: ``fit(X[s])`` with ``neighbors=model.neighbors_``);
+  the rows to place count in its choice: ``fit(X[s])`` with ``neighbors=model.neighbors_``;
+  a heavy-tailed map, with ``fit_samples`` at least ``len(s)``, since a class keeps at least
+  three rows and the sample may exceed ``fit_samples``). A NumPy array of more rows than
+  the heavy-tailed map's ``fit_samples`` is sampled in memory the same way after its labels
+  are checked and its unlabelled rows' use chosen on every row: the same map as this route's
+  when every row is labelled (or none is) and ``labels='given'``;
 * ``transform`` returns a ``dask.array`` of the places of ``X``'s rows, computed block by
   block where ``X`` lives (:meth:`DEEMap.transform` on each block; the fitted model enters the
   graph once, as one task, and reaches each worker once; on a distributed cluster it is
@@ -129,7 +134,7 @@ def fit_dask(est, X, y, keys=None):
         X_fit = take_rows(X, rows)
     # the rows placed after the fit count in neighbors='auto' (an exact search of each
     # among the fitted rows would cost more than the fit)
-    est._fit_array(X_fit, y[rows], n_placed=len(y) - len(rows))
+    est._fit_array(X_fit, y[rows], n_placed=len(y) - len(rows), sampled=True)
     est.fit_rows_ = rows
     return est
 

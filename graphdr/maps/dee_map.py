@@ -209,19 +209,21 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
         samples): exactly (ties to the smaller row index), or by NN-descent (pynndescent,
         ``pip install pynndescent``), approximate but near-linear in the number of samples.
         'auto': 'approx' from 200,000 samples on when pynndescent is installed
-        (:func:`graphdr.blocks.graphs.resolve_algorithm`); for a ``dask.array``, earlier when the
+        (:func:`graphdr.blocks.graphs.resolve_algorithm`); for a map fitted on part of the
+        rows (a ``dask.array``, ``fit_samples``, ``unlabelled='ignore'``), earlier when the
         rows to place after the fit make the exact search as costly (``m (m + p) >=
         200,000^2`` for ``m`` rows fitted and ``p`` placed).
     fit_samples : int or 'auto', default='auto'
-        The most rows the map is fitted on, about: those of smallest content key in each
-        class (every class kept; the same rows whatever the chunking and the row order); the
-        other rows are placed on it as new samples (:meth:`transform`). A ``dask.array`` is
-        placed block by block on the Dask scheduler (:mod:`graphdr.maps.dask_fit`) and
-        ``embedding_`` holds the fitted rows (``fit_rows_``); a NumPy array's ``embedding_``
-        holds every row. 'auto': 20,000 for ``repulsion='cauchy'`` (as openTSNE's guide to
-        large data sets: its 750 iterations over 10^6 rows would take an hour here; 10^6 rows
-        of 50 features map in 93 s, ``benchmarks/maps2d_scale.py``), and for
-        ``'gaussian'`` 1,000,000 rows of a ``dask.array`` (a NumPy array is fitted whole).
+        About how many rows a map of many rows is fitted on: those of smallest content key in
+        each class (every class kept, at least three rows of it; the same rows whatever the
+        chunking and the row order); the other rows are placed on it as new samples
+        (:meth:`transform`). A ``dask.array`` is sampled with either objective and placed
+        block by block on the Dask scheduler (:mod:`graphdr.maps.dask_fit`; ``embedding_``
+        holds its sample, ``fit_rows_``); a NumPy array only with ``repulsion='cauchy'``
+        (``embedding_`` holds every row; the Gaussian map fits a NumPy array whole). 'auto':
+        20,000 for ``'cauchy'`` (as openTSNE's guide to large data sets: its 750 iterations
+        over 10^6 rows would take an hour here; 10^6 rows of 50 features map in 93 s,
+        ``benchmarks/maps2d_scale.py``), 1,000,000 for ``'gaussian'``.
     random_state : int or None, default=None
         Seed of the approximate neighbour search (None: 0). The same data and seed give the
         same map on the same machine, whatever the number of threads; on another CPU the
@@ -277,8 +279,9 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
         With ``repulsion='cauchy'``: the separation used, and with ``separation='auto'`` the
         held-out error (fraction) of each candidate (empty when none was tried).
     fit_rows_ : ndarray of shape (n_fitted,)
-        Only after a fit of a ``dask.array``: the rows fitted (increasing), in the order of
-        ``embedding_``.
+        Only after a fit of a ``dask.array``: the rows of its sample (increasing), in the order
+        of ``embedding_`` (with ``unlabelled='ignore'``, its unlabelled rows were placed on the
+        map of the others).
 
     Examples
     --------
@@ -353,14 +356,17 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
         """Compute and return the map of the training samples (``embedding_``); of a
         ``dask.array``, the places of all its rows as a ``dask.array`` (``fit_samples``)."""
         fit_limit(self.fit_samples, self.repulsion)
+        for stale in ("fit_rows_", "separation_", "separation_errors_"):  # (of an earlier fit)
+            self.__dict__.pop(stale, None)
         if is_dask_array(X):
             fit_dask(self, X, y)
             return place_dask(self, X, self.fit_rows_)
         return self._fit_array(X, y)
 
-    def _fit_array(self, X, y, n_placed=0):
+    def _fit_array(self, X, y, n_placed=0, sampled=False):
         """The fit of an in-memory ``X``; ``n_placed``: rows to be placed after it (a Dask
-        fit's other rows), which count in the choice of ``neighbors='auto'``."""
+        fit's other rows), which count in the choice of ``neighbors='auto'``; ``sampled``: ``X``
+        is a Dask fit's sample already (no second sample)."""
         t0 = time.perf_counter()
         verbose = self._check_params()
         X, y_enc, prepared = self._validated(X, y)
@@ -369,7 +375,7 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
             fitted = np.flatnonzero(y_enc >= 0)
             X_map = X[fitted] if prepared is None else prepared.X
             y_map = y_enc[fitted]
-        if self.repulsion == "cauchy":  # a large map: fitted on a sample, the rest placed
+        if self.repulsion == "cauchy" and not sampled:  # a large map: on a sample
             some = fit_sample(X_map, y_map, fit_limit(self.fit_samples, self.repulsion))
             if len(some) < len(y_map):
                 X_map, y_map, prepared = X_map[some], y_map[some], None

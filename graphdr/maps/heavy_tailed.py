@@ -47,7 +47,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from .cauchy_field import _exp, _log1p, cauchy_field, exact_cauchy_field
+from .cauchy_field import MAX_NODES_PER_AXIS, _exp, _log1p, cauchy_field, exact_cauchy_field
 from .inputs import input_neighbours
 from .start import _principal_plane
 
@@ -146,9 +146,9 @@ class KLObjective:
 
     def exact_here(self, Y):
         """Whether the exact sum over every pair costs less than the grid at the map ``Y``
-        (:data:`EXACT_PER_NODE`); the choice follows the map, so the same map chooses the
-        same."""
-        span = float(np.max(np.ptp(Y, axis=0))) / self.spacing
+        (:data:`EXACT_PER_NODE`; the grid has at most ``MAX_NODES_PER_AXIS`` nodes per axis);
+        the choice follows the map, so the same map chooses the same."""
+        span = min(float(np.max(np.ptp(Y, axis=0))) / self.spacing, MAX_NODES_PER_AXIS)
         return float(self.n) ** 2 <= EXACT_PER_NODE * span * span + EXACT_FIXED
 
     def _buffers(self):

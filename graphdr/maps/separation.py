@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial import cKDTree
 
+from ..blocks.knn import _search_groups
 from ..blocks.sampling import stratified_folds, stratified_subsample
 from ..tuning.common import mcnemar_pvalue
 from .heavy_tailed import descend_heavy_tailed
@@ -58,13 +59,10 @@ def _held_out_wrong(Xs, y, train, test, separation, *, n_neighbors, perplexity, 
                              early_iter=TRIAL_EARLY_ITER, perplexity=perplexity,
                              separation=separation, tail=tail, neighbors="exact").x
     k = min(int(n_neighbors), len(train))
-    Xq = Xs[test]
-    # the candidates from the squared distances, their distances recomputed row by row
-    d2 = (np.einsum("ij,ij->i", Xq, Xq)[:, None] - 2.0 * Xq @ Xt.T
-          + np.einsum("ij,ij->i", Xt, Xt)[None, :])
-    ind = np.argpartition(d2, k - 1, axis=1)[:, :k] if k < len(train) else np.tile(
-        np.arange(len(train)), (len(test), 1))
-    dist, ind = row_distances(Xq, Xt, ind)
+    # the exact search with machine-independent ties (graphdr.blocks.knn), its distances
+    # recomputed row by row as transform does
+    _, ind = _search_groups(Xs, [(test, train, k)], "euclidean", False)[0]
+    dist, ind = row_distances(Xs[test], Xt, ind)
     placed = place(Y, dist, ind, 1.0)
     near = cKDTree(Y).query(placed, k=1)[1]
     return y[train][near] != y[test]
