@@ -69,6 +69,11 @@ def test_dask_fit_of_the_heavy_tailed_map_is_its_samples_in_memory(labels):
     whole = small().fit(X, y if labels == "all" else None)
     assert np.array_equal(whole.embedding_, Y)
     assert not hasattr(whole, "fit_rows_")
+    # the page's header says so
+    from graphdr.maps.fitted import fitted_with
+
+    assert f"Fitted on {len(rows)} of the 300 samples" in fitted_with(whole, 0)
+    assert "Fitted on" not in fitted_with(ref, 0)
 
 
 def test_dask_heavy_tailed_sample_is_fitted_whole_when_a_small_class_makes_it_larger():

@@ -600,8 +600,15 @@ def test_map_command_draws_the_heavy_tailed_map_with_labels_or_without(tmp_path,
     assert main(["map", str(bare), "--out", str(tmp_path / "n"), "--quiet", "--repulsion",
                  "cauchy"]) == 0
     page = (tmp_path / "n.html").read_text()
-    assert "no labels" in page and "without labels" in page
+    assert "no labels" in page and "without labels" in page and "Fitted on" not in page
     with open(tmp_path / "n.csv") as fh:
+        assert len(fh.read().strip().splitlines()) == 91
+    # --fit-samples reaches the in-memory heavy-tailed map: fitted on a sample, every row drawn
+    assert main(["map", str(path), "--out", str(tmp_path / "s"), "--quiet", "--repulsion",
+                 "cauchy", "--fit-samples", "45", "--labels", "given"]) == 0
+    page = (tmp_path / "s.html").read_text()
+    assert "Fitted on 45 of the 90 samples (fit_samples" in page
+    with open(tmp_path / "s.csv") as fh:
         assert len(fh.read().strip().splitlines()) == 91
     for bad in ("1.5", "-0.1", "much"):
         with pytest.raises(SystemExit) as exit_:

@@ -371,6 +371,7 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
         verbose = self._check_params()
         X, y_enc, prepared = self._validated(X, y)
         X_map, y_map, fitted = X, y_enc, None  # fitted: the rows of X in the map (None: all)
+        self._sample = None  # (rows fitted, rows in all) of a heavy-tailed map of a sample
         if self.unlabelled_ == "ignore":  # the map of the labelled rows (as a fit of them)
             fitted = np.flatnonzero(y_enc >= 0)
             X_map = X[fitted] if prepared is None else prepared.X
@@ -380,6 +381,7 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
             if len(some) < len(y_map):
                 X_map, y_map, prepared = X_map[some], y_map[some], None
                 fitted = some if fitted is None else fitted[some]
+                self._sample = (len(some), len(y_enc))
         n_placed += 0 if fitted is None else len(y_enc) - len(fitted)
         rows = self._sorted_rows(X_map, y_map, n_placed, prepared)
         if self.repulsion == "cauchy":

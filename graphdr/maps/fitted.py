@@ -286,6 +286,11 @@ def fitted_with(model, n_unlabelled):
     else:
         what = ("Fitted with discriminative elastic embedding's objective (Gaussian repulsion, "
                 "classes pulled together and pushed apart by their labels).")
+    sample = getattr(model, "_sample", None)
+    if sample is not None:
+        what += (f" Fitted on {sample[0]:,} of the {sample[1]:,} samples (fit_samples; those "
+                 "of smallest content key in each class), the others placed on that map as new "
+                 "samples.")
     use = getattr(model, "unlabelled_", None)
     if n_unlabelled and len(model.classes_) and use in _UNLABELLED_USES:
         how = "chosen by held-out labels" if params.get("unlabelled") == "auto" else "as asked"
