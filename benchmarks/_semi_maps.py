@@ -44,7 +44,7 @@ USES = (("ignore", dict(unlabelled="ignore")),
         ("smooth, lam_unlabelled=1", dict(unlabelled="smooth", lam_unlabelled=1.0)),
         ("smooth, lam_unlabelled=0.3 (default)", dict(unlabelled="smooth", lam_unlabelled=0.3)),
         ("smooth, lam_unlabelled=0.1", dict(unlabelled="smooth", lam_unlabelled=0.1)))
-#: ``--heavy``: the heavy-tailed map (``repulsion='cauchy'``, separation 0.5) with each use
+#: ``--heavy``: the heavy-tailed map (``repulsion='cauchy'``, its default separation) with each use
 HEAVY_USES = tuple((f"heavy-tailed, {use}", dict(repulsion="cauchy", unlabelled=use))
                    for use in ("ignore", "smooth", "propagate", "auto"))
 UMAPS = (("UMAP y=-1", True), ("UMAP unsupervised", False))
