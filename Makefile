@@ -47,7 +47,7 @@ test-portable: $(STAMP)
 	OPENBLAS_CORETYPE=Prescott OPENBLAS_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 -q \
 		-p no:cacheprovider $(PORTABLE_TESTS)
 
-# The quick ratio check of CI (benchmarks/guard.py, about 10 s): each core fit against its
+# The quick ratio check of CI (benchmarks/guard.py, about 40 s): each core fit against its
 # floor measured in the same run, with the machine's default threads; fails above 5 x.
 guard: $(STAMP)
 	$(BIN)/python -m benchmarks run guard

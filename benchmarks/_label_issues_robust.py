@@ -68,9 +68,8 @@ def held_out_error(Z, y):
 
 def cell(name, rate, seed, umap=True):
     """``{method: (error %, fit s, flagged)}`` of one (set, noise, seed)."""
+    import common
     from semi import load, split, standardise
-
-    import graphdr
 
     X, y = load(name)
     Xtr, ytr, _, Xte, yte = split(X, y, 1.0, seed)
@@ -79,7 +78,7 @@ def cell(name, rate, seed, umap=True):
     out = {}
     for est_name in ESTIMATORS:
         for labels in ("given", "audit"):
-            est = getattr(graphdr, est_name)(labels=labels)
+            est = common.estimator_class(est_name)(labels=labels)
             t = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")

@@ -47,9 +47,9 @@ def measure(sets, fractions, seeds=3, store=None):
     """``{'set|fraction|seed|estimator': {'errors': {use: %}, 'results': counts}}``: every
     trial of the comparison fitted (``CHOICE_STOP = False``), so that the counts of every use
     are whole; written to ``store`` after each set."""
+    import common
     from semi import load, split, standardise
 
-    import graphdr
     import graphdr.base.semi as semi
     from graphdr.bench.maps import one_nn_error as one_nn
 
@@ -63,7 +63,7 @@ def measure(sets, fractions, seeds=3, store=None):
                 Xtr, Xte = standardise(d, Xtr, Xte)
                 lab = ys >= 0
                 for name in ESTIMATORS:
-                    cls = getattr(graphdr, name)
+                    cls = common.estimator_class(name)
                     auto = cls().fit(Xtr, ys)
                     errors = {}
                     for use in ("ignore", "smooth", "propagate"):

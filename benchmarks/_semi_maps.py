@@ -1,6 +1,8 @@
 """``semi.py --maps``: the map of few labels, each use of the unlabelled rows side by side.
 
-Does a partially labelled :class:`graphdr.DEEMap` keep the data's clusters? Protocol:
+Does a partially labelled :class:`graphdr.DEEMap` keep the data's clusters? Without
+``--heavy``, the Gaussian map (``repulsion='gaussian'``, paper 003's objective); with it, the
+heavy-tailed map, DEEMap's default. Protocol:
 ``semi.py``'s splits (70 / 30, a fraction of each class's training labels kept, seeds
 0..2); per cell, DEEMap fitted on every training row with each use of the unlabelled rows
 forced: 'ignore' (the map of the labelled rows, the others placed on it), 'propagate', and
@@ -38,13 +40,15 @@ sys.path.insert(0, str(HERE))
 SETS = ("digits", "ionosphere", "sonar", "vehicle", "vowel", "led7digit", "heart", "pima",
         "wdbc", "mnist5k")
 #: the uses side by side: (label, DEEMap parameters)
-USES = (("ignore", dict(unlabelled="ignore")),
-        ("propagate", dict(unlabelled="propagate")),
-        ("smooth, lam_unlabelled=4", dict(unlabelled="smooth", lam_unlabelled=4.0)),
-        ("smooth, lam_unlabelled=1", dict(unlabelled="smooth", lam_unlabelled=1.0)),
-        ("smooth, lam_unlabelled=0.3 (default)", dict(unlabelled="smooth", lam_unlabelled=0.3)),
-        ("smooth, lam_unlabelled=0.1", dict(unlabelled="smooth", lam_unlabelled=0.1)))
-#: ``--heavy``: the heavy-tailed map (``repulsion='cauchy'``, its default separation) with each use
+USES = tuple((label, dict(repulsion="gaussian", **kw)) for label, kw in (
+    ("ignore", dict(unlabelled="ignore")),
+    ("propagate", dict(unlabelled="propagate")),
+    ("smooth, lam_unlabelled=4", dict(unlabelled="smooth", lam_unlabelled=4.0)),
+    ("smooth, lam_unlabelled=1", dict(unlabelled="smooth", lam_unlabelled=1.0)),
+    ("smooth, lam_unlabelled=0.3 (default)", dict(unlabelled="smooth", lam_unlabelled=0.3)),
+    ("smooth, lam_unlabelled=0.1", dict(unlabelled="smooth", lam_unlabelled=0.1))))
+#: ``--heavy``: the heavy-tailed map (``repulsion='cauchy'``, the default; its default
+#: separation) with each use
 HEAVY_USES = tuple((f"heavy-tailed, {use}", dict(repulsion="cauchy", unlabelled=use))
                    for use in ("ignore", "smooth", "propagate", "auto"))
 UMAPS = (("UMAP y=-1", True), ("UMAP unsupervised", False))

@@ -11,6 +11,9 @@ Timing: :func:`best_time` is the best of ``repeats`` wall-clock runs (``time.per
 figure least disturbed by other work on the machine; :func:`machine` is the ``Machine:`` line the
 results index reads (:mod:`registry`).
 
+Estimators: :func:`estimator_class` gives the class of a graphdr estimator as the studies of
+partially labelled data and label noise measured it (DEEMap with ``repulsion='gaussian'``).
+
 Parts and smoke runs: :func:`run_part` runs the part of a benchmark that its options name;
 :func:`smoke_outputs` points the output paths of a smoke run (``--quick``) at a temporary
 folder.
@@ -83,6 +86,19 @@ def load(name):
     else:
         X, y = load_shared(name)
     return X, np.unique(y, return_inverse=True)[1].astype(np.intp)
+
+
+def estimator_class(name):
+    """The graphdr estimator ``name`` as the studies of partially labelled data and label noise
+    (``semi.py``, ``fit_path.py``, ``label_issues.py --robust``) measured it: ``DEEMap`` with
+    the Gaussian objective (``repulsion='gaussian'``, the default until the heavy-tailed map
+    became it; the heavy-tailed map's few-label study: ``semi.py --maps --heavy``)."""
+    import functools
+
+    import graphdr
+
+    cls = getattr(graphdr, name)
+    return functools.partial(cls, repulsion="gaussian") if name == "DEEMap" else cls
 
 
 def best_time(fn, repeats=1):

@@ -138,7 +138,7 @@ def best(fn, repeats=2):
 def measure(name, X, y, partial):
     import graphdr
 
-    cls = getattr(graphdr, name)
+    cls = common.estimator_class(name)
     cls().fit(X[:300], y[:300])  # imports and first calls out of the timings
     row = {"estimator": name}
     for label, labels in (("full", y), ("partial", partial)):
@@ -194,7 +194,7 @@ def time_auto(case, repeats=2):
 
     name, est = case.rsplit(":", 1)
     X, y = auto_data(name)
-    cls = getattr(graphdr, est)
+    cls = common.estimator_class(est)
     lab = y >= 0
     y_enc = np.unique(y[lab], return_inverse=True)[1]
     codes = np.full(len(y), -1)

@@ -19,7 +19,8 @@ Also, per data set and method, the faithfulness of the test samples' map (trustw
 continuity, neighbour recall, random-triplet accuracy, per-class trustworthiness).
 
 Methods: PCA, graphdr.LDA, graphdr.DEE and graphdr.DSNE (2-D linear maps), graphdr.DEEMap (the
-nonparametric map, its defaults), graphdr.KQMI with 1000 Nystroem landmarks (kernel map),
+nonparametric map, its defaults; fitted without the labels; with ``repulsion='gaussian'``,
+paper 003's objective), graphdr.KQMI with 1000 Nystroem landmarks (kernel map),
 scikit-learn's t-SNE with a 10-NN regressor as its out-of-sample extension (up to 5000 training
 samples), and, when installed (``pip install ".[bench]"``), supervised UMAP
 (``umap.UMAP(random_state=0).fit(X, y)`` then ``transform``) and openTSNE (unsupervised, its
@@ -121,10 +122,10 @@ def methods():
                          lambda m, X: m.transform(X)),
         "graphdr.DEEMap": (lambda X, y: graphdr.DEEMap().fit(X, y),
                            lambda m, X: m.transform(X)),
-        "graphdr.DEEMap (cauchy)": (lambda X, y: graphdr.DEEMap(repulsion="cauchy").fit(X, y),
-                                    lambda m, X: m.transform(X)),
-        "graphdr.DEEMap (cauchy, no labels)": (
-            lambda X, y: graphdr.DEEMap(repulsion="cauchy").fit(X),
+        "graphdr.DEEMap (no labels)": (lambda X, y: graphdr.DEEMap().fit(X),
+                                       lambda m, X: m.transform(X)),
+        "graphdr.DEEMap (gaussian)": (
+            lambda X, y: graphdr.DEEMap(repulsion="gaussian").fit(X, y),
             lambda m, X: m.transform(X)),
         "graphdr.KQMI (Nystroem 1000)": (
             lambda X, y: graphdr.KQMI(n_components=_two(y), approximation="nystroem",
@@ -257,7 +258,7 @@ def main(argv=None, results=RESULTS):
                    help="only these methods (names as in the table)")
     a = p.parse_args(argv)
     t0 = time.time()
-    table, maps, quality = {}, {}, {}
+    table, maps, quality, n_test = {}, {}, {}, {}
     available = methods()
     if a.methods:
         available = {k: v for k, v in available.items() if k in a.methods}
@@ -265,6 +266,7 @@ def main(argv=None, results=RESULTS):
         runs = {}
         for seed in range(a.splits):
             Xtr, ytr, Xte, yte = load(ds, seed)
+            n_test[ds] = len(yte)
             for name, (fit, transform) in available.items():
                 start = time.perf_counter()
                 model = fit(Xtr, ytr)
@@ -342,29 +344,61 @@ def main(argv=None, results=RESULTS):
                       [f"{q['trust']:.3f}", f"{q['cont']:.3f}", f"{q['recall']:.3f}",
                        f"{q['triplets']:.3f}", f"{q['class_trust']:.3f}"])
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    target = []
-    for ds in a.datasets:
-        ref = [m for m in ("supervised UMAP", "openTSNE (unsupervised)") if (ds, m) in quality]
-        mine = quality.get((ds, "graphdr.DEEMap"))
-        if not ref or mine is None:
-            continue
-        best_err = min(table[(ds, m)][0] for m in ref)
-        best_trust = max(quality[(ds, m)]["trust"] for m in ref)
-        err = table[(ds, "graphdr.DEEMap")][0]
-        target.append(
-            f"- {ds}: DEEMap error {err:.1f} % {'<=' if err <= best_err else '>'} "
-            f"{best_err:.1f} % (the lower of supervised UMAP and openTSNE): "
-            f"{'met' if err <= best_err else 'not met'}; trustworthiness {mine['trust']:.3f} "
-            f"{'>=' if mine['trust'] >= best_trust - 0.005 else '<'} {best_trust:.3f} - 0.005: "
-            f"{'met' if mine['trust'] >= best_trust - 0.005 else 'not met'}")
-    if target:
-        lines += ["", "The targets for DEEMap's default:", ""] + target
+    lines += targets(a.datasets, table, quality, n_test)
     lines += ["", "Pictures (the test samples on each method's map, coloured by their true "
               "class; the training map in light grey):", ""]
     for ds in a.datasets:
         png = draw(ds, names, maps, table, results, Path(a.out).stem)
         lines.append(f"![{ds}]({png.name})")
     (results / a.out).write_text("\n".join(lines) + "\n")
+
+
+def targets(datasets, table, quality, n_test=None):
+    """The lines of the map's targets, each with its figures and verdict: with the
+    labels, DEEMap's 1-NN error at most the lower of supervised UMAP's and openTSNE's plus
+    max(0.3 points, one test sample), trustworthiness at least the higher's - 0.005, continuity
+    at least openTSNE's - 0.02 (on two thirds of the sets), random triplets at least
+    supervised UMAP's; without them, trustworthiness and continuity within 0.01 of openTSNE's
+    at no more than its fit time."""
+    lines, near = [], []
+    mark = {True: "met", False: "not met"}
+    for ds in datasets:
+        ref = [m for m in ("supervised UMAP", "openTSNE (unsupervised)") if (ds, m) in quality]
+        mine = quality.get((ds, "graphdr.DEEMap"))
+        if not ref or mine is None:
+            continue
+        slack = max(0.3, 100.0 / (n_test or {}).get(ds, np.inf))
+        best_err = min(table[(ds, m)][0] for m in ref)
+        best_trust = max(quality[(ds, m)]["trust"] for m in ref)
+        err = table[(ds, "graphdr.DEEMap")][0]
+        line = (f"- {ds}: error {err:.1f} % vs {best_err:.1f} % + {slack:.1f}: "
+                f"{mark[err <= best_err + slack]}; trustworthiness {mine['trust']:.3f} vs "
+                f"{best_trust:.3f} - 0.005: {mark[mine['trust'] >= best_trust - 0.005]}")
+        tsne = quality.get((ds, "openTSNE (unsupervised)"))
+        if tsne:
+            near.append(mine["cont"] >= tsne["cont"] - 0.02)
+            line += (f"; continuity {mine['cont']:.3f} vs openTSNE's {tsne['cont']:.3f} - 0.02:"
+                     f" {mark[near[-1]]}")
+        if (ds, "supervised UMAP") in quality:
+            umap_triplets = quality[(ds, "supervised UMAP")]["triplets"]
+            line += (f"; triplets {mine['triplets']:.3f} vs supervised UMAP's "
+                     f"{umap_triplets:.3f}: {mark[mine['triplets'] >= umap_triplets]}")
+        bare = quality.get((ds, "graphdr.DEEMap (no labels)"))
+        if bare and tsne:
+            t_fit, f_fit = table[(ds, "graphdr.DEEMap (no labels)")][1], table[
+                (ds, "openTSNE (unsupervised)")][1]
+            gap = min(bare["trust"] - tsne["trust"], bare["cont"] - tsne["cont"])
+            line += (f". No labels: trustworthiness {bare['trust']:.3f}, continuity "
+                     f"{bare['cont']:.3f} vs openTSNE's {tsne['trust']:.3f}, {tsne['cont']:.3f}"
+                     f" (within 0.01: {mark[gap >= -0.01]}), fit {t_fit:.1f} s vs {f_fit:.1f} s:"
+                     f" {mark[t_fit <= f_fit]}")
+        lines.append(line)
+    if not lines:
+        return []
+    if near:
+        lines.append(f"- continuity within 0.02 of openTSNE's on {sum(near)} of {len(near)} "
+                     f"sets (the target: two thirds): {mark[3 * sum(near) >= 2 * len(near)]}")
+    return ["", "The targets for DEEMap's default:", ""] + lines
 
 
 def _quick():

@@ -52,6 +52,7 @@ from graphdr.bench.maps import one_nn_error as one_nn
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 sys.path.insert(0, str(HERE))
+import common  # noqa: E402
 
 DATASETS = ("digits", "ionosphere", "sonar", "vehicle", "vowel", "led7digit", "heart", "pima",
             "wdbc", "mnist5k")
@@ -97,7 +98,7 @@ def standardise(name, Xtr, Xte):
 def graphdr_methods(names=SEMI):
     import graphdr
 
-    return {name: getattr(graphdr, name) for name in names if hasattr(graphdr, name)}
+    return {name: common.estimator_class(name) for name in names if hasattr(graphdr, name)}
 
 
 def run_cell(name, fraction, seed, methods=SEMI, anchors=True):

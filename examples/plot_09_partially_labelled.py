@@ -61,8 +61,9 @@ print(f"kernel LDA with the unlabelled digits: {error(semi, True):.1f} % "
 # %%
 # A map with the unlabelled digits
 # --------------------------------
-# :class:`graphdr.DEEMap` makes the same choice (its neighbour graph with the unlabelled
-# samples, their propagated classes, or the map of the labelled ones). The picture draws the
+# :class:`graphdr.DEEMap`'s default, the heavy-tailed map, keeps every unlabelled sample in
+# t-SNE's field with the class propagated to it, unless maps of the labelled samples alone
+# classify held-out labels better (``unlabelled_`` says which). The picture draws the
 # unlabelled samples in grey; the page of :func:`graphdr.map2d` and ``graphdr map`` (which
 # read an empty label or -1 as unlabelled) in a light tint of their propagated class.
 map_semi = graphdr.DEEMap().fit(X_train, y_partial)

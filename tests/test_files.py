@@ -561,10 +561,13 @@ def test_utf16_files_and_labels_all_unlabelled(tmp_path, capsys):
     code, err = run(["map", path, "--out", str(tmp_path / "m")], capsys)
     one_line_error(code, err, "nobom.csv", "--encoding")
     text = "a,b,label\n" + "".join(f"{a},{b},-1\n" for a, b, _ in ROWS)
-    code, err = run(["map", write(tmp_path / "none.csv", text), "--out", str(tmp_path / "m")],
+    none = write(tmp_path / "none.csv", text)  # the default map draws it: the data alone
+    code, err = run(["map", none, "--out", str(tmp_path / "m")], capsys)
+    assert code == 0 and "(6 unlabelled), 0 classes" in err, err
+    code, err = run(["map", none, "--out", str(tmp_path / "m2"), "--repulsion", "gaussian"],
                     capsys)
     line = one_line_error(code, err, "none.csv", "every row", "unlabelled")
-    assert "single class" not in line
+    assert "single class" not in line and not (tmp_path / "m2.html").exists()
 
 
 def test_bench_reads_the_partially_labelled_file_map_reads(tmp_path, capsys):

@@ -221,7 +221,7 @@ def test_cauchy_map_of_data_without_labels_is_t_sne_s_and_places_new_rows(digits
     spread = np.median(cdist(m.embedding_, m.embedding_))
     assert np.median(np.linalg.norm(Z - m.embedding_[near], axis=1)) < 0.05 * spread
     with pytest.raises(ValueError, match="requires y to be passed"):
-        DEEMap().fit(Xtr)
+        DEEMap(repulsion="gaussian").fit(Xtr)
 
 
 def test_page_of_a_map_without_labels(monkeypatch, tmp_path):
@@ -348,3 +348,28 @@ def test_the_exact_field_is_taken_where_it_costs_less_than_the_capped_grid():
         Y = np.column_stack([np.linspace(0.0, 1e5, n), np.zeros(n)])
         assert objective.exact_here(Y) is exact
         assert float(n) ** 2 > 22.0 * MAX_NODES_PER_AXIS ** 2 + 270_000.0 or exact
+
+
+def test_label_free_width_score_is_the_brute_force_neighbour_recall():
+    """The width of a map without labels: one minus the share of each left-out sample's k
+    nearest input neighbours found among the k training samples nearest its place on the map
+    (itself left out), against sets formed one sample at a time."""
+    from graphdr.maps.placement import leave_one_out_misses, place
+
+    rng = np.random.default_rng(3)
+    X, P = rng.normal(size=(60, 5)), rng.normal(size=(60, 2)) * 5
+    rows = np.arange(0, 60, 3)
+    D = cdist(X[rows], X)
+    D[np.arange(len(rows)), rows] = np.inf  # itself left out
+    ind = np.argsort(D, axis=1, kind="stable")[:, :8]
+    dist = np.take_along_axis(D, ind, axis=1)
+    got = leave_one_out_misses(P, rows, dist, ind, widths=(0.1, 1.0, 4.0), k=4)
+    for width, miss in got.items():
+        Z = place(P, dist, ind, width)
+        found = 0
+        for z, want, row in zip(Z, ind[:, :4], rows):
+            d = np.linalg.norm(P - z, axis=1)
+            d[row] = np.inf
+            found += len(set(np.argsort(d, kind="stable")[:4]) & set(want))
+        assert miss == pytest.approx(1 - found / (4 * len(rows)), abs=1e-12)
+    assert len(set(got.values())) > 1  # the widths differ

@@ -117,7 +117,7 @@ def test_stopped_trials_choose_as_every_trial_on_synthetic_outcomes(monkeypatch)
 def test_stopped_trials_choose_as_every_trial(monkeypatch, name):
     """Real fits: the same choice and counts as the comparison of every trial, on classes
     the labelled rows alone separate (the uses stop early) and on overlapping ones."""
-    kw = dict(max_iter=20) if name == "DEEMap" else {}
+    kw = dict(max_iter=20, repulsion="gaussian") if name == "DEEMap" else {}  # (trials)
     for spread in (0.3, 1.5):
         X, few = _blobs(n=150, labelled=30, seed=1, spread=spread)
         est = getattr(graphdr, name)(**kw)
@@ -223,4 +223,4 @@ def test_the_heavy_tailed_map_without_a_held_out_comparison_keeps_the_propagatio
     X, few = _blobs(seed=5)
     few[np.flatnonzero(few == 2)[1:]] = -1  # class 2: one label
     assert _heavy_map().fit(X, few).unlabelled_ in ("propagate", "smooth")
-    assert graphdr.DEEMap(max_iter=10).fit(X, few).unlabelled_ == "ignore"
+    assert graphdr.DEEMap(repulsion="gaussian", max_iter=10).fit(X, few).unlabelled_ == "ignore"

@@ -306,11 +306,11 @@ def build_parser():
                     metavar="W", help="how new samples are placed (the page's held-out "
                     "error): small, by their nearest training sample; large, by all their "
                     "neighbours alike (default auto: the width of lowest leave-one-out error)")
-    mp.add_argument("--repulsion", default="gaussian", choices=("gaussian", "cauchy"),
-                    help="the map's objective: gaussian (default), discriminative elastic "
-                    "embedding's, classes apart, fast; cauchy, the heavy-tailed map (t-SNE's "
+    mp.add_argument("--repulsion", default="cauchy", choices=("cauchy", "gaussian"),
+                    help="the map's objective: cauchy (default), the heavy-tailed map (t-SNE's "
                     "objective, the labels separating the classes by --separation), which "
-                    "keeps more of the data's shape and maps a file without labels")
+                    "keeps the data's shape and maps a file without labels; gaussian, "
+                    "discriminative elastic embedding's (paper 003), classes apart, fast")
     mp.add_argument("--separation", type=arguments.separation, default="auto", metavar="S",
                     help="with --repulsion cauchy: how far the labels pull classes apart, "
                     "from 0 (the data alone) to 1 (no attraction across classes); default "

@@ -210,6 +210,7 @@ def run_map(args):
     from ..io.files import check_writable
     from ..maps.dee_map import DEEMap
     from ..maps.draw import map_files, write_map
+    from ..maps.separation import TRIAL_MIN
 
     files = map_files(args.out)
     refuse_inputs(files.values(), [args.data, *input_files(args.data)])
@@ -230,9 +231,13 @@ def run_map(args):
                   labels=args.labels or "flag", **_objective(args))
     if args.repulsion == "cauchy":  # (the heavy-tailed map fits a sample of a large table)
         params["fit_samples"] = args.fit_samples
-    if params["labels"] != "given" and not args.quiet:
+    n_labelled = int((~_unlabelled(labels)).sum())
+    if params["labels"] != "given" and n_labelled and not args.quiet:
         print("graphdr map: checking the labels (graphdr.LabelIssues; --labels given skips "
               "it) ...", file=sys.stderr)
+    if params.get("separation") == "auto" and n_labelled >= TRIAL_MIN and not args.quiet:
+        print("graphdr map: choosing --separation by held-out labels (six small maps) ...",
+              file=sys.stderr)
     write = dict(title=args.title, ids=ds.ids, hover=hover, label_name=_label_name(ds, args),
                  id_name=ds.id_name or "id", label_empty=ds.label_empty, color=color,
                  color_name=color_name if color is not None else "colour", **_written(args))

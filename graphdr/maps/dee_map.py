@@ -1,16 +1,14 @@
-r"""Discriminative elastic embedding as a nonparametric 2-D map, with an out-of-sample transform.
+r"""The supervised 2-D map of the samples themselves, with an out-of-sample transform.
 
-The objective (:mod:`graphdr.maps.objective`) is paper 003's over free coordinates
-``Y`` instead of a linear map, so that classes that no linear map separates get their own
-regions of the plane: attract neighbours of the same class, and, saturating, input neighbours
-of different classes; repel samples of different classes, and, weaker, of the same class.
-The optimiser is :func:`graphdr.blocks.optim.descent` along the Laplacian direction (paper 003's
-fourth optimiser).
-
-Start: the class means laid out by their two principal components and pushed apart until no
-two classes' discs overlap; each class's samples on its own two principal components inside
-its disc; a partially labelled map, from the data's clusters (no randomness: the same data
-give the same start, ``graphdr.maps.start``).
+Two objectives (``repulsion``). The default, ``'cauchy'`` (:mod:`graphdr.maps.heavy_tailed`):
+t-SNE's divergence with a Cauchy kernel summed over all pairs on a grid, the labels weakening
+the input affinities across classes: one map from no labels to all labels. ``'gaussian'``
+(:mod:`graphdr.maps.objective`): paper 003's objective over free coordinates ``Y`` instead of a
+linear map: attract neighbours of the same class, and, saturating, input neighbours of
+different classes; repel samples of different classes, and, weaker, of the same class, by
+:math:`e^{-d^2}`; optimised by :func:`graphdr.blocks.optim.descent` along the Laplacian
+direction (paper 003's fourth optimiser), from the class means laid out by their principal
+components (``graphdr.maps.start``; no randomness: the same data give the same start).
 
 Out of sample (:meth:`DEEMap.transform`): at the mode of the nearest training samples' places
 weighted by their input distances (:mod:`graphdr.maps.placement`)."""
@@ -96,7 +94,22 @@ class _SortedRows:
 
 class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
              BaseEstimator):
-    r"""Supervised nonlinear 2-D map: discriminative elastic embedding of the samples themselves.
+    r"""Supervised nonlinear 2-D map: the samples' own places, the classes apart, the data's shape.
+
+    The default objective (``repulsion='cauchy'``, :mod:`graphdr.maps.heavy_tailed`) is t-SNE's
+    divergence with labels:
+
+    .. math::
+
+        \min_Y \sum_{i \ne j} p_{ij}\, \alpha \log\Big(1 + \frac{\lVert y_i - y_j\rVert^2}
+        {\alpha}\Big) + \log \sum_{i \ne j} \Big(1 + \frac{\lVert y_i - y_j\rVert^2}{\alpha}
+        \Big)^{-\alpha},
+
+    over the map ``Y`` (``n x 2``), :math:`p` the input's perplexity affinities whose pairs of
+    labelled samples of different classes keep the share ``1 - separation`` (then normalised
+    to sum 1), :math:`\alpha` = ``tail``. Without labels (``fit(X)``, or every ``y`` -1) it
+    is t-SNE's map; with labels, the classes pulled apart as far as held-out labels say it
+    helps (``separation='auto'``). ``repulsion='gaussian'`` is paper 003's objective:
 
     .. math::
 
@@ -105,13 +118,13 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
             + \lambda_d \sum_{i<j,\ l_i \ne l_j} e^{-\lVert y_i - y_j\rVert^2}
             + \lambda_s \sum_{i<j,\ l_i = l_j} e^{-\lVert y_i - y_j\rVert^2}
 
-    over the map ``Y`` (``n x 2``), :math:`a` the symmetric ``n_neighbors``-nearest-neighbour
-    graph within each class, :math:`c` the pairs of input neighbours of different classes
-    (details, optimiser and start: :mod:`graphdr.maps.dee_map`).
-    Every linear method (:class:`DEE`, :class:`LDA`, ...) draws a class that no plane separates
-    on top of the others; this map gives every class its own region and keeps the neighbours
-    of each sample near it. New samples are placed by their nearest training samples
-    (:meth:`transform`), as supervised UMAP and openTSNE do.
+    :math:`a` the symmetric ``n_neighbors``-nearest-neighbour graph within each class,
+    :math:`c` the pairs of input neighbours of different classes: the classes farther apart,
+    ten times faster on small data, less of the data's shape kept (its repulsion acts only at
+    short range). Every linear method (:class:`DEE`, :class:`LDA`, ...) draws a class that no
+    plane separates on top of the others; this map gives every class its own region and keeps
+    the neighbours of each sample near it. New samples are placed by their nearest training
+    samples (:meth:`transform`), as supervised UMAP and openTSNE do.
 
     Parameters
     ----------
@@ -144,8 +157,8 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
         beat the propagated classes on held-out labels (no trial of the uses). With every
         sample labelled it has no effect.
 %(labels)s
-    repulsion : {'gaussian', 'cauchy'}, default='gaussian'
-        The objective. ``'gaussian'``: paper 003's over free coordinates (above): attraction
+    repulsion : {'cauchy', 'gaussian'}, default='cauchy'
+        The objective (above). ``'gaussian'``: paper 003's over free coordinates: attraction
         within each class, the Gaussian repulsion :math:`e^{-d^2}`, which acts only at short
         range. ``'cauchy'``: the heavy-tailed map (:mod:`graphdr.maps.heavy_tailed`), t-SNE's
         divergence between the input's affinities (perplexity ``perplexity``) and the kernel
@@ -156,7 +169,7 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
         new samples), ``feature_scaling``, ``placement_width``, ``neighbors``,
         ``random_state`` and ``max_iter`` serve both; ``lam``, ``lam_same``,
         ``lam_unlabelled``, ``cross_attraction``, ``n_neighbors_unlabelled`` and ``tol``
-        only the Gaussian one. Not yet on the Dask route.
+        only the Gaussian one.
     tail : float > 0, default=1.0
         With ``repulsion='cauchy'``: :math:`\alpha` (1: t-SNE's kernel; below 1, heavier
         tails, finer clusters).
@@ -310,7 +323,7 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
     _unlabelled_kept = property(lambda self: "propagate" if self.repulsion == "cauchy" else None)
 
     def __init__(self, *, n_neighbors=20, n_neighbors_unlabelled=10, unlabelled="auto",
-                 labels="given", repulsion="gaussian", tail=1.0, perplexity=30.0,
+                 labels="given", repulsion="cauchy", tail=1.0, perplexity=30.0,
                  separation="auto", lam=1.0,
                  lam_same=4.0, lam_unlabelled=0.3, cross_attraction=1.0, feature_scaling="auto",
                  placement_width="auto", neighbors="auto", fit_samples="auto",

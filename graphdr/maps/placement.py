@@ -45,6 +45,9 @@ PLACEMENT_SAMPLES = 5000
 MODE_BANDWIDTH = 3.0
 #: mean-shift steps
 MEAN_SHIFT_STEPS = 10
+#: input and map neighbours compared by the label-free choice of the width
+#: (:func:`leave_one_out_misses`; the benchmarks' k)
+RECALL_NEIGHBOURS = 10
 
 
 def probe_rows(keys, ys, order):
@@ -133,17 +136,27 @@ def leave_one_out_errors(positions, labels, rows, dist, ind, widths=PLACEMENT_WI
     return errors
 
 
-def leave_one_out_shifts(positions, rows, dist, ind, widths=PLACEMENT_WIDTHS):
-    """``{width: shift}``: for a map without labels, the training samples ``rows`` placed from
-    their own neighbours (``dist``, ``ind``, themselves left out), and the median distance on
-    the map between that place and their own, relative to the median distance between a sample
-    and its nearest other one: the width that best puts a new sample where it would have
-    been, had it been fitted."""
-    own = positions[rows]
-    scale = np.median(np.sqrt(np.sum((positions[ind[:, 0]] - own) ** 2, axis=1)))
-    scale = scale if scale > 0 else 1.0
-    return {width: float(np.median(np.sqrt(np.sum(
-        (place(positions, dist, ind, width) - own) ** 2, axis=1))) / scale) for width in widths}
+def leave_one_out_misses(positions, rows, dist, ind, widths=PLACEMENT_WIDTHS,
+                         k=RECALL_NEIGHBOURS):
+    """``{width: miss}``: for a map without labels, the training samples ``rows`` placed from
+    their own neighbours (``dist``, ``ind``, themselves left out, nearest first), and the share
+    of their ``k`` nearest input neighbours that are not among the ``k`` training samples
+    nearest that place on the map (``positions``; the sample itself left out): one minus the
+    placement's neighbour recall, the label-free score of the width that keeps a new sample's
+    neighbourhood. (Letters, mnist5k, digits: it chose 0.5 where the former score, the distance
+    from the sample's own place, chose 0.25, which snaps a new sample to one neighbour:
+    continuity of the placed test samples 0.946 against 0.938 on the letters.)"""
+    k = min(int(k), ind.shape[1], len(positions) - 1)
+    index = NearestNeighbors(n_neighbors=k + 1).fit(positions)
+    near_input = ind[:, :k]
+    misses = {}
+    for width in widths:
+        _, near = index.kneighbors(place(positions, dist, ind, width))
+        keep = near != np.asarray(rows)[:, None]  # the sample itself left out,
+        keep &= np.cumsum(keep, axis=1) <= k  # then its k nearest
+        hits = (near[:, :, None] == near_input[:, None, :]).any(axis=2) & keep
+        misses[width] = 1.0 - int(hits.sum()) / (k * len(rows))
+    return misses
 
 
 def best_width(errors):

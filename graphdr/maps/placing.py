@@ -18,7 +18,7 @@ from .placement import (
     best_width,
     drop_self,
     leave_one_out_errors,
-    leave_one_out_shifts,
+    leave_one_out_misses,
     place,
     row_distances,
 )
@@ -152,12 +152,12 @@ class PlacingMixin:
         """``(width, errors)`` (:func:`graphdr.maps.placement.leave_one_out_errors`) of
         the training samples ``rows`` (:func:`graphdr.maps.placement.probe_rows`), each placed
         from its ``n_neighbors`` nearest others on the fitted map; a map without labels
-        (``rows`` of every sample) by :func:`graphdr.maps.placement.leave_one_out_shifts`."""
+        (``rows`` of every sample) by :func:`graphdr.maps.placement.leave_one_out_misses`."""
         k = min(self._neighbors.n_neighbors + 1, len(self._order))
         dist, ind = self._neighbors.kneighbors(self._features[rows], n_neighbors=k)
         dist, ind = drop_self(dist, ind, rows)
         if not np.any(ys >= 0):
-            errors = leave_one_out_shifts(self._map_rows, rows, dist, ind)
+            errors = leave_one_out_misses(self._map_rows, rows, dist, ind)
         else:
             errors = leave_one_out_errors(self._map_rows, ys, rows, dist, ind)
         return best_width(errors), errors

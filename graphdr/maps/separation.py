@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial import cKDTree
 
+from .._threads import map_threads
 from ..blocks.knn import _search_groups
 from ..blocks.sampling import stratified_folds, stratified_subsample
 from ..tuning.common import mcnemar_pvalue
@@ -84,10 +85,16 @@ def choose_separation(Xs, labels, keys, *, n_neighbors, perplexity, tail):
     y = labels[lab]
     X = np.asarray(Xs[lab], dtype=np.float64)
     wrong = np.zeros((len(lab), len(SEPARATIONS)), dtype=bool)
-    for train, test in stratified_folds(y, 2, keys[lab]):
-        for c, s in enumerate(SEPARATIONS):
-            wrong[test, c] = _held_out_wrong(X, y, train, test, s, n_neighbors=n_neighbors,
-                                             perplexity=perplexity, tail=tail)
+    trials = [(train, test, c) for train, test in stratified_folds(y, 2, keys[lab])
+              for c in range(len(SEPARATIONS))]
+
+    def trial(job):  # each trial map on its own thread: the same maps, in any number of them
+        train, test, c = job
+        return _held_out_wrong(X, y, train, test, SEPARATIONS[c], n_neighbors=n_neighbors,
+                               perplexity=perplexity, tail=tail)
+
+    for (_, test, c), got in zip(trials, map_threads(trial, trials)):
+        wrong[test, c] = got
     errors = wrong.mean(axis=0)
     best = int(np.argmin(errors))  # (ties: the least)
     chosen = best
