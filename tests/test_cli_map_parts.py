@@ -207,7 +207,7 @@ def test_a_part_without_labels_and_the_heavy_tailed_map_of_a_folder(tmp_path, ca
                                                                     scheduler):
     """A file of the folder whose labels are all empty is read (the folder has labels in its
     other files); a folder without any label is refused for the Gaussian map and mapped by
-    ``--repulsion cauchy`` on the scheduler, as the in-memory map of the same rows."""
+    the default heavy-tailed one on the scheduler, as the in-memory map of the same rows."""
     frames = _tables(tmp_path / "parts", k=3, n=60)
     frames[1]["kind"] = None
     for i, f in enumerate(frames):
@@ -220,10 +220,10 @@ def test_a_part_without_labels_and_the_heavy_tailed_map_of_a_folder(tmp_path, ca
         f["kind"] = None
         f.to_parquet(tmp_path / "parts" / f"part-{i}.parquet", index=False)
     code, err = run(["map", str(tmp_path / "parts"), "--out", str(tmp_path / "none"),
-                     "--scheduler", scheduler] + args, capsys)
+                     "--scheduler", scheduler, "--repulsion", "gaussian"] + args, capsys)
     assert code == 2 and "unlabelled (-1 or empty) in every file" in err, err
     pd.concat(frames).to_csv(tmp_path / "all.csv", index=False)
-    heavy = ["--repulsion", "cauchy"]
+    heavy = []  # (the default objective)
     assert main(["map", str(tmp_path / "all.csv"), "--out", str(tmp_path / "mem")] + args
                 + heavy) == 0
     code, err = run(["map", str(tmp_path / "parts"), "--out", str(tmp_path / "none"),

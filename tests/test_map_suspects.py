@@ -168,9 +168,13 @@ def test_a_user_finds_the_suspects_from_the_page_alone_in_chromium(tmp_path, fla
         assert "suspect labels" in legend and f"({len(suspects)})" in legend
         assert page.evaluate("graphdrMap.ringsShown()")
         assert page.evaluate("graphdrMap.ringedCount()") == len(suspects)
-        # hover a ringed sample: its label, the suggested class and the label quality
+        # hover a ringed sample: its label, the suggested class and the label quality (the
+        # map scrolled whole into the window first, as a user would: the header above it can
+        # push its bottom below an 800-pixel window)
+        page.evaluate("document.getElementById('map').scrollIntoView({block: 'end'})")
         i = page.evaluate(f"graphdrMap.indexOf({json.dumps(ids[suspects[0]])})")
-        x, yy = page.evaluate(f"graphdrMap.screenPosition({i})")
+        x, yy = page.evaluate(f"graphdrMap.screenPosition({i})")  # (page coordinates)
+        yy -= page.evaluate("window.scrollY")
         page.mouse.move(x + 1, yy + 1)
         page.mouse.move(x, yy)
         page.wait_for_timeout(50)

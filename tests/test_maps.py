@@ -347,11 +347,13 @@ def test_same_fit_twice_and_under_row_permutation(digits_split):
 def test_the_map_does_not_depend_on_the_units_of_the_input(digits_split):
     """Only neighbour ranks and relative distances enter: X and 1000 X pose the same problem
     from the same start (up to rounding), so they reach the same objective up to the
-    optimiser's tolerance and place held-out samples alike."""
+    optimiser's tolerance and place held-out samples alike. (The Gaussian map: the heavy-tailed
+    descent is chaotic, as t-SNE's, and carries rounding to another equally good map.)"""
     Xtr, Xte, ytr, yte = digits_split
     a, b = DEEMap(max_iter=0).fit(Xtr, ytr), DEEMap(max_iter=0).fit(1000.0 * Xtr, ytr)
     np.testing.assert_allclose(b.embedding_, a.embedding_, atol=1e-9 * np.abs(a.embedding_).max())
-    a, b = DEEMap().fit(Xtr, ytr), DEEMap().fit(1000.0 * Xtr, ytr)
+    gaussian = dict(repulsion="gaussian")
+    a, b = DEEMap(**gaussian).fit(Xtr, ytr), DEEMap(**gaussian).fit(1000.0 * Xtr, ytr)
     assert abs(a.objective_ - b.objective_) <= 1e-2 * abs(a.objective_)
     err = [np.mean(KNeighborsClassifier(1).fit(m.embedding_, ytr).predict(m.transform(s * Xte))
                    != yte) for m, s in ((a, 1.0), (b, 1000.0))]
