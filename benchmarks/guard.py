@@ -34,7 +34,7 @@ LIMIT = 5.0
 #: 150 times the graph
 MAP_KNN_MULTIPLE = 30.0
 #: the heavy-tailed map timed (a third of its iterations, the separation given) and its
-#: multiple of the same graph: about 30 on this project's 2-core machine
+#: multiple of the same graph: about 30 to 36 on this project's 2-core machine
 HEAVY_PARAMS, HEAVY_KNN_MULTIPLE = dict(separation=0.5, max_iter=250), 30.0
 REPEATS = 5
 
