@@ -107,6 +107,31 @@ def test_common_loads_sklearn_sets_encoded_and_names_the_missing_directory(tmp_p
     assert out == 42 and 0.0 <= seconds < 1.0
 
 
+def test_maps2d_floors_name_each_sets_least_variant_and_a_floor_none_meets():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import maps2d
+
+    def q(cont):
+        return {"trust": 0.9, "cont": cont}
+
+    mine = ["graphdr.DEEMap", 'graphdr.DEEMap {"separation": 0.9}']
+    table = {("a", "supervised UMAP"): (10.0, 1.0), ("a", "openTSNE (unsupervised)"): (12.0, 1.0),
+             ("a", mine[0]): (10.6, 1.0), ("a", mine[1]): (10.2, 1.0),
+             ("b", "supervised UMAP"): (5.0, 1.0), ("b", mine[0]): (6.0, 1.0),
+             ("b", mine[1]): (7.0, 1.0)}
+    quality = {key: q(0.9) for key in table}
+    lines = maps2d.floors(["a", "b"], mine, table, quality, {"a": 1000, "b": 1000})
+    # the bound: the better peer + max(0.3 points, one test sample) = 10.3 and 5.3
+    a, b = (next(line for line in lines if line.startswith(f"- {ds}:")) for ds in "ab")
+    assert "the target 10.3 %" in a and 'least: {"separation": 0.9} 10.2 %' in a
+    assert a.endswith('met by {"separation": 0.9}')
+    assert "least: default 6.0 %" in b and b.endswith("met by none (a floor)")
+    assert maps2d.floors(["a"], mine[:1], table, quality) == []  # one variant: nothing to say
+    with pytest.raises(SystemExit, match="not a JSON object"):
+        maps2d.variants(["separation=0.9"])
+    assert list(maps2d.variants(['{"tail": 0.5}'])) == ['graphdr.DEEMap {"tail": 0.5}']
+
+
 def _benchmark_imports(path):
     """What a script takes from the other benchmark modules: ``{alias: module}`` of
     ``import defaults as base``, and ``(module, name)`` of ``from common import load`` (at any
