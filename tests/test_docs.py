@@ -151,3 +151,95 @@ def test_readme_statements_match_their_sources():
     assert len(never) == 5
     assert (f"on {', '.join(never[:4])} and {never[4]} of 10 sets at 1, 2, 5, 10 and 20 %"
             in " ".join(readme.split()))
+
+
+#: figures the guides quote from the committed reproduction reports: (guide, a regex of the
+#: guide's sentence with the quoted figures as groups, report, a regex of the report's text
+#: with the same figures as groups); both texts with their whitespace collapsed
+REPORT_QUOTES = [
+    ("docs/user_guide/qmi.rst",
+     r"as printed, (\w+) is reproduced, (\w+) go the paper's way without significance or at "
+     r"another size, and (\w+) do not",
+     "reports/002/report.md",
+     r"^# Paper 002 \(claims: ()direction only (\d+), not reproduced (\d+) of 11\)"),
+    ("docs/user_guide/qmi.rst",
+     r"the Ecoli stand-in, is ([\d.]+) points against the paper's ([\d.]+)",
+     "reports/002/report.md",
+     r"on Ecoli the proposed criteria beat QMI from a random start \|.*?\| ours \+([\d.]+), "
+     r"paper \+([\d.]+) "),
+    ("docs/user_guide/qmi.rst",
+     r"from the LDA start, is ([\d.]+) % against ([\d.]+) % on the faces stand-in, "
+     r"p = ([\d.]+), where the paper reports ([\d.]+) points",
+     "reports/002/report.md",
+     r"MI_BA \(lda\) ([\d.]+) vs QMI \(lda\) ([\d.]+) % \(F [\d.]+, p ([\d.]+)\) \|[^\n]*?"
+     r"paper \+([\d.]+) "),
+    ("docs/user_guide/qmi.rst",
+     r"QMI from a random start ([\d.]+) % and MI_A from the LDA start ([\d.]+) % as printed "
+     r"without the \[0, 1\] scaling \(([\d.]+) % and ([\d.]+) % with it\); QMI from the LDA "
+     r"start stays at ([\d.]+) % unscaled against the paper's ([\d.]+) %",
+     "reports/002/report.md",
+     r"wine 2-D: paper [\d.]+ / (?P<p>[\d.]+) / [\d.]+; ours scaled (?P<a>[\d.]+) / [\d.]+ / "
+     r"(?P<b>[\d.]+); unscaled (?P<c>[\d.]+) / (?P<d>[\d.]+) / (?P<e>[\d.]+);"),
+    ("docs/user_guide/neighbour_embedding.rst",
+     r"\(18 rows: (\d+) reproduced, (\d+) direction only, (\d+) not reproduced, (\d+) not "
+     r"testable\)",
+     "reports/003/report.md",
+     r"^# Paper 003 \(claims: reproduced (\d+), direction only (\d+), not reproduced (\d+), not "
+     r"testable (\d+) of 18\)"),
+    ("docs/user_guide/neighbour_embedding.rst",
+     r"median CPU seconds of five fits: LD ([\d.]+), GD ([\d.]+);",
+     "reports/003/report.md",
+     r"\| Fig\. 6: LD needs the least time \|[^\n]*?LD ([\d.]+) vs GD ([\d.]+), p"),
+    ("docs/user_guide/neighbour_embedding.rst",
+     r"mean iterations LD (\d+), FP (\d+), CG (\d+), GD (\d+)\)",
+     "reports/003/report.md",
+     r"\| Fig\. 6: CG needs the most iterations \|[^\n]*?\| LD (\d+) vs CG \d+, p [\d.]+; FP "
+     r"(\d+) vs CG (\d+), p [\d.]+; GD (\d+) vs CG"),
+    ("docs/user_guide/neighbour_embedding.rst",
+     r"USPS stand-in \(([\d.]+) % against DSNE's ([\d.]+) % and MMPA's ([\d.]+) %\) and ties "
+     r"DSNE on the ORL/Yale stand-in \(([\d.]+) % against ([\d.]+) %, p ([\d.]+)\)",
+     "reports/003/report.md",
+     r"\| Section 5: DEE reaches the highest recognition rate \|[^|]*\|[^|]*\| USPS stand-in: "
+     r"DEE ([\d.]+) \(dim \d+\) vs DSNE ([\d.]+) % \(dim \d+\), p [\d.]+; [^/]*MMPA ([\d.]+) "
+     r"% \(dim \d+\), p [\d.]+ / ORL/Yale stand-in: DEE ([\d.]+) \(dim \d+\) vs DSNE ([\d.]+) "
+     r"% \(dim \d+\), p ([\d.]+);"),
+    ("docs/history.rst",
+     r"\(Table 4, the defaults at iris dim 2\) gives ([\d.]+) % for every criterion",
+     "reports/002/report.md",
+     r"\| Balance dim 1 \|[^#]*?\| QMI, LDA \(graphdr default\) \|[^\n]* \| [\d.]+ / "
+     r"([\d.]+) \([+-][\d.]+\) \|\n"),
+]
+
+
+def _collapsed(path):
+    return " ".join((ROOT / path).read_text().split())
+
+
+def test_the_guides_quote_the_reports_figures():
+    """Every figure a guide quotes from a report (``REPORT_QUOTES``) is the report's."""
+    numbers = {"none": "", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5",
+               "six": "6", "seven": "7", "eight": "8", "nine": "9"}
+    for guide, said, report, source in REPORT_QUOTES:
+        quoted = re.search(said, _collapsed(guide))
+        assert quoted, f"{guide}: no sentence matches {said!r}"
+        text = (ROOT / report).read_text()
+        found = re.search(source, text if "\\n" in source else " ".join(text.split()), re.M)
+        assert found, f"{report}: nothing matches {source!r}"
+        got = [numbers.get(g, g) for g in quoted.groups()]
+        want = list(found.groups())
+        if found.groupdict():  # named groups: in the guide's order
+            want = [found.group(k) for k in ("c", "e", "a", "b", "d", "p")]
+        assert len(got) == len(want) and all(_same_figure(g, w) for g, w in zip(got, want)), \
+            f"{guide} quotes {got} where {report} says {want}"
+
+
+def _same_figure(quoted, source):
+    """The quoted figure is the source's, rounded to the quote's decimals."""
+    if quoted == source:
+        return True
+    try:
+        q, s = float(quoted), float(source)
+    except ValueError:
+        return False
+    decimals = len(quoted.split(".")[1]) if "." in quoted else 0
+    return abs(q - s) <= 0.5 * 10.0 ** -decimals + 1e-9

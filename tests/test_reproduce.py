@@ -159,10 +159,12 @@ def test_002_ledger_verdicts_follow_the_5x2cv_f_test():
     row = PAPERS["002"].ledger[0]
     rng = np.random.default_rng(0)
     base = 0.2 + 0.01 * rng.standard_normal(10)
-    cases = {"reproduced": base - 0.1 + 0.005 * rng.standard_normal(10),
-             "not reproduced": base + 0.05 + 0.005 * rng.standard_normal(10),
-             "direction only": base + np.array([-0.3, 0.25] * 5)}
-    for want, mi_b in cases.items():
+    cases = [("reproduced", base - 0.1 + 0.005 * rng.standard_normal(10)),
+             ("not reproduced", base + 0.05 + 0.005 * rng.standard_normal(10)),
+             ("direction only", base + np.array([-0.3, 0.25] * 5)),
+             # significant, but a tenth of the paper's 11.5-point gap: another size
+             ("direction only", base - 0.012 + 0.001 * rng.standard_normal(10))]
+    for want, mi_b in cases:
         errors = {"mi-b-paper:init=lda": mi_b, "qmi-paper:init=lda": base,
                   "mi-b:init=lda": base, "qmi:init=lda": base}
         got = row.check(_fake_lookup(errors))
@@ -173,6 +175,43 @@ def test_002_ledger_verdicts_follow_the_5x2cv_f_test():
         assert float(shown[2]) == pytest.approx(p, abs=0.0006)
     assert row.check(_fake_lookup({}))["verdict"] == "not testable"
     assert len(PAPERS["002"].ledger) >= 8
+
+
+def test_the_size_rule_and_the_equivalence_tests_against_scipy():
+    """The verdict rule (``spec.sized_verdict``) on the sizes of the catalogued claims, and
+    the two one-sided tests against scipy's one-sample t tests."""
+    from scipy.stats import ttest_1samp
+
+    from graphdr.bench.reproduce import spec
+
+    rng = np.random.default_rng(3)
+    for shift in (0.0, 0.6, 1.4):
+        d = shift + 0.5 * rng.standard_normal(10)
+        mean, p = spec.tost(d)
+        assert mean == pytest.approx(d.mean())
+        assert p == pytest.approx(max(ttest_1samp(d, -1.0, alternative="greater").pvalue,
+                                      ttest_1samp(d, 1.0, alternative="less").pvalue))
+        assert spec.noninferior(d)[1] == pytest.approx(
+            ttest_1samp(d, 1.0, alternative="less").pvalue)
+    assert spec.tost([0.1, 0.2])[1] is None
+    np.testing.assert_allclose(spec.replicate_means(np.arange(10.0)), [0.5, 2.5, 4.5, 6.5, 8.5])
+    sized = spec.sized_verdict
+    assert sized(True, True, 6.47, 14.6) == "direction only"  # x0.44 of the paper's gap
+    assert sized(True, True, 4.87, 3.4) == "reproduced"  # x1.43
+    assert sized(True, True, 7.0, 3.4) == "direction only"  # x2.06
+    assert sized(True, False, 4.87, 3.4) == "direction only"
+    assert sized(False, True, 4.87, 3.4) == "not reproduced"
+    assert sized(True, True, 0.99) == "direction only" and sized(True, True, 1.0) == "reproduced"
+    # ratios: between the square root and the square of the paper's (or its spread's ends)
+    assert sized(True, True, 12.0, 30.0, ratio=True) == "reproduced"
+    assert sized(True, True, 5.0, 30.0, ratio=True) == "direction only"
+    assert sized(True, True, 1.2, (1.30, 36.08), ratio=True) == "reproduced"
+    assert sized(True, True, 1.2, ratio=True) == "direction only"
+    assert spec.equivalence_verdict(0.1, 0.01) == "reproduced"
+    assert spec.equivalence_verdict(0.5, 0.2) == "direction only"
+    assert spec.equivalence_verdict(-1.5, 0.3) == "not reproduced"
+    assert spec.equivalence_verdict(0.0, None) == "not testable"
+    assert "x0.44" in spec.size_text(6.4, 14.6)
 
 
 def _fig11_lookup(errors, panel="fig11_small"):
@@ -250,7 +289,14 @@ def test_every_paper_has_experiments_and_comparisons():
 @pytest.mark.parametrize("key", ["001", "002", "003"])
 def test_quick_report_sets_ours_beside_the_papers(quick_runs, key):
     text = _report(quick_runs, key)
-    assert text.startswith(f"# Paper {key} reproduced")
+    # the title states the ledger's counts, as the verdicts line below the ledger counts them
+    title = re.match(rf"# Paper {key} \(claims: (.*) of (\d+)\): ", text)
+    assert title, text.splitlines()[0]
+    counts = dict(re.findall(r"(reproduced|direction only|not reproduced|not testable) (\d+)",
+                             re.search(r"^Verdicts: (.*)\.$", text, re.M).group(1)))
+    assert dict(re.findall(r"(reproduced|direction only|not reproduced|not testable) (\d+)",
+                           title.group(1))) == {k: v for k, v in counts.items() if v != "0"}
+    assert sum(map(int, counts.values())) == int(title.group(2))
     assert "Command: `graphdr reproduce" in text and "QUICK RUN" in text
     assert "**Why they differ.**" in text
     cells = BOTH.findall(text)
@@ -277,9 +323,10 @@ def test_quick_report_has_the_claims_ledger(quick_runs, key):
     text = _report(quick_runs, key)
     assert "## Two recipes: as printed and graphdr's defaults" in text
     section = text.split("## Claims", 1)[1]
-    assert "| claim | paper | as printed | graphdr default | test | verdict |" in section
+    head = "| claim | paper | as printed | graphdr default | test | size | verdict |"
+    assert head in section
     lines = section.splitlines()
-    start = lines.index("| claim | paper | as printed | graphdr default | test | verdict |") + 2
+    start = lines.index(head) + 2
     rows = lines[start:lines.index("", start)]
     assert len(rows) == len(PAPERS[key].ledger) >= 8
     assert all(line.rstrip(" |").rsplit("**", 2)[-2] in VERDICTS for line in rows), rows

@@ -92,6 +92,13 @@ def _table_markdown(t, lookup):
     return lines, csv_rows
 
 
+def title_counts(ledger_rows):
+    """The title's account of the ledger: 'claims: reproduced 1, direction only 5, ...'."""
+    counts = {v: sum(r["difference"] == v for r in ledger_rows) for v in VERDICTS}
+    return "claims: " + ", ".join(f"{v} {n}" for v, n in counts.items() if n) + \
+        f" of {len(ledger_rows)}"
+
+
 def _cell(text):
     return str(text).replace("|", "\\|").replace("\n", " ")
 
@@ -103,12 +110,17 @@ def _ledger_markdown(ledger, lookup, sensitivity_note=""):
              "Every claim of the paper (a statement of its text, or an ordering its tables "
              "show), with our numbers under the paper's recipe (as printed) and under "
              "graphdr's defaults. The verdict is on the as-printed recipe, from the named "
-             "test: **reproduced** (the paper's direction, significant at the 5 % level), "
-             "**direction only** (the paper's direction, not significant), **not reproduced** "
-             "(the other direction, or no difference where the paper claims one), **not "
-             "testable** (nothing of ours to compare).", "",
-             "| claim | paper | as printed | graphdr default | test | verdict |",
-             "|---|---|---|---|---|---|"]
+             "test, and weighs the effect's size (the rule: "
+             "`docs/user_guide/command_line.rst`): **reproduced** (the paper's direction, "
+             "significant at the 5 % level, and of the paper's size: within half to twice "
+             "the paper's gap where it prints one, at least 1 point where it does not; for "
+             "'comparable' claims, equivalence within 1 point shown by two one-sided tests), "
+             "**direction only** (the paper's direction, not significant or of another size; "
+             "an equivalence within the margin on average but not shown), **not reproduced** "
+             "(the other direction, or a difference beyond the margin where the paper claims "
+             "none), **not testable** (nothing of ours to compare).", "",
+             "| claim | paper | as printed | graphdr default | test | size | verdict |",
+             "|---|---|---|---|---|---|---|"]
     csv_rows, behind = [], []
     for row in ledger:
         got = row.check(lookup)
@@ -117,7 +129,7 @@ def _ledger_markdown(ledger, lookup, sensitivity_note=""):
             raise ValueError(f"ledger verdict {verdict!r} is not one of {VERDICTS}")
         lines.append("| " + " | ".join(_cell(x) for x in (
             row.claim, row.paper, got["as_printed"], got["default"], got["test"],
-            f"**{verdict}**")) + " |")
+            got.get("size", "-"), f"**{verdict}**")) + " |")
         csv_rows.append(dict(table="claims", row=row.claim, column=row.paper, metric="claim",
                              paper=got["as_printed"], ours=got["default"],
                              difference=verdict, note=got["test"]))
@@ -231,7 +243,7 @@ def _run_paper(p, stage, *, quick, n_jobs, threads, seed, progress, timing, echo
         load_end=round(os.getloadavg()[0], 1) if hasattr(os, "getloadavg") else None,
         seconds={k: round(v, 1) for k, v in exp_seconds.items()}))
 
-    lines = [f"# Paper {key} reproduced: {p.citation}", "",
+    lines = [f"# Paper {key}: {p.citation}", "",
              f"Command: `{command}`", ""]
     if quick:
         lines += ["**QUICK RUN**: every experiment shrunk to a few seconds (one small data "
@@ -281,6 +293,7 @@ def _run_paper(p, stage, *, quick, n_jobs, threads, seed, progress, timing, echo
             csv_rows += tr
     if p.ledger:
         ledger_lines, ledger_rows = _ledger_markdown(p.ledger, lookup, p.sensitivity_note)
+        lines[0] = f"# Paper {key} ({title_counts(ledger_rows)}): {p.citation}"
         lines += ledger_lines
         csv_rows += ledger_rows
     notes = [n for n in (f(lookup) for f in p.observations) if n]

@@ -74,6 +74,15 @@ class LedgerRow:
     sensitivity: object = None
 
 
+def untestable(why):
+    """The check of a claim nothing of ours can test (no data, no number in the text): the
+    ledger says so, with the reason, rather than leaving the claim to the prose."""
+    def check(_lookup):
+        return dict(as_printed="-", default="-", test=f"none: {why}", size="-",
+                    verdict="not testable")
+    return check
+
+
 #: the verdicts of a ledger row
 VERDICTS = ("reproduced", "direction only", "not reproduced", "not testable")
 
@@ -180,15 +189,131 @@ def paired_comparison(a, b):
     return 100 * a.mean(), 100 * b.mean(), f, p
 
 
-def directional_verdict(got):
-    """The verdict of the claim that the first method of :func:`paired_comparison` errs less:
-    'reproduced' (and significantly), 'direction only', 'not reproduced', 'not testable'."""
+#: the size rule of a directional claim whose paper prints its size: ours within this factor
+#: band of the paper's (points of error or recognition; for a ratio -- times, iterations --
+#: the band applies to its logarithm: ours between the square root and the square of the
+#: paper's)
+SIZE_BAND = (0.5, 2.0)
+#: a directional claim whose paper prints no size: the least effect that counts, in points of
+#: error or recognition, and as a ratio (times, iterations, objectives)
+LEAST_POINTS = 1.0
+LEAST_RATIO = 1.25
+#: the equivalence margin of 'comparable', 'the same', 'at least matches' claims (points)
+MARGIN = 1.0
+
+
+def sized_verdict(direction, significant, ours, paper=None, *, ratio=False):
+    """The verdict of a directional claim (stated once; ``docs/user_guide/command_line.rst``):
+    'not reproduced' against the paper's direction; 'direction only' when not significant, or
+    significant with another size; 'reproduced' when significant and of the paper's size --
+    our effect ``ours`` (in the claim's direction: points, or a ratio above 1 with ``ratio``)
+    within :data:`SIZE_BAND` of the paper's ``paper`` -- or, where the paper prints no size,
+    at least :data:`LEAST_POINTS` (:data:`LEAST_RATIO`). ``paper`` may be a spread (the
+    paper's least and largest effect over its data sets): ours within the band of it."""
+    if not direction:
+        return "not reproduced"
+    if not significant:
+        return "direction only"
+    lo, hi = SIZE_BAND
+    if paper is None:
+        return "reproduced" if ours >= (LEAST_RATIO if ratio else LEAST_POINTS) else \
+            "direction only"
+    least, most = (paper, paper) if np.isscalar(paper) else (min(paper), max(paper))
+    if ratio:  # (the band on the logarithm; a paper's spread reaching below 1 counts from 1)
+        ok = most > 1 and max(least, 1.0) ** lo <= ours <= most ** hi
+    else:
+        ok = most > 0 and lo * max(least, 0.0) <= ours <= hi * most
+    return "reproduced" if ok else "direction only"
+
+
+def size_text(ours, paper=None, *, ratio=False):
+    """The ledger's size cell: our effect and the paper's (in the claim's direction), their
+    ratio, or the least effect the rule asks where the paper prints none."""
+    if ours is None:
+        return "-"
+    mine = f"x{ours:.3g}" if ratio else f"{ours:+.2f}"
+    if paper is None:
+        least = f"x{LEAST_RATIO:g}" if ratio else f"{LEAST_POINTS:g} point"
+        return f"ours {mine}; the paper prints none (at least {least})"
+    if not np.isscalar(paper):
+        lo, hi = min(paper), max(paper)
+        return (f"ours {mine}, paper x{lo:.3g} to x{hi:.3g}" if ratio else
+                f"ours {mine}, paper {lo:+.2f} to {hi:+.2f}")
+    if ratio:
+        return (f"ours {mine}, paper x{paper:.3g} (log ratio "
+                f"{np.log(ours) / np.log(paper):.2f})" if ours > 0 and paper > 1 else
+                f"ours {mine}, paper x{paper:.3g}")
+    return f"ours {mine}, paper {paper:+.2f} (x{ours / paper:.2f})" if paper else \
+        f"ours {mine}, paper {paper:+.2f}"
+
+
+def sizes_text(values, *, ratio=False):
+    """The size cell of several parts of which the paper prints no size: 'ours -0.24, +1.48
+    (the paper prints none: at least 1 point each)'."""
+    if not values:
+        return "-"
+    least = f"x{LEAST_RATIO:g}" if ratio else f"{LEAST_POINTS:g} point"
+    shown = ", ".join("-" if v is None else f"x{v:.3g}" if ratio else f"{v:+.2f}"
+                      for v in values)
+    each = " each" if len(values) > 1 else ""
+    return f"ours {shown} (the paper prints none: at least {least}{each})"
+
+
+def directional_verdict(got, paper=None):
+    """The verdict of the claim that the first method of :func:`paired_comparison` errs less
+    (:func:`sized_verdict`, the gap in points; ``paper``: the paper's gap, or None)."""
     if got is None or got[3] is None:
         return "not testable"
     mean_a, mean_b, _, p = got
-    if round(mean_a, 9) < round(mean_b, 9):
-        return "reproduced" if p < 0.05 else "direction only"
-    return "not reproduced"
+    return sized_verdict(round(mean_a, 9) < round(mean_b, 9), p < 0.05, mean_b - mean_a, paper)
+
+
+def replicate_means(d):
+    """Ten 5x2cv differences (fold order) as the means of their five replications; other
+    lengths as they are: the independent units of an equivalence test."""
+    d = np.asarray(d, dtype=float)
+    return d.reshape(5, 2).mean(axis=1) if len(d) == 10 else d
+
+
+def tost(d, margin=MARGIN):
+    """``(mean, p)``: the two one-sided t tests (Schuirmann's TOST) that the mean of the
+    paired differences ``d`` lies within +-``margin``: p is the larger one-sided p (None with
+    fewer than 3 differences)."""
+    from scipy.stats import t
+
+    d = np.asarray(d, dtype=float)
+    if len(d) < 3:
+        return float(d.mean()) if len(d) else np.nan, None
+    mean, se = float(d.mean()), float(d.std(ddof=1) / np.sqrt(len(d)))
+    if se == 0.0:
+        return mean, 0.0 if abs(mean) < margin else 1.0
+    df = len(d) - 1
+    return mean, float(max(t.sf((mean + margin) / se, df), t.cdf((mean - margin) / se, df)))
+
+
+def noninferior(d, margin=MARGIN):
+    """``(mean, p)``: the one-sided t test that the mean of ``d`` (the first's error minus the
+    second's, points) is below ``margin``: the first at least matches the second."""
+    from scipy.stats import t
+
+    d = np.asarray(d, dtype=float)
+    if len(d) < 3:
+        return float(d.mean()) if len(d) else np.nan, None
+    mean, se = float(d.mean()), float(d.std(ddof=1) / np.sqrt(len(d)))
+    if se == 0.0:
+        return mean, 0.0 if mean < margin else 1.0
+    return mean, float(t.sf((margin - mean) / se, len(d) - 1))
+
+
+def equivalence_verdict(mean, p, margin=MARGIN):
+    """The verdict of an equivalence (or at-least-matches) claim from :func:`tost` (or
+    :func:`noninferior`): 'reproduced' when shown within the margin (p < 0.05), 'direction
+    only' when the mean is within it but not shown, else 'not reproduced'."""
+    if p is None:
+        return "not testable"
+    if p < 0.05:
+        return "reproduced"
+    return "direction only" if abs(mean) < margin else "not reproduced"
 
 
 def weakest(verdicts):
@@ -225,14 +350,14 @@ def wilcoxon_differ(a, b):
     return float(a.mean()), float(b.mean()), float(wilcoxon(d).pvalue)
 
 
-def below_verdict(got):
-    """Verdict of 'the first is below the second' from :func:`wilcoxon_below`."""
+def below_verdict(got, paper=None, *, ratio=False):
+    """Verdict of 'the first is below the second' from :func:`wilcoxon_below`
+    (:func:`sized_verdict`: the gap in points, or with ``ratio`` the second over the first)."""
     if got is None or got[2] is None:
         return "not testable"
     ma, mb, p = got
-    if round(ma, 9) < round(mb, 9):
-        return "reproduced" if p < 0.05 else "direction only"
-    return "not reproduced"
+    ours = (mb / ma if ma > 0 else np.inf) if ratio else mb - ma
+    return sized_verdict(round(ma, 9) < round(mb, 9), p < 0.05, ours, paper, ratio=ratio)
 
 
 def p_text(p):
