@@ -382,26 +382,38 @@ def variants(given):
     return out
 
 
+#: the peers of the map's targets
+PEERS = ("supervised UMAP", "openTSNE (unsupervised)")
+
+
+def _slack(ds, n_test):
+    """The error target's slack: max(0.3 points, one test sample)."""
+    return max(0.3, 100.0 / (n_test or {}).get(ds, np.inf))
+
+
 def floors(datasets, mine, table, quality, n_test=None):
-    """With several DEEMap variants: per set, the variant of least error, and whether any
-    variant meets the error target with trustworthiness and continuity (:func:`targets`)."""
+    """With several DEEMap variants: per set, the error target (:func:`targets`), each
+    variant's error and continuity, the variant of least error, and which variants meet it."""
     if len(mine) < 2:
         return []
+
+    def label(m):
+        return m[len("graphdr.DEEMap"):].strip() or "default"
+
     lines = ["", "The DEEMap variants side by side (the floor of the error target: the least "
              "error of any variant; each variant's continuity beside it):", ""]
     for ds in datasets:
-        ref = [m for m in ("supervised UMAP", "openTSNE (unsupervised)") if (ds, m) in quality]
+        ref = [m for m in PEERS if (ds, m) in quality]
         got = [(table[(ds, m)][0], m) for m in mine if (ds, m) in quality]
         if not ref or not got:
             continue
-        slack = max(0.3, 100.0 / (n_test or {}).get(ds, np.inf))
-        bound = min(table[(ds, m)][0] for m in ref) + slack
+        bound = min(table[(ds, m)][0] for m in ref) + _slack(ds, n_test)
         err, best = min(got)
-        cells = ", ".join(f"{m[len('graphdr.DEEMap'):].strip() or 'default'} {e:.1f} % "
-                          f"(continuity {quality[(ds, m)]['cont']:.3f})" for e, m in got)
-        meet = [m[len("graphdr.DEEMap"):].strip() or "default" for e, m in got if e <= bound]
-        lines.append(f"- {ds}: the target {bound:.1f} %; {cells}; least: "
-                     f"{best[len('graphdr.DEEMap'):].strip() or 'default'} {err:.1f} %; "
+        cells = ", ".join(f"{label(m)} {e:.1f} % (continuity {quality[(ds, m)]['cont']:.3f})"
+                          for e, m in got)
+        meet = [label(m) for e, m in got if e <= bound]
+        lines.append(f"- {ds}: the target {bound:.1f} %; {cells}; least: {label(best)} "
+                     f"{err:.1f} %; "
                      + (f"met by {', '.join(meet)}" if meet else "met by none (a floor)"))
     return lines
 
@@ -416,11 +428,11 @@ def targets(datasets, table, quality, n_test=None):
     lines, near = [], []
     mark = {True: "met", False: "not met"}
     for ds in datasets:
-        ref = [m for m in ("supervised UMAP", "openTSNE (unsupervised)") if (ds, m) in quality]
+        ref = [m for m in PEERS if (ds, m) in quality]
         mine = quality.get((ds, "graphdr.DEEMap"))
         if not ref or mine is None:
             continue
-        slack = max(0.3, 100.0 / (n_test or {}).get(ds, np.inf))
+        slack = _slack(ds, n_test)
         best_err = min(table[(ds, m)][0] for m in ref)
         best_trust = max(quality[(ds, m)]["trust"] for m in ref)
         err = table[(ds, "graphdr.DEEMap")][0]

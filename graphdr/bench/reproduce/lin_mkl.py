@@ -325,6 +325,7 @@ def _beats(better, worse, better_default=None, worse_default=None, *, paper=None
                              "errs less than 1 point more" + ("" if p is None else
                                                               f" (p {p:.3f})"),
                         size=size_text(gain, paper),
+                        # (erring less than the second is never against 'at least matches')
                         verdict="not testable" if p is None else
                         equivalence_verdict(max(mean, 0.0), p))
         return dict(as_printed=_recognition(printed) + note,

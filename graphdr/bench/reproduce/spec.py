@@ -231,10 +231,9 @@ def size_text(ours, paper=None, *, ratio=False):
     ratio, or the least effect the rule asks where the paper prints none."""
     if ours is None:
         return "-"
-    mine = f"x{ours:.3g}" if ratio else f"{ours:+.2f}"
     if paper is None:
-        least = f"x{LEAST_RATIO:g}" if ratio else f"{LEAST_POINTS:g} point"
-        return f"ours {mine}; the paper prints none (at least {least})"
+        return sizes_text([ours], ratio=ratio)
+    mine = f"x{ours:.3g}" if ratio else f"{ours:+.2f}"
     if not np.isscalar(paper):
         lo, hi = min(paper), max(paper)
         return (f"ours {mine}, paper x{lo:.3g} to x{hi:.3g}" if ratio else
@@ -275,19 +274,27 @@ def replicate_means(d):
     return d.reshape(5, 2).mean(axis=1) if len(d) == 10 else d
 
 
+def _t_units(d):
+    """``(mean, standard error, degrees of freedom)`` of the differences ``d`` (None with
+    fewer than 3)."""
+    d = np.asarray(d, dtype=float)
+    if len(d) < 3:
+        return None
+    return float(d.mean()), float(d.std(ddof=1) / np.sqrt(len(d))), len(d) - 1
+
+
 def tost(d, margin=MARGIN):
     """``(mean, p)``: the two one-sided t tests (Schuirmann's TOST) that the mean of the
     paired differences ``d`` lies within +-``margin``: p is the larger one-sided p (None with
     fewer than 3 differences)."""
     from scipy.stats import t
 
-    d = np.asarray(d, dtype=float)
-    if len(d) < 3:
-        return float(d.mean()) if len(d) else np.nan, None
-    mean, se = float(d.mean()), float(d.std(ddof=1) / np.sqrt(len(d)))
+    units = _t_units(d)
+    if units is None:
+        return (float(np.mean(d)) if len(d) else np.nan), None
+    mean, se, df = units
     if se == 0.0:
         return mean, 0.0 if abs(mean) < margin else 1.0
-    df = len(d) - 1
     return mean, float(max(t.sf((mean + margin) / se, df), t.cdf((mean - margin) / se, df)))
 
 
@@ -296,13 +303,13 @@ def noninferior(d, margin=MARGIN):
     second's, points) is below ``margin``: the first at least matches the second."""
     from scipy.stats import t
 
-    d = np.asarray(d, dtype=float)
-    if len(d) < 3:
-        return float(d.mean()) if len(d) else np.nan, None
-    mean, se = float(d.mean()), float(d.std(ddof=1) / np.sqrt(len(d)))
+    units = _t_units(d)
+    if units is None:
+        return (float(np.mean(d)) if len(d) else np.nan), None
+    mean, se, df = units
     if se == 0.0:
         return mean, 0.0 if mean < margin else 1.0
-    return mean, float(t.sf((margin - mean) / se, len(d) - 1))
+    return mean, float(t.sf((margin - mean) / se, df))
 
 
 def equivalence_verdict(mean, p, margin=MARGIN):
@@ -337,17 +344,12 @@ def wilcoxon_below(a, b):
     return float(a.mean()), float(b.mean()), p
 
 
-def wilcoxon_differ(a, b):
-    """Two-sided version of :func:`wilcoxon_below`."""
-    from scipy.stats import wilcoxon
-
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    d = a - b
-    if len(d) < 5:
-        return float(a.mean()), float(b.mean()), None
-    if not np.any(np.abs(d) > 1e-12 * (1.0 + np.abs(b))):
-        return float(a.mean()), float(b.mean()), 1.0
-    return float(a.mean()), float(b.mean()), float(wilcoxon(d).pvalue)
+def effect(first, second, *, ratio=False):
+    """The effect of 'the first is below the second', in the claim's direction: the gap
+    (points), or with ``ratio`` the second over the first."""
+    if ratio:
+        return second / first if first > 0 else np.inf
+    return second - first
 
 
 def below_verdict(got, paper=None, *, ratio=False):
@@ -356,8 +358,8 @@ def below_verdict(got, paper=None, *, ratio=False):
     if got is None or got[2] is None:
         return "not testable"
     ma, mb, p = got
-    ours = (mb / ma if ma > 0 else np.inf) if ratio else mb - ma
-    return sized_verdict(round(ma, 9) < round(mb, 9), p < 0.05, ours, paper, ratio=ratio)
+    return sized_verdict(round(ma, 9) < round(mb, 9), p < 0.05, effect(ma, mb, ratio=ratio),
+                         paper, ratio=ratio)
 
 
 def p_text(p):

@@ -14,6 +14,7 @@ from .spec import (
     LedgerRow,
     PaperTable,
     below_verdict,
+    effect,
     p_text,
     size_text,
     sizes_text,
@@ -294,8 +295,7 @@ def _fig6_claim(key, parts, papers=None):
             texts.append(f"{_LABEL[a]} {fmt.format(got[0])} vs {_LABEL[b]} "
                          f"{fmt.format(got[1])}{p_text(got[2])}")
             verdicts.append(below_verdict(got, paper, ratio=ratio))
-            ours = (got[1] / got[0] if got[0] > 0 else np.inf) if ratio else got[1] - got[0]
-            sizes.append((ours, paper))
+            sizes.append((effect(got[0], got[1], ratio=ratio), paper))
         if all(paper is None for _o, paper in sizes):
             return "; ".join(texts), weakest(verdicts), sizes_text([o for o, _p in sizes],
                                                                    ratio=ratio)
@@ -383,8 +383,7 @@ def _picture_claim(key, parts):
             texts.append(f"{_LABEL[a]} {got[0]:.{1 if scale > 1 else 3}f} vs "
                          f"{_LABEL[b]} {got[1]:.{1 if scale > 1 else 3}f}{p_text(got[2])}")
             verdicts.append(below_verdict(got, ratio=ratio))
-            sizes.append((got[1] / got[0] if got[0] > 0 else np.inf) if ratio else
-                         got[1] - got[0])
+            sizes.append(effect(got[0], got[1], ratio=ratio))
         return "; ".join(texts), weakest(verdicts), sizes_text(sizes, ratio=ratio)
 
     def check(lookup):
