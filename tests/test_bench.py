@@ -194,6 +194,45 @@ def test_run_cell_matches_sklearn_pipeline():
     assert all(r["n_test"] == len(test) for r in rows)
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_run_cell_records_the_iterations_of_an_iterative_fit(tmp_path):
+    """Each row of an iterative method carries its fit's ``n_iter_`` and ``converged_`` (a fit
+    stopped at its cap: not converged), read back from ``results.csv``; a file of the earlier
+    nine columns still reads, the two counts empty."""
+    from graphdr.qmi import QMIProjection
+
+    X, y = load_iris(return_X_y=True)
+    train, test = np.arange(0, 150, 2), np.arange(1, 150, 2)
+    base = dict(dataset="iris", X=X, y=y, views=None, train=train, test=test, dims=[1, 2],
+                classifiers=["1nn"], scaling="minmax", gamma=None, svm_gamma=0.5, seed=0,
+                fold=0)
+    rows = []
+    for cap in (3, 2000):
+        _, got = run_cell(dict(base, method=f"qmi-paper:init=lda:max_iter={cap}"))
+        rows += got
+        Xtr = MinMaxScaler((-1, 1)).fit_transform(X[train])
+        for r in got:  # the same fit outside the sweep
+            est = QMIProjection(n_components=r["dim"], criterion="qmi", init="lda",
+                                metric="euclidean", solver="paper", sigma_factors=(1.0,),
+                                cv=None, max_iter=cap).fit(Xtr, y[train])
+            assert (r["n_iter"], r["converged"]) == (est.n_iter_, est.converged_)
+            assert r["n_iter"] <= cap and r["converged"] == (r["n_iter"] < cap)
+        assert {r["converged"] for r in got} == ({False} if cap == 3 else {True})
+    _, closed = run_cell(dict(base, method="lda"))
+    assert all(r["n_iter"] == r["converged"] == "" for r in closed)
+    path = str(tmp_path / "results.csv")
+    write_results(path, rows + closed)
+    back = read_results(path)
+    assert sorted((r["method"], r["dim"], r["n_iter"], r["converged"]) for r in back) == \
+        sorted((r["method"], r["dim"], r["n_iter"], r["converged"]) for r in rows + closed)
+    with open(path) as fh:
+        lines = fh.read().splitlines()
+    with open(path, "w") as fh:  # the nine columns of a file an earlier graphdr wrote
+        fh.write("\n".join(",".join(line.split(",")[:9]) for line in lines) + "\n")
+    old = read_results(path)
+    assert len(old) == len(back) and all(r["n_iter"] == r["converged"] == "" for r in old)
+
+
 def test_run_cell_nested_equals_refit_for_pca():
     X, y = load_iris(return_X_y=True)
     train, test = np.arange(0, 150, 2), np.arange(1, 150, 2)
@@ -513,3 +552,40 @@ def test_bench_label_fraction_names_its_methods(tmp_path):
     with pytest.raises(ValueError, match="label-fraction must be in"):
         run_bench(get_protocol("bouzas"), datasets=["iris"], methods=["lda"],
                   out=str(tmp_path / "b"), progress=False, label_fraction=0.0)
+
+
+def test_sweep_runs_its_cells_in_a_mixed_fixed_order(tmp_path, monkeypatch):
+    """The sweep runs its cells in one fixed order (a hash of their names) that mixes data sets
+    and methods, so that the progress bar's early rate stands for the whole sweep; the results
+    are those of any order."""
+    import zlib
+
+    import graphdr.bench.runner as runner
+    from graphdr.bench.evaluation import result_name
+    from graphdr.bench.protocols import get_protocol
+
+    seen, real = [], runner.run_cell
+
+    def run_cell(task):
+        seen.append((task["dataset"], result_name(task), task["fold"]))
+        return real(task)
+
+    monkeypatch.setattr(runner, "run_cell", run_cell)
+    kwargs = dict(datasets=["iris", "wine"], methods=["lda", "pca"], progress=False,
+                  plots_on=False, html_on=False, pictures=False, timing=False,
+                  echo=lambda *a: None)
+    runner.run_bench(get_protocol("demo").replace(n_splits=3), out=str(tmp_path / "a"),
+                     **kwargs)
+    assert sorted(seen) == sorted((d, m, f) for d in ("iris", "wine") for m in ("lda", "pca")
+                                  for f in range(3))
+    assert seen == sorted(seen, key=lambda c: zlib.crc32(f"{c[0]}|{c[1]}|{c[2]}".encode()))
+    first_half = {d for d, _m, _f in seen[:6]}
+    assert first_half == {"iris", "wine"}  # not one data set after the other
+    seen.clear()  # the reversed order gives the same results, byte for byte
+    monkeypatch.setattr(runner, "zlib", type("Reversed", (), {
+        "crc32": staticmethod(lambda b: -zlib.crc32(b))}))
+    runner.run_bench(get_protocol("demo").replace(n_splits=3), out=str(tmp_path / "b"),
+                     **kwargs)
+    assert seen == sorted(seen, key=lambda c: -zlib.crc32(f"{c[0]}|{c[1]}|{c[2]}".encode()))
+    assert (tmp_path / "a" / "results.csv").read_bytes() == \
+        (tmp_path / "b" / "results.csv").read_bytes()

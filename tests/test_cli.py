@@ -49,7 +49,7 @@ def test_end_to_end_outputs(tiny_report):
     assert config["seed"] == 0 and config["classifiers"] == ["1nn"]
     rows = _read_csv(out / "results.csv")
     assert list(rows[0]) == ["dataset", "method", "classifier", "fold", "dim", "n_test",
-                             "n_errors", "error", "fit_seconds"]
+                             "n_errors", "error", "fit_seconds", "n_iter", "converged"]
     # iris, two methods, two folds, dimensions 1..C-1 = 1..2, one classifier (1-NN)
     assert len(rows) == 2 * 2 * 2
     assert {(r["method"], r["fold"], r["dim"]) for r in rows} == {
@@ -58,6 +58,7 @@ def test_end_to_end_outputs(tiny_report):
         assert int(r["n_test"]) == 75
         assert float(r["error"]) == pytest.approx(int(r["n_errors"]) / 75, abs=1e-6)
         assert float(r["fit_seconds"]) >= 0
+        assert r["n_iter"] == r["converged"] == ""  # closed-form methods
 
     # the numbers in the Markdown table, recomputed from results.csv
     errors = defaultdict(list)

@@ -8,7 +8,8 @@ A data set is given on the command line as one of
   ``vehicle``, ``vowel``, ``wdbc``;
 * ``digits_views`` -- six incomplete views of scikit-learn's digits for multi-view methods
   (:func:`graphdr.multiview.make_multiview_digits`: pooled pixels, orientation histograms,
-  Fourier magnitudes, moments, profiles, pure noise); ``digits_views:n=500`` takes a subset;
+  Fourier magnitudes, moments, profiles, pure noise); ``digits_views:n=500`` takes a subset,
+  ``digits_views:views=5`` the first five views (without the pure-noise one);
 * ``balance_scale`` -- the UCI Balance Scale data set, generated from its definition (the UCI
   file is exactly the 625 combinations of left weight, left distance, right weight and right
   distance in 1..5, labelled by which side tips: L, B or R);
@@ -354,14 +355,18 @@ def load_dataset(spec, *, label_column=None, random_state=0, options=None):
     if key == "digits_views":
         from ..multiview import make_multiview_digits
 
-        o = _options(opts, ("n",))
-        data = make_multiview_digits(
-            ("pixels", "orientation", "fourier", "moments", "profiles", "noise"),
-            n_samples=o.get("n"), random_state=random_state,
-        )
+        o = _options(opts, ("n", "views"))
+        names = ("pixels", "orientation", "fourier", "moments", "profiles", "noise")
+        if not 1 <= o.get("views", len(names)) <= len(names):
+            raise ValueError(f"digits_views:views=K takes K in 1..{len(names)} (the first K of "
+                             f"{', '.join(names)}); got {o['views']}.")
+        data = make_multiview_digits(names[:o.get("views", len(names))], n_samples=o.get("n"),
+                                     random_state=random_state)
         stops = np.cumsum([v.shape[1] for v in data.views])
         views = [slice(int(a), int(b)) for a, b in zip(np.r_[0, stops[:-1]], stops)]
-        return _encode("digits_views", np.hstack(data.views), data.target,
+        k = len(data.views)
+        return _encode("digits_views" if k == len(names) else f"digits_views_{k}views",
+                       np.hstack(data.views), data.target,
                        "graphdr.multiview.make_multiview_digits", None, views)
     if opts:
         raise ValueError(

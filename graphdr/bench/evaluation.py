@@ -160,6 +160,14 @@ def _fit(spec, params, k, X, y, *, gamma, seed, views, projection=None):
     return est, Z, seconds, feed
 
 
+def _iterations(est):
+    """``(n_iter, converged)`` of an iterative fit, each "" where the estimator has none."""
+    n_iter = getattr(est, "n_iter_", None)
+    converged = getattr(est, "converged_", None)
+    return (int(n_iter) if isinstance(n_iter, (int, np.integer)) else "",
+            bool(converged) if isinstance(converged, (bool, np.bool_)) else "")
+
+
 def run_cell(task):
     """Cross-validation cell: one data set, one method, one fold, every dimension and classifier.
 
@@ -206,7 +214,8 @@ def run_cell(task):
             est, Ztr, seconds, feed = _fit(spec, params, DEFAULT_DIM, Xfit, y_fit,
                                            gamma=task["gamma"], seed=seed, views=views,
                                            projection=task.get("projection"))
-            embeddings[Ztr.shape[1]] = (Ztr, est.transform(feed(Xte)), seconds)
+            embeddings[Ztr.shape[1]] = (Ztr, est.transform(feed(Xte)), seconds,
+                                        _iterations(est))
         elif spec.nested:
             est, Ztr, seconds, feed = _fit(spec, params, max(dims), Xfit, y_fit,
                                            gamma=task["gamma"], seed=seed, views=views,
@@ -214,20 +223,22 @@ def run_cell(task):
             Zte = est.transform(feed(Xte))
             for d in dims:
                 if d <= Ztr.shape[1]:
-                    embeddings[d] = (Ztr[:, :d], Zte[:, :d], seconds)
+                    embeddings[d] = (Ztr[:, :d], Zte[:, :d], seconds, _iterations(est))
         else:
             for d in dims:
                 est, Ztr, seconds, feed = _fit(spec, params, d, Xfit, y_fit, gamma=task["gamma"],
                                                seed=seed, views=views,
                                                projection=task.get("projection"))
-                embeddings[d] = (Ztr[:, :d], est.transform(feed(Xte))[:, :d], seconds)
+                embeddings[d] = (Ztr[:, :d], est.transform(feed(Xte))[:, :d], seconds,
+                                 _iterations(est))
         if keep is not None:  # the classifiers see the labelled training rows only
             kept = y_fit >= 0
-            embeddings = {d: (Ztr[kept], Zte, sec) for d, (Ztr, Zte, sec) in embeddings.items()}
+            embeddings = {d: (Ztr[kept], Zte, *rest) for d, (Ztr, Zte, *rest) in
+                          embeddings.items()}
             ytr = y_fit[kept]
         ident = result_name(task)
         rows = []
-        for d, (Ztr, Zte, seconds) in embeddings.items():
+        for d, (Ztr, Zte, seconds, (n_iter, converged)) in embeddings.items():
             if not (np.all(np.isfinite(Ztr)) and np.all(np.isfinite(Zte))):
                 raise FloatingPointError(
                     f"{ident} gave a non-finite embedding on {task['dataset']} fold {task['fold']}"
@@ -238,7 +249,8 @@ def run_cell(task):
                 rows.append(dict(
                     dataset=task["dataset"], method=ident, classifier=clf_name,
                     fold=int(task["fold"]), dim=int(d), n_test=int(len(yte)), n_errors=n_err,
-                    error=n_err / len(yte), fit_seconds=seconds,
+                    error=n_err / len(yte), fit_seconds=seconds, n_iter=n_iter,
+                    converged=converged,
                 ))
     return (task["dataset"], ident, int(task["fold"])), rows
 

@@ -16,6 +16,9 @@ error          n_errors / n_test (6 decimals)
 fit_seconds    wall-clock seconds of the method's fit on the fold -- the only column that
                changes between runs; two runs agree on every other column, byte for byte
                with ``--no-timing`` (which leaves it empty)
+n_iter         iterations of an iterative method's fit (its ``n_iter_``; empty otherwise)
+converged      1 when that fit met its stopping rule before its iteration cap, 0 when it
+               stopped at the cap (its ``converged_``; empty for methods without one)
 =============  ==========================================================================
 
 Tables report, per method, the mean test error over folds at the dimension where it is smallest
@@ -39,7 +42,10 @@ __all__ = ["COLUMNS", "read_results", "write_results", "aggregate", "best_table"
            "markdown_tables", "write_html"]
 
 COLUMNS = ["dataset", "method", "classifier", "fold", "dim", "n_test", "n_errors", "error",
-           "fit_seconds"]
+           "fit_seconds", "n_iter", "converged"]
+#: the columns of results files written before the iteration counts (read as such, the two
+#: counts empty)
+_EARLIER_COLUMNS = COLUMNS[:9]
 
 
 def _format_row(row, timing=True):
@@ -49,6 +55,8 @@ def _format_row(row, timing=True):
         f"{float(row['error']):.6f}",
         f"{float(row['fit_seconds']):.4f}" if timing and row.get("fit_seconds") not in (None, "")
         else "",
+        "" if row.get("n_iter") in (None, "") else str(int(row["n_iter"])),
+        "" if row.get("converged") in (None, "") else str(int(bool(row["converged"]))),
     ]
 
 
@@ -72,24 +80,28 @@ def read_results(path):
     if not lines:
         return []
     header = next(csv.reader([lines[0]]))
-    if header != COLUMNS:
+    if header not in (COLUMNS, _EARLIER_COLUMNS):
         raise ValueError(f"{path} is not a graphdr results file (its columns are "
                          f"{', '.join(header[:6])}{' ...' if len(header) > 6 else ''}); graphdr "
                          "never replaces a file it did not write: choose another --out.")
     rows, broken = [], set()
     for line in lines[1:]:
         fields = next(csv.reader([line]), [])
-        complete = line.endswith("\n") and len(fields) == len(COLUMNS)
+        complete = line.endswith("\n") and len(fields) == len(header)
         if not complete:
             if len(fields) >= 4:
                 broken.add((fields[0], fields[1], fields[3]))
             continue
         row = dict(zip(COLUMNS, (from_spreadsheet_safe(f) for f in fields)))
+        row.setdefault("n_iter", "")
+        row.setdefault("converged", "")
         try:
             row["fold"], row["dim"] = int(row["fold"]), int(row["dim"])
             row["n_test"], row["n_errors"] = int(row["n_test"]), int(row["n_errors"])
             row["error"] = float(row["error"])
             row["fit_seconds"] = float(row["fit_seconds"]) if row["fit_seconds"] else ""
+            row["n_iter"] = int(row["n_iter"]) if row["n_iter"] else ""
+            row["converged"] = bool(int(row["converged"])) if row["converged"] else ""
         except ValueError:
             broken.add((row["dataset"], row["method"], str(row["fold"])))
             continue
@@ -133,6 +145,19 @@ def fold_errors(rows):
         key = (r["dataset"], r["method"], r["classifier"])
         groups[key][int(r["dim"])][int(r["fold"])] = int(r["n_errors"]) / int(r["n_test"])
     return {key: {d: np.array([f[k] for k in sorted(f)]) for d, f in sorted(dims.items())}
+            for key, dims in groups.items()}
+
+
+def fit_iterations(rows):
+    """{(dataset, method, classifier): {dim: [(n_iter, converged) in fold order]}} of the
+    iterative methods (the cells whose ``n_iter`` is recorded)."""
+    groups = defaultdict(lambda: defaultdict(dict))
+    for r in rows:
+        if r.get("n_iter") in (None, ""):
+            continue
+        key = (r["dataset"], r["method"], r["classifier"])
+        groups[key][int(r["dim"])][int(r["fold"])] = (int(r["n_iter"]), r.get("converged"))
+    return {key: {d: [f[k] for k in sorted(f)] for d, f in sorted(dims.items())}
             for key, dims in groups.items()}
 
 

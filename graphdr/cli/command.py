@@ -75,9 +75,11 @@ classifiers (--classifiers a,b,...)
 
 outputs (in --out)
   results.csv   long form: dataset, method, classifier, fold, dim, n_test, n_errors, error,
-                fit_seconds.  fit_seconds is wall-clock time and the only column that differs
-                between two runs of the same command (--no-timing leaves it empty, and then two
-                runs give byte-identical files).
+                fit_seconds, n_iter, converged.  fit_seconds is wall-clock time and the only
+                column that differs between two runs of the same command (--no-timing leaves
+                it empty, and then two runs give byte-identical files); n_iter and converged
+                (1 or 0) are an iterative method's iterations and whether it stopped by its
+                rule before its cap (empty for the other methods).
   tables.md     paper-style tables per classifier: mean error over folds (%), minimum over the
                 dimensions with the dimension in parentheses, best per data set in bold, a
                 wins row; then the error at every dimension (mean +- std over folds).

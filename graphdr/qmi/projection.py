@@ -235,6 +235,9 @@ class QMIProjection(_LinearProjection):
         Value of the criterion at the initial projection (at the initial width).
     n_iter_ : int
         Number of iterations of the final fit (all levels, whichever checkpoint is kept).
+    converged_ : bool
+        Whether every level of the final fit met its stopping rule (a relative gain below
+        ``tol``, or no accepted step) before ``max_iter`` iterations.
     history_ : dict of lists
         One entry per iteration (``n_iter_`` entries each): ``'objective'`` (after the
         iteration), ``'time'`` (seconds since the start of fit), ``'step'`` (step accepted, 0
@@ -525,6 +528,7 @@ class QMIProjection(_LinearProjection):
         self.cv_errors_ = cv_errors
         self.checkpoint_ = keep
         self.n_iter_ = info["n_iter"]
+        self.converged_ = not info["unconverged"]
         self.history_ = history
         self.sigma_ = float(sigma) * self._width_unit()
         self.sigmas_ = np.asarray(info["sigmas"]) * self._width_unit()

@@ -202,16 +202,17 @@ def reproduce(paper, *, out=None, quick=False, n_jobs=1, threads=1, seed=0, fres
 def _run_paper(p, stage, *, quick, n_jobs, threads, seed, progress, timing, echo, command,
                plots_on):
     """The experiments, figures and report of paper ``p``, written into ``stage.path``."""
-    from ..report import aggregate, fold_errors, markdown_tables
+    from ..report import aggregate, fit_iterations, fold_errors, markdown_tables
     from ..runner import run_bench
 
     key, out, work = p.key, str(stage.out), str(stage.path)
     start = time.perf_counter()
     load0 = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
-    aggs, folds, failures, exp_info, exp_seconds = {}, {}, [], [], {}
-    for exp in p.experiments:
+    aggs, folds, iters, failures, exp_info, exp_seconds = {}, {}, {}, [], [], {}
+    steps = len(p.experiments) + len(p.figures)
+    for step, exp in enumerate(p.experiments, 1):
         protocol, datasets, methods = exp.resolved(quick)
-        echo(f"graphdr reproduce {key}: {exp.key} ({exp.title})")
+        echo(f"graphdr reproduce {key} [{step}/{steps}]: {exp.key} ({exp.title})")
         t0 = time.perf_counter()
         res = run_bench(
             protocol, datasets=datasets, methods=methods, classifiers=exp.classifiers,
@@ -223,17 +224,19 @@ def _run_paper(p, stage, *, quick, n_jobs, threads, seed, progress, timing, echo
         exp_seconds[exp.key] = time.perf_counter() - t0
         aggs[exp.key] = aggregate(res.rows)
         folds[exp.key] = fold_errors(res.rows)
+        iters[exp.key] = fit_iterations(res.rows)
         failures += [f"{exp.key}: {f}" for f in res.failures]
         exp_info.append((exp, protocol, datasets, methods, res))
     extra_figs = []
-    for maker in p.figures:
+    for step, maker in enumerate(p.figures, len(p.experiments) + 1):
+        echo(f"graphdr reproduce {key} [{step}/{steps}]: {maker.__name__.strip('_')}")
         t0 = time.perf_counter()
         figs, rows = maker(work, quick, progress, seed, echo)
         exp_seconds[maker.__name__.strip("_")] = time.perf_counter() - t0
         extra_figs += figs
         aggs[maker.__name__.strip("_")] = rows
     elapsed = time.perf_counter() - start
-    lookup = Lookup(aggs, folds)
+    lookup = Lookup(aggs, folds, iters)
     runs = _runs_logged(stage.resume_folder(out, ["runs.json"]), dict(
         date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), command=command,
         wall_seconds=round(elapsed, 1), quick=bool(quick),

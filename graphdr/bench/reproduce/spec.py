@@ -109,9 +109,19 @@ class Lookup:
     """Our numbers: ``agg`` of every experiment (``report.aggregate``), in percent; ``folds``
     (optional): every experiment's fold errors (``report.fold_errors``), for paired tests."""
 
-    def __init__(self, aggs, folds=None):
+    def __init__(self, aggs, folds=None, iterations=None):
         self.aggs = aggs
         self.folds = folds or {}
+        self.iters = iterations or {}
+
+    def fits(self, exp, dataset, method, dims, clf="1nn"):
+        """``(n_iter, converged)`` of every recorded fit of ``method`` at ``dims`` (fold
+        order, dimension by dimension; ``report.fit_iterations``), [] when none is."""
+        agg = self.iters.get(exp, {})
+        if dataset not in {k[0] for k in agg}:
+            dataset = self.only_dataset(exp, dataset)
+        per_dim = agg.get((dataset, method, clf), {})
+        return [fit for d in dims for fit in per_dim.get(d, [])]
 
     def fold_errors(self, exp, dataset, method, clf, dim):
         """The errors (fractions) of ``method`` at ``dim``, one per fold in fold order, or None
@@ -265,6 +275,35 @@ def directional_verdict(got, paper=None):
         return "not testable"
     mean_a, mean_b, _, p = got
     return sized_verdict(round(mean_a, 9) < round(mean_b, 9), p < 0.05, mean_b - mean_a, paper)
+
+
+def holm(pvalues):
+    """Holm's step-down adjustment of ``pvalues`` (one family: a claim's dimensions), in their
+    order: the k-th smallest times (m - k + 1), made monotone and capped at 1."""
+    p = np.asarray(pvalues, dtype=float)
+    order = np.argsort(p, kind="stable")
+    adjusted = np.empty_like(p)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(p) - rank) * p[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+def per_dimension_verdict(gots, papers):
+    """The verdict of a claim the paper makes per dimension: one :func:`paired_comparison` per
+    dimension (``gots``), their p-values adjusted together by :func:`holm`, each dimension
+    judged by :func:`sized_verdict` against the paper's gap at that dimension (``papers``,
+    None where it prints none); the claim takes the median of the dimensions' verdicts (the
+    weaker of the two middle ones): it holds at most of its dimensions or not at all.
+    Returns ``(verdict, [(verdict, adjusted p) per dimension])``."""
+    if not gots or any(g is None or g[3] is None for g in gots):
+        return "not testable", []
+    adjusted = holm([g[3] for g in gots])
+    each = [(sized_verdict(round(g[0], 9) < round(g[1], 9), p < 0.05, g[1] - g[0], paper), p)
+            for g, p, paper in zip(gots, adjusted, papers)]
+    ranked = sorted((VERDICTS.index(v) for v, _ in each))
+    return VERDICTS[ranked[len(ranked) // 2]], each
 
 
 def replicate_means(d):
