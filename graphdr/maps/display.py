@@ -69,10 +69,41 @@ class MapViewMixin:
         page = fitted_map_page(self, y, title=title, ids=ids, hover=hover,
                                label_name=label_name, id_name=id_name, max_points=max_points,
                                propagated=propagated_columns(self, y))
-        view = MapView(page, height=height)
+        view = MapView(page, height=height, embedding=self.embedding_)
         if not _in_notebook():
             view.open()
         return view
+
+
+    def select(self, polygon):
+        """The training rows whose place on the map lies inside ``polygon`` (a region of map
+        coordinates, as the page's lasso draws one), by the even-odd rule
+        (:func:`graphdr.maps.select.points_inside`).
+
+        Parameters
+        ----------
+        polygon : array-like of shape (n_vertices, 2)
+            The region's vertices in order (at least 3); the last joins the first.
+
+        Returns
+        -------
+        rows : ndarray of int
+            Indices of the training rows (into ``X`` as given to ``fit``), in increasing order.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from graphdr import DEEMap
+        >>> X, y = load_iris(return_X_y=True)
+        >>> m = DEEMap().fit(X, y)
+        >>> lo, hi = m.embedding_.min(axis=0) - 1, m.embedding_.max(axis=0) + 1
+        >>> len(m.select([lo, (hi[0], lo[1]), hi, (lo[0], hi[1])]))  # around the whole map
+        150
+        """
+        from .select import points_inside
+
+        check_is_fitted(self, "embedding_")
+        return np.flatnonzero(points_inside(self.embedding_, polygon))
 
 
 def _in_notebook():
@@ -87,10 +118,22 @@ class MapView:
     the same self-contained page :func:`graphdr.map2d` writes, its scripts sandboxed from the
     notebook); :meth:`save` writes it to a file. Made by :meth:`graphdr.DEEMap.show`."""
 
-    def __init__(self, page, height=640):
+    def __init__(self, page, height=640, embedding=None):
         self.page = page
         self.height = int(height)
         self.path = None
+        self.embedding = None if embedding is None else np.asarray(embedding)
+
+    def select(self, polygon):
+        """The rows of the map whose place lies inside ``polygon`` (map coordinates, as the
+        page's lasso draws one): indices into the rows the map was fitted on, in increasing
+        order (:meth:`graphdr.DEEMap.select`)."""
+        from .select import points_inside
+
+        if self.embedding is None:
+            raise ValueError("this view was made without the map's coordinates; use "
+                             "DEEMap.select(polygon) on the fitted map.")
+        return np.flatnonzero(points_inside(self.embedding, polygon))
 
     def open(self):
         """Outside a notebook: write the page to a file of the temporary folder (named by its
