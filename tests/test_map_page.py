@@ -162,6 +162,32 @@ def test_map2d_writes_page_csv_png_and_says_how_new_samples_land(tmp_path):
     assert "callback" not in page and " at 0x" not in page and "fitted in" not in page
 
 
+def test_the_header_is_one_line_of_facts_and_the_prose_behind_a_toggle(tmp_path):
+    """The header's line states the rows, classes, held-out error, suspects and unlabelled
+    rows of the data given; the explanations sit in a closed 'About this map'."""
+    from graphdr.maps.page import map_page_html
+
+    rng = np.random.default_rng(0)
+    Y = rng.normal(size=(1234, 2))
+    labels = np.array(["a", "b", "c"])[rng.integers(0, 3, 1234)]
+    unlabelled = rng.random(1234) < 0.1
+    suspect = rng.random(1234) < 0.02
+    errors = dict(held_out=True, n=200, map_error=0.0415, feature_error=0.05)
+    page = map_page_html(Y, labels, unlabelled=unlabelled, suspect=suspect, errors=errors,
+                         title="t")
+    header = re.search(r"<header>(.*?)</header>", page, re.S).group(1)
+    facts = re.search(r'<p class="facts" id="facts">(.*?)</p>', header).group(1)
+    assert facts == (f"1,234 rows · 3 classes · <b>held-out error 4.2 %</b> (judge the "
+                     f"classes by it, not by the gaps) · {suspect.sum()} suspect labels · "
+                     f"{unlabelled.sum()} unlabelled")
+    about = re.search(r'<details id="about"><summary>About this map</summary>(.*)</details>',
+                      header, re.S).group(1)
+    assert "class=\"honest\"" in about and "Drag to pan" in about
+    assert " open" not in header  # closed until asked
+    plain = map_page_html(Y, labels, title="t")
+    assert re.search(r'id="facts">1,234 rows · 3 classes</p>', plain)
+
+
 # -- in a real browser ------------------------------------------------------------------------
 
 def _browser():
@@ -206,6 +232,21 @@ def page_file(tmp_path_factory):
                    hover={"first": [f"{v:.3f}" for v in X[:, 0]]}, title="blobs",
                    errors=held_out_errors(model, names), label_name="kind")
     return path, names, ids, X
+
+
+@pytest.mark.slow  # a browser to start: in `make test-slow` (CI)
+def test_the_map_gets_the_space_and_the_about_toggle_opens(page_file):
+    """In a 1100 x 800 window the header is one line: the whole map is in view, below at most
+    80 pixels of header; the explanations show when 'About this map' is clicked."""
+    path, *_ = page_file
+    with _opened(path) as page:
+        box = page.evaluate("(() => { const r = document.getElementById('map')"
+                            ".getBoundingClientRect(); return [r.top, r.bottom]; })()")
+        assert box[0] <= 80 and box[1] <= 800, box
+        assert not page.is_visible("text=Drag to pan")
+        page.click("#about summary")
+        assert page.is_visible("text=Drag to pan")
+        assert page.is_visible(".honest")
 
 
 @pytest.mark.slow  # a cluster, a browser or a kernel to start: in `make test-slow` (CI)

@@ -99,6 +99,11 @@ body { font-family: system-ui, sans-serif; margin: 0; color: #222; }
 header { padding: 0.6em 1.2em 0.3em; }
 h1 { font-size: 1.3em; margin: 0.2em 0; }
 header p { margin: 0.25em 0; max-width: 75em; font-size: 0.92em; }
+header h1 { display: inline; margin-right: 0.6em; }
+.facts { display: inline; font-size: 0.95em; color: #333; }
+header details { display: inline-block; margin-left: 0.8em; font-size: 0.9em; }
+header details[open] { display: block; margin: 0.3em 0 0; }
+header summary { cursor: pointer; color: #0a58ca; }
 .honest { background: #fff6e0; border-left: 4px solid #e0a000; padding: 0.3em 0.6em; }
 main { display: flex; gap: 0.6em; padding: 0 1.2em 0.6em; }
 #map { position: relative; flex: 1; height: 78vh; min-height: 360px; border: 1px solid #ccc; }
@@ -281,14 +286,18 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
     kind = "Parquet partitions" if str(csv_name).endswith(".parquet") else "CSV"
     link = (f" The map as {kind} (id, label, x, y): <a href=\"{html.escape(csv_name)}\">"
             f"{html.escape(csv_name)}</a>." if csv_name else "")
+    facts = _facts(counts, len(classes) - extra, extra, errors,
+                   None if suspect is None else payload["suspect_total"])
     page = (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         f"<title>{html.escape(title)}</title>\n<style>{_STYLE}</style></head>\n<body>\n"
-        f"<header><h1>{html.escape(title)}</h1>\n<p>{html.escape(description)}{link}</p>\n"
+        f"<header><h1>{html.escape(title)}</h1><p class=\"facts\" id=\"facts\">{facts}</p>"
+        "<details id=\"about\"><summary>About this map</summary>\n"
+        f"<p>{html.escape(description)}{link}</p>\n"
         f"{honest}\n<p>Drag to pan, scroll to zoom, hover or click a point for its id; search "
         f"a sample id or a class name{rings}; click a class in the legend to hide or show it."
-        "</p>"
+        "</p></details>"
         "</header>\n<main><div id=\"map\"><canvas id=\"points\"></canvas>"
         "<canvas id=\"rings\"></canvas><canvas id=\"overlay\"></canvas><div id=\"tip\" hidden></div></div>\n"
         "<aside><input id=\"search\" type=\"search\" placeholder=\"sample id or class\" "
@@ -299,6 +308,21 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
         f"<script type=\"application/json\" id=\"graphdr-data\">{data}</script>\n"
         f"<script>\n{script}</script>\n</body></html>\n")
     return page
+
+
+def _facts(counts, n_classes, unlabelled, errors, suspects):
+    """The header's one line: rows, classes, the held-out error, suspects, unlabelled rows
+    (each where the page knows it), as HTML."""
+    parts = [f"{int(np.sum(counts)):,} rows", f"{n_classes} classes"]
+    if errors is not None:
+        kind = "held-out" if errors.get("held_out") else "leave-one-out"
+        parts.append(f"<b>{kind} error {100 * errors['map_error']:.1f} %</b> (judge the "
+                     "classes by it, not by the gaps)")
+    if suspects is not None:
+        parts.append(f"{suspects:,} suspect labels")
+    if unlabelled:
+        parts.append(f"{int(counts[-1]):,} unlabelled")
+    return " · ".join(parts)
 
 
 def map_files(out):
