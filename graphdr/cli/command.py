@@ -324,6 +324,11 @@ def build_parser():
                     "'suggested class' to the table; audit: also fit the map as if those rows "
                     "were unlabelled; given: trust every label (faster). Past memory (a Dask "
                     "cluster) the labels are taken as given")
+    mp.add_argument("--label-fixes", default=None, metavar="FILE",
+                    help="apply the label fixes the map's page downloads (CSV: id, old "
+                    "label, new label; an empty new label: unlabelled) before the fit; an id "
+                    "the data does not have, an id fixed twice or an old label that is not "
+                    "the data's is refused (exit 2) and nothing is changed")
     mp.add_argument("--quiet", action="store_true", help="no messages")
     add_file_options(mp)
     add_scale_options(mp)

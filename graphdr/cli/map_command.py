@@ -213,9 +213,19 @@ def run_map(args):
     from ..maps.separation import TRIAL_MIN
 
     files = map_files(args.out)
-    refuse_inputs(files.values(), [args.data, *input_files(args.data)])
+    refuse_inputs(files.values(), [args.data, *input_files(args.data)]
+                  + ([args.label_fixes] if args.label_fixes else []))
     ds = load_dataset(args.data, options=read_options(args, unlabelled=True))
-    labels = ds.classes[ds.y]
+    labels, label_empty = ds.classes[ds.y], ds.label_empty
+    if args.label_fixes:  # (before any long computation: a bad file is said at once)
+        from ..io.label_fixes import apply_label_fixes
+
+        labels, label_empty, changed = apply_label_fixes(
+            args.label_fixes, labels, ds.ids, label_empty, source=args.data)
+        if not args.quiet:
+            print(f"graphdr map: {args.label_fixes}: {changed} label"
+                  f"{'' if changed == 1 else 's'} changed.",
+                  file=sys.stderr)
     _check_labelled_rows(labels, args.data, args.repulsion)
     check_writable(files["html"].parent, create=True)
     hover = _hover_columns(ds, args.hover_columns)
@@ -239,7 +249,7 @@ def run_map(args):
         print("graphdr map: choosing --separation by held-out labels (six small maps) ...",
               file=sys.stderr)
     write = dict(title=args.title, ids=ds.ids, hover=hover, label_name=_label_name(ds, args),
-                 id_name=ds.id_name or "id", label_empty=ds.label_empty, color=color,
+                 id_name=ds.id_name or "id", label_empty=label_empty, color=color,
                  color_name=color_name if color is not None else "colour", **_written(args))
     with warnings.catch_warnings():  # (the audit's notes: said below, in one line each)
         warnings.filterwarnings("ignore", "LabelIssues: ", UserWarning)
@@ -362,6 +372,10 @@ def _run_map_parts(args):
     from .dask_cluster import dask_client
 
     files = map_files_parts(args.out)
+    if args.label_fixes:
+        raise ValueError("--label-fixes: not available for a map made on a Dask cluster "
+                         "(--scheduler, or data past --memory-budget); apply the fixes to "
+                         "the table's label column.")
     if args.hover_columns or args.color_column:
         option = "--hover-columns" if args.hover_columns else "--color-column"
         raise ValueError(f"{option}: not available for a map made on a Dask cluster "

@@ -1,7 +1,8 @@
 """What the page, the table and the picture of a fitted map show beside the points, computed
 from the fit: the held-out error (:func:`held_out_errors`), the one class the map gives each
 unlabelled sample (:func:`propagated_columns`), the samples whose label the data contradicts
-(:func:`label_issue_columns`), the groups of a colour column (:func:`color_groups`), and the
+(:func:`label_issue_columns`), each sample's nearest others in the features
+(:func:`feature_neighbours`), the groups of a colour column (:func:`color_groups`), and the
 page itself (:func:`fitted_map_page`)."""
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from .page import COLORS, UNLABELLED_COLOR, _text, map_page_html
 
 __all__ = ["held_out_errors", "propagated_columns", "PROPAGATED_COLUMNS_MAX",
            "PROPAGATION_NOTE", "MAP_VOTE_NOTE", "label_issue_columns", "suspect_note",
-           "color_groups", "fitted_map_page"]
+           "feature_neighbours", "NEIGHBOURS_SHOWN", "color_groups", "fitted_map_page"]
 
 
 def held_out_errors(model, y):
@@ -51,6 +52,32 @@ def held_out_errors(model, y):
                 feature_error=float(np.mean(yl[near] != yl)), n=n)
 
 
+
+
+#: how many nearest samples in the features the page lists (and draws) for a clicked point
+NEIGHBOURS_SHOWN = 5
+
+
+def feature_neighbours(model, k=NEIGHBOURS_SHOWN):
+    """``(index, distance)``, arrays of shape (n, k): each training sample's ``k`` nearest
+    other samples in the features the fitted :class:`graphdr.DEEMap` ``model`` was fitted on
+    (scaled as it scaled them, ``feature_scaling_``), nearest first, rows in the caller's
+    order; how a user judges a label on the page. From the map's own index of its training
+    samples (exact up to :data:`graphdr.blocks.knn.APPROX_MIN_SAMPLES` rows, NN-descent's
+    graph above; with ``unlabelled_='ignore'`` an index of every row, the placed ones too),
+    so the same map gives the same neighbours whatever the order of its rows."""
+    n = len(model.embedding_)
+    k = min(int(k), n - 1)
+    if k < 1:
+        return np.zeros((n, 0), dtype=np.intp), np.zeros((n, 0))
+    if model._placed is None and model._neighbors.n_neighbors >= k:
+        dist, ind = model._neighbors.kneighbors(n_neighbors=k)
+        order = model._order
+        index, distance = np.empty_like(ind), np.empty_like(dist)
+        index[order], distance[order] = order[ind], dist
+        return index, distance
+    dist, ind = model._transform_index(model._training_features()).kneighbors(n_neighbors=k)
+    return ind, dist
 
 
 #: the map's class columns of unlabelled samples for at most this many rows (the
@@ -300,7 +327,8 @@ def fitted_with(model, n_unlabelled):
 
 def fitted_map_page(model, y, *, title=None, ids=None, hover=None, label_name="label",
                     csv_name=None, id_name="id", max_points=None, propagated=None,
-                    color=None, color_name="colour", issues=None):
+                    color=None, color_name="colour", issues=None,
+                    neighbours=NEIGHBOURS_SHOWN):
     """The page of the fitted :class:`graphdr.DEEMap` ``model`` of labels ``y``, as
     :func:`graphdr.map2d` writes it: title, what was fitted, the held-out error
     (:func:`held_out_errors`, from every sample) and the parameters. ``max_points``: draw at
@@ -309,7 +337,9 @@ def fitted_map_page(model, y, *, title=None, ids=None, hover=None, label_name="l
     ``color``: one value per sample to colour the points by instead of the labels
     (:func:`color_groups`; the labels are then shown on hover, and the fit used them).
     ``issues``: :func:`label_issue_columns` (default: those of the model's ``label_issues_``),
-    shown on hover, their suspects ringed and explained on the page."""
+    shown on hover, their suspects ringed and explained on the page. ``neighbours``: how many
+    nearest samples in the features the page lists for a clicked point
+    (:func:`feature_neighbours`; 0: none)."""
     y = column_or_1d(y)
     unlabelled = unlabelled_mask(y)
     n, C = len(model.embedding_), len(model.classes_)
@@ -333,6 +363,14 @@ def fitted_map_page(model, y, *, title=None, ids=None, hover=None, label_name="l
         rows = np.sort(np.random.default_rng(0).choice(n, int(max_points), replace=False))
         description += (f" Drawn here: a uniform sample of {int(max_points)} of the {n} "
                         "samples (the error below is of all of them).")
+    near = None
+    if neighbours:
+        index, distance = feature_neighbours(model, neighbours)
+        if not isinstance(rows, slice):  # (page rows; -1 for a neighbour not drawn)
+            at = np.full(n, -1, dtype=np.intp)
+            at[rows] = np.arange(len(rows))
+            index, distance = at[index[rows]], distance[rows]
+        near = (index, distance, f"{model.n_features_in_} features, {scaling}; Euclidean")
     params = {k: v for k, v in model.get_params().items() if k not in ("callback", "verbose")}
     shown, classes, colors, unlabelled_shown = y, model.classes_, None, unlabelled
     if color is not None:  # the labels on hover, the colour column's groups in the legend
@@ -354,6 +392,7 @@ def fitted_map_page(model, y, *, title=None, ids=None, hover=None, label_name="l
         title=title or f"DEEMap of {n} samples, {C} classes", description=description,
         errors=errors, label_name=label_name, csv_name=csv_name,
         details=f"graphdr.DEEMap parameters: {params}.", unlabelled=unlabelled_shown[rows],
-        id_name=id_name, suspect=None if suspect is None else suspect[rows],
+        id_name=id_name, suspect=None if suspect is None else suspect[rows], neighbours=near,
+        suggestion="suggested class" if suspect is not None else None,
         carried=None if not propagated or color is not None else
         np.asarray(propagated["inferred class"], dtype=object)[rows])

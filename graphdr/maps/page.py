@@ -125,6 +125,26 @@ aside input { width: 100%; box-sizing: border-box; }
 .sw { display: inline-block; flex: none; width: 0.9em; height: 0.9em; margin-right: 0.4em;
       border-radius: 50%; vertical-align: -0.1em; }
 footer { padding: 0 1.2em 1em; font-size: 0.8em; color: #555; }
+#tools { margin: 0.3em 0; }
+#tools button[aria-pressed="true"] { background: #0a58ca; color: #fff; border-color: #0a58ca; }
+body.working #map, body.working aside { height: 50vh; }
+#panel { margin: 0 1.2em 0.8em; font-size: 0.88em; border-top: 1px solid #ccc; }
+#panel .bar { display: flex; flex-wrap: wrap; gap: 0.4em 0.8em; align-items: center;
+              margin: 0.4em 0; }
+#panel table { border-collapse: collapse; }
+#panel th, #panel td { padding: 1px 8px; text-align: left; border-bottom: 1px solid #eee;
+                       max-width: 22em; overflow: hidden; text-overflow: ellipsis;
+                       white-space: nowrap; }
+#panel th { cursor: pointer; background: #f4f4f4; position: sticky; top: 0; }
+#panel tbody tr, #neighbours tr { cursor: pointer; }
+#panel tbody tr:hover, #neighbours tr:hover { background: #eef4ff; }
+#panel tr.suspect td:first-child { font-weight: bold; }
+#neighbours tr.other td { color: #b00; }
+#listing { max-height: 34vh; overflow: auto; }
+#panel .split { display: flex; gap: 1.5em; align-items: flex-start; }
+#panel .split > div:first-child { flex: 1; min-width: 0; }
+#neighbours { max-width: 28em; }
+#neighbours p { margin: 0.3em 0; }
 """
 
 
@@ -151,7 +171,7 @@ def write_map_page(path, embedding, labels, **page):
 def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, title="2-D map",
                   description="", errors=None, label_name="label", csv_name=None, details="",
                   unlabelled=None, id_name="id", counts=None, colors=None, carried=None,
-                  suspect=None, suspect_total=None):
+                  suspect=None, suspect_total=None, neighbours=None, suggestion=None):
     """The interactive page of a map (module docstring), as one self-contained HTML text.
 
     Parameters
@@ -199,6 +219,14 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
         audit, no entry; all False: the entry says (0).
     suspect_total : int or None
         N of the legend when the page draws a sample of the map (default: those drawn).
+    neighbours : tuple or None
+        ``(index, distance, space)``: each sample's nearest others in the features, ``index``
+        an int array of shape (n, k) of rows of ``embedding`` (-1: a sample the page does not
+        draw), ``distance`` their distances (n, k), ``space`` what the features are (text);
+        listed and drawn when a point is clicked (:func:`graphdr.maps.fitted.feature_neighbours`).
+    suggestion : str or None
+        The ``hover`` column that holds a suggested class per sample: the panel's "accept the
+        suggested class" sets it as the sample's new label.
     """
     Y = np.asarray(embedding, dtype=np.float64)
     labels = np.asarray(labels)
@@ -236,6 +264,8 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
     if ids is not None and len(ids) != n:
         raise ValueError(f"ids has {len(ids)} values for {n} samples.")
     ids = None if ids is None else _text(ids)
+    if suggestion is not None and suggestion not in hover:
+        raise ValueError(f"suggestion {suggestion!r} is not a hover column ({list(hover)}).")
     if suspect is not None:
         suspect = np.asarray(suspect, dtype=bool)
         if suspect.shape != (n,):
@@ -259,10 +289,13 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
         suspect=None if suspect is None else _b64(suspect[order], "<u1"),
         suspect_total=None if suspect is None else int(
             suspect.sum() if suspect_total is None else suspect_total),
-        suspect_name=SUSPECT_NAME,
+        suspect_name=SUSPECT_NAME, unlabelled=extra, unlabelled_name=UNLABELLED_NAME,
+        fixable=named, suggestion=None if suggestion is None else str(suggestion),
+        neighbours=None if neighbours is None else _neighbour_block(neighbours, order, n),
     )
     data = json.dumps(payload, ensure_ascii=True, separators=(",", ":")).replace("</", "<\\/")
-    script = resources.files("graphdr.maps").joinpath("static/map_page.js").read_text(encoding="utf-8")
+    script = "".join(resources.files("graphdr.maps").joinpath(f"static/{name}").read_text(
+        encoding="utf-8") for name in ("map_page.js", "map_workbench.js"))
     honest = ""
     if errors is not None and errors.get("held_out"):
         honest = (
@@ -295,19 +328,69 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
         f"<header><h1>{html.escape(title)}</h1><p class=\"facts\" id=\"facts\">{facts}</p>"
         "<details id=\"about\"><summary>About this map</summary>\n"
         f"<p>{html.escape(description)}{link}</p>\n"
-        f"{honest}\n<p>Drag to pan, scroll to zoom, hover or click a point for its id; search "
-        f"a sample id or a class name{rings}; click a class in the legend to hide or show it."
-        "</p></details>"
+        f"{honest}\n<p>Drag to pan, scroll to zoom, hover or click a point for its id"
+        f"{' and its nearest samples in the features' if neighbours is not None else ''}"
+        f"; search a sample id or a class name{rings}; click a class in the legend to hide or "
+        "show it. Select samples with the lasso (key L) or the box (B), shift to add, alt to "
+        "remove, Escape to clear; the selected rows are listed below the map, sortable, and "
+        "download as CSV" + ("; give them a class or accept their suggested class, and "
+                              "download the label fixes (id, old label, new label) for "
+                              "<code>graphdr map --label-fixes</code>" if named else "")
+        + ".</p></details>"
         "</header>\n<main><div id=\"map\"><canvas id=\"points\"></canvas>"
         "<canvas id=\"rings\"></canvas><canvas id=\"overlay\"></canvas><div id=\"tip\" hidden></div></div>\n"
         "<aside><input id=\"search\" type=\"search\" placeholder=\"sample id or class\" "
         "aria-label=\"search a sample id or a class\"><div id=\"found\"></div>\n"
         "<div><button id=\"all\">show all</button> <button id=\"none\">hide all</button> "
-        "<button id=\"reset\">reset view</button></div>\n<ul id=\"legend\"></ul></aside></main>\n"
+        "<button id=\"reset\">reset view</button></div>\n" + _TOOLS +
+        "<ul id=\"legend\"></ul></aside></main>\n" + _PANEL +
         f"<footer>{html.escape(details)}</footer>\n"
         f"<script type=\"application/json\" id=\"graphdr-data\">{data}</script>\n"
-        f"<script>\n{script}</script>\n</body></html>\n")
+        f"<script>\n(function () {{\n  'use strict';\n{script}}})();\n</script>\n</body></html>\n")
     return page
+
+
+_TOOLS = (
+    "<div id=\"tools\" role=\"toolbar\" aria-label=\"what a drag on the map does\">"
+    "<button id=\"tool-pan\" title=\"drag to pan (key P)\">pan</button> "
+    "<button id=\"tool-lasso\" title=\"draw round samples to select them (key L); shift adds, "
+    "alt removes, Escape clears\">lasso</button> "
+    "<button id=\"tool-box\" title=\"drag a box to select samples (key B); shift adds, alt "
+    "removes, Escape clears\">box</button></div>\n")
+_PANEL = (
+    "<section id=\"panel\" hidden><div class=\"bar\"><b id=\"sel-summary\"></b>"
+    "<span id=\"selection-tools\"><button id=\"sel-csv\">download selection (CSV)</button> "
+    "<button id=\"sel-clear\">clear (Esc)</button></span>"
+    "<span id=\"fix-tools\"><label>class <select id=\"fix-class\"></select></label> "
+    "<button id=\"fix-set\">set for the selected</button> "
+    "<button id=\"fix-accept\">accept their suggested class</button> "
+    "<button id=\"fixes-csv\" disabled>download label fixes (0)</button></span></div>\n"
+    "<div class=\"split\"><div><div id=\"listing\"><table><thead id=\"rows-head\"></thead>"
+    "<tbody id=\"rows-body\"></tbody></table></div>\n<div class=\"bar\">"
+    "<button id=\"page-prev\">previous</button><span id=\"page-info\"></span>"
+    "<button id=\"page-next\">next</button></div></div>\n<div id=\"neighbours\"></div></div>"
+    "</section>\n")
+
+
+def _neighbour_block(neighbours, order, n):
+    """The page's neighbours: page positions (the shuffled ``order``; 2^32 - 1 for a sample
+    not drawn) as little-endian uint32, the distances as uint16 fractions of the largest
+    (``scale``: the largest / 65535), ``k`` per sample."""
+    index, distance, space = neighbours
+    index = np.asarray(index, dtype=np.int64)
+    distance = np.asarray(distance, dtype=np.float64)
+    if index.ndim != 2 or index.shape[0] != n or distance.shape != index.shape:
+        raise ValueError(f"neighbours must be two arrays of shape ({n}, k); got "
+                         f"{index.shape} and {distance.shape}.")
+    if not np.all(np.isfinite(distance)) or np.any(distance < 0):
+        raise ValueError("neighbours' distances must be finite and non-negative.")
+    position = np.empty(n, dtype=np.int64)
+    position[order] = np.arange(n)
+    at = np.where(index >= 0, position[np.clip(index, 0, max(n - 1, 0))], 2 ** 32 - 1)
+    top = float(distance.max()) if distance.size else 0.0
+    q = np.rint(distance / top * 65535) if top > 0 else np.zeros_like(distance)
+    return dict(k=int(index.shape[1]), index=_b64(at[order], "<u4"),
+                distance=_b64(q[order], "<u2"), scale=top / 65535, space=str(space))
 
 
 def _facts(counts, n_classes, unlabelled, errors, suspects):

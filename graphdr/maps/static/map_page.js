@@ -3,9 +3,10 @@
  * dependencies. The data are the JSON of <script id="graphdr-data">: coordinates and class
  * codes as base64 little-endian Float32/Uint16 arrays, class names and colours, ids and hover
  * columns (lists of text); optionally the samples whose label the data contradicts (a Uint8
- * mask), ringed on a canvas of their own. */
-(function () {
-  'use strict';
+ * mask), ringed on a canvas of their own. The page runs this file and map_workbench.js in one
+ * closure (page.py wraps them in a function); this file calls the workbench's dimmed(i),
+ * fixedCode(i), labelText(i), drawWorkbench(), inspect(i) and reads its `tool`; the workbench
+ * calls firstFrame() at its end. */
   var data = JSON.parse(document.getElementById('graphdr-data').textContent);
   function decode(b64, Type) {
     var bin = atob(b64), bytes = new Uint8Array(bin.length);
@@ -23,6 +24,7 @@
   var T = data.tint ? decode(data.tint, Uint16Array) : null;
   // samples whose label the data contradicts: ringed (the legend entry shows or hides the rings)
   var S = data.suspect ? decode(data.suspect, Uint8Array) : null, ringsOn = !!S, ringed = 0;
+  var UNLABELLED_RGB = [204, 204, 204];
   var light = rgb.map(function (c) {
     return c.map(function (v) { return Math.round(v + data.tint_mix * (255 - v)); });
   });
@@ -75,7 +77,7 @@
       var cell = j * G + k;
       for (var t = start[cell]; t < start[cell + 1]; t++) {
         var q = order[t];
-        if (!visible[L[q]] || (T && T[q] < C - 1 && !visible[T[q]])) continue;
+        if (!colors[4 * q + 3]) continue;  // a hidden class
         var dx = X[q] - p[0], dy = Y[q] - p[1], d = dx * dx + dy * dy;
         if (d <= bd) { bd = d; best = q; }
       }
@@ -87,9 +89,10 @@
   var gl = null, prog, colorBuf, colors = new Uint8Array(4 * n), renderer = '2d';
   function setColors() {
     for (var i = 0; i < n; i++) {
-      var c = rgb[L[i]], a = visible[L[i]] ? 255 : 0;
-      if (T && T[i] < C - 1) { c = light[T[i]]; if (!visible[T[i]]) a = 0; }
-      if (a && marked && !marked[i]) a = 40;
+      var f = fixedCode(i), k = f >= 0 ? f : L[i], c = rgb[k], a = visible[k] ? 255 : 0;
+      if (f === -2) c = UNLABELLED_RGB;  // a label removed on this page
+      else if (T && T[i] < C - 1 && f < 0) { c = light[T[i]]; if (!visible[T[i]]) a = 0; }
+      if (a && ((marked && !marked[i]) || dimmed(i))) a = 40;
       colors[4 * i] = c[0]; colors[4 * i + 1] = c[1]; colors[4 * i + 2] = c[2]; colors[4 * i + 3] = a;
     }
     if (gl) { gl.bindBuffer(gl.ARRAY_BUFFER, colorBuf); gl.bufferData(gl.ARRAY_BUFFER, colors, gl.STATIC_DRAW); }
@@ -207,6 +210,7 @@
       octx.lineWidth = 4; octx.strokeStyle = 'rgba(255,255,255,0.9)'; octx.strokeText(name, q[0], q[1]);
       octx.fillStyle = '#111'; octx.fillText(name, q[0], q[1]);
     });
+    drawWorkbench(s);
     var shown = pinned >= 0 ? pinned : hovered;
     if (shown >= 0) {
       var q = toScreen(X[shown], Y[shown]);
@@ -214,8 +218,10 @@
       octx.beginPath(); octx.arc(q[0], q[1], Math.max(s, 6) / 2 + 3, 0, 2 * Math.PI); octx.stroke();
     }
   }
-  function resize() {
+  function resize() {  // the same part of the map stays in view when the map's box changes
+    var w = W, h = H;
     W = wrap.clientWidth; H = wrap.clientHeight;
+    if (w > 0 && h > 0 && W > 0 && H > 0) view.scale *= Math.min(W / w, H / h);
     [canvas, ringCanvas, overlay].forEach(function (cv) { cv.width = Math.round(W * dpr); cv.height = Math.round(H * dpr); });
     redraw(true);
   }
@@ -225,7 +231,7 @@
   }
   function showTip(i, px, py) {
     if (i < 0) { tip.hidden = true; return; }
-    var rows = [[data.id_name || 'id', idOf(i)], [data.label_name, data.classes[L[i]]]];
+    var rows = [[data.id_name || 'id', idOf(i)], [data.label_name, labelText(i)]];
     if (S && S[i]) rows.push([data.suspect_name, 'yes: the data contradicts this label']);
     data.hover_names.forEach(function (name) { rows.push([name, data.hover[name][i]]); });
     tip.innerHTML = '<table>' + rows.map(function (r) {
@@ -239,9 +245,12 @@
 
   // pan, zoom, hover
   var drag = null;
-  overlay.addEventListener('mousedown', function (e) { drag = [e.offsetX, e.offsetY, view.cx, view.cy, false]; });
+  overlay.addEventListener('mousedown', function (e) {
+    if (tool === 'pan') drag = [e.offsetX, e.offsetY, view.cx, view.cy, false];
+  });
   window.addEventListener('mouseup', function () { drag = null; });
   overlay.addEventListener('mousemove', function (e) {
+    if (tool !== 'pan' && (e.buttons & 1)) return;  // a lasso or a box being drawn
     if (drag && (e.buttons & 1)) {
       if (Math.abs(e.offsetX - drag[0]) + Math.abs(e.offsetY - drag[1]) > 2) drag[4] = true;
       view.cx = drag[2] - (e.offsetX - drag[0]) / view.scale;
@@ -253,9 +262,9 @@
   });
   overlay.addEventListener('mouseleave', function () { if (pinned < 0) { hovered = -1; tip.hidden = true; redraw(); } });
   overlay.addEventListener('click', function (e) {
-    if (drag && drag[4]) return;
+    if ((drag && drag[4]) || tool !== 'pan') return;
     pinned = -1; var i = nearest(e.offsetX, e.offsetY, Math.max(pointSize(), 8));
-    hovered = i; showTip(i, e.offsetX, e.offsetY); redraw();
+    hovered = i; showTip(i, e.offsetX, e.offsetY); inspect(i); redraw();
   });
   overlay.addEventListener('wheel', function (e) {
     e.preventDefault();
@@ -410,11 +419,13 @@
   search.addEventListener('change', runSearch);
   search.addEventListener('keydown', function (e) { if (e.key === 'Enter') runSearch(); });
 
-  setColors();
-  var ro = window.ResizeObserver ? new ResizeObserver(resize) : null;
-  W = wrap.clientWidth; H = wrap.clientHeight; home();
-  if (ro) ro.observe(wrap); else window.addEventListener('resize', resize);
-  resize(); draw();
+  function firstFrame() {  // called by the workbench once its state exists: the first frame
+    setColors();
+    var ro = window.ResizeObserver ? new ResizeObserver(resize) : null;
+    W = wrap.clientWidth; H = wrap.clientHeight; home();
+    if (ro) ro.observe(wrap); else window.addEventListener('resize', resize);
+    resize(); draw();
+  }
   window.graphdrMap = {
     n: n, renderer: renderer, fullDrawMs: function () { return fullMs; },
     screenPosition: function (i) {  // CSS pixels relative to the page
@@ -425,7 +436,6 @@
     tipText: function () { return tip.hidden ? '' : tip.innerText; },
     suspects: function () { return S ? data.suspect_total : null; },
     ringsShown: function () { return ringsOn; }, ringedCount: function () { return ringed; },
-    colorOf: function (i) { return Array.prototype.slice.call(colors, 4 * i, 4 * i + 4); },
-    ready: true
+    colorOf: function (i) { return Array.prototype.slice.call(colors, 4 * i, 4 * i + 4); }
   };
-})();
+

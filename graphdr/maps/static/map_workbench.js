@@ -1,0 +1,368 @@
+/* graphdr map page, the workbench (written for graphdr, BSD-3-Clause; no network, no
+ * dependencies): select samples with a lasso or a box (shift adds, alt removes, Escape
+ * clears), list them (sortable, paged), inspect a sample's nearest neighbours in the features
+ * the map was fitted on, set or accept labels and download the fixes as CSV, download the
+ * selection as CSV. It runs in the closure of map_page.js, after it, and uses its names (n, X,
+ * Y, L, C, data, colors, marked, view, toScreen, toData, setColors, redraw, idOf, items,
+ * escape-free DOM building only: every text goes in by textContent). */
+  var tool = 'pan', sel = new Uint8Array(n), nSel = 0, shape = null, inspected = -1;
+  var PAGE = 100, pageAt = 0, sortBy = -1, sortDir = 1, listed = [];
+  // the neighbours in the features: K per sample, page indices (NO_ROW: a sample this page
+  // does not draw), distances as 16-bit fractions of the largest
+  var NB_K = data.neighbours ? data.neighbours.k : 0, NO_ROW = 4294967295;
+  var NB = NB_K ? decode(data.neighbours.index, Uint32Array) : null;
+  var ND = NB_K ? decode(data.neighbours.distance, Uint16Array) : null;
+  // label fixes made on this page: the new class of a sample (-1: none, -2: unlabelled)
+  var fixTo = new Int32Array(n).fill(-1), fixOrder = [];
+  var unlabelledEntry = data.unlabelled ? C - 1 : -1;
+  var suggestion = data.suggestion ? data.hover[data.suggestion] : null;
+
+  function fixedCode(i) { return fixTo[i]; }
+  function dimmed(i) { return nSel > 0 && !sel[i]; }
+  function originalLabel(i) { return L[i] === unlabelledEntry ? '' : data.classes[L[i]]; }
+  function newLabel(i) { return fixTo[i] === -2 ? '' : data.classes[fixTo[i]]; }
+  function labelText(i) {
+    var was = data.classes[L[i]];
+    if (fixTo[i] < 0 && fixTo[i] !== -2) return was;
+    return was + ' \u2192 ' + (newLabel(i) || data.unlabelled_name) + ' (fixed on this page)';
+  }
+  function $(id) { return document.getElementById(id); }
+  function el(tag, text, cls) {
+    var e = document.createElement(tag);
+    if (text !== undefined) e.textContent = text;
+    if (cls) e.className = cls;
+    return e;
+  }
+
+  // tools: pan (drag), lasso, box; keys p, l, b
+  function setTool(t) {
+    tool = t;
+    ['pan', 'lasso', 'box'].forEach(function (name) {
+      $('tool-' + name).setAttribute('aria-pressed', String(name === t));
+    });
+    overlay.style.cursor = t === 'pan' ? 'crosshair' : 'cell';
+  }
+  ['pan', 'lasso', 'box'].forEach(function (name) {
+    $('tool-' + name).addEventListener('click', function () { setTool(name); });
+  });
+  document.addEventListener('keydown', function (e) {
+    var typing = /^(INPUT|SELECT|TEXTAREA)$/.test((e.target || {}).tagName || '');
+    if (e.key === 'Escape') { shape = null; clearSelection(); return; }
+    if (typing || e.ctrlKey || e.metaKey) return;
+    var t = {p: 'pan', l: 'lasso', b: 'box'}[e.key];
+    if (t) setTool(t);
+  });
+
+  // drawing the shape: its corners in data coordinates (a box: two corners)
+  overlay.addEventListener('mousedown', function (e) {
+    if (tool === 'pan' || e.button !== 0) return;
+    e.preventDefault();
+    shape = {kind: tool, mode: e.shiftKey ? 'add' : e.altKey ? 'remove' : 'replace',
+             points: [toData(e.offsetX, e.offsetY)], last: [e.offsetX, e.offsetY]};
+    tip.hidden = true;
+  });
+  overlay.addEventListener('mousemove', function (e) {
+    if (!shape || !(e.buttons & 1)) return;
+    var p = toData(e.offsetX, e.offsetY);
+    if (shape.kind === 'box') { shape.points[1] = p; redraw(); return; }
+    if (Math.abs(e.offsetX - shape.last[0]) + Math.abs(e.offsetY - shape.last[1]) < 3) return;
+    shape.points.push(p); shape.last = [e.offsetX, e.offsetY]; redraw();
+  });
+  window.addEventListener('mouseup', function () {
+    if (!shape) return;
+    var s = shape; shape = null;
+    var poly = s.points;
+    if (s.kind === 'box' && poly.length === 2) {
+      var a = poly[0], b = poly[1];
+      poly = [[a[0], a[1]], [b[0], a[1]], [b[0], b[1]], [a[0], b[1]]];
+    }
+    if (poly.length < 3) { redraw(); return; }
+    lastShape = poly;
+    applySelection(pointsInside(poly), s.mode);
+  });
+  var lastShape = null;
+
+  function eligible(i) {  // shown, and not dimmed by a search
+    return colors[4 * i + 3] > 0 && !(marked && !marked[i]);
+  }
+  // the samples inside a polygon of data coordinates, by the even-odd rule, in the order of
+  // operations of graphdr.maps.select.points_inside (the same samples, to the bit)
+  function pointsInside(poly) {
+    var x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity, m = poly.length, i, j, k;
+    var px = new Float64Array(m), py = new Float64Array(m);
+    for (j = 0; j < m; j++) {
+      px[j] = poly[j][0]; py[j] = poly[j][1];
+      if (px[j] < x0) x0 = px[j]; if (px[j] > x1) x1 = px[j];
+      if (py[j] < y0) y0 = py[j]; if (py[j] > y1) y1 = py[j];
+    }
+    var out = [];
+    for (i = 0; i < n; i++) {
+      var x = X[i], y = Y[i];
+      if (x < x0 || x > x1 || y < y0 || y > y1) continue;
+      var inside = false;
+      for (j = 0; j < m; j++) {  // the edge from corner j to the next, as points_inside
+        k = j + 1 === m ? 0 : j + 1;
+        if (py[j] === py[k]) continue;
+        if ((py[j] > y) !== (py[k] > y) &&
+            x < px[j] + (y - py[j]) * (px[k] - px[j]) / (py[k] - py[j])) inside = !inside;
+      }
+      if (inside && eligible(i)) out.push(i);
+    }
+    return out;
+  }
+  function applySelection(found, mode) {
+    if (mode === 'replace') { sel.fill(0); nSel = 0; }
+    found.forEach(function (i) {
+      var v = mode === 'remove' ? 0 : 1;
+      if (sel[i] !== v) { sel[i] = v; nSel += v ? 1 : -1; }
+    });
+    listSelection();
+    setColors(); redraw(true);
+  }
+  function clearSelection() {
+    sel.fill(0); nSel = 0; inspected = -1; listSelection(); setColors(); redraw(true);
+  }
+
+  // the lasso or box being drawn, and the inspected sample's neighbours
+  function drawWorkbench() {
+    if (shape && shape.points.length > 1) {
+      var pts = shape.points;
+      if (shape.kind === 'box') {
+        var a = pts[0], b = pts[1]; pts = [a, [b[0], a[1]], b, [a[0], b[1]]];
+      }
+      octx.beginPath();
+      pts.forEach(function (p, j) { var q = toScreen(p[0], p[1]); if (j) octx.lineTo(q[0], q[1]); else octx.moveTo(q[0], q[1]); });
+      octx.closePath(); octx.lineWidth = 1.5; octx.setLineDash([5, 4]);
+      octx.strokeStyle = shape.mode === 'remove' ? '#c00' : '#0a58ca'; octx.stroke();
+      octx.fillStyle = 'rgba(10,88,202,0.06)'; octx.fill(); octx.setLineDash([]);
+    }
+    if (inspected >= 0 && NB) {
+      var o = toScreen(X[inspected], Y[inspected]);
+      octx.lineWidth = 1.2; octx.strokeStyle = 'rgba(0,0,0,0.7)';
+      for (var t = 0; t < NB_K; t++) {
+        var j = NB[inspected * NB_K + t];
+        if (j === NO_ROW) continue;
+        var q = toScreen(X[j], Y[j]);
+        octx.beginPath(); octx.moveTo(o[0], o[1]); octx.lineTo(q[0], q[1]); octx.stroke();
+        octx.beginPath(); octx.arc(q[0], q[1], 5, 0, 2 * Math.PI); octx.stroke();
+      }
+    }
+  }
+
+  // the panel: what is selected, its rows, the inspected sample's neighbours
+  var panel = $('panel'), summary = $('sel-summary'), body = $('rows-body'), head = $('rows-head');
+  function columns() {
+    var cols = [{name: data.id_name || 'id', get: idOf},
+                {name: data.label_name, get: function (i) { return data.classes[L[i]]; }}];
+    if (fixOrder.length) {
+      cols.push({name: 'new ' + data.label_name, get: function (i) {
+        return fixTo[i] === -1 ? '' : (newLabel(i) || data.unlabelled_name); }});
+    }
+    data.hover_names.forEach(function (name) {
+      cols.push({name: name, get: function (i) { return data.hover[name][i]; }});
+    });
+    return cols;
+  }
+  var NUMBER = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
+  function sortRows() {
+    listed = [];
+    for (var i = 0; i < n; i++) if (sel[i]) listed.push(i);
+    var cols = columns();
+    if (sortBy < 0 || sortBy >= cols.length) return;
+    var get = cols[sortBy].get, keys = listed.map(get);
+    var numeric = keys.every(function (v) { return v === '' || NUMBER.test(v); });
+    var at = listed.map(function (_, j) { return j; });
+    at.sort(function (p, q) {
+      var a = keys[p], b = keys[q], d;
+      if (numeric) {  // empty cells last whichever the direction
+        if (a === '' || b === '') d = (a === '') - (b === '');
+        else d = sortDir * (parseFloat(a) - parseFloat(b));
+        if (a === '' || b === '') return d || p - q;
+      } else d = sortDir * (a < b ? -1 : a > b ? 1 : 0);
+      return d || p - q;
+    });
+    listed = at.map(function (j) { return listed[j]; });
+  }
+  function listSelection() {
+    sortRows(); pageAt = 0; render();
+  }
+  function render() {
+    var show = nSel > 0 || inspected >= 0;
+    panel.hidden = !show; document.body.classList.toggle('working', show);
+    summary.textContent = nSel ? describeSelection() : '';
+    $('selection-tools').hidden = nSel === 0;
+    var cols = columns();
+    head.textContent = '';
+    var tr = el('tr');
+    cols.forEach(function (c, j) {
+      var th = el('th', c.name + (j === sortBy ? (sortDir > 0 ? ' \u25b2' : ' \u25bc') : ''));
+      th.title = 'sort by ' + c.name; th.dataset.col = String(j);
+      th.addEventListener('click', function () {
+        sortDir = sortBy === j ? -sortDir : 1; sortBy = j; pageAt = 0; sortRows(); render();
+      });
+      tr.appendChild(th);
+    });
+    head.appendChild(tr);
+    body.textContent = '';
+    var pages = Math.max(1, Math.ceil(listed.length / PAGE));
+    pageAt = Math.min(pageAt, pages - 1);
+    listed.slice(pageAt * PAGE, (pageAt + 1) * PAGE).forEach(function (i) {
+      var row = el('tr'); row.dataset.index = String(i);
+      cols.forEach(function (c) { row.appendChild(el('td', c.get(i))); });
+      if (S && S[i]) row.className = 'suspect';
+      row.addEventListener('click', function () { inspect(i); pinAt(i); });
+      body.appendChild(row);
+    });
+    $('page-info').textContent = listed.length ? 'rows ' + (pageAt * PAGE + 1) + '\u2013' +
+      Math.min(listed.length, (pageAt + 1) * PAGE) + ' of ' + listed.length : '';
+    $('page-prev').disabled = pageAt === 0; $('page-next').disabled = pageAt >= pages - 1;
+    $('fixes-csv').textContent = 'download label fixes (' + fixOrder.length + ')';
+    $('fixes-csv').disabled = fixOrder.length === 0;
+    renderNeighbours();
+  }
+  function describeSelection() {
+    var per = {}, sus = 0;
+    for (var t = 0; t < listed.length; t++) {
+      var i = listed[t], name = data.classes[L[i]];
+      per[name] = (per[name] || 0) + 1; if (S && S[i]) sus++;
+    }
+    var names = Object.keys(per).sort(function (a, b) { return per[b] - per[a] || (a < b ? -1 : 1); });
+    var text = nSel + ' selected: ' + names.slice(0, 8).map(function (c) { return c + ' ' + per[c]; }).join(', ') +
+      (names.length > 8 ? ', \u2026 (' + names.length + ' classes)' : '');
+    if (S) text += ' \u00b7 ' + sus + ' suspect, ' + (nSel - sus) + ' not suspect';
+    return text;
+  }
+  $('page-prev').addEventListener('click', function () { pageAt = Math.max(0, pageAt - 1); render(); });
+  $('page-next').addEventListener('click', function () { pageAt++; render(); });
+  $('sel-clear').addEventListener('click', clearSelection);
+
+  function pinAt(i) {  // the sample's tooltip, the view moved to it if it is out of sight
+    var q = toScreen(X[i], Y[i]);
+    if (q[0] < 0 || q[1] < 0 || q[0] > W || q[1] > H) { view.cx = X[i]; view.cy = Y[i]; }
+    pinned = i; hovered = i;
+    pointsDirty = true; draw();
+    q = toScreen(X[i], Y[i]); showTip(i, q[0], q[1]);
+  }
+  function inspect(i) {
+    inspected = i; render(); redraw();
+  }
+  function renderNeighbours() {
+    var box = $('neighbours');
+    box.textContent = '';
+    if (inspected < 0) return;
+    if (!NB) {
+      box.appendChild(el('p', 'Sample ' + idOf(inspected) + ': this page stores no neighbours in the features.'));
+      return;
+    }
+    box.appendChild(el('p', 'The ' + NB_K + ' nearest samples of ' + idOf(inspected) + ' (' +
+      labelText(inspected) + ') in the features the map was fitted on (' + data.neighbours.space +
+      '), lines on the map:'));
+    var table = el('table'), tr = el('tr');
+    [data.id_name || 'id', data.label_name, 'distance'].forEach(function (h) { tr.appendChild(el('th', h)); });
+    table.appendChild(tr);
+    for (var t = 0; t < NB_K; t++) {
+      var j = NB[inspected * NB_K + t], d = ND[inspected * NB_K + t] * data.neighbours.scale;
+      var row = el('tr');
+      if (j === NO_ROW) {
+        row.appendChild(el('td', '(a sample this page does not draw)'));
+        row.appendChild(el('td', '')); row.appendChild(el('td', d.toPrecision(3)));
+      } else {
+        row.appendChild(el('td', idOf(j))); row.appendChild(el('td', labelText(j)));
+        row.appendChild(el('td', d.toPrecision(3)));
+        if (L[j] !== L[inspected]) row.className = 'other';
+        (function (j) { row.addEventListener('click', function () { inspect(j); pinAt(j); }); })(j);
+      }
+      table.appendChild(row);
+    }
+    box.appendChild(table);
+  }
+
+  // label fixes: set a class for the selected samples, or accept their suggested class
+  var choice = $('fix-class');
+  data.classes.forEach(function (name, c) {
+    if (c === unlabelledEntry) return;
+    var o = el('option', name); o.value = String(c); choice.appendChild(o);
+  });
+  var none = el('option', data.unlabelled_name + ' (no label)'); none.value = '-2'; choice.appendChild(none);
+  function fix(i, code) {
+    if (code === L[i] || (code === -2 && L[i] === unlabelledEntry)) code = -1;  // back to its label
+    if (fixTo[i] === -1 && code !== -1) fixOrder.push(i);
+    fixTo[i] = code;
+    if (code === -1) fixOrder = fixOrder.filter(function (j) { return j !== i; });
+  }
+  function fixed() { sortRows(); render(); recount(); setColors(); redraw(true); }
+  $('fix-set').addEventListener('click', function () {
+    var code = parseInt(choice.value, 10);
+    listed.forEach(function (i) { fix(i, code); }); fixed();
+  });
+  $('fix-accept').addEventListener('click', function () {
+    listed.forEach(function (i) {
+      var c = suggestion ? data.classes.indexOf(suggestion[i]) : -1;
+      if (c >= 0 && c !== unlabelledEntry) fix(i, c);
+    });
+    fixed();
+  });
+  if (!data.fixable || !suggestion) $('fix-accept').hidden = true;
+  if (!data.fixable) $('fix-tools').hidden = true;
+  function recount() {  // the legend counts follow the fixes
+    var counts = data.counts.slice();
+    fixOrder.forEach(function (i) {
+      counts[L[i]]--; if (fixTo[i] >= 0) counts[fixTo[i]]++;
+      else if (unlabelledEntry >= 0) counts[unlabelledEntry]++;
+    });
+    items.forEach(function (li, c) { li.querySelector('.count').textContent = '(' + counts[c] + ')'; });
+  }
+  window.addEventListener('beforeunload', function (e) {
+    if (fixOrder.length) { e.preventDefault(); e.returnValue = ''; }
+  });
+
+  // downloads: CSV whose text cells a spreadsheet never reads as a formula (graphdr's rule:
+  // graphdr._outputs.spreadsheet_safe), quoted as Python's csv module quotes
+  var FLOAT = /^\s*[+-]?((\d(_?\d)*(\.(\d(_?\d)*)?)?|\.\d(_?\d)*)([eE][+-]?\d(_?\d)*)?|inf(inity)?|nan)\s*$/i;
+  var FORMULA = /^[=+\-@\t\r]/;
+  function escaped(t) {
+    while (t.charAt(0) === "'") { t = t.slice(1); if (!/^['=+\-@\t\r]/.test(t)) return false; }
+    return FORMULA.test(t) && !FLOAT.test(t);
+  }
+  function safe(t) { t = String(t); return escaped(t) ? "'" + t : t; }
+  function cell(t) {
+    t = safe(t);
+    return /[",\n\r]/.test(t) ? '"' + t.replace(/"/g, '""') + '"' : t;
+  }
+  function csvText(header, rowsOf) {
+    var lines = [header.map(cell).join(',')];
+    rowsOf(function (r) { lines.push(r.map(cell).join(',')); });
+    return lines.join('\n') + '\n';
+  }
+  function download(name, text) {
+    var a = el('a'), url = URL.createObjectURL(new Blob([text], {type: 'text/csv;charset=utf-8'}));
+    a.href = url; a.download = name; document.body.appendChild(a); a.click();
+    window.setTimeout(function () { URL.revokeObjectURL(url); a.remove(); }, 2000);
+  }
+  function selectionCsv() {
+    var cols = columns();
+    return csvText(cols.slice(0, 2).map(function (c) { return c.name; }).concat(['x', 'y'],
+      cols.slice(2).map(function (c) { return c.name; })), function (add) {
+      listed.forEach(function (i) {
+        var v = cols.map(function (c) { return c.get(i); });
+        add(v.slice(0, 2).concat([String(X[i]), String(Y[i])], v.slice(2)));
+      });
+    });
+  }
+  function fixesCsv() {
+    return csvText(['id', 'old label', 'new label'], function (add) {
+      fixOrder.forEach(function (i) { add([idOf(i), originalLabel(i), newLabel(i)]); });
+    });
+  }
+  $('sel-csv').addEventListener('click', function () { download('graphdr-selection.csv', selectionCsv()); });
+  $('fixes-csv').addEventListener('click', function () { download('graphdr-label-fixes.csv', fixesCsv()); });
+
+  setTool('pan'); render(); firstFrame();
+  var api = window.graphdrMap;
+  api.selected = function () { return listed.map(idOf); };
+  api.selectedCount = function () { return nSel; };
+  api.lastShape = function () { return lastShape; };
+  api.toData = function (px, py) { return toData(px, py); };
+  api.csvCell = cell;
+  api.inspected = function () { return inspected < 0 ? null : idOf(inspected); };
+  api.ready = true;

@@ -1,0 +1,320 @@
+"""The map page as a workbench: selection, the listed rows, a sample's neighbours in the
+features, label fixes (the page's download and ``graphdr map --label-fixes``), the selection's
+download, and hostile text in all of them."""
+
+import csv
+import io
+import math
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_blobs
+
+from graphdr import DEEMap
+from graphdr._outputs import from_spreadsheet_safe, spreadsheet_safe
+from graphdr.io.label_fixes import apply_label_fixes, read_label_fixes
+from graphdr.maps.draw import write_map
+from graphdr.maps.fitted import feature_neighbours
+from graphdr.maps.page import _neighbour_block, map_page_html
+from graphdr.maps.select import points_inside
+
+HOSTILE = ["<img src=x onerror=window.pwned=1>", "=HYPERLINK(\"http://x\")", "+1+2", "@SUM(A1)",
+           "-cmd", "'=x", "a,b", 'say "hi"', "line\nbreak", "</script><script>window.pwned=2"
+           "</script>", "-1.5e3", "\tTAB", "ok"]
+
+
+def _fixes_file(path, rows):
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(["id", "old label", "new label"])
+        for row in rows:
+            w.writerow([spreadsheet_safe(v) for v in row])
+    return path
+
+
+def test_label_fixes_applied_whole(tmp_path):
+    labels = np.array(["a", "b", "-1", "=evil", "b"], dtype=object)
+    ids = np.array(["x0", "x1", "x2", "x3", "x4"], dtype=object)
+    empty = np.array([False, False, True, False, False])
+    path = _fixes_file(tmp_path / "f.csv", [("x0", "a", "b"), ("x2", "", "a"),
+                                             ("x3", "=evil", "+new"), ("x4", "b", "")])
+    new, new_empty, changed = apply_label_fixes(path, labels, ids, empty)
+    assert new.tolist() == ["b", "b", "a", "+new", "-1"] and changed == 4
+    assert new_empty.tolist() == [False, False, False, False, True]
+    assert labels.tolist() == ["a", "b", "-1", "=evil", "b"] and empty[2]  # (not mutated)
+    # numbers stay numbers; the row numbers name the rows without an id column
+    path = _fixes_file(tmp_path / "n.csv", [("1", "2", "0"), ("0", "", "2")])
+    new, _, changed = apply_label_fixes(path, np.array([-1, 2, 1]))
+    assert new.tolist() == [2, 0, 1] and new.dtype.kind == "i" and changed == 2
+    path = _fixes_file(tmp_path / "t.csv", [("2", "1", "cat")])  # a text class among numbers
+    new, _, _ = apply_label_fixes(path, np.array([0, 2, 1]))
+    assert new.tolist() == ["0", "2", "cat"]
+
+
+@pytest.mark.parametrize("rows, says", [
+    ([("x9", "a", "b")], "line 2: id 'x9' is not one of"),
+    ([("x0", "a", "b"), ("x0", "a", "c")], "line 3: id 'x0' is fixed twice (line 2 too)"),
+    ([("x1", "a", "c")], "line 2: id 'x1': the file says its label was 'a', the data says 'b'"),
+    ([("x2", "-1", "a")], "the file says its label was '-1', the data says ''"),
+])
+def test_label_fixes_refused_with_the_line_and_nothing_changed(tmp_path, rows, says):
+    labels = np.array(["a", "b", "-1"], dtype=object)
+    path = _fixes_file(tmp_path / "f.csv", rows)
+    with pytest.raises(ValueError, match="nothing applied") as err:
+        apply_label_fixes(path, labels, np.array(["x0", "x1", "x2"]))
+    assert says in str(err.value) and str(path) in str(err.value)
+    assert labels.tolist() == ["a", "b", "-1"]
+
+
+def test_label_fixes_file_errors(tmp_path):
+    bad = tmp_path / "bad.csv"
+    for text, says in [("", "empty"), ("id,label\n", "line 1: the header must be"),
+                       ("id,old label,new label\nx0,a\n", "line 2: 2 cells")]:
+        bad.write_text(text)
+        with pytest.raises(ValueError, match=says):
+            read_label_fixes(bad)
+    bad.write_bytes(b"id,old label,new label\nx0,\xff\xfe,a\n")
+    with pytest.raises(ValueError, match="not UTF-8"):
+        read_label_fixes(bad)
+    with pytest.raises(ValueError, match="no such label-fixes file"):
+        read_label_fixes(tmp_path / "missing.csv")
+    with pytest.raises(ValueError, match="names 2 rows"):
+        apply_label_fixes(_fixes_file(tmp_path / "f.csv", [("d", "a", "b")]),
+                          np.array(["a", "a"]), np.array(["d", "d"]))
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    X, y = make_blobs(n_samples=240, centers=3, n_features=5, cluster_std=2.5, random_state=3)
+    names = np.array(["alpha", "beta", "gamma"])[y].astype(object)
+    names[:6] = names[[100, 101, 102, 103, 104, 105]]  # some labels the data contradicts
+    model = DEEMap(repulsion="gaussian", labels="flag").fit(X, names)
+    return X, names, model
+
+
+def test_feature_neighbours_against_brute_force_and_row_order(fitted):
+    X, names, model = fitted
+    index, distance = feature_neighbours(model, 4)
+    F = model._training_features()
+    D = np.sqrt(((F[:, None, :] - F[None, :, :]) ** 2).sum(-1))
+    np.fill_diagonal(D, np.inf)
+    want = np.sort(D, axis=1)[:, :4]
+    np.testing.assert_allclose(distance, want, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(D[np.arange(len(F))[:, None], index], want, rtol=1e-9)
+    perm = np.random.default_rng(1).permutation(len(X))  # the same neighbours, rows moved
+    other = DEEMap(repulsion="gaussian", labels="given").fit(X[perm], names[perm])
+    index2, distance2 = feature_neighbours(other, 4)
+    np.testing.assert_allclose(distance2, distance[perm], rtol=1e-9)
+    assert np.array_equal(perm[index2], index[perm])
+
+
+def test_neighbour_block_encodes_page_positions():
+    idx = np.array([[1, 2], [0, -1], [0, 1]])
+    dist = np.array([[0.5, 1.0], [0.5, 2.0], [1.0, 0.25]])
+    order = np.array([2, 0, 1])  # page position p shows sample order[p]
+    block = _neighbour_block((idx, dist, "f"), order, 3)
+    import base64
+
+    at = np.frombuffer(base64.b64decode(block["index"]), "<u4").reshape(3, 2)
+    q = np.frombuffer(base64.b64decode(block["distance"]), "<u2").reshape(3, 2)
+    position = np.argsort(order)
+    for p, s in enumerate(order):
+        for t in range(2):
+            assert at[p, t] == (2**32 - 1 if idx[s, t] < 0 else position[idx[s, t]])
+    np.testing.assert_allclose(q * block["scale"], dist[order], atol=2.0 / 65535)
+    with pytest.raises(ValueError, match="shape"):
+        _neighbour_block((idx[:2], dist[:2], "f"), order, 3)
+    with pytest.raises(ValueError, match="finite"):
+        _neighbour_block((idx, -dist, "f"), order, 3)
+
+
+def test_suggestion_must_be_a_hover_column():
+    with pytest.raises(ValueError, match="not a hover column"):
+        map_page_html(np.zeros((2, 2)), ["a", "b"], suggestion="suggested class")
+
+
+def test_cli_label_fixes_refused_before_the_fit_and_applied(tmp_path, capsys):
+    from graphdr.cli import main
+
+    X, y = make_blobs(n_samples=90, centers=3, n_features=3, random_state=0)
+    data = tmp_path / "d.csv"
+    with open(data, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["id", "f1", "f2", "f3", "label"])
+        for i, (row, c) in enumerate(zip(X, y)):
+            w.writerow([f"r{i}", *row, "abc"[c]])
+    bad = _fixes_file(tmp_path / "bad.csv", [("r0", "abc"[y[0]], "c"), ("r77", "wrong", "a")])
+    out = tmp_path / "m"
+    assert main(["map", str(data), "--label-fixes", str(bad), "--out", str(out),
+                 "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "bad.csv: line 3: id 'r77'" in err[0]
+    assert not list(tmp_path.glob("m.*"))
+    good = _fixes_file(tmp_path / "good.csv", [("r0", "abc"[y[0]], "zeta"), ("r1", "abc"[y[1]], "")])
+    assert main(["map", str(data), "--label-fixes", str(good), "--out", str(out), "--quiet",
+                 "--repulsion", "gaussian", "--labels", "given", "--no-png"]) == 0
+    table = list(csv.DictReader(open(f"{out}.csv", newline="")))
+    assert [table[0]["label"], table[1]["label"]] == ["zeta", ""]
+    assert [r["label"] for r in table[2:]] == ["abc"[c] for c in y[2:]]
+
+
+# -- in Chromium -----------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def workbench(tmp_path_factory, fitted):
+    X, names, model = fitted
+    n = len(names)
+    ids = [f"s{i}" for i in range(n)]
+    ids[7] = HOSTILE[0]
+    ids[8] = "=cmd|' /C calc'!A0"
+    hover = {"size": [f"{v:.2f}" for v in X[:, 0]],
+             "note": [HOSTILE[i % len(HOSTILE)] for i in range(n)],
+             HOSTILE[9]: ["x"] * n}
+    labels = np.where(names == "gamma", "</script><b>gamma</b>", names).astype(object)
+    path = tmp_path_factory.mktemp("wb") / "m"
+    refit = DEEMap(repulsion="gaussian", labels="flag").fit(X, labels)
+    write_map(refit, labels, path, ids=ids, hover=hover, png=False)
+    return path.with_suffix(".html"), refit, labels, ids, hover
+
+
+def _drag(page, points, modifier=None):
+    if modifier:
+        page.keyboard.down(modifier)
+    page.mouse.move(*points[0])
+    page.mouse.down()
+    for p in points[1:]:
+        page.mouse.move(*p, steps=2)
+    page.mouse.up()
+    if modifier:
+        page.keyboard.up(modifier)
+
+
+@pytest.mark.slow  # a browser to start: in `make test-slow` (CI)
+def test_select_list_inspect_fix_and_download_in_chromium(workbench, tmp_path):
+    from test_map_page import _opened
+
+    path, model, labels, ids, hover = workbench
+    Y32 = np.asarray(model.embedding_, dtype=np.float32).astype(np.float64)
+    requests = []
+    with _opened(path) as page:
+        page.on("request", lambda r: requests.append(r.url))
+        box = page.locator("#overlay").bounding_box()
+        cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        # a lasso: the page's selection is points_inside of its polygon, to the bit
+        page.keyboard.press("l")
+        ring = [(cx + 150 * math.cos(2 * math.pi * t / 30), cy + 120 * math.sin(2 * math.pi * t / 30))
+                for t in range(31)]
+        _drag(page, ring)
+        shape = np.array(page.evaluate("graphdrMap.lastShape()"))
+        inside = set(np.flatnonzero(points_inside(Y32, shape)))
+        chosen = page.evaluate("graphdrMap.selected()")
+        assert len(inside) > 0 and {ids.index(i) for i in chosen} == inside
+        per = {}
+        for r in inside:
+            per[labels[r]] = per.get(labels[r], 0) + 1
+        summary = page.inner_text("#sel-summary")
+        assert summary.startswith(f"{len(inside)} selected")
+        for name, count in per.items():
+            assert f"{name} {count}" in summary
+        # a box with shift adds, with alt removes; Escape clears
+        page.keyboard.press("b")
+        _drag(page, [(box["x"] + 5, box["y"] + 5), (cx, cy)], "Shift")
+        shape = np.array(page.evaluate("graphdrMap.lastShape()"))
+        inside |= set(np.flatnonzero(points_inside(Y32, shape)))
+        assert {ids.index(i) for i in page.evaluate("graphdrMap.selected()")} == inside
+        _drag(page, [(cx - 40, cy - 40), (cx + 40, cy + 40)], "Alt")
+        shape = np.array(page.evaluate("graphdrMap.lastShape()"))
+        inside -= set(np.flatnonzero(points_inside(Y32, shape)))
+        assert {ids.index(i) for i in page.evaluate("graphdrMap.selected()")} == inside
+        page.keyboard.press("Escape")
+        assert page.evaluate("graphdrMap.selectedCount()") == 0
+        assert page.locator("#panel").is_hidden()
+        # everything in a box: listed 100 a page, sortable by a number column
+        _drag(page, [(box["x"] + 2, box["y"] + 2),
+                     (box["x"] + box["width"] - 2, box["y"] + box["height"] - 2)])
+        n = len(labels)
+        assert page.evaluate("graphdrMap.selectedCount()") == n
+        assert page.inner_text("#page-info") == f"rows 1\u2013100 of {n}"
+        page.click("#rows-head th:has-text('size')")
+        first = page.locator("#rows-body tr").nth(0).get_attribute("data-index")
+        sizes = [float(v) for v in hover["size"]]
+        shown = page.locator("#rows-body tr td:nth-child(3)").all_inner_texts()
+        assert [float(v) for v in shown] == sorted(sizes)[:100] and first is not None
+        page.click("#page-next")
+        assert page.inner_text("#page-info") == f"rows 101\u2013200 of {n}"
+        # hostile text: shown as text, never run or parsed as HTML
+        assert page.evaluate("window.pwned === undefined")
+        assert page.locator("#panel img, #panel script, #listing b, #neighbours b").count() == 0
+        page.click("#rows-head th >> nth=0")  # ids sorted: '<img...' < '=cmd...' < 's0'
+        cells = page.locator("#rows-body tr td:nth-child(1)").all_inner_texts()
+        assert cells[:2] == [HOSTILE[0], ids[8]]
+        page.click("#rows-head th >> nth=1")  # the labels: '</script><b>gamma</b>' first
+        assert page.locator("#rows-body tr td:nth-child(2)").nth(0).inner_text() == \
+            "</script><b>gamma</b>"
+        assert page.evaluate("window.pwned === undefined")
+        assert page.locator("#panel img, #panel script, #listing b, #neighbours b").count() == 0
+        # a sample's neighbours in the features: those of feature_neighbours
+        index, distance = feature_neighbours(model)
+        r = int(np.flatnonzero(model.label_issues_.is_issue_)[0])
+        page.fill("#search", f"id:{ids[r]}")
+        page.press("#search", "Enter")
+        page.evaluate("window.scrollTo(0, 0)")  # (page coordinates are then the viewport's)
+        q = page.evaluate("i => graphdrMap.screenPosition(i)",
+                          page.evaluate("id => graphdrMap.indexOf(id)", ids[r]))
+        page.click("#tool-pan")
+        page.mouse.click(q[0], q[1])
+        assert page.evaluate("graphdrMap.inspected()") == ids[r]
+        rows = page.locator("#neighbours tr").all_inner_texts()[1:]
+        assert [t.split("\t")[0] for t in rows] == [ids[j] for j in index[r]]
+        assert [float(t.split("\t")[2]) for t in rows] == pytest.approx(distance[r], rel=2e-3)
+        # fixes: set a class for the listed rows, accept a suggestion, download
+        page.keyboard.press("Escape")  # (the panel closes, the map grows back)
+        page.wait_for_timeout(100)
+        q = page.evaluate("i => graphdrMap.screenPosition(i)",
+                          page.evaluate("id => graphdrMap.indexOf(id)", ids[r]))
+        page.click("#tool-box")
+        _drag(page, [(q[0] - 6, q[1] - 6), (q[0] + 6, q[1] + 6)])
+        assert ids[r] in page.evaluate("graphdrMap.selected()")
+        page.click("#fix-accept")
+        with page.expect_download() as d:
+            page.click("#fixes-csv")
+        fixes = tmp_path / "fixes.csv"
+        d.value.save_as(fixes)
+        with page.expect_download() as d:
+            page.click("#sel-csv")
+        listed = tmp_path / "selection.csv"
+        d.value.save_as(listed)
+        js_cells = page.evaluate("xs => xs.map(graphdrMap.csvCell)", HOSTILE)
+    assert not [u for u in requests if not u.startswith(("file:", "blob:", "data:"))]
+    # the page's CSV cells are those of Python's csv module under spreadsheet_safe
+    for text, cell in zip(HOSTILE, js_cells):
+        buf = io.StringIO()
+        csv.writer(buf, lineterminator="\n").writerow([spreadsheet_safe(text)])
+        assert cell + "\n" == buf.getvalue(), text
+    # the selection's download: every listed row, its text as given
+    table = list(csv.reader(open(listed, newline="", encoding="utf-8")))
+    assert table[0][:4] == ["id", "label", "x", "y"]
+    for row in table[1:]:
+        k = ids.index(from_spreadsheet_safe(row[0]))
+        assert from_spreadsheet_safe(row[1]) == str(labels[k])
+        assert float(row[2]) == pytest.approx(model.embedding_[k, 0], rel=1e-6, abs=1e-6)
+    # the fixes' download, applied as the command line applies it: the suggested classes
+    suggested = model.label_issues_.suggested_label_
+    new, _, changed = apply_label_fixes(fixes, labels, np.array(ids, dtype=object))
+    fixed = [from_spreadsheet_safe(r[0]) for r in csv.reader(open(fixes, encoding="utf-8"))][1:]
+    assert ids[r] in fixed and changed == len(fixed) >= 1
+    for name in fixed:
+        k = ids.index(name)
+        assert new[k] == suggested[k] != labels[k]
+
+
+def test_cli_label_fixes_refused_on_the_dask_route(tmp_path, capsys):
+    from graphdr.cli import main
+
+    data = tmp_path / "d.csv"
+    data.write_text("id,f1,label\na,1,x\nb,2,y\n")
+    fixes = _fixes_file(tmp_path / "f.csv", [("a", "x", "y")])
+    assert main(["map", str(data), "--label-fixes", str(fixes), "--scheduler",
+                 "tcp://127.0.0.1:9", "--out", str(tmp_path / "m")]) == 2
+    assert "--label-fixes: not available for a map made on a Dask cluster" in \
+        capsys.readouterr().err
