@@ -37,8 +37,6 @@ repository. The result file says which cases passed, with the numbers each one s
 from __future__ import annotations
 
 import argparse
-import base64
-import json
 import os
 import re
 import shutil
@@ -74,16 +72,15 @@ def _digits(n=None):
 
 
 def _payload(page_text):
-    found = re.search(r'<script type="application/json" id="graphdr-data">(.*?)</script>',
-                      page_text, re.S)
-    return json.loads(found.group(1).replace("<\\/", "</"))
+    from graphdr.maps.page_data import read_page_data
+
+    return read_page_data(page_text)
 
 
 def _ringed(page_text):
     """The page's ringed rows, in the table's row order."""
     data = _payload(page_text)
-    values = np.frombuffer(base64.b64decode(data["suspect"]), dtype="<u1")
-    rows = np.frombuffer(base64.b64decode(data["rows"]), dtype="<u4")
+    values, rows = data["suspect"], data["rows"]
     out = np.zeros(len(values), dtype=bool)
     out[rows] = values.astype(bool)
     return out

@@ -100,11 +100,10 @@ def test_integer_ids_keep_their_name_and_type_and_are_never_features(tmp_path, c
 
 
 def _page_data(path):
-    import json
-    import re
+    from graphdr.maps.page_data import read_page_data
 
-    page = path.read_text()
-    return json.loads(re.search(r'id="graphdr-data">(.*?)</script>', page).group(1))
+    data = read_page_data(path.read_text())
+    return {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in data.items()}
 
 
 def _hover_tables(tmp_path, suffix):

@@ -1,8 +1,6 @@
 """The groups of a numeric colour column with infinite or NaN values (``--color-column``):
 quantile bins of its finite values, each off-scale value a group of its own."""
 
-import json
-import re
 
 import numpy as np
 
@@ -60,6 +58,8 @@ def test_map_coloured_by_a_column_with_an_inf_draws_its_bins(tmp_path, capsys):
                  "--labels", "given", "--outputs", "page", "--quiet"])
     assert code == 0, capsys.readouterr().err
     page = (tmp_path / "m.html").read_text()
-    data = json.loads(re.search(r'id="graphdr-data">(.*?)</script>', page).group(1))
+    from graphdr.maps.page_data import read_page_data
+
+    data = read_page_data(page)
     assert len(data["classes"]) == COLOR_BINS + 1 and data["classes"][-1] == "+inf"
     assert data["counts"][-1] == 1 and sum(data["counts"]) == 120

@@ -226,8 +226,6 @@ def test_cauchy_map_of_data_without_labels_is_t_sne_s_and_places_new_rows(digits
 
 def test_page_of_a_map_without_labels(monkeypatch, tmp_path):
     """The page of a map of data without labels: every point drawn, no class to infer."""
-    import json
-    import re
 
     from graphdr import DEEMap
     from graphdr.maps import display
@@ -236,7 +234,9 @@ def test_page_of_a_map_without_labels(monkeypatch, tmp_path):
     X = np.random.default_rng(0).normal(size=(80, 4))
     X[:40] += 5.0
     view = DEEMap(repulsion="cauchy", max_iter=100).fit(X).show()
-    data = json.loads(re.search(r'id="graphdr-data">(.*?)</script>', view.page, re.S).group(1))
+    from graphdr.maps.page_data import read_page_data
+
+    data = read_page_data(view.page)
     assert data["counts"] == [80] and data["hover_names"] == []  # one group, no inferred class
 
 

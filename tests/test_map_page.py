@@ -1,7 +1,6 @@
 """The map's page (graphdr.maps.page): held-out errors against brute force, the colours, the
 bytes, the CSV, and the page in a real browser (Debian's chromium driven by playwright)."""
 
-import base64
 import contextlib
 import csv
 import json
@@ -16,6 +15,7 @@ from sklearn.neighbors import KNeighborsClassifier, NearestNeighbors
 from graphdr import DEEMap, map2d
 from graphdr.maps.fitted import held_out_errors
 from graphdr.maps.page import COLORS, write_map_csv, write_map_page
+from graphdr.maps.page_data import read_page_data
 
 
 @pytest.fixture(scope="module")
@@ -106,13 +106,7 @@ def test_forty_colours_told_apart():
 
 
 def _payload(page):
-    found = re.search(r'<script type="application/json" id="graphdr-data">(.*?)</script>',
-                      page, re.S)
-    return json.loads(found.group(1).replace("<\\/", "</"))
-
-
-def _decode(text, dtype):
-    return np.frombuffer(base64.b64decode(text), dtype=dtype)
+    return read_page_data(page)
 
 
 def test_page_data_same_bytes_and_csv(tmp_path, blobs):
@@ -128,16 +122,16 @@ def test_page_data_same_bytes_and_csv(tmp_path, blobs):
     assert "0x" not in re.sub(r'id="graphdr-data">.*?</script>', "", page, flags=re.S)
     assert "<title>t&lt;/script&gt;</title>" in page and "http" not in page.split("<script")[0]
     data = _payload(page)
-    rows = _decode(data["rows"], "<u4")
+    rows = data["rows"]
     assert sorted(rows) == list(range(len(y)))  # a permutation
-    np.testing.assert_array_equal(_decode(data["x"], "<f4"),
+    np.testing.assert_array_equal(data["x"],
                                   model.embedding_[rows, 0].astype(np.float32))
-    np.testing.assert_array_equal(_decode(data["y"], "<f4"),
+    np.testing.assert_array_equal(data["y"],
                                   model.embedding_[rows, 1].astype(np.float32))
-    codes = _decode(data["label"], "<u2")
+    codes = data["label"]
     assert [data["classes"][c] for c in codes] == list(names[rows])
-    assert data["ids"] == [ids[r] for r in rows]
-    assert data["hover"]["f0"] == [hover["f0"][r] for r in rows]
+    assert data["ids"] == ids  # (texts in the rows' own order)
+    assert data["hover"]["f0"] == hover["f0"]
     assert sum(data["counts"]) == len(y)
 
     write_map_csv(tmp_path / "m.csv", model.embedding_, names, ids)
@@ -331,10 +325,10 @@ def test_show_gives_the_page_inline_and_caps_the_points(tmp_path):
     assert frame.startswith("<iframe srcdoc=") and 'sandbox="allow-scripts"' in frame
     assert "<script" not in frame  # the page is escaped into the attribute, not run inline
     assert view.page == model.show(names).page  # the fit's labels, as given
-    counts = json.loads(re.search(r'id="graphdr-data">(.*?)</script>', view.page).group(1))
+    counts = _payload(view.page)
     assert sorted(counts["classes"]) == ["a<b", "c", "d"] and sum(counts["counts"]) == 120
     few = model.show(max_points=50)
-    data = json.loads(re.search(r'id="graphdr-data">(.*?)</script>', few.page).group(1))
+    data = _payload(few.page)
     assert sum(data["counts"]) == 50 and "a uniform sample of 50 of the 120" in few.page
     errors = held_out_errors(model, names)
     assert f"<b>{100 * errors['map_error']:.1f} %</b>" in few.page  # of every sample
@@ -349,7 +343,7 @@ def test_show_gives_the_page_inline_and_caps_the_points(tmp_path):
     # with what confidence means
     from graphdr.maps.fitted import PROPAGATION_NOTE
 
-    data = json.loads(re.search(r'id="graphdr-data">(.*?)</script>', shown.page).group(1))
+    data = _payload(shown.page)
     assert data["hover_names"] == ["inferred class", "inferred by", "confidence"]
     assert PROPAGATION_NOTE[:80] in shown.page
 
@@ -585,7 +579,7 @@ def test_map_coloured_by_a_column_keeps_the_fit_on_the_labels(tmp_path, capsys):
                  "--quiet"])
     assert code == 0, capsys.readouterr().err
     page = (tmp_path / "m.html").read_text()
-    data = json.loads(re.search(r'id="graphdr-data">(.*?)</script>', page).group(1))
+    data = _payload(page)
     assert len(data["classes"]) == 9 and all(" – " in c for c in data["classes"])
     assert data["hover_names"][0] == "label" and sorted(set(data["hover"]["label"])) == \
         ["k0", "k1", "k2"]
@@ -624,7 +618,7 @@ def test_page_of_few_labels_tints_unlabelled_samples_by_their_propagated_class(t
     path = model.show(partial).save(tmp_path / "few.html")
     carried = np.asarray(propagated_columns(model, partial)["inferred class"], dtype=object)
     data = _payload(path.read_text())
-    tint = _decode(data["tint"], "<u2")[np.argsort(_decode(data["rows"], "<u4"))]
+    tint = data["tint"][np.argsort(data["rows"])]
     unlabelled = partial == -1
     # the payload: each unlabelled sample's code is its propagated class, none for the others
     assert [data["classes"][t] for t in tint[unlabelled]] == carried[unlabelled].tolist()

@@ -1,8 +1,6 @@
 """The map of a dask.array written as Parquet partitions (graphdr.maps.partitions) against the
 in-memory fit of the same sample, and brute-force counts of its page's figures."""
 
-import json
-import re
 
 import numpy as np
 import pytest
@@ -30,8 +28,9 @@ def _read(folder):
 
 def _page_data(path):
     text = path.read_text(encoding="utf-8")
-    return text, json.loads(re.search(r'id="graphdr-data">(.*?)</script>', text, re.S).group(1)
-                            .replace("<\\/", "</"))
+    from graphdr.maps.page_data import read_page_data
+
+    return text, read_page_data(text)
 
 
 PARAMS = dict(n_neighbors=6, max_iter=15)
@@ -76,14 +75,13 @@ def test_partitions_hold_the_in_memory_places_bit_for_bit(tmp_path, dtype):
     assert "m.parquet" in text and (tmp_path / "m.png").stat().st_size > 1000
     # the page's hover: each drawn unlabelled row's map vote and share, named as in the
     # partitions and explained on the page (not the in-memory map's propagation)
-    import base64
 
     from graphdr.maps.fitted import MAP_VOTE_NOTE, PROPAGATION_NOTE
 
     assert data["hover_names"] == ["map vote", "vote share"]
-    codes = np.frombuffer(base64.b64decode(data["label"]), dtype="<u2")
+    codes = data["label"]
     drawn_unlabelled = codes == data["classes"].index("unlabelled")
-    votes = np.asarray(data["hover"]["map vote"], dtype=object)
+    votes = np.asarray(data["hover"]["map vote"], dtype=object)[data["rows"]]  # (page order)
     assert np.array_equal(votes != "", drawn_unlabelled) and drawn_unlabelled.any()
     assert set(votes[drawn_unlabelled]) <= {"cat", "dog", "eel", "fox"}
     assert MAP_VOTE_NOTE.format(k=10)[:100] in text and PROPAGATION_NOTE[:100] not in text

@@ -15,7 +15,8 @@ from graphdr._outputs import from_spreadsheet_safe, spreadsheet_safe
 from graphdr.io.label_fixes import apply_label_fixes, read_label_fixes
 from graphdr.maps.draw import write_map
 from graphdr.maps.fitted import feature_neighbours
-from graphdr.maps.page import _neighbour_block, map_page_html
+from graphdr.maps.page import map_page_html
+from graphdr.maps.page_data import NO_ROW, page_grid, read_page_data
 from graphdr.maps.select import points_inside
 
 HOSTILE = ["<img src=x onerror=window.pwned=1>", "=HYPERLINK(\"http://x\")", "+1+2", "@SUM(A1)",
@@ -108,24 +109,62 @@ def test_feature_neighbours_against_brute_force_and_row_order(fitted):
     assert np.array_equal(perm[index2], index[perm])
 
 
-def test_neighbour_block_encodes_page_positions():
-    idx = np.array([[1, 2], [0, -1], [0, 1]])
-    dist = np.array([[0.5, 1.0], [0.5, 2.0], [1.0, 0.25]])
-    order = np.array([2, 0, 1])  # page position p shows sample order[p]
-    block = _neighbour_block((idx, dist, "f"), order, 3)
-    import base64
+def _decoded_neighbours(data):
+    """The page's neighbours as rows of the data, decoded here from the format that
+    graphdr.maps.page_data describes (cell offsets and places on the hover grid, exceptions,
+    log-scale distance steps)."""
+    n, info = len(data["x"]), data["neighbours"]
+    k = info["k"]
+    G, cx, cy = page_grid(data["x"], data["y"])
+    cell = cy * G + cx
+    by_cell = sorted(range(n), key=lambda i: (cell[i], i))
+    first = {}
+    for at, i in enumerate(by_cell):
+        first.setdefault(int(cell[i]), at)
+    offset, slot = data["nb_offset"].reshape(k, n), data["nb_slot"].reshape(k, n)
+    codes = np.cumsum(data["nb_distance"].reshape(k, n).T.astype(int), axis=1)
+    others = iter(data["nb_other"].tolist())
+    index = np.empty((n, k), dtype=np.int64)
+    for i in range(n):
+        for t in range(k):
+            b = int(offset[t, i])
+            if b == 0:
+                j = next(others)
+                index[i, t] = -1 if j == NO_ROW else j
+            else:
+                c = (cy[i] + (b >> 4) - 8) * G + cx[i] + (b & 15) - 8
+                index[i, t] = by_cell[first[int(c)] + int(slot[t, i])]
+    rows = data["rows"].astype(np.int64)
+    out = np.full((n, k), -1, dtype=np.int64)
+    out[rows] = np.where(index >= 0, rows[np.maximum(index, 0)], -1)
+    distance = np.empty((n, k))
+    distance[rows] = np.where(codes > 0, info["low"] * np.exp((codes - 1) / 254 * info["span"]), 0)
+    return out, distance
 
-    at = np.frombuffer(base64.b64decode(block["index"]), "<u4").reshape(3, 2)
-    q = np.frombuffer(base64.b64decode(block["distance"]), "<u2").reshape(3, 2)
-    position = np.argsort(order)
-    for p, s in enumerate(order):
-        for t in range(2):
-            assert at[p, t] == (2**32 - 1 if idx[s, t] < 0 else position[idx[s, t]])
-    np.testing.assert_allclose(q * block["scale"], dist[order], atol=2.0 / 65535)
+
+def test_page_neighbours_decode_to_the_rows_given():
+    rng = np.random.default_rng(0)
+    n, k = 400, 5
+    Y = rng.normal(size=(n, 2))
+    Y[:50] += 40  # a far island: its samples' neighbours elsewhere are exceptions
+    index = np.array([rng.choice(np.delete(np.arange(n), i), k, replace=False) for i in range(n)])
+    index[::7, 2] = -1  # not drawn
+    distance = np.sort(rng.uniform(0.01, 30, size=(n, k)), axis=1)
+    distance[::11, 0] = 0.0  # duplicates
+    page = map_page_html(Y, np.array(["a", "b"])[np.arange(n) % 2],
+                         neighbours=(index, distance, "test"))
+    data = read_page_data(page)
+    got, dist = _decoded_neighbours(data)
+    np.testing.assert_array_equal(got, index)
+    step = np.exp(data["neighbours"]["span"] / 254)  # one code of the log scale
+    np.testing.assert_allclose(dist, distance, rtol=step - 1, atol=0)
+    assert data["neighbours"]["space"] == "test" and len(data["nb_other"]) > 50
     with pytest.raises(ValueError, match="shape"):
-        _neighbour_block((idx[:2], dist[:2], "f"), order, 3)
+        map_page_html(Y[:3], ["a", "b", "a"], neighbours=(index[:2], distance[:2], "f"))
     with pytest.raises(ValueError, match="finite"):
-        _neighbour_block((idx, -dist, "f"), order, 3)
+        map_page_html(Y, ["a"] * n, neighbours=(index, -distance, "f"))
+    with pytest.raises(ValueError, match="rows 0 to"):
+        map_page_html(Y, ["a"] * n, neighbours=(index + n, distance, "f"))
 
 
 def test_suggestion_must_be_a_hover_column():
@@ -266,7 +305,8 @@ def test_select_list_inspect_fix_and_download_in_chromium(workbench, tmp_path):
         assert page.evaluate("graphdrMap.inspected()") == ids[r]
         rows = page.locator("#neighbours tr").all_inner_texts()[1:]
         assert [t.split("\t")[0] for t in rows] == [ids[j] for j in index[r]]
-        assert [float(t.split("\t")[2]) for t in rows] == pytest.approx(distance[r], rel=2e-3)
+        # (two significant digits of a one-byte log scale)
+        assert [float(t.split("\t")[2]) for t in rows] == pytest.approx(distance[r], rel=0.04)
         # fixes: set a class for the listed rows, accept a suggestion, download
         page.keyboard.press("Escape")  # (the panel closes, the map grows back)
         page.wait_for_timeout(100)
@@ -285,6 +325,11 @@ def test_select_list_inspect_fix_and_download_in_chromium(workbench, tmp_path):
         listed = tmp_path / "selection.csv"
         d.value.save_as(listed)
         js_cells = page.evaluate("xs => xs.map(graphdrMap.csvCell)", HOSTILE)
+        every = page.evaluate("Array.from({length: graphdrMap.n}, (_, i) => "
+                              "[graphdrMap.neighbours(i).map(p => p[0]), graphdrMap.idAt(i)])")
+    # every sample's neighbours, decoded by the page: those of feature_neighbours
+    for near, name in every:
+        assert near == [ids[j] for j in index[ids.index(name)]]
     assert not [u for u in requests if not u.startswith(("file:", "blob:", "data:"))]
     # the page's CSV cells are those of Python's csv module under spreadsheet_safe
     for text, cell in zip(HOSTILE, js_cells):
@@ -318,3 +363,47 @@ def test_cli_label_fixes_refused_on_the_dask_route(tmp_path, capsys):
                  "tcp://127.0.0.1:9", "--out", str(tmp_path / "m")]) == 2
     assert "--label-fixes: not available for a map made on a Dask cluster" in \
         capsys.readouterr().err
+
+
+@pytest.mark.slow  # a browser to start: in `make test-slow` (CI)
+def test_filters_dim_what_they_leave_out_and_the_legend_counts_follow(workbench):
+    from test_map_page import _opened
+
+    path, model, labels, ids, hover = workbench
+    sizes = np.array([float(v) for v in hover["size"]])
+    suspect = model.label_issues_.is_issue_
+    suggested = model.label_issues_.suggested_label_
+    with _opened(path) as page:
+        page.click("#filters summary")
+        lo, hi = np.quantile(sizes, [0.25, 0.75])
+        kept = page.evaluate("([a, b]) => graphdrMap.filter('size', a, b)", [lo, hi])
+        said = page.inner_text("#filter-count")
+        # the sliders have 1000 steps: the range kept is within a step of the one asked
+        step = (sizes.max() - sizes.min()) / 1000
+        assert np.sum((sizes >= lo + step) & (sizes <= hi - step)) <= kept <= \
+            np.sum((sizes >= lo - step) & (sizes <= hi + step))
+        assert said == f"{kept} of {len(sizes)} shown"
+        # the legend: "(kept of all)" per class
+        low, high = page.evaluate("graphdrMap.filterRange('size')")
+        inside = (sizes >= low) & (sizes <= high)
+        assert inside.sum() == kept
+        for name in ("alpha", "beta"):
+            entry = page.locator("#legend li", has_text=name).first.inner_text()
+            assert f"({np.sum(inside & (labels == name))} of {np.sum(labels == name)})" in entry
+        # a selection of everything keeps only what the filters keep
+        page.click("#tool-box")
+        box = page.locator("#overlay").bounding_box()
+        _drag(page, [(box["x"] + 2, box["y"] + 2),
+                     (box["x"] + box["width"] - 2, box["y"] + box["height"] - 2)])
+        assert page.evaluate("graphdrMap.selectedCount()") == kept
+        # the suspects only, with a category of a text column
+        page.click("#filter-clear")
+        assert page.inner_text("#filter-count") == ""
+        assert page.evaluate("graphdrMap.filter('suspect labels', 'suspect only')") == \
+            int(suspect.sum())
+        one = str(suggested[suspect][0])
+        assert page.evaluate("([v]) => graphdrMap.filter('suggested class', [v])", [one]) == \
+            int(np.sum(suspect & (suggested == one)))
+        # the selection (the size range) keeps what these filters keep
+        assert page.evaluate("graphdrMap.selectedCount()") == \
+            int(np.sum(inside & suspect & (suggested == one)))

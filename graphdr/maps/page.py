@@ -17,7 +17,6 @@ of their own that shows or hides the rings (``suspect``).
 
 from __future__ import annotations
 
-import base64
 import csv
 import html
 import json
@@ -27,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from .._outputs import atomic_open, spreadsheet_safe
+from .page_data import neighbour_sections, pack
 
 __all__ = ["COLORS", "write_map_page", "write_map_csv", "map_page_html", "map_files"]
 
@@ -44,10 +44,6 @@ COLORS = (
     "#c30f78", "#8778a5", "#b46987", "#ffc300", "#78e1c3", "#d2d278", "#ff69f0", "#00c31e",
     "#e1a5ff", "#694bc3", "#87a53c", "#ff00a5", "#c34b00", "#d2d2b4", "#f06996", "#5ad278",
 )
-
-
-def _b64(array, dtype):
-    return base64.b64encode(np.ascontiguousarray(array, dtype=dtype).tobytes()).decode("ascii")
 
 
 def _centers(Y, codes, C):
@@ -145,6 +141,13 @@ body.working #map, body.working aside { height: 50vh; }
 #panel .split > div:first-child { flex: 1; min-width: 0; }
 #neighbours { max-width: 28em; }
 #neighbours p { margin: 0.3em 0; }
+#filters { max-height: 45%; overflow-y: auto; margin: 0.2em 0; }
+#filters summary { cursor: pointer; }
+.filter { margin: 0.35em 0; }
+.filter .fname { font-weight: bold; overflow: hidden; text-overflow: ellipsis;
+                 white-space: nowrap; }
+.filter select { width: 100%; }
+.filter .range { color: #555; font-size: 0.9em; }
 """
 
 
@@ -273,29 +276,40 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
     # a fixed shuffle: any prefix is a uniform subsample (the page draws one while the view
     # moves, when all points are slow to draw) and no class is drawn wholly over another
     order = np.random.default_rng(0).permutation(n)
+    Y32 = Y[order].astype(np.float32)
+    sections = {"x": ("f4", Y32[:, 0]), "y": ("f4", Y32[:, 1]), "label": ("u2", codes[order]),
+                "rows": ("u4", order)}
+    if tint is not None:
+        sections["tint"] = ("u2", tint[order])
+    if suspect is not None:
+        sections["suspect"] = ("u1", suspect[order])
+    if ids is not None:  # (texts in the rows' own order: they compress)
+        sections["ids"] = ("json", ids)
+    if hover:
+        sections["hover"] = ("json", list(hover.values()))
+    near = None
+    if neighbours is not None:
+        near, more = _neighbours_in_page_order(neighbours, order, n, Y32)
+        sections.update(more)
+    blob_index, blob = pack(sections)
     payload = dict(
-        x=_b64(Y[order, 0], "<f4"), y=_b64(Y[order, 1], "<f4"), label=_b64(codes[order], "<u2"),
-        rows=_b64(order, "<u4"),
-        classes=[str(c) for c in classes], colors=colors,
+        blob=blob_index, classes=[str(c) for c in classes], colors=colors,
         counts=[int(c) for c in counts],
         centers=(_centers(Y, codes, len(classes) - extra) if named
                  else [None] * (len(classes) - extra)) + [None] * extra,
         label_order=[int(k) for k in np.argsort(-counts[:len(classes) - extra], kind="stable")]
         + [len(classes) - 1] * extra,
-        ids=None if ids is None else [ids[i] for i in order], hover_names=list(hover),
-        hover={k: [v[i] for i in order] for k, v in hover.items()},
-        label_name=str(label_name), id_name=str(id_name),
-        tint=None if tint is None else _b64(tint[order], "<u2"), tint_mix=CARRIED_TINT,
-        suspect=None if suspect is None else _b64(suspect[order], "<u1"),
+        hover_names=list(hover), label_name=str(label_name), id_name=str(id_name),
+        tint_mix=CARRIED_TINT,
         suspect_total=None if suspect is None else int(
             suspect.sum() if suspect_total is None else suspect_total),
         suspect_name=SUSPECT_NAME, unlabelled=extra, unlabelled_name=UNLABELLED_NAME,
         fixable=named, suggestion=None if suggestion is None else str(suggestion),
-        neighbours=None if neighbours is None else _neighbour_block(neighbours, order, n),
+        neighbours=near,
     )
     data = json.dumps(payload, ensure_ascii=True, separators=(",", ":")).replace("</", "<\\/")
-    script = "".join(resources.files("graphdr.maps").joinpath(f"static/{name}").read_text(
-        encoding="utf-8") for name in ("map_page.js", "map_workbench.js"))
+    script = {name: resources.files("graphdr.maps").joinpath(f"static/{name}.js").read_text(
+        encoding="utf-8") for name in ("map_data", "map_page", "map_workbench", "map_filter")}
     honest = ""
     if errors is not None and errors.get("held_out"):
         honest = (
@@ -346,7 +360,10 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
         "<ul id=\"legend\"></ul></aside></main>\n" + _PANEL +
         f"<footer>{html.escape(details)}</footer>\n"
         f"<script type=\"application/json\" id=\"graphdr-data\">{data}</script>\n"
-        f"<script>\n(function () {{\n  'use strict';\n{script}}})();\n</script>\n</body></html>\n")
+        f"<script type=\"text/plain\" id=\"graphdr-blob\">{blob}</script>\n"
+        f"<script>\n(function () {{\n  'use strict';\n{script['map_data']}  unpack(function (data) {{\n"
+        f"{script['map_page']}{script['map_workbench']}{script['map_filter']}"
+        "  firstFrame();\n  window.graphdrMap.ready = true;\n  });\n})();\n</script>\n</body></html>\n")
     return page
 
 
@@ -356,7 +373,10 @@ _TOOLS = (
     "<button id=\"tool-lasso\" title=\"draw round samples to select them (key L); shift adds, "
     "alt removes, Escape clears\">lasso</button> "
     "<button id=\"tool-box\" title=\"drag a box to select samples (key B); shift adds, alt "
-    "removes, Escape clears\">box</button></div>\n")
+    "removes, Escape clears\">box</button></div>\n"
+    "<details id=\"filters\"><summary>filters <span id=\"filter-count\"></span></summary>"
+    "<div id=\"filter-list\"></div><button id=\"filter-clear\">clear filters</button>"
+    "</details>\n")
 _PANEL = (
     "<section id=\"panel\" hidden><div class=\"bar\"><b id=\"sel-summary\"></b>"
     "<span id=\"selection-tools\"><button id=\"sel-csv\">download selection (CSV)</button> "
@@ -372,10 +392,9 @@ _PANEL = (
     "</section>\n")
 
 
-def _neighbour_block(neighbours, order, n):
-    """The page's neighbours: page positions (the shuffled ``order``; 2^32 - 1 for a sample
-    not drawn) as little-endian uint32, the distances as uint16 fractions of the largest
-    (``scale``: the largest / 65535), ``k`` per sample."""
+def _neighbours_in_page_order(neighbours, order, n, Y32):
+    """``(info, sections)`` of the page's neighbours (:func:`graphdr.maps.page_data.
+    neighbour_sections`) from ``(index, distance, space)`` in the rows' order."""
     index, distance, space = neighbours
     index = np.asarray(index, dtype=np.int64)
     distance = np.asarray(distance, dtype=np.float64)
@@ -384,13 +403,13 @@ def _neighbour_block(neighbours, order, n):
                          f"{index.shape} and {distance.shape}.")
     if not np.all(np.isfinite(distance)) or np.any(distance < 0):
         raise ValueError("neighbours' distances must be finite and non-negative.")
+    if np.any(index >= n) or np.any(index < -1):
+        raise ValueError(f"neighbours' index must be rows 0 to {n - 1}, or -1 (not drawn).")
     position = np.empty(n, dtype=np.int64)
     position[order] = np.arange(n)
-    at = np.where(index >= 0, position[np.clip(index, 0, max(n - 1, 0))], 2 ** 32 - 1)
-    top = float(distance.max()) if distance.size else 0.0
-    q = np.rint(distance / top * 65535) if top > 0 else np.zeros_like(distance)
-    return dict(k=int(index.shape[1]), index=_b64(at[order], "<u4"),
-                distance=_b64(q[order], "<u2"), scale=top / 65535, space=str(space))
+    at = np.where(index >= 0, position[np.clip(index, 0, max(n - 1, 0))], -1)
+    info, sections = neighbour_sections(at[order], distance[order], Y32[:, 0], Y32[:, 1])
+    return {**info, "space": str(space)}, sections
 
 
 def _facts(counts, n_classes, unlabelled, errors, suspects):

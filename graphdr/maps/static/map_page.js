@@ -1,36 +1,32 @@
 /* graphdr map page: draws a 2-D map of labelled samples (WebGL, else a 2-D canvas), with pan,
  * zoom, hover, search and a class legend. Written for graphdr (BSD-3-Clause); no network, no
- * dependencies. The data are the JSON of <script id="graphdr-data">: coordinates and class
- * codes as base64 little-endian Float32/Uint16 arrays, class names and colours, ids and hover
- * columns (lists of text); optionally the samples whose label the data contradicts (a Uint8
- * mask), ringed on a canvas of their own. The page runs this file and map_workbench.js in one
- * closure (page.py wraps them in a function); this file calls the workbench's dimmed(i),
+ * dependencies. The data (map_data.js unpacks them): coordinates and class codes as
+ * Float32/Uint16 arrays, class names and colours, ids and hover columns (lists of text);
+ * optionally the samples whose label the data contradicts (a Uint8 mask), ringed on a canvas
+ * of their own. The page runs this file and map_workbench.js in one closure, once the data
+ * are unpacked (page.py wraps them in a function); this file calls the workbench's dimmed(i),
  * fixedCode(i), labelText(i), drawWorkbench(), inspect(i) and reads its `tool`; the workbench
  * calls firstFrame() at its end. */
-  var data = JSON.parse(document.getElementById('graphdr-data').textContent);
-  function decode(b64, Type) {
-    var bin = atob(b64), bytes = new Uint8Array(bin.length);
-    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    return new Type(bytes.buffer);
-  }
-  var X = decode(data.x, Float32Array), Y = decode(data.y, Float32Array);
-  var L = decode(data.label, Uint16Array), rows = decode(data.rows, Uint32Array);
+  // data: unpacked by map_data.js; ids and hover columns are in the rows' own order
+  var X = data.x, Y = data.y, L = data.label, rows = data.rows, hoverColumns = data.hover || [];
+  data.hover = {};
+  data.hover_names.forEach(function (name, k) { data.hover[name] = hoverColumns[k]; });
   var n = X.length, C = data.classes.length;
   var visible = new Uint8Array(C).fill(1), marked = null;  // marked: points a search found
   var rgb = data.colors.map(function (h) {
     return [parseInt(h.slice(1, 3), 16), parseInt(h.slice(3, 5), 16), parseInt(h.slice(5, 7), 16)];
   });
   // an unlabelled sample given a class (T[i] < C - 1) is drawn in a light tint of its colour
-  var T = data.tint ? decode(data.tint, Uint16Array) : null;
+  var T = data.tint || null;
   // samples whose label the data contradicts: ringed (the legend entry shows or hides the rings)
-  var S = data.suspect ? decode(data.suspect, Uint8Array) : null, ringsOn = !!S, ringed = 0;
+  var S = data.suspect || null, ringsOn = !!S, ringed = 0;
   var UNLABELLED_RGB = [204, 204, 204];
   var light = rgb.map(function (c) {
     return c.map(function (v) { return Math.round(v + data.tint_mix * (255 - v)); });
   });
   // samples are stored in a shuffled order (any prefix is a uniform subsample, drawn while the
   // view moves when the whole set is slow to draw); rows[i] is the sample's row in the data
-  function idOf(i) { return data.ids ? data.ids[i] : String(rows[i]); }
+  function idOf(i) { return data.ids ? data.ids[rows[i]] : String(rows[i]); }
 
   var wrap = document.getElementById('map'), canvas = document.getElementById('points');
   var overlay = document.getElementById('overlay'), tip = document.getElementById('tip');
@@ -231,10 +227,10 @@
   }
   function showTip(i, px, py) {
     if (i < 0) { tip.hidden = true; return; }
-    var rows = [[data.id_name || 'id', idOf(i)], [data.label_name, labelText(i)]];
-    if (S && S[i]) rows.push([data.suspect_name, 'yes: the data contradicts this label']);
-    data.hover_names.forEach(function (name) { rows.push([name, data.hover[name][i]]); });
-    tip.innerHTML = '<table>' + rows.map(function (r) {
+    var lines = [[data.id_name || 'id', idOf(i)], [data.label_name, labelText(i)]];
+    if (S && S[i]) lines.push([data.suspect_name, 'yes: the data contradicts this label']);
+    data.hover_names.forEach(function (name) { lines.push([name, data.hover[name][rows[i]]]); });
+    tip.innerHTML = '<table>' + lines.map(function (r) {
       return '<tr><th>' + escapeHtml(r[0]) + '</th><td>' + escapeHtml(r[1]) + '</td></tr>';
     }).join('') + '</table>';
     tip.hidden = false;

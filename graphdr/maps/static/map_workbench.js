@@ -7,18 +7,40 @@
  * escape-free DOM building only: every text goes in by textContent). */
   var tool = 'pan', sel = new Uint8Array(n), nSel = 0, shape = null, inspected = -1;
   var PAGE = 100, pageAt = 0, sortBy = -1, sortDir = 1, listed = [];
-  // the neighbours in the features: K per sample, page indices (NO_ROW: a sample this page
-  // does not draw), distances as 16-bit fractions of the largest
-  var NB_K = data.neighbours ? data.neighbours.k : 0, NO_ROW = 4294967295;
-  var NB = NB_K ? decode(data.neighbours.index, Uint32Array) : null;
-  var ND = NB_K ? decode(data.neighbours.distance, Uint16Array) : null;
+  // the neighbours in the features, NB_K a sample, coded on the hover grid (graphdr.maps.
+  // page_data): a cell offset and a place in that cell, or an exception (its page position,
+  // NO_ROW: a sample this page does not draw); distances one byte each on a log scale
+  var NB_K = data.neighbours ? data.neighbours.k : 0, NO_ROW = 4294967295, nbFirst = null;
+  if (NB_K) {  // each sample's first exception
+    nbFirst = new Uint32Array(n + 1);
+    for (i = 0; i < n; i++) {
+      var e = 0;
+      for (var t = 0; t < NB_K; t++) if (!data.nb_offset[t * n + i]) e++;
+      nbFirst[i + 1] = nbFirst[i] + e;
+    }
+  }
+  function neighbourOf(i, t) {  // the page index of sample i's t-th neighbour, -1: not drawn
+    var b = data.nb_offset[t * n + i];
+    if (!b) {
+      var e = nbFirst[i];
+      for (var u = 0; u < t; u++) if (!data.nb_offset[u * n + i]) e++;
+      return data.nb_other[e] === NO_ROW ? -1 : data.nb_other[e];
+    }
+    var cx = cellOf[i] % G + (b & 15) - 8, cy = Math.floor(cellOf[i] / G) + (b >> 4) - 8;
+    return order[start[cy * G + cx] + data.nb_slot[t * n + i]];
+  }
+  function neighbourDistance(i, t) {
+    var q = 0;
+    for (var u = 0; u <= t; u++) q = (q + data.nb_distance[u * n + i]) & 255;
+    return q ? data.neighbours.low * Math.exp((q - 1) / 254 * data.neighbours.span) : 0;
+  }
   // label fixes made on this page: the new class of a sample (-1: none, -2: unlabelled)
   var fixTo = new Int32Array(n).fill(-1), fixOrder = [];
   var unlabelledEntry = data.unlabelled ? C - 1 : -1;
-  var suggestion = data.suggestion ? data.hover[data.suggestion] : null;
+  var suggestion = data.suggestion ? data.hover[data.suggestion] : null;  // (rows' order)
 
   function fixedCode(i) { return fixTo[i]; }
-  function dimmed(i) { return nSel > 0 && !sel[i]; }
+  function dimmed(i) { return (pass && !pass[i]) || (nSel > 0 && !sel[i]); }
   function originalLabel(i) { return L[i] === unlabelledEntry ? '' : data.classes[L[i]]; }
   function newLabel(i) { return fixTo[i] === -2 ? '' : data.classes[fixTo[i]]; }
   function labelText(i) {
@@ -82,8 +104,8 @@
   });
   var lastShape = null;
 
-  function eligible(i) {  // shown, and not dimmed by a search
-    return colors[4 * i + 3] > 0 && !(marked && !marked[i]);
+  function eligible(i) {  // shown, kept by the filters, and not dimmed by a search
+    return colors[4 * i + 3] > 0 && passes(i) && !(marked && !marked[i]);
   }
   // the samples inside a polygon of data coordinates, by the even-odd rule, in the order of
   // operations of graphdr.maps.select.points_inside (the same samples, to the bit)
@@ -136,12 +158,12 @@
       octx.strokeStyle = shape.mode === 'remove' ? '#c00' : '#0a58ca'; octx.stroke();
       octx.fillStyle = 'rgba(10,88,202,0.06)'; octx.fill(); octx.setLineDash([]);
     }
-    if (inspected >= 0 && NB) {
+    if (inspected >= 0 && NB_K) {
       var o = toScreen(X[inspected], Y[inspected]);
       octx.lineWidth = 1.2; octx.strokeStyle = 'rgba(0,0,0,0.7)';
       for (var t = 0; t < NB_K; t++) {
-        var j = NB[inspected * NB_K + t];
-        if (j === NO_ROW) continue;
+        var j = neighbourOf(inspected, t);
+        if (j < 0) continue;
         var q = toScreen(X[j], Y[j]);
         octx.beginPath(); octx.moveTo(o[0], o[1]); octx.lineTo(q[0], q[1]); octx.stroke();
         octx.beginPath(); octx.arc(q[0], q[1], 5, 0, 2 * Math.PI); octx.stroke();
@@ -159,7 +181,7 @@
         return fixTo[i] === -1 ? '' : (newLabel(i) || data.unlabelled_name); }});
     }
     data.hover_names.forEach(function (name) {
-      cols.push({name: name, get: function (i) { return data.hover[name][i]; }});
+      cols.push({name: name, get: function (i) { return data.hover[name][rows[i]]; }});
     });
     return cols;
   }
@@ -250,7 +272,7 @@
     var box = $('neighbours');
     box.textContent = '';
     if (inspected < 0) return;
-    if (!NB) {
+    if (!NB_K) {
       box.appendChild(el('p', 'Sample ' + idOf(inspected) + ': this page stores no neighbours in the features.'));
       return;
     }
@@ -261,14 +283,14 @@
     [data.id_name || 'id', data.label_name, 'distance'].forEach(function (h) { tr.appendChild(el('th', h)); });
     table.appendChild(tr);
     for (var t = 0; t < NB_K; t++) {
-      var j = NB[inspected * NB_K + t], d = ND[inspected * NB_K + t] * data.neighbours.scale;
+      var j = neighbourOf(inspected, t), d = neighbourDistance(inspected, t).toPrecision(2);
       var row = el('tr');
-      if (j === NO_ROW) {
+      if (j < 0) {
         row.appendChild(el('td', '(a sample this page does not draw)'));
-        row.appendChild(el('td', '')); row.appendChild(el('td', d.toPrecision(3)));
+        row.appendChild(el('td', '')); row.appendChild(el('td', d));
       } else {
         row.appendChild(el('td', idOf(j))); row.appendChild(el('td', labelText(j)));
-        row.appendChild(el('td', d.toPrecision(3)));
+        row.appendChild(el('td', d));
         if (L[j] !== L[inspected]) row.className = 'other';
         (function (j) { row.addEventListener('click', function () { inspect(j); pinAt(j); }); })(j);
       }
@@ -297,20 +319,27 @@
   });
   $('fix-accept').addEventListener('click', function () {
     listed.forEach(function (i) {
-      var c = suggestion ? data.classes.indexOf(suggestion[i]) : -1;
+      var c = suggestion ? data.classes.indexOf(suggestion[rows[i]]) : -1;
       if (c >= 0 && c !== unlabelledEntry) fix(i, c);
     });
     fixed();
   });
   if (!data.fixable || !suggestion) $('fix-accept').hidden = true;
   if (!data.fixable) $('fix-tools').hidden = true;
-  function recount() {  // the legend counts follow the fixes
-    var counts = data.counts.slice();
+  function shownCode(i) { return fixTo[i] >= 0 ? fixTo[i] : fixTo[i] === -2 ? unlabelledEntry : L[i]; }
+  function recount() {  // the legend counts follow the fixes, and the filters: "(kept of all)"
+    var counts = data.counts.slice(), kept = null;
     fixOrder.forEach(function (i) {
       counts[L[i]]--; if (fixTo[i] >= 0) counts[fixTo[i]]++;
       else if (unlabelledEntry >= 0) counts[unlabelledEntry]++;
     });
-    items.forEach(function (li, c) { li.querySelector('.count').textContent = '(' + counts[c] + ')'; });
+    if (pass) {
+      kept = new Array(C).fill(0);
+      for (var i = 0; i < n; i++) if (pass[i]) { var c = shownCode(i); if (c >= 0) kept[c]++; }
+    }
+    items.forEach(function (li, c) {
+      li.querySelector('.count').textContent = '(' + (kept ? kept[c] + ' of ' : '') + counts[c] + ')';
+    });
   }
   window.addEventListener('beforeunload', function (e) {
     if (fixOrder.length) { e.preventDefault(); e.returnValue = ''; }
@@ -357,12 +386,20 @@
   $('sel-csv').addEventListener('click', function () { download('graphdr-selection.csv', selectionCsv()); });
   $('fixes-csv').addEventListener('click', function () { download('graphdr-label-fixes.csv', fixesCsv()); });
 
-  setTool('pan'); render(); firstFrame();
+  setTool('pan'); render();
   var api = window.graphdrMap;
   api.selected = function () { return listed.map(idOf); };
   api.selectedCount = function () { return nSel; };
+  api.idAt = idOf;
   api.lastShape = function () { return lastShape; };
   api.toData = function (px, py) { return toData(px, py); };
   api.csvCell = cell;
   api.inspected = function () { return inspected < 0 ? null : idOf(inspected); };
-  api.ready = true;
+  api.neighbours = function (i) {  // [[id or null, distance], ...] of page index i
+    var out = [];
+    for (var t = 0; t < NB_K; t++) {
+      var j = neighbourOf(i, t);
+      out.push([j < 0 ? null : idOf(j), neighbourDistance(i, t)]);
+    }
+    return out;
+  };
