@@ -407,3 +407,81 @@ def test_filters_dim_what_they_leave_out_and_the_legend_counts_follow(workbench)
         # the selection (the size range) keeps what these filters keep
         assert page.evaluate("graphdrMap.selectedCount()") == \
             int(np.sum(inside & suspect & (suggested == one)))
+
+
+def test_suspects_placed_by_their_features_are_stored(workbench):
+    path, model, labels, ids, hover = workbench
+    data = read_page_data(path.read_text())
+    suspect = model.label_issues_.is_issue_
+    placed = model.transform_left_out()  # (as a new sample: its neighbours, not its label)
+    rows = data["rows"][data["suspect"] == 1]  # the suspects in page order
+    assert suspect[rows].all() and len(rows) == suspect.sum() > 0
+    np.testing.assert_array_equal(data["moved_x"], placed[rows, 0].astype(np.float32))
+    np.testing.assert_array_equal(data["moved_y"], placed[rows, 1].astype(np.float32))
+    with pytest.raises(ValueError, match="suspect_places has shape"):
+        map_page_html(np.zeros((3, 2)), ["a", "b", "a"], suspect=[True, False, False],
+                      suspect_places=np.zeros((2, 2)))
+
+
+@pytest.mark.slow  # a browser to start: in `make test-slow` (CI)
+def test_the_suspects_move_to_their_feature_places_and_back(workbench):
+    from test_map_page import _opened
+
+    path, model, labels, ids, hover = workbench
+    placed = model.transform_left_out()
+    r = int(np.flatnonzero(model.label_issues_.is_issue_)[0])
+    with _opened(path) as page:
+        i = page.evaluate("id => graphdrMap.indexOf(id)", ids[r])
+        assert page.evaluate("i => graphdrMap.colorOf(i)[3]", i) == 255
+        page.click("#moved-entry")
+        assert page.evaluate("graphdrMap.movedShown()")
+        assert page.evaluate("i => graphdrMap.colorOf(i)[3]", i) == 40  # the fitted place dimmed
+        np.testing.assert_allclose(page.evaluate("i => graphdrMap.movedPlace(i)", i),
+                                   placed[r], rtol=1e-6, atol=1e-6)
+        other = ids[int(np.flatnonzero(~model.label_issues_.is_issue_)[0])]
+        assert page.evaluate("id => graphdrMap.movedPlace(graphdrMap.indexOf(id))", other) is None
+        page.click("#moved-entry")
+        assert page.evaluate("i => graphdrMap.colorOf(i)[3]", i) == 255
+
+
+def test_density_contours_enclose_their_share_of_each_class():
+    from graphdr.maps.density import LEVELS, density_contours
+
+    rng = np.random.default_rng(0)
+    Y = np.vstack([rng.normal(size=(4000, 2)), rng.normal(size=(3000, 2)) * [3, 1] + [12, 0],
+                   rng.normal(size=(5, 2)) + [0, 9]])  # a class too small for contours
+    codes = np.repeat([0, 1, 2], [4000, 3000, 5])
+    lines = density_contours(Y, codes, 3)
+    assert {c for c, _, _ in lines} == {0, 1}
+    for c in (0, 1):
+        members = Y[codes == c]
+        for k, share in enumerate(LEVELS):
+            inside = np.zeros(len(members), dtype=bool)
+            for c2, k2, line in lines:
+                if (c2, k2) == (c, k):
+                    inside ^= points_inside(members, line)
+            # the smoothing widens the region a little: a share a bit above the level
+            assert share - 0.02 <= inside.mean() <= share + 0.08, (c, share, inside.mean())
+    page = map_page_html(Y, np.array(["a", "b", "c"])[codes])
+    data = read_page_data(page)
+    meta = data["contour_lines"].reshape(-1, 4)
+    assert len(meta) == len(lines) and data["contour_levels"] == list(LEVELS)
+    c, k, s, m = meta[0]
+    np.testing.assert_array_equal(data["contour_xy"].reshape(-1, 2)[s:s + m],
+                                  lines[0][2].astype(np.float32))
+
+
+@pytest.mark.slow  # a browser to start: in `make test-slow` (CI)
+def test_density_contours_toggle_in_chromium(workbench):
+    from test_map_page import _opened
+
+    path = workbench[0]
+    with _opened(path) as page:
+        before = page.locator("#overlay").screenshot()
+        page.keyboard.press("d")
+        assert page.evaluate("graphdrMap.contoursShown()")
+        assert page.get_attribute("#contours", "aria-pressed") == "true"
+        page.wait_for_timeout(100)
+        assert page.locator("#overlay").screenshot() != before  # the lines drawn
+        page.click("#contours")
+        assert not page.evaluate("graphdrMap.contoursShown()")

@@ -19,7 +19,7 @@ __all__ = ["held_out_errors", "propagated_columns", "PROPAGATED_COLUMNS_MAX",
            "feature_neighbours", "NEIGHBOURS_SHOWN", "color_groups", "fitted_map_page"]
 
 
-def held_out_errors(model, y):
+def held_out_errors(model, y, placed=None):
     """How well new samples land on the fitted :class:`graphdr.DEEMap` ``model`` of labels ``y``.
 
     Returns a dict: ``map_error``, the fraction of training samples that, placed by
@@ -29,14 +29,15 @@ def held_out_errors(model, y):
     ``n``, the number of samples. (The map itself was fitted with each sample, so this
     slightly favours the map; a split that refits without the samples is stricter.) Only the
     labelled samples are scored, against the labelled ones (unlabelled samples, ``y = -1``,
-    place the others but have no class to be right about).
+    place the others but have no class to be right about). ``placed``: the model's
+    ``transform_left_out()``, when the caller has it.
     """
     y = np.asarray(y)
     labelled = np.flatnonzero(~unlabelled_mask(y))  # unlabelled samples (-1) are not scored
     n = len(labelled)
     if n < 2:
         return dict(map_error=float("nan"), feature_error=float("nan"), n=n)
-    Z = model.transform_left_out()[labelled]
+    Z = (model.transform_left_out() if placed is None else np.asarray(placed))[labelled]
     yl = y[labelled]
     index = NearestNeighbors(n_neighbors=2).fit(model.embedding_[labelled].astype(np.float64))
     _, ind = index.kneighbors(Z)
@@ -343,7 +344,8 @@ def fitted_map_page(model, y, *, title=None, ids=None, hover=None, label_name="l
     y = column_or_1d(y)
     unlabelled = unlabelled_mask(y)
     n, C = len(model.embedding_), len(model.classes_)
-    errors = held_out_errors(model, y)
+    placed = model.transform_left_out()  # (the error's places; a suspect's place by its features)
+    errors = held_out_errors(model, y, placed)
     k = int(unlabelled.sum())
     counted = f"{n} samples ({k} unlabelled)" if k else f"{n} samples"
     scaling = {"standard": "standardised", "none": "as given"}.get(
@@ -393,6 +395,7 @@ def fitted_map_page(model, y, *, title=None, ids=None, hover=None, label_name="l
         errors=errors, label_name=label_name, csv_name=csv_name,
         details=f"graphdr.DEEMap parameters: {params}.", unlabelled=unlabelled_shown[rows],
         id_name=id_name, suspect=None if suspect is None else suspect[rows], neighbours=near,
+        suspect_places=None if suspect is None else placed[rows],
         suggestion="suggested class" if suspect is not None else None,
         carried=None if not propagated or color is not None else
         np.asarray(propagated["inferred class"], dtype=object)[rows])

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from .._outputs import atomic_open, spreadsheet_safe
+from .density import LEVELS, density_contours
 from .page_data import neighbour_sections, pack
 
 __all__ = ["COLORS", "write_map_page", "write_map_csv", "map_page_html", "map_files"]
@@ -174,7 +175,8 @@ def write_map_page(path, embedding, labels, **page):
 def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, title="2-D map",
                   description="", errors=None, label_name="label", csv_name=None, details="",
                   unlabelled=None, id_name="id", counts=None, colors=None, carried=None,
-                  suspect=None, suspect_total=None, neighbours=None, suggestion=None):
+                  suspect=None, suspect_total=None, neighbours=None, suggestion=None,
+                  suspect_places=None):
     """The interactive page of a map (module docstring), as one self-contained HTML text.
 
     Parameters
@@ -227,6 +229,11 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
         an int array of shape (n, k) of rows of ``embedding`` (-1: a sample the page does not
         draw), ``distance`` their distances (n, k), ``space`` what the features are (text);
         listed and drawn when a point is clicked (:func:`graphdr.maps.fitted.feature_neighbours`).
+    suspect_places : array of shape (n, 2) or None
+        Where the features put each suspect sample: its place as a new sample, from its
+        neighbours other than itself, its label ignored (:meth:`graphdr.DEEMap.
+        transform_left_out`); a legend entry moves the suspects there, a line from each to its
+        fitted place (rows that are not suspect are not read).
     suggestion : str or None
         The ``hover`` column that holds a suggested class per sample: the panel's "accept the
         suggested class" sets it as the sample's new label.
@@ -283,10 +290,24 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
         sections["tint"] = ("u2", tint[order])
     if suspect is not None:
         sections["suspect"] = ("u1", suspect[order])
+    if suspect is not None and suspect_places is not None:  # (the suspects' in page order)
+        P = np.asarray(suspect_places, dtype=np.float64)
+        if P.shape != (n, 2):
+            raise ValueError(f"suspect_places has shape {P.shape}; expected ({n}, 2).")
+        moved = P[order][suspect[order]].astype(np.float32)
+        if not np.all(np.isfinite(moved)):
+            raise ValueError("suspect_places has a NaN or infinite place of a suspect.")
+        sections["moved_x"], sections["moved_y"] = ("f4", moved[:, 0]), ("f4", moved[:, 1])
     if ids is not None:  # (texts in the rows' own order: they compress)
         sections["ids"] = ("json", ids)
     if hover:
         sections["hover"] = ("json", list(hover.values()))
+    lines = density_contours(Y, codes, len(classes) - extra)
+    if lines:  # (each line: class, level, first point, points; the points as x, y pairs)
+        starts = np.cumsum([0] + [len(p) for _, _, p in lines[:-1]])
+        sections["contour_lines"] = ("u4", np.array(
+            [[c, k, s, len(p)] for (c, k, p), s in zip(lines, starts)]).ravel())
+        sections["contour_xy"] = ("f4", np.concatenate([p for _, _, p in lines]).ravel())
     near = None
     if neighbours is not None:
         near, more = _neighbours_in_page_order(neighbours, order, n, Y32)
@@ -305,7 +326,7 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
             suspect.sum() if suspect_total is None else suspect_total),
         suspect_name=SUSPECT_NAME, unlabelled=extra, unlabelled_name=UNLABELLED_NAME,
         fixable=named, suggestion=None if suggestion is None else str(suggestion),
-        neighbours=near,
+        neighbours=near, contour_levels=list(LEVELS),
     )
     data = json.dumps(payload, ensure_ascii=True, separators=(",", ":")).replace("</", "<\\/")
     script = {name: resources.files("graphdr.maps").joinpath(f"static/{name}.js").read_text(
@@ -373,7 +394,9 @@ _TOOLS = (
     "<button id=\"tool-lasso\" title=\"draw round samples to select them (key L); shift adds, "
     "alt removes, Escape clears\">lasso</button> "
     "<button id=\"tool-box\" title=\"drag a box to select samples (key B); shift adds, alt "
-    "removes, Escape clears\">box</button></div>\n"
+    "removes, Escape clears\">box</button> <button id=\"contours\" aria-pressed=\"false\" "
+    "title=\"each class's densest regions: the solid line holds half of its samples, the dashed "
+    "line 90 % (key D)\">density</button></div>\n"
     "<details id=\"filters\"><summary>filters <span id=\"filter-count\"></span></summary>"
     "<div id=\"filter-list\"></div><button id=\"filter-clear\">clear filters</button>"
     "</details>\n")

@@ -177,6 +177,7 @@
       rctx.moveTo(q[0] + r, q[1]); rctx.arc(q[0], q[1], r, 0, 2 * Math.PI); ringed++;
     }
     rctx.lineWidth = 1.6; rctx.strokeStyle = '#000'; rctx.stroke();
+    drawMoved(r, m);
   }
   // redraw(true): the points changed (view, colours); redraw(): only the overlay
   function redraw(points) {

@@ -40,7 +40,41 @@
   var suggestion = data.suggestion ? data.hover[data.suggestion] : null;  // (rows' order)
 
   function fixedCode(i) { return fixTo[i]; }
-  function dimmed(i) { return (pass && !pass[i]) || (nSel > 0 && !sel[i]); }
+
+  // where the features put each suspect (its place as a new sample, its label ignored):
+  // a legend entry moves the suspects there, with a line from each to its fitted place
+  var movedOn = false, movedAt = null;
+  if (S && data.moved_x) {
+    movedAt = new Int32Array(n).fill(-1);
+    for (var s0 = 0, i0 = 0; i0 < n; i0++) if (S[i0]) movedAt[i0] = s0++;
+  }
+  function drawMoved(r, m) {  // on the rings' canvas, after the rings of the fitted places
+    if (!movedOn || !movedAt) return;
+    for (var i = 0; i < m; i++) {
+      if (movedAt[i] < 0 || colors[4 * i + 3] === 0 || (pass && !pass[i])) continue;
+      var a = toScreen(X[i], Y[i]), b = toScreen(data.moved_x[movedAt[i]], data.moved_y[movedAt[i]]);
+      var c = rgb[fixTo[i] >= 0 ? fixTo[i] : L[i]];
+      rctx.beginPath(); rctx.moveTo(a[0], a[1]); rctx.lineTo(b[0], b[1]);
+      rctx.lineWidth = 1; rctx.strokeStyle = 'rgba(0,0,0,0.55)'; rctx.stroke();
+      rctx.beginPath(); rctx.arc(b[0], b[1], r - 1, 0, 2 * Math.PI);
+      rctx.fillStyle = 'rgb(' + c[0] + ',' + c[1] + ',' + c[2] + ')'; rctx.fill();
+      rctx.lineWidth = 2; rctx.strokeStyle = '#000'; rctx.stroke();
+    }
+  }
+  if (movedAt && suspectItem) {
+    var movedItem = el('li', undefined, 'off'), arrow = el('span', '\u21b3', 'sw');
+    movedItem.id = 'moved-entry';
+    movedItem.appendChild(arrow); movedItem.appendChild(el('span', 'placed by their features', 'name'));
+    movedItem.title = 'move the suspect samples to where their features place them (as new samples, ' +
+      'their labels ignored), a line from each to its place on the map';
+    movedItem.addEventListener('click', function () {
+      movedOn = !movedOn; movedItem.classList.toggle('off', !movedOn); setColors(); redraw(true);
+    });
+    legend.appendChild(movedItem);
+  }
+  function dimmed(i) {
+    return (pass && !pass[i]) || (nSel > 0 && !sel[i]) || (movedOn && S[i] === 1);
+  }
   function originalLabel(i) { return L[i] === unlabelledEntry ? '' : data.classes[L[i]]; }
   function newLabel(i) { return fixTo[i] === -2 ? '' : data.classes[fixTo[i]]; }
   function labelText(i) {
@@ -73,6 +107,7 @@
     if (typing || e.ctrlKey || e.metaKey) return;
     var t = {p: 'pan', l: 'lasso', b: 'box'}[e.key];
     if (t) setTool(t);
+    if (e.key === 'd') toggleContours();
   });
 
   // drawing the shape: its corners in data coordinates (a box: two corners)
@@ -147,6 +182,7 @@
 
   // the lasso or box being drawn, and the inspected sample's neighbours
   function drawWorkbench() {
+    drawContours();
     if (shape && shape.points.length > 1) {
       var pts = shape.points;
       if (shape.kind === 'box') {
@@ -169,6 +205,29 @@
         octx.beginPath(); octx.arc(q[0], q[1], 5, 0, 2 * Math.PI); octx.stroke();
       }
     }
+  }
+
+  // each class's density contours (graphdr.maps.density): key D or the 'density' button
+  var contoursOn = false, CL = data.contour_lines || new Uint32Array(0), CXY = data.contour_xy;
+  function toggleContours() {
+    contoursOn = !contoursOn; $('contours').setAttribute('aria-pressed', String(contoursOn)); redraw();
+  }
+  $('contours').addEventListener('click', toggleContours);
+  if (!CL.length) $('contours').hidden = true;
+  function drawContours() {
+    if (!contoursOn) return;
+    for (var l = 0; l < CL.length; l += 4) {
+      var c = CL[l], level = CL[l + 1], s = CL[l + 2], m = CL[l + 3];
+      if (!visible[c]) continue;
+      octx.beginPath();
+      for (var p = 0; p < m; p++) {
+        var q = toScreen(CXY[2 * (s + p)], CXY[2 * (s + p) + 1]);
+        if (p) octx.lineTo(q[0], q[1]); else octx.moveTo(q[0], q[1]);
+      }
+      octx.setLineDash(level ? [4, 3] : []); octx.lineWidth = level ? 1.2 : 2;
+      octx.strokeStyle = data.colors[c]; octx.stroke();
+    }
+    octx.setLineDash([]);
   }
 
   // the panel: what is selected, its rows, the inspected sample's neighbours
@@ -391,6 +450,11 @@
   api.selected = function () { return listed.map(idOf); };
   api.selectedCount = function () { return nSel; };
   api.idAt = idOf;
+  api.movedPlace = function (i) {  // where the features put suspect i, or null
+    return movedAt && movedAt[i] >= 0 ? [data.moved_x[movedAt[i]], data.moved_y[movedAt[i]]] : null;
+  };
+  api.movedShown = function () { return movedOn; };
+  api.contoursShown = function () { return contoursOn; };
   api.lastShape = function () { return lastShape; };
   api.toData = function (px, py) { return toData(px, py); };
   api.csvCell = cell;
