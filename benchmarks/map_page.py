@@ -1,16 +1,26 @@
-"""Does the map's page stay responsive? The map's interactive page in headless Chromium: load time,
-a full draw, a frame while the view moves and a hover, at 10^4, 10^5 and 10^6 points; and the
-picture of the page in the docs.
+"""Does the map's page stay responsive? The map's interactive page in headless Chromium: load
+time, a full draw, a frame while the view moves, a hover; and the workbench (a lasso selection
+listed, a filter, a sample's neighbours) at 10^4, 10^5 and 10^6 points; and the picture of the
+page in the docs.
 
 Each page is written by :func:`graphdr.maps.page.write_map_page` (30 classes of Gaussian blobs
-on a ring) and opened by playwright with Debian's chromium (``--executable`` to choose
-another). Times come from the page itself (``performance.now``): the full draw is timed to the
-first read-back of the drawn pixels; the moving frames are 30 frames of wheel zoom (median and
-worst); a hover is one mouse move to a point until a tooltip shows. The WebGL renderer the
-browser reports is written beside the figures: without a GPU, Chromium draws with SwiftShader
-on the CPU, the slowest case a user meets.
+on a ring, ids ``s0``, ``s1``, ...) in three forms: the *viewer* (ids only, as earlier pages
+were measured), *+ neighbours* (and each sample's 5 nearest neighbours in 8 features whose first
+two are the ring's coordinates, the map those two plus noise; exact neighbours by
+scikit-learn) and the *workbench* (also a number column ``score`` and 2 % of the samples
+suspect with their places by features).
+``--baseline DIR`` also writes the viewer page with the graphdr of ``DIR`` (a checkout of an
+earlier commit) and measures it in the same run, beside. Times come from the page itself
+(``performance.now``) where it can say them: the full draw is timed to the first read-back of
+the drawn pixels; the moving frames are 30 frames of wheel zoom (median and worst); a hover is
+one mouse move to a point until a tooltip shows; the lasso is drawn with the mouse round three
+of the 30 classes (about 10 %), timed from the button's release until the panel lists its
+rows; the filter keeps a range of ``score`` through the page's filter, timed until the frame
+after it is drawn; the neighbours are timed from a click on a point until they are listed.
+Without a GPU Chromium draws WebGL with SwiftShader on the CPU, the slowest case a user meets.
 
     .venv/bin/python benchmarks/map_page.py          # benchmarks/results/map_page.md
+    .venv/bin/python benchmarks/map_page.py --baseline /path/to/older/checkout
     .venv/bin/python benchmarks/map_page.py --shot   # also docs/map_page.png (digits, hovered)
     python -m benchmarks run map_page -- --quick     # a smoke run: 2,000 points, nothing written
 """
@@ -18,7 +28,9 @@ on the CPU, the slowest case a user meets.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -46,49 +58,130 @@ _RENDERER = """() => { const gl = document.createElement('canvas').getContext('w
   const info = gl.getExtension('WEBGL_debug_renderer_info');
   return info ? gl.getParameter(info.UNMASKED_RENDERER_WEBGL) : gl.getParameter(gl.RENDERER); }"""
 
+_FILTER = """([a, b]) => { const t = performance.now(); const kept = graphdrMap.filter('score', a, b);
+  return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(
+    () => r([performance.now() - t, kept])))); }"""
 
-def _page(n, folder):
+
+def _data(n):
     rng = np.random.default_rng(0)
     y = rng.integers(0, 30, n)
     angle = 2 * np.pi * y / 30
-    Y = rng.normal(size=(n, 2)) + 12 * np.column_stack([np.cos(angle), np.sin(angle)])
-    path = Path(folder) / f"page_{n}.html"
+    X = rng.normal(size=(n, 8))
+    X[:, :2] += 12 * np.column_stack([np.cos(angle), np.sin(angle)])
+    Y = X[:, :2] + 0.3 * rng.normal(size=(n, 2))
+    return X, Y, np.array([f"class {c:02d}" for c in range(30)])[y]
+
+
+def _pages(n, folder, baseline=None):
+    """``{form: (path, write seconds)}`` of the viewer, the workbench and the baseline's viewer."""
+    from sklearn.neighbors import NearestNeighbors
+
+    X, Y, labels = _data(n)
+    ids = [f"s{i}" for i in range(n)]
+    out = {}
     t = time.perf_counter()
-    write_map_page(path, Y, np.array([f"class {c:02d}" for c in range(30)])[y],
-                   ids=[f"s{i}" for i in range(n)], title=f"{n} points")
-    return path, time.perf_counter() - t
+    write_map_page(Path(folder) / "viewer.html", Y, labels, ids=ids, title=f"{n} points")
+    out["viewer"] = (Path(folder) / "viewer.html", time.perf_counter() - t)
+    dist, ind = NearestNeighbors(n_neighbors=6).fit(X).kneighbors(X)
+    near = (ind[:, 1:], dist[:, 1:], "8 features; Euclidean")
+    t = time.perf_counter()
+    write_map_page(Path(folder) / "neighbours.html", Y, labels, ids=ids, title=f"{n} points",
+                   neighbours=near)
+    out["+ neighbours"] = (Path(folder) / "neighbours.html", time.perf_counter() - t)
+    rng = np.random.default_rng(1)
+    suspect = rng.random(n) < 0.02
+    t = time.perf_counter()
+    write_map_page(Path(folder) / "workbench.html", Y, labels, ids=ids, title=f"{n} points",
+                   hover={"score": [f"{v:.3f}" for v in rng.random(n)]}, suspect=suspect,
+                   suspect_places=Y + rng.normal(size=(n, 2)),
+                   neighbours=near)
+    out["workbench"] = (Path(folder) / "workbench.html", time.perf_counter() - t)
+    if baseline:  # the same viewer page by an earlier graphdr, in a process of its own
+        np.savez(Path(folder) / "data.npz", Y=Y, labels=labels)
+        code = ("import sys, time, numpy as np; from graphdr.maps.page import write_map_page; "
+                "d = np.load(sys.argv[1]); t = time.perf_counter(); "
+                "write_map_page(sys.argv[2], d['Y'], d['labels'], "
+                "ids=[f's{i}' for i in range(len(d['Y']))], title=sys.argv[3]); "
+                "print(time.perf_counter() - t)")
+        path = Path(folder) / "baseline.html"
+        done = subprocess.run([sys.executable, "-c", code, str(Path(folder) / "data.npz"),
+                               str(path), f"{n} points"], capture_output=True, text=True,
+                              check=True, cwd=folder,  # (not this checkout's graphdr)
+                              env={**os.environ, "PYTHONPATH": str(Path(baseline).resolve())})
+        out["before"] = (path, float(done.stdout.split()[-1]))
+    return out, Y
 
 
-def measure(executable, sizes=SIZES):
+def _lasso(page, Y):
+    """A lasso round classes 00-02 (a wedge of the ring) drawn with the mouse: ``(selected,
+    seconds from the release to the rows listed)``."""
+    angles = np.linspace(-0.12, 2 * np.pi * 2 / 30 + 0.12, 12)
+    wedge = [(r * np.cos(a), r * np.sin(a)) for r in (7.5,) for a in angles] + \
+        [(r * np.cos(a), r * np.sin(a)) for r in (16.5,) for a in angles[::-1]]
+    corners = [page.evaluate("([x, y]) => graphdrMap.toScreen(x, y)", [float(a), float(b)])
+               for a, b in wedge]
+    page.keyboard.press("l")
+    page.mouse.move(*corners[0])
+    page.mouse.down()
+    for c in corners[1:] + corners[:1]:
+        page.mouse.move(*c, steps=3)
+    t = time.perf_counter()
+    page.mouse.up()
+    page.wait_for_function("document.querySelectorAll('#rows-body tr').length > 0",
+                           timeout=60_000)
+    return page.evaluate("graphdrMap.selectedCount()"), time.perf_counter() - t
+
+
+def _open(browser, path):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    t = time.perf_counter()
+    page.goto(path.as_uri())
+    page.wait_for_function("window.graphdrMap && window.graphdrMap.ready", timeout=300_000)
+    return page, time.perf_counter() - t
+
+
+def measure(executable, sizes=SIZES, baseline=None):
     from playwright.sync_api import sync_playwright
 
     rows = []
-    with tempfile.TemporaryDirectory() as folder, sync_playwright() as p:
+    with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=executable, args=["--no-sandbox"])
         version = browser.version
         for n in sizes:
-            path, write_s = _page(n, folder)
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            t = time.perf_counter()
-            page.goto(path.as_uri())
-            page.wait_for_function("window.graphdrMap && window.graphdrMap.ready",
-                                   timeout=300_000)
-            load = time.perf_counter() - t
-            renderer = page.evaluate(_RENDERER)
-            full = page.evaluate("graphdrMap.fullDrawMs()")
-            frames = page.evaluate(_FRAMES)
-            page.wait_for_timeout(400 + 2 * full)  # the full draw after the view rests
-            i = page.evaluate("graphdrMap.indexOf('s7')")
-            x, y = page.evaluate(f"graphdrMap.screenPosition({i})")
-            t = time.perf_counter()
-            page.mouse.move(x, y)
-            # the nearest sample to the pointer's whole pixel: s7 or a neighbour of it
-            page.wait_for_function("graphdrMap.tipText().indexOf('id') >= 0")
-            hover = time.perf_counter() - t
-            rows.append(dict(n=n, mb=path.stat().st_size / 1e6, write=write_s, load=load,
-                             full=full, median=float(np.median(frames)),
-                             worst=float(np.max(frames)), hover=hover))
-            page.close()
+            with tempfile.TemporaryDirectory() as folder:
+                pages, Y = _pages(n, folder, baseline)
+                for form in ("before", "viewer", "+ neighbours", "workbench"):
+                    if form not in pages:
+                        continue
+                    path, write_s = pages[form]
+                    page, load = _open(browser, path)
+                    renderer = page.evaluate(_RENDERER)
+                    full = page.evaluate("graphdrMap.fullDrawMs()")
+                    frames = page.evaluate(_FRAMES)
+                    page.wait_for_timeout(400 + 2 * full)  # the full draw after the view rests
+                    i = page.evaluate("graphdrMap.indexOf('s7')")
+                    x, y = page.evaluate(f"graphdrMap.screenPosition({i})")
+                    t = time.perf_counter()
+                    page.mouse.move(x, y)
+                    # the nearest sample to the pointer's whole pixel: s7 or a neighbour of it
+                    page.wait_for_function("graphdrMap.tipText().indexOf('id') >= 0")
+                    row = dict(n=n, form=form, mb=path.stat().st_size / 1e6, write=write_s,
+                               load=load, full=full, median=float(np.median(frames)),
+                               worst=float(np.max(frames)), hover=time.perf_counter() - t)
+                    if form == "workbench":
+                        t = time.perf_counter()
+                        page.mouse.click(x, y)
+                        page.wait_for_function(
+                            "document.querySelectorAll('#neighbours tr').length > 1")
+                        row["neighbours"] = time.perf_counter() - t
+                        page.keyboard.press("Escape")
+                        row["selected"], row["listed"] = _lasso(page, Y)
+                        page.keyboard.press("Escape")
+                        row["filter"], row["kept"] = page.evaluate(_FILTER, [0.25, 0.5])
+                        row["filter"] /= 1000
+                    rows.append(row)
+                    page.close()
         browser.close()
     return rows, version, renderer
 
@@ -124,32 +217,55 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--executable", default=shutil.which("chromium") or "chromium")
     parser.add_argument("--shot", action="store_true", help="also write docs/map_page.png")
+    parser.add_argument("--baseline", default=None, metavar="DIR",
+                        help="also measure the viewer page of the graphdr checked out in DIR")
     parser.add_argument("--quick", action="store_true",
                         help="a smoke run: one page of 2,000 points, nothing written")
     args = parser.parse_args()
-    rows, version, renderer = measure(args.executable, (2000,) if args.quick else SIZES)
+    rows, version, renderer = measure(args.executable, (2000,) if args.quick else SIZES,
+                                      args.baseline)
+    before = ""
+    if args.baseline:
+        commit = subprocess.run(["git", "-C", args.baseline, "rev-parse", "--short", "HEAD"],
+                                capture_output=True, text=True).stdout.strip()
+        before = f" `before`: the viewer page of graphdr at {commit or args.baseline}."
     lines = [
         "# The map's page in a browser",
         "",
-        f"Command: `.venv/bin/python benchmarks/map_page.py` ({common.threads_label()}; "
+        f"Command: `.venv/bin/python benchmarks/map_page.py"
+        f"{' --baseline DIR' if args.baseline else ''}` ({common.threads_label()}; "
         f"headless Chromium {version} through playwright, WebGL renderer: {renderer}; "
-        f"viewport 1280 x 900).",
+        f"viewport 1280 x 900).{before}",
         common.machine(),
         "",
-        "| points | page MB | write s | load s (to first picture) | full draw ms | frame while "
+        "| points | page | MB | write s | load s (to first picture) | full draw ms | frame while "
         "moving, median ms | worst ms | hover s |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
-        lines.append(f"| {r['n']:,} | {r['mb']:.1f} | {r['write']:.2f} | {r['load']:.2f} | "
-                     f"{r['full']:.0f} | {r['median']:.0f} | {r['worst']:.0f} | "
-                     f"{r['hover']:.2f} |")
-    big = rows[-1]
+        lines.append(f"| {r['n']:,} | {r['form']} | {r['mb']:.1f} | {r['write']:.2f} | "
+                     f"{r['load']:.2f} | {r['full']:.0f} | {r['median']:.0f} | "
+                     f"{r['worst']:.0f} | {r['hover']:.2f} |")
+    lines += ["", "The workbench (the same pages):", "",
+              "| points | lasso selects | listed in s | filter applied in s (kept) | "
+              "neighbours shown in s |", "|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        if r["form"] == "workbench":
+            lines.append(f"| {r['n']:,} | {r['selected']:,} | {r['listed']:.2f} | "
+                         f"{r['filter']:.2f} ({r['kept']:,}) | {r['neighbours']:.2f} |")
+    big = [r for r in rows if r["n"] == rows[-1]["n"]]
+    size = {r["form"]: r["mb"] for r in big}
+    work = next(r for r in big if r["form"] == "workbench")
+    ratio = (f"; with the neighbours stored (ids, no other column) the page is "
+             f"{size['+ neighbours'] / size['before']:.2f} x the size of the page before"
+             if "before" in size else "")
     lines += [
         "",
-        f"Headline: {big['n']:,} points: frames of {big['median']:.0f} ms (median) while the "
-        f"view moves, a hover in {big['hover']:.2f} s, every point drawn in "
-        f"{big['full']:.0f} ms once it rests, on {renderer}.",
+        f"Headline: {work['n']:,} points: frames of {work['median']:.0f} ms (median) while "
+        f"the view moves, a hover in {work['hover']:.2f} s, a lasso of "
+        f"{work['selected']:,} samples listed in {work['listed']:.2f} s, a filter in "
+        f"{work['filter']:.2f} s, a sample's neighbours in {work['neighbours']:.2f} s, "
+        f"{size['+ neighbours']:.1f} MB with the neighbours stored{ratio}; on {renderer}.",
         "",
         "While the view moves the page draws as many points as it drew in about 30 ms "
         "(at least 20,000, a uniform subsample: the points are stored in a fixed shuffled "

@@ -350,10 +350,24 @@ def _numbers(names, text, decimal, numeric=None):
         values = values.str.replace(",", ".", regex=False) if decimal == "," else values
         parsed = pd.to_numeric(values.where(~missing), errors="coerce")
         if bool((parsed.notna() == ~missing).all()):
-            out[name] = parsed.to_numpy(dtype=np.float64)
+            out[name] = _exact_floats(values, missing, parsed)
         else:
             out[name] = pd.Series(text(name), dtype=object).where(~missing)
     return pd.DataFrame(out)
+
+
+def _exact_floats(values, missing, parsed):
+    """The numbers of a column's text, each the float nearest its decimal text (Python's
+    ``float``: the same bits as the text written by ``repr``, on every pandas version; pandas 2's
+    parser can be one unit in the last place off); ``parsed`` where a text is not one Python
+    reads."""
+    out = np.full(len(values), np.nan)
+    present = ~missing.to_numpy()
+    try:
+        out[present] = values.to_numpy(dtype=object)[present].astype(np.float64)
+    except (TypeError, ValueError):
+        return parsed.to_numpy(dtype=np.float64)
+    return out
 
 
 def _cached(text):

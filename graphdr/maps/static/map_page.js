@@ -220,7 +220,7 @@
     W = wrap.clientWidth; H = wrap.clientHeight;
     if (w > 0 && h > 0 && W > 0 && H > 0) view.scale *= Math.min(W / w, H / h);
     [canvas, ringCanvas, overlay].forEach(function (cv) { cv.width = Math.round(W * dpr); cv.height = Math.round(H * dpr); });
-    redraw(true);
+    moved();  // (a quick frame now, as while panning: the panel opening does not wait for every point)
   }
 
   function escapeHtml(t) {

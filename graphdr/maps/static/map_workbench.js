@@ -457,6 +457,10 @@
   api.contoursShown = function () { return contoursOn; };
   api.lastShape = function () { return lastShape; };
   api.toData = function (px, py) { return toData(px, py); };
+  api.toScreen = function (x, y) {  // CSS pixels relative to the page
+    var q = toScreen(x, y), r = overlay.getBoundingClientRect();
+    return [r.left + window.scrollX + q[0], r.top + window.scrollY + q[1]];
+  };
   api.csvCell = cell;
   api.inspected = function () { return inspected < 0 ? null : idOf(inspected); };
   api.neighbours = function (i) {  // [[id or null, distance], ...] of page index i
