@@ -322,7 +322,7 @@ def test_show_gives_the_page_inline_and_caps_the_points(tmp_path):
     view = model.show()
     assert isinstance(view, MapView)
     frame = view._repr_html_()
-    assert frame.startswith("<iframe srcdoc=") and 'sandbox="allow-scripts"' in frame
+    assert frame.startswith("<iframe srcdoc=") and 'sandbox="allow-scripts allow-downloads"' in frame
     assert "<script" not in frame  # the page is escaped into the attribute, not run inline
     assert view.page == model.show(names).page  # the fit's labels, as given
     counts = _payload(view.page)

@@ -375,6 +375,9 @@ def test_filters_dim_what_they_leave_out_and_the_legend_counts_follow(workbench)
     suggested = model.label_issues_.suggested_label_
     with _opened(path) as page:
         page.click("#filters summary")
+        # a column named with HTML and script: a filter named by that text, nothing run
+        assert HOSTILE[9] in page.locator("#filter-list .fname").all_inner_texts()
+        assert page.evaluate("window.pwned === undefined")
         lo, hi = np.quantile(sizes, [0.25, 0.75])
         kept = page.evaluate("([a, b]) => graphdrMap.filter('size', a, b)", [lo, hi])
         said = page.inner_text("#filter-count")
@@ -485,3 +488,40 @@ def test_density_contours_toggle_in_chromium(workbench):
         assert page.locator("#overlay").screenshot() != before  # the lines drawn
         page.click("#contours")
         assert not page.evaluate("graphdrMap.contoursShown()")
+
+
+@pytest.mark.slow  # a browser to start: in `make test-slow` (CI)
+def test_the_notebook_view_is_the_same_workbench(workbench, tmp_path):
+    """DEEMap.show() in a notebook: the same page in a sandboxed iframe, whose data unpack,
+    whose selection works with the mouse and whose downloads are allowed."""
+    from test_map_page import _browser
+
+    model, labels = workbench[1], workbench[2]
+    view = model.show(labels)
+    host = tmp_path / "notebook.html"
+    host.write_text("<!DOCTYPE html><html><body><p>a notebook cell</p>" + view._repr_html_()
+                    + "</body></html>")
+    sync_api, executable = _browser()
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1100, "height": 800},
+                                    accept_downloads=True)
+            page.goto(host.as_uri())
+            frame = page.frames[1]
+            frame.wait_for_function("window.graphdrMap && window.graphdrMap.ready",
+                                    timeout=30000)
+            assert frame.evaluate("graphdrMap.n") == len(labels)
+            frame.click("#tool-box")
+            box = frame.locator("#overlay").bounding_box()
+            _drag(page, [(box["x"] + 2, box["y"] + 2),
+                         (box["x"] + box["width"] - 2, box["y"] + box["height"] - 2)])
+            selected = frame.evaluate("graphdrMap.selectedCount()")
+            assert selected > 0
+            with page.expect_download() as d:
+                frame.click("#sel-csv")
+            d.value.save_as(tmp_path / "sel.csv")
+        finally:
+            browser.close()
+    rows = list(csv.reader(open(tmp_path / "sel.csv", encoding="utf-8")))
+    assert len(rows) - 1 == selected and rows[0][:4] == ["id", "label", "x", "y"]

@@ -162,7 +162,7 @@ class MapView:
     def _repr_html_(self):
         return (f'<iframe srcdoc="{html.escape(self.page, quote=True)}" '
                 f'style="width: 100%; height: {self.height}px; border: 1px solid #ddd" '
-                'sandbox="allow-scripts" title="graphdr map"></iframe>')
+                'sandbox="allow-scripts allow-downloads" title="graphdr map"></iframe>')
 
     def save(self, path):
         """Write the page to ``path`` (whole or not at all); returns the path."""
