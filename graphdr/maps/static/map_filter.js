@@ -105,21 +105,30 @@
   }
   function countKept() { var c = 0; for (var i = 0; i < n; i++) c += pass[i]; return c; }
 
-  if (S) {  // the suspects: all, only them, or the others
-    var sbox = el('div', undefined, 'filter'), pickS = el('select');
-    sbox.appendChild(el('div', data.suspect_name, 'fname'));
-    ['all', 'suspect only', 'not suspect'].forEach(function (v) { var o = el('option', v); o.value = v; pickS.appendChild(o); });
-    pickS.setAttribute('aria-label', data.suspect_name);
-    var fs = {name: data.suspect_name, test: null};
-    pickS.addEventListener('change', function () {
-      fs.test = pickS.value === 'all' ? null : pickS.value === 'suspect only' ?
-        function (r, i) { return S[i] === 1; } : function (r, i) { return S[i] === 0; };
-      apply();
-    });
-    fs.set = function (v) { pickS.value = v; pickS.dispatchEvent(new Event('change')); };
-    sbox.appendChild(pickS); filters.push(fs); $('filter-list').appendChild(sbox);
+  // the controls are built when the filters are first opened (a number column of 10^6
+  // texts takes a moment to read)
+  var built = false;
+  function buildFilters() {
+    if (built) return;
+    built = true;
+    if (S) {  // the suspects: all, only them, or the others
+      var sbox = el('div', undefined, 'filter'), pickS = el('select');
+      sbox.appendChild(el('div', data.suspect_name, 'fname'));
+      ['all', 'suspect only', 'not suspect'].forEach(function (v) { var o = el('option', v); o.value = v; pickS.appendChild(o); });
+      pickS.setAttribute('aria-label', data.suspect_name);
+      var fs = {name: data.suspect_name, test: null};
+      pickS.addEventListener('change', function () {
+        fs.test = pickS.value === 'all' ? null : pickS.value === 'suspect only' ?
+          function (r, i) { return S[i] === 1; } : function (r, i) { return S[i] === 0; };
+        apply();
+      });
+      fs.set = function (v) { pickS.value = v; pickS.dispatchEvent(new Event('change')); };
+      sbox.appendChild(pickS); filters.push(fs); $('filter-list').appendChild(sbox);
+    }
+    data.hover_names.forEach(function (name) { addFilter(name, data.hover[name]); });
   }
-  data.hover_names.forEach(function (name) { addFilter(name, data.hover[name]); });
+  $('filters').addEventListener('toggle', buildFilters);
+  $('filters').querySelector('summary').addEventListener('click', buildFilters);
   $('filter-clear').addEventListener('click', function () {
     filters.forEach(function (f) { f.test = null; });
     $('filter-list').querySelectorAll('select').forEach(function (s) {
@@ -130,13 +139,15 @@
     $('filter-list').querySelectorAll('input[type=search]').forEach(function (s) { s.value = ''; });
     apply();
   });
-  if (!filters.length) $('filters').hidden = true;
+  if (!S && !data.hover_names.length) $('filters').hidden = true;
   window.graphdrMap.filter = function (name, a, b) {  // (tests, benchmarks: as the controls do)
+    buildFilters();
     var f = filters.filter(function (f) { return f.name === name; })[0];
     if (!f) throw new Error('no filter ' + name);
     f.set(a, b);
     return pass ? countKept() : n;
   };
   window.graphdrMap.filterRange = function (name) {
+    buildFilters();
     return filters.filter(function (f) { return f.name === name; })[0].range();
   };
