@@ -407,9 +407,25 @@ def test_filters_dim_what_they_leave_out_and_the_legend_counts_follow(workbench)
         one = str(suggested[suspect][0])
         assert page.evaluate("([v]) => graphdrMap.filter('suggested class', [v])", [one]) == \
             int(np.sum(suspect & (suggested == one)))
-        # the selection (the size range) keeps what these filters keep
+        # the same with the controls, as a user: the keyboard on a slider, a pick in a list
+        page.click("#filter-clear")
+        page.select_option("#filter-list select[aria-label='suspect labels']", "suspect only")
+        assert page.inner_text("#filter-count") == f"{int(suspect.sum())} of {len(sizes)} shown"
+        page.click("#filter-clear")
+        slider = page.locator("input[aria-label='size at least']")
+        slider.focus()
+        for _ in range(500):  # (half-way along the 1000 steps)
+            page.keyboard.press("ArrowRight")
+        half = sizes.min() + (sizes.max() - sizes.min()) / 2
+        assert page.inner_text("#filter-count") == \
+            f"{int(np.sum(sizes >= half - 1e-9))} of {len(sizes)} shown"
+        page.click("#filter-clear")
+        page.select_option("#filter-list select[aria-label='suspect labels']", "suspect only")
+        page.select_option("#filter-list select[aria-label='suggested class: keep these values']",
+                           [one])
+        # the selection (the size range) kept what each filter since kept
         assert page.evaluate("graphdrMap.selectedCount()") == \
-            int(np.sum(inside & suspect & (suggested == one)))
+            int(np.sum(inside & suspect & (sizes >= half - 1e-9) & (suggested == one)))
 
 
 def test_suspects_placed_by_their_features_are_stored(workbench):
