@@ -83,7 +83,7 @@ def _pages(n, folder, baseline=None):
     t = time.perf_counter()
     write_map_page(Path(folder) / "viewer.html", Y, labels, ids=ids, title=f"{n} points")
     out["viewer"] = (Path(folder) / "viewer.html", time.perf_counter() - t)
-    dist, ind = NearestNeighbors(n_neighbors=6).fit(X).kneighbors(X)
+    dist, ind = NearestNeighbors(n_neighbors=6, n_jobs=-1).fit(X).kneighbors(X)
     near = (ind[:, 1:], dist[:, 1:], "8 features; Euclidean")
     t = time.perf_counter()
     write_map_page(Path(folder) / "neighbours.html", Y, labels, ids=ids, title=f"{n} points",

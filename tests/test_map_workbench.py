@@ -121,7 +121,8 @@ def _decoded_neighbours(data):
     first = {}
     for at, i in enumerate(by_cell):
         first.setdefault(int(cell[i]), at)
-    offset, slot = data["nb_offset"].reshape(k, n), data["nb_slot"].reshape(k, n)
+    offset = data["nb_offset"].reshape(k, n)
+    slot = data["nb_slot"].reshape(k, n) + 256 * data["nb_slot_high"].reshape(k, n).astype(int)
     codes = np.cumsum(data["nb_distance"].reshape(k, n).T.astype(int), axis=1)
     others = iter(data["nb_other"].tolist())
     index = np.empty((n, k), dtype=np.int64)
@@ -142,29 +143,54 @@ def _decoded_neighbours(data):
     return out, distance
 
 
-def test_page_neighbours_decode_to_the_rows_given():
+def _coded_page():
+    """A page whose neighbours take every path of the code: near cells, a dense cell (a place
+    past 255), far cells and samples not drawn (exceptions), duplicates (distance 0)."""
     rng = np.random.default_rng(0)
-    n, k = 400, 5
-    Y = rng.normal(size=(n, 2))
-    Y[:50] += 40  # a far island: its samples' neighbours elsewhere are exceptions
-    index = np.array([rng.choice(np.delete(np.arange(n), i), k, replace=False) for i in range(n)])
+    n, k = 20_000, 5
+    Y = rng.normal(size=(n, 2)) * 10
+    Y[:3000] = rng.normal(size=(3000, 2)) * 0.01  # one dense cell
+    Y[3000:3100] += 400  # a far island
+    index = rng.integers(0, n, size=(n, k))
+    index[:, 0] = (np.arange(n) + 1) % n
     index[::7, 2] = -1  # not drawn
     distance = np.sort(rng.uniform(0.01, 30, size=(n, k)), axis=1)
     distance[::11, 0] = 0.0  # duplicates
     page = map_page_html(Y, np.array(["a", "b"])[np.arange(n) % 2],
                          neighbours=(index, distance, "test"))
+    return page, index, distance
+
+
+def test_page_neighbours_decode_to_the_rows_given():
+    page, index, distance = _coded_page()
     data = read_page_data(page)
     got, dist = _decoded_neighbours(data)
     np.testing.assert_array_equal(got, index)
     step = np.exp(data["neighbours"]["span"] / 254)  # one code of the log scale
     np.testing.assert_allclose(dist, distance, rtol=step - 1, atol=0)
-    assert data["neighbours"]["space"] == "test" and len(data["nb_other"]) > 50
+    assert data["neighbours"]["space"] == "test" and data["nb_slot_high"].max() > 0
+    assert len(data["nb_other"]) > np.sum(index < 0)  # (far neighbours too)
+    Y, n = np.zeros((3, 2)), 3
+    index3, distance3 = np.array([[1], [2], [0]]), np.ones((3, 1))
     with pytest.raises(ValueError, match="shape"):
-        map_page_html(Y[:3], ["a", "b", "a"], neighbours=(index[:2], distance[:2], "f"))
+        map_page_html(Y, ["a", "b", "a"], neighbours=(index3[:2], distance3[:2], "f"))
     with pytest.raises(ValueError, match="finite"):
-        map_page_html(Y, ["a"] * n, neighbours=(index, -distance, "f"))
+        map_page_html(Y, ["a"] * n, neighbours=(index3, -distance3, "f"))
     with pytest.raises(ValueError, match="rows 0 to"):
-        map_page_html(Y, ["a"] * n, neighbours=(index + n, distance, "f"))
+        map_page_html(Y, ["a"] * n, neighbours=(index3 + n, distance3, "f"))
+
+
+@pytest.mark.slow  # a browser to start: in `make test-slow` (CI)
+def test_the_page_decodes_every_neighbour_as_coded(tmp_path):
+    from test_map_page import _opened
+
+    page, index, distance = _coded_page()
+    (tmp_path / "p.html").write_text(page)
+    with _opened(tmp_path / "p.html") as view:
+        near = view.evaluate("Array.from({length: graphdrMap.n}, (_, i) => "
+                             "[graphdrMap.idAt(i), graphdrMap.neighbours(i).map(p => p[0])])")
+    for row, ids in near:
+        assert ids == [None if j < 0 else str(j) for j in index[int(row)]]
 
 
 def test_suggestion_must_be_a_hover_column():

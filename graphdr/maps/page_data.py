@@ -9,13 +9,16 @@ the rows' own order (which compresses them several times); and each sample's nea
 neighbours in the features (:func:`neighbour_sections`). The JSON's ``blob`` entry names each
 section's offset, length and type. :func:`read_page_data` reads a page back (tests, checks).
 
-Neighbours are coded on the page's hover grid, which the script builds the same way
-(:func:`page_grid`): a neighbour in a cell at most 7 cells away in each direction is one byte
-of cell offset and one byte of its place among its cell's samples (in page order); any other
+Neighbours are coded on the page's grid of about :data:`CELL_SAMPLES` samples a cell, which
+the script builds the same way for its hover search (:func:`page_grid`): a neighbour in a cell
+at most 7 cells away in each direction is one byte of cell offset and two of its place among
+its cell's samples (in page order; the low and high bytes in planes of their own); any other
 (and one the page does not draw) is an exception, its page position in a list of its own.
 Distances are one byte each on a log scale between the smallest positive distance and the
-largest (0: a duplicate), stored as differences along each sample's nearest-first list. At
-10^6 samples with 5 neighbours each this adds about 11 bytes a sample before base64.
+largest (0: a duplicate), stored as differences along each sample's nearest-first list. On the
+data of ``benchmarks/map_page.py`` at 10^6 samples, 5 neighbours each add about 12 bytes a
+sample after compression (16 in base64); the grid of the hover search alone (4 samples a cell)
+made 61 % of them exceptions and 23 bytes.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ __all__ = ["pack", "read_page_data", "page_grid", "neighbour_sections", "NO_ROW"
 
 #: the page position of a neighbour the page does not draw
 NO_ROW = 2**32 - 1
+#: the page's grid has about this many samples a cell (its hover search and the neighbours' code)
+CELL_SAMPLES = 64
 #: zlib's level for the page's arrays (6: its default; 9 gains under 1 % here at twice the time)
 LEVEL = 6
 _TYPES = {"f4": "<f4", "u1": "<u1", "u2": "<u2", "u4": "<u4"}
@@ -79,7 +84,7 @@ def page_grid(x, y):
     (same arithmetic in float64, so the same cells)."""
     x, y = np.asarray(x, np.float32).astype(np.float64), np.asarray(y, np.float32).astype(np.float64)
     n = len(x)
-    G = max(1, min(1024, math.ceil(math.sqrt(n / 4))))
+    G = max(1, min(1024, math.ceil(math.sqrt(n / CELL_SAMPLES))))
     cells = []
     for v in (x, y):
         lo, hi = (float(v.min()), float(v.max())) if n else (0.0, 0.0)
@@ -108,9 +113,9 @@ def neighbour_sections(index, distance, x, y):
     drawn = index >= 0
     j = np.where(drawn, index, 0)
     dx, dy, at = cx[j] - cx[:, None], cy[j] - cy[:, None], place[j]
-    near = drawn & (np.abs(dx) <= 7) & (np.abs(dy) <= 7) & (at < 256)
+    near = drawn & (np.abs(dx) <= 7) & (np.abs(dy) <= 7) & (at < 65536)
     offset = np.where(near, (dx + 8) | ((dy + 8) << 4), 0).astype(np.uint8)
-    slot = np.where(near, at, 0).astype(np.uint8)
+    slot = np.where(near, at, 0)
     others = np.where(drawn, index, NO_ROW)[~near]  # (row-major: sample by sample, nearest first)
     positive = distance[distance > 0]
     low = float(positive.min()) if positive.size else 1.0
@@ -121,7 +126,8 @@ def neighbour_sections(index, distance, x, y):
     q = np.minimum(q, 255)
     steps = np.diff(np.concatenate([np.zeros((n, 1), np.int64), q], axis=1), axis=1) % 256
     info = dict(k=int(k), low=low, span=span)
-    sections = {"nb_offset": ("u1", offset.T), "nb_slot": ("u1", slot.T),
+    sections = {"nb_offset": ("u1", offset.T), "nb_slot": ("u1", (slot & 255).T),
+                "nb_slot_high": ("u1", (slot >> 8).T),
                 "nb_distance": ("u1", steps.T), "nb_other": ("u4", others)}
     return info, sections
 

@@ -55,7 +55,7 @@
   }
 
   // a grid over the data for hover: points sorted by cell
-  var G = Math.max(1, Math.min(1024, Math.ceil(Math.sqrt(n / 4))));
+  var G = Math.max(1, Math.min(1024, Math.ceil(Math.sqrt(n / 64))));  // (as page_data.page_grid)
   var gx = (xmax - xmin) / G * 1.000001, gy = (ymax - ymin) / G * 1.000001;
   var cellOf = new Int32Array(n), start = new Int32Array(G * G + 1), order = new Int32Array(n);
   for (i = 0; i < n; i++) {

@@ -27,7 +27,7 @@
       return data.nb_other[e] === NO_ROW ? -1 : data.nb_other[e];
     }
     var cx = cellOf[i] % G + (b & 15) - 8, cy = Math.floor(cellOf[i] / G) + (b >> 4) - 8;
-    return order[start[cy * G + cx] + data.nb_slot[t * n + i]];
+    return order[start[cy * G + cx] + data.nb_slot[t * n + i] + 256 * data.nb_slot_high[t * n + i]];
   }
   function neighbourDistance(i, t) {
     var q = 0;
