@@ -101,7 +101,7 @@
       listSelection();
     }
     $('filter-count').textContent = pass ? countKept() + ' of ' + n + ' shown' : '';
-    recount(); setColors(); redraw(true);
+    recount(); setColors(); moved();  // (a quick frame now, every point once the view rests)
   }
   function countKept() { var c = 0; for (var i = 0; i < n; i++) c += pass[i]; return c; }
 

@@ -132,7 +132,7 @@
   var ctx = gl ? null : canvas.getContext('2d');
 
   var hovered = -1, pinned = -1, pending = false, pointsDirty = true, moving = false;
-  var fullMs = 0, settle = null;
+  var fullMs = 0, fullDraws = 0, settle = null;
   function draw() {
     pending = false;
     var s = pointSize();
@@ -163,7 +163,7 @@
       }
     }
     drawRings(s, m);
-    if (m === n) fullMs = performance.now() - t0;
+    if (m === n) { fullMs = performance.now() - t0; fullDraws++; }
   }
   function drawRings(s, m) {  // one path of circles round the shown suspect samples
     rctx.setTransform(dpr, 0, 0, dpr, 0, 0); rctx.clearRect(0, 0, W, H); ringed = 0;
@@ -425,6 +425,7 @@
   }
   window.graphdrMap = {
     n: n, renderer: renderer, fullDrawMs: function () { return fullMs; },
+    fullDraws: function () { return fullDraws; },
     screenPosition: function (i) {  // CSS pixels relative to the page
       var q = toScreen(X[i], Y[i]), r = overlay.getBoundingClientRect();
       return [r.left + window.scrollX + q[0], r.top + window.scrollY + q[1]];

@@ -174,10 +174,10 @@
       if (sel[i] !== v) { sel[i] = v; nSel += v ? 1 : -1; }
     });
     listSelection();
-    setColors(); redraw(true);
+    setColors(); moved();  // (a quick frame now, every point once the view rests)
   }
   function clearSelection() {
-    sel.fill(0); nSel = 0; inspected = -1; listSelection(); setColors(); redraw(true);
+    sel.fill(0); nSel = 0; inspected = -1; listSelection(); setColors(); moved();
   }
 
   // the lasso or box being drawn, and the inspected sample's neighbours
@@ -371,7 +371,7 @@
     fixTo[i] = code;
     if (code === -1) fixOrder = fixOrder.filter(function (j) { return j !== i; });
   }
-  function fixed() { sortRows(); render(); recount(); setColors(); redraw(true); }
+  function fixed() { sortRows(); render(); recount(); setColors(); moved(); }
   $('fix-set').addEventListener('click', function () {
     var code = parseInt(choice.value, 10);
     listed.forEach(function (i) { fix(i, code); }); fixed();
