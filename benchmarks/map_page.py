@@ -23,7 +23,7 @@ slowest case a user meets.
 
     .venv/bin/python benchmarks/map_page.py          # benchmarks/results/map_page.md
     .venv/bin/python benchmarks/map_page.py --baseline /path/to/older/checkout
-    .venv/bin/python benchmarks/map_page.py --shot   # also docs/map_page.png (digits, hovered)
+    .venv/bin/python benchmarks/map_page.py --shot   # also docs/map_page.png, map_workbench.png
     python -m benchmarks run map_page -- --quick     # a smoke run: 2,000 points, nothing written
 """
 
@@ -191,20 +191,29 @@ def measure(executable, sizes=SIZES, baseline=None):
     return rows, version, renderer
 
 
-def shot(executable, out):
-    """docs/map_page.png: the page of `graphdr map digits`, one sample hovered."""
+def shot(executable, out, workbench):
+    """docs/map_page.png: the page of `graphdr map digits`, one sample hovered; and
+    ``workbench``: the same digits with 3 % of the labels flipped, checked (``labels='flag'``),
+    the density contours on, a lasso round the suspects of one class, one clicked."""
     from playwright.sync_api import sync_playwright
     from sklearn.datasets import load_digits
 
     from graphdr import map2d
 
     X, y = load_digits(return_X_y=True)
-    names = np.array(["zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
-                      "nine"])[y]
+    words = np.array(["zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
+                      "nine"])
+    rng = np.random.default_rng(0)
+    flipped = y.copy()
+    some = rng.choice(len(y), 54, replace=False)
+    flipped[some] = (y[some] + rng.integers(1, 10, len(some))) % 10
     with tempfile.TemporaryDirectory() as folder:
-        map2d(X, names, out=Path(folder) / "digits", title="DEEMap of the 1797 digits",
-              ids=[f"digit-{i}" for i in range(len(y))], label_name="digit", png=False,
-              hover={"ink": [f"{v:.0f}" for v in X.sum(axis=1)]})
+        common_args = dict(ids=[f"digit-{i}" for i in range(len(y))], label_name="digit",
+                           png=False, hover={"ink": [f"{v:.0f}" for v in X.sum(axis=1)]})
+        map2d(X, words[y], out=Path(folder) / "digits", title="DEEMap of the 1797 digits",
+              **common_args)
+        model = map2d(X, words[flipped], out=Path(folder) / "flipped", labels="flag",
+                      title="The digits, 54 labels flipped", **common_args)
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=executable, args=["--no-sandbox"])
             page = browser.new_page(viewport={"width": 1150, "height": 760})
@@ -215,13 +224,32 @@ def shot(executable, out):
             page.mouse.move(x, yy)
             page.wait_for_timeout(300)
             page.screenshot(path=str(out))
+            page = browser.new_page(viewport={"width": 1150, "height": 900})
+            page.goto((Path(folder) / "flipped.html").as_uri())
+            page.wait_for_function("window.graphdrMap && window.graphdrMap.ready")
+            page.keyboard.press("d")
+            # a box round the region of "three" (its middle 90 % along each axis)
+            three = model.embedding_[flipped == 3]
+            lo, hi = np.quantile(three, [0.05, 0.95], axis=0)
+            corners = [page.evaluate("([a, b]) => graphdrMap.toScreen(a, b)",
+                                     [float(a), float(b)]) for a, b in (lo, hi)]
+            page.keyboard.press("b")
+            page.mouse.move(*corners[0])
+            page.mouse.down()
+            page.mouse.move(*corners[1], steps=5)
+            page.mouse.up()
+            page.click("#rows-head th:has-text('label quality')")  # the least likely first
+            page.locator("#rows-body tr").first.click()
+            page.wait_for_timeout(600)
+            page.screenshot(path=str(workbench))
             browser.close()
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--executable", default=shutil.which("chromium") or "chromium")
-    parser.add_argument("--shot", action="store_true", help="also write docs/map_page.png")
+    parser.add_argument("--shot", action="store_true",
+                        help="also write docs/map_page.png and docs/map_workbench.png")
     parser.add_argument("--baseline", default=None, metavar="DIR",
                         help="also measure the viewer page of the graphdr checked out in DIR")
     parser.add_argument("--quick", action="store_true",
@@ -287,8 +315,9 @@ def main():
         return
     (common.RESULTS / "map_page.md").write_text(text)
     if args.shot:
-        shot(args.executable, common.REPO / "docs" / "map_page.png")
-        print("wrote docs/map_page.png")
+        shot(args.executable, common.REPO / "docs" / "map_page.png",
+             common.REPO / "docs" / "map_workbench.png")
+        print("wrote docs/map_page.png and docs/map_workbench.png")
 
 
 if __name__ == "__main__":
