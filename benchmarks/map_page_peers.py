@@ -21,6 +21,10 @@ frames after the first task whose draws cover every point. Frames: 30 frames of 
 worst ms), with the page's redraws (tasks drawing points) in them. Requests to hosts other than
 localhost are counted.
 
+The two tools are not among graphdr's extras (they pin pandas below 3 and bring torch):
+``.venv/bin/pip install datamapplot embedding-atlas`` first; a tool that is missing is said so
+in its row.
+
     .venv/bin/python benchmarks/map_page_peers.py                  # results/map_page_peers.md
     .venv/bin/python benchmarks/map_page_peers.py --sizes 20000    # other sizes
     python -m benchmarks run map_page_peers -- --quick             # 2,000 points, nothing written
