@@ -255,7 +255,7 @@ def _drag(page, points, modifier=None):
 
 
 @pytest.mark.slow  # a browser to start: in `make test-slow` (CI)
-def test_select_list_inspect_fix_and_download_in_chromium(workbench, tmp_path):
+def test_select_list_inspect_fix_and_download_in_chromium(workbench, fitted, tmp_path):
     from test_map_page import _opened
 
     path, model, labels, ids, hover = workbench
@@ -377,6 +377,21 @@ def test_select_list_inspect_fix_and_download_in_chromium(workbench, tmp_path):
     for name in fixed:
         k = ids.index(name)
         assert new[k] == suggested[k] != labels[k]
+    # ... and by the command line, on the data as a file: the map of the corrected labels
+    from graphdr.cli import main
+
+    X = fitted[0]
+    data = tmp_path / "data.csv"
+    with open(data, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["id", *[f"f{j}" for j in range(X.shape[1])], "label"])
+        for name, row, label in zip(ids, X, labels):
+            w.writerow([name, *row, label])
+    assert main(["map", str(data), "--label-fixes", str(fixes), "--out", str(tmp_path / "m"),
+                 "--quiet", "--repulsion", "gaussian", "--labels", "given", "--no-png"]) == 0
+    table = list(csv.DictReader(open(tmp_path / "m.csv", newline="", encoding="utf-8")))
+    got = {from_spreadsheet_safe(t["id"]): from_spreadsheet_safe(t["label"]) for t in table}
+    assert got == {name: str(label) for name, label in zip(ids, new)}
 
 
 def test_cli_label_fixes_refused_on_the_dask_route(tmp_path, capsys):
