@@ -15,10 +15,16 @@ input gives the same map in any row order):
 * ``pynndescent``: :class:`graphdr.blocks.knn.ApproxNeighbors` with NN-descent's own search
   (one thread, classes under 5,000 samples exact; the placing index of degree 10, queries one
   sample per call, ``epsilon=0.2``), what the map used before the inverted lists;
-* ``pynndescent+lists``: what the map uses: NN-descent for the class graphs and the placing
-  index's graph, graphdr's inverted lists (:class:`graphdr.blocks.lists.InvertedLists`:
-  ``sqrt(n)`` lists, 8 probed) for the placement;
-* ``lists``: graphdr's inverted lists for all three (every sample a query for the graphs);
+* ``pynndescent+lists``: what the map used before its graphs came from the lists: NN-descent
+  for the class graphs and the placing index's graph, graphdr's inverted lists
+  (:class:`graphdr.blocks.lists.InvertedLists`, ``sqrt(n)`` lists, 8 probed) for the
+  placement;
+* ``lists``: graphdr's inverted lists for all three, 8 probed, every sample a query of the
+  placement's search for the graphs;
+* ``list-graph``: what the map uses: the graph of every row by blocked inverted lists
+  (:func:`graphdr.blocks.list_graph.list_graph`, as many probes as reach 90 % recall on a
+  sample) for the class graphs and the placing index's graph (on the placing index's lists),
+  the same blocks for the placement (8 probed);
 * ``faiss-ivf-P``: faiss ``IndexIVFFlat``, ``4 sqrt(n)`` lists whose centroids are k-means
   (10 iterations, seed 0) of the first ``64`` samples per list in content order, searched with
   ``nprobe=P``; a query's answer depends on the index alone (exact distances inside the lists
@@ -63,10 +69,10 @@ sys.path.insert(0, str(HERE))
 CLASS_K, INDEX_K, PLACE_K = 20, 10, 20
 #: USearch's threads for searches (and inserts of ``usearch``): 0, all; 1 in the one-thread run
 _USEARCH_THREADS = [0]
-ENGINES = ("exact", "pynndescent", "pynndescent+lists", "lists", "faiss-ivf-8", "faiss-ivf-16",
-           "faiss-ivf-32", "faiss-hnsw", "usearch-1t", "usearch")
+ENGINES = ("exact", "pynndescent", "pynndescent+lists", "lists", "list-graph", "faiss-ivf-8",
+           "faiss-ivf-16", "faiss-ivf-32", "faiss-hnsw", "usearch-1t", "usearch")
 #: the smoke run's engines (a fresh process each)
-QUICK_ENGINES = ("exact", "lists", "faiss-ivf-16", "usearch-1t")
+QUICK_ENGINES = ("exact", "list-graph", "faiss-ivf-16", "usearch-1t")
 
 
 # -- the engines: build(X) -> search(Q or None, k) -> (idx); None: the samples' own neighbours
@@ -171,9 +177,28 @@ def build_lists(X):
         index.search(Q, k)
 
 
+def build_nndescent_map_index(X):
+    """The map's placing index before its graph came from the lists: NN-descent's graph of
+    degree 10 for the training samples, inverted lists of ``sqrt(n)`` rows for new ones."""
+    from graphdr.blocks.knn import ApproxNeighbors
+    from graphdr.blocks.lists import InvertedLists
+
+    nn = ApproxNeighbors(PLACE_K, 0, graph_neighbors=INDEX_K).fit(X)
+    lists = InvertedLists(n_lists=int(np.ceil(np.sqrt(len(X))))).fit(X)
+    return lambda Q, k: nn.kneighbors(n_neighbors=k)[1] if Q is None else lists.search(Q, k)
+
+
+def build_list_graph(X):
+    """The class graphs as the map builds them: the graph of every row by blocked inverted
+    lists, probes for 90 % recall."""
+    from graphdr.blocks.list_graph import list_graph
+
+    return lambda Q, k: list_graph(X, k)[1]
+
+
 def build_map_index(X):
-    """The map's placing index: NN-descent's graph of degree 10 for the training samples,
-    inverted lists for new ones (``ApproxNeighbors(search='lists')``)."""
+    """The map's placing index: inverted lists, their graph of degree 10 for the training
+    samples, their blocked search for new ones (``ApproxNeighbors(search='lists')``)."""
     from graphdr.blocks.knn import ApproxNeighbors
 
     nn = ApproxNeighbors(PLACE_K, 0, graph_neighbors=INDEX_K, search="lists").fit(X)
@@ -188,9 +213,11 @@ def builders(engine):
     if engine == "pynndescent":
         return build_pynndescent(CLASS_K, 0.1), build_pynndescent(INDEX_K, 0.2)
     if engine == "pynndescent+lists":
-        return build_pynndescent(CLASS_K, 0.1), build_map_index
+        return build_pynndescent(CLASS_K, 0.1), build_nndescent_map_index
     if engine == "lists":
         return build_lists, build_lists
+    if engine == "list-graph":
+        return build_list_graph, build_map_index
     if engine.startswith("faiss-ivf-"):
         b = build_ivf(int(engine.rsplit("-", 1)[1]))
         return b, b
@@ -305,8 +332,15 @@ def _same(a, b):
 
 # -- the table -----------------------------------------------------------------------------------
 COLUMNS = ("class graphs s", "index build s", "index graph s", "place s", "total s",
-           "class recall@20", "index recall@10", "place recall@20", "peak GiB", "same runs",
-           "same threads")
+           "class recall@20", "index recall@10", "place recall@20", "graph rows/s/core",
+           "peak GiB", "same runs", "same threads")
+
+
+def rows_per_core(row, cores=2):
+    """The placing index's graph of every row (its build and its own neighbours), rows per
+    second per core."""
+    seconds = row.get("index build s", 0) + row.get("index graph s", 0)
+    return round(row["n"] / seconds / cores) if seconds else "-"
 
 
 #: the command of rows stored without one (the first run, every engine at 10^5 with checks)
@@ -332,13 +366,16 @@ def write(rows, note):
              "the same class; placing index: 10 nearest of all; placement: 20 nearest training "
              "samples of 10^5 new ones), on `maps2d_scale.subclusters` (20 classes, 50 "
              "features) in content order. Recall against exact search on a fixed sample of 10^4 "
-             "queries (the largest class for the class graphs). `same runs`: a second run "
+             "queries (the largest class for the class graphs). `graph rows/s/core`: the "
+             "placing index's graph (its build and every row's neighbours), rows a second per "
+             "core of the machine's 2. `same runs`: a second run "
              "gives identical neighbours; `same threads`: one thread gives the default "
              "threads' neighbours (checked at the smallest size). `-`: not measured.", ""]
     for n in sorted({r["n"] for r in rows}):
         lines += [f"## {n:,} samples", "", "| engine | " + " | ".join(COLUMNS) + " |",
                   "|---|" + "---:|" * len(COLUMNS)]
         for r in sorted((r for r in rows if r["n"] == n), key=lambda r: ENGINES.index(r["engine"])):
+            r = {**r, "graph rows/s/core": rows_per_core(r)}
             cells = [("yes" if r[c] else "**no**") if isinstance(r.get(c), bool)
                      else str(r.get(c, "-")) for c in COLUMNS]
             lines.append(f"| {r['engine']} | " + " | ".join(cells) + " |")

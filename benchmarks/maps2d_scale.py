@@ -29,7 +29,9 @@ candidate neighbour-search engines on the map's three searches (``_maps2d_engine
 labelled map; its 1-NN error counts the training samples' true classes).
 ``--busy`` runs beside one process spinning on one core; ``--threads N`` sets every thread
 variable to N (the one-thread figure beside the default threads'); each gives rows of its
-own.
+own. ``--baseline DIR`` runs each size again with the graphdr of the checkout ``DIR`` (a
+``git worktree`` of another commit), one after the other, and stores its figures with the
+row.
 
 Writes ``benchmarks/results/maps2d_scale.md``; one process per size with
 ``--one N`` prints that size's JSON.
@@ -193,6 +195,10 @@ def main(argv=None):
                    help="with --engines: these engines only")
     p.add_argument("--quick", action="store_true",
                    help="a smoke run of both parts on tiny data, nothing written here")
+    p.add_argument("--baseline", default=None, metavar="DIR",
+                   help="after each size, the same size with the graphdr of the checkout DIR "
+                        "(its own maps2d_scale.py), one after the other: the side-by-side "
+                        "figures stored with the row")
     if argv is None:
         argv = sys.argv[1:]
     a = p.parse_args(argv)
@@ -231,6 +237,8 @@ def main(argv=None):
             rows.append(common.json_from([__file__, "--one", n, "--new", a.new, "--params",
                                           a.params, "--unlabelled", a.unlabelled], env=env,
                                          strict=True))
+        if a.baseline:
+            rows[-1]["baseline"] = _baseline(a, n, env)
         rows[-1]["params"] = a.params
         if a.unlabelled:
             rows[-1]["unlabelled"] = a.unlabelled
@@ -242,7 +250,8 @@ def main(argv=None):
                  if a.threads is not None else threads_label())
         rows[-1]["measured"] = (f"{time.strftime('%Y-%m-%d')}, {machine(label)}"
                                 f" Python {platform.python_version()}"
-                                + (f"; {a.note}" if a.note else ""))
+                                + (f"; {a.note}" if a.note else "")
+                                + _beside(rows[-1].get("baseline")))
         r = rows[-1]
         print(f"{n}: fit {r['fit']:.1f} s, {r['iterations']} it, peak {r['peak'] / 2**30:.2f} "
               f"GiB, place {r['n_new']} in {r['place']:.1f} s, error {r['error']:.1f} %",
@@ -293,6 +302,32 @@ def main(argv=None):
             if r["shares"].get(k) is not None else "n/a" for k in PROFILED) + " |")
     (RESULTS / "maps2d_scale.md").write_text("\n".join(head) + "\n")
     print(f"wrote {RESULTS / 'maps2d_scale.md'}")
+
+
+def _baseline(a, n, env):
+    """The same ``--one`` run with the graphdr of the checkout ``a.baseline``: its figures and
+    commit."""
+    import subprocess
+
+    base = Path(a.baseline).resolve()
+    commit = subprocess.run(["git", "-C", str(base), "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    env = {**env, "PYTHONPATH": str(base)}
+    out = common.json_from([base / "benchmarks" / "maps2d_scale.py", "--one", n, "--new",
+                            a.new, "--params", a.params, "--unlabelled", a.unlabelled],
+                           env=env, strict=True)
+    return {"commit": commit, **{k: out[k] for k in ("fit", "place", "error", "trust", "peak")},
+            "graphs": out["shares"].get("graphs and index")}
+
+
+def _beside(b):
+    """The words that give a row's side-by-side baseline run."""
+    if not b:
+        return ""
+    return (f"; run beside {b['commit']}'s --one (fit {b['fit']:.1f} s, of it "
+            f"{b['graphs']:.1f} s graphs and index; 10^5 placed in {b['place']:.1f} s, 1-NN "
+            f"error {b['error']:.1f} %, trustworthiness {b['trust']:.3f}, peak "
+            f"{b['peak'] / 2**30:.2f} GiB), one after the other")
 
 
 def _quick():

@@ -31,7 +31,7 @@ def test_a_few_lists_find_most_neighbours_and_more_lists_more():
     truth = _exact(X, Q, 10)
 
     def recall(p):
-        found = InvertedLists(n_probe=p).fit(X).search(Q, 10)
+        found = InvertedLists(n_lists=64, n_probe=p).fit(X).search(Q, 10)
         return np.mean([len(np.intersect1d(f, t)) for f, t in zip(found, truth)]) / 10
 
     low, high = recall(2), recall(8)

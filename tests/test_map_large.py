@@ -66,7 +66,7 @@ def test_the_placing_index_gives_the_unlabelled_edges_of_their_own_search():
     built = []
 
     def make(F):
-        built.append(ApproxNeighbors(10, graph_neighbors=10).fit(F))
+        built.append(ApproxNeighbors(10, graph_neighbors=10, search="lists").fit(F))
         return built[-1]
 
     def pairs():

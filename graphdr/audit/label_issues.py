@@ -112,7 +112,7 @@ class LabelIssues(BaseEstimator):
     (``label_quality_`` NaN) but carries the neighbour graph, and gets a suggested label.
     Deterministic and independent of the row order (every step runs on the samples in content
     order, :func:`graphdr.blocks.sampling.canonical_order`); memory :math:`O(n k + d^2)`, no
-    :math:`n \times n` array; NN-descent neighbours from the size where exact search is slow
+    :math:`n \times n` array; approximate neighbours (inverted lists) from the size where exact search is slow
     (``neighbors='auto'``).
 
     When to use it: before trusting labels (a public benchmark's test set, crowd labels,
@@ -140,9 +140,10 @@ class LabelIssues(BaseEstimator):
         (:func:`graphdr.blocks.scaling.feature_scaling`): ``'auto'`` standardises when one
         feature holds more than half of the total variance.
     neighbors : {'auto', 'exact', 'approx'}, default='auto'
-        Exact neighbour search, or NN-descent (pynndescent) from 200,000 samples on.
+        Exact neighbour search, or inverted lists (:func:`graphdr.blocks.list_graph.list_graph`,
+        90 % recall) from 200,000 samples on.
     random_state : int, RandomState instance or None, default=None
-        Seed of NN-descent (only used with approximate neighbours).
+        Kept for compatibility: the approximate search draws nothing at random.
 
     Attributes
     ----------

@@ -208,9 +208,9 @@ def knn_graph(
     metric : str
         Any metric of :class:`sklearn.neighbors.NearestNeighbors`, or 'precomputed'.
     algorithm : {'exact', 'approx', 'auto'}
-        Exact neighbours (ties to the smaller index), or NN-descent's approximate ones
-        (:class:`ApproxNeighbors`, Euclidean, ``restrict`` None or 'same'; ``random_state``
-        fixes them); 'auto': :func:`resolve_algorithm`.
+        Exact neighbours (ties to the smaller index), or approximate ones by inverted lists
+        (:func:`graphdr.blocks.list_graph.list_graph`, 90 % recall, Euclidean, ``restrict``
+        None or 'same'; deterministic); 'auto': :func:`resolve_algorithm`.
     random_state : int or None
         Seed of the approximate search (None: 0).
 

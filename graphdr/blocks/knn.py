@@ -1,7 +1,9 @@
 r"""Nearest-neighbour searches behind :func:`graphdr.blocks.graphs.knn_graph` and the maps: exact
 (scikit-learn's ``NearestNeighbors``, with ties to the smaller index on every machine) and
-approximate (NN-descent, :class:`ApproxNeighbors`), a group of queries against its own
-candidates at a time, the groups and query chunks on the environment's threads.
+approximate (the graph of every row by inverted lists,
+:func:`graphdr.blocks.list_graph.list_graph`, and :class:`ApproxNeighbors`), a group of
+queries against its own candidates at a time, the groups and query chunks on the
+environment's threads. NN-descent (pynndescent) remains as ``ApproxNeighbors(search='graph')``.
 
 Every Euclidean search works in the frame of :func:`graphdr.blocks.scaling.search_frame`:
 the candidates centred by each feature's median and scaled by a power of two (in float64,
@@ -161,28 +163,23 @@ def _kneighbors_of(nn, fitted, queries, k, self_in, rows, power=None):
     return out_d, out_i
 
 
-#: ``algorithm='auto'`` of :func:`knn_graph` searches approximately from this many samples on
-#: (when pynndescent is installed): the exact search of a class grows as its size squared
+#: ``algorithm='auto'`` of :func:`knn_graph` searches approximately from this many samples on:
+#: the exact search of a class grows as its size squared
 APPROX_MIN_SAMPLES = 200_000
 
 
 def resolve_algorithm(algorithm, n_samples, n_queries=0):
     """``'exact'`` or ``'approx'`` for ``algorithm`` in {'auto', 'exact', 'approx'}: 'auto' is
-    'approx' from :data:`APPROX_MIN_SAMPLES` samples on when pynndescent is installed, or
+    'approx' from :data:`APPROX_MIN_SAMPLES` samples on, or
     earlier when ``n_queries`` more rows will be searched among the ``n_samples`` (the rows a
     Dask map places after its fit): when the exact search's pairs, ``n_samples x (n_samples +
     n_queries)``, reach those of :data:`APPROX_MIN_SAMPLES` samples alone (a map fitted on
     169,000 rows had not placed 831,000 others after 8 minutes by brute force on 2 cores)."""
     check_option(algorithm, "neighbors", {"auto", "exact", "approx"})
     if algorithm == "approx":
-        _import_pynndescent()
         return "approx"
     pairs = n_samples * (n_samples + n_queries)
     if algorithm == "auto" and pairs >= APPROX_MIN_SAMPLES ** 2:
-        try:
-            _import_pynndescent()
-        except ValueError:
-            return "exact"
         return "approx"
     return "exact"
 
@@ -192,7 +189,7 @@ def _import_pynndescent():
         from pynndescent import NNDescent
     except ImportError:
         raise ValueError(
-            "The approximate neighbour search needs pynndescent: pip install pynndescent "
+            "NN-descent (ApproxNeighbors(search='graph')) needs pynndescent: pip install pynndescent "
             "(or 'graphdr[large]'); neighbors='exact' needs nothing more.") from None
     _cache_compiled_code()
     return NNDescent
@@ -246,7 +243,7 @@ def _cache_compiled_code():
 
 
 class ApproxNeighbors:
-    """Approximate nearest neighbours (NN-descent, pynndescent) with the part of scikit-learn's
+    """Approximate nearest neighbours with the part of scikit-learn's
     ``NearestNeighbors`` interface graphdr uses: ``fit(X)``, ``kneighbors(X, n_neighbors)``
     and ``kneighbors(n_neighbors=k)`` (the training samples' neighbours, each without
     itself). One thread and a fixed ``random_state`` (None: 0): the same neighbours on every
@@ -264,15 +261,15 @@ class ApproxNeighbors:
     (``kneighbors()`` gives at most that many); queries of new samples ask for
     ``n_neighbors`` whatever the degree.
 
-    ``search``: how new samples are searched. ``'graph'``: pynndescent's search on the
-    NN-descent graph, widened by ``epsilon`` (pynndescent's: 0.1 by default, larger finds more
-    of the true neighbours at a higher cost), one sample per call under a lock.
-    ``'lists'``: inverted lists (:class:`graphdr.blocks.lists.InvertedLists`, ``n_probe``
-    lists per query) built beside the graph, searched with matrix products on the
-    environment's threads; the NN-descent index is dropped once its graph is kept. At 10^6
-    training samples of ``benchmarks/maps2d_scale.py``'s data and 10^5 queries of 20
-    neighbours, the lists found 83 % of the true nearest in 10 s, the graph's search 64 % in
-    33 s (``benchmarks/results/maps2d_scale_engines.md``)."""
+    ``search``: the index. ``'lists'``: inverted lists
+    (:class:`graphdr.blocks.lists.InvertedLists`, ``n_probe`` lists per query), searched with
+    matrix products on the environment's threads, and the training samples' own graph from
+    the same lists (:func:`graphdr.blocks.list_graph.list_graph`, its probes for 90 % recall):
+    no random draw, nothing beyond NumPy. ``'graph'``: NN-descent (pynndescent, seeded by
+    ``random_state``; new samples by its search on the graph, widened by ``epsilon``, one
+    sample per call under a lock). At 10^6 samples of ``benchmarks/maps2d_scale.py``'s data
+    the lists' graph of degree 10 holds 91 % of the true neighbours where NN-descent's holds
+    45 %, in less time (``benchmarks/results/maps2d_scale_engines.md``)."""
 
     def __init__(self, n_neighbors=5, random_state=None, graph_neighbors=None, epsilon=0.1,
                  search="graph", n_probe=8):
@@ -285,27 +282,35 @@ class ApproxNeighbors:
 
     def fit(self, X):
         check_option(self.search, "search", {"graph", "lists"})
-        NNDescent = _import_pynndescent()
         X = np.asarray(X)
         self.centre_, self.scale_ = search_frame(X, FLOAT32_SPAN, name="ApproxNeighbors: X")
         X = in_frame(X, self.centre_, self.scale_, np.float32, copy=False)
         self._n = X.shape[0]
         degree = self.n_neighbors if self.graph_neighbors is None else self.graph_neighbors
         k = min(degree + 1, self._n)
+        self.lists_ = None
+        if self.search == "lists":  # the lists, and their own graph of every row
+            from .list_graph import list_graph
+            from .lists import InvertedLists
+
+            # (X kept by reference: no second copy of the rows)
+            self.lists_ = InvertedLists(n_probe=self.n_probe, copy=False).fit(X)
+            # (as NN-descent's: each row first, int32 rows and float32 distances)
+            rows = np.int32 if self._n < 2**31 else np.intp
+            ind = np.empty((self._n, k), dtype=rows)
+            dist = np.zeros((self._n, k), dtype=np.float32)
+            ind[:, 0] = np.arange(self._n)
+            if k >= 2:
+                dist[:, 1:], ind[:, 1:] = list_graph(X, k - 1, lists=self.lists_)
+            self._graph = (ind, dist)
+            return self
+        NNDescent = _import_pynndescent()
         seed = 0 if self.random_state is None else self.random_state
         # queries run one call at a time (kneighbors): pynndescent's search reuses one visited
         # set between calls; a query's answer does not depend on the others in its call
         self.index_ = NNDescent(X, n_neighbors=k, random_state=seed, n_jobs=1,
                                 low_memory=True)
         _threads.libraries_loaded()  # numba may have loaded an OpenMP runtime of its own
-        self.lists_ = None
-        if self.search == "lists":  # (NN-descent's index freed before the lists are built)
-            from .lists import InvertedLists
-
-            self._graph = self.index_.neighbor_graph  # (a copy: pynndescent's property)
-            del self.index_
-            # (X kept by reference, as NN-descent keeps it: no second copy of the rows)
-            self.lists_ = InvertedLists(n_probe=self.n_probe, copy=False).fit(X)
         return self
 
     @property
@@ -322,8 +327,11 @@ class ApproxNeighbors:
         if X is None:  # the training samples, each without itself
             dist, ind = self.training_neighbors(np.arange(self._n), k)
         elif getattr(self, "lists_", None) is not None:
+            from .list_graph import list_search
+
             X = self._queries(X)
-            ind = self.lists_.search(X, k)
+            ind = (list_search(self.lists_, self.lists_._queries(X), k, self.n_probe)
+                   if len(X) else np.empty((0, k), dtype=np.intp))
             dist = np.sqrt(self.lists_.distances(X, ind)) * self.scale_
         else:
             self._prepare_search()
@@ -386,22 +394,24 @@ _QUERY_LOCK = threading.Lock()
 
 
 def _approx_search_groups(X, groups, random_state, finish=None, first=None):
-    """:func:`_search_groups` by NN-descent: each group's candidates searched for their own
-    ``k`` nearest others (``self_in`` groups only), the groups on the environment's threads
-    (one thread each: the result does not depend on the number of threads). ``finish(dist,
+    """:func:`_search_groups` by inverted lists (:func:`graphdr.blocks.list_graph.list_graph`,
+    probes for 90 % recall): each group's candidates searched for their own ``k`` nearest
+    others (``self_in`` groups only), the groups on the environment's threads (one thread
+    each: the result does not depend on the number of threads). ``finish(dist,
     idx)``, when given, turns each group's result into what is kept, on the group's thread.
     ``first``, when given, is one more task, run first in the same pool (a long piece that
     does not divide, such as one NN-descent over all samples: the groups fill the other
     threads meanwhile); then ``(first(), found)`` is returned."""
-    def search(group):
+    def search(group):  # (random_state: NN-descent's seed before the lists; unused)
         if group is None:
             return first()
         queries, candidates, k = group
         if len(candidates) < APPROX_MIN_GROUP:  # small: exact is as fast
             found = _search_groups(X, [group], "euclidean", True)[0]
         else:
-            found = ApproxNeighbors(k, random_state).fit(X[candidates]).kneighbors(
-                n_neighbors=k)
+            from .list_graph import list_graph
+
+            found = list_graph(X[candidates], k)
         return found if finish is None else finish(*found)
 
     if first is None:

@@ -1,6 +1,7 @@
 r"""Nearest neighbours of new samples by inverted lists, in NumPy and BLAS: the search that
 places new samples on a large map (:class:`graphdr.blocks.knn.ApproxNeighbors` with
-``search='lists'``).
+``search='lists'``), and the lists of the graph of every row
+(:mod:`graphdr.blocks.list_graph`).
 
 The training samples :math:`x_1, \dots, x_n` are split into :math:`L` lists by their nearest
 centre :math:`c_l`, and a query :math:`q` looks for its :math:`k` nearest training samples
@@ -47,14 +48,9 @@ rows only where their distances to the query differ by less).
 Measured on ``benchmarks/maps2d_scale.py``'s data (20 classes, 50 features, 10^6 training
 samples, 10^5 new, 2 cores, ``benchmarks/results/maps2d_scale_engines.md``): 1000 lists and 8
 probes found 83 % of the 20 true nearest in 8.7 s, where NN-descent's queries on its graph of
-degree 10 found 64 % in 33 s; on one thread the bound of the nearest list took the search
-from 19.8 s to 12.9 s with the same 83 %. For the training samples' own neighbours (every
-sample a query) NN-descent remains the faster: inverted lists reached 74 % of a class's 20
-nearest in the time NN-descent reached 82 %. Those figures predate the frame, the residuals
-and the float64 centres, which doubled a fit's time and left the search's within the noise
-(2 x 10^5 samples of 50 features in 20 clusters, 2 x 10^4 queries of 20 neighbours, one
-thread, best of 3 in one session: fit 1.8-2.0 s against 0.9-1.0 s, search 2.1-2.3 s against
-2.1-2.2 s; the same 73 % of the true nearest found).
+degree 10 found 64 % in 33 s. The graph of every row (every row a query) is
+:func:`graphdr.blocks.list_graph.list_graph`, on these lists: one product per block of rows
+and list probed.
 """
 
 from __future__ import annotations
@@ -72,6 +68,13 @@ __all__ = ["InvertedLists"]
 
 #: distances of one list to its queries computed at once (float32; 4 MiB)
 _SCAN_ENTRIES = 1 << 20
+#: the fewest rows of a list by default (below ``LIST_ROWS**2`` rows, ``n / LIST_ROWS`` lists,
+#: above, :math:`\sqrt{n}`): a product per list and block of queries costs its calls and
+#: selections beyond its multiply-adds, and a list's own rows bound its queries' distances
+#: better when it holds more of their neighbours (the graph of 10^6 rows of
+#: ``benchmarks/maps2d_scale.py`` at 90 % recall: 36 s with 489 lists, 40 s with 1000; a class
+#: of 50,000 rows: 1.1 s with 25 lists, 3.2 s with 224)
+LIST_ROWS = 2048
 #: candidates beyond ``k`` ranked exactly (float32 rounding can only swap near-equal ones)
 RANK_MARGIN = 8
 #: queries whose candidates are ranked exactly at once
@@ -238,7 +241,8 @@ class InvertedLists:
     Parameters
     ----------
     n_lists : int >= 1 or None, default=None
-        The number of lists (at most the number of rows); None: :math:`\\lceil\\sqrt{n}\\rceil`.
+        The number of lists (at most the number of rows); None:
+        :math:`\\lceil \\min(\\sqrt{n}, n / 2048) \\rceil` (:data:`LIST_ROWS`).
     n_probe : int >= 1, default=8
         The lists searched per query (all of them when ``n_probe >= n_lists``: exact).
     copy : bool, default=True
@@ -285,7 +289,7 @@ class InvertedLists:
         centre, scale = search_frame(X, FLOAT32_SPAN, name="InvertedLists: X")
         X = in_frame(X, centre, scale, np.float32, copy=bool(self.copy))
         n = len(X)
-        L = int(np.ceil(np.sqrt(n))) if L is None else L
+        L = int(np.ceil(min(np.sqrt(n), n / LIST_ROWS))) if L is None else L
         L = max(1, min(L, n))
         C = X[np.linspace(0, n - 1, L).round().astype(np.intp)]
         label = _nearest_centres(X, C.astype(np.float64), _squared_norms64(C))

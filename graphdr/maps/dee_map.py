@@ -219,9 +219,10 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
         training samples (up to 5000, chosen by content) errs least (ties: the wider).
     neighbors : {'auto', 'exact', 'approx'}, default='auto'
         How the neighbours are found (the attraction graph and the index that places new
-        samples): exactly (ties to the smaller row index), or by NN-descent (pynndescent,
-        ``pip install pynndescent``), approximate but near-linear in the number of samples.
-        'auto': 'approx' from 200,000 samples on when pynndescent is installed
+        samples): exactly (ties to the smaller row index), or by inverted lists
+        (:func:`graphdr.blocks.list_graph.list_graph`: each row's nearest lists, as many as
+        reach 90 % of its true neighbours on a sample), approximate and far below the
+        quadratic cost of the exact search. 'auto': 'approx' from 200,000 samples on
         (:func:`graphdr.blocks.graphs.resolve_algorithm`); for a map fitted on part of the
         rows (a ``dask.array``, ``fit_samples``, ``unlabelled='ignore'``), earlier when the
         rows to place after the fit make the exact search as costly (``m (m + p) >=
@@ -248,7 +249,7 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
         benchmark sets (up to 16,000 samples) stop by ``tol`` before it (the letters, 16,000
         samples: 25 to 97 iterations over five splits). Larger maps keep lowering :math:`E`
         by small amounts for hundreds of iterations without changing what the map shows, so
-        a map with NN-descent neighbours (``neighbors_='approx'``) also stops when its
+        a map with approximate neighbours (``neighbors_='approx'``) also stops when its
         placement of new samples settles (:class:`graphdr.maps.placement.PlacementCheck`); at
         10^6 samples
         (``benchmarks/maps2d_scale.py``'s data) after 20 iterations instead of 86, the
@@ -517,7 +518,7 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
         placing index and the check that stops the descent when the placement settles."""
         Xs, ys = rows.Xs, rows.ys
 
-        def pairs():  # (NN-descent: the placing index, built with the class graphs)
+        def pairs():  # (approximate: the placing index, built before the class graphs)
             return map_cross_pairs(Xs, ys, rows.keys[rows.order], self.neighbors_,
                                    self._transform_index)
 

@@ -64,7 +64,7 @@ def feature_neighbours(model, k=NEIGHBOURS_SHOWN):
     other samples in the features the fitted :class:`graphdr.DEEMap` ``model`` was fitted on
     (scaled as it scaled them, ``feature_scaling_``), nearest first, rows in the caller's
     order; how a user judges a label on the page. From the map's own index of its training
-    samples (exact up to :data:`graphdr.blocks.knn.APPROX_MIN_SAMPLES` rows, NN-descent's
+    samples (exact up to :data:`graphdr.blocks.knn.APPROX_MIN_SAMPLES` rows, the inverted lists'
     graph above; with ``unlabelled_='ignore'`` an index of every row, the placed ones too),
     so the same map gives the same neighbours whatever the order of its rows."""
     n = len(model.embedding_)

@@ -46,7 +46,7 @@ def _class_order(y_enc, within=None):
 
 def input_neighbours(X, k, algorithm="exact", random_state=None):
     """``(dist, ind)`` (``n x k``): each row's ``k`` nearest other rows of ``X``, exactly (ties
-    to the smaller index) or by NN-descent (``algorithm='approx'``, from
+    to the smaller index) or by inverted lists (``algorithm='approx'``, from
     :data:`~graphdr.blocks.knn.APPROX_MIN_GROUP` rows), in increasing distance."""
     rows = np.arange(len(X))
     group = [(rows, rows, int(k))]
@@ -64,19 +64,12 @@ def attraction_graph(X, y_enc, n_neighbors, algorithm="exact", random_state=None
     :func:`graphdr.blocks.graphs.knn_graph`).
 
     ``beside``: a task to run as well, ``(graph, beside())`` returned; when it gives
-    :class:`CrossPairs` whose placing index holds NN-descent's graph over all samples, that
-    graph gives the unlabelled samples' edges (no second search). With NN-descent it runs
-    in the pool of the classes' searches (:func:`_class_graph_beside`): at 10^6 samples of
-    ``benchmarks/maps2d_scale.py``'s data the placing index (24 s on one thread) and the class
-    graphs (20 s on two threads, 38 s of CPU) took 44 s one after the other once compiled;
-    on three threads at once the phase took 48 s with numba's compilation (their memory-bound
-    searches contend), in one pool of two 45-46 s with it (about 10 s of it compilation)."""
+    :class:`CrossPairs` whose placing index holds its graph over all samples, that
+    graph gives the unlabelled samples' edges (no second search). The task runs first: its
+    search and the class graphs' each use the environment's threads."""
     kw = dict(weights="binary", algorithm=algorithm, random_state=random_state)
-    if beside is not None and algorithm == "approx":
-        A, extra = _class_graph_beside(X, y_enc, n_neighbors, random_state, beside)
-    else:
-        extra = beside() if beside is not None else None
-        A = sp.csr_matrix(_graphs.knn_graph(X, n_neighbors, y=y_enc, restrict="same", **kw))
+    extra = beside() if beside is not None else None
+    A = sp.csr_matrix(_graphs.knn_graph(X, n_neighbors, y=y_enc, restrict="same", **kw))
     if np.any(y_enc < 0):
         k = n_neighbors if n_neighbors_unlabelled is None else n_neighbors_unlabelled
         near = extra.all_neighbours(k) if isinstance(extra, CrossPairs) else None
@@ -84,19 +77,6 @@ def attraction_graph(X, y_enc, n_neighbors, algorithm="exact", random_state=None
             len(X), [np.arange(len(X))], [_graphs._symmetric_pattern(near)])
         A = sp.csr_matrix(A.maximum(_graphs.unlabelled_edges(U, y_enc)))
     return A if beside is None else (A, extra)
-
-
-def _class_graph_beside(X, y_enc, n_neighbors, random_state, task):
-    """``(knn_graph(X, n_neighbors, y=y_enc, restrict='same', weights='binary',
-    algorithm='approx'), task())``, the task the first piece of the classes' pool."""
-    groups = []
-    for c in np.unique(y_enc[y_enc >= 0]):
-        members = np.flatnonzero(y_enc == c)
-        if min(n_neighbors, len(members) - 1) >= 1:
-            groups.append((members, members, min(n_neighbors, len(members) - 1)))
-    extra, found = _approx_search_groups(
-        X, groups, random_state, lambda dist, idx: _graphs._symmetric_pattern(idx), task)
-    return _graphs._assemble_patterns(len(X), [g[1] for g in groups], found), extra
 
 
 #: input neighbours per sample whose pairs of different classes attract (``cross_attraction``)
@@ -145,18 +125,18 @@ def cross_class_pairs(neighbours, y_enc, rows=None):
 
 class CrossPairs(NamedTuple):
     """:func:`map_cross_pairs`' result: ``pairs`` ``(i, j)`` and the placing ``index``
-    (NN-descent: an :class:`graphdr.blocks.knn.ApproxNeighbors`; exact: None)."""
+    (approximate: an :class:`graphdr.blocks.knn.ApproxNeighbors`; exact: None)."""
 
     pairs: tuple
     index: object
 
     def all_neighbours(self, k):
-        """The ``k`` nearest others of every sample (``n x k``) from the index's NN-descent
+        """The ``k`` nearest others of every sample (``n x k``) from the index's
         graph, or None where :func:`graphdr.blocks.graphs.knn_graph` would search otherwise:
-        no index, a graph of fewer than ``k`` neighbours, or fewer samples than NN-descent
-        searches (they are searched exactly). For ``k`` equal to the graph's degree these
-        are ``knn_graph(..., algorithm='approx')``'s own neighbours: NN-descent of the same
-        degree and seed on the same rows."""
+        no index, a graph of fewer than ``k`` neighbours, or fewer samples than the lists
+        search (they are searched exactly). For ``k`` equal to the graph's degree these
+        are ``knn_graph(..., algorithm='approx')``'s own neighbours: the lists' graph of the same
+        degree on the same rows."""
         index = self.index
         if index is None or index._n < APPROX_MIN_GROUP:
             return None
@@ -167,14 +147,14 @@ class CrossPairs(NamedTuple):
 
 
 def map_cross_pairs(Xs, y_enc, keys, algorithm, make_index):
-    """``(pairs, index)`` of :class:`graphdr.DEEMap`'s saturating attraction. NN-descent
+    """``(pairs, index)`` of :class:`graphdr.DEEMap`'s saturating attraction. Approximate
     (``algorithm='approx'``): the index that places new samples (``make_index(Xs)``) is built
     before the fit (from a float32 copy, the precision it searches in, so that the caller can
     free ``Xs`` for the descent) and its training neighbours give the pairs for free.
     Exact: :func:`exact_cross_pairs`, index None (built after the fit, as without pairs)."""
     if algorithm != "approx":
         return CrossPairs(exact_cross_pairs(Xs, y_enc, keys), None)
-    index = make_index(np.asarray(Xs, dtype=np.float32))  # NN-descent's own precision
+    index = make_index(np.asarray(Xs, dtype=np.float32))  # the lists' own precision
     n = len(Xs)
     k = min(CROSS_NEIGHBORS, index.n_neighbors, n - 1)
     graph = index.neighbor_graph  # (pynndescent's property copies it: once)
@@ -189,6 +169,6 @@ def map_cross_pairs(Xs, y_enc, keys, algorithm, make_index):
     return CrossPairs(((codes // n).astype(np.intp), (codes % n).astype(np.intp)), index)
 
 
-#: training samples whose NN-descent neighbours become cross pairs at once
+#: training samples whose approximate neighbours become cross pairs at once
 _PAIR_BLOCK = 1 << 16
 

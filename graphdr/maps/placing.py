@@ -23,10 +23,12 @@ from .placement import (
     row_distances,
 )
 
-#: a large map's placing index: its NN-descent graph's degree (300,000 samples of
-#: ``benchmarks/maps2d_scale.py``: 10 built in 7.1 s, 20 in 15.3) and the inverted lists probed
-#: (10^5 new among 10^6: 83 % of the 20 nearest in 10 s with 8 of 1000, 77 % in 8 s with 6)
-INDEX_DEGREE, INDEX_PROBES = CROSS_NEIGHBORS, 8
+#: a large map's placing index: its graph's degree (the training samples' own neighbours,
+#: :func:`graphdr.blocks.list_graph.list_graph` on the index's lists) and the lists probed for
+#: a new sample (10^5 new among 10^6 of ``benchmarks/maps2d_scale.py``, 489 lists: 80 % of the
+#: 20 nearest in 3.3 s with 4, 86 % in 3.9 s with 6, 89 % in 4.5 s with 8; the lists of 1000
+#: rows before, 8 probed: 83 % in 4.7 s)
+INDEX_DEGREE, INDEX_PROBES = CROSS_NEIGHBORS, 6
 #: query rows per block of the out-of-sample transform
 TRANSFORM_BLOCK = 4096
 #: new samples searched at once before their blocks are placed
@@ -82,7 +84,7 @@ class PlacingMixin:
 
     def _transform_index(self, Xf):
         """The index of the training samples that places new ones: exact, or
-        (``neighbors_='approx'``) NN-descent's graph for the training samples' own neighbours
+        (``neighbors_='approx'``) the graph of the inverted lists for the training samples' own neighbours
         and inverted lists for new samples."""
         k = min(self.n_neighbors, len(Xf))
         if self.neighbors_ == "approx":

@@ -61,7 +61,7 @@ def propagation_graph(X, n_neighbors=10, algorithm="exact", random_state=None):
     r"""The symmetric self-tuned kNN graph of Poisson learning, sparse ``n x n``.
 
     Each sample is joined to its ``n_neighbors`` nearest others (``algorithm='exact'``: exact
-    search, ties to the smaller index; ``'approx'``: NN-descent with seed ``random_state``,
+    search, ties to the smaller index; ``'approx'``: inverted lists, no random draw,
     :func:`graphdr.blocks.knn._approx_search_groups`) with weight
     :math:`\exp(-4 d_{ij}^2 / d_{ik}^2)`; the graph is :math:`(A + A^\top) / 2`, zero
     diagonal. Every sample has an edge of weight at least :math:`e^{-4}`.
