@@ -12,9 +12,9 @@ and frame it shares),
         \|x_i - x_j\|^2,
     \qquad P(x_i) = \operatorname{arg\,min}^{(n_{probe})}_{l} \|x_i - c_l\|^2 .
 
-The rows of one list are queries together: the rows of list :math:`A` that probe list
-:math:`B` meet all of :math:`B`'s rows in one product (float32, one BLAS thread per block, the
-blocks on the environment's threads), on the residuals from :math:`c_B`,
+The rows are queries together, in runs of up to :data:`SUPER_ROWS` in list order: the rows of
+a run that probe list :math:`B` meet all of :math:`B`'s rows in one product (float32, one BLAS
+thread per run, the runs on the environment's threads), on the residuals from :math:`c_B`,
 
 .. math::
 
@@ -30,7 +30,8 @@ A selection (a partition) costs ten times the product per distance on this machi
 comparison a third of it. Each row's :math:`m` nearest kept by float32 distance (ties to the
 smaller row) are then ranked by their distances recomputed from the coordinates in float64,
 itself left out, ties to the smaller row. The result depends on the rows and their order
-alone: not on the number of threads, nor on which thread takes a block.
+alone: not on the number of threads, nor on which thread takes a run. New samples are
+searched on the same blocks (:func:`list_search`), grouped by their nearest list.
 
 ``n_probe='auto'`` probes as few lists as reach ``recall`` on a sample of
 :data:`RECALL_SAMPLE` rows evenly spaced in the given order: their exact neighbours, and for
