@@ -30,7 +30,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "graphdr"
 LAYERS = {
     "_validation": 0, "_threads": 0, "_outputs": 0,
     "blocks": 1, "blocks.graphs": 1, "blocks.knn": 1, "blocks.lists": 1, "semi": 1, "io": 1,
-    "blocks.list_graph": 1,
+    "blocks.list_graph": 1, "blocks.list_blocks": 1,
     "blocks.kernel_matrices": 1, "blocks.stats": 1, "blocks.optim": 1, "blocks.pairs": 1,
     "blocks.sampling": 1, "blocks.scaling": 1,
     "blocks.solvers": 2,

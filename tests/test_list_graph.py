@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
 
+from graphdr.blocks import list_blocks as lb
 from graphdr.blocks import list_graph as lg
 from graphdr.blocks.lists import InvertedLists
 
@@ -48,7 +49,7 @@ def test_auto_probes_reach_the_recall_they_aim_at_and_probe_fewer_lists_for_less
     X = _clusters(n=4000, d=16, centres=30)
     _, truth = _brute(X, 10)
     index = InvertedLists(n_lists=64, copy=False).fit(X)
-    layout = lg._Layout(index)
+    layout = lb._Layout(index)
     p90 = lg.probes_for_recall(layout, 10, 0.9)
     p70 = lg.probes_for_recall(layout, 10, 0.7)
     assert 1 <= p70 < p90 < layout.n_lists
@@ -88,16 +89,16 @@ def test_row_selection_helpers_against_a_sort():
     rng = np.random.default_rng(3)
     D = rng.random((40, 203)).astype(np.float32)
     for m in (1, 5, 26, 40):
-        bound = lg._group_bound(D, m)
+        bound = lb._group_bound(D, m)
         assert np.all(bound >= np.sort(D, axis=1)[:, m - 1])
         assert np.all((D <= bound[:, None]).sum(axis=1) >= m)
-    cols = lg._smallest_sorted(D.astype(np.float64), 6)
+    cols = lb._smallest_sorted(D.astype(np.float64), 6)
     np.testing.assert_array_equal(cols, np.argsort(D, axis=1, kind="stable")[:, :6])
     r = rng.integers(0, 9, 500)
     d = rng.random(500).astype(np.float32)
     d[::3] = d[1::3][:len(d[::3])]  # ties
     ids = rng.permutation(500)
-    rows, at = lg._nearest_per_row(r, d, 9, 4, ids)
+    rows, at = lb._nearest_per_row(r, d, 9, 4, ids)
     for row in range(9):
         mine = np.flatnonzero(r == row)
         want = mine[np.lexsort((ids[mine], d[mine]))[:4]]
@@ -145,14 +146,14 @@ def test_new_samples_on_the_same_blocks_depend_on_themselves_alone_and_probe_eve
     Q = _clusters(n=700, d=12, seed=5)
     index = InvertedLists(n_lists=50, copy=False).fit(X)
     Qf = index._queries(Q)
-    together = lg.list_search(index, Qf, 9, 5)
-    alone = np.concatenate([lg.list_search(index, Qf[a:a + 37], 9, 5)
+    together = lb.list_search(index, Qf, 9, 5)
+    alone = np.concatenate([lb.list_search(index, Qf[a:a + 37], 9, 5)
                             for a in range(0, len(Q), 37)])
     np.testing.assert_array_equal(together, alone)
     D = np.concatenate([((Q[a:a + 100, None, :].astype(np.float64) - X[None]) ** 2).sum(-1)
                         for a in range(0, len(Q), 100)])
     exact = np.lexsort((np.broadcast_to(np.arange(len(X)), D.shape), D), axis=1)[:, :9]
-    np.testing.assert_array_equal(lg.list_search(index, Qf, 9, 50), exact)
+    np.testing.assert_array_equal(lb.list_search(index, Qf, 9, 50), exact)
     assert 0.8 <= _recall(together, exact) < 1.0
     with pytest.raises(ValueError, match="k must be an integer from 1"):
-        lg.list_search(index, Qf, 0, 5)
+        lb.list_search(index, Qf, 0, 5)

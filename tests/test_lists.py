@@ -122,27 +122,6 @@ def test_without_a_copy_the_index_reads_the_given_rows_and_finds_the_same():
                                                              copied.search(Q, 6))
 
 
-def test_smallest_keeps_each_rows_m_smallest_by_value_then_key_within_the_bound():
-    """The selection behind the search against a sort of each row, with heavy ties."""
-    from graphdr.blocks.lists import _smallest
-
-    rng = np.random.default_rng(9)
-    for trial in range(30):
-        w, m = int(rng.integers(1, 40)), int(rng.integers(1, 12))
-        D = rng.integers(0, 6, size=(25, w)).astype(np.float32)  # ties everywhere
-        key = rng.permutation(25 * w).reshape(25, w) if trial % 2 else None
-        bound = (rng.integers(0, 7, size=25).astype(np.float32) if trial % 3 == 0
-                 else None)
-        r, c = _smallest(D, m, bound, key)
-        assert np.all(np.diff(r) >= 0)  # row-major
-        for row in range(25):
-            tie = key[row] if key is not None else np.arange(w)
-            want = np.lexsort((tie, D[row]))[:m]
-            if bound is not None:
-                want = want[D[row, want] <= bound[row]]
-            assert sorted(c[r == row]) == sorted(want), (trial, row)
-
-
 def test_the_search_finds_the_nearest_rows_of_the_lists_probed_whatever_the_ties():
     """Integer features (float32 distances exact, many duplicate rows): each query's answer is
     the ``k`` nearest rows, ties to the smaller row, among the lists of its ``n_probe``

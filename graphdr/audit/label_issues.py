@@ -319,7 +319,7 @@ class LabelIssues(BaseEstimator):
         k = min(int(self.n_neighbors), n - 1)
         group = [(np.arange(n), np.arange(n), k)]
         if algorithm == "approx":
-            ((dist, idx),) = _approx_search_groups(Z, group, self.random_state)
+            ((dist, idx),) = _approx_search_groups(Z, group)
         else:
             ((dist, idx),) = _search_groups(Z, group, "euclidean", True)
         return neighbour_probabilities(np.asarray(idx), yo, C, neighbour_weights(dist))

@@ -212,7 +212,7 @@ def knn_graph(
         (:func:`graphdr.blocks.list_graph.list_graph`, 90 % recall, Euclidean, ``restrict``
         None or 'same'; deterministic); 'auto': :func:`resolve_algorithm`.
     random_state : int or None
-        Seed of the approximate search (None: 0).
+        Kept for compatibility: the approximate search draws nothing at random.
 
     Returns
     -------
@@ -250,7 +250,7 @@ def knn_graph(
     finish = (lambda dist, idx: _symmetric_pattern(idx, symmetrize)) if lean else None
     if resolve_algorithm(algorithm, n) == "approx" and metric == "euclidean" and self_in \
             and not sp.issparse(X):
-        found = _approx_search_groups(X, groups, random_state, finish)
+        found = _approx_search_groups(X, groups, finish)
     else:
         if metric == "precomputed":
             found = [_precomputed_neighbours(X, queries, candidates, k, self_in)

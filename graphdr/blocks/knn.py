@@ -26,6 +26,9 @@ from sklearn.neighbors import NearestNeighbors
 from .. import _threads
 from .._threads import map_threads
 from .._validation import check_option
+from .list_blocks import kept_others, list_search
+from .list_graph import list_graph
+from .lists import InvertedLists
 from .scaling import FLOAT32_SPAN, FLOAT64_SPAN, in_frame, search_frame
 
 __all__ = ["ApproxNeighbors", "resolve_algorithm"]
@@ -290,9 +293,6 @@ class ApproxNeighbors:
         k = min(degree + 1, self._n)
         self.lists_ = None
         if self.search == "lists":  # the lists, and their own graph of every row
-            from .list_graph import list_graph
-            from .lists import InvertedLists
-
             # (X kept by reference: no second copy of the rows)
             self.lists_ = InvertedLists(n_probe=self.n_probe, copy=False).fit(X)
             # (as NN-descent's: each row first, int32 rows and float32 distances)
@@ -327,8 +327,6 @@ class ApproxNeighbors:
         if X is None:  # the training samples, each without itself
             dist, ind = self.training_neighbors(np.arange(self._n), k)
         elif getattr(self, "lists_", None) is not None:
-            from .list_graph import list_search
-
             X = self._queries(X)
             ind = (list_search(self.lists_, self.lists_._queries(X), k, self.n_probe)
                    if len(X) else np.empty((0, k), dtype=np.intp))
@@ -371,10 +369,7 @@ class ApproxNeighbors:
         graph_ind, graph_dist = self.neighbor_graph if graph is None else graph
         rows = np.asarray(rows, dtype=np.intp)
         ind, dist = graph_ind[rows], graph_dist[rows]
-        own = ind == rows[:, None]
-        own[~own.any(axis=1), -1] = True  # itself missed (duplicates): drop the farthest
-        own &= np.cumsum(own, axis=1) == 1
-        keep = ~own
+        keep = kept_others(ind, rows)
         m = ind.shape[1] - 1
         dist, ind = dist[keep].reshape(-1, m), ind[keep].reshape(-1, m)
         return dist[:, :n_neighbors], ind[:, :n_neighbors]
@@ -393,7 +388,7 @@ _PREPARE_LOCK = threading.Lock()
 _QUERY_LOCK = threading.Lock()
 
 
-def _approx_search_groups(X, groups, random_state, finish=None, first=None):
+def _approx_search_groups(X, groups, finish=None, first=None):
     """:func:`_search_groups` by inverted lists (:func:`graphdr.blocks.list_graph.list_graph`,
     probes for 90 % recall): each group's candidates searched for their own ``k`` nearest
     others (``self_in`` groups only), the groups on the environment's threads (one thread
@@ -402,15 +397,13 @@ def _approx_search_groups(X, groups, random_state, finish=None, first=None):
     ``first``, when given, is one more task, run first in the same pool (a long piece that
     does not divide, such as one NN-descent over all samples: the groups fill the other
     threads meanwhile); then ``(first(), found)`` is returned."""
-    def search(group):  # (random_state: NN-descent's seed before the lists; unused)
+    def search(group):
         if group is None:
             return first()
         queries, candidates, k = group
         if len(candidates) < APPROX_MIN_GROUP:  # small: exact is as fast
             found = _search_groups(X, [group], "euclidean", True)[0]
         else:
-            from .list_graph import list_graph
-
             found = list_graph(X[candidates], k)
         return found if finish is None else finish(*found)
 

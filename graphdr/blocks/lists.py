@@ -31,14 +31,13 @@ whose terms are of the order of the list's extent, not of the data's distance fr
 by :math:`\|x\|^2 - 2 q^\top x` as given, features at ``1e4`` with a spread of 1 left float32
 no digit of the differences: 0 of 50 queries found their nearest with every list probed).
 The centres are ranked, and the samples assigned to them, by
-:math:`\|c\|^2 - 2 q^\top c` in float64 (:func:`_centre_distances`).
-Each list is searched for every query that probes it with one matrix product (float32) on the
-environment's threads, list by list, in two passes: first each query's nearest list, whose
-:math:`m`-th distance (:math:`m = k +` :data:`RANK_MARGIN`) bounds the others', then its other
-lists, where only the rows within that bound are kept (one comparison, no selection, for most
-of them). The :math:`m` nearest of all the rows probed by (float32 distance, row) are then
-ranked by their distances recomputed in float64. A query's answer depends on the index and the
-query alone; where its lists hold fewer than ``k`` samples, every list is searched.
+:math:`\|c\|^2 - 2 q^\top c` in float64 (:func:`graphdr.blocks.list_blocks._centre_distances`).
+The queries are searched on blocks (:func:`graphdr.blocks.list_blocks.list_search`): grouped
+by their nearest list, each list probed meets all the queries that probe it in one matrix
+product (float32), a query's own list bounding the distances kept from the others; the
+:math:`m = k +` :data:`RANK_MARGIN` nearest by (float32 distance, row) are then ranked by their
+distances recomputed in float64. A query's answer depends on the index and the query alone;
+where its lists hold fewer than ``k`` samples, every list is searched.
 
 With every list probed (``n_probe >= n_lists``) the search is exact at any offset and scale
 of the data: the ``k`` nearest rows, ties to the smaller row, of the rows as the index holds
@@ -46,28 +45,33 @@ them (float32 in the frame: a rounding of :math:`2^{-24}` of the spread, which c
 rows only where their distances to the query differ by less).
 
 Measured on ``benchmarks/maps2d_scale.py``'s data (20 classes, 50 features, 10^6 training
-samples, 10^5 new, 2 cores, ``benchmarks/results/maps2d_scale_engines.md``): 1000 lists and 8
-probes found 83 % of the 20 true nearest in 8.7 s, where NN-descent's queries on its graph of
-degree 10 found 64 % in 33 s. The graph of every row (every row a query) is
-:func:`graphdr.blocks.list_graph.list_graph`, on these lists: one product per block of rows
-and list probed.
+samples, 10^5 new, 2 cores, ``benchmarks/results/maps2d_scale_engines.md``): the map's 6 probes
+of lists of about 2048 rows found 88 % of the 20 true nearest in 4.5 s, where NN-descent's
+queries on its graph of degree 10 found 64 % in 33 s. The graph of every row (every row a
+query) is :func:`graphdr.blocks.list_graph.list_graph`, on these lists.
 """
 
 from __future__ import annotations
 
-import numbers
 import threading
 
 import numpy as np
 from sklearn.exceptions import NotFittedError
 
 from .._threads import map_threads
+from .list_blocks import (
+    RANK_MARGIN,
+    _buffer,
+    _count,
+    _nearest_centres,
+    _squared_norms,
+    _squared_norms64,
+    list_search,
+)
 from .scaling import FLOAT32_SPAN, in_frame, search_frame
 
 __all__ = ["InvertedLists"]
 
-#: distances of one list to its queries computed at once (float32; 4 MiB)
-_SCAN_ENTRIES = 1 << 20
 #: the fewest rows of a list by default (below ``LIST_ROWS**2`` rows, ``n / LIST_ROWS`` lists,
 #: above, :math:`\sqrt{n}`): a product per list and block of queries costs its calls and
 #: selections beyond its multiply-adds, and a list's own rows bound its queries' distances
@@ -75,106 +79,10 @@ _SCAN_ENTRIES = 1 << 20
 #: ``benchmarks/maps2d_scale.py`` at 90 % recall: 36 s with 489 lists, 40 s with 1000; a class
 #: of 50,000 rows: 1.1 s with 25 lists, 3.2 s with 224)
 LIST_ROWS = 2048
-#: candidates beyond ``k`` ranked exactly (float32 rounding can only swap near-equal ones)
-RANK_MARGIN = 8
 #: queries whose candidates are ranked exactly at once
 _RANK_CHUNK = 1024
 #: training samples per block of the passes over the rows
 _ASSIGN_BLOCK = 8192
-#: rows whose distances to every centre are computed at once (float64)
-_CENTRE_BLOCK = 4096
-
-
-def _squared_norms(X):
-    return _squared_norms64(X).astype(np.float32)
-
-
-def _squared_norms64(X):
-    return np.einsum("ij,ij->i", X, X, dtype=np.float64)
-
-
-def _centre_distances(Q, C, C_norms, out=None):
-    """``|c|^2 - 2 q^T c`` for each row ``q`` of ``Q`` and centre ``c``, in float64 (``C``,
-    ``C_norms`` float64): the ranking of the centres by distance to ``q``, the same bits
-    wherever it is computed. In float32 the rounding of ``|c|^2`` hid the order of the
-    centres of a cluster far from the frame's centre (two clusters of spread 1 in 8
-    features, 10^4 apart: 8 probes found 27 % of the far cluster's 10 nearest, 96 % of the
-    other's; 95 % of both in float64)."""
-    D = np.matmul(Q.astype(np.float64), C.T, out=out)
-    D *= -2.0  # (exact: a power of two)
-    D += C_norms
-    return D
-
-
-def _positions(r, n_rows):
-    """Each entry's position among its row's entries, for the rows ``r`` (sorted, each in
-    ``range(n_rows)``) of entries taken row-major."""
-    return np.arange(len(r)) - np.searchsorted(r, np.arange(n_rows))[r]
-
-
-def _nearest_centres(Q, C, C_norms):
-    """The nearest centre of each row of ``Q`` (ties to the smaller index)."""
-    out = np.empty(len(Q), dtype=np.intp)
-
-    def block(a):
-        out[a:a + _CENTRE_BLOCK] = np.argmin(
-            _centre_distances(Q[a:a + _CENTRE_BLOCK], C, C_norms), axis=1)
-
-    map_threads(block, range(0, len(Q), _CENTRE_BLOCK))
-    return out
-
-
-def _buffer(work, name, shape, dtype):
-    """A reused array of ``shape`` from the dict ``work`` (None: a new one). A search makes
-    the same temporaries list after list: taken afresh, each would be new pages from the
-    system where an allocator returns freed memory at once: Dask's workers set
-    ``MALLOC_TRIM_THRESHOLD_``, under which 10^5 queries among 10^6 took 21.4 s on one thread
-    with fresh temporaries and 12.5 s with these."""
-    if work is None:
-        return np.empty(shape, dtype=dtype)
-    size = int(np.prod(shape))
-    buf = work.get(name)
-    if buf is None or buf.size < size or buf.dtype != dtype:
-        buf = work[name] = np.empty(max(size, 1), dtype=dtype)
-    return buf[:size].reshape(shape)
-
-
-def _smallest(D, m, bound=None, key=None, work=None):
-    """``(r, c)``, row-major: the entries of each row of ``D`` among its ``m`` smallest by
-    (value, ``key``; ``key`` None: the column), and (``bound`` given) at most ``bound[r]``.
-
-    The ``m``-th smallest value by a partition of the values, then one comparison (a
-    partition of indices costs twice as much); only the rows with more entries within it
-    than ``m`` (ties at it, or a bound above it) are cut, to the first tied ones by key."""
-    w = D.shape[1]
-    if bound is None and m < w:
-        part = _buffer(work, "part", D.shape, D.dtype)
-        np.copyto(part, D)
-        part.partition(m - 1, axis=1)
-        bound = part[:, m - 1].copy()
-    elif bound is None:
-        bound = np.full(len(D), np.inf, dtype=D.dtype)
-    within = np.less_equal(D, bound[:, None], out=_buffer(work, "within", D.shape, bool))
-    r, c = np.divmod(np.flatnonzero(within), w)
-    over = np.bincount(r, minlength=len(D)) > m
-    if not over.any():
-        return r, c
-    at = np.flatnonzero(over[r])  # the entries of the rows to cut
-    t = np.full(len(D), np.inf, dtype=D.dtype)
-    t[over] = np.partition(D[over], m - 1, axis=1)[:, m - 1]
-    ra, ca = r[at], c[at]
-    v = D[ra, ca]
-    less, tie = v < t[ra], v == t[ra]
-    room = m - np.bincount(ra[less], minlength=len(D))  # the ties each row keeps
-    tied = at[tie]
-    if key is not None:  # the ties by key within each row
-        tied = tied[np.lexsort((key[r[tied], c[tied]], r[tied]))]
-    rt = r[tied]
-    keep = np.ones(len(r), dtype=bool)
-    keep[at[~less]] = False
-    keep[tied[_positions(rt, len(D)) < room[rt]]] = True
-    return r[keep], c[keep]
-
 
 def _list_means(X, label, C):
     """The mean of each list's rows (``C``'s row for an empty list): one Lloyd step. Summed
@@ -190,14 +98,6 @@ def _list_means(X, label, C):
     filled = counts > 0
     C[filled] = (sums[filled] / counts[filled, None]).astype(np.float32)
     return C
-
-
-def _count(value, allowed):
-    """``value`` as an int when it is an integer (not a bool) that ``allowed`` accepts, else
-    None."""
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and allowed(value):
-        return int(value)
-    return None
 
 
 #: a list's centre is a multiple of ``2**-CENTRE_BITS`` of the list's extent (the power of
@@ -333,102 +233,7 @@ class InvertedLists:
         p = min(self._checked_probe(), len(self.centres_))
         if len(Q) == 0:
             return np.empty((0, kk), dtype=np.intp)
-        found = self._search(Q, kk, p)
-        short = np.flatnonzero(found[:, -1] < 0)  # fewer than k in the lists probed
-        if len(short):  # every list for them (they hold n >= k rows)
-            found[short] = self._search(Q[short], kk, len(self.centres_))
-        return found
-
-    def _search(self, Q, k, p):
-        """:meth:`search` of the queries ``Q`` (in the index's frame) among their ``p``
-        nearest lists; -1 where those lists hold fewer than ``k`` rows."""
-        nq, n = len(Q), len(self.rows_)
-        m = min(k + RANK_MARGIN, n)
-        first, (queries, lists, slot) = self._probes(Q, p)
-        Qm = -2.0 * Q  # (exact: a power of two)
-        bound = np.full(nq, np.inf, dtype=np.float32)
-        # each probed list's m nearest of a query at its slot: m per list, its nearest first
-        cand_d = np.full((nq, p * m), np.inf, dtype=np.float32)
-        cand_i = np.full((nq, p * m), -1, dtype=np.int32 if n < 2**31 else np.intp)
-        # each query's nearest list first: its m-th distance there bounds the other lists'
-        by_list = np.argsort(first, kind="stable")
-        self._scan(Qm, by_list, first[by_list], np.zeros(nq, dtype=np.intp), m, bound,
-                   None, cand_d, cand_i)
-        rest = np.lexsort((queries, lists))
-        self._scan(Qm, queries[rest], lists[rest], m * slot[rest], m, bound, bound,
-                   cand_d, cand_i)
-        r, c = _smallest(cand_d, m, key=cand_i)  # by (distance, row) of all lists probed
-        rank = _positions(r, nq)
-        near_d = np.full((nq, m), np.inf, dtype=np.float32)
-        near_i = np.full((nq, m), -1, dtype=np.intp)
-        near_d[r, rank], near_i[r, rank] = cand_d[r, c], cand_i[r, c]
-        del cand_d, cand_i
-        return self._exactly_ranked(Q, near_d, near_i, k)
-
-    def _probes(self, Q, p):
-        """Each query's nearest centre, and ``(queries, lists, slots)`` of its other ``p - 1``
-        nearest (ties to the smaller index; slots 1 to ``p - 1`` in the order of the lists)."""
-        first = np.empty(len(Q), dtype=np.intp)
-        C = self.centres_.astype(np.float64)
-        local = threading.local()
-
-        def block(a):
-            work = local.__dict__
-            Q_a = Q[a:a + _CENTRE_BLOCK]
-            D = _centre_distances(Q_a, C, self.centre_norms_, out=_buffer(
-                work, "D", (len(Q_a), len(C)), np.float64))
-            near = np.argmin(D, axis=1)
-            first[a:a + _CENTRE_BLOCK] = near
-            r, c = _smallest(D, p, work=work)
-            r, c = r[c != near[r]], c[c != near[r]]
-            slot = 1 + _positions(r, len(D))
-            return r + a, c, slot
-
-        parts = map_threads(block, range(0, len(Q), _CENTRE_BLOCK))
-        return first, tuple(np.concatenate(x) if x else np.empty(0, np.intp)
-                            for x in zip(*parts))
-
-    def _scan(self, Qm, queries, lists, base, m, bound, prune, cand_d, cand_i):
-        """The pairs ``(queries, lists)`` (sorted by list): each query's ``m`` nearest rows
-        of each list (:func:`_smallest`) into ``cand_d, cand_i`` from column ``base``,
-        within ``prune`` (a query's bound) when given; without it, ``bound`` becomes each
-        query's ``m``-th distance in its list. ``Qm``: the queries times -2. The distances
-        are taken on the residuals from the list's centre ``c`` (module docstring):
-        ``|q - c|^2 + |x - c|^2 - 2 (q - c)^T (x - c)``, float32."""
-        edges = np.searchsorted(lists, np.arange(len(self.centres_) + 1))
-        twice = 2.0 * self.centres_  # (exact: a power of two)
-        local = threading.local()  # each thread's temporaries, reused list after list
-
-        def one_list(lst):
-            work = local.__dict__
-            s, e = self.starts_[lst], self.starts_[lst + 1]
-            rows_l = self.rows_[s:e]
-            X_l = np.take(self.data_, rows_l, axis=0, mode="clip",
-                          out=_buffer(work, "X_l", (e - s, Qm.shape[1]), Qm.dtype))
-            X_l -= self.centres_[lst]  # (the bits of fit's norms_)
-            norms_l = self.norms_[rows_l]
-            chunk = max(1, _SCAN_ENTRIES // (e - s))
-            for a in range(edges[lst], edges[lst + 1], chunk):
-                b = min(a + chunk, edges[lst + 1])
-                qs = queries[a:b]
-                Q_l = np.take(Qm, qs, axis=0, mode="clip",
-                              out=_buffer(work, "Q_l", (b - a, Qm.shape[1]), Qm.dtype))
-                Q_l += twice[lst]  # -2 (q - c): -2 times q - c rounded to float32
-                q_norms = _squared_norms(Q_l)
-                q_norms *= 0.25  # |q - c|^2 (exact: a power of two)
-                D = np.matmul(Q_l, X_l.T, out=_buffer(work, "D", (b - a, e - s), Qm.dtype))
-                D += norms_l
-                D += q_norms[:, None]
-                r, c = _smallest(D, m, None if prune is None else prune[qs], work=work)
-                d = D[r, c]
-                if prune is None and m <= e - s:  # m per query, row-major
-                    bound[qs] = d.reshape(len(qs), m).max(axis=1)
-                at = (qs[r], base[a:b][r] + _positions(r, len(qs)))
-                cand_d[at], cand_i[at] = d, rows_l[c]
-
-        map_threads(one_list, [lst for lst in range(len(self.centres_))
-                               if edges[lst + 1] > edges[lst]
-                               and self.starts_[lst + 1] > self.starts_[lst]])
+        return list_search(self, Q, kk, p)
 
     def _exactly_ranked(self, Q, cand_d, cand_i, k):
         """The rows of the ``k`` nearest of each query's candidates (``cand_i``: their rows,

@@ -51,7 +51,7 @@ def input_neighbours(X, k, algorithm="exact", random_state=None):
     rows = np.arange(len(X))
     group = [(rows, rows, int(k))]
     if algorithm == "approx" and len(X) >= APPROX_MIN_GROUP:
-        return _approx_search_groups(X, group, random_state)[0]
+        return _approx_search_groups(X, group)[0]
     return _search_groups(X, group, "euclidean", True)[0]
 
 

@@ -63,7 +63,7 @@ class PlacingMixin:
         X = validate_data(self, X, dtype=_DTYPES, reset=False)
         out = np.empty((X.shape[0], 2), dtype=X.dtype)
         if self.neighbors_ == "approx":
-            # a chunk searched at once (the inverted lists search list by list on the
+            # a chunk searched at once (the inverted lists' blocked search, on the
             # environment's threads), then placed in blocks on the threads
             for a in range(0, X.shape[0], _SEARCH_CHUNK):
                 dist, ind = self._neighbors.kneighbors(self._scaled(X[a:a + _SEARCH_CHUNK]))

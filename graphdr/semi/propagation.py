@@ -73,7 +73,7 @@ def propagation_graph(X, n_neighbors=10, algorithm="exact", random_state=None):
         raise ValueError(f"the propagation graph needs at least 2 samples; got {n}.")
     group = [(np.arange(n), np.arange(n), k)]
     if algorithm == "approx":
-        ((dist, idx),) = _approx_search_groups(X, group, random_state)
+        ((dist, idx),) = _approx_search_groups(X, group)
     else:
         ((dist, idx),) = _search_groups(X, group, "euclidean", True)
     A = sp.csr_matrix((_self_tuned_weights(dist).ravel(), idx.ravel(),
