@@ -126,13 +126,13 @@ def _count(value, allowed):
 
 def list_search(index, Q, k, n_probe):
     """The indices (``len(Q) x k``) of each query's ``k`` nearest rows of the fitted
-    :class:`~graphdr.blocks.lists.InvertedLists` ``index`` among its ``n_probe`` nearest lists, nearest first by
-    their distance recomputed in float64 (ties: the smaller row); ``Q`` in the index's frame
-    (float32). The queries are grouped by their nearest list and searched as the rows of
-    :func:`~graphdr.blocks.list_graph.list_graph` are: a query's answer depends on the index and the query alone. Where
-    the lists probed hold fewer than ``k`` rows, every list is searched (exact).
-    (:meth:`~graphdr.blocks.lists.InvertedLists.search` and :class:`graphdr.blocks.knn.ApproxNeighbors`' placement
-    of new samples.)"""
+    :class:`~graphdr.blocks.lists.InvertedLists` ``index`` among its ``n_probe`` nearest
+    lists, nearest first by their distance recomputed in float64 (ties: the smaller row);
+    ``Q`` in the index's frame (float32). The queries are grouped by their nearest list and
+    searched on blocks (module docstring): a query's answer depends on the index and the
+    query alone. Where the lists probed hold fewer than ``k`` rows, every list is searched
+    (exact). (:meth:`~graphdr.blocks.lists.InvertedLists.search`, and
+    :class:`graphdr.blocks.knn.ApproxNeighbors`' placement of new samples.)"""
     n = len(index.rows_)
     if _count(k, lambda v: 1 <= v <= n) is None:
         raise ValueError(f"list_search: k must be an integer from 1 to the {n} rows indexed; "
@@ -166,8 +166,8 @@ def _others(found, rows):
 
 
 class _Rows:
-    """The index's own rows as the queries (:func:`~graphdr.blocks.list_graph.list_graph`): query ``i`` is the row at
-    position ``i`` of the list order."""
+    """The index's own rows as the queries (:func:`~graphdr.blocks.list_graph.list_graph`):
+    query ``i`` is the row at position ``i`` of the list order."""
 
     def __init__(self, layout):
         self.layout = layout
@@ -190,10 +190,10 @@ class _Queries:
 
 
 class _Layout:
-    """The rows of fitted :class:`~graphdr.blocks.lists.InvertedLists` in list order, as the products take them:
-    each list's residuals from its centre times -2, their squared norms in a last column
-    (``residuals=True``: all of them kept, ``n x (d + 1)`` float32, for the many runs of a
-    graph; else made when a list is searched, the same bits)."""
+    """The rows of fitted :class:`~graphdr.blocks.lists.InvertedLists` in list order, as the
+    products take them: each list's residuals from its centre times -2, their squared norms
+    in a last column (``residuals=True``: all of them kept, ``n x (d + 1)`` float32, for the
+    many runs of a graph; else made when a list is searched, the same bits)."""
 
     def __init__(self, index, residuals=True):
         self.index = index
