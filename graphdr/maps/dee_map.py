@@ -166,8 +166,8 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
         by FFT; the labels weaken the affinities across classes by ``separation``; it keeps more
         of the data's shape (continuity, global structure) where classes mix, and maps data
         without labels (every ``y`` -1). The parameters ``n_neighbors`` (for the placement of
-        new samples), ``feature_scaling``, ``placement_width``, ``neighbors``,
-        ``random_state`` and ``max_iter`` serve both; ``lam``, ``lam_same``,
+        new samples), ``feature_scaling``, ``placement_width``, ``neighbors`` and
+        ``max_iter`` serve both; ``lam``, ``lam_same``,
         ``lam_unlabelled``, ``cross_attraction``, ``n_neighbors_unlabelled`` and ``tol``
         only the Gaussian one.
     tail : float > 0, default=1.0
@@ -239,9 +239,8 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
         over 10^6 rows would take an hour here; 10^6 rows of 50 features map in 93 s,
         ``benchmarks/maps2d_scale.py``), 1,000,000 for ``'gaussian'``.
     random_state : int or None, default=None
-        Seed of the approximate neighbour search (None: 0). The same data and seed give the
-        same map on the same machine, whatever the number of threads; on another CPU the
-        approximate neighbours (float32, compiled by numba) may differ slightly.
+        Unused: nothing in the map is drawn at random (the approximate neighbours come from
+        inverted lists built from the content order). Kept so that code passing it runs.
     max_iter : int or 'auto', default='auto'
         Iterations of the optimiser: 'auto' is 100 for ``repulsion='gaussian'`` and 750 for
         ``'cauchy'`` (t-SNE's schedule: 250 with the attraction exaggerated 12 times, then
@@ -410,8 +409,8 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
             res = descend_heavy_tailed(
                 rows.Xs, rows.ys, rows.order, n_iter=self.iterations(),
                 perplexity=float(self.perplexity), separation=self.separation_,
-                tail=float(self.tail), neighbors=self.neighbors_,
-                random_state=self.random_state, verbose=verbose, callback=self.callback, t0=t0)
+                tail=float(self.tail), neighbors=self.neighbors_, verbose=verbose,
+                callback=self.callback, t0=t0)
             index = None
         else:
             problem, Y0, check, index = self._objective(rows)
@@ -524,8 +523,8 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
 
         cross, index, check = None, None, None
         want_pairs = self.cross_attraction > 0 or self.neighbors_ == "approx"
-        A = attraction_graph(Xs, ys, self.n_neighbors, self.neighbors_, self.random_state,
-                             self.n_neighbors_unlabelled, beside=pairs if want_pairs else None)
+        A = attraction_graph(Xs, ys, self.n_neighbors, self.neighbors_, self.n_neighbors_unlabelled,
+                             beside=pairs if want_pairs else None)
         if want_pairs:
             A, (cross, index) = A
         C = len(self.classes_)

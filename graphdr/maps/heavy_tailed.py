@@ -231,8 +231,7 @@ def optimize(objective, Y0, *, n_iter=750, early_iter=250, exaggeration=12.0,
 
 
 def descend_heavy_tailed(Xs, ys, order, *, n_iter, perplexity, separation, tail, neighbors,
-                         random_state=None, verbose=0, callback=None, t0=None,
-                         early_iter=CAUCHY_EARLY_ITER):
+                         verbose=0, callback=None, t0=None, early_iter=CAUCHY_EARLY_ITER):
     """The heavy-tailed map of the rows ``Xs`` (scaled features) with encoded labels ``ys``
     (-1: none), both in the fit's sorted ``order``: the affinities of their ``3 perplexity``
     input neighbours (``neighbors``: 'exact' or 'approx'), the labels' edit (``separation``,
@@ -246,7 +245,7 @@ def descend_heavy_tailed(Xs, ys, order, *, n_iter, perplexity, separation, tail,
     t0 = time.perf_counter() if t0 is None else t0
     n = len(ys)
     k = max(1, min(n - 1, int(3 * perplexity)))
-    dist, ind = input_neighbours(Xs, k, neighbors, random_state)
+    dist, ind = input_neighbours(Xs, k, neighbors)
     P = perplexity_affinities(dist, ind, perplexity)
     if np.any(ys >= 0) and separation > 0:
         P = labelled_affinities(P, ys, 1.0 - separation)

@@ -44,7 +44,7 @@ def _class_order(y_enc, within=None):
     return within[np.argsort(y_enc[within], kind="stable")]
 
 
-def input_neighbours(X, k, algorithm="exact", random_state=None):
+def input_neighbours(X, k, algorithm="exact"):
     """``(dist, ind)`` (``n x k``): each row's ``k`` nearest other rows of ``X``, exactly (ties
     to the smaller index) or by inverted lists (``algorithm='approx'``, from
     :data:`~graphdr.blocks.knn.APPROX_MIN_GROUP` rows), in increasing distance."""
@@ -55,8 +55,8 @@ def input_neighbours(X, k, algorithm="exact", random_state=None):
     return _search_groups(X, group, "euclidean", True)[0]
 
 
-def attraction_graph(X, y_enc, n_neighbors, algorithm="exact", random_state=None,
-                     n_neighbors_unlabelled=None, beside=None):
+def attraction_graph(X, y_enc, n_neighbors, algorithm="exact", n_neighbors_unlabelled=None,
+                     beside=None):
     """The map's attraction graph (binary, symmetric): each labelled sample's ``n_neighbors``
     nearest samples of its class, and, when some samples are unlabelled (-1), the edges of the
     ``n_neighbors_unlabelled``-nearest-neighbour graph over all samples (default:
@@ -67,7 +67,7 @@ def attraction_graph(X, y_enc, n_neighbors, algorithm="exact", random_state=None
     :class:`CrossPairs` whose placing index holds its graph over all samples, that
     graph gives the unlabelled samples' edges (no second search). The task runs first: its
     search and the class graphs' each use the environment's threads."""
-    kw = dict(weights="binary", algorithm=algorithm, random_state=random_state)
+    kw = dict(weights="binary", algorithm=algorithm)
     extra = beside() if beside is not None else None
     A = sp.csr_matrix(_graphs.knn_graph(X, n_neighbors, y=y_enc, restrict="same", **kw))
     if np.any(y_enc < 0):
