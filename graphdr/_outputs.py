@@ -123,6 +123,29 @@ def keep_lost_interrupts():
     sys.unraisablehook = hook
 
 
+#: the Ctrl-C that reached a command (:func:`count_interrupts`)
+INTERRUPTS = []
+
+
+def count_interrupts():
+    """Record every SIGINT before raising :class:`KeyboardInterrupt` as Python does (when
+    Python's own handler is in place, in the main thread): an extension that a Ctrl-C
+    stopped may answer with an error of its own instead (scikit-learn's trees, unpickled
+    on a Dask worker's reply, raised ``ValueError: ... is not a valid PEP 3118 buffer
+    format string``), and the command still owes the interrupted run its 130. Clears the
+    record of an earlier command in the same process."""
+    INTERRUPTS.clear()
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        return
+
+    def handler(signum, frame):
+        INTERRUPTS.append(signum)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, handler)
+
+
 def raise_lost_interrupt():
     """Raise the :class:`KeyboardInterrupt` that Python dropped earlier, if any."""
     if LOST_INTERRUPTS:

@@ -538,3 +538,30 @@ def test_a_ctrl_c_while_the_workers_start_is_raised_after_and_they_ignore_it(tmp
                 child.join()
     assert ignored & (1 << (signal.SIGINT - 1)), "the spawned process does not ignore SIGINT"
     assert signal.getsignal(signal.SIGINT) is previous
+
+
+def test_an_error_that_a_ctrl_c_caused_is_an_interruption(monkeypatch, capsys):
+    """A Ctrl-C that an extension answers with an error of its own (scikit-learn's trees
+    raised a ValueError about a buffer format) still ends the run as interrupted: 130 and one
+    line, not exit 2 with the extension's message; without a Ctrl-C the error is the
+    command's error."""
+    from graphdr import _outputs
+    from graphdr.cli import command
+
+    def stopped(args):
+        _outputs.INTERRUPTS.append(2)
+        raise ValueError("'T{q:idx_start:}' is not a valid PEP 3118 buffer format string")
+
+    monkeypatch.setattr(command, "run_map", stopped)
+    monkeypatch.setattr(_outputs, "INTERRUPTS", [])
+    assert command.main(["map", "parts", "--out", "m"]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted" in err and "PEP 3118" not in err and len(err.strip().splitlines()) == 1
+
+    def failed(args):
+        raise ValueError("column 'kind' is missing")
+
+    monkeypatch.setattr(command, "run_map", failed)
+    monkeypatch.setattr(_outputs, "INTERRUPTS", [])
+    assert command.main(["map", "parts", "--out", "m"]) == 2
+    assert "column 'kind' is missing" in capsys.readouterr().err

@@ -14,6 +14,7 @@ import os
 import sys
 import time
 
+from .. import _outputs
 from . import arguments
 from .dask_cluster import dask_client
 from .interrupts import command_line, interrupted
@@ -460,9 +461,10 @@ def main(argv=None):
     """Entry point of the ``graphdr`` console script; returns the exit status. Output into a
     pipe that closes early (``graphdr list datasets | head``) ends quietly, with 141 (128 +
     SIGPIPE) as a program that SIGPIPE stops."""
-    from .._outputs import keep_lost_interrupts, raise_lost_interrupt
+    from .._outputs import count_interrupts, keep_lost_interrupts, raise_lost_interrupt
 
     keep_lost_interrupts()  # Ctrl-C that Python drops: the run still stops (exit 130)
+    count_interrupts()  # and one that an extension answers with an error of its own
     try:
         code = _main(argv)
         raise_lost_interrupt()
@@ -490,11 +492,16 @@ def _main(argv):
     if args.command == "list":
         return _list(args.what)
     try:
-        if args.command == "reproduce":
-            return _reproduce(args, argv)
-        if args.command == "map":
-            return run_map(args)
-        return _run(args, argv)
+        try:
+            if args.command == "reproduce":
+                return _reproduce(args, argv)
+            if args.command == "map":
+                return run_map(args)
+            return _run(args, argv)
+        except (ValueError, RuntimeError, OSError) as exc:
+            if _caused_by_interrupt(exc) or _outputs.INTERRUPTS:  # an error a Ctrl-C caused
+                raise KeyboardInterrupt from exc
+            raise
     except ValueError as exc:
         print(f"graphdr {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
