@@ -5,7 +5,7 @@ import importlib
 import importlib.abc
 import importlib.util
 import sys
-import types
+import warnings
 
 #: each public name and the module that defines it: imported when first used (PEP 562), so
 #: that ``import graphdr.cli`` (the command line) starts at once and a Ctrl-C while it starts
@@ -31,59 +31,35 @@ _WHERE = {
 }
 
 
-class _Package(types.ModuleType):
-    """The package's module: a public name that is also a module's name (``graphdr.map2d``,
-    the function, beside ``graphdr.map2d``, the former name of its module) stays the public
-    object when that module is imported (the import machinery would bind the module over it);
-    the module itself is in ``sys.modules``."""
-
-    def __setattr__(self, name, value):
-        if name in _WHERE and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
+#: the modules of 0.1.0 that have moved, by their former name: ``import graphdr.linear`` imports
+#: the module at its new place (one module object under both names) with a FutureWarning;
+#: the former names go in the next release (CHANGELOG)
+_FORMER = {**{f"graphdr.{m}": f"graphdr.blocks.{m}" for m in (
+               "graphs", "kernel_matrices", "optim", "routes", "solvers", "spaces", "stats")},
+           **{f"graphdr.{m}": f"graphdr.graph_embedding.{m}" for m in (
+               "discriminant", "kernel_methods", "linear")}}
 
 
-sys.modules[__name__].__class__ = _Package
-
-#: modules that moved, by their former name: ``import graphdr.cli_map`` still imports the module
-#: now at its new place (one module object under both names; classes keep their new
-#: ``__module__``)
-_MOVED = {"graphdr.cli_map": "graphdr.cli.map_command", "graphdr.cli_demo": "graphdr.cli.demo",
-          **{f"graphdr.{m}": f"graphdr.blocks.{m}" for m in (
-              "graphs", "knn", "kernel_matrices", "stats", "optim", "pairs", "sampling", "solvers",
-              "spaces", "routes")},
-          **{f"graphdr.{m}": f"graphdr.graph_embedding.{m}" for m in (
-              "linear", "kernel_methods", "discriminant", "local_fisher")},
-          **{f"graphdr.bench.{m}": f"graphdr.io.{m}" for m in (
-              "files", "file_parts", "array_files", "columns", "paths")},
-          **{f"graphdr.neighbor.{old}": f"graphdr.maps.{new}" for old, new in (
-              ("dee_map", "dee_map"), ("grid_field", "grid_field"), ("map_dask", "dask_fit"),
-              ("map_input", "inputs"), ("map_objective", "objective"), ("map_start", "start"),
-              ("map_view", "display"), ("placement", "placement"))},
-          "graphdr.map2d": "graphdr.maps.draw", "graphdr.map_page": "graphdr.maps.page",
-          "graphdr.map_partitions": "graphdr.maps.partitions",
-          "graphdr.plotting": "graphdr.tuning.plotting",
-          "graphdr.propagation": "graphdr.semi.propagation",
-          "graphdr.poisson": "graphdr.semi.poisson"}
-
-
-class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds a moved module under its former name (:data:`_MOVED`)."""
+class _FormerModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds a module of 0.1.0 under its former name (:data:`_FORMER`), with a FutureWarning."""
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname in _MOVED:
+        if fullname in _FORMER:
             return importlib.util.spec_from_loader(fullname, self)
         return None
 
     def create_module(self, spec):
-        return importlib.import_module(_MOVED[spec.name])
+        warnings.warn(f"{spec.name} is now {_FORMER[spec.name]}: import it from there; the "
+                      "former name will be removed in the next release.", FutureWarning,
+                      stacklevel=2)
+        return importlib.import_module(_FORMER[spec.name])
 
     def exec_module(self, module):
         pass  # already executed under its new name
 
 
-if not any(isinstance(f, _MovedModules) for f in sys.meta_path):
-    sys.meta_path.append(_MovedModules())
+if not any(isinstance(f, _FormerModules) for f in sys.meta_path):
+    sys.meta_path.append(_FormerModules())
 
 
 def __getattr__(name):
@@ -131,4 +107,5 @@ __all__ = [
     "make_multiview_digits",
     "map2d",
     "PoissonPropagation",
+    "LabelIssues",
 ]

@@ -18,9 +18,10 @@ def output_dtype(*arrays):
             else np.float64)
 
 
-def check_not_constant(X, method):
+def check_not_constant(X, method, task="embed"):
     """Refuse data whose samples are all the same point (every feature constant: no
-    direction, neighbour or width to find). Exact: a rounded mean's residues do not count."""
+    direction, neighbour or width to find; ``task``: what ``method`` cannot do with them).
+    Exact: a rounded mean's residues do not count."""
     if X.shape[0] == 0:
         return
     if hasattr(X, "tocsc"):  # sparse
@@ -28,7 +29,7 @@ def check_not_constant(X, method):
     else:
         spread = np.ptp(X, axis=0)
     if not np.any(spread > 0):
-        raise ValueError(f"{method} cannot embed constant data: every sample is the same point "
+        raise ValueError(f"{method} cannot {task} constant data: every sample is the same point "
                          "(every feature has zero variance).")
 
 
@@ -97,7 +98,7 @@ def check_labels(y, *, min_classes=2, min_per_class=1, method="This method",
 
 #: the estimators that fit partially labelled data (``y = -1`` for an unlabelled sample)
 SEMI_SUPERVISED = ("LDA", "KernelLDA", "LQMI", "KQMI", "MFA", "LDE", "LFDA", "SemiLFDA",
-                   "DEE", "DSNE", "DEEMap", "PoissonPropagation")
+                   "DEE", "DSNE", "DEEMap", "PoissonPropagation", "LabelIssues")
 
 
 def _encode_partial(y, min_classes, min_per_class, method):

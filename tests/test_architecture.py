@@ -20,6 +20,8 @@ the building blocks, ``blocks/``, are layered module by module):
 """
 
 import ast
+import importlib
+import importlib.util
 import itertools
 import pathlib
 
@@ -41,16 +43,12 @@ LAYERS = {
     "bench": 7, "cli": 7, "__init__": 7,
 }
 
-#: the only imports allowed to point upward: a family's ``__getattr__`` that still gives a name
-#: from its former home (``from graphdr.neighbor import DEEMap``, imported when asked for, never
-#: when the package is imported)
-FORMER_HOMES = {("graphdr/neighbor/__init__.py", "maps")}
-
 #: a class may exceed this many lines of code only with a reason in its docstring
 MAX_CLASS_LINES = 250
 #: no module of the package is longer than this (lines of the file): a family with more code
-#: is a subpackage with one module per concern
-MAX_MODULE_LINES = 600
+#: is a subpackage with one module per concern; a module past ``MODULE_LINES_WARNING`` is
+#: named in a warning (split it by concept before it reaches the cap, not at the cap)
+MAX_MODULE_LINES, MODULE_LINES_WARNING = 800, 700
 
 
 def _modules():
@@ -108,8 +106,6 @@ def test_imports_point_downwards(path):
     layer = LAYERS[_top_module(path)]
     for imported in _imported_graphdr_modules(path):
         assert imported in LAYERS, f"{path.name} imports unknown graphdr module {imported!r}"
-        if (path.relative_to(PACKAGE.parent).as_posix(), imported) in FORMER_HOMES:
-            continue
         assert LAYERS[imported] <= layer, (
             f"{path.relative_to(PACKAGE)} (layer {layer}) imports {imported} "
             f"(layer {LAYERS[imported]}): an import that points upward"
@@ -143,8 +139,14 @@ def test_classes_are_short_enough_to_read():
 
 
 def test_modules_are_short_enough_to_read():
-    long = [f"{p.relative_to(PACKAGE)} ({n} lines)" for p in _modules()
-            if (n := len(p.read_text().splitlines())) > MAX_MODULE_LINES]
+    import warnings
+
+    lines = {p.relative_to(PACKAGE): len(p.read_text().splitlines()) for p in _modules()}
+    near = [f"{p} ({n} lines)" for p, n in lines.items() if n > MODULE_LINES_WARNING]
+    if near:
+        warnings.warn(f"modules near the cap of {MAX_MODULE_LINES} lines: {near}", UserWarning,
+                      stacklevel=1)
+    long = [f"{p} ({n} lines)" for p, n in lines.items() if n > MAX_MODULE_LINES]
     assert not long, f"modules over {MAX_MODULE_LINES} lines: {long}"
 
 
@@ -206,53 +208,56 @@ def test_no_two_modules_import_each_other():
     assert not circles, circles
 
 
-@pytest.mark.slow
-def test_a_moved_module_imports_under_its_former_name():
-    """``graphdr.cli_map`` moved to ``graphdr.cli.map_command``, ``graphdr.stats`` to
-    ``graphdr.blocks.stats``: the old import path gives the same module object (a user's
-    script or a pickled reference keeps working)."""
-    import subprocess
-    import sys
-
-    code = ("import graphdr.cli_map as old, graphdr.cli.map_command as new; "
-            "from graphdr.cli_demo import demo_papers; import graphdr.cli.demo as demo; "
-            "import graphdr.stats, graphdr.blocks.stats; from graphdr.graphs import knn_graph; "
-            "import graphdr.blocks.graphs as graphs; "
-            "import graphdr.bench.files as f1, graphdr.io.files as f2; assert f1 is f2; "
-            "assert graphdr.stats is graphdr.blocks.stats and knn_graph is graphs.knn_graph; "
-            "assert old is new and demo_papers is demo.demo_papers; print(old.__name__)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
-    assert out.stdout.strip() == "graphdr.cli.map_command"
-    top = sorted(p.stem for p in PACKAGE.glob("*.py"))
-    assert not {"cli_map", "cli_demo", "stats", "graphs", "solvers", "linear"} & set(top)
+#: the module names of 0.1.0 (the CHANGELOG's first entry) that have moved
+FORMER_0_1_0 = ("graphs", "kernel_matrices", "optim", "routes", "solvers", "spaces", "stats",
+                "discriminant", "kernel_methods", "linear")
+#: module names created after 0.1.0 and moved again before any release: no alias
+NEVER_RELEASED = ("cli_map", "cli_demo", "knn", "pairs", "sampling", "local_fisher", "map2d",
+                  "map_page", "map_partitions", "plotting", "propagation", "poisson",
+                  "bench.files", "bench.file_parts", "bench.array_files", "bench.columns",
+                  "bench.paths", "neighbor.dee_map", "neighbor.grid_field", "neighbor.map_dask",
+                  "neighbor.map_input", "neighbor.map_objective", "neighbor.map_start",
+                  "neighbor.map_view", "neighbor.placement")
 
 
 @pytest.mark.slow
-def test_every_former_module_name_is_the_module_at_its_new_place():
-    """Each entry of ``graphdr._MOVED`` (the map, the propagation, the pictures of model
-    selection ... at their former names): importing the old name gives the module object at
-    the new place, whose file exists, and no file is left at the old place."""
-    import importlib
+def test_a_module_of_0_1_0_imports_under_its_former_name_with_a_future_warning():
+    """Each module name of 0.1.0 that moved gives the module at its new place (the same
+    object: a user's script or a pickled reference keeps working) with a FutureWarning that
+    names the new place; the names created after 0.1.0 and moved again have no alias; no
+    file is left at a former place, and the top of the package holds its private modules
+    only."""
     import subprocess
     import sys
 
     import graphdr
 
-    for old, new in graphdr._MOVED.items():
-        assert not (PACKAGE.parent / (old.replace(".", "/") + ".py")).exists(), old
+    assert set(graphdr._FORMER) == {f"graphdr.{m}" for m in FORMER_0_1_0}
+    for new in graphdr._FORMER.values():
         assert importlib.util.find_spec(new) is not None, new
-    code = ("import importlib, graphdr\n"
-            "for old, new in graphdr._MOVED.items():\n"
-            "    assert importlib.import_module(old) is importlib.import_module(new), old\n"
-            "from graphdr.poisson import PoissonPropagation\n"
-            "assert PoissonPropagation is graphdr.PoissonPropagation\n"
-            "from graphdr.neighbor.dee_map import DEEMap\n"
-            "assert DEEMap is graphdr.DEEMap and callable(graphdr.map2d)\n"
-            "print(len(graphdr._MOVED))")
+    code = ("import importlib, warnings, graphdr\n"
+            f"for m in {FORMER_0_1_0!r}:\n"
+            "    old, new = 'graphdr.' + m, graphdr._FORMER['graphdr.' + m]\n"
+            "    with warnings.catch_warnings(record=True) as seen:\n"
+            "        warnings.simplefilter('always')\n"
+            "        assert importlib.import_module(old) is importlib.import_module(new), old\n"
+            "    assert [w.category for w in seen] == [FutureWarning], (old, seen)\n"
+            "    assert new in str(seen[0].message), seen[0].message\n"
+            f"for m in {NEVER_RELEASED!r}:\n"
+            "    try:\n"
+            "        importlib.import_module('graphdr.' + m)\n"
+            "    except ModuleNotFoundError:\n"
+            "        continue\n"
+            "    raise AssertionError('graphdr.' + m + ' still imports')\n"
+            "from graphdr.graphs import knn_graph\n"
+            "import graphdr.blocks.graphs as graphs\n"
+            "assert knn_graph is graphs.knn_graph and callable(graphdr.map2d)\n"
+            "print('ok')")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    assert int(out.stdout) == len(graphdr._MOVED)
+    assert out.stdout.strip() == "ok"
+    for name in (*FORMER_0_1_0, *NEVER_RELEASED):
+        assert not (PACKAGE / (name.replace(".", "/") + ".py")).exists(), name
     top = sorted(p.name for p in PACKAGE.glob("*.py"))
     assert top == ["__init__.py", "_outputs.py", "_threads.py", "_validation.py"], top
 

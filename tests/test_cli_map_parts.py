@@ -260,7 +260,7 @@ def test_outputs_asks_for_the_picture_alone(tmp_path, capsys, scheduler, route):
 @pytest.mark.slow  # several seconds of fitting: in `make test-slow` (CI runs it)
 def test_csv_glob_past_the_memory_budget_starts_a_local_cluster(tmp_path, capsys,
                                                                 monkeypatch):
-    from graphdr.bench import file_parts
+    from graphdr.io import file_parts
 
     # the memory model at a test's size: a worker's own memory and the table's rows free,
     # no margin, at least 50 rows fitted (of 180): the cluster is then the lighter route
@@ -446,7 +446,7 @@ def test_fit_samples_auto_fits_what_the_memory_budget_holds(tmp_path, capsys, sc
     """--fit-samples auto (the default): with a budget too small for the whole fit, the map is
     fitted on the rows the budget holds (here its least, set to 60 of 270) and says so; an
     explicit number is kept; a bad one is one line."""
-    from graphdr.bench import file_parts
+    from graphdr.io import file_parts
 
     frames = _tables(tmp_path / "parts")
     for i, f in enumerate(frames):
@@ -473,7 +473,7 @@ def test_fit_samples_auto_fits_what_the_memory_budget_holds(tmp_path, capsys, sc
 def test_fit_samples_auto_caps_the_heavy_tailed_map(tmp_path, capsys, scheduler, monkeypatch):
     """--repulsion cauchy with --fit-samples auto: the rows the budget holds, at most the
     heavy-tailed map's own fit_samples='auto' (here patched to 80 of 270), said so."""
-    from graphdr.bench import file_parts
+    from graphdr.io import file_parts
     from graphdr.maps import dask_fit
 
     frames = _tables(tmp_path / "parts")

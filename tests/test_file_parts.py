@@ -193,7 +193,7 @@ def test_fit_rows_within_the_budget_and_below_the_in_memory_map(workers):
     ``graphdr map`` process within the budget, the route's total with its local workers below
     the in-memory map's, more budget never fewer rows, clipped to [FIT_ROWS_MIN, FIT_ROWS_MAX]
     and to n."""
-    from graphdr.bench import file_parts as fp
+    from graphdr.io import file_parts as fp
 
     P, W = fp.PROCESS_BYTES, fp.WORKER_BYTES
 

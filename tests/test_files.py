@@ -631,7 +631,7 @@ def test_text_columns_follow_dropped_rows_and_stay_lazy(tmp_path, monkeypatch):
     file's numeric columns are turned into text only when a column is asked for."""
     import pandas as pd
 
-    from graphdr.bench import files
+    from graphdr.io import files
     from graphdr.io.files import TextColumns, read_table
 
     frame = pd.DataFrame({"a": [1.0, np.nan, 3.0, 4.5], "n": [7, 8, 9, 10],

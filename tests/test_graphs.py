@@ -4,7 +4,7 @@ import scipy.sparse as sp
 from conftest import make_classes
 from sklearn.datasets import load_iris
 
-from graphdr import graphs
+from graphdr.blocks import graphs
 from graphdr.blocks.graphs import knn_graph
 
 

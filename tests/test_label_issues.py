@@ -243,9 +243,12 @@ def test_constant_features_duplicate_rows_and_extreme_scales_give_no_nan():
     ({"feature_scaling": "minmax"}, "ok", "feature_scaling must be one of"),
     ({}, "one class", "at least 2 classes"),
     ({}, "all unlabelled", "unlabelled"),
+    ({}, "constant X", "cannot check labels on constant data: every sample is the same point"),
 ])
 def test_bad_input_gets_a_clear_error(params, y_kind, message):
     X, _, noisy = _flipped_blobs(n=60)
+    if y_kind == "constant X":
+        X, y_kind = np.full_like(X, 3.0), "ok"
     y = {"ok": noisy, "one class": np.zeros(60, dtype=int),
          "all unlabelled": np.full(60, -1)}[y_kind]
     with pytest.raises(ValueError, match=message):

@@ -11,7 +11,7 @@ from sklearn.pipeline import make_pipeline
 from test_graphs import brute_knn
 
 import graphdr
-from graphdr import graphs
+from graphdr.blocks import graphs
 
 
 @pytest.mark.parametrize("load", [load_iris, load_wine, load_breast_cancer])

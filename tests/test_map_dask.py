@@ -187,7 +187,7 @@ def test_dask_rows_to_place_count_in_the_choice_of_neighbours(monkeypatch):
     """neighbors='auto' weighs the rows to place after a Dask fit: the rule, and the count the
     fit hands it (an exact search of each placed row among the fitted ones had not finished
     after 8 minutes for 169,000 fitted and 831,000 placed on 2 cores)."""
-    from graphdr import knn
+    from graphdr.blocks import knn
 
     monkeypatch.setattr(knn, "APPROX_MIN_SAMPLES", 200)  # the rule at a test's size
     monkeypatch.setattr(knn, "_import_pynndescent", lambda: None)  # installed or not
@@ -215,7 +215,7 @@ def test_dask_fit_with_many_rows_to_place_is_the_approximate_fit_of_its_sample(m
     """A Dask fit on few rows with many to place searches approximately, and is then the
     in-memory fit of its sample with neighbors='approx', bit for bit."""
     pytest.importorskip("pynndescent")
-    from graphdr import knn
+    from graphdr.blocks import knn
 
     monkeypatch.setattr(knn, "APPROX_MIN_SAMPLES", 200)
     X, y = _blobs(n=400)

@@ -9,7 +9,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.preprocessing import StandardScaler
 
 import graphdr
-from graphdr import graphs as G
+from graphdr.blocks import graphs as G
 from graphdr.multiview import (
     MKLDR,
     SDPSolverError,

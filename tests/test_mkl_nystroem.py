@@ -8,7 +8,7 @@ import pytest
 from conftest import make_classes
 from scipy.linalg import subspace_angles
 
-from graphdr import graphs as G
+from graphdr.blocks import graphs as G
 from graphdr.graph_embedding.linear import class_neighbour_graphs
 from graphdr.multiview import (
     MKLDR,

@@ -402,7 +402,7 @@ def test_interrupted_map_keeps_the_older_map_whole(tmp_path, capsys, monkeypatch
     half-written appears, and the message says so."""
     import importlib
 
-    map2d_module = importlib.import_module("graphdr.map2d")  # graphdr.map2d is also a function
+    map2d_module = importlib.import_module("graphdr.maps.draw")  # graphdr.map2d's module
     data = blobs_csv(tmp_path / "data.csv")
     code, err = run(["map", data, "--out", str(tmp_path / "m"), "--quiet"], capsys)
     assert code == 0, err
@@ -722,12 +722,15 @@ def test_map2d_creates_missing_folders_and_names_an_unwritable_one_before_the_fi
 
 @pytest.mark.slow  # six fresh interpreters, 12 s: in `make test-slow`
 def test_graphdr_map2d_stays_the_function_whatever_is_imported_first():
-    """``graphdr`` imports its names when first used; the former name of its module,
-    ``graphdr.map2d`` (now ``graphdr.maps.draw``), must not replace the function
-    ``graphdr.map2d`` (a fresh process for each order)."""
-    for first in ("import graphdr.map2d", "import graphdr.cli.map_command, graphdr.map2d",
-                  "from graphdr.map2d import write_map", "from graphdr import map2d",
-                  "import graphdr.maps.draw", "from graphdr.maps import map2d"):
+    """``graphdr`` imports its names when first used: the function ``graphdr.map2d`` is the
+    one of its module ``graphdr.maps.draw`` whatever is imported first (a fresh process for
+    each order), and no module takes its name (``import graphdr.map2d`` finds none)."""
+    out = subprocess.run([sys.executable, "-c", "import graphdr.map2d"], capture_output=True,
+                         text=True)
+    assert out.returncode == 1 and "No module named 'graphdr.map2d'" in out.stderr, out.stderr
+    for first in ("import graphdr.cli.map_command", "import graphdr.cli.map_command, graphdr",
+                  "from graphdr import map2d", "import graphdr.maps.draw",
+                  "from graphdr.maps import map2d"):
         code = (f"{first}\nimport sys, types\nfrom graphdr import map2d\nimport graphdr\n"
                 "assert callable(map2d) and callable(graphdr.map2d), map2d\n"
                 "assert isinstance(sys.modules['graphdr.maps.draw'], types.ModuleType)\n"

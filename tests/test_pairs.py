@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from conftest import make_classes
 
-from graphdr import pairs as P
+from graphdr.blocks import pairs as P
 from graphdr.blocks.graphs import knn_graph
 from graphdr.neighbor import (
     DEE,

@@ -79,7 +79,7 @@ def test_every_public_estimator_is_pinned():
     import graphdr
 
     pinned = {ALIASES.get(c[0].split("_")[0], c[0].split("_")[0]) for c in CASES}
-    pinned.add("ElasticEmbedding")
+    pinned |= {"ElasticEmbedding", "LabelIssues"}  # pinned in _extra_cases
     public = {n for n in graphdr.__all__ if isinstance(getattr(graphdr, n), type)
               and issubclass(getattr(graphdr, n), BaseEstimator)}
     assert public - pinned == set(), f"estimators without a pinned case: {sorted(public - pinned)}"

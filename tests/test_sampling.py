@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from graphdr import sampling
+from graphdr.blocks import sampling
 from graphdr.blocks.sampling import (
     KEY_BITS,
     RowKeys,

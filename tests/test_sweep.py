@@ -51,12 +51,13 @@ ESTIMATORS = {
     "KFDVoting": lambda: graphdr.KFDVoting(),
     "KFDSAMME": lambda: graphdr.KFDSAMME(n_estimators=3, cv=None),
     "PoissonPropagation": lambda: graphdr.PoissonPropagation(n_neighbors=3),
+    "LabelIssues": lambda: graphdr.LabelIssues(n_neighbors=3, n_folds=2),
 }
 MULTIVIEW = {"MKLDR", "KFDVoting", "KFDSAMME"}
 UNSUPERVISED = {"ViewKernel", "ElasticEmbedding"}
 PREDICTS = {"KFDVoting", "KFDSAMME"}
-#: classifiers of a single view: their class distributions are the output
-PROBABILITIES = {"PoissonPropagation"}
+#: classifiers of a single view and the label audit: their class distributions are the output
+PROBABILITIES = {"PoissonPropagation", "LabelIssues"}
 
 
 def test_the_sweep_covers_every_public_estimator():
@@ -118,6 +119,8 @@ def _fit_and_output(name, X, y):
     if name in UNSUPERVISED:
         return [est.fit_transform(X)] if name == "ElasticEmbedding" else [est.fit(X).transform(X)]
     est.fit(X, y)
+    if name == "LabelIssues":
+        return [est.probabilities_]
     if name in PROBABILITIES:
         return [est.predict_proba(X), est.label_distributions_]
     return [est.transform(X)]

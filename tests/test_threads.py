@@ -9,7 +9,8 @@ import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
 import graphdr
-from graphdr import _threads, stats
+from graphdr import _threads
+from graphdr.blocks import stats
 
 
 def _blas_settings():

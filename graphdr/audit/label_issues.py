@@ -14,6 +14,7 @@ from .._validation import (
     check_int,
     check_label_values,
     check_labels,
+    check_not_constant,
     check_option,
     checked_parameters,
     fraction_rule,
@@ -220,6 +221,7 @@ class LabelIssues(BaseEstimator):
         check_option(self.feature_scaling, "feature_scaling", set(FEATURE_SCALINGS))
         check_label_values(y, name)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        check_not_constant(X, name, "check labels on")
         classes, y_enc, _ = check_labels(y, min_classes=2, method=name, unlabelled="allow")
         n, C = len(y_enc), len(classes)
         algorithm = resolve_algorithm(self.neighbors, n)

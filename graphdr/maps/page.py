@@ -456,20 +456,3 @@ def map_files(out):
     out = Path(out)
     out = out.with_suffix("") if out.suffix.lower() in (".png", ".html", ".csv") else out
     return {k: out.with_name(out.name + "." + k) for k in ("html", "csv", "png")}
-
-
-#: names this module held before the fitted map's columns, its picture and its notebook view
-#: got modules of their own: still importable from here, from their new place
-_MOVED_NAMES = {
-    **dict.fromkeys(("held_out_errors", "propagated_columns", "PROPAGATED_COLUMNS_MAX",
-                     "PROPAGATION_NOTE", "MAP_VOTE_NOTE", "color_groups", "COLOR_LEVELS",
-                     "COLOR_BINS", "fitted_map_page"), ".fitted"),
-    "plot_map": ".picture", "MapView": ".display"}
-
-
-def __getattr__(name):
-    if name in _MOVED_NAMES:
-        import importlib
-
-        return getattr(importlib.import_module(_MOVED_NAMES[name], __package__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

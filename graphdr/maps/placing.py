@@ -107,7 +107,7 @@ class PlacingMixin:
         """Each training sample placed as :meth:`transform` would place it were it new: from
         its ``n_neighbors`` nearest *other* training samples (leave-one-out). The distance in
         the map between a sample's left-out place and the nearest other training sample tells
-        how new samples land; :func:`graphdr.map2d.held_out_errors` turns it into an error.
+        how new samples land; :func:`graphdr.maps.fitted.held_out_errors` turns it into an error.
 
         Returns
         -------

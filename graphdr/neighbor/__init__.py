@@ -41,8 +41,7 @@ The package holds one module per estimator and one for their shared pairwise cor
 * :mod:`graphdr.neighbor.elastic` -- :class:`ElasticEmbedding` and its objective.
 
 The supervised 2-D map, :class:`graphdr.DEEMap` (DEE's objective over a free map), has a
-subpackage of its own, :mod:`graphdr.maps`, that builds on this one (``from
-graphdr.neighbor import DEEMap`` still works).
+subpackage of its own, :mod:`graphdr.maps`, that builds on this one.
 """
 
 from ._core import (  # noqa: F401  (helpers used by tests and benchmarks)
@@ -55,14 +54,3 @@ from .dsne import DSNE, _DSNEObjective, _SampledDSNEObjective  # noqa: F401
 from .elastic import ElasticEmbedding, _EEObjective, _sparse_preconditioner  # noqa: F401
 
 __all__ = ["DEE", "ElasticEmbedding", "DSNE"]
-
-
-
-def __getattr__(name):
-    """``from graphdr.neighbor import DEEMap``, the map's former home, still works (imported
-    when asked for: :mod:`graphdr.maps` imports this package)."""
-    if name == "DEEMap":
-        from ..maps.dee_map import DEEMap
-
-        return DEEMap
-    raise AttributeError(f"module 'graphdr.neighbor' has no attribute {name!r}")

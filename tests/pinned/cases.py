@@ -187,9 +187,20 @@ def run_all():
 
 
 def _extra_cases():
-    """ElasticEmbedding has no transform: its training embedding is pinned."""
+    """ElasticEmbedding has no transform: its training embedding is pinned. LabelIssues
+    neither: its class probabilities, suspicion and flags on wine with five labels moved to
+    the next class are pinned."""
     X, y, _ = datasets()["iris"]
-    return {"ElasticEmbedding/train": graphdr.ElasticEmbedding(max_iter=5, random_state=0).fit_transform(X)}
+    Xw, yw, _ = datasets()["wine"]
+    moved = np.arange(0, 35, 7)
+    yw = yw.copy()
+    yw[moved] = (yw[moved] + 1) % 3
+    audit = graphdr.LabelIssues(n_neighbors=10, models="auto", n_folds=5, min_suspicion="auto",
+                                feature_scaling="auto", neighbors="auto",
+                                random_state=0).fit(Xw, yw)
+    return {"ElasticEmbedding/train": graphdr.ElasticEmbedding(max_iter=5, random_state=0).fit_transform(X),
+            "LabelIssues/train": np.column_stack([audit.probabilities_, audit.suspicion_,
+                                                  audit.is_issue_.astype(float)])}
 
 
 def compare():
