@@ -98,6 +98,51 @@ def test_prepared_rows_share_what_is_computed_from_them():
     assert not sp.issparse(s.for_trials("KernelLDA").X)
 
 
+@pytest.mark.parametrize("scale", [1.0, 1e30, 3e-200])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_subset_keeps_its_set_s_keys(scale, dtype):
+    """The keys of a subset (:meth:`take`, :meth:`labelled_rows`, a subset of a subset) are
+    those that ``row_keys`` computes from its own rows, as validated and scaled; the set's
+    rows are keyed once for all of them."""
+    from graphdr.blocks import sampling
+
+    X, y = _data(90)
+    X = (X * scale).astype(dtype)
+    X[::3] *= 0.25  # the labelled rows' own scale may differ from the set's
+    p = PreparedInput(X, y, np.arange(3), y, {"n_features_in_": 8})
+    sub = p.take(np.arange(0, 90, 2))
+    rows, labelled = p.labelled_rows()
+    for part in (p, sub, labelled, sub.take(np.arange(0, 45, 3)), sub.labelled_rows()[1]):
+        for mine, theirs in ((part.row_keys(), sampling.row_keys(part.X)),
+                             (part.keys(), sampling.row_keys(part.scaled))):
+            assert np.all(mine == theirs)
+            np.testing.assert_array_equal(mine.rounded, theirs.rounded)
+
+
+def test_a_partially_labelled_fit_keys_its_rows_once(monkeypatch):
+    """LDA with reg='auto' and unlabelled='auto' on partially labelled rows: the trial fits,
+    their leave-one-out ridges, the propagation graph and the final fit share one pass of
+    content keys over the rows (each trial used to key its own)."""
+    import graphdr.base.fitting as fitting
+    import graphdr.base.prepared as prepared
+    import graphdr.semi.propagation as propagation
+    import graphdr.tuning.loo as loo
+    from graphdr.blocks import sampling
+
+    X, y = _data(600)
+    original, calls = sampling.row_keys, []
+
+    def counted(*args, **kwargs):
+        calls.append(len(args[0]))
+        return original(*args, **kwargs)
+
+    for module in (sampling, fitting, prepared, propagation, loo):
+        monkeypatch.setattr(module, "row_keys", counted)
+    est = graphdr.LDA().fit(X, y)
+    assert est.unlabelled_results_["n_folds"] == 2  # the trial fits ran
+    assert calls == [600], calls
+
+
 def test_digest_tells_arrays_apart_by_any_bit():
     a = np.arange(12.0).reshape(3, 4)
     b = a.copy()

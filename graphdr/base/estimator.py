@@ -51,6 +51,7 @@ from .fitting import (
     select_kernel_and_approximation,
     select_linear_reg,
     statistics_and_reg,
+    wants_press_ridge,
 )
 from .prepared import PreparedInput, features_of
 from .semi import (
@@ -236,7 +237,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             self.classes_, y_enc, _ = check_labels(y, **self._label_requirements())
             if sp.issparse(X) and not self._is_kernel():
                 X = dense_for_semi_supervised(X, type(self).__name__)
-            selected = (semi_supervised_reg(self, X, y_enc)
+            selected = (semi_supervised_reg(self, X, y_enc, _keys(self, prepared, X))
                         if self._auto_linear_reg and not self._is_kernel() else None)
             return TrainingData(self._rescaled_input(X, prepared), y_enc, None, X.dtype,
                                 prepared, selected)
@@ -293,16 +294,16 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             unlabelled="allow" if self._accepts_unlabelled() else "refuse",
         )
 
-    def _statistics(self, X, y):
+    def _statistics(self, given, y):
         """Validate the input and collect the class statistics in one pass over ``X``."""
-        X, y = _validated(self, X, y, ensure_all_finite=False, accept_sparse="csr")
+        X, y = _validated(self, given, y, ensure_all_finite=False, accept_sparse="csr")
         self.classes_, y_enc, _ = check_labels(y, **self._label_requirements())
         if X.shape[1] > X.shape[0] and not sp.issparse(X):
             # more features than samples: the SVD route of data_subspace is more accurate
             assert_all_finite(X, input_name="X")
-            selected = select_linear_reg(self, X, y_enc)
+            selected = select_linear_reg(self, X, y_enc, keys=_keys(self, given, X))
             return TrainingData(self._rescaled_input(X), y_enc, None, X.dtype, selected=selected)
-        stats, self._input_scale, selected = statistics_and_reg(self, X, y_enc)
+        stats, self._input_scale, selected = statistics_and_reg(self, X, y_enc, _keys(self, given, X))
         return TrainingData(None, None, stats, X.dtype, selected=selected)
 
     def _approximation(self, X=None, partially_labelled=False):
@@ -473,6 +474,16 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         tags.input_tags.pairwise = getattr(self, "kernel", None) == "precomputed"
         return tags
+
+
+def _keys(est, given, X):
+    """The content keys of the rows ``X`` for ``est``'s leave-one-out ridge, from the training
+    set ``given`` (a :class:`~graphdr.base.prepared.PreparedInput`) when ``X`` is its rows as
+    validated (the same array: the same keys, one pass for the set and its subsets); None
+    when the ridge is given or ``X`` is not those rows (the ridge keys them)."""
+    if not isinstance(given, PreparedInput) or X is not given.X or not wants_press_ridge(est):
+        return None
+    return given.row_keys()
 
 
 def _validated(est, X, y, **checks):

@@ -309,18 +309,19 @@ def wants_press_ridge(est):
     return est._auto_linear_reg and isinstance(est.reg, str)
 
 
-def statistics_and_reg(est, X, y_enc):
+def statistics_and_reg(est, X, y_enc, keys=None):
     """``(stats, scale, selected)``: :func:`graphdr.blocks.stats.scaled_class_statistics` of a
     validated ``X``, and ``reg_`` (:func:`select_linear_reg`).
 
-    With ``reg='auto'`` the rows' content keys come first (a pass over ``X``), then the
+    With ``reg='auto'`` the rows' content keys come first (``keys`` when the caller holds
+    them, else a pass over ``X``), then the
     leave-one-out ridge runs on the statistics pass's threads while they sum; its error, if
     any, is raised only once the pass has found ``X`` finite (NaN gets its own message).
     """
     if not wants_press_ridge(est):
         selected = select_linear_reg(est, X, y_enc)
         return (*scaled_class_statistics(X, y_enc, len(est.classes_)), selected)
-    keys = row_keys(X)
+    keys = row_keys(X) if keys is None else keys
     failed, chosen = [], []
 
     def beside():

@@ -9,7 +9,12 @@ dtype, sparse or dense), with what the fits share computed once when first asked
 
 * the dense ``float64`` rows divided by their power-of-two scale, on which the propagation's
   neighbour graph is built (:class:`graphdr.semi.propagation.PropagationGraph`);
-* the rows' content keys (:func:`graphdr.blocks.sampling.row_keys`) that deal the choice's folds;
+* the rows' content keys (:func:`graphdr.blocks.sampling.row_keys`), of the rows as validated
+  (:meth:`PreparedInput.row_keys`: the leave-one-out ridge's subsample) and of the scaled rows
+  (:meth:`PreparedInput.keys`: the choice's folds, the propagation's order): computed once and
+  sliced for a subset (:meth:`~PreparedInput.take`, :meth:`~PreparedInput.labelled_rows`), whose
+  rows are the same bytes; the same keys where the two kinds of rows are the same bytes (dense
+  ``float64`` rows of scale 1);
 * the rows as the estimator fits them (dense, divided by their scale: ``_rescaled_input``);
 * any array computed from an input array that every fit computes the same way (the smoothness
   term's kNN graph), keyed by the input's bytes (:meth:`PreparedInput.memo`): a fit whose input
@@ -65,15 +70,20 @@ class PreparedInput:
         ``n_features_in_`` and, for a data frame, ``feature_names_in_`` of the validation.
     scaled : ndarray or None
         The dense ``float64`` rows divided by their scale; None: computed from ``X``.
+    parent : tuple or None
+        ``(set, rows, same_scale)``: these rows are ``set``'s rows ``rows`` (the same bytes),
+        their scaled rows too when ``same_scale``: their keys are ``set``'s, sliced.
     """
 
-    def __init__(self, X, y, classes, y_encoded, features, scaled=None):
+    def __init__(self, X, y, classes, y_encoded, features, scaled=None, parent=None):
         self.X = X
         self.y = y
         self.classes = classes
         self.y_encoded = y_encoded
         self.features = features
         self._scaled = scaled
+        self._scale = None
+        self._parent = parent
         self._memo = {}
 
     @property
@@ -90,12 +100,45 @@ class PreparedInput:
         if self._scaled is None:
             dense = self.X.toarray() if sp.issparse(self.X) else self.X
             dense = np.asarray(dense, dtype=np.float64)
-            self._scaled = dense / input_scale(dense)
+            self._scale = input_scale(dense)
+            self._scaled = dense / self._scale
         return self._scaled
 
+    def _divisor(self):
+        """The power of two that :attr:`scaled` divides ``X`` by (dense ``X``; a subset of
+        :meth:`take`: its set's)."""
+        if self._scale is None:
+            self._scale = input_scale(np.asarray(self.X, dtype=np.float64))
+        return self._scale
+
+    def _scaled_is_x(self):
+        """Whether :attr:`scaled` holds the bytes of ``X`` (dense ``float64`` of scale 1)."""
+        if sp.issparse(self.X) or self.X.dtype != np.float64:
+            return False
+        return self._divisor() == 1.0
+
+    def row_keys(self):
+        """The content keys of the rows as validated (``X``): a pass over the rows once for a
+        set and its subsets."""
+        def compute():
+            if self._parent is not None:
+                parent, rows, _ = self._parent
+                return parent.row_keys()[rows]
+            if "row keys" in self._memo and self._scaled_is_x():
+                return self._memo["row keys"]
+            return row_keys(self.X)
+        return self.memo("validated row keys", compute)
+
     def keys(self):
-        """The content keys of the rows (of :attr:`scaled`)."""
-        return self.memo("row keys", lambda: row_keys(self.scaled))
+        """The content keys of the scaled rows (:attr:`scaled`)."""
+        def compute():
+            if self._parent is not None and self._parent[2]:
+                parent, rows, _ = self._parent
+                return parent.keys()[rows]
+            if self._scaled_is_x():
+                return self.row_keys()
+            return row_keys(self.scaled)
+        return self.memo("row keys", compute)
 
     def memo(self, key, compute):
         """``compute()`` the first time ``key`` is asked for, the same object afterwards."""
@@ -107,8 +150,8 @@ class PreparedInput:
         """The same rows with labels ``y`` (the propagated classes, a fold's hidden labels):
         everything computed from the rows is shared."""
         out = PreparedInput(self.X, y, self.classes, self.y_encoded, self.features,
-                            self._scaled)
-        out._memo = self._memo
+                            self._scaled, self._parent)
+        out._scale, out._memo = self._scale, self._memo
         return out
 
     def for_trials(self, method):
@@ -124,17 +167,24 @@ class PreparedInput:
 
     def take(self, rows):
         """The rows ``rows`` (sorted) with their labels: a new set; its scaled rows are those of
-        this set (the propagation graph of the subset sees the same distances)."""
-        return PreparedInput(self.X[rows], self.y[rows], self.classes, self.y_encoded[rows],
-                             self.features, self.scaled[rows])
+        this set (the propagation graph of the subset sees the same distances), its keys this
+        set's, sliced."""
+        subset = PreparedInput(self.X[rows], self.y[rows], self.classes, self.y_encoded[rows],
+                               self.features, self.scaled[rows], parent=(self, rows, True))
+        subset._scale = self._scale  # (known once this set's scaled rows are)
+        return subset
 
     def labelled_rows(self):
-        """``(rows, subset)``: the labelled rows (increasing) and a new set of them alone, with
-        nothing shared (its scale and keys are its own, as in a fit of those rows given
-        directly): the fit that ignores the unlabelled rows is that fit, bit for bit."""
+        """``(rows, subset)``: the labelled rows (increasing) and a new set of them alone, its
+        scale its own, as in a fit of those rows given directly: the fit that ignores the
+        unlabelled rows is that fit, bit for bit. Its keys are this set's, sliced (the keys
+        of its scaled rows too where its scale is this set's: the same bytes)."""
         rows = np.flatnonzero(self.y_encoded >= 0)
-        return rows, PreparedInput(self.X[rows], self.y[rows], self.classes,
-                                   self.y_encoded[rows], self.features)
+        X = self.X[rows]
+        same_scale = (not sp.issparse(X) and X.shape[0] * X.shape[1] > 0
+                      and input_scale(np.asarray(X, dtype=np.float64)) == self._divisor())
+        return rows, PreparedInput(X, self.y[rows], self.classes, self.y_encoded[rows],
+                                   self.features, parent=(self, rows, same_scale))
 
     def set_features(self, est):
         """Record on ``est`` what its validation of the rows would: ``n_features_in_`` and

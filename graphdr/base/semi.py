@@ -151,7 +151,7 @@ def _prepare_unlabelled(est, X, y):
 
     def graph():  # every sample's neighbours, once, when some step needs them
         return trials.memo("propagation graph",
-                           lambda: _propagation_graph(est, trials.scaled, y_enc))
+                           lambda: _propagation_graph(est, trials.scaled, y_enc, trials.keys()))
 
     results = None
     if choice == "auto":
@@ -179,14 +179,15 @@ def _prepare_unlabelled(est, X, y):
     return X_out, y, chose(choice, results)
 
 
-def _propagation_graph(est, scaled, y_enc):
+def _propagation_graph(est, scaled, y_enc, keys=None):
     """The :class:`PropagationGraph` of ``est``'s samples: its neighbour search when it has
-    one (DEEMap's ``neighbors``: NN-descent from 200,000 samples on), else exact."""
+    one (DEEMap's ``neighbors``: inverted lists from 200,000 samples on), else exact;
+    ``keys``: the scaled samples' content keys, when known."""
     algorithm = "exact"
     if est._supports.neighbour_search:
         algorithm = _graphs.resolve_algorithm(est.neighbors, len(scaled))
     return PropagationGraph(scaled, y_enc, algorithm=algorithm,
-                            random_state=getattr(est, "random_state", None))
+                            random_state=getattr(est, "random_state", None), keys=keys)
 
 
 def _labels_of(classes, codes):
@@ -326,7 +327,7 @@ def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None):
     if graph is None:  # one graph for every fold's labels, built when a fold needs it
         def graph():
             return trials.memo("propagation graph",
-                               lambda: _propagation_graph(est, trials.scaled, y_enc))
+                               lambda: _propagation_graph(est, trials.scaled, y_enc, trials.keys()))
     folds = []
     for train, test in stratified_folds(y_enc[labelled], k, keys):  # the cheap trials first
         fold = _ChoiceFold(trials, labelled[test], labelled[train], graph, len(classes))
@@ -532,11 +533,12 @@ def select_smoothing(est, space, data, dims, reg):
     return (weight * J if weight > 0.0 else None), selected
 
 
-def semi_supervised_reg(est, X, y_enc):
+def semi_supervised_reg(est, X, y_enc, keys=None):
     """``reg_`` of a linear estimator with ``reg='auto'`` on partially labelled data
     (:class:`~graphdr.base.fitting.Selected`): the leave-one-out ridge of its labelled samples
     (:func:`select_linear_reg`), over the classes with two labelled samples or more; with fewer
-    than two such classes, ``reg_ = 1``."""
+    than two such classes, ``reg_ = 1``. ``keys``: the content keys of ``X``'s rows, when
+    known."""
     if not wants_press_ridge(est):
         return select_linear_reg(est, X, y_enc)
     labelled = y_enc >= 0
@@ -545,4 +547,5 @@ def semi_supervised_reg(est, X, y_enc):
     if np.count_nonzero(counts >= 2) < 2:
         return Selected(dict(reg_=1.0), ("cv_results_",))
     rows = np.flatnonzero(keep)
-    return select_linear_reg(est, X[rows], np.unique(y_enc[rows], return_inverse=True)[1])
+    return select_linear_reg(est, X[rows], np.unique(y_enc[rows], return_inverse=True)[1],
+                             keys=None if keys is None else keys[rows])

@@ -179,11 +179,14 @@ class PropagationGraph:
     """The graph of ``X`` (:func:`propagation_graph`), its rows in content order
     (:func:`graphdr.blocks.sampling.canonical_order`, ties of identical rows by ``y_encoded``) so that
     nothing depends on the order of the rows: built once, it propagates any labels of the
-    same samples (:meth:`propagate`)."""
+    same samples (:meth:`propagate`). ``keys``: the content keys of ``X``'s rows
+    (:func:`graphdr.blocks.sampling.row_keys`) when the caller holds them."""
 
-    def __init__(self, X, y_encoded, n_neighbors=10, algorithm="exact", random_state=None):
+    def __init__(self, X, y_encoded, n_neighbors=10, algorithm="exact", random_state=None,
+                 keys=None):
         X = np.asarray(X, dtype=np.float64)
-        self.order = canonical_order(row_keys(X), np.asarray(y_encoded))
+        self.order = canonical_order(row_keys(X) if keys is None else keys,
+                                     np.asarray(y_encoded))
         self.unsort = np.empty_like(self.order)
         self.unsort[self.order] = np.arange(len(self.order))
         self.X = X[self.order]
