@@ -72,6 +72,8 @@ def _fits(name, X, y):
             elif name in UNSUPERVISED:
                 out = est.fit_transform(X) if name == "ElasticEmbedding" else \
                     est.fit(X).transform(X)
+            elif name == "LabelIssues":  # the audit: its class probabilities
+                out = est.fit(X, y).probabilities_
             elif name in PROBABILITIES:
                 out = est.fit(X, y).predict_proba(X)
             else:
