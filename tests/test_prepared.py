@@ -143,6 +143,50 @@ def test_a_partially_labelled_fit_keys_its_rows_once(monkeypatch):
     assert calls == [600], calls
 
 
+def test_the_choice_s_nearest_labels_are_scikit_learn_s_1_nn():
+    """The choice's 1-NN of held-out rows (no validation of rows validated already) gives
+    scikit-learn's KNeighborsClassifier(1) on data without ties, and the smaller row on a
+    tie."""
+    from sklearn.neighbors import KNeighborsClassifier
+
+    from graphdr.base import semi
+
+    rng = np.random.default_rng(3)
+    for dims in (1, 2, 5, 19):
+        A, B = rng.normal(size=(300, dims)), rng.normal(size=(120, dims))
+        labels = rng.integers(0, 4, 300)
+        want = KNeighborsClassifier(1).fit(A, labels).predict(B)
+        np.testing.assert_array_equal(semi._nearest_labels(A, labels, B), want)
+    A = np.array([[0.0, 1.0], [0.0, -1.0], [5.0, 5.0]])
+    assert list(semi._nearest_labels(A, np.array([7, 8, 9]), np.zeros((1, 2)))) == [7]
+
+
+@pytest.mark.parametrize("cls", [graphdr.LDA, graphdr.LFDA], ids=["LDA", "LFDA"])
+def test_a_partially_labelled_fit_checks_arrays_at_most_ten_times(cls, monkeypatch):
+    """scikit-learn's check_array, outside its neighbour indexes' checks of the rows they
+    index: at most 10 calls in a partially labelled fit with unlabelled='auto' (the trial
+    fits embed the set's rows without validating them again; they once validated them in
+    every trial's transforms and 1-NN classifier)."""
+    import traceback
+
+    import sklearn.utils.validation as validation
+
+    X, y = _data(600)
+    original, seen = validation.check_array, []
+
+    def counted(*args, **kwargs):
+        seen.append(not any(any(part in f.filename.replace("\\", "/") for part in INDEXES)
+                            for f in traceback.extract_stack()))
+        return original(*args, **kwargs)
+
+    for m in [m for m in list(sys.modules.values())
+              if getattr(m, "check_array", None) is original]:
+        monkeypatch.setattr(m, "check_array", counted)
+    est = cls().fit(X, y)
+    assert est.unlabelled_results_["n_folds"] == 2  # the trial fits ran
+    assert 0 < sum(seen) <= 10, sum(seen)
+
+
 def test_digest_tells_arrays_apart_by_any_bit():
     a = np.arange(12.0).reshape(3, 4)
     b = a.copy()

@@ -63,6 +63,18 @@ from .semi import (
 from .supports import Supports
 
 
+def _embed_rows(est, X):
+    """``est``'s embedding of the rows ``X``, validated already (by ``transform``, or as the
+    rows of the training set a fit took)."""
+    if est._is_kernel() and getattr(est, "_input_scale", 1.0) != 1.0:
+        X = X / est._input_scale  # as the training samples (_rescaled_input)
+    if hasattr(est, "nystroem_"):
+        return NystroemMap.embed(est, X)
+    if hasattr(est, "dual_coef_"):
+        return KernelMap.embed(est, X)
+    return LinearSpan.embed(est, X)
+
+
 class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Shared fit/transform of linear and kernel graph embedding. Not public."""
 
@@ -449,14 +461,11 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         return self._transform_array(X)
 
     def _transform_array(self, X):
-        X = validate_data(self, X, reset=False, dtype=_DTYPES, accept_sparse=self._accepts_sparse())
-        if self._is_kernel() and getattr(self, "_input_scale", 1.0) != 1.0:
-            X = X / self._input_scale  # as the training samples (_rescaled_input)
-        if hasattr(self, "nystroem_"):
-            return NystroemMap.embed(self, X)
-        if hasattr(self, "dual_coef_"):
-            return KernelMap.embed(self, X)
-        return LinearSpan.embed(self, X)
+        return _embed_rows(self, validate_data(self, X, reset=False, dtype=_DTYPES,
+                                               accept_sparse=self._accepts_sparse()))
+
+    #: the embedding of rows validated already (``transform`` without its validation)
+    _embed_rows = _embed_rows
 
     def _accepts_sparse(self):
         """Sparse X: kernel methods, and class-structured linear problems (statistics)."""

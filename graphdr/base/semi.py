@@ -433,8 +433,6 @@ class _ChoiceFold:
     def right(self, trial, use, trials):
         """Which held-out rows ``use``'s fit of the other rows places nearest a kept labelled
         row of their own class (:func:`_trial_fit`; a ValueError when it cannot be fitted)."""
-        from sklearn.neighbors import KNeighborsClassifier
-
         y_enc, X, classes = trials.y_encoded, trials.X, trials.classes
         prepared = trial._supports.prepared  # (else the rows as arrays)
         held, kept = self.held, self.kept
@@ -445,8 +443,27 @@ class _ChoiceFold:
             rows = trials.take(rest) if prepared else X[rest]
             labels = (self.y_fold if use == "smooth" else self.propagated)[rest]
         model = _trial_fit(trial, use, rows, _labels_of(classes, labels), trials)
-        knn = KNeighborsClassifier(1).fit(model.transform(X[kept]), y_enc[kept])
-        return knn.predict(model.transform(X[held])) == y_enc[held]
+        # the set's rows are validated already: embedded without validating them again
+        embed = getattr(model, "_embed_rows", None) or model.transform
+        return _nearest_labels(embed(X[kept]), y_enc[kept], embed(X[held])) == y_enc[held]
+
+
+def _nearest_labels(reference, labels, queries):
+    """The label of each query's nearest reference row (Euclidean, from the coordinates'
+    differences; ties to the smaller row), in blocks of queries of at most
+    :data:`NEAREST_BLOCK` differences."""
+    reference = np.asarray(reference, dtype=np.float64)
+    queries = np.asarray(queries, dtype=np.float64)
+    out = np.empty(len(queries), dtype=np.asarray(labels).dtype)
+    step = max(1, NEAREST_BLOCK // max(reference.size, 1))
+    for a in range(0, len(queries), step):
+        diff = queries[a:a + step, None, :] - reference[None, :, :]
+        out[a:a + step] = labels[np.argmin(np.einsum("qrc,qrc->qr", diff, diff), axis=1)]
+    return out
+
+
+#: differences held at once by :func:`_nearest_labels` (16 MB of float64)
+NEAREST_BLOCK = 1 << 21
 
 
 def _trial_fit(trial, use, rows, labels, trials):

@@ -60,7 +60,11 @@ class PlacingMixin:
         check_is_fitted(self, "embedding_")
         if is_dask_array(X):
             return place_dask(self, X)
-        X = validate_data(self, X, dtype=_DTYPES, reset=False)
+        return self._embed_rows(validate_data(self, X, dtype=_DTYPES, reset=False))
+
+    def _embed_rows(self, X):
+        """:meth:`transform` of rows validated already (as the rows of the training set a fit
+        took)."""
         out = np.empty((X.shape[0], 2), dtype=X.dtype)
         if self.neighbors_ == "approx":
             # a chunk searched at once (the inverted lists' blocked search, on the
