@@ -190,6 +190,13 @@ def build_parser():
     )
     sub = parser.add_subparsers(dest="command", metavar="{demo,bench,reproduce,map,list}")
 
+    for add in (_add_demo, _add_bench, _add_reproduce, _add_map, _add_list):
+        add(sub)
+    return parser
+
+
+def _add_demo(sub):
+    """``graphdr demo``: the tour of every method on wine, and the papers' sub-reports."""
     demo = sub.add_parser(
         "demo", help="quick tour: every foundation method on wine, 10-fold CV 1-NN error",
         description="Fit LDA, LPP (unsupervised and supervised), MFA, LDE, KernelLDA, supervised "
@@ -213,6 +220,9 @@ def build_parser():
     demo.add_argument("--folds", type=arguments.positive_int, default=None,
                       help="cross-validation folds (default 10)")
 
+
+def _add_bench(sub):
+    """``graphdr bench``: a paper's evaluation protocol over data sets and methods."""
     bench = sub.add_parser(
         "bench", help="run an evaluation protocol over data sets and methods",
         description="Run one of the papers' evaluation protocols on data sets and methods "
@@ -256,6 +266,9 @@ def build_parser():
     _add_common(bench, "graphdr-bench")
     add_file_options(bench)
 
+
+def _add_reproduce(sub):
+    """``graphdr reproduce``: a paper's tables and figures, ours beside the paper's."""
     rep = sub.add_parser(
         "reproduce", help="rerun a paper's tables and figures, ours beside the paper's numbers",
         description="Rerun every table and figure of one of the four papers for which data "
@@ -269,6 +282,9 @@ def build_parser():
                      help="a few seconds per paper: tiny data, few methods (smoke test)")
     _add_common(rep, None)
 
+
+def _add_map(sub):
+    """``graphdr map``: the 2-D map of a data set (page, table, picture)."""
     mp = sub.add_parser(
         "map", help="draw the 2-D map of a labelled data set (interactive HTML, CSV, PNG)",
         description="Fit graphdr.DEEMap (the nonparametric supervised 2-D map, its defaults) "
@@ -334,9 +350,11 @@ def build_parser():
     add_file_options(mp)
     add_scale_options(mp)
 
+
+def _add_list(sub):
+    """``graphdr list``: the methods, data sets, protocols or classifiers."""
     lst = sub.add_parser("list", help="list methods, data sets, protocols or classifiers")
     lst.add_argument("what", choices=("methods", "datasets", "protocols", "classifiers"))
-    return parser
 
 
 def _list(what):

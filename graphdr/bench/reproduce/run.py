@@ -202,12 +202,39 @@ def reproduce(paper, *, out=None, quick=False, n_jobs=1, threads=1, seed=0, fres
 def _run_paper(p, stage, *, quick, n_jobs, threads, seed, progress, timing, echo, command,
                plots_on):
     """The experiments, figures and report of paper ``p``, written into ``stage.path``."""
-    from ..report import aggregate, fit_iterations, fold_errors, markdown_tables
+    out, work = str(stage.out), str(stage.path)
+    start = time.perf_counter()
+    load0 = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    done = _run_experiments(p, stage, quick=quick, n_jobs=n_jobs, threads=threads, seed=seed,
+                            progress=progress, timing=timing, echo=echo, command=command,
+                            plots_on=plots_on)
+    aggs, folds, iters, failures, exp_info, exp_seconds, extra_figs = done
+    elapsed = time.perf_counter() - start
+    lookup = Lookup(aggs, folds, iters)
+    runs = _runs_logged(stage.resume_folder(out, ["runs.json"]), dict(
+        date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), command=command,
+        wall_seconds=round(elapsed, 1), quick=bool(quick),
+        computed_cells=sum(i[4].n_computed for i in exp_info),
+        reused_cells=sum(i[4].n_skipped for i in exp_info),
+        load_start=round(load0, 1),
+        load_end=round(os.getloadavg()[0], 1) if hasattr(os, "getloadavg") else None,
+        seconds={k: round(v, 1) for k, v in exp_seconds.items()}))
+    lines = _report_head(p, quick=quick, command=command, elapsed=elapsed,
+                         exp_seconds=exp_seconds, load0=load0, n_jobs=n_jobs, threads=threads,
+                         seed=seed, runs=runs, exp_info=exp_info)
+    csv_rows = _report_results(p, lines, lookup, exp_info, extra_figs, failures)
+    _write_report(work, lines, csv_rows, runs)
+    return failures, elapsed
+
+
+def _run_experiments(p, stage, *, quick, n_jobs, threads, seed, progress, timing, echo,
+                     command, plots_on):
+    """Paper ``p``'s experiments (one ``run_bench`` each) and figures: ``(aggs, folds, iters,
+    failures, exp_info, exp_seconds, extra_figs)``."""
+    from ..report import aggregate, fit_iterations, fold_errors
     from ..runner import run_bench
 
     key, out, work = p.key, str(stage.out), str(stage.path)
-    start = time.perf_counter()
-    load0 = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
     aggs, folds, iters, failures, exp_info, exp_seconds = {}, {}, {}, [], [], {}
     steps = len(p.experiments) + len(p.figures)
     for step, exp in enumerate(p.experiments, 1):
@@ -235,17 +262,14 @@ def _run_paper(p, stage, *, quick, n_jobs, threads, seed, progress, timing, echo
         exp_seconds[maker.__name__.strip("_")] = time.perf_counter() - t0
         extra_figs += figs
         aggs[maker.__name__.strip("_")] = rows
-    elapsed = time.perf_counter() - start
-    lookup = Lookup(aggs, folds, iters)
-    runs = _runs_logged(stage.resume_folder(out, ["runs.json"]), dict(
-        date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), command=command,
-        wall_seconds=round(elapsed, 1), quick=bool(quick),
-        computed_cells=sum(i[4].n_computed for i in exp_info),
-        reused_cells=sum(i[4].n_skipped for i in exp_info),
-        load_start=round(load0, 1),
-        load_end=round(os.getloadavg()[0], 1) if hasattr(os, "getloadavg") else None,
-        seconds={k: round(v, 1) for k, v in exp_seconds.items()}))
+    return aggs, folds, iters, failures, exp_info, exp_seconds, extra_figs
 
+
+def _report_head(p, *, quick, command, elapsed, exp_seconds, load0, n_jobs, threads, seed,
+                 runs, exp_info):
+    """The lines of the report before its results: the command, the runs, the data and the
+    experiments run."""
+    key = p.key
     lines = [f"# Paper {key}: {p.citation}", "",
              f"Command: `{command}`", ""]
     if quick:
@@ -287,6 +311,16 @@ def _run_paper(p, stage, *, quick, n_jobs, threads, seed, progress, timing, echo
                      f", [{exp.key}/results.csv]({exp.key}/results.csv) (every fold and "
                      f"dimension), [{exp.key}/tables.md]({exp.key}/tables.md).")
     lines.append("")
+    return lines
+
+
+def _report_results(p, lines, lookup, exp_info, extra_figs, failures):
+    """The report's results appended to ``lines`` (the paper's tables beside ours, the claims'
+    ledger, observations, summaries, figures, what was not reproduced, failed cells); the
+    rows of its results.csv."""
+    from ..report import markdown_tables
+
+    key = p.key
     csv_rows = []
     if p.tables:
         lines += ["## The paper's numbers beside ours", ""]
@@ -330,6 +364,12 @@ def _run_paper(p, stage, *, quick, n_jobs, threads, seed, progress, timing, echo
         lines += ["## Not reproduced", ""] + [f"- {n}" for n in p.not_reproduced] + [""]
     if failures:
         lines += ["## Failed cells", ""] + [f"- {f}" for f in failures] + [""]
+    return csv_rows
+
+
+def _write_report(work, lines, csv_rows, runs):
+    """report.md, results.csv and runs.json into ``work`` (runs.json last: a run that logged
+    itself has its report)."""
     with atomic_open(os.path.join(work, "report.md"), "w", encoding="utf-8") as fh:
         fh.write("\n".join(lines).rstrip() + "\n")
     with atomic_open(os.path.join(work, "results.csv"), "w", newline="", encoding="utf-8") as fh:
@@ -338,7 +378,6 @@ def _run_paper(p, stage, *, quick, n_jobs, threads, seed, progress, timing, echo
         w.writerows(csv_rows)
     with atomic_open(os.path.join(work, "runs.json"), "w", encoding="utf-8") as fh:
         json.dump(runs, fh, indent=1)  # last: a run that logged itself has its report
-    return failures, elapsed
 
 
 #: the columns of the report's results.csv
