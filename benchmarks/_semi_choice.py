@@ -2,8 +2,8 @@
 
 ``unlabelled='auto'`` uses the unlabelled rows ('smooth' or 'propagate') only where that use
 beats the fit of the labelled rows alone ('ignore') on held-out labels by ``b - c > z
-sqrt(b + c)`` (:func:`graphdr.base.semi.compare_unlabelled_uses`, ``z`` =
-``graphdr.base.semi.CHOICE_MARGIN``), and the folds' propagated classes beat it too by
+sqrt(b + c)`` (:func:`graphdr.semi.choice.compare_unlabelled_uses`, ``z`` =
+``graphdr.semi.choice.CHOICE_MARGIN``), and the folds' propagated classes beat it too by
 ``z_g`` = ``CHOICE_GATE`` (the gate: else no use's trial is fitted). Protocol: ``semi.py``'s
 splits (70 / 30, a fraction of each class's training labels kept, seeds 0..2); per cell and
 estimator, the test error (1-NN against the labelled training rows) of each of the three
@@ -50,7 +50,7 @@ def measure(sets, fractions, seeds=3, store=None):
     import common
     from semi import load, split, standardise
 
-    import graphdr.base.semi as semi
+    import graphdr.semi.choice as semi
     from graphdr.bench.maps import one_nn_error as one_nn
 
     semi.CHOICE_STOP = False
@@ -162,7 +162,7 @@ def score(cells, anchors, z, fractions, gate):
 def main(argv=None):
     from common import machine, threads_label
 
-    from graphdr.base.semi import CHOICE_GATE, CHOICE_MARGIN
+    from graphdr.semi.choice import CHOICE_GATE, CHOICE_MARGIN
 
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--datasets", nargs="+", default=list(SETS))

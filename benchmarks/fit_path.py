@@ -189,7 +189,7 @@ def time_auto(case, repeats=2):
     the labelled rows' fit and of one propagation on the set and estimator ``case``
     ('set:estimator'), the choice and the trial fits by use."""
     import graphdr
-    import graphdr.base.semi as semi
+    import graphdr.semi.choice as semi
     from graphdr.semi.propagation import propagate
 
     name, est = case.rsplit(":", 1)

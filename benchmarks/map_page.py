@@ -3,7 +3,7 @@ time, a full draw, a frame while the view moves, a hover; and the workbench (a l
 listed, a filter, a sample's neighbours) at 10^4, 10^5 and 10^6 points; and the picture of the
 page in the docs.
 
-Each page is written by :func:`graphdr.maps.page.write_map_page` (30 classes of Gaussian blobs
+Each page is written by :func:`graphdr.maps.views.page.write_map_page` (30 classes of Gaussian blobs
 on a ring, ids ``s0``, ``s1``, ...) in three forms: the *viewer* (ids only, as earlier pages
 were measured), *+ neighbours* (and each sample's 5 nearest neighbours in 8 features whose first
 two are the ring's coordinates, the map those two plus noise; exact neighbours by
@@ -43,7 +43,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common  # noqa: E402
 
-from graphdr.maps.page import write_map_page  # noqa: E402
+from graphdr.maps.views.page import write_map_page  # noqa: E402
 
 SIZES = (10_000, 100_000, 1_000_000)
 
@@ -101,7 +101,7 @@ def _pages(n, folder, baseline=None):
     out["workbench"] = (Path(folder) / "workbench.html", time.perf_counter() - t)
     if baseline:  # the same viewer page by an earlier graphdr, in a process of its own
         np.savez(Path(folder) / "data.npz", Y=Y, labels=labels)
-        code = ("import sys, time, numpy as np; from graphdr.maps.page import write_map_page; "
+        code = ("import sys, time, numpy as np; from graphdr.maps.views.page import write_map_page; "
                 "d = np.load(sys.argv[1]); t = time.perf_counter(); "
                 "write_map_page(sys.argv[2], d['Y'], d['labels'], "
                 "ids=[f's{i}' for i in range(len(d['Y']))], title=sys.argv[3]); "

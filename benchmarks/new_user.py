@@ -72,7 +72,7 @@ def _digits(n=None):
 
 
 def _payload(page_text):
-    from graphdr.maps.page_data import read_page_data
+    from graphdr.maps.views.page_data import read_page_data
 
     return read_page_data(page_text)
 
@@ -325,7 +325,7 @@ def case_page_search(tmp):
     from sklearn.datasets import make_blobs
 
     from graphdr import DEEMap
-    from graphdr.maps.page import write_map_page
+    from graphdr.maps.views.page import write_map_page
 
     names = ["red soil", "cotton crop", "grey soil", "damp grey soil",
              "soil with vegetation stubble", "very damp grey soil"]

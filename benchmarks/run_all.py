@@ -32,7 +32,7 @@ Measurements
 * ``nystroem``: KQMI(approximation='nystroem', n_landmarks=1000) on 20,000 letter-like samples
   (26 classes, 16 integer features, generated) vs the exact KQMI on the first 5000 of them;
   1-NN test error (4000 test samples) in each embedding.
-* ``dee``: graphdr.neighbor.DEE (optimizer 'ld' and 'fp', defaults otherwise) on mnist5k
+* ``dee``: graphdr.neighbor_embedding.DEE (optimizer 'ld' and 'fp', defaults otherwise) on mnist5k
   (n = 5000, PCA to 50 dimensions; generated 5000 x 50 data if the file is absent): seconds
   per iteration (mean spacing of ``history_['time']``) and iterations to converge.
 * ``qmiproj``: graphdr.qmi.QMIProjection (d = 9, 5 iterations) on the same 5000 x 50 data:
@@ -259,7 +259,7 @@ def m_nystroem():
 
 def m_dee():
     try:
-        from graphdr.neighbor import DEE
+        from graphdr.neighbor_embedding import DEE
     except Exception as exc:  # written by a colleague; may be absent
         return dict(available=False, reason=f"{type(exc).__name__}: {exc}")
     X, y, source = mnist50()
@@ -289,7 +289,7 @@ def m_qmiproj():
 
 
 def m_dee_200k():
-    from graphdr.neighbor import DEE
+    from graphdr.neighbor_embedding import DEE
 
     rng = np.random.default_rng(0)
     n, D, C = size(200_000), 50, 10
@@ -305,7 +305,7 @@ def m_dee_approx():
     from sklearn.model_selection import train_test_split
     from sklearn.neighbors import KNeighborsClassifier
 
-    from graphdr.neighbor import DEE
+    from graphdr.neighbor_embedding import DEE
 
     if not MNIST.exists() and not QUICK:
         return dict(available=False)

@@ -38,7 +38,7 @@ fig = draw_held_out_maps(maps, y_test, f"{len(y_test)} held-out digits on 2-D ma
 # writes ``digits-map.png`` and a self-contained ``digits-map.html`` (``graphdr map DATA`` on
 # the command line does the same for a CSV or ``.npz`` file).
 from graphdr import map2d  # noqa: E402
-from graphdr.maps.draw import plot_map  # noqa: E402
+from graphdr.maps.views.draw import plot_map  # noqa: E402
 
 model = map2d(X, y)
 plot_map(model, y, title=f"DEEMap of the {len(y)} digits ({model.n_iter_} iterations)")

@@ -19,7 +19,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.neighbors import KNeighborsClassifier
 
 import graphdr
-from graphdr.maps.draw import plot_map
+from graphdr.maps.views.draw import plot_map
 
 X, y = load_digits(return_X_y=True)
 X_train, X_test, y_train, y_test = train_test_split(X / 16.0, y, test_size=0.3, stratify=y,

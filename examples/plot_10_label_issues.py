@@ -19,8 +19,8 @@ from sklearn.datasets import load_digits
 
 from graphdr import LDA, DEEMap, LabelIssues
 from graphdr.io.label_fixes import apply_label_fixes
-from graphdr.maps.fitted import feature_neighbours
-from graphdr.maps.picture import plot_map
+from graphdr.maps.views.fitted import feature_neighbours
+from graphdr.maps.views.picture import plot_map
 
 X, y = load_digits(return_X_y=True)
 rng = np.random.default_rng(0)

@@ -11,7 +11,7 @@ import warnings
 #: that ``import graphdr.cli`` (the command line) starts at once and a Ctrl-C while it starts
 #: is the command's own one-line answer
 _WHERE = {
-    "GraphEmbedding": ".base",
+    "GraphEmbedding": ".graph_embedding.generic",
     "DCV": ".graph_embedding.discriminant", "MMPA": ".graph_embedding.discriminant",
     "CKFD": ".graph_embedding.kernel_methods", "KernelLDA": ".graph_embedding.kernel_methods",
     "KernelLPP": ".graph_embedding.kernel_methods",
@@ -19,12 +19,12 @@ _WHERE = {
     "LPP": ".graph_embedding.linear", "MFA": ".graph_embedding.linear",
     "LFDA": ".graph_embedding.local_fisher", "SemiLFDA": ".graph_embedding.local_fisher",
     "SELF": ".graph_embedding.local_fisher",  # the paper's name of SemiLFDA (see its docstring)
-    "map2d": ".maps.draw",
+    "map2d": ".maps.views.draw",
     "KFD": ".multiview", "KFDSAMME": ".multiview", "MKLDR": ".multiview",
     "KFDVoting": ".multiview", "SDPSolverError": ".multiview", "ViewKernel": ".multiview",
     "make_multiview_digits": ".multiview",
-    "DEE": ".neighbor", "DSNE": ".neighbor", "DEEMap": ".maps.dee_map",
-    "ElasticEmbedding": ".neighbor",
+    "DEE": ".neighbor_embedding", "DSNE": ".neighbor_embedding", "DEEMap": ".maps.dee_map",
+    "ElasticEmbedding": ".neighbor_embedding",
     "PoissonPropagation": ".semi.poisson", "LabelIssues": ".audit",
     "KQMI": ".qmi", "LQMI": ".qmi", "QMIProjection": ".qmi", "qmi_graph": ".qmi",
     "qmi_potentials": ".qmi",
@@ -35,9 +35,13 @@ _WHERE = {
 #: the module at its new place (one module object under both names) with a FutureWarning;
 #: the former names go in the next release (CHANGELOG)
 _FORMER = {**{f"graphdr.{m}": f"graphdr.blocks.{m}" for m in (
-               "graphs", "kernel_matrices", "optim", "routes", "solvers", "spaces", "stats")},
+               "graphs", "kernel_matrices", "optim", "solvers", "stats")},
            **{f"graphdr.{m}": f"graphdr.graph_embedding.{m}" for m in (
-               "discriminant", "kernel_methods", "linear")}}
+               "routes", "spaces", "discriminant", "kernel_methods", "linear")},
+           "graphdr.base": "graphdr.graph_embedding.generic",  # GraphEmbedding
+           "graphdr.neighbor": "graphdr.neighbor_embedding",  # DEE, DSNE, ElasticEmbedding
+           "graphdr.mkl": "graphdr.multiview.mkldr",  # MKLDR
+           "graphdr.qmi_ascent": "graphdr.qmi.projection"}  # QMIProjection
 
 
 class _FormerModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):

@@ -428,7 +428,7 @@ def _unlabelled_use(value, name):
 
 
 #: values of the ``labels`` parameter: the labels as given, or audited first
-#: (:func:`graphdr.base.label_audit.audit_labels`)
+#: (:func:`graphdr.training.label_audit.audit_labels`)
 LABEL_USES = ("given", "flag", "audit")
 
 

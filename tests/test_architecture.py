@@ -1,21 +1,22 @@
 """The package's shape: layers import only downwards, classes stay readable, names differ.
 
 The layers (README, "Architecture") from bottom to top (a subpackage has its package's layer;
-the building blocks, ``blocks/``, are layered module by module):
+the building blocks, ``blocks/``, the graph-embedding framework, ``graph_embedding/``, and the
+partially labelled data, ``semi/``, are layered module by module):
 
 0. ``_validation``, ``_threads``, ``_outputs`` -- input checks, threads, whole-or-nothing
    outputs;
-1. ``blocks.graphs``, ``blocks.knn``, ``blocks.kernel_matrices``, ``blocks.stats``,
-   ``blocks.optim``, ``blocks.pairs``, ``blocks.sampling``, ``blocks.scaling`` -- graphs,
-   kernels, statistics, optimisers, sampled pairs, content-keyed subsamples and folds, feature
-   scaling; ``semi`` -- label
-   propagation; ``io`` -- the file readers;
+1. ``blocks.*`` but the solvers -- graphs, neighbour searches and lists, kernels, statistics,
+   optimisers, sampled pairs, content-keyed subsamples and folds, feature scaling;
+   ``semi.propagation``, ``semi.poisson`` -- label propagation; ``io`` -- the file readers;
 2. ``blocks.solvers`` -- eigen-solvers;
-3. ``blocks.spaces``, ``blocks.routes``, ``tuning``, ``audit`` -- coordinate spaces, solve
-   routes, kernel selection, the audit of labels;
-4. ``base`` -- the estimator core;
-5. estimators by family (``graph_embedding``, ``qmi``, ``multiview``, ``neighbor``);
-6. the 2-D map (``maps``: DEEMap, its page, its Dask route);
+3. ``tuning``, ``audit``, ``training`` -- kernel selection, the audit of labels, the training
+   set; ``graph_embedding.spaces``, ``graph_embedding.routes`` -- coordinate spaces, solve routes;
+4. the framework's core (``graph_embedding.estimator``, ``.fitting``, ``.generic``,
+   ``.projection``, ``.class_discriminants``) and ``semi.choice``, the uses of unlabelled rows;
+5. estimators by family (``graph_embedding``'s estimators, ``qmi``, ``multiview``,
+   ``neighbor_embedding``);
+6. the 2-D map (``maps``: DEEMap, its views, its Dask route);
 7. the experiment tool and the command line (``bench``, ``cli``) and the package's namespace.
 """
 
@@ -31,14 +32,19 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "graphdr"
 
 LAYERS = {
     "_validation": 0, "_threads": 0, "_outputs": 0,
-    "blocks": 1, "blocks.graphs": 1, "blocks.knn": 1, "blocks.lists": 1, "semi": 1, "io": 1,
+    "blocks": 1, "blocks.graphs": 1, "blocks.knn": 1, "blocks.lists": 1, "io": 1,
     "blocks.list_graph": 1, "blocks.list_blocks": 1,
     "blocks.kernel_matrices": 1, "blocks.stats": 1, "blocks.optim": 1, "blocks.pairs": 1,
     "blocks.sampling": 1, "blocks.scaling": 1,
+    "semi": 1, "semi.propagation": 1, "semi.poisson": 1,
     "blocks.solvers": 2,
-    "blocks.spaces": 3, "blocks.routes": 3, "tuning": 3, "audit": 3,
-    "base": 4,
-    "graph_embedding": 5, "qmi": 5, "multiview": 5, "neighbor": 5,
+    "tuning": 3, "audit": 3, "training": 3,
+    "graph_embedding.spaces": 3, "graph_embedding.routes": 3,
+    "graph_embedding.estimator": 4, "graph_embedding.fitting": 4, "graph_embedding.generic": 4,
+    "graph_embedding.projection": 4, "graph_embedding.class_discriminants": 4, "semi.choice": 4,
+    "graph_embedding": 5, "graph_embedding.linear": 5, "graph_embedding.kernel_methods": 5,
+    "graph_embedding.discriminant": 5, "graph_embedding.local_fisher": 5,
+    "qmi": 5, "multiview": 5, "neighbor_embedding": 5,
     "maps": 6,  # the map builds on the neighbour embeddings (DEE's objective, EE's preconditioner)
     "bench": 7, "cli": 7, "__init__": 7,
 }
@@ -55,11 +61,15 @@ def _modules():
     return sorted(p for p in PACKAGE.rglob("*.py"))
 
 
+#: the subpackages layered module by module
+BY_MODULE = ("blocks", "graph_embedding", "semi")
+
+
 def _unit(parts):
     """The layered unit of a module (its parts below ``graphdr``): its top-level module or
-    subpackage, or for a building block ``blocks.<module>``."""
-    if parts[0] == "blocks" and len(parts) > 1 and parts[1] != "__init__":
-        return f"blocks.{parts[1]}"
+    subpackage, or for a subpackage of :data:`BY_MODULE` ``<package>.<module>``."""
+    if parts[0] in BY_MODULE and len(parts) > 1 and parts[1] != "__init__":
+        return f"{parts[0]}.{parts[1]}"
     return parts[0]
 
 
@@ -80,8 +90,10 @@ def _imported_graphdr_modules(path):
                 base = package[: len(package) - (node.level - 1)]
                 if node.module:
                     target = base + node.module.split(".")
-                    if target == ["graphdr", "blocks"]:  # from ..blocks import graphs: the modules
-                        targets.extend(target + [alias.name] for alias in node.names)
+                    if target[1:] in ([p] for p in BY_MODULE):  # from ..blocks import graphs
+                        targets.extend(target + [alias.name] for alias in node.names
+                                       if (PACKAGE / target[1] / f"{alias.name}.py").is_file())
+                        targets.append(target)  # a name of the package itself
                     else:
                         targets.append(target)
                 else:
@@ -152,8 +164,8 @@ def test_modules_are_short_enough_to_read():
 
 def test_families_are_subpackages():
     """The estimator families and the shared machinery that grew past one module."""
-    for name in ("neighbor", "qmi", "multiview", "tuning", "base", "bench/reproduce", "blocks",
-                 "graph_embedding", "cli", "io"):
+    for name in ("neighbor_embedding", "qmi", "multiview", "tuning", "training",
+                 "bench/reproduce", "blocks", "graph_embedding", "semi", "maps/views", "cli", "io"):
         assert (PACKAGE / name / "__init__.py").is_file(), name
 
 
@@ -210,7 +222,8 @@ def test_no_two_modules_import_each_other():
 
 #: the module names of 0.1.0 (the CHANGELOG's first entry) that have moved
 FORMER_0_1_0 = ("graphs", "kernel_matrices", "optim", "routes", "solvers", "spaces", "stats",
-                "discriminant", "kernel_methods", "linear")
+                "discriminant", "kernel_methods", "linear", "base", "neighbor", "mkl",
+                "qmi_ascent")
 #: module names created after 0.1.0 and moved again before any release: no alias
 NEVER_RELEASED = ("cli_map", "cli_demo", "knn", "pairs", "sampling", "local_fisher", "map2d",
                   "map_page", "map_partitions", "plotting", "propagation", "poisson",
@@ -258,12 +271,13 @@ def test_a_module_of_0_1_0_imports_under_its_former_name_with_a_future_warning()
     assert out.stdout.strip() == "ok"
     for name in (*FORMER_0_1_0, *NEVER_RELEASED):
         assert not (PACKAGE / (name.replace(".", "/") + ".py")).exists(), name
+        assert not (PACKAGE / name.replace(".", "/")).is_dir(), name
     top = sorted(p.name for p in PACKAGE.glob("*.py"))
     assert top == ["__init__.py", "_outputs.py", "_threads.py", "_validation.py"], top
 
 
 def test_what_an_estimator_declares_it_supports_matches_its_parameters():
-    """``_supports`` (graphdr.base.supports): a flag that says a parameter exists is set exactly
+    """``_supports`` (graphdr.training.supports): a flag that says a parameter exists is set exactly
     when the class has that parameter; a class that fits unlabelled rows by choice or with a
     smoothness term declares that it takes them; every estimator of the shared machinery
     (graph embedding, neighbour embedding, the map) declares its capabilities."""
@@ -272,9 +286,9 @@ def test_what_an_estimator_declares_it_supports_matches_its_parameters():
     from sklearn.base import BaseEstimator
 
     import graphdr
-    from graphdr.base import _BaseGraphEmbedding
-    from graphdr.base.supports import Supports
-    from graphdr.neighbor._core import _LinearNeighborEmbedding
+    from graphdr.graph_embedding.estimator import _BaseGraphEmbedding
+    from graphdr.neighbor_embedding._core import _LinearNeighborEmbedding
+    from graphdr.training.supports import Supports
 
     checked = 0
     for name in graphdr.__all__:

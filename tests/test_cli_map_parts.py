@@ -100,7 +100,7 @@ def test_integer_ids_keep_their_name_and_type_and_are_never_features(tmp_path, c
 
 
 def _page_data(path):
-    from graphdr.maps.page_data import read_page_data
+    from graphdr.maps.views.page_data import read_page_data
 
     data = read_page_data(path.read_text())
     return {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in data.items()}

@@ -5,7 +5,7 @@ quantile bins of its finite values, each off-scale value a group of its own."""
 import numpy as np
 
 from graphdr.cli import main
-from graphdr.maps.fitted import COLOR_BINS, color_groups
+from graphdr.maps.views.fitted import COLOR_BINS, color_groups
 
 
 def _values(n=102, seed=0):
@@ -58,7 +58,7 @@ def test_map_coloured_by_a_column_with_an_inf_draws_its_bins(tmp_path, capsys):
                  "--labels", "given", "--outputs", "page", "--quiet"])
     assert code == 0, capsys.readouterr().err
     page = (tmp_path / "m.html").read_text()
-    from graphdr.maps.page_data import read_page_data
+    from graphdr.maps.views.page_data import read_page_data
 
     data = read_page_data(page)
     assert len(data["classes"]) == COLOR_BINS + 1 and data["classes"][-1] == "+inf"

@@ -181,7 +181,7 @@ def test_bad_dask_input(client):
 def test_default_approximation_takes_nystroem_for_dask_and_large_inputs(client, monkeypatch):
     """approximation='auto': Nystroem on a dask array, and above AUTO_EXACT_KERNEL_MAX
     samples in memory (no n x n kernel); the exact kernel below it."""
-    from graphdr.blocks import spaces
+    from graphdr.graph_embedding import spaces
 
     X, y = _data(n=300)
     Xd = da.from_array(X, chunks=(50, -1))
@@ -204,7 +204,7 @@ def test_auto_threshold_is_lower_where_the_exact_fit_needs_an_eigendecomposition
     """'auto' keeps the exact kernel up to AUTO_EXACT_KERNEL_MAX samples on the class-structured
     Cholesky route (KernelLDA, KQMI), and only up to AUTO_EXACT_EIGEN_MAX where the exact fit is a
     dense eigendecomposition: KernelLPP, CKFD, solver='eigh', reg=0, MKLDR."""
-    from graphdr.blocks import spaces
+    from graphdr.graph_embedding import spaces
 
     X, y = _data(n=300)
     monkeypatch.setattr(spaces, "AUTO_EXACT_EIGEN_MAX", 200)

@@ -1,4 +1,4 @@
-"""Tests of DEE, DSNE and ElasticEmbedding (graphdr.neighbor)."""
+"""Tests of DEE, DSNE and ElasticEmbedding (graphdr.neighbor_embedding)."""
 
 import numpy as np
 import pytest
@@ -6,7 +6,7 @@ from conftest import make_classes
 from sklearn.datasets import load_iris
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from graphdr.neighbor import (
+from graphdr.neighbor_embedding import (
     DEE,
     DSNE,
     ElasticEmbedding,
@@ -266,7 +266,7 @@ def test_dee_init_options_callback_and_verbose(capsys):
     assert calls == [(2, 5), (2, 5)] and est.n_iter_ == 2
     out = capsys.readouterr().out
     assert "[DEE-ld] iter    1" in out
-    from graphdr.neighbor import _DEEObjective as Obj
+    from graphdr.neighbor_embedding import _DEEObjective as Obj
 
     ob = Obj(X - X.mean(0), y, est.lam, est.sigma_ ** 2)
     assert est.initial_objective_ == pytest.approx(ob.value_grad(A0)[0])

@@ -462,7 +462,7 @@ def test_map_draws_rows_labelled_minus_one_or_empty_as_unlabelled(tmp_path, caps
         assert np.mean(propagated == y[hidden]) > 0.95
         assert all(0 <= float(r["confidence"]) <= 1 for r in rows if r["confidence"])
         assert '"inferred class"' in page
-        from graphdr.maps.fitted import PROPAGATION_NOTE
+        from graphdr.maps.views.fitted import PROPAGATION_NOTE
 
         assert PROPAGATION_NOTE[:80] in page  # what "confidence" means, on the page
 
@@ -520,7 +520,7 @@ def test_hover_columns_are_never_features_unless_asked(tmp_path, capsys):
     code, err = run(["map", path, "--label-column", "label", "--hover-columns", "site,date",
                      "--drop-columns", "depth", "--out", str(tmp_path / "m"), "--quiet"], capsys)
     assert code == 0, err
-    from graphdr.maps.page_data import read_page_data
+    from graphdr.maps.views.page_data import read_page_data
 
     hover = read_page_data((tmp_path / "m.html").read_text())["hover"]
     assert "2020-01-03" in sum(hover.values(), []) and "north" in sum(hover.values(), [])

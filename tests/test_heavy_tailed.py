@@ -228,13 +228,13 @@ def test_page_of_a_map_without_labels(monkeypatch, tmp_path):
     """The page of a map of data without labels: every point drawn, no class to infer."""
 
     from graphdr import DEEMap
-    from graphdr.maps import display
+    from graphdr.maps.views import display
 
     monkeypatch.setattr(display, "_in_notebook", lambda: True)  # (no browser opened)
     X = np.random.default_rng(0).normal(size=(80, 4))
     X[:40] += 5.0
     view = DEEMap(repulsion="cauchy", max_iter=100).fit(X).show()
-    from graphdr.maps.page_data import read_page_data
+    from graphdr.maps.views.page_data import read_page_data
 
     data = read_page_data(view.page)
     assert data["counts"] == [80] and data["hover_names"] == []  # one group, no inferred class

@@ -8,9 +8,9 @@ from sklearn.preprocessing import KernelCenterer
 
 import graphdr
 from graphdr.blocks.kernel_matrices import TrainingCentring
-from graphdr.blocks.routes import solve_class_kernel
 from graphdr.blocks.solvers import class_kernel_eigh, symmetrise_from_lower
-from graphdr.blocks.spaces import KernelMap, KernelSpec
+from graphdr.graph_embedding.routes import solve_class_kernel
+from graphdr.graph_embedding.spaces import KernelMap, KernelSpec
 from graphdr.qmi import KQMI
 
 

@@ -7,7 +7,7 @@ import pytest
 from sklearn.datasets import make_circles
 
 from graphdr import DEEMap
-from graphdr.maps.fitted import propagated_columns
+from graphdr.maps.views.fitted import propagated_columns
 
 
 def _accuracy(model, y_true, unlabelled, P):

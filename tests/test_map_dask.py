@@ -70,7 +70,7 @@ def test_dask_fit_of_the_heavy_tailed_map_is_its_samples_in_memory(labels):
     assert np.array_equal(whole.embedding_, Y)
     assert not hasattr(whole, "fit_rows_")
     # the page's header says so
-    from graphdr.maps.fitted import fitted_with
+    from graphdr.maps.views.fitted import fitted_with
 
     assert f"Fitted on {len(rows)} of the 300 samples" in fitted_with(whole, 0)
     assert "Fitted on" not in fitted_with(ref, 0)

@@ -1,4 +1,4 @@
-"""The map's page (graphdr.maps.page): held-out errors against brute force, the colours, the
+"""The map's page (graphdr.maps.views.page): held-out errors against brute force, the colours, the
 bytes, the CSV, and the page in a real browser (Debian's chromium driven by playwright)."""
 
 import contextlib
@@ -13,9 +13,9 @@ from sklearn.datasets import load_wine, make_blobs
 from sklearn.neighbors import KNeighborsClassifier, NearestNeighbors
 
 from graphdr import DEEMap, map2d
-from graphdr.maps.fitted import held_out_errors
-from graphdr.maps.page import COLORS, write_map_csv, write_map_page
-from graphdr.maps.page_data import read_page_data
+from graphdr.maps.views.fitted import held_out_errors
+from graphdr.maps.views.page import COLORS, write_map_csv, write_map_page
+from graphdr.maps.views.page_data import read_page_data
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +56,7 @@ def test_the_page_says_what_the_map_was_fitted_with(params, labels, says):
     """The header names the objective, how the labels entered, and what became of the
     unlabelled samples (and whether the fit chose it); nothing about unlabelled samples where
     every sample is labelled or none is."""
-    from graphdr.maps.fitted import fitted_map_page
+    from graphdr.maps.views.fitted import fitted_map_page
 
     X, y = make_blobs(n_samples=90, centers=3, n_features=4, random_state=0)
     if labels == "some":
@@ -159,7 +159,7 @@ def test_map2d_writes_page_csv_png_and_says_how_new_samples_land(tmp_path):
 def test_the_header_is_one_line_of_facts_and_the_prose_behind_a_toggle(tmp_path):
     """The header's line states the rows, classes, held-out error, suspects and unlabelled
     rows of the data given; the explanations sit in a closed 'About this map'."""
-    from graphdr.maps.page import map_page_html
+    from graphdr.maps.views.page import map_page_html
 
     rng = np.random.default_rng(0)
     Y = rng.normal(size=(1234, 2))
@@ -314,7 +314,7 @@ def test_page_in_chromium_hover_search_legend(page_file, renderer):
 
 @pytest.mark.slow
 def test_show_gives_the_page_inline_and_caps_the_points(tmp_path):
-    from graphdr.maps.display import MapView
+    from graphdr.maps.views.display import MapView
 
     X, y = make_blobs(n_samples=120, centers=3, n_features=4, random_state=1)
     names = np.array(["a<b", "c", "d"], dtype=object)[y]
@@ -341,7 +341,7 @@ def test_show_gives_the_page_inline_and_caps_the_points(tmp_path):
     assert '"unlabelled"' in shown.page
     # the unlabelled samples' inferred class, its source and confidence on hover, as in map2d's page,
     # with what confidence means
-    from graphdr.maps.fitted import PROPAGATION_NOTE
+    from graphdr.maps.views.fitted import PROPAGATION_NOTE
 
     data = _payload(shown.page)
     assert data["hover_names"] == ["inferred class", "inferred by", "confidence"]
@@ -528,7 +528,7 @@ def test_png_legend_shortens_long_names_and_fits_the_picture(tmp_path):
     matplotlib.use("Agg")
     import matplotlib.image as mpimg
 
-    from graphdr.maps.draw import plot_map
+    from graphdr.maps.views.draw import plot_map
 
     X, y = make_blobs(n_samples=90, centers=3, n_features=4, random_state=1)
     long = "x" * 80
@@ -543,7 +543,7 @@ def test_png_legend_shortens_long_names_and_fits_the_picture(tmp_path):
 def test_color_groups_categories_and_quantile_bins():
     """Against an independent count: text and few numbers are categories; other numbers fall
     into quantile bins whose ranges cover the values, in order along the colour scale."""
-    from graphdr.maps.fitted import COLOR_BINS, color_groups
+    from graphdr.maps.views.fitted import COLOR_BINS, color_groups
 
     groups, names, colors = color_groups(np.array(["b", "a", "b", ""], dtype=object))
     assert names == ["a", "b", "(missing)"] and list(groups) == ["b", "a", "b", "(missing)"]
@@ -607,8 +607,8 @@ def test_page_of_few_labels_tints_unlabelled_samples_by_their_propagated_class(t
     colour of the class propagated to it (not grey); hiding that class hides them."""
     from matplotlib.colors import to_rgb
 
-    from graphdr.maps.fitted import propagated_columns
-    from graphdr.maps.page import CARRIED_TINT, COLORS
+    from graphdr.maps.views.fitted import propagated_columns
+    from graphdr.maps.views.page import CARRIED_TINT, COLORS
 
     X, y = make_blobs(n_samples=240, centers=3, n_features=4, random_state=1)
     names = np.array(["north", "south", "west"])[y].astype(object)
@@ -642,8 +642,8 @@ def test_page_of_few_labels_tints_unlabelled_samples_by_their_propagated_class(t
 
 def test_the_page_module_holds_the_page_alone():
     """The fitted map's columns, its picture and its notebook view live in modules of their own
-    (graphdr.maps.fitted, .picture, .display); the page module forwards none of their names."""
-    import graphdr.maps.page as page
+    (graphdr.maps.views.fitted, .picture, .display); the page module forwards none of their names."""
+    import graphdr.maps.views.page as page
 
     for name in ("plot_map", "MapView", "held_out_errors", "propagated_columns",
                  "color_groups", "fitted_map_page"):

@@ -28,7 +28,7 @@ def _read(folder):
 
 def _page_data(path):
     text = path.read_text(encoding="utf-8")
-    from graphdr.maps.page_data import read_page_data
+    from graphdr.maps.views.page_data import read_page_data
 
     return text, read_page_data(text)
 
@@ -76,7 +76,7 @@ def test_partitions_hold_the_in_memory_places_bit_for_bit(tmp_path, dtype):
     # the page's hover: each drawn unlabelled row's map vote and share, named as in the
     # partitions and explained on the page (not the in-memory map's propagation)
 
-    from graphdr.maps.fitted import MAP_VOTE_NOTE, PROPAGATION_NOTE
+    from graphdr.maps.views.fitted import MAP_VOTE_NOTE, PROPAGATION_NOTE
 
     assert data["hover_names"] == ["map vote", "vote share"]
     codes = data["label"]

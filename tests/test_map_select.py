@@ -1,4 +1,4 @@
-"""The rows of a map inside a polygon (``graphdr.maps.select``, ``DEEMap.select``): against
+"""The rows of a map inside a polygon (``graphdr.maps.views.select``, ``DEEMap.select``): against
 matplotlib's point-in-path test and a hand-made star, the fitted map's coordinates, bad input."""
 
 import numpy as np
@@ -7,7 +7,7 @@ from matplotlib.path import Path
 from sklearn.datasets import load_iris
 
 from graphdr import DEEMap
-from graphdr.maps.select import points_inside
+from graphdr.maps.views.select import points_inside
 
 
 def _star(points=5, outer=3.0, inner=1.0):

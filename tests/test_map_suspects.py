@@ -9,7 +9,7 @@ import pytest
 from sklearn.datasets import make_blobs
 
 from graphdr import DEEMap, LabelIssues, map2d
-from graphdr.maps.fitted import label_issue_columns
+from graphdr.maps.views.fitted import label_issue_columns
 
 
 def _noisy_blobs(n=150, flipped=12, seed=0):
@@ -22,7 +22,7 @@ def _noisy_blobs(n=150, flipped=12, seed=0):
 
 
 def _payload(page):
-    from graphdr.maps.page_data import read_page_data
+    from graphdr.maps.views.page_data import read_page_data
 
     return read_page_data(page)
 
@@ -112,7 +112,7 @@ def test_show_of_a_flagged_map_keeps_the_rings_of_the_points_it_draws(flagged):
 
 
 def test_a_suspect_mask_of_the_wrong_length_is_refused():
-    from graphdr.maps.page import map_page_html
+    from graphdr.maps.views.page import map_page_html
 
     with pytest.raises(ValueError, match="suspect has 3 values for 4 samples"):
         map_page_html(np.zeros((4, 2)), np.array([0, 1, 0, 1]), suspect=np.zeros(3, bool))
@@ -208,7 +208,7 @@ def test_labels_audit_maps_a_fully_labelled_file_whose_labels_it_flags(tmp_path,
     """labels='audit' turns the flagged rows unlabelled; with unlabelled='ignore' the map is
     fitted on the other rows and places the flagged ones: the page's held-out error then
     compared arrays of 116 and 120 rows (issue 79)."""
-    from graphdr.maps.fitted import held_out_errors
+    from graphdr.maps.views.fitted import held_out_errors
 
     X, y = make_blobs(n_samples=120, centers=3, n_features=4, random_state=0)
     y = y.copy()

@@ -13,11 +13,11 @@ from sklearn.datasets import make_blobs
 from graphdr import DEEMap
 from graphdr._outputs import from_spreadsheet_safe, spreadsheet_safe
 from graphdr.io.label_fixes import apply_label_fixes, read_label_fixes
-from graphdr.maps.draw import write_map
-from graphdr.maps.fitted import feature_neighbours
-from graphdr.maps.page import map_page_html
-from graphdr.maps.page_data import NO_ROW, page_grid, read_page_data
-from graphdr.maps.select import points_inside
+from graphdr.maps.views.draw import write_map
+from graphdr.maps.views.fitted import feature_neighbours
+from graphdr.maps.views.page import map_page_html
+from graphdr.maps.views.page_data import NO_ROW, page_grid, read_page_data
+from graphdr.maps.views.select import points_inside
 
 HOSTILE = ["<img src=x onerror=window.pwned=1>", "=HYPERLINK(\"http://x\")", "+1+2", "@SUM(A1)",
            "-cmd", "'=x", "a,b", 'say "hi"', "line\nbreak", "</script><script>window.pwned=2"
@@ -111,7 +111,7 @@ def test_feature_neighbours_against_brute_force_and_row_order(fitted):
 
 def _decoded_neighbours(data):
     """The page's neighbours as rows of the data, decoded here from the format that
-    graphdr.maps.page_data describes (cell offsets and places on the hover grid, exceptions,
+    graphdr.maps.views.page_data describes (cell offsets and places on the hover grid, exceptions,
     log-scale distance steps)."""
     n, info = len(data["x"]), data["neighbours"]
     k = info["k"]
@@ -505,7 +505,7 @@ def test_the_suspects_move_to_their_feature_places_and_back(workbench):
 
 
 def test_density_contours_enclose_their_share_of_each_class():
-    from graphdr.maps.density import LEVELS, density_contours
+    from graphdr.maps.views.density import LEVELS, density_contours
 
     rng = np.random.default_rng(0)
     Y = np.vstack([rng.normal(size=(4000, 2)), rng.normal(size=(3000, 2)) * [3, 1] + [12, 0],

@@ -701,7 +701,7 @@ def test_large_maps_split_the_laplacian_and_its_solves_over_threads_without_chan
     import scipy.sparse as sp
     from threadpoolctl import threadpool_limits
 
-    from graphdr.neighbor import _sparse_preconditioner
+    from graphdr.neighbor_embedding import _sparse_preconditioner
 
     n = 1 << 15
     rng = np.random.default_rng(4)

@@ -260,7 +260,7 @@ def test_klde_ensembles_use_klde_learners_and_refuse_an_unknown_discriminant():
 
 
 def test_kfd_baselines_take_landmarks_above_the_auto_threshold(monkeypatch):
-    from graphdr.blocks import spaces
+    from graphdr.graph_embedding import spaces
 
     X, y = make_classes(n_per_class=(30, 30, 30), seed=13)
     monkeypatch.setattr(spaces, "AUTO_EXACT_EIGEN_MAX", 50)

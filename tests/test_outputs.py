@@ -402,7 +402,7 @@ def test_interrupted_map_keeps_the_older_map_whole(tmp_path, capsys, monkeypatch
     half-written appears, and the message says so."""
     import importlib
 
-    map2d_module = importlib.import_module("graphdr.maps.draw")  # graphdr.map2d's module
+    map2d_module = importlib.import_module("graphdr.maps.views.draw")  # graphdr.map2d's module
     data = blobs_csv(tmp_path / "data.csv")
     code, err = run(["map", data, "--out", str(tmp_path / "m"), "--quiet"], capsys)
     assert code == 0, err
@@ -723,18 +723,18 @@ def test_map2d_creates_missing_folders_and_names_an_unwritable_one_before_the_fi
 @pytest.mark.slow  # six fresh interpreters, 12 s: in `make test-slow`
 def test_graphdr_map2d_stays_the_function_whatever_is_imported_first():
     """``graphdr`` imports its names when first used: the function ``graphdr.map2d`` is the
-    one of its module ``graphdr.maps.draw`` whatever is imported first (a fresh process for
+    one of its module ``graphdr.maps.views.draw`` whatever is imported first (a fresh process for
     each order), and no module takes its name (``import graphdr.map2d`` finds none)."""
     out = subprocess.run([sys.executable, "-c", "import graphdr.map2d"], capture_output=True,
                          text=True)
     assert out.returncode == 1 and "No module named 'graphdr.map2d'" in out.stderr, out.stderr
     for first in ("import graphdr.cli.map_command", "import graphdr.cli.map_command, graphdr",
-                  "from graphdr import map2d", "import graphdr.maps.draw",
+                  "from graphdr import map2d", "import graphdr.maps.views.draw",
                   "from graphdr.maps import map2d"):
         code = (f"{first}\nimport sys, types\nfrom graphdr import map2d\nimport graphdr\n"
                 "assert callable(map2d) and callable(graphdr.map2d), map2d\n"
-                "assert isinstance(sys.modules['graphdr.maps.draw'], types.ModuleType)\n"
-                "assert map2d is sys.modules['graphdr.maps.draw'].map2d\n")
+                "assert isinstance(sys.modules['graphdr.maps.views.draw'], types.ModuleType)\n"
+                "assert map2d is sys.modules['graphdr.maps.views.draw'].map2d\n")
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         assert out.returncode == 0, (first, out.stderr[-2000:])
 
@@ -743,7 +743,7 @@ def test_a_ctrl_c_that_python_drops_still_stops_the_map(tmp_path, capsys, monkey
     """A KeyboardInterrupt raised where Python can only report it (a weakref callback of the
     import machinery, as Ctrl-C during a lazy import once did, or a ``__del__``) is lost to the
     code that runs; ``graphdr map`` still ends with exit 130, one line, and no file written."""
-    import graphdr.maps.draw as draw
+    import graphdr.maps.views.draw as draw
 
     monkeypatch.chdir(tmp_path)
     blobs_csv(tmp_path / "data.csv")

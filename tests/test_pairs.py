@@ -11,7 +11,7 @@ from conftest import make_classes
 
 from graphdr.blocks import pairs as P
 from graphdr.blocks.graphs import knn_graph
-from graphdr.neighbor import (
+from graphdr.neighbor_embedding import (
     DEE,
     DSNE,
     ElasticEmbedding,
@@ -278,7 +278,7 @@ def test_auto_switches_to_sampled_pairs_above_the_threshold(monkeypatch, data):
     monkeypatch.setattr(P, "AUTO_EXACT_MAX", 50)  # the data have 63 samples
 
     # the exact pairwise code must not run at all
-    from graphdr.neighbor import dee, dsne, elastic
+    from graphdr.neighbor_embedding import dee, dsne, elastic
 
     def forbidden(*a, **k):
         raise AssertionError("exact pairwise sums used with method='approx'")
@@ -326,7 +326,7 @@ def test_conjugate_gradient_preconditioner_solves_the_laplacian_system():
     import scipy.sparse as sp
 
     from graphdr.blocks.graphs import laplacian
-    from graphdr.neighbor import _sparse_preconditioner
+    from graphdr.neighbor_embedding import _sparse_preconditioner
 
     rng = np.random.default_rng(12)
     X = rng.normal(size=(300, 6))

@@ -1,4 +1,4 @@
-"""A partially labelled fit prepares its rows once (graphdr.base.prepared): the same fit, bit for
+"""A partially labelled fit prepares its rows once (graphdr.training.prepared): the same fit, bit for
 bit, as each trial fit validating its own rows, and X validated at most three times."""
 
 import dataclasses
@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from sklearn.datasets import make_classification
 
 import graphdr
-from graphdr.base.prepared import PreparedInput, digest
+from graphdr.training.prepared import PreparedInput, digest
 
 
 def _data(n=240, seed=0):
@@ -123,9 +123,9 @@ def test_a_partially_labelled_fit_keys_its_rows_once(monkeypatch):
     """LDA with reg='auto' and unlabelled='auto' on partially labelled rows: the trial fits,
     their leave-one-out ridges, the propagation graph and the final fit share one pass of
     content keys over the rows (each trial used to key its own)."""
-    import graphdr.base.fitting as fitting
-    import graphdr.base.prepared as prepared
+    import graphdr.graph_embedding.fitting as fitting
     import graphdr.semi.propagation as propagation
+    import graphdr.training.prepared as prepared
     import graphdr.tuning.loo as loo
     from graphdr.blocks import sampling
 
@@ -149,7 +149,7 @@ def test_the_choice_s_nearest_labels_are_scikit_learn_s_1_nn():
     tie."""
     from sklearn.neighbors import KNeighborsClassifier
 
-    from graphdr.base import semi
+    from graphdr.semi import choice as semi
 
     rng = np.random.default_rng(3)
     for dims in (1, 2, 5, 19):
@@ -208,8 +208,8 @@ def test_the_choices_of_a_fit_set_nothing_and_the_fit_writes_them(cls):
     """The use of the unlabelled rows, the ridge, the kernel's width, exact or Nystroem and
     the smoothing are chosen by functions that return a ``Selected`` and set none of them on
     the estimator; the fit writes what they chose (the values a fit ends with)."""
-    from graphdr.base.fitting import select_kernel_and_approximation
-    from graphdr.base.semi import prepare_unlabelled
+    from graphdr.graph_embedding.fitting import select_kernel_and_approximation
+    from graphdr.semi.choice import prepare_unlabelled
 
     X, y = make_classification(300, 8, n_informative=5, n_classes=3, random_state=0)
     y = y.copy()

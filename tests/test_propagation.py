@@ -246,7 +246,7 @@ def _rule(results, ties="smooth"):
     when it (on every fold) and the propagated classes (at CHOICE_GATE) beat the fit of the
     labelled rows alone by b - c > z sqrt(b + c); the supported use of fewer held-out errors
     (equal: ``ties``), else 'ignore'."""
-    from graphdr.base.semi import CHOICE_GATE, CHOICE_MARGIN
+    from graphdr.semi.choice import CHOICE_GATE, CHOICE_MARGIN
 
     def beats(u, z):
         return results[f"{u}_b"] - results[f"{u}_c"] > z * np.sqrt(results[f"{u}_b"]
@@ -298,7 +298,7 @@ def test_the_choice_counts_as_a_direct_computation(monkeypatch):
     from graphdr.blocks.sampling import row_keys, stratified_folds
 
     X, y, few = _circles(labels_per_class=6, seed=2)
-    monkeypatch.setattr("graphdr.base.semi.CHOICE_STOP", False)  # every trial fitted
+    monkeypatch.setattr("graphdr.semi.choice.CHOICE_STOP", False)  # every trial fitted
     got = graphdr.LDA().fit(X, few).unlabelled_results_
     lab = np.flatnonzero(few >= 0)
     counts = {u: [0, 0] for u in ("smooth", "propagate")}
@@ -342,7 +342,7 @@ def test_ignore_is_the_fit_of_the_labelled_rows(name):
         np.testing.assert_array_equal(est.embedding_[lab], alone.embedding_)
         np.testing.assert_array_equal(est.embedding_[~lab], alone.transform(X[~lab]))
         # its page's errors and propagated classes see every row
-        from graphdr.maps.fitted import held_out_errors, propagated_columns
+        from graphdr.maps.views.fitted import held_out_errors, propagated_columns
 
         assert held_out_errors(est, few) == held_out_errors(alone, few[lab])
         assert len(propagated_columns(est, few)["inferred class"]) == len(X)
@@ -407,10 +407,10 @@ def test_a_propagation_that_empties_a_class_is_not_fitted(monkeypatch):
         return P, confidence, result
 
     monkeypatch.setattr(PropagationGraph, "propagate", starving)
-    monkeypatch.setattr(graphdr.base.semi, "compare_unlabelled_uses",
+    monkeypatch.setattr(graphdr.semi.choice, "compare_unlabelled_uses",
                         lambda *a, **k: {"choice": "propagate", "smooth_supported": True})
     assert graphdr.LDA().fit(X, few).unlabelled_ == "smooth"  # the next supported use
-    monkeypatch.setattr(graphdr.base.semi, "compare_unlabelled_uses",
+    monkeypatch.setattr(graphdr.semi.choice, "compare_unlabelled_uses",
                         lambda *a, **k: {"choice": "propagate", "smooth_supported": False})
     assert graphdr.LDA().fit(X, few).unlabelled_ == "ignore"
     with pytest.raises(ValueError, match="leave class 7 1 sample"):
@@ -420,7 +420,7 @@ def test_a_propagation_that_empties_a_class_is_not_fitted(monkeypatch):
 def test_the_choice_on_large_data_uses_a_content_keyed_subsample(monkeypatch):
     """Above CHOICE_MAX_SAMPLES the choice fits every labelled sample and the unlabelled ones
     of smallest content key: the same comparison whatever the row order."""
-    import graphdr.base.semi as semi
+    import graphdr.semi.choice as semi
 
     monkeypatch.setattr(semi, "CHOICE_MAX_SAMPLES", 300)
     X, y, few = _few_digits(per_class=3, seed=1)

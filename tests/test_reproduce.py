@@ -114,7 +114,7 @@ def test_001_runs_the_klde_family_and_the_printed_mkl_dr():
 
 def test_003_runs_dee_and_dsne_as_printed_beside_the_defaults():
     from graphdr.bench.methods import get_method
-    from graphdr.neighbor import DEE, DSNE
+    from graphdr.neighbor_embedding import DEE, DSNE
 
     for exp in PAPERS["003"].experiments[:2]:  # both Fig. 11 panels
         assert {"dee-paper", "dee", "dsne-paper", "dsne", "mmpa"} <= set(exp.methods)

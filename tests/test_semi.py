@@ -452,7 +452,7 @@ def test_dee_objective_with_unlabelled_samples_is_the_pairwise_formula():
     each normalised to sum 1; value against the sum over ordered pairs, gradient against
     finite differences."""
     from graphdr.blocks.graphs import knn_graph, unlabelled_edges
-    from graphdr.neighbor.dee import _DEEObjective
+    from graphdr.neighbor_embedding.dee import _DEEObjective
 
     rng = np.random.default_rng(4)
     Z = rng.normal(size=(24, 3))
@@ -498,7 +498,7 @@ def test_dsne_objective_with_unlabelled_samples_is_the_kl_formula(normalization)
     pairs of different classes; other pairs are in neither (not in q's normaliser either).
     Value against eq. (7) by loops over those groups, gradient against finite differences."""
     from graphdr.blocks.graphs import knn_graph, unlabelled_edges
-    from graphdr.neighbor.dsne import _DSNEObjective
+    from graphdr.neighbor_embedding.dsne import _DSNEObjective
 
     rng = np.random.default_rng(5)
     X = rng.normal(size=(18, 3))
@@ -554,7 +554,7 @@ def test_map_page_errors_score_the_labelled_samples_against_the_labelled_ones():
     from sklearn.datasets import make_blobs
     from sklearn.neighbors import KNeighborsClassifier
 
-    from graphdr.maps.fitted import held_out_errors
+    from graphdr.maps.views.fitted import held_out_errors
 
     X, y = make_blobs(n_samples=90, centers=3, n_features=4, cluster_std=2.5, random_state=2)
     ys = np.where(np.arange(90) % 3 == 0, y, -1)
@@ -594,7 +594,7 @@ def test_partially_labelled_kernel_fits_take_nystroem_above_the_semi_limit(name)
     from sklearn.datasets import make_classification
     from sklearn.neighbors import KNeighborsClassifier
 
-    from graphdr.blocks.spaces import AUTO_EXACT_SEMI_MAX
+    from graphdr.graph_embedding.spaces import AUTO_EXACT_SEMI_MAX
 
     X, y = make_classification(AUTO_EXACT_SEMI_MAX + 600, n_features=8, n_informative=5,
                                n_classes=3, n_clusters_per_class=1, class_sep=1.5,

@@ -1,4 +1,4 @@
-"""The choice of ``unlabelled='auto'`` (graphdr.base.semi.compare_unlabelled_uses) stops the
+"""The choice of ``unlabelled='auto'`` (graphdr.semi.choice.compare_unlabelled_uses) stops the
 trials that cannot change it: the same choice, and the same counts for every use it fits on
 every fold, as the comparison that fits every trial (``CHOICE_STOP = False``).
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import graphdr
-import graphdr.base.semi as semi
+import graphdr.semi.choice as semi
 
 
 def _blobs(n=240, labelled=60, seed=0, spread=1.0):

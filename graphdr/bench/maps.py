@@ -40,7 +40,7 @@ def default_map_methods(external=True):
     openTSNE (unsupervised), each with its own ``transform``."""
     from ..graph_embedding.linear import LDA
     from ..maps import DEEMap
-    from ..neighbor import DEE
+    from ..neighbor_embedding import DEE
     from ..qmi import KQMI
 
     methods = {

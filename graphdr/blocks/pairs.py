@@ -1,7 +1,7 @@
 r"""Sampled pairs: unbiased estimates of sums over all pairs of samples in ``O(n m)`` time.
 
-The neighbour embeddings (:class:`~graphdr.neighbor.DEE`, :class:`~graphdr.neighbor.DSNE`,
-:class:`~graphdr.neighbor.ElasticEmbedding`) and the QMI ascent
+The neighbour embeddings (:class:`~graphdr.neighbor_embedding.DEE`, :class:`~graphdr.neighbor_embedding.DSNE`,
+:class:`~graphdr.neighbor_embedding.ElasticEmbedding`) and the QMI ascent
 (:class:`~graphdr.qmi.QMIProjection`) minimise or maximise sums over all ordered pairs,
 
 .. math::

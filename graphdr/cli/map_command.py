@@ -209,8 +209,8 @@ def run_map(args):
     from ..bench.datasets import input_files, load_dataset
     from ..io.files import check_writable
     from ..maps.dee_map import DEEMap
-    from ..maps.draw import map_files, write_map
     from ..maps.separation import TRIAL_MIN
+    from ..maps.views.draw import map_files, write_map
 
     files = map_files(args.out)
     refuse_inputs(files.values(), [args.data, *input_files(args.data)]

@@ -25,10 +25,11 @@ from .._validation import (
     check_positive,
     checked_parameters,
 )
-from ..base import _BaseGraphEmbedding, _LinearProjection
 from ..blocks import graphs as _graphs
 from ..blocks.solvers import data_subspace, embedding_signs
 from ..blocks.stats import input_scale
+from .estimator import _BaseGraphEmbedding
+from .projection import _LinearProjection
 
 __all__ = ["MMPA", "DCV", "mean_class_distances"]
 

@@ -14,13 +14,14 @@ import numpy as np
 
 from .._threads import managed_threads
 from .._validation import check_positive, checked_parameters
-from ..base import Solution, _BaseGraphEmbedding
-from ..base.class_discriminants import _KernelDiscriminant
-from ..base.supports import Supports
 from ..blocks import graphs as _graphs
-from ..blocks.routes import SCALING_DOC, SMOOTHING_DOC
 from ..blocks.solvers import generalized_eigh
+from ..training.supports import Supports
+from .class_discriminants import _KernelDiscriminant
+from .estimator import _BaseGraphEmbedding
+from .fitting import Solution
 from .linear import _LDAGraphs, _LPPGraphs
+from .routes import SCALING_DOC, SMOOTHING_DOC
 
 __all__ = ["KernelLDA", "KernelLPP", "CKFD"]
 

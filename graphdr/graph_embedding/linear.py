@@ -1,6 +1,6 @@
 r"""Linear graph-embedding methods: LDA, LPP (unsupervised and supervised), MFA and LDE.
 
-Each is :class:`graphdr.base.GraphEmbedding` with a fixed pair of graphs; the graph choice
+Each is :class:`graphdr.graph_embedding.generic.GraphEmbedding` with a fixed pair of graphs; the graph choice
 lives in a small mixin that the kernel versions in :mod:`graphdr.graph_embedding.kernel_methods` reuse.
 """
 
@@ -9,11 +9,11 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_int, check_option, check_positive
-from ..base import _BaseGraphEmbedding
-from ..base.class_discriminants import _LinearDiscriminant
-from ..base.supports import Supports
 from ..blocks import graphs as _graphs
-from ..blocks.routes import SCALING_DOC, SMOOTHING_DOC, ClassForms, discriminative_count
+from ..training.supports import Supports
+from .class_discriminants import _LinearDiscriminant
+from .estimator import _BaseGraphEmbedding
+from .routes import SCALING_DOC, SMOOTHING_DOC, ClassForms, discriminative_count
 
 __all__ = ["LDA", "LPP", "MFA", "LDE"]
 

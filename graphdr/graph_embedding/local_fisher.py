@@ -49,10 +49,11 @@ from sklearn.metrics import pairwise_distances
 from sklearn.neighbors import NearestNeighbors
 
 from .._validation import check_int, check_positive
-from ..base import Solution, _BaseGraphEmbedding
-from ..base.supports import Supports
 from ..blocks import graphs as _graphs
-from ..blocks.routes import SCALING_DOC, SMOOTHING_DOC, GraphProblem, solve_graph_problem
+from ..training.supports import Supports
+from .estimator import _BaseGraphEmbedding
+from .fitting import Solution
+from .routes import SCALING_DOC, SMOOTHING_DOC, GraphProblem, solve_graph_problem
 
 __all__ = ["LFDA", "SemiLFDA", "SELF", "local_scaling_affinity", "local_fisher_graphs"]
 
@@ -140,7 +141,7 @@ class LFDA(_LocalFisher):
     When to use it: classes that are multimodal (several clusters per class) or labels that
     group unlike samples; for Gaussian-like classes :class:`LDA` is the same at a fraction of
     the cost (LFDA forms each class's ``n_c x n_c`` affinities). With samples labelled -1 the
-    smoothness term of :mod:`graphdr.base.semi` adds them (``smoothing``); :class:`SemiLFDA`
+    smoothness term of :mod:`graphdr.semi.choice` adds them (``smoothing``); :class:`SemiLFDA`
     (SELF) is the published semi-supervised form.
 
     Parameters

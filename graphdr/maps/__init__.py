@@ -13,12 +13,8 @@ One module per concern:
 * :mod:`graphdr.maps.placement` -- the placement of new samples; :mod:`graphdr.maps.placing`
   -- DEEMap's placing methods (``transform``, ``transform_left_out``);
 * :mod:`graphdr.maps.dask_fit` -- the fit and placement of Dask arrays;
-* :mod:`graphdr.maps.display` -- ``DEEMap.show`` and the page it returns;
-* :mod:`graphdr.maps.page` -- the interactive page and the table of a map;
-* :mod:`graphdr.maps.fitted` -- what a fitted map's page shows beside the points (held-out
-  error, propagated classes, suspect labels);
-* :mod:`graphdr.maps.picture` -- the PNG of a map;
-* :mod:`graphdr.maps.draw` -- :func:`map2d`, the map of labelled data in one call;
+* :mod:`graphdr.maps.views` -- what the map shows a user: its interactive page and table, the
+  PNG, ``DEEMap.show`` in a notebook, and :func:`map2d` (the map of labelled data in one call);
 * :mod:`graphdr.maps.partitions` -- the map of files too large for memory, on Dask.
 
 The names are imported when first used, so that ``graphdr map`` starts at once.
@@ -26,7 +22,8 @@ The names are imported when first used, so that ``graphdr map`` starts at once.
 
 import importlib
 
-_WHERE = {"DEEMap": ".dee_map", "map2d": ".draw", "plot_map": ".picture", "write_map": ".draw"}
+_WHERE = {"DEEMap": ".dee_map", "map2d": ".views.draw", "plot_map": ".views.picture",
+          "write_map": ".views.draw"}
 
 __all__ = ["DEEMap", "map2d", "plot_map", "write_map"]
 

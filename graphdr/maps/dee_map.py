@@ -36,19 +36,18 @@ from .._validation import (
     iterations_rule,
     unlabelled_mask,
 )
-from ..base.prepared import PreparedInput, features_of
-from ..base.semi import audited_fit_labels, prepare_unlabelled
-from ..base.supports import Supports
 from ..blocks import graphs as _graphs
 from ..blocks.optim import descent
-from ..blocks.routes import LABELS_DOC
 from ..blocks.sampling import canonical_order
 from ..blocks.solvers import embedding_signs
 from ..blocks.stats import is_dask_array
-from ..neighbor._core import _DTYPES, _check_descent_params, _store_descent
-from ..neighbor.elastic import _sparse_preconditioner
+from ..neighbor_embedding._core import _DTYPES, _check_descent_params, _store_descent
+from ..neighbor_embedding.elastic import _sparse_preconditioner
+from ..semi.choice import audited_fit_labels, prepare_unlabelled
+from ..training.label_audit import LABELS_DOC
+from ..training.prepared import PreparedInput, features_of
+from ..training.supports import Supports
 from .dask_fit import fit_dask, fit_limit, fit_sample, place_dask
-from .display import MapViewMixin
 from .heavy_tailed import CAUCHY_ITER, descend_heavy_tailed
 from .inputs import (
     FEATURE_SCALINGS,
@@ -68,6 +67,7 @@ from .placement import (
 from .placing import INDEX_DEGREE, PlacingMixin
 from .separation import choose_separation
 from .start import _start
+from .views.display import MapViewMixin
 
 #: the shift of the Laplacian preconditioner, relative to the larger repulsion weight (the
 #: curvature of e^{-r^2} is at most 2 per unit weight)
@@ -150,7 +150,7 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
         (``embedding_`` and the page keep the given labels). 'auto': 'smooth' or
         'propagate' only where it places held-out labelled samples better than the map of
         the labelled samples alone on two folds of them
-        (:func:`graphdr.base.semi.compare_unlabelled_uses`, six maps of at most 5000
+        (:func:`graphdr.semi.choice.compare_unlabelled_uses`, six maps of at most 5000
         samples; where both do, the one of fewer errors, a tie to 'propagate'), else
         'ignore'; not 'propagate' when the propagation leaves a class a single sample. With
         ``repulsion='cauchy'``: 'propagate' unless the fold maps of the labelled samples alone
@@ -279,7 +279,7 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
         How the unlabelled samples were used (None: every sample labelled).
     unlabelled_results_ : dict
         With ``unlabelled='auto'`` and unlabelled samples: the comparison that chose
-        (:func:`graphdr.base.semi.compare_unlabelled_uses`).
+        (:func:`graphdr.semi.choice.compare_unlabelled_uses`).
     label_issues_ : LabelIssues or None
         With ``labels='flag'`` or ``'audit'``: the audit of the labels (the page marks it).
     objective_, initial_objective_ : float
@@ -438,7 +438,7 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
 
     def _validated(self, X, y):
         """Validate ``(X, y)`` once; the encoded labels the map is fitted to (the propagated
-        classes of unlabelled rows, or y itself) and the rows' :class:`~graphdr.base.prepared.
+        classes of unlabelled rows, or y itself) and the rows' :class:`~graphdr.training.prepared.
         PreparedInput` (from the caller or the choice of ``unlabelled``; or None)."""
         name = type(self).__name__
         if self.repulsion == "cauchy" and not isinstance(X, PreparedInput) and (
@@ -491,7 +491,7 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
 
     def _prepared_input(self, X, y):
         """The rows :meth:`_validated` validated, for the choice between the uses of the
-        unlabelled rows (:func:`graphdr.base.semi.prepare_unlabelled`)."""
+        unlabelled rows (:func:`graphdr.semi.choice.prepare_unlabelled`)."""
         classes, y_enc, _ = check_labels(y, min_classes=2, method=type(self).__name__,
                                          unlabelled="allow")
         return PreparedInput(X, np.asarray(y), classes, y_enc, features_of(self))

@@ -117,7 +117,7 @@ class _MapObjective:
 
     def shifted_laplacian(self, mu):
         r"""``(op, diagonal)``: :math:`2L + \mu I` as a linear operator on vectors (the graph
-        is not copied) and its diagonal, for :func:`~graphdr.neighbor.elastic.
+        is not copied) and its diagonal, for :func:`~graphdr.neighbor_embedding.elastic.
         _sparse_preconditioner`."""
         shifted = 2.0 * self.degree + float(mu)
 

@@ -16,14 +16,15 @@ to this process and are written at once as one Parquet file of the folder ``OUT.
   nearest its place on the map, and that class's share of them (empty for a labelled row).
   Named apart from the in-memory map's ``inferred class`` and ``confidence`` (Poisson
   learning over the neighbour graph of every row's features, or the label check, neither of
-  which a table past memory builds): the page says which it shows (:data:`graphdr.maps.fitted.MAP_VOTE_NOTE`).
+  which a table past memory builds): the page says which it shows
+  (:data:`graphdr.maps.views.fitted.MAP_VOTE_NOTE`).
 
 The page (``OUT.html``) and the picture (``OUT.png``) draw a uniform sample of at most
 ``page_points`` rows (those of smallest content key: the same rows whatever the order and
 chunking); the legend's class counts are those of every row, and the page states the
 held-out error of every labelled row the map was not fitted on: the share that lies nearest,
 on the map, a training sample of another class. When every row was fitted, the page states
-the leave-one-out errors of :func:`graphdr.maps.fitted.held_out_errors` instead.
+the leave-one-out errors of :func:`graphdr.maps.views.fitted.held_out_errors` instead.
 
 Nothing is half-written: the partitions go to a hidden folder beside ``OUT.parquet``, the page
 and picture to hidden files, and all are renamed into place together at the end
@@ -52,7 +53,7 @@ VOTERS = 10
 def map_files_parts(out):
     """The outputs of a map of a ``dask.array`` for ``out``: ``html``, ``parquet`` (a folder)
     and ``png``."""
-    from .page import map_files
+    from .views.page import map_files
 
     files = map_files(out)
     return {"html": files["html"], "parquet": files["csv"].with_suffix(".parquet"),
@@ -109,9 +110,9 @@ def write_dask_map(model, X, y, out, *, keys=None, ids=None, title=None, label_n
 
     from ..blocks.sampling import row_keys, smallest_keys
     from .dask_fit import place_dask
-    from .fitted import MAP_VOTE_NOTE, held_out_errors
-    from .page import map_page_html
-    from .picture import _save_png
+    from .views.fitted import MAP_VOTE_NOTE, held_out_errors
+    from .views.page import map_page_html
+    from .views.picture import _save_png
 
     if not (page or table or png):
         raise ValueError("page, table and png are all False: nothing to write.")
@@ -323,7 +324,7 @@ def _params(model):
 
 
 def _description(model, n, n_unlabelled, n_fit, n_page):
-    from .fitted import fitted_with
+    from .views.fitted import fitted_with
 
     scaling = {"standard": "standardised", "none": "as given"}.get(
         str(model.feature_scaling_), str(model.feature_scaling_))

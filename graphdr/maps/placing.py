@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._threads import managed_threads, map_threads
 from ..blocks import graphs as _graphs
 from ..blocks.stats import is_dask_array
-from ..neighbor._core import _DTYPES
+from ..neighbor_embedding._core import _DTYPES
 from .dask_fit import place_dask
 from .inputs import CROSS_NEIGHBORS, _gathered
 from .placement import (
@@ -111,7 +111,7 @@ class PlacingMixin:
         """Each training sample placed as :meth:`transform` would place it were it new: from
         its ``n_neighbors`` nearest *other* training samples (leave-one-out). The distance in
         the map between a sample's left-out place and the nearest other training sample tells
-        how new samples land; :func:`graphdr.maps.fitted.held_out_errors` turns it into an error.
+        how new samples land; :func:`graphdr.maps.views.fitted.held_out_errors` turns it into an error.
 
         Returns
         -------

@@ -6,8 +6,8 @@ import numpy as np
 
 from .._validation import check_labels
 from ..blocks.sampling import landmark_indices
-from ..blocks.spaces import take_rows
 from ..blocks.stats import class_statistics, is_dask_array, raise_if_nonfinite
+from ..graph_embedding.spaces import take_rows
 from .problems import (
     _LandmarkProblem,
 )

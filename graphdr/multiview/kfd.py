@@ -17,12 +17,12 @@ from .._validation import (
     check_option,
     checked_parameters,
 )
-from ..base.generic import GraphEmbedding
 from ..blocks.kernel_matrices import kernel_distances
 from ..blocks.sampling import landmark_indices, row_keys, stratified_folds
-from ..blocks.spaces import resolve_approximation
+from ..graph_embedding.generic import GraphEmbedding
 from ..graph_embedding.kernel_methods import KernelLDA
 from ..graph_embedding.linear import LDA, LDE, class_neighbour_graphs
+from ..graph_embedding.spaces import resolve_approximation
 from .views import (
     check_views,
     make_view_kernels,

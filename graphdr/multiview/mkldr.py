@@ -22,13 +22,13 @@ from .._validation import (
 )
 from ..blocks import graphs as _graphs
 from ..blocks.kernel_matrices import kernel_distances
-from ..blocks.routes import (
-    SCALINGS,
-)
 from ..blocks.sampling import landmark_indices
-from ..blocks.spaces import resolve_approximation
 from ..blocks.stats import is_dask_array
 from ..graph_embedding.linear import class_neighbour_graphs
+from ..graph_embedding.routes import (
+    SCALINGS,
+)
+from ..graph_embedding.spaces import resolve_approximation
 from ..tuning import check_auto
 from .dask_views import (
     _check_dask_views,

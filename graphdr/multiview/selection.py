@@ -7,12 +7,12 @@ import numpy as np
 from sklearn.base import clone
 
 from ..blocks import graphs as _graphs
-from ..blocks.routes import (
-    metric_transform,
-)
 from ..blocks.sampling import canonical_order, row_keys, stratified_folds
 from ..blocks.solvers import embedding_signs, orientation_signs
 from ..blocks.stats import is_dask_array
+from ..graph_embedding.routes import (
+    metric_transform,
+)
 from ..tuning import inverse_median, neighbour_errors, search_kernels
 from .steps import (
     SHRINKAGE_GRID,
@@ -135,7 +135,8 @@ def choose_kernels(estimator, views, y_enc):
 
 
 def _fitted_in_metric(estimator, fitted, norms, y_enc):
-    """Fitted attributes in the metric of ``scaling`` (:func:`graphdr.blocks.routes.metric_transform`)."""
+    """Fitted attributes in the metric of ``scaling``
+    (:func:`graphdr.graph_embedding.routes.metric_transform`)."""
     scatters = fitted.pop("_scatters", None)
     means = fitted.pop("_class_means", None)
     U = fitted.get("embedding_")

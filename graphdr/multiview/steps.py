@@ -9,12 +9,12 @@ import numpy as np
 from scipy import linalg
 
 from .._validation import check_option
-from ..blocks.routes import (
+from ..graph_embedding.routes import (
     GraphProblem,
     solve_class_kernel,
     solve_graph_problem,
 )
-from ..blocks.spaces import KernelMap
+from ..graph_embedding.spaces import KernelMap
 from .algebra import (
     SDPSolverError,
     _laplacian_trace,

@@ -6,10 +6,10 @@ import numpy as np
 from scipy import linalg
 
 from .._validation import check_option, has_unlabelled
-from ..base import Solution
-from ..base.class_discriminants import _KernelDiscriminant, _LinearDiscriminant
 from ..blocks import graphs as _graphs
-from ..blocks.routes import (
+from ..graph_embedding.class_discriminants import _KernelDiscriminant, _LinearDiscriminant
+from ..graph_embedding.fitting import Solution
+from ..graph_embedding.routes import (
     SCALING_DOC,
     SMOOTHING_DOC,
     ClassForms,

@@ -20,12 +20,12 @@ from .._validation import (
     check_positive,
     checked_parameters,
 )
-from ..base import _LinearProjection
 from ..blocks import pairs as _pairs
 from ..blocks.sampling import canonical_order, row_keys, seeded, stratified_folds
 from ..blocks.solvers import embedding_signs
 from ..blocks.stats import input_scale
 from ..graph_embedding.linear import LDA
+from ..graph_embedding.projection import _LinearProjection
 from ..tuning import check_significance, choose_checkpoint
 from .ascent import (
     _CRITERIA,

@@ -11,9 +11,9 @@ from sklearn.base import clone
 from threadpoolctl import threadpool_limits
 
 from ..blocks.kernel_matrices import TrainingCentring, compute_kernel
-from ..blocks.routes import metric_transform
 from ..blocks.sampling import row_keys, stratified_folds, stratified_subsample, take_rows
 from ..blocks.stats import is_dask_array
+from ..graph_embedding.routes import metric_transform
 from .common import (
     GAMMA_FACTORS,
     GAMMA_FACTORS_REFIT,

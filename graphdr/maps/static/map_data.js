@@ -1,6 +1,6 @@
 /* graphdr map page, its data (written for graphdr, BSD-3-Clause; no network): the JSON facts
  * of <script id="graphdr-data"> and the arrays of <script id="graphdr-blob">, one zlib stream
- * in base64 (graphdr.maps.page_data), unpacked with the browser's DecompressionStream; then
+ * in base64 (graphdr.maps.views.page_data), unpacked with the browser's DecompressionStream; then
  * ready(data), with each section of data.blob a typed array (or, for texts, a list). */
   function unpack(ready) {
     var data = JSON.parse(document.getElementById('graphdr-data').textContent);

@@ -143,7 +143,7 @@
     return colors[4 * i + 3] > 0 && passes(i) && !(marked && !marked[i]);
   }
   // the samples inside a polygon of data coordinates, by the even-odd rule, in the order of
-  // operations of graphdr.maps.select.points_inside (the same samples, to the bit)
+  // operations of graphdr.maps.views.select.points_inside (the same samples, to the bit)
   function pointsInside(poly) {
     var x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity, m = poly.length, i, j, k;
     var px = new Float64Array(m), py = new Float64Array(m);
@@ -207,7 +207,7 @@
     }
   }
 
-  // each class's density contours (graphdr.maps.density): key D or the 'density' button
+  // each class's density contours (graphdr.maps.views.density): key D or the 'density' button
   var contoursOn = false, CL = data.contour_lines || new Uint32Array(0), CXY = data.contour_xy;
   function toggleContours() {
     contoursOn = !contoursOn; $('contours').setAttribute('aria-pressed', String(contoursOn)); redraw();

@@ -8,8 +8,8 @@ and lives here; each estimator is its graph mixin over one of these two classes.
 
 from __future__ import annotations
 
+from ..training.supports import Supports
 from .estimator import _BaseGraphEmbedding
-from .supports import Supports
 
 __all__ = ["_LinearDiscriminant", "_KernelDiscriminant"]
 

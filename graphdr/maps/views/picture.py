@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import unlabelled_mask
+from ..._validation import unlabelled_mask
 from .fitted import color_groups, label_issue_columns
 from .page import COLORS, SUSPECT_NAME, UNLABELLED_COLOR, UNLABELLED_NAME
 
@@ -25,11 +25,11 @@ def _plain(text):
 
 def plot_map(model, y, ax=None, *, title=None, point_size=None, color=None):
     """Scatter the fitted map ``model.embedding_`` coloured by the labels ``y``, one legend
-    entry per class up to 40 (the colours of :data:`graphdr.maps.page.COLORS`: any two of the
+    entry per class up to 40 (the colours of :data:`graphdr.maps.views.page.COLORS`: any two of the
     first 40 are told apart), each class's name written at its region. ``color``: one value
     per sample to colour by instead (:func:`color_groups`), its groups in the legend. A map
     whose labels were audited (``labels='flag'`` or ``'audit'``) rings the samples whose label
-    the data contradicts (:func:`graphdr.maps.fitted.label_issue_columns`)."""
+    the data contradicts (:func:`graphdr.maps.views.fitted.label_issue_columns`)."""
     suspect = label_issue_columns(model)[1]
     if color is not None:
         groups, names, colors = color_groups(color)

@@ -2,7 +2,7 @@ r"""A training set prepared once for every fit that a partially labelled fit run
 
 A fit with unlabelled rows (``y = -1``) and ``unlabelled='auto'`` runs several fits of the same
 rows: the choice's trial fits (three uses of the unlabelled rows on each of two folds of the
-labelled ones, :func:`graphdr.base.semi.compare_unlabelled_uses`) and the final fit. Each used to
+labelled ones, :func:`graphdr.semi.choice.compare_unlabelled_uses`) and the final fit. Each used to
 validate ``X`` again, divide it by its scale again and search the smoothness term's neighbour
 graph again. :class:`PreparedInput` is the rows validated once (by the estimator's own rules:
 dtype, sparse or dense), with what the fits share computed once when first asked for:

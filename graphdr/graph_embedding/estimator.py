@@ -22,22 +22,16 @@ from .._validation import (
     dense_for_semi_supervised,
     has_unlabelled,
 )
-from ..blocks.routes import (
-    SCALINGS,
-    GraphProblem,
-    solve_class_forms,
-    solve_class_kernel,
-    solve_graph_problem,
-)
 from ..blocks.solvers import untied_count
-from ..blocks.spaces import (
-    KernelMap,
-    KernelSpec,
-    LinearSpan,
-    NystroemMap,
-    scales_with_gamma,
-)
 from ..blocks.stats import input_scale, is_dask_array
+from ..semi.choice import (
+    partially_labelled,
+    prepare_unlabelled,
+    semi_supervised_reg,
+    solve_partially_labelled,
+)
+from ..training.prepared import PreparedInput, features_of
+from ..training.supports import Supports
 from ..tuning import check_auto
 from .fitting import (
     _DTYPES,
@@ -53,14 +47,20 @@ from .fitting import (
     statistics_and_reg,
     wants_press_ridge,
 )
-from .prepared import PreparedInput, features_of
-from .semi import (
-    partially_labelled,
-    prepare_unlabelled,
-    semi_supervised_reg,
-    solve_partially_labelled,
+from .routes import (
+    SCALINGS,
+    GraphProblem,
+    solve_class_forms,
+    solve_class_kernel,
+    solve_graph_problem,
 )
-from .supports import Supports
+from .spaces import (
+    KernelMap,
+    KernelSpec,
+    LinearSpan,
+    NystroemMap,
+    scales_with_gamma,
+)
 
 
 def _embed_rows(est, X):
@@ -86,9 +86,9 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
     #: the constraint is the regularised total scatter, ``V^T (S_t + eps I) V = I``: the
     #: ``'within'`` metric whitens the regularised within-class scatter (``routes.metric_transform``)
     _ridge_on_total_scatter = False
-    #: what the estimator takes (:class:`~graphdr.base.supports.Supports`); a partially
+    #: what the estimator takes (:class:`~graphdr.training.supports.Supports`); a partially
     #: labelled fit hands its trial fits and itself the rows validated once
-    #: (:class:`~graphdr.base.prepared.PreparedInput`): ``fit`` goes through :meth:`_training_data`
+    #: (:class:`~graphdr.training.prepared.PreparedInput`): ``fit`` goes through :meth:`_training_data`
     _supports = Supports(ridge=True, prepared=True)
 
     # ----- what subclasses define ------------------------------------------------------
@@ -100,7 +100,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
 
     def _accepts_unlabelled(self):
         """Whether ``y = -1`` marks unlabelled samples that the fit uses
-        (:mod:`graphdr.base.semi`)."""
+        (:mod:`graphdr.semi.choice`)."""
         return self._supports.unlabelled_rows and self._uses_labels()
 
     def _resolved_reg(self):
@@ -121,11 +121,11 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         raise NotImplementedError
 
     #: a minimised problem whose objective is the constraint less a between-class form (LDA):
-    #: a semi-supervised smoothness form goes into both (:class:`graphdr.blocks.routes.GraphProblem`)
+    #: a semi-supervised smoothness form goes into both (:class:`graphdr.graph_embedding.routes.GraphProblem`)
     _smoothing_in_constraint = False
 
     def _problem(self, X_graph, y_enc, metric):
-        """The :class:`graphdr.blocks.routes.GraphProblem` of this method (default: minimise)."""
+        """The :class:`graphdr.graph_embedding.routes.GraphProblem` of this method (default: minimise)."""
         return GraphProblem(*self._build_graphs(X_graph, y_enc, metric),
                             smooth_constraint=self._smoothing_in_constraint)
 
@@ -138,7 +138,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         return k
 
     def _class_forms(self, class_sizes):
-        """Class-structured linear problem as :class:`graphdr.blocks.routes.ClassForms`, or None.
+        """Class-structured linear problem as :class:`graphdr.graph_embedding.routes.ClassForms`, or None.
 
         A subclass whose (linear) problem uses only class graphs returns its forms
         ``d * G_c - U^T B U`` (``G_c`` the centred Gram matrix, ``U`` the centred class sums,
@@ -208,7 +208,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
 
     def _prepare(self, X, y):
         """Steps 1-2: ``(space, data)``; what the fit chooses from the data (ridge, kernel
-        width, exact or Nystroem; :class:`~graphdr.base.fitting.Selected`) is chosen by
+        width, exact or Nystroem; :class:`~graphdr.graph_embedding.fitting.Selected`) is chosen by
         functions that set nothing and written here, the rest in :meth:`_store`."""
         self._check_params()
         if self._supports.scaling:
@@ -237,7 +237,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
 
     def _training_data(self, X, y):
         """Step 1: validated samples and labels, or class statistics from one pass (``X`` a
-        :class:`~graphdr.base.prepared.PreparedInput`: validated already)."""
+        :class:`~graphdr.training.prepared.PreparedInput`: validated already)."""
         self._input_scale = 1.0
         prepared = X if isinstance(X, PreparedInput) else None
         if is_dask_array(X):
@@ -259,7 +259,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
 
     def _prepared_input(self, X, y):
         """``X`` and ``y`` validated once for the fits of a partially labelled fit
-        (:class:`~graphdr.base.prepared.PreparedInput`)."""
+        (:class:`~graphdr.training.prepared.PreparedInput`)."""
         X, y = _validated(self, X, y)
         classes, y_enc, _ = check_labels(y, min_classes=2, method=type(self).__name__,
                                          unlabelled="allow")
@@ -267,7 +267,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
 
     def _rescaled_input(self, X, prepared=None):
         """``X`` checked and divided by its scale (:meth:`_divided_input`); once for the fits
-        of one :class:`~graphdr.base.prepared.PreparedInput`."""
+        of one :class:`~graphdr.training.prepared.PreparedInput`."""
         if prepared is not None:
             X, self._input_scale = prepared.memo(
                 ("rescaled", self._is_kernel(), self._is_kernel() and scales_with_gamma(self), X.dtype.str,
@@ -283,9 +283,9 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         Squares of ``X * 1e-300`` underflow and those of ``X * 1e150`` overflow; dividing by a
         power of two is exact. Linear methods map the fitted ``components_`` and ``mean_`` back
         in :meth:`_store`, so every scale gives the same embedding. Kernel methods whose
-        kernel sees the data through ``gamma`` (:data:`graphdr.blocks.spaces.GAMMA_POWER`) keep the
+        kernel sees the data through ``gamma`` (:data:`graphdr.graph_embedding.spaces.GAMMA_POWER`) keep the
         scaled training samples, divide new samples by the same power of two in ``transform``
-        and multiply a given ``gamma`` by its power (:meth:`graphdr.blocks.spaces.KernelSpec.of`); a
+        and multiply a given ``gamma`` by its power (:meth:`graphdr.graph_embedding.spaces.KernelSpec.of`); a
         ``gamma_`` chosen from the data is that of the scaled data.
         """
         if X.shape[0] * X.shape[1] == 0 or (self._is_kernel() and not scales_with_gamma(self)):
@@ -324,7 +324,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         return kernel_approximation(self, X, partially_labelled)
 
     def _coordinate_space(self, data):
-        """Step 2: the space the problem is solved in (:mod:`graphdr.blocks.spaces`)."""
+        """Step 2: the space the problem is solved in (:mod:`graphdr.graph_embedding.spaces`)."""
         name = type(self).__name__
         if data.stats is not None:
             return LinearSpan.from_statistics(data.stats, self.rank_tol, name)
@@ -369,7 +369,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
     def _cholesky_route_possible(self):
         """Whether the exact fit would take the class-structured Cholesky route (one ``n x n``
         factorisation, no eigendecomposition): it sets how large ``approximation='auto'`` keeps
-        the exact kernel (:func:`graphdr.blocks.spaces.resolve_approximation`)."""
+        the exact kernel (:func:`graphdr.graph_embedding.spaces.resolve_approximation`)."""
         reg = getattr(self, "reg", 0.0)
         return getattr(self, "solver", "eigh") in ("auto", "cholesky") and not (
             isinstance(reg, (int, float)) and reg == 0)
@@ -487,7 +487,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
 
 def _keys(est, given, X):
     """The content keys of the rows ``X`` for ``est``'s leave-one-out ridge, from the training
-    set ``given`` (a :class:`~graphdr.base.prepared.PreparedInput`) when ``X`` is its rows as
+    set ``given`` (a :class:`~graphdr.training.prepared.PreparedInput`) when ``X`` is its rows as
     validated (the same array: the same keys, one pass for the set and its subsets); None
     when the ridge is given or ``X`` is not those rows (the ridge keys them)."""
     if not isinstance(given, PreparedInput) or X is not given.X or not wants_press_ridge(est):
@@ -498,7 +498,7 @@ def _keys(est, given, X):
 def _validated(est, X, y, **checks):
     """``(X, y)`` validated by scikit-learn's ``validate_data`` (dense unless the estimator
     takes sparse rows: :meth:`_accepts_sparse`), or the rows of a
-    :class:`~graphdr.base.prepared.PreparedInput` as they were validated."""
+    :class:`~graphdr.training.prepared.PreparedInput` as they were validated."""
     if isinstance(X, PreparedInput):
         X.set_features(est)
         return X.X, np.asarray(y)

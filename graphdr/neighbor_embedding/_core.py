@@ -20,14 +20,14 @@ from .._validation import (
     check_option,
     check_positive,
 )
-from ..base import _LinearProjection
-from ..base.supports import Supports
 from ..blocks import graphs as _graphs
 from ..blocks import pairs as _pairs
 from ..blocks.optim import descent
 from ..blocks.sampling import row_keys, seeded, stratified_folds, stratified_subsample
 from ..blocks.solvers import data_subspace, embedding_signs
 from ..blocks.stats import input_scale
+from ..graph_embedding.projection import _LinearProjection
+from ..training.supports import Supports
 
 _DTYPES = [np.float64, np.float32]
 #: pairs per row block of every pairwise sum

@@ -19,7 +19,8 @@ semi-supervised discriminant analysis of Cai, He & Han, ICCV 2007; kernel LDA: i
 form; LQMI/KQMI: the QMI form over :math:`S_t`; MFA/LDE: penalty over intrinsic scatter)
 and :math:`S_t^{\mathcal L}` the total scatter of the labelled samples, so that
 :math:`\alpha` is relative (1: as large as the labelled samples' scatter). The estimators
-solve it in their minimised form (:class:`graphdr.blocks.routes.GraphProblem`, ``smooth_constraint``).
+solve it in their minimised form (:class:`graphdr.graph_embedding.routes.GraphProblem`,
+``smooth_constraint``).
 
 ``smoothing='auto'`` chooses :math:`\alpha` from the data, in closed form, by the leave-one-out
 error on the labelled samples of the regression of their class indicators penalised by the
@@ -42,26 +43,26 @@ from .._validation import (
     unlabelled_mask,
 )
 from ..blocks import graphs as _graphs
-from ..blocks.routes import relative_ridge, solve_graph_problem
 from ..blocks.sampling import smallest_keys, stratified_folds
-from ..blocks.spaces import AUTO_EXACT_SEMI_MAX
 from ..blocks.stats import is_dask_array
-from ..semi.propagation import PropagationGraph
-from ..tuning import press_smoothing
-from .fitting import (
+from ..graph_embedding.fitting import (
     Selected,
     Solution,
     refuse_lazy_unlabelled,
     select_linear_reg,
     wants_press_ridge,
 )
-from .label_audit import (  # noqa: F401  (graphdr.base.semi's names before)
+from ..graph_embedding.routes import relative_ridge, solve_graph_problem
+from ..graph_embedding.spaces import AUTO_EXACT_SEMI_MAX
+from ..training.label_audit import (  # noqa: F401  (graphdr.semi.choice's names before)
     _after_audit,
     _flagging_audit,
     audit_labels,
     audited_fit_labels,
 )
-from .prepared import PreparedInput, digest
+from ..training.prepared import PreparedInput, digest
+from ..tuning import press_smoothing
+from .propagation import PropagationGraph
 
 
 def partially_labelled(est, y):
@@ -98,15 +99,15 @@ def prepare_unlabelled(est, X, y, audit=True):
 
 def _prepare_unlabelled(est, X, y):
     """``(X, y, selected)``: what a semi-supervised fit goes on with (the estimator's ``unlabelled``
-    parameter, :data:`graphdr.blocks.routes.SMOOTHING_DOC`): ``y`` itself ('smooth', or every
+    parameter, :data:`graphdr.graph_embedding.routes.SMOOTHING_DOC`): ``y`` itself ('smooth', or every
     sample labelled); ``y`` with the unlabelled samples' propagated classes ('propagate'); the
     labelled rows alone ('ignore'); or, for 'auto', the use that :func:`compare_unlabelled_uses`
-    picks. It returns what it chose (:class:`~graphdr.base.fitting.Selected`, None for an
+    picks. It returns what it chose (:class:`~graphdr.graph_embedding.fitting.Selected`, None for an
     estimator without the choice): ``unlabelled_`` (None when every sample is labelled) and,
     for 'auto', ``unlabelled_results_``; it sets nothing on ``est``.
 
     An estimator that declares it takes prepared rows (``_supports.prepared``) gets ``X`` back
-    validated once, as a :class:`~graphdr.base.prepared.PreparedInput` shared with the choice's
+    validated once, as a :class:`~graphdr.training.prepared.PreparedInput` shared with the choice's
     trial fits ('ignore': a set of the labelled rows alone, as a fit of those rows given
     directly would validate them); others get ``X`` as given."""
     if is_dask_array(X) and y is not None and getattr(est, "_uses_labels", bool)():
@@ -233,7 +234,7 @@ def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None):
     samples alone ('ignore'); on the other samples (every other labelled one, and unlabelled
     ones of smallest content key up to :data:`CHOICE_MAX_SAMPLES` in all; a kernel estimator
     with ``approximation='auto'`` in the Nystroem features above
-    :data:`graphdr.blocks.spaces.AUTO_EXACT_SEMI_MAX` samples, as its partially labelled fit)
+    :data:`graphdr.graph_embedding.spaces.AUTO_EXACT_SEMI_MAX` samples, as its partially labelled fit)
     with the smoothness term
     ('smooth'); and on them with the classes propagated from the other labels ('propagate',
     :class:`graphdr.semi.propagation.PropagationGraph`, over the graph of every sample, the
@@ -285,7 +286,7 @@ def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None):
     folds fitted and whether it is ``<use>_supported``; ``propagation_error``,
     ``propagation_b``, ``propagation_c``, ``propagation_folds`` and ``propagation_supported``
     (the gate): the same for the propagated classes. ``trials``: the rows the trial fits take (a
-    :class:`~graphdr.base.prepared.PreparedInput`: ``float64``, dense); ``graph``: a function
+    :class:`~graphdr.training.prepared.PreparedInput`: ``float64``, dense); ``graph``: a function
     that gives the :class:`PropagationGraph` of its scaled rows and labels (built once), or
     None.
     """
@@ -494,7 +495,7 @@ def _trial_fit(trial, use, rows, labels, trials):
 
 
 def solve_partially_labelled(est, space, data, problem, reg):
-    """The :class:`~graphdr.base.fitting.Solution` of a partially labelled fit: the method's
+    """The :class:`~graphdr.graph_embedding.fitting.Solution` of a partially labelled fit: the method's
     graphs (or the given ``problem``) with the weighted smoothness form
     (:func:`select_smoothing`), which it carries as ``selected``."""
     if problem is None:
@@ -537,7 +538,7 @@ def smoothing_form(space, data, n_neighbors):
 def select_smoothing(est, space, data, dims, reg):
     """``(form, selected)``: the weighted smoothness form of a partially labelled fit (None for
     weight 0), and ``smoothing_`` with, for ``smoothing='auto'``, ``smoothing_results_``
-    (:class:`~graphdr.base.fitting.Selected`)."""
+    (:class:`~graphdr.graph_embedding.fitting.Selected`)."""
     J, T = smoothing_form(space, data, est.smoothing_neighbors)
     if isinstance(est.smoothing, str):  # 'auto' (the rule table refuses other text)
         ridge = relative_ridge(reg, T, dims)
@@ -552,7 +553,7 @@ def select_smoothing(est, space, data, dims, reg):
 
 def semi_supervised_reg(est, X, y_enc, keys=None):
     """``reg_`` of a linear estimator with ``reg='auto'`` on partially labelled data
-    (:class:`~graphdr.base.fitting.Selected`): the leave-one-out ridge of its labelled samples
+    (:class:`~graphdr.graph_embedding.fitting.Selected`): the leave-one-out ridge of its labelled samples
     (:func:`select_linear_reg`), over the classes with two labelled samples or more; with fewer
     than two such classes, ``reg_ = 1``. ``keys``: the content keys of ``X``'s rows, when
     known."""

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._outputs import atomic_open
+from ..._outputs import atomic_open
 
 __all__ = ["MapViewMixin", "MapView"]
 
@@ -44,7 +44,7 @@ class MapViewMixin:
 
         Returns
         -------
-        view : graphdr.maps.display.MapView
+        view : graphdr.maps.views.display.MapView
 
         Examples
         --------
@@ -78,7 +78,7 @@ class MapViewMixin:
     def select(self, polygon):
         """The training rows whose place on the map lies inside ``polygon`` (a region of map
         coordinates, as the page's lasso draws one), by the even-odd rule
-        (:func:`graphdr.maps.select.points_inside`).
+        (:func:`graphdr.maps.views.select.points_inside`).
 
         Parameters
         ----------

@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import column_or_1d
 
-from .._validation import unlabelled_mask
+from ..._validation import unlabelled_mask
 from .page import COLORS, UNLABELLED_COLOR, _text, map_page_html
 
 __all__ = ["held_out_errors", "propagated_columns", "PROPAGATED_COLUMNS_MAX",
@@ -139,8 +139,8 @@ def _audit_distributions(audit, classes):
 def _unlabelled_distributions(model, y, unlabelled, audit):
     """``(P, source)``: the class distributions of every sample by the propagation, or by the
     label check where it scores better on held-out labels (:func:`propagated_columns`)."""
-    from ..blocks.sampling import row_keys, stratified_folds
-    from ..semi.propagation import PropagationGraph  # (imported when a map has unlabelled rows)
+    from ...blocks.sampling import row_keys, stratified_folds
+    from ...semi.propagation import PropagationGraph  # (imported when a map has unlabelled rows)
 
     classes = model.classes_
     y_enc = np.full(len(y), -1, dtype=np.intp)

@@ -33,12 +33,12 @@ Implementation notes:
 
 The package holds one module per estimator and one for their shared pairwise core:
 
-* :mod:`graphdr.neighbor._core` -- pair weights and squared distances in row blocks, sampled
+* :mod:`graphdr.neighbor_embedding._core` -- pair weights and squared distances in row blocks, sampled
   pairs, starting points, preconditioners, the inner validation subsample, and the base class
   of the linear neighbour embeddings;
-* :mod:`graphdr.neighbor.dee` -- :class:`DEE` and its objective;
-* :mod:`graphdr.neighbor.dsne` -- :class:`DSNE` and its objectives;
-* :mod:`graphdr.neighbor.elastic` -- :class:`ElasticEmbedding` and its objective.
+* :mod:`graphdr.neighbor_embedding.dee` -- :class:`DEE` and its objective;
+* :mod:`graphdr.neighbor_embedding.dsne` -- :class:`DSNE` and its objectives;
+* :mod:`graphdr.neighbor_embedding.elastic` -- :class:`ElasticEmbedding` and its objective.
 
 The supervised 2-D map, :class:`graphdr.DEEMap` (DEE's objective over a free map), has a
 subpackage of its own, :mod:`graphdr.maps`, that builds on this one.

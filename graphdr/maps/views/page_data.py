@@ -1,4 +1,4 @@
-"""The data of the map's page (:mod:`graphdr.maps.page`), as the page stores them.
+"""The data of the map's page (:mod:`graphdr.maps.views.page`), as the page stores them.
 
 Small facts (class names, colours, counts, column names) are JSON in
 ``<script id="graphdr-data">``. The arrays are one zlib stream, base64 text in

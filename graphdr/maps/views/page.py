@@ -1,5 +1,5 @@
 """The interactive page of a 2-D map: one self-contained HTML file; the map as CSV. (What a fitted
-map adds to them: :mod:`graphdr.maps.fitted`; its picture: :mod:`graphdr.maps.picture`.)
+map adds to them: :mod:`graphdr.maps.views.fitted`; its picture: :mod:`graphdr.maps.views.picture`.)
 
 The page draws every sample with WebGL (a 2-D canvas where WebGL is missing), pans (drag) and
 zooms (wheel), shows a sample's id, label and chosen columns on hover, finds a sample by id or
@@ -8,7 +8,7 @@ It needs no network: its script (``graphdr/maps/static/map_page.js``, written fo
 data are inlined. The same map gives the same bytes.
 
 It also states how well new samples land, which the picture of a supervised map hides
-(:func:`graphdr.maps.fitted.held_out_errors`): each training sample is placed by ``transform``
+(:func:`graphdr.maps.views.fitted.held_out_errors`): each training sample is placed by ``transform``
 from its neighbours other than itself, and counted wrong when the nearest other sample on the
 map is of another class; beside it, the same leave-one-out 1-NN error in the features the map
 was fitted on. Samples whose label the data contradicts can be ringed, with a legend entry
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._outputs import atomic_open, spreadsheet_safe
+from ..._outputs import atomic_open, spreadsheet_safe
 from .density import LEVELS, density_contours
 from .page_data import neighbour_sections, pack
 
@@ -228,7 +228,7 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
         ``(index, distance, space)``: each sample's nearest others in the features, ``index``
         an int array of shape (n, k) of rows of ``embedding`` (-1: a sample the page does not
         draw), ``distance`` their distances (n, k), ``space`` what the features are (text);
-        listed and drawn when a point is clicked (:func:`graphdr.maps.fitted.feature_neighbours`).
+        listed and drawn when a point is clicked (:func:`graphdr.maps.views.fitted.feature_neighbours`).
     suspect_places : array of shape (n, 2) or None
         Where the features put each suspect sample: its place as a new sample, from its
         neighbours other than itself, its label ignored (:meth:`graphdr.DEEMap.
@@ -416,7 +416,7 @@ _PANEL = (
 
 
 def _neighbours_in_page_order(neighbours, order, n, Y32):
-    """``(info, sections)`` of the page's neighbours (:func:`graphdr.maps.page_data.
+    """``(info, sections)`` of the page's neighbours (:func:`graphdr.maps.views.page_data.
     neighbour_sections`) from ``(index, distance, space)`` in the rows' order."""
     index, distance, space = neighbours
     index = np.asarray(index, dtype=np.int64)

@@ -8,9 +8,9 @@ import numpy as np
 
 from .._threads import managed_threads
 from .._validation import check_int, check_option, check_positive, checked_parameters
-from ..base.supports import Supports
 from ..blocks import pairs as _pairs
 from ..blocks.sampling import seeded
+from ..training.supports import Supports
 from ..tuning import check_significance, choose_checkpoint
 from ._core import (
     _CACHE_BYTES,

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from sklearn.utils.validation import column_or_1d
 
-from .._outputs import OutputSet, atomic_open
-from ..blocks.stats import is_dask_array
-from .dee_map import DEEMap
+from ..._outputs import OutputSet, atomic_open
+from ...blocks.stats import is_dask_array
+from ..dee_map import DEEMap
 from .fitted import (
     PROPAGATED_COLUMNS_MAX,
     fitted_map_page,
@@ -39,7 +39,7 @@ def map2d(X, y, *, out=None, title=None, ids=None, hover=None, label_name="label
         convention), which joins the map's neighbour graph and is drawn in grey.
     out : str or Path or None
         Where to write ``out.html`` (the interactive page: pan, zoom, hover, search, legend,
-        and the held-out error of the map, :mod:`graphdr.maps.page`), ``out.csv`` (id, label,
+        and the held-out error of the map, :mod:`graphdr.maps.views.page`), ``out.csv`` (id, label,
         x, y) and ``out.png`` (the picture). A suffix of ``out`` is dropped. None: write
         nothing.
     title : str or None
@@ -56,7 +56,7 @@ def map2d(X, y, *, out=None, title=None, ids=None, hover=None, label_name="label
         Colour the page and the picture by these values instead of the labels (the map is
         still fitted on ``y``, shown on hover): text or a few distinct numbers are
         categories, other numbers a sequential scale in quantile bins
-        (:func:`graphdr.maps.fitted.color_groups`). Not for a ``dask.array``.
+        (:func:`graphdr.maps.views.fitted.color_groups`). Not for a ``dask.array``.
     color_name : str
         What the colour column is called on the page.
     png, page, table : bool
@@ -96,7 +96,7 @@ def map2d(X, y, *, out=None, title=None, ids=None, hover=None, label_name="label
         if color is not None:
             raise ValueError("color: not available for a map of a dask.array (its page draws "
                              "a sample); colour the rows by joining the partitions' ids.")
-        from .partitions import map_dask
+        from ..partitions import map_dask
 
         return map_dask(X, y, out=out, ids=ids, title=title, label_name=label_name,
                         id_name=id_name, png=png, page=page, table=table, **params)
@@ -111,7 +111,7 @@ def map2d(X, y, *, out=None, title=None, ids=None, hover=None, label_name="label
 def _check_out(out):
     """Create the folder of ``out`` (and its parents) if missing; a ``ValueError`` naming it
     when files cannot be written there."""
-    from ..io.paths import check_writable
+    from ...io.paths import check_writable
 
     check_writable(map_files(out)["html"].parent, create=True)
 

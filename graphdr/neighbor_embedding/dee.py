@@ -6,9 +6,9 @@ import numpy as np
 
 from .._threads import managed_threads
 from .._validation import boolean_rule, check_option, check_positive, checked_parameters
-from ..base.supports import Supports
 from ..blocks import pairs as _pairs
 from ..blocks.sampling import seeded
+from ..training.supports import Supports
 from ..tuning import check_significance, choose_checkpoint
 from ._core import (
     _CACHE_BYTES,
@@ -295,7 +295,7 @@ class DEE(_LinearNeighborEmbedding):
     Examples
     --------
     >>> from sklearn.datasets import load_iris
-    >>> from graphdr.neighbor import DEE
+    >>> from graphdr.neighbor_embedding import DEE
     >>> X, y = load_iris(return_X_y=True)
     >>> DEE(n_components=2).fit_transform(X, y).shape
     (150, 2)

@@ -41,8 +41,8 @@ from sklearn.utils.validation import assert_all_finite
 
 from .._threads import map_threads
 from .._validation import check_option
-from . import graphs as _graphs
-from .kernel_matrices import (
+from ..blocks import graphs as _graphs
+from ..blocks.kernel_matrices import (
     KERNEL_BLOCK_ENTRIES,
     TrainingCentring,
     check_kernel_params,
@@ -50,15 +50,15 @@ from .kernel_matrices import (
     empirical_kernel_map,
     kernel_distances,
 )
-from .sampling import landmark_indices, take_rows
-from .solvers import (
+from ..blocks.sampling import landmark_indices, take_rows
+from ..blocks.solvers import (
     data_subspace,
     embedding_signs,
     gram_subspace,
     orientation_signs,
     symmetrise_from_lower,
 )
-from .stats import class_statistics, is_dask_array, raise_if_nonfinite
+from ..blocks.stats import class_statistics, is_dask_array, raise_if_nonfinite
 
 __all__ = ["LinearSpan", "KernelMap", "NystroemMap", "KernelSpec", "landmark_rows", "take_rows"]
 
@@ -220,7 +220,8 @@ class LinearSpan:
 
 #: Built-in kernels that see the data through ``gamma``: the kernel of ``X / s`` with
 #: ``gamma * s**p`` is the kernel of ``X`` with ``gamma`` (``p`` the power below), so a fit may
-#: divide extreme data by a power of two (:meth:`graphdr.base._BaseGraphEmbedding._rescaled_input`).
+#: divide extreme data by a power of two
+#: (:meth:`graphdr.graph_embedding.estimator._BaseGraphEmbedding._rescaled_input`).
 GAMMA_POWER = {"rbf": 2, "poly": 2, "sigmoid": 2, "laplacian": 1, "chi2": 1}
 
 
@@ -288,7 +289,7 @@ class KernelMap:
 
     :meth:`fit` computes the kernel ``K`` and its centred form :math:`\tilde K`; the
     eigendecomposition behind :attr:`coords` is computed only when a route asks for it (the
-    class-structured Cholesky route, :func:`graphdr.blocks.routes.solve_class_kernel`, does not).
+    class-structured Cholesky route, :func:`graphdr.graph_embedding.routes.solve_class_kernel`, does not).
     :meth:`from_centred_kernel` wraps a kernel that is already centred (MKL-DR's combined
     kernel).
     """

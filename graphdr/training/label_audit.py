@@ -1,7 +1,7 @@
 """The labels a fit goes on with, by its ``labels`` parameter: as given, or checked by
 :class:`graphdr.LabelIssues` (``'flag'``: the suspects found, ``label_issues_``; ``'audit'``:
 their labels set aside as unlabelled), and the refusals that follow from what the audit set
-aside, said in those words (:func:`graphdr.base.semi.prepare_unlabelled` runs it first)."""
+aside, said in those words (:func:`graphdr.semi.choice.prepare_unlabelled` runs it first)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,21 @@ from sklearn.utils.validation import check_array
 
 from .._validation import check_labels, dense_for_semi_supervised
 from ..blocks.stats import is_dask_array
-from .fitting import Selected
 from .prepared import PreparedInput
+from .selected import Selected
 
 __all__ = ["audit_labels", "audited_fit_labels"]
+
+
+#: the ``labels`` entry of the estimators that audit their labels (``%(labels)s``, within
+#: :data:`SMOOTHING_DOC`)
+LABELS_DOC = """    labels : {'given', 'flag', 'audit'}, default='given'
+        Whether to trust the labels. 'given': as they are. 'flag': as they are, and the
+        samples whose label the data contradicts found first (:class:`graphdr.LabelIssues`;
+        ``label_issues_`` is that audit: ``is_issue_``, ``label_quality_``,
+        ``suggested_label_``). 'audit': those samples fitted as unlabelled (-1), so that a few
+        wrong labels do not bend the fit (``unlabelled`` says how they are used). See
+        :ref:`label_issues` for when 'audit' helps."""
 
 
 def audit_labels(est, X, y):

@@ -1,7 +1,7 @@
 """What an estimator takes, declared once per class instead of guessed from its parameters.
 
 Each estimator class sets ``_supports = Supports(...)``; the shared machinery reads the flags
-(:mod:`graphdr.base.estimator`, :mod:`graphdr.base.semi`, :mod:`graphdr.neighbor`,
+(:mod:`graphdr.graph_embedding.estimator`, :mod:`graphdr.semi.choice`, :mod:`graphdr.neighbor_embedding`,
 :mod:`graphdr.maps`). A flag that follows from a parameter is checked against the class's
 parameters by ``tests/test_architecture.py``; what depends on a parameter's value (whether a
 ``GraphEmbedding`` uses labels at all, whether QMI's ``solver='paper'`` takes a ridge) stays a
@@ -23,21 +23,21 @@ class Supports:
         ``y = -1`` marks unlabelled rows that the fit uses (else a labelled fit refuses them).
     unlabelled_choice : bool
         An ``unlabelled`` parameter: the labelled rows alone, the propagated classes, the
-        smoothness term, or the choice among them (:func:`graphdr.base.semi.prepare_unlabelled`).
+        smoothness term, or the choice among them (:func:`graphdr.semi.choice.prepare_unlabelled`).
     smoothing : bool
         A ``smoothing`` parameter: the smoothness term over every row's kNN graph.
     scaling : bool
-        A ``scaling`` parameter (:data:`graphdr.blocks.routes.SCALINGS`).
+        A ``scaling`` parameter (:data:`graphdr.graph_embedding.routes.SCALINGS`).
     ridge : bool
         A ``reg`` parameter that enters the solved problem.
     neighbour_search : bool
         A ``neighbors`` parameter choosing the exact or the approximate search.
     prepared : bool
-        ``fit`` takes a :class:`~graphdr.base.prepared.PreparedInput` for ``X`` (the rows
+        ``fit`` takes a :class:`~graphdr.training.prepared.PreparedInput` for ``X`` (the rows
         validated once for the fits of a partially labelled fit).
     label_audit : bool
         A ``labels`` parameter: the labels as given, or audited by :class:`graphdr.LabelIssues`
-        first (:func:`graphdr.base.label_audit.audit_labels`).
+        first (:func:`graphdr.training.label_audit.audit_labels`).
     """
 
     unlabelled_rows: bool = False

@@ -10,9 +10,7 @@ import numpy as np
 from .._validation import check_int, check_labels, has_unlabelled, unlabelled_mask
 from ..blocks import graphs as _graphs
 from ..blocks.kernel_matrices import check_kernel_params
-from ..blocks.routes import metric_transform
 from ..blocks.sampling import row_keys
-from ..blocks.spaces import resolve_approximation, scaled_gamma
 from ..blocks.stats import (
     check_class_counts,
     check_dask_input,
@@ -21,37 +19,15 @@ from ..blocks.stats import (
     raise_if_nonfinite,
     scaled_class_statistics,
 )
+from ..training.selected import Selected
 from ..tuning import WIDTH_KERNELS as tuning_width_kernels
 from ..tuning import check_auto, median_gamma, press_ridge
 from ..tuning import loo_search as tuning_loo_search
 from ..tuning import search as tuning_search
+from .routes import metric_transform
+from .spaces import resolve_approximation, scaled_gamma
 
 _DTYPES = [np.float64, np.float32]
-
-
-class Selected(NamedTuple):
-    """What a fit chose from the data, or took as given: fitted attributes (``unlabelled_``,
-    ``unlabelled_results_``, ``reg_``, ``gamma_``, ``cv_results_``, ``approximation_``,
-    ``smoothing_``, ``smoothing_results_``) by name, and the names a fit with these settings
-    does not have (``dropped``: a previous fit's are removed). The selection steps return it
-    and set nothing; the fit writes it (:meth:`write`)."""
-
-    values: dict
-    dropped: tuple = ()
-
-    def __or__(self, other):
-        """Both selections, ``other``'s values over these."""
-        if other is None:
-            return self
-        dropped = tuple(n for n in self.dropped if n not in other.values) + other.dropped
-        values = {k: v for k, v in self.values.items() if k not in other.dropped}
-        return Selected({**values, **other.values}, dropped)
-
-    def write(self, est):
-        for name in self.dropped:
-            est.__dict__.pop(name, None)
-        for name, value in self.values.items():
-            setattr(est, name, value)
 
 
 class Solution(NamedTuple):
@@ -77,7 +53,7 @@ class TrainingData(NamedTuple):
     y_encoded: np.ndarray | None
     stats: object
     dtype: np.dtype
-    #: the :class:`~graphdr.base.prepared.PreparedInput` the samples come from, or None
+    #: the :class:`~graphdr.training.prepared.PreparedInput` the samples come from, or None
     prepared: object = None
     #: the ridge chosen while reading the samples (a linear ``reg='auto'``), or None
     selected: object = None
@@ -126,7 +102,7 @@ def embedded_scatters(space, data, V=None, dual=None, Y=None):
 
 def metric_of(est, space, data, V=None, dual=None, Y=None, *, rotate=True, criterion=None):
     """``est._metric``: the ``k x k`` map of directions (or dual coefficients) to the metric of
-    its ``scaling`` (:func:`graphdr.blocks.routes.metric_transform`)."""
+    its ``scaling`` (:func:`graphdr.graph_embedding.routes.metric_transform`)."""
     scaling = getattr(est, "scaling", "total")
     if scaling == "total":
         return np.eye((V if dual is None else dual).shape[1])
@@ -145,7 +121,7 @@ def dask_training_data(estimator, X, y):
     * class-structured linear problems: one pass of class statistics, ``X`` never
       materialised (NaN/inf and the labels are checked in the same pass);
     * class-structured kernel problems (kernel LDA, kernel QMI) with
-      ``approximation='nystroem'``: ``X`` stays lazy (:class:`graphdr.blocks.spaces.NystroemMap`
+      ``approximation='nystroem'``: ``X`` stays lazy (:class:`graphdr.graph_embedding.spaces.NystroemMap`
       computes its landmark rows and the class statistics of its features); the labels, one
       per sample, are computed;
     * other kernel settings raise ``ValueError`` (an exact kernel needs ``n x n`` memory; the
@@ -207,7 +183,7 @@ def dask_training_data(estimator, X, y):
 def kernel_approximation(est, X=None, partially_labelled=False):
     """None (exact kernel) or 'nystroem' for a kernel estimator, validated; ``'auto'`` by the
     size of ``X`` and whether some samples are unlabelled
-    (:func:`graphdr.blocks.spaces.resolve_approximation`)."""
+    (:func:`graphdr.graph_embedding.spaces.resolve_approximation`)."""
     exact_only = est.kernel == "precomputed" or getattr(est, "solver", None) == "paper"
     approximation = resolve_approximation(
         getattr(est, "approximation", None), X, exact_only,

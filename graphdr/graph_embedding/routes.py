@@ -9,14 +9,14 @@ A graph-embedding problem (:class:`GraphProblem`) names an *objective* graph and
     \min_V \operatorname{tr}\big(V^\top (C^\top Q_W C + \epsilon I) V\big) \quad\text{s.t.}\quad
     V^\top (C^\top Q_{W^p} C + \epsilon I) V = I
 
-in the coordinates ``C`` of a space of :mod:`graphdr.blocks.spaces`. Three routes solve it:
+in the coordinates ``C`` of a space of :mod:`graphdr.graph_embedding.spaces`. Three routes solve it:
 
 * :func:`solve_graph_problem` -- any graphs, any space: quadratic forms in the coordinates,
   then :func:`graphdr.blocks.solvers.generalized_eigh`;
-* :func:`solve_class_forms` -- class graphs on a :class:`~graphdr.blocks.spaces.LinearSpan` built
+* :func:`solve_class_forms` -- class graphs on a :class:`~graphdr.graph_embedding.spaces.LinearSpan` built
   from one-pass class statistics: every form is ``d G - U^T B U`` (``C x C`` blocks);
 * :func:`solve_class_kernel` -- a class-structured objective on an exact
-  :class:`~graphdr.blocks.spaces.KernelMap`: one Cholesky factorisation, no eigendecomposition of
+  :class:`~graphdr.graph_embedding.spaces.KernelMap`: one Cholesky factorisation, no eigendecomposition of
   the kernel (:func:`graphdr.blocks.solvers.class_kernel_eigh`); returns dual coefficients.
 
 The ridge is :func:`relative_ridge`: ``reg`` times the mean eigenvalue of the constraint over
@@ -30,11 +30,12 @@ from typing import Any
 
 import numpy as np
 
-from .solvers import class_kernel_eigh, generalized_eigh
+from ..blocks.solvers import class_kernel_eigh, generalized_eigh
+from ..training.label_audit import LABELS_DOC
 
 __all__ = ["GraphProblem", "ClassForms", "relative_ridge", "solve_graph_problem",
            "solve_class_forms", "solve_class_kernel", "SCALINGS", "SCALING_DOC", "SMOOTHING_DOC",
-           "LABELS_DOC", "metric_transform"]
+           "metric_transform"]
 
 
 @dataclass
@@ -145,8 +146,8 @@ def solve_class_kernel(space, y_encoded, block, *, reg=0.0, ridge=None, with_emb
     ``with_embedding`` the training embedding :math:`\tilde K a` (free, see
     :func:`graphdr.blocks.solvers.class_kernel_eigh`); raises ``numpy.linalg.LinAlgError`` when
     :math:`\tilde K + \epsilon I` is not positive definite. A space that owns its kernel
-    (:meth:`graphdr.blocks.spaces.KernelMap.fit`) has it factorised in place, without an ``n x n``
-    copy (:meth:`graphdr.blocks.spaces.KernelMap.factorise_in_place`).
+    (:meth:`graphdr.graph_embedding.spaces.KernelMap.fit`) has it factorised in place, without an ``n x n``
+    copy (:meth:`graphdr.graph_embedding.spaces.KernelMap.factorise_in_place`).
     """
     Kc = space.K_centred
     if ridge is None:
@@ -186,7 +187,7 @@ SMOOTHING_DOC = """    smoothing : 'auto' or float, default='auto'
         marks unlabelled samples with -1 (scikit-learn's convention): the Laplacian form of
         the ``smoothing_neighbors``-nearest-neighbour graph over all samples joins the
         denominator of the maximised ratio, in units of the labelled samples' total scatter
-        (:mod:`graphdr.base.semi`). 'auto': the weight of smallest leave-one-out error on the
+        (:mod:`graphdr.semi.choice`). 'auto': the weight of smallest leave-one-out error on the
         labelled samples, in closed form (:func:`graphdr.tuning.press_smoothing`). With every
         sample labelled the fit is the supervised one.
     smoothing_neighbors : int, default=10
@@ -200,20 +201,11 @@ SMOOTHING_DOC = """    smoothing : 'auto' or float, default='auto'
         fully labelled route, fast). 'auto': 'smooth' or 'propagate' only where it places
         held-out labelled samples better than the fit of the labelled samples alone, by a
         sign test over two stratified folds, else 'ignore'
-        (:func:`graphdr.base.semi.compare_unlabelled_uses`). ``unlabelled_`` records the
+        (:func:`graphdr.semi.choice.compare_unlabelled_uses`). ``unlabelled_`` records the
         choice and ``unlabelled_results_`` the comparison. With every sample
         labelled it has no effect.
 %(labels)s"""
 
-#: the ``labels`` entry of the estimators that audit their labels (``%(labels)s``, within
-#: :data:`SMOOTHING_DOC`)
-LABELS_DOC = """    labels : {'given', 'flag', 'audit'}, default='given'
-        Whether to trust the labels. 'given': as they are. 'flag': as they are, and the
-        samples whose label the data contradicts found first (:class:`graphdr.LabelIssues`;
-        ``label_issues_`` is that audit: ``is_issue_``, ``label_quality_``,
-        ``suggested_label_``). 'audit': those samples fitted as unlabelled (-1), so that a few
-        wrong labels do not bend the fit (``unlabelled`` says how they are used). See
-        :ref:`label_issues` for when 'audit' helps."""
 SMOOTHING_DOC = SMOOTHING_DOC.replace("%(labels)s", LABELS_DOC)
 
 #: values of the ``scaling`` parameter of the discriminant estimators
@@ -236,7 +228,7 @@ SCALING_DOC = """    scaling : {'within', 'total', 'none'}, default='within'
         their training classes tighter than new samples, so in the ``'within'`` metric an RBF
         SVM with a fixed ``gamma`` can fail (``benchmarks/results/bouzas.md``); give it a
         width from the data (scikit-learn's ``gamma='scale'``) or use ``'none'``.
-        See :func:`graphdr.blocks.routes.metric_transform`."""
+        See :func:`graphdr.graph_embedding.routes.metric_transform`."""
 
 
 def metric_transform(scaling, within, total, norms, *, n_samples, n_classes, reg=0.0,

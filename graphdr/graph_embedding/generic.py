@@ -6,11 +6,11 @@ import numpy as np
 
 from .._validation import check_option, optional_positive_rule
 from ..blocks import graphs as _graphs
-from ..blocks.routes import (
-    ClassForms,
-)
 from .estimator import (
     _BaseGraphEmbedding,
+)
+from .routes import (
+    ClassForms,
 )
 
 _LABEL_GRAPHS = {"within_class", "between_class", "supervised_knn", "inter_class_knn"}
