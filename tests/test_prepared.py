@@ -208,6 +208,7 @@ def test_the_choices_of_a_fit_set_nothing_and_the_fit_writes_them(cls):
     """The use of the unlabelled rows, the ridge, the kernel's width, exact or Nystroem and
     the smoothing are chosen by functions that return a ``Selected`` and set none of them on
     the estimator; the fit writes what they chose (the values a fit ends with)."""
+    from graphdr.graph_embedding.estimator import fit_traits
     from graphdr.graph_embedding.fitting import select_kernel_and_approximation
     from graphdr.semi.choice import prepare_unlabelled
 
@@ -219,7 +220,7 @@ def test_the_choices_of_a_fit_set_nothing_and_the_fit_writes_them(cls):
     data = est._training_data(X_fit, y_fit)
     selected = chosen | data.selected
     if est._is_kernel():
-        selected = selected | select_kernel_and_approximation(est, data)
+        selected = selected | select_kernel_and_approximation(est, fit_traits(est), data)
         assert {"gamma_", "reg_", "approximation_"} <= set(selected.values)
     assert not CHOSEN & set(vars(est))
     assert {"unlabelled_", "unlabelled_results_", "reg_"} <= set(selected.values)

@@ -35,6 +35,7 @@ from ..training.supports import Supports
 from ..tuning import check_auto
 from .fitting import (
     _DTYPES,
+    FitTraits,
     Selected,
     Solution,
     TrainingData,
@@ -213,13 +214,22 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         self._check_params()
         if self._supports.scaling:
             check_option(self.scaling, "scaling", set(SCALINGS))
+        traits = fit_traits(self)
         if not self._is_kernel():
-            check_linear_params(self)
-        X, y, chosen = prepare_unlabelled(self, X, y)
+            check_linear_params(traits, self.get_params(deep=False), self._resolved_reg)
+        X, y, chosen = prepare_unlabelled(
+            self, X, y, lazy=(traits.name, traits.accepts_unlabelled) if self._uses_labels() else None)
         data = self._training_data(X, y)
+        read = {"_input_scale": data.scale}
+        if data.classes is not None:
+            read["classes_"] = data.classes
+        if data.n_features is not None:  # a Dask array (validate_data sets it in memory)
+            self.__dict__.pop("feature_names_in_", None)
+            read["n_features_in_"] = data.n_features
+        Selected(read).write(self)  # (the kernel width's search reads the scale)
         selected = Selected({}) | chosen | data.selected
         if self._is_kernel():
-            selected = selected | select_kernel_and_approximation(self, data)
+            selected = selected | select_kernel_and_approximation(self, traits, data)
         if self._supports.smoothing:  # the supervised fit, unless some samples are unlabelled
             selected = selected | Selected({"smoothing_": 0.0}, ("smoothing_results_",))
         selected.write(self)
@@ -238,24 +248,29 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
     def _training_data(self, X, y):
         """Step 1: validated samples and labels, or class statistics from one pass (``X`` a
         :class:`~graphdr.training.prepared.PreparedInput`: validated already)."""
-        self._input_scale = 1.0
         prepared = X if isinstance(X, PreparedInput) else None
-        if is_dask_array(X):
-            return dask_training_data(self, X, y)
+        traits = fit_traits(self)
+        if is_dask_array(X) and (self._is_kernel() or self._has_class_forms(y)):
+            return dask_training_data(
+                traits, X, y, class_forms=self._has_class_forms(y), reg=getattr(self, "reg", None),
+                approximation=self._approximation() if self._is_kernel() else None)
+        if is_dask_array(X):  # neighbour graphs need the samples in memory
+            return self._training_data(X.compute(), None if y is None else np.asarray(y))
         if self._has_class_forms(y):
             return self._statistics(X, y)
         if self._uses_labels() or y is not None:
             X, y = _validated(self, X, y)
-            self.classes_, y_enc, _ = check_labels(y, **self._label_requirements())
+            classes, y_enc, _ = check_labels(y, **traits.requirements)
             if sp.issparse(X) and not self._is_kernel():
                 X = dense_for_semi_supervised(X, type(self).__name__)
-            selected = (semi_supervised_reg(self, X, y_enc, _keys(self, prepared, X))
+            selected = (semi_supervised_reg(traits, self.reg, X, y_enc, _keys(self, prepared, X))
                         if self._auto_linear_reg and not self._is_kernel() else None)
-            return TrainingData(self._rescaled_input(X, prepared), y_enc, None, X.dtype,
-                                prepared, selected)
+            X_fit, scale = self._rescaled_input(X, prepared)
+            return TrainingData(X_fit, y_enc, None, X.dtype, prepared, selected, classes, scale)
         X = validate_data(self, X, dtype=_DTYPES, ensure_min_samples=2,
                           accept_sparse=self._accepts_sparse())
-        return TrainingData(self._rescaled_input(X), None, None, X.dtype)
+        X_fit, scale = self._rescaled_input(X)
+        return TrainingData(X_fit, None, None, X.dtype, scale=scale)
 
     def _prepared_input(self, X, y):
         """``X`` and ``y`` validated once for the fits of a partially labelled fit
@@ -266,13 +281,12 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         return PreparedInput(X, y, classes, y_enc, features_of(self))
 
     def _rescaled_input(self, X, prepared=None):
-        """``X`` checked and divided by its scale (:meth:`_divided_input`); once for the fits
-        of one :class:`~graphdr.training.prepared.PreparedInput`."""
+        """``(X, scale)``: ``X`` checked and divided by its scale (:meth:`_divided_input`); once
+        for the fits of one :class:`~graphdr.training.prepared.PreparedInput`."""
         if prepared is not None:
-            X, self._input_scale = prepared.memo(
-                ("rescaled", self._is_kernel(), self._is_kernel() and scales_with_gamma(self), X.dtype.str,
-                 sp.issparse(X), X.shape), lambda: (self._rescaled_input(X), self._input_scale))
-            return X
+            return prepared.memo(
+                ("rescaled", self._is_kernel(), self._is_kernel() and scales_with_gamma(self),
+                 X.dtype.str, sp.issparse(X), X.shape), lambda: self._rescaled_input(X))
         if self._is_kernel() and self.kernel != "precomputed":
             check_not_constant(X, type(self).__name__)
         return self._divided_input(X)
@@ -289,9 +303,9 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         ``gamma_`` chosen from the data is that of the scaled data.
         """
         if X.shape[0] * X.shape[1] == 0 or (self._is_kernel() and not scales_with_gamma(self)):
-            return X
-        self._input_scale = input_scale(X)
-        return X if self._input_scale == 1.0 else X / self._input_scale
+            return X, 1.0
+        scale = input_scale(X)
+        return (X if scale == 1.0 else X / scale), scale
 
     def _solver_uses_reg(self):
         """Whether ``reg`` enters the solved problem (not for unregularised solvers)."""
@@ -309,19 +323,25 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
     def _statistics(self, given, y):
         """Validate the input and collect the class statistics in one pass over ``X``."""
         X, y = _validated(self, given, y, ensure_all_finite=False, accept_sparse="csr")
-        self.classes_, y_enc, _ = check_labels(y, **self._label_requirements())
+        traits, reg = fit_traits(self), getattr(self, "reg", None)
+        classes, y_enc, _ = check_labels(y, **traits.requirements)
         if X.shape[1] > X.shape[0] and not sp.issparse(X):
             # more features than samples: the SVD route of data_subspace is more accurate
             assert_all_finite(X, input_name="X")
-            selected = select_linear_reg(self, X, y_enc, keys=_keys(self, given, X))
-            return TrainingData(self._rescaled_input(X), y_enc, None, X.dtype, selected=selected)
-        stats, self._input_scale, selected = statistics_and_reg(self, X, y_enc, _keys(self, given, X))
-        return TrainingData(None, None, stats, X.dtype, selected=selected)
+            selected = select_linear_reg(traits, reg, X, y_enc, keys=_keys(self, given, X))
+            X_fit, scale = self._rescaled_input(X)
+            return TrainingData(X_fit, y_enc, None, X.dtype, selected=selected, classes=classes,
+                                scale=scale)
+        stats, scale, selected = statistics_and_reg(traits, reg, X, y_enc, len(classes),
+                                                    _keys(self, given, X))
+        return TrainingData(None, None, stats, X.dtype, selected=selected, classes=classes,
+                            scale=scale)
 
     def _approximation(self, X=None, partially_labelled=False):
         """None (exact kernel) or 'nystroem', validated; ``'auto'`` by the size of ``X`` (and
         whether some samples are unlabelled: their fit needs dense eigendecompositions)."""
-        return kernel_approximation(self, X, partially_labelled)
+        return kernel_approximation(self.get_params(deep=False), self._cholesky_route_possible(),
+                                    X, partially_labelled)
 
     def _coordinate_space(self, data):
         """Step 2: the space the problem is solved in (:mod:`graphdr.graph_embedding.spaces`)."""
@@ -341,7 +361,9 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         the problem exactly."""
         reg, n = self._resolved_reg(), data.n_samples
         if has_unlabelled(data.y_encoded):  # semi-supervised: graphs over every sample
-            return solve_partially_labelled(self, space, data, problem, reg)
+            return solve_partially_labelled(
+                self, space, data, self._graph_problem(space, data) if problem is None else problem,
+                reg)
         if space.stats is not None:
             forms = self._class_forms(space.stats.counts.astype(np.float64))
             return Solution(*solve_class_forms(space, forms, reg=reg, n_samples=n,
@@ -425,7 +447,10 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         (:func:`metric_transform`); ``Y`` is the training embedding of ``dual`` if known;
         ``criterion`` the solver's eigenvalues of the directions (either order: the most
         important first), which order the components that carry no between-class variance."""
-        return metric_of(self, space, data, V, dual, Y, rotate=rotate, criterion=criterion)
+        return metric_of(space, data, V, dual, Y, scaling=getattr(self, "scaling", "total"),
+                         reg=self._resolved_reg(),
+                         ridge_on_total_scatter=self._ridge_on_total_scatter, rotate=rotate,
+                         criterion=criterion)
 
     # ----- transform ---------------------------------------------------------------------
     @managed_threads
@@ -485,12 +510,27 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         return tags
 
 
+def fit_traits(est):
+    """What ``est``'s class and parameters say about how it fits
+    (:class:`~graphdr.graph_embedding.fitting.FitTraits`), read from its hooks once, for the
+    helpers that take values."""
+    return FitTraits(
+        name=type(est).__name__, kernel=est._is_kernel(), auto_linear_reg=est._auto_linear_reg,
+        ridge_on_total_scatter=est._ridge_on_total_scatter,
+        solver_uses_reg=est._solver_uses_reg(),
+        class_objective=est._class_objective_block(2, np.ones(2)) is not None,
+        cholesky_route=est._cholesky_route_possible(),
+        class_structured=est._is_class_structured(),
+        accepts_unlabelled=est._accepts_unlabelled(), requirements=est._label_requirements())
+
+
 def _keys(est, given, X):
     """The content keys of the rows ``X`` for ``est``'s leave-one-out ridge, from the training
     set ``given`` (a :class:`~graphdr.training.prepared.PreparedInput`) when ``X`` is its rows as
     validated (the same array: the same keys, one pass for the set and its subsets); None
     when the ridge is given or ``X`` is not those rows (the ridge keys them)."""
-    if not isinstance(given, PreparedInput) or X is not given.X or not wants_press_ridge(est):
+    if (not isinstance(given, PreparedInput) or X is not given.X
+            or not wants_press_ridge(fit_traits(est), getattr(est, "reg", None))):
         return None
     return given.row_keys()
 

@@ -46,8 +46,35 @@ class Solution(NamedTuple):
         return (self.directions if self.dual is None else self.dual).shape[1]
 
 
+class FitTraits(NamedTuple):
+    """What a graph-embedding estimator's class and parameters say about how it fits, read
+    once from its hooks (:func:`graphdr.graph_embedding.estimator.fit_traits`): the helpers of
+    this module take this value, not the estimator's private methods."""
+
+    name: str
+    #: a kernel method (``kernel`` set)
+    kernel: bool
+    #: ``reg='auto'`` of a linear method is the leave-one-out ridge
+    auto_linear_reg: bool
+    #: the constraint is the regularised total scatter (the ``'within'`` metric's ridge form)
+    ridge_on_total_scatter: bool
+    #: ``reg`` enters the solved problem
+    solver_uses_reg: bool
+    #: a class-structured objective block (kernel LDA, kernel QMI: closed-form leave-one-out)
+    class_objective: bool
+    #: the exact fit would take the class-structured Cholesky route
+    cholesky_route: bool
+    #: the problem uses class graphs only
+    class_structured: bool
+    #: ``y = -1`` marks unlabelled rows that the fit uses
+    accepts_unlabelled: bool
+    #: what the labels must satisfy (:func:`graphdr._validation.check_labels`'s keywords)
+    requirements: dict
+
+
 class TrainingData(NamedTuple):
-    """Validated training input: samples and encoded labels, or class statistics."""
+    """Validated training input: samples and encoded labels, or class statistics, with what
+    reading them found (``classes``, ``scale``, ``n_features``), which the fit stores."""
 
     X: object
     y_encoded: np.ndarray | None
@@ -57,6 +84,13 @@ class TrainingData(NamedTuple):
     prepared: object = None
     #: the ridge chosen while reading the samples (a linear ``reg='auto'``), or None
     selected: object = None
+    #: the classes of the labels (``classes_``), or None without labels
+    classes: np.ndarray | None = None
+    #: the power of two the samples were divided by (:func:`graphdr.blocks.stats.input_scale`)
+    scale: float = 1.0
+    #: the number of features of a Dask array (``n_features_in_``; in memory, ``validate_data``
+    #: sets it), or None
+    n_features: int | None = None
 
     @property
     def n_samples(self):
@@ -71,10 +105,10 @@ class TrainingData(NamedTuple):
             return self
         counts = np.bincount(y[y >= 0])
         if np.count_nonzero(counts >= 2) < 2:
-            return TrainingData(self.X, None, None, self.dtype)
+            return TrainingData(self.X, None, None, self.dtype, scale=self.scale)
         rows = np.flatnonzero((y >= 0) & (counts[np.maximum(y, 0)] >= 2))
         return TrainingData(self.X[rows], np.unique(y[rows], return_inverse=True)[1], None,
-                            self.dtype)
+                            self.dtype, scale=self.scale)
 
 
 def embedded_scatters(space, data, V=None, dual=None, Y=None):
@@ -100,23 +134,24 @@ def embedded_scatters(space, data, V=None, dual=None, Y=None):
     return within, Y.T @ Y, norms, Y.shape[0], int(y.max()) + 1
 
 
-def metric_of(est, space, data, V=None, dual=None, Y=None, *, rotate=True, criterion=None):
-    """``est._metric``: the ``k x k`` map of directions (or dual coefficients) to the metric of
-    its ``scaling`` (:func:`graphdr.graph_embedding.routes.metric_transform`)."""
-    scaling = getattr(est, "scaling", "total")
+def metric_of(space, data, V=None, dual=None, Y=None, *, scaling, reg, ridge_on_total_scatter,
+              rotate=True, criterion=None):
+    """The ``k x k`` map of directions (or dual coefficients) to the metric of ``scaling``
+    (:func:`graphdr.graph_embedding.routes.metric_transform`); ``reg`` the solved ridge."""
     if scaling == "total":
         return np.eye((V if dual is None else dual).shape[1])
     within, total, norms, n, n_classes = embedded_scatters(space, data, V, dual, Y)
-    reg = est._resolved_reg()
     # the solver's directions satisfy V^T (S_t + eps I) V = I: the ridge's embedded form
     ridge_form = np.eye(total.shape[0]) - total if (
-        est._ridge_on_total_scatter and reg > 0) else None
+        ridge_on_total_scatter and reg > 0) else None
     return metric_transform(scaling, within, total, norms, n_samples=n, n_classes=n_classes,
                             reg=reg, ridge_form=ridge_form, rotate=rotate, criterion=criterion)
 
 
-def dask_training_data(estimator, X, y):
-    """Step 1 of ``fit`` for a ``dask.array`` ``X``: what each kind of estimator can do lazily.
+def dask_training_data(traits, X, y, *, class_forms, approximation, reg):
+    """Step 1 of ``fit`` for a ``dask.array`` ``X`` of a class-structured problem
+    (``class_forms``) or a kernel method (``approximation``, :func:`kernel_approximation`):
+    what each can do lazily.
 
     * class-structured linear problems: one pass of class statistics, ``X`` never
       materialised (NaN/inf and the labels are checked in the same pass);
@@ -126,34 +161,32 @@ def dask_training_data(estimator, X, y):
       per sample, are computed;
     * other kernel settings raise ``ValueError`` (an exact kernel needs ``n x n`` memory; the
       neighbour graphs of kernel LPP and CKFD's coordinates need the features in memory);
-    * other linear methods (neighbour graphs) compute ``X`` and fit in memory.
+    * other linear methods (neighbour graphs) compute ``X`` and fit in memory (the caller).
+
+    The record carries ``classes`` and ``n_features``; nothing is set on the estimator.
     """
-    name = type(estimator).__name__
-    if estimator._has_class_forms(y):
+    name = traits.name
+    if class_forms:
         check_dask_input(X, name)
-        estimator.__dict__.pop("feature_names_in_", None)
-        estimator.n_features_in_ = int(X.shape[1])
         stats = class_statistics(X, y)
         raise_if_nonfinite(stats)
-        refuse_lazy_unlabelled(estimator, stats.classes)
-        check_class_counts(stats.classes, stats.counts, **_dask_requirements(estimator))
-        estimator.classes_ = stats.classes
-        if wants_press_ridge(estimator):  # labels in memory
+        refuse_lazy_unlabelled(name, traits.accepts_unlabelled, stats.classes)
+        check_class_counts(stats.classes, stats.counts, **_dask_requirements(traits))
+        if wants_press_ridge(traits, reg):  # labels in memory
             labels = np.asarray(y.compute() if is_dask_array(y) else y)
-            selected = select_linear_reg(estimator, X, np.searchsorted(stats.classes, labels))
+            selected = select_linear_reg(traits, reg, X, np.searchsorted(stats.classes, labels))
         else:
-            selected = select_linear_reg(estimator, None, None)
+            selected = select_linear_reg(traits, reg, None, None)
         dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.dtype(np.float64)
-        return TrainingData(None, None, stats, dtype, selected=selected)
-    if not estimator._is_kernel():  # neighbour graphs need the samples in memory
-        return estimator._training_data(X.compute(), None if y is None else np.asarray(y))
-    if estimator._approximation() is None:
+        return TrainingData(None, None, stats, dtype, selected=selected, classes=stats.classes,
+                            n_features=int(X.shape[1]))
+    if approximation is None:
         raise ValueError(
             f"{name} on a dask array needs approximation='nystroem' (with n_landmarks): the "
             "exact kernel is an n x n matrix in memory. Pass approximation='nystroem', or "
             "X.compute() to fit the exact kernel in memory."
         )
-    if not estimator._is_class_structured():
+    if not traits.class_structured:
         raise ValueError(
             f"{name} cannot fit a dask array: its problem needs the landmark features of every "
             "sample in memory (neighbour graphs or its own solver); only class-structured "
@@ -171,46 +204,42 @@ def dask_training_data(estimator, X, y):
             f"X and y must have the same number of samples and y must be 1-D; got X of shape "
             f"{X.shape} and y of shape {y.shape}."
         )
-    estimator.__dict__.pop("feature_names_in_", None)
-    estimator.n_features_in_ = int(X.shape[1])
-    refuse_lazy_unlabelled(estimator, y)
-    estimator.classes_, y_enc, _ = check_labels(y, **_dask_requirements(estimator))
+    refuse_lazy_unlabelled(name, traits.accepts_unlabelled, y)
+    classes, y_enc, _ = check_labels(y, **_dask_requirements(traits))
     if X.dtype not in (np.float32, np.float64):
         X = X.astype(np.float64)
-    return TrainingData(X, y_enc, None, X.dtype)
+    return TrainingData(X, y_enc, None, X.dtype, classes=classes, n_features=int(X.shape[1]))
 
 
-def kernel_approximation(est, X=None, partially_labelled=False):
-    """None (exact kernel) or 'nystroem' for a kernel estimator, validated; ``'auto'`` by the
-    size of ``X`` and whether some samples are unlabelled
+def kernel_approximation(params, cholesky_route, X=None, partially_labelled=False):
+    """None (exact kernel) or 'nystroem' for a kernel estimator of parameters ``params``
+    (``get_params()``), validated; ``'auto'`` by the size of ``X``, whether the exact fit takes
+    the Cholesky route and whether some samples are unlabelled
     (:func:`graphdr.graph_embedding.spaces.resolve_approximation`)."""
-    exact_only = est.kernel == "precomputed" or getattr(est, "solver", None) == "paper"
+    exact_only = params["kernel"] == "precomputed" or params.get("solver") == "paper"
     approximation = resolve_approximation(
-        getattr(est, "approximation", None), X, exact_only,
-        est._cholesky_route_possible() and not partially_labelled, partially_labelled)
+        params.get("approximation"), X, exact_only,
+        cholesky_route and not partially_labelled, partially_labelled)
     if approximation is None:
         return None
-    check_int(est.n_landmarks, "n_landmarks", min_value=2)
-    if est.kernel == "precomputed":
+    check_int(params["n_landmarks"], "n_landmarks", min_value=2)
+    if params["kernel"] == "precomputed":
         raise ValueError(
             "approximation='nystroem' needs the kernel function, not kernel='precomputed'."
         )
     return approximation
 
 
-def _dask_requirements(estimator):
-    requirements = estimator._label_requirements()
-    requirements.pop("unlabelled", None)
-    return requirements
+def _dask_requirements(traits):
+    return {k: v for k, v in traits.requirements.items() if k != "unlabelled"}
 
 
-def refuse_lazy_unlabelled(estimator, labels):
-    """A Dask fit of labels with -1 (unlabelled): a clear error (a semi-supervised fit's
-    smoothness graph needs every sample in memory)."""
+def refuse_lazy_unlabelled(name, accepts_unlabelled, labels):
+    """A Dask fit (of the estimator ``name``) of labels with -1 (unlabelled): a clear error (a
+    semi-supervised fit's smoothness graph needs every sample in memory)."""
     if not np.any(unlabelled_mask(np.asarray(labels))):
         return
-    name = type(estimator).__name__
-    if estimator._accepts_unlabelled():
+    if accepts_unlabelled:
         raise ValueError(
             f"{name}: y = -1 marks unlabelled samples, and a semi-supervised fit joins every "
             "sample in a neighbour graph, which needs X in memory: pass X.compute(), or fit "
@@ -220,9 +249,9 @@ def refuse_lazy_unlabelled(estimator, labels):
         f"convention); {name} needs every sample labelled: fit the labelled rows.")
 
 
-def select_kernel(est, data):
+def select_kernel(est, traits, data):
     """``gamma_`` and ``reg_`` (:class:`Selected`): the given values, or chosen from the data
-    (:mod:`graphdr.tuning`)."""
+    (:mod:`graphdr.tuning`, whose searches fit copies of ``est``)."""
     gamma = check_auto(est.gamma, "gamma", allow_none=True)
     reg = check_auto(getattr(est, "reg", None), "reg", allow_none=True)
     auto_gamma, auto_reg = gamma == "auto", reg == "auto"
@@ -230,17 +259,17 @@ def select_kernel(est, data):
     has_width = not callable(est.kernel) and est.kernel in tuning_width_kernels
     # a precomputed kernel has no width, and its ridge keeps the 1e-3 default
     searchable = (auto_gamma and has_width) or (
-        auto_reg and est._solver_uses_reg() and est.kernel != "precomputed")
+        auto_reg and traits.solver_uses_reg and est.kernel != "precomputed")
     if not searchable or data.y_encoded is None:
         return Selected(dict(gamma_=(median_gamma(data.X) if auto_gamma and has_width
                                      else (None if auto_gamma else gamma)),
                              reg_=1e-3 if auto_reg else (0.0 if reg is None else reg)),
                         ("cv_results_",))
-    fixed = dict(search_gamma=auto_gamma, search_reg=auto_reg and est._solver_uses_reg(),
+    fixed = dict(search_gamma=auto_gamma, search_reg=auto_reg and traits.solver_uses_reg,
                  fixed_gamma=None if auto_gamma else scaled_gamma(est, gamma),
                  fixed_reg=1e-3 if auto_reg else (0.0 if reg is None else reg),
                  n_jobs=getattr(est, "n_jobs", None))
-    if est._class_objective_block(2, np.ones(2)) is not None and est._solver_uses_reg():
+    if traits.class_objective and traits.solver_uses_reg:
         # class-structured (kernel LDA, kernel QMI): exact leave-one-out in closed form
         chosen = tuning_loo_search(est, data.X, data.y_encoded, **fixed)
     else:
@@ -249,43 +278,44 @@ def select_kernel(est, data):
     return Selected(dict(zip(("gamma_", "reg_", "cv_results_"), chosen)))
 
 
-def select_kernel_and_approximation(est, data):
+def select_kernel_and_approximation(est, traits, data):
     """:func:`select_kernel` on the labelled samples, then exact or Nystroem
     (``approximation_``) by the size of all of them."""
-    chosen = select_kernel(est, data.labelled())
-    approximation = est._approximation(data.X, has_unlabelled(data.y_encoded))
+    chosen = select_kernel(est, traits, data.labelled())
+    approximation = kernel_approximation(est.get_params(deep=False), traits.cholesky_route,
+                                         data.X, has_unlabelled(data.y_encoded))
     return chosen | Selected(dict(approximation_=approximation))
 
 
-def check_linear_reg(est):
-    """``reg`` of a linear estimator: a number >= 0, or 'auto' where it is supported."""
-    reg = getattr(est, "reg", None)
-    if isinstance(reg, str) and reg == "auto" and not est._auto_linear_reg:
+def check_linear_reg(traits, reg, resolved_reg):
+    """``reg`` of a linear estimator: a number >= 0, or 'auto' where it is supported
+    (``resolved_reg``: the estimator's check of a number)."""
+    if isinstance(reg, str) and reg == "auto" and not traits.auto_linear_reg:
         raise ValueError(
-            f"{type(est).__name__}: reg must be a number >= 0; got 'auto' (reg='auto' is "
+            f"{traits.name}: reg must be a number >= 0; got 'auto' (reg='auto' is "
             "available for LDA, LQMI and the kernel estimators)."
         )
     if reg is not None and not (isinstance(reg, str) and reg == "auto"):
-        est._resolved_reg()
+        resolved_reg()
 
 
-def check_linear_params(est):
-    """The parameters of a linear fit (``kernel=None``): ``reg`` (:func:`check_linear_reg`),
-    and no ``kernel_params``, which only a kernel would use."""
-    check_linear_reg(est)
-    if getattr(est, "kernel_params", None):
+def check_linear_params(traits, params, resolved_reg):
+    """The parameters ``params`` (``get_params()``) of a linear fit (``kernel=None``): ``reg``
+    (:func:`check_linear_reg`), and no ``kernel_params``, which only a kernel would use."""
+    check_linear_reg(traits, params.get("reg"), resolved_reg)
+    if params.get("kernel_params"):
         raise ValueError(
-            f"kernel_params={est.kernel_params!r} is for a kernel, but kernel=None fits "
-            f"{type(est).__name__}'s linear projection: set kernel (e.g. 'rbf') or leave "
+            f"kernel_params={params['kernel_params']!r} is for a kernel, but kernel=None fits "
+            f"{traits.name}'s linear projection: set kernel (e.g. 'rbf') or leave "
             "kernel_params None.")
 
 
-def wants_press_ridge(est):
+def wants_press_ridge(traits, reg):
     """Whether the fit chooses ``reg`` by the leave-one-out ridge (``reg='auto'``)."""
-    return est._auto_linear_reg and isinstance(est.reg, str)
+    return traits.auto_linear_reg and isinstance(reg, str)
 
 
-def statistics_and_reg(est, X, y_enc, keys=None):
+def statistics_and_reg(traits, reg, X, y_enc, n_classes, keys=None):
     """``(stats, scale, selected)``: :func:`graphdr.blocks.stats.scaled_class_statistics` of a
     validated ``X``, and ``reg_`` (:func:`select_linear_reg`).
 
@@ -294,32 +324,32 @@ def statistics_and_reg(est, X, y_enc, keys=None):
     leave-one-out ridge runs on the statistics pass's threads while they sum; its error, if
     any, is raised only once the pass has found ``X`` finite (NaN gets its own message).
     """
-    if not wants_press_ridge(est):
-        selected = select_linear_reg(est, X, y_enc)
-        return (*scaled_class_statistics(X, y_enc, len(est.classes_)), selected)
+    if not wants_press_ridge(traits, reg):
+        selected = select_linear_reg(traits, reg, X, y_enc)
+        return (*scaled_class_statistics(X, y_enc, n_classes), selected)
     keys = row_keys(X) if keys is None else keys
     failed, chosen = [], []
 
     def beside():
         try:
-            chosen.append(select_linear_reg(est, X, y_enc, keys=keys))
+            chosen.append(select_linear_reg(traits, reg, X, y_enc, keys=keys))
         except Exception as exc:  # raised below, after the statistics' NaN check
             failed.append(exc)
 
-    result = scaled_class_statistics(X, y_enc, len(est.classes_), beside=beside)
+    result = scaled_class_statistics(X, y_enc, n_classes, beside=beside)
     if failed:
         raise failed[0]
     return (*result, chosen[0])
 
 
-def select_linear_reg(est, X, y_enc, keys=None):
+def select_linear_reg(traits, reg, X, y_enc, keys=None):
     """``reg_`` (and ``cv_results_``) of a linear estimator whose ``reg`` may be 'auto'
     (:class:`Selected`, None for the others): the given value, or the leave-one-out ridge
     (:func:`graphdr.tuning.press_ridge`; ``keys`` the rows' content keys when already
     computed)."""
-    if not est._auto_linear_reg:
+    if not traits.auto_linear_reg:
         return None
-    if wants_press_ridge(est):
-        reg, cv_results = press_ridge(X, y_enc, name=type(est).__name__, keys=keys)
-        return Selected(dict(reg_=reg, cv_results_=cv_results))
-    return Selected(dict(reg_=float(est.reg)), ("cv_results_",))
+    if wants_press_ridge(traits, reg):
+        chosen, cv_results = press_ridge(X, y_enc, name=traits.name, keys=keys)
+        return Selected(dict(reg_=chosen, cv_results_=cv_results))
+    return Selected(dict(reg_=float(reg)), ("cv_results_",))

@@ -61,6 +61,7 @@ from ..training.label_audit import (  # noqa: F401  (graphdr.semi.choice's names
     audited_fit_labels,
 )
 from ..training.prepared import PreparedInput, digest
+from ..training.supports import supports_of
 from ..tuning import press_smoothing
 from .propagation import PropagationGraph
 
@@ -68,7 +69,7 @@ from .propagation import PropagationGraph
 def partially_labelled(est, y):
     """Whether ``y`` holds unlabelled samples (-1) that ``est`` fits (then no statistics
     route: the smoothness graph needs every sample)."""
-    if y is None or is_dask_array(y) or not est._supports.unlabelled_rows:
+    if y is None or is_dask_array(y) or not supports_of(est).unlabelled_rows:
         return False
     return bool(np.any(unlabelled_mask(np.asarray(y))))
 
@@ -78,18 +79,18 @@ def use_unlabelled(est, X, y):
     return prepare_unlabelled(est, X, y)[1]
 
 
-def prepare_unlabelled(est, X, y, audit=True):
+def prepare_unlabelled(est, X, y, audit=True, lazy=None):
     """``(X, y, selected)``: the labels audited first (:func:`audit_labels`, for an estimator
     with a ``labels`` parameter; ``audit=False``: audited by the caller), then what the fit
     goes on with (:func:`_prepare_unlabelled`). A refusal of the labels that the audit left
     says what the audit did."""
     audited = None
-    if audit and est._supports.label_audit and not isinstance(X, PreparedInput):
+    if audit and supports_of(est).label_audit and not isinstance(X, PreparedInput):
         y, audited = audit_labels(est, X, y)
-    flagging = (_flagging_audit(est, audited) if est._supports.label_audit
+    flagging = (_flagging_audit(est, audited) if supports_of(est).label_audit
                 and not isinstance(X, PreparedInput) else None)
     try:
-        X, y, chosen = _prepare_unlabelled(est, X, y)
+        X, y, chosen = _prepare_unlabelled(est, X, y, lazy)
     except ValueError as error:
         if flagging is None:
             raise
@@ -97,7 +98,7 @@ def prepare_unlabelled(est, X, y, audit=True):
     return X, y, chosen if audited is None else audited | chosen
 
 
-def _prepare_unlabelled(est, X, y):
+def _prepare_unlabelled(est, X, y, lazy=None):
     """``(X, y, selected)``: what a semi-supervised fit goes on with (the estimator's ``unlabelled``
     parameter, :data:`graphdr.graph_embedding.routes.SMOOTHING_DOC`): ``y`` itself ('smooth', or every
     sample labelled); ``y`` with the unlabelled samples' propagated classes ('propagate'); the
@@ -110,10 +111,10 @@ def _prepare_unlabelled(est, X, y):
     validated once, as a :class:`~graphdr.training.prepared.PreparedInput` shared with the choice's
     trial fits ('ignore': a set of the labelled rows alone, as a fit of those rows given
     directly would validate them); others get ``X`` as given."""
-    if is_dask_array(X) and y is not None and getattr(est, "_uses_labels", bool)():
+    if is_dask_array(X) and y is not None and lazy is not None:
         # never silently the labelled rows only, where the same fit in memory uses the others
-        refuse_lazy_unlabelled(est, np.asarray(y.compute() if is_dask_array(y) else y))
-    if not est._supports.unlabelled_choice:
+        refuse_lazy_unlabelled(*lazy, np.asarray(y.compute() if is_dask_array(y) else y))
+    if not supports_of(est).unlabelled_choice:
         return X, y, None
 
     def chose(use, results=None):
@@ -125,7 +126,7 @@ def _prepare_unlabelled(est, X, y):
         return X, y, chose(None)
     name = type(est).__name__
     choice = est.unlabelled
-    if getattr(est, "_is_kernel", bool)() and est.kernel == "precomputed":
+    if getattr(est, "kernel", None) == "precomputed":
         if choice == "propagate":
             raise ValueError(f"{name}: unlabelled='propagate' needs the samples' features to "
                              "build their neighbour graph, not kernel='precomputed'.")
@@ -135,7 +136,7 @@ def _prepare_unlabelled(est, X, y):
             return X, y, chose("smooth")
     if choice == "smooth":  # (also every fit of the choice's folds: no graph to build)
         return X, y, chose("smooth")
-    if est._supports.prepared:
+    if supports_of(est).prepared:
         prepared = X if isinstance(X, PreparedInput) else est._prepared_input(X, y)
         trials = prepared.for_trials(name)
         X_out = prepared
@@ -174,7 +175,7 @@ def _prepare_unlabelled(est, X, y):
                   or getattr(est, "_unlabelled_kept", None) else "ignore")
     if choice == "ignore":
         rows, labelled = prepared.labelled_rows()
-        if not est._supports.prepared:  # (the rows as given)
+        if not supports_of(est).prepared:  # (the rows as given)
             return _safe_indexing(X, rows), _safe_indexing(y, rows), chose(choice, results)
         return labelled, labelled.y, chose(choice, results)
     return X_out, y, chose(choice, results)
@@ -185,7 +186,7 @@ def _propagation_graph(est, scaled, y_enc, keys=None):
     one (DEEMap's ``neighbors``: inverted lists from 200,000 samples on), else exact;
     ``keys``: the scaled samples' content keys, when known."""
     algorithm = "exact"
-    if est._supports.neighbour_search:
+    if supports_of(est).neighbour_search:
         algorithm = _graphs.resolve_algorithm(est.neighbors, len(scaled))
     return PropagationGraph(scaled, y_enc, algorithm=algorithm,
                             random_state=getattr(est, "random_state", None), keys=keys)
@@ -206,20 +207,21 @@ CHOICE_FOLDS = 2
 #: (chosen by content): the choice costs a few fits of this size, whatever ``n``
 CHOICE_MAX_SAMPLES = 5000
 #: standard deviations of the sign test by which a use of the unlabelled rows must beat the
-#: fit of the labelled rows alone on held-out labels (``benchmarks/results/semi_choice.md``,
-#: with the gate: at 1 some estimator erred more than on the labelled rows alone in 15 of 45
-#: set-fractions, at 2 and at 2.5 in 3; 2.5 gives up kernel LDA's gain on digits at 1 %)
+#: fit of the labelled rows alone on held-out labels (``docs/history.rst``, "The margin
+#: and gate of unlabelled='auto'"; with the gate: at 1 some estimator erred more than on the
+#: labelled rows alone in 15 of 45 set-fractions, at 2 and at 2.5 in 3; 2.5 gives up kernel
+#: LDA's gain on digits at 1 %)
 CHOICE_MARGIN = 2.0
 #: standard deviations of the same sign test by which the fold's propagated classes must beat
 #: the fit of the labelled rows alone on held-out labels before any use is weighed (the gate;
-#: ``benchmarks/results/semi_choice.md``, "The gate")
+#: ``docs/history.rst``, "The margin and gate of unlabelled='auto'")
 CHOICE_GATE = 1.0
 #: the uses of the unlabelled rows that the choice weighs against ignoring them, in the order
 #: their trials run
 USES = ("smooth", "propagate")
 #: skip the trials that cannot change the choice (:func:`compare_unlabelled_uses`); False:
 #: fit every trial, so that ``unlabelled_results_`` holds every use's counts on every fold
-#: (``benchmarks/_semi_choice.py`` recomputes the choice at other margins from them)
+#: (the study of the margin recomputed the choice at other margins from them)
 CHOICE_STOP = True
 
 
@@ -247,14 +249,15 @@ def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None):
     :math:`b` the held-out samples it gets right and the fit of the labelled samples wrong, and
     :math:`c` the reverse, :math:`b - c > z \sqrt{b + c}`, :math:`z` =
     :data:`CHOICE_MARGIN` standard deviations (a few lucky samples do not decide it; measured
-    against 1, 1.5, 2.5 and 3: ``benchmarks/results/semi_choice.md``), and when the fold's
+    against 1, 1.5, 2.5 and 3: ``docs/history.rst``, "The margin and gate of
+    unlabelled='auto'"), and when the fold's
     propagated classes themselves (each held-out sample's class in its fold's propagation: no
     fit) beat ignoring them by the same test at :math:`z` = :data:`CHOICE_GATE`, the *gate*:
     where the neighbour graph's own labels do not beat the fit of the labelled samples, neither
     use is weighed (measured on ``benchmarks/semi.py``'s 675 cells, the gate changes 3 of the
     27 choices of a use, two of them to a lower test error, and spares the uses' trials in
-    504 of the 648 cells that keep the labelled samples' fit: ``semi_choice.md``, "The
-    gate"). The choice is the supported use with fewer held-out errors
+    504 of the 648 cells that keep the labelled samples' fit: the same section). The
+    choice is the supported use with fewer held-out errors
     (equal errors: the class's ``_unlabelled_ties``, 'propagate' for :class:`graphdr.DEEMap`,
     'smooth' for the others), and 'ignore' when none is supported: the fit never uses the
     unlabelled samples in a way its own held-out comparison does not back. With one labelled
@@ -435,7 +438,7 @@ class _ChoiceFold:
         """Which held-out rows ``use``'s fit of the other rows places nearest a kept labelled
         row of their own class (:func:`_trial_fit`; a ValueError when it cannot be fitted)."""
         y_enc, X, classes = trials.y_encoded, trials.X, trials.classes
-        prepared = trial._supports.prepared  # (else the rows as arrays)
+        prepared = supports_of(trial).prepared  # (else the rows as arrays)
         held, kept = self.held, self.kept
         if use == "ignore":
             rows, labels = (trials.take(kept) if prepared else X[kept]), y_enc[kept]
@@ -495,11 +498,9 @@ def _trial_fit(trial, use, rows, labels, trials):
 
 
 def solve_partially_labelled(est, space, data, problem, reg):
-    """The :class:`~graphdr.graph_embedding.fitting.Solution` of a partially labelled fit: the method's
-    graphs (or the given ``problem``) with the weighted smoothness form
-    (:func:`select_smoothing`), which it carries as ``selected``."""
-    if problem is None:
-        problem = est._graph_problem(space, data)
+    """The :class:`~graphdr.graph_embedding.fitting.Solution` of a partially labelled fit: the
+    method's graphs ``problem`` with the weighted smoothness form (:func:`select_smoothing`),
+    which it carries as ``selected``."""
     dims = labelled_dims(space, data)
     smoothing, selected = select_smoothing(est, space, data, dims, reg)
     eigenvalues, directions = solve_graph_problem(space, problem, reg=reg, rank_tol=est.rank_tol,
@@ -551,19 +552,19 @@ def select_smoothing(est, space, data, dims, reg):
     return (weight * J if weight > 0.0 else None), selected
 
 
-def semi_supervised_reg(est, X, y_enc, keys=None):
+def semi_supervised_reg(traits, reg, X, y_enc, keys=None):
     """``reg_`` of a linear estimator with ``reg='auto'`` on partially labelled data
     (:class:`~graphdr.graph_embedding.fitting.Selected`): the leave-one-out ridge of its labelled samples
     (:func:`select_linear_reg`), over the classes with two labelled samples or more; with fewer
     than two such classes, ``reg_ = 1``. ``keys``: the content keys of ``X``'s rows, when
     known."""
-    if not wants_press_ridge(est):
-        return select_linear_reg(est, X, y_enc)
+    if not wants_press_ridge(traits, reg):
+        return select_linear_reg(traits, reg, X, y_enc)
     labelled = y_enc >= 0
     counts = np.bincount(y_enc[labelled])
     keep = labelled & (counts[np.maximum(y_enc, 0)] >= 2)
     if np.count_nonzero(counts >= 2) < 2:
         return Selected(dict(reg_=1.0), ("cv_results_",))
     rows = np.flatnonzero(keep)
-    return select_linear_reg(est, X[rows], np.unique(y_enc[rows], return_inverse=True)[1],
+    return select_linear_reg(traits, reg, X[rows], np.unique(y_enc[rows], return_inverse=True)[1],
                              keys=None if keys is None else keys[rows])

@@ -13,6 +13,7 @@ from .._validation import check_labels, dense_for_semi_supervised
 from ..blocks.stats import is_dask_array
 from .prepared import PreparedInput
 from .selected import Selected
+from .supports import supports_of
 
 __all__ = ["audit_labels", "audited_fit_labels"]
 
@@ -36,7 +37,7 @@ def audit_labels(est, X, y):
     those samples' labels set to -1 (unlabelled), so that the partially labelled fit
     (``unlabelled``) does not follow them. ``selected`` sets ``label_issues_`` (None for
     'given')."""
-    use = getattr(est, "labels", "given") if est._supports.label_audit else "given"
+    use = getattr(est, "labels", "given") if supports_of(est).label_audit else "given"
     if use == "given" or y is None or is_dask_array(X) or is_dask_array(y):
         if use != "given" and (is_dask_array(X) or is_dask_array(y)):
             raise ValueError(f"{type(est).__name__}: labels={use!r} needs X and y in memory "

@@ -52,3 +52,12 @@ class Supports:
     #: each flag that says a parameter exists, and that parameter
     PARAMETERS = {"unlabelled_choice": "unlabelled", "smoothing": "smoothing",
                   "scaling": "scaling", "neighbour_search": "neighbors", "label_audit": "labels"}
+
+
+def supports_of(estimator):
+    """What ``estimator``'s class declares it takes (:class:`Supports`; nothing declared,
+    ``Supports()``): the one reader of the declaration that the shared machinery calls."""
+    return getattr(type(estimator), "_supports", _NOTHING)
+
+
+_NOTHING = Supports()
