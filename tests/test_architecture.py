@@ -308,3 +308,50 @@ def test_what_an_estimator_declares_it_supports_matches_its_parameters():
             assert "reg" in params, name
         checked += 1
     assert checked >= 16
+
+
+#: the helpers of a fit, which take values (the training set, what a class declares, what an
+#: estimator's hooks say, read once by the estimator's own module)
+HELPER_MODULES = ("graph_embedding/fitting.py", "semi/choice.py", "training")
+#: the private names a helper may read of what it is passed, each a declared protocol
+PROTOCOL_READS = {
+    ("supports_of", "_supports"): "what a class declares it takes, read in this one place",
+    ("right", "_embed_rows"): "a trial model's transform of rows the training set validated",
+}
+
+
+#: the names the helpers give an estimator
+ESTIMATOR_NAMES = {"est", "estimator", "model", "trial", "alone", "fitted"}
+
+
+def _private_reads(source):
+    """``(function, name)`` for each private attribute a function reads of an estimator
+    (``est._name``, any :data:`ESTIMATOR_NAMES`) or of anything by ``getattr(x, '_name')``."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for inner in ast.walk(node):
+            if (isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name)
+                    and inner.value.id in ESTIMATOR_NAMES and inner.attr.startswith("_")
+                    and not inner.attr.startswith("__")):
+                found.add((node.name, inner.attr))
+            if (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name)
+                    and inner.func.id == "getattr" and len(inner.args) >= 2
+                    and isinstance(inner.args[1], ast.Constant)
+                    and str(inner.args[1].value).startswith("_")):
+                found.add((node.name, inner.args[1].value))
+    return found
+
+
+def test_the_fits_helpers_read_no_private_attribute_of_what_they_are_passed():
+    """The helpers of a fit take values, not the estimator's private hooks: the estimator's
+    own module reads those once (``fit_traits``, ``unlabelled_uses``) and passes them."""
+    assert _private_reads("def f(est, x):\n    return est._hook() + getattr(x, '_y')\n") == {
+        ("f", "_hook"), ("f", "_y")}
+    paths = [p for name in HELPER_MODULES for p in sorted((PACKAGE / name).rglob("*.py"))
+             if (PACKAGE / name).is_dir()] + [PACKAGE / n for n in HELPER_MODULES
+                                              if n.endswith(".py")]
+    reads = {f"{p.relative_to(PACKAGE)}: {fn} reads {name}" for p in paths
+             for fn, name in _private_reads(p.read_text()) if (fn, name) not in PROTOCOL_READS}
+    assert not reads, sorted(reads)

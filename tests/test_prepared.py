@@ -208,7 +208,7 @@ def test_the_choices_of_a_fit_set_nothing_and_the_fit_writes_them(cls):
     """The use of the unlabelled rows, the ridge, the kernel's width, exact or Nystroem and
     the smoothing are chosen by functions that return a ``Selected`` and set none of them on
     the estimator; the fit writes what they chose (the values a fit ends with)."""
-    from graphdr.graph_embedding.estimator import fit_traits
+    from graphdr.graph_embedding.estimator import fit_traits, unlabelled_uses
     from graphdr.graph_embedding.fitting import select_kernel_and_approximation
     from graphdr.semi.choice import prepare_unlabelled
 
@@ -216,7 +216,7 @@ def test_the_choices_of_a_fit_set_nothing_and_the_fit_writes_them(cls):
     y = y.copy()
     y[np.arange(len(y)) % 3 != 0] = -1
     est = cls()
-    X_fit, y_fit, chosen = prepare_unlabelled(est, X, y)
+    X_fit, y_fit, chosen = prepare_unlabelled(est, X, y, uses=unlabelled_uses(est))
     data = est._training_data(X_fit, y_fit)
     selected = chosen | data.selected
     if est._is_kernel():

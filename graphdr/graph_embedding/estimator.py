@@ -25,6 +25,7 @@ from .._validation import (
 from ..blocks.solvers import untied_count
 from ..blocks.stats import input_scale, is_dask_array
 from ..semi.choice import (
+    UnlabelledUses,
     partially_labelled,
     prepare_unlabelled,
     semi_supervised_reg,
@@ -41,7 +42,6 @@ from .fitting import (
     TrainingData,
     check_linear_params,
     dask_training_data,
-    kernel_approximation,
     metric_of,
     select_kernel_and_approximation,
     select_linear_reg,
@@ -217,16 +217,9 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         traits = fit_traits(self)
         if not self._is_kernel():
             check_linear_params(traits, self.get_params(deep=False), self._resolved_reg)
-        X, y, chosen = prepare_unlabelled(
-            self, X, y, lazy=(traits.name, traits.accepts_unlabelled) if self._uses_labels() else None)
+        X, y, chosen = prepare_unlabelled(self, X, y, uses=unlabelled_uses(self, traits))
         data = self._training_data(X, y)
-        read = {"_input_scale": data.scale}
-        if data.classes is not None:
-            read["classes_"] = data.classes
-        if data.n_features is not None:  # a Dask array (validate_data sets it in memory)
-            self.__dict__.pop("feature_names_in_", None)
-            read["n_features_in_"] = data.n_features
-        Selected(read).write(self)  # (the kernel width's search reads the scale)
+        data.found().write(self)  # (the kernel width's search reads the scale)
         selected = Selected({}) | chosen | data.selected
         if self._is_kernel():
             selected = selected | select_kernel_and_approximation(self, traits, data)
@@ -251,9 +244,8 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         prepared = X if isinstance(X, PreparedInput) else None
         traits = fit_traits(self)
         if is_dask_array(X) and (self._is_kernel() or self._has_class_forms(y)):
-            return dask_training_data(
-                traits, X, y, class_forms=self._has_class_forms(y), reg=getattr(self, "reg", None),
-                approximation=self._approximation() if self._is_kernel() else None)
+            return dask_training_data(traits, self.get_params(deep=False), X, y,
+                                      class_forms=self._has_class_forms(y))
         if is_dask_array(X):  # neighbour graphs need the samples in memory
             return self._training_data(X.compute(), None if y is None else np.asarray(y))
         if self._has_class_forms(y):
@@ -281,7 +273,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         return PreparedInput(X, y, classes, y_enc, features_of(self))
 
     def _rescaled_input(self, X, prepared=None):
-        """``(X, scale)``: ``X`` checked and divided by its scale (:meth:`_divided_input`); once
+        """``(X, scale)``: ``X`` checked and divided by its scale (:func:`_divided_input`); once
         for the fits of one :class:`~graphdr.training.prepared.PreparedInput`."""
         if prepared is not None:
             return prepared.memo(
@@ -289,23 +281,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
                  X.dtype.str, sp.issparse(X), X.shape), lambda: self._rescaled_input(X))
         if self._is_kernel() and self.kernel != "precomputed":
             check_not_constant(X, type(self).__name__)
-        return self._divided_input(X)
-
-    def _divided_input(self, X):
-        """``X / 2**e`` when ``max|X|`` is outside ``[2**-64, 2**64]``.
-
-        Squares of ``X * 1e-300`` underflow and those of ``X * 1e150`` overflow; dividing by a
-        power of two is exact. Linear methods map the fitted ``components_`` and ``mean_`` back
-        in :meth:`_store`, so every scale gives the same embedding. Kernel methods whose
-        kernel sees the data through ``gamma`` (:data:`graphdr.graph_embedding.spaces.GAMMA_POWER`) keep the
-        scaled training samples, divide new samples by the same power of two in ``transform``
-        and multiply a given ``gamma`` by its power (:meth:`graphdr.graph_embedding.spaces.KernelSpec.of`); a
-        ``gamma_`` chosen from the data is that of the scaled data.
-        """
-        if X.shape[0] * X.shape[1] == 0 or (self._is_kernel() and not scales_with_gamma(self)):
-            return X, 1.0
-        scale = input_scale(X)
-        return (X if scale == 1.0 else X / scale), scale
+        return _divided_input(X, self._is_kernel() and not scales_with_gamma(self))
 
     def _solver_uses_reg(self):
         """Whether ``reg`` enters the solved problem (not for unregularised solvers)."""
@@ -336,12 +312,6 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
                                                     _keys(self, given, X))
         return TrainingData(None, None, stats, X.dtype, selected=selected, classes=classes,
                             scale=scale)
-
-    def _approximation(self, X=None, partially_labelled=False):
-        """None (exact kernel) or 'nystroem', validated; ``'auto'`` by the size of ``X`` (and
-        whether some samples are unlabelled: their fit needs dense eigendecompositions)."""
-        return kernel_approximation(self.get_params(deep=False), self._cholesky_route_possible(),
-                                    X, partially_labelled)
 
     def _coordinate_space(self, data):
         """Step 2: the space the problem is solved in (:mod:`graphdr.graph_embedding.spaces`)."""
@@ -387,14 +357,6 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             problem = self._graph_problem(space, data)
         return Solution(*solve_graph_problem(space, problem, reg=reg, n_samples=n,
                                              rank_tol=self.rank_tol))
-
-    def _cholesky_route_possible(self):
-        """Whether the exact fit would take the class-structured Cholesky route (one ``n x n``
-        factorisation, no eigendecomposition): it sets how large ``approximation='auto'`` keeps
-        the exact kernel (:func:`graphdr.graph_embedding.spaces.resolve_approximation`)."""
-        reg = getattr(self, "reg", 0.0)
-        return getattr(self, "solver", "eigh") in ("auto", "cholesky") and not (
-            isinstance(reg, (int, float)) and reg == 0)
 
     def _use_class_kernel_route(self, space):
         solver = getattr(self, "solver", "eigh")
@@ -510,6 +472,35 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         return tags
 
 
+def _cholesky_route(params):
+    """Whether the exact fit of an estimator of parameters ``params`` would take the
+    class-structured Cholesky route (one ``n x n`` factorisation, no eigendecomposition): it
+    sets how large ``approximation='auto'`` keeps the exact kernel
+    (:func:`graphdr.graph_embedding.spaces.resolve_approximation`)."""
+    reg = params.get("reg", 0.0)
+    return params.get("solver", "eigh") in ("auto", "cholesky") and not (
+        isinstance(reg, (int, float)) and reg == 0)
+
+
+def _divided_input(X, unscaled):
+    """``(X / 2**e, 2**e)`` when ``max|X|`` is outside ``[2**-64, 2**64]``, else ``(X, 1)``
+    (also when ``unscaled``: a kernel that does not see the data through ``gamma``).
+
+    Squares of ``X * 1e-300`` underflow and those of ``X * 1e150`` overflow; dividing by a
+    power of two is exact. Linear methods map the fitted ``components_`` and ``mean_`` back
+    in :meth:`_BaseGraphEmbedding._store`, so every scale gives the same embedding. Kernel methods whose
+    kernel sees the data through ``gamma`` (:data:`graphdr.graph_embedding.spaces.GAMMA_POWER`)
+    keep the scaled training samples, divide new samples by the same power of two in
+    ``transform`` and multiply a given ``gamma`` by its power
+    (:meth:`graphdr.graph_embedding.spaces.KernelSpec.of`); a ``gamma_`` chosen from the data
+    is that of the scaled data.
+    """
+    if X.shape[0] * X.shape[1] == 0 or unscaled:
+        return X, 1.0
+    scale = input_scale(X)
+    return (X if scale == 1.0 else X / scale), scale
+
+
 def fit_traits(est):
     """What ``est``'s class and parameters say about how it fits
     (:class:`~graphdr.graph_embedding.fitting.FitTraits`), read from its hooks once, for the
@@ -519,9 +510,19 @@ def fit_traits(est):
         ridge_on_total_scatter=est._ridge_on_total_scatter,
         solver_uses_reg=est._solver_uses_reg(),
         class_objective=est._class_objective_block(2, np.ones(2)) is not None,
-        cholesky_route=est._cholesky_route_possible(),
+        cholesky_route=_cholesky_route(est.get_params(deep=False)),
         class_structured=est._is_class_structured(),
         accepts_unlabelled=est._accepts_unlabelled(), requirements=est._label_requirements())
+
+
+def unlabelled_uses(est, traits=None):
+    """How ``est`` weighs the uses of its unlabelled rows
+    (:class:`~graphdr.semi.choice.UnlabelledUses`): its rows prepared by its own validation,
+    its label requirements, and a Dask fit of -1 labels refused in its words."""
+    traits = fit_traits(est) if traits is None else traits
+    return UnlabelledUses(
+        prepare=est._prepared_input, requirements=traits.requirements,
+        lazy=(traits.name, traits.accepts_unlabelled) if est._uses_labels() else None)
 
 
 def _keys(est, given, X):

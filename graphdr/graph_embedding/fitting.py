@@ -96,6 +96,17 @@ class TrainingData(NamedTuple):
     def n_samples(self):
         return self.stats.n if self.stats is not None else self.X.shape[0]
 
+    def found(self):
+        """What reading the samples found, as the fit writes it (:class:`Selected`):
+        ``_input_scale``, ``classes_``, and a Dask array's ``n_features_in_`` (its
+        ``feature_names_in_`` dropped; in memory ``validate_data`` sets both)."""
+        values = {"_input_scale": self.scale}
+        if self.classes is not None:
+            values["classes_"] = self.classes
+        if self.n_features is None:
+            return Selected(values)
+        return Selected({**values, "n_features_in_": self.n_features}, ("feature_names_in_",))
+
     def labelled(self):
         """The record on which a partially labelled fit chooses its kernel: the labelled
         samples of the classes with two or more of them (re-encoded), or all samples without
@@ -148,10 +159,10 @@ def metric_of(space, data, V=None, dual=None, Y=None, *, scaling, reg, ridge_on_
                             reg=reg, ridge_form=ridge_form, rotate=rotate, criterion=criterion)
 
 
-def dask_training_data(traits, X, y, *, class_forms, approximation, reg):
+def dask_training_data(traits, params, X, y, *, class_forms):
     """Step 1 of ``fit`` for a ``dask.array`` ``X`` of a class-structured problem
-    (``class_forms``) or a kernel method (``approximation``, :func:`kernel_approximation`):
-    what each can do lazily.
+    (``class_forms``) or a kernel method, of parameters ``params`` (``get_params()``): what
+    each can do lazily.
 
     * class-structured linear problems: one pass of class statistics, ``X`` never
       materialised (NaN/inf and the labels are checked in the same pass);
@@ -165,7 +176,7 @@ def dask_training_data(traits, X, y, *, class_forms, approximation, reg):
 
     The record carries ``classes`` and ``n_features``; nothing is set on the estimator.
     """
-    name = traits.name
+    name, reg = traits.name, params.get("reg")
     if class_forms:
         check_dask_input(X, name)
         stats = class_statistics(X, y)
@@ -180,7 +191,7 @@ def dask_training_data(traits, X, y, *, class_forms, approximation, reg):
         dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.dtype(np.float64)
         return TrainingData(None, None, stats, dtype, selected=selected, classes=stats.classes,
                             n_features=int(X.shape[1]))
-    if approximation is None:
+    if kernel_approximation(params, traits.cholesky_route) is None:
         raise ValueError(
             f"{name} on a dask array needs approximation='nystroem' (with n_landmarks): the "
             "exact kernel is an n x n matrix in memory. Pass approximation='nystroem', or "

@@ -43,7 +43,7 @@ from ..blocks.solvers import embedding_signs
 from ..blocks.stats import is_dask_array
 from ..neighbor_embedding._core import _DTYPES, _check_descent_params, _store_descent
 from ..neighbor_embedding.elastic import _sparse_preconditioner
-from ..semi.choice import audited_fit_labels, prepare_unlabelled
+from ..semi.choice import UnlabelledUses, audited_fit_labels, prepare_unlabelled
 from ..training.label_audit import LABELS_DOC
 from ..training.prepared import PreparedInput, features_of
 from ..training.supports import Supports
@@ -467,8 +467,10 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
         if prepared is None:  # (a trial fit's labels are audited already)
             y, y_enc = audited_fit_labels(self, X, y, y_enc)
         # the propagated classes, or y itself
-        X_fit, y_fit, chosen = prepare_unlabelled(self, X if prepared is None else prepared, y,
-                                                  audit=False)
+        X_fit, y_fit, chosen = prepare_unlabelled(
+            self, X if prepared is None else prepared, y, audit=False, uses=UnlabelledUses(
+                kept=self._unlabelled_kept, ties=self._unlabelled_ties,
+                prepare=self._prepared_input))
         chosen.write(self)
         if self.unlabelled_ == "propagate":
             y_enc = np.unique(y_fit, return_inverse=True)[1].astype(np.intp)

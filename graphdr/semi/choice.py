@@ -31,6 +31,9 @@ independent of the row order. With every sample labelled the term is absent
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import NamedTuple
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import _safe_indexing
@@ -74,23 +77,44 @@ def partially_labelled(est, y):
     return bool(np.any(unlabelled_mask(np.asarray(y))))
 
 
+class UnlabelledUses(NamedTuple):
+    """How an estimator's fit weighs the uses of its unlabelled rows, passed by the estimator
+    (its own methods and class values) to :func:`prepare_unlabelled`: nothing here reads the
+    estimator's private attributes."""
+
+    #: a use kept unless the fits of the labelled rows alone are shown better (the
+    #: heavy-tailed map: 'propagate', its unlabelled rows always in the picture), or None
+    kept: str | None = None
+    #: the use chosen between two supported uses of equal held-out errors
+    ties: str = "smooth"
+    #: ``(X, y) -> PreparedInput``: the estimator's rows validated once (``Supports.prepared``)
+    prepare: Callable | None = None
+    #: ``(name, accepts_unlabelled)``: a Dask fit of labels with -1 is refused in those words
+    #: (:func:`graphdr.graph_embedding.fitting.refuse_lazy_unlabelled`), or None
+    lazy: tuple | None = None
+    #: what the labels must satisfy (:func:`graphdr._validation.check_labels`'s keywords): the
+    #: labels an audit keeps are checked against it, or None
+    requirements: dict | None = None
+
+
 def use_unlabelled(est, X, y):
     """The labels a semi-supervised fit goes on with (:func:`prepare_unlabelled`)."""
     return prepare_unlabelled(est, X, y)[1]
 
 
-def prepare_unlabelled(est, X, y, audit=True, lazy=None):
+def prepare_unlabelled(est, X, y, audit=True, uses=None):
     """``(X, y, selected)``: the labels audited first (:func:`audit_labels`, for an estimator
     with a ``labels`` parameter; ``audit=False``: audited by the caller), then what the fit
-    goes on with (:func:`_prepare_unlabelled`). A refusal of the labels that the audit left
-    says what the audit did."""
+    goes on with (:func:`_prepare_unlabelled`; ``uses``: :class:`UnlabelledUses`). A refusal
+    of the labels that the audit left says what the audit did."""
+    uses = UnlabelledUses() if uses is None else uses
     audited = None
     if audit and supports_of(est).label_audit and not isinstance(X, PreparedInput):
-        y, audited = audit_labels(est, X, y)
+        y, audited = audit_labels(est, X, y, uses.requirements)
     flagging = (_flagging_audit(est, audited) if supports_of(est).label_audit
                 and not isinstance(X, PreparedInput) else None)
     try:
-        X, y, chosen = _prepare_unlabelled(est, X, y, lazy)
+        X, y, chosen = _prepare_unlabelled(est, X, y, uses)
     except ValueError as error:
         if flagging is None:
             raise
@@ -98,7 +122,7 @@ def prepare_unlabelled(est, X, y, audit=True, lazy=None):
     return X, y, chosen if audited is None else audited | chosen
 
 
-def _prepare_unlabelled(est, X, y, lazy=None):
+def _prepare_unlabelled(est, X, y, uses):
     """``(X, y, selected)``: what a semi-supervised fit goes on with (the estimator's ``unlabelled``
     parameter, :data:`graphdr.graph_embedding.routes.SMOOTHING_DOC`): ``y`` itself ('smooth', or every
     sample labelled); ``y`` with the unlabelled samples' propagated classes ('propagate'); the
@@ -111,9 +135,9 @@ def _prepare_unlabelled(est, X, y, lazy=None):
     validated once, as a :class:`~graphdr.training.prepared.PreparedInput` shared with the choice's
     trial fits ('ignore': a set of the labelled rows alone, as a fit of those rows given
     directly would validate them); others get ``X`` as given."""
-    if is_dask_array(X) and y is not None and lazy is not None:
+    if is_dask_array(X) and y is not None and uses.lazy is not None:
         # never silently the labelled rows only, where the same fit in memory uses the others
-        refuse_lazy_unlabelled(*lazy, np.asarray(y.compute() if is_dask_array(y) else y))
+        refuse_lazy_unlabelled(*uses.lazy, np.asarray(y.compute() if is_dask_array(y) else y))
     if not supports_of(est).unlabelled_choice:
         return X, y, None
 
@@ -137,7 +161,7 @@ def _prepare_unlabelled(est, X, y, lazy=None):
     if choice == "smooth":  # (also every fit of the choice's folds: no graph to build)
         return X, y, chose("smooth")
     if supports_of(est).prepared:
-        prepared = X if isinstance(X, PreparedInput) else est._prepared_input(X, y)
+        prepared = X if isinstance(X, PreparedInput) else uses.prepare(X, y)
         trials = prepared.for_trials(name)
         X_out = prepared
     else:
@@ -157,7 +181,8 @@ def _prepare_unlabelled(est, X, y, lazy=None):
 
     results = None
     if choice == "auto":
-        results = compare_unlabelled_uses(est, trials, graph=graph)
+        results = compare_unlabelled_uses(est, trials, graph=graph, kept=uses.kept,
+                                          ties=uses.ties)
         choice = results["choice"]
     if choice == "propagate":
         P, _, _ = graph().propagate(y_enc, len(classes))
@@ -171,8 +196,7 @@ def _prepare_unlabelled(est, X, y, lazy=None):
         if sizes.min() >= 2:
             return X_out, classes[propagated], chose(choice, results)
         # the propagation left a class one sample: not to be fitted
-        choice = ("smooth" if results["smooth_supported"]
-                  or getattr(est, "_unlabelled_kept", None) else "ignore")
+        choice = "smooth" if results["smooth_supported"] or uses.kept else "ignore"
     if choice == "ignore":
         rows, labelled = prepared.labelled_rows()
         if not supports_of(est).prepared:  # (the rows as given)
@@ -225,7 +249,8 @@ USES = ("smooth", "propagate")
 CHOICE_STOP = True
 
 
-def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None):
+def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None, *, kept=None,
+                            ties="smooth"):
     r"""Which use of the unlabelled samples places held-out labelled samples best: ignoring
     them (the fit of the labelled samples alone), the smoothness term, or the propagated
     classes.
@@ -258,24 +283,17 @@ def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None):
     27 choices of a use, two of them to a lower test error, and spares the uses' trials in
     504 of the 648 cells that keep the labelled samples' fit: the same section). The
     choice is the supported use with fewer held-out errors
-    (equal errors: the class's ``_unlabelled_ties``, 'propagate' for :class:`graphdr.DEEMap`,
-    'smooth' for the others), and 'ignore' when none is supported: the fit never uses the
+    (equal errors: ``ties``, 'propagate' for :class:`graphdr.DEEMap`, 'smooth' for the
+    others), and 'ignore' when none is supported: the fit never uses the
     unlabelled samples in a way its own held-out comparison does not back. With one labelled
     sample in some class there is no held-out comparison, and when the fit of a fold's labelled
     samples alone fails (a method that needs two samples per class, with two in a class) there
     is nothing to weigh a use against: both choose 'ignore', the simplest.
 
-    The trials run cheapest first, and a trial that cannot change the choice is not fitted
-    (:data:`CHOICE_STOP`): the fits of the labelled samples alone first, then each fold's
-    propagation (the gate), then each use fold by fold, each stopped when even held-out samples
-    right on every remaining row that ignoring gets wrong (:math:`b + w`, :math:`c` unchanged)
-    would not pass its sign test (where it passes, :math:`b - c - z \sqrt{b + c}` grows with
-    :math:`b` and falls with :math:`c`), or when the use's held-out errors so far exceed those
-    of a use already supported (equal: when it loses the tie). The choice is that of every
-    trial. Where the labelled samples' fit is kept, the choice costs the folds' fits of the
-    labelled samples alone, one graph, and one propagation per fold until the gate cannot open.
+    The trials run cheapest first and stop when they cannot change the choice
+    (:func:`_weigh_uses`).
 
-    An estimator whose ``_unlabelled_kept`` names a use (the heavy-tailed map:
+    An estimator that keeps a use (``kept``; the heavy-tailed map:
     'propagate', its unlabelled rows always in the picture) reverses the burden: that use
     unless the fits of the labelled samples alone beat the folds' propagated classes by the
     sign test at :data:`CHOICE_MARGIN` (:math:`c - b > z \sqrt{b + c}`); no use's trial is
@@ -293,13 +311,10 @@ def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None):
     that gives the :class:`PropagationGraph` of its scaled rows and labels (built once), or
     None.
     """
-    from sklearn.base import clone
-
     classes, y_enc = trials.classes, trials.y_encoded
     labelled = np.flatnonzero(y_enc >= 0)
     sizes = np.bincount(y_enc[labelled], minlength=len(classes))
     k = int(min(n_folds, sizes.min()))
-    kept = getattr(est, "_unlabelled_kept", None)
     out = dict(choice=kept or "ignore", n_folds=0, n_held_out=0, ignore_error=np.nan)
     for use in USES + ("propagation",):
         out.update({f"{use}_error": np.nan, f"{use}_b": 0, f"{use}_c": 0,
@@ -307,6 +322,41 @@ def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None):
         out[f"{use}_folds"] = 0
     if k < 2:
         return out
+    trials, labelled, trial, alone, graph = _trial_setting(est, trials, labelled, graph)
+    folds = []
+    for train, test in stratified_folds(trials.y_encoded[labelled], k,
+                                        trials.keys()[labelled]):  # the cheap trials first
+        fold = _ChoiceFold(trials, labelled[test], labelled[train], graph, len(classes))
+        try:
+            fold.ignore = fold.right(alone, "ignore", trials)
+        except ValueError:  # nothing to weigh the uses against
+            return out
+        folds.append(fold)
+    ignore = np.concatenate([f.ignore for f in folds])
+    n = len(ignore)
+    out.update(n_folds=k, n_held_out=n, ignore_error=float(np.mean(~ignore)))
+    # the rows each use can still gain: those the fits of the labelled rows alone get wrong
+    gains = np.cumsum([int(np.sum(~f.ignore)) for f in folds][::-1])[::-1].tolist() + [0]
+    gate = _open_gate(folds, gains, kept, out)
+    if kept:  # the kept use unless ignoring the unlabelled rows is shown better
+        b, c = out["propagation_b"], out["propagation_c"]
+        out["choice"] = "ignore" if _passes(c, b) else kept
+        return out
+    best = _weigh_uses(folds, gains, gate, ties, trial, trials, out)
+    if best is not None:
+        out["choice"] = best[1]
+    return out
+
+
+def _trial_setting(est, trials, labelled, graph):
+    """``(trials, labelled, trial, alone, graph)`` of the choice: the rows its trials take
+    (every labelled sample, and unlabelled ones of smallest content key up to
+    :data:`CHOICE_MAX_SAMPLES` in all) and their labelled rows, the unfitted estimators of the
+    uses' trials and of the labelled rows alone, and the function that gives the rows'
+    propagation graph (built once, when a fold first needs it)."""
+    from sklearn.base import clone
+
+    y_enc = trials.y_encoded
     if len(y_enc) > max(CHOICE_MAX_SAMPLES, len(labelled)):
         # every labelled sample, and the unlabelled ones of smallest content key
         unlabelled = np.flatnonzero(y_enc < 0)
@@ -316,7 +366,6 @@ def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None):
         y_enc = trials.y_encoded
         labelled = np.flatnonzero(y_enc >= 0)
         graph = None
-    keys = trials.keys()[labelled]
     trial = clone(est).set_params(unlabelled="smooth")
     if "labels" in trial.get_params(deep=False):  # (the labels audited once, before the choice)
         trial.set_params(labels="given")
@@ -332,21 +381,14 @@ def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None):
         def graph():
             return trials.memo("propagation graph",
                                lambda: _propagation_graph(est, trials.scaled, y_enc, trials.keys()))
-    folds = []
-    for train, test in stratified_folds(y_enc[labelled], k, keys):  # the cheap trials first
-        fold = _ChoiceFold(trials, labelled[test], labelled[train], graph, len(classes))
-        try:
-            fold.ignore = fold.right(alone, "ignore", trials)
-        except ValueError:  # nothing to weigh the uses against
-            return out
-        folds.append(fold)
-    ignore = np.concatenate([f.ignore for f in folds])
-    n = len(ignore)
-    out.update(n_folds=k, n_held_out=n, ignore_error=float(np.mean(~ignore)))
-    # the rows each use can still gain: those the fits of the labelled rows alone get wrong
-    gains = np.cumsum([int(np.sum(~f.ignore)) for f in folds][::-1])[::-1].tolist() + [0]
-    # the gate: the neighbour graph's labels beat ignoring them; its folds' propagations
-    # stopped as the uses' trials are, when the rest cannot open it
+    return trials, labelled, trial, alone, graph
+
+
+def _open_gate(folds, gains, kept, out):
+    """The gate: whether the folds' propagated classes beat the fits of the labelled rows
+    alone (:data:`CHOICE_GATE`); its folds' propagations stopped as the uses' trials are,
+    when the rest cannot open it (not where a use is ``kept``). Its counts go in ``out``."""
+    k, n = len(folds), out["n_held_out"]
     b = c = wrong = 0
     for i, fold in enumerate(folds):
         if CHOICE_STOP and not kept and not _passes(b + gains[i], c, CHOICE_GATE):
@@ -359,10 +401,25 @@ def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None):
     out.update(propagation_b=b, propagation_c=c, propagation_supported=gate)
     if out["propagation_folds"] == k:
         out["propagation_error"] = wrong / n
-    if kept:  # the kept use unless ignoring the unlabelled rows is shown better
-        out["choice"] = "ignore" if _passes(c, b) else kept
-        return out
-    ties = getattr(est, "_unlabelled_ties", "smooth")
+    return gate
+
+
+def _weigh_uses(folds, gains, gate, ties, trial, trials, out):
+    r"""Each use's trials fold by fold, stopped when they cannot change the choice
+    (:func:`_may_change`); their counts go in ``out``. Returns the (held-out errors, use) of
+    the supported use chosen, or None.
+
+    The trials run cheapest first, and a trial that cannot change the choice is not fitted
+    (:data:`CHOICE_STOP`): the fits of the labelled samples alone first, then each fold's
+    propagation (the gate), then each use fold by fold, each stopped when even held-out samples
+    right on every remaining row that ignoring gets wrong (:math:`b + w`, :math:`c` unchanged)
+    would not pass its sign test (where it passes, :math:`b - c - z \sqrt{b + c}` grows with
+    :math:`b` and falls with :math:`c`), or when the use's held-out errors so far exceed those
+    of a use already supported (equal: when it loses the tie). The choice is that of every
+    trial. Where the labelled samples' fit is kept, the choice costs the folds' fits of the
+    labelled samples alone, one graph, and one propagation per fold until the gate cannot open.
+    """
+    k, n = len(folds), out["n_held_out"]
     best = None  # (held-out errors, use) of the supported use chosen so far
     for use in USES:
         b = c = wrong = 0
@@ -384,9 +441,7 @@ def compare_unlabelled_uses(est, trials, n_folds=CHOICE_FOLDS, graph=None):
             out[f"{use}_error"] = wrong / n
         if supported and (best is None or (wrong, use != ties) < (best[0], best[1] != ties)):
             best = (wrong, use)
-    if best is not None:
-        out["choice"] = best[1]
-    return out
+    return best
 
 
 def _passes(b, c, z=None):

@@ -29,14 +29,15 @@ LABELS_DOC = """    labels : {'given', 'flag', 'audit'}, default='given'
         :ref:`label_issues` for when 'audit' helps."""
 
 
-def audit_labels(est, X, y):
+def audit_labels(est, X, y, requirements=None):
     """``(y, selected)``: the labels a fit goes on with, by the estimator's ``labels``
     parameter (:data:`graphdr._validation.LABEL_USES`). 'given': ``y`` itself. 'flag': ``y``
     itself, and the samples whose label the data contradicts found by
     :class:`graphdr.LabelIssues` on ``X`` (its fitted audit is ``label_issues_``). 'audit':
     those samples' labels set to -1 (unlabelled), so that the partially labelled fit
-    (``unlabelled``) does not follow them. ``selected`` sets ``label_issues_`` (None for
-    'given')."""
+    (``unlabelled``) does not follow them; ``requirements``: what the labels it keeps must
+    satisfy (:func:`graphdr._validation.check_labels`'s keywords), or None. ``selected`` sets
+    ``label_issues_`` (None for 'given')."""
     use = getattr(est, "labels", "given") if supports_of(est).label_audit else "given"
     if use == "given" or y is None or is_dask_array(X) or is_dask_array(y):
         if use != "given" and (is_dask_array(X) or is_dask_array(y)):
@@ -60,7 +61,7 @@ def audit_labels(est, X, y):
         y = np.asarray(y)
         y = y.astype(object) if y.dtype.kind in "US" else y.copy()
         y[audit.is_issue_] = "-1" if audit.classes_.dtype.kind in "USO" else -1
-        _check_audited_labels(est, given, y, audit)
+        _check_audited_labels(type(est).__name__, requirements, given, y, audit)
     return y, Selected({"label_issues_": audit})
 
 
@@ -72,13 +73,13 @@ def _audit_aside(audit):
             "graphdr.LabelIssues flags")
 
 
-def _check_audited_labels(est, given, audited, audit):
-    """A ``ValueError`` saying so when the labels the audit keeps no longer meet the
-    estimator's needs (classes, samples per class) that the labels as given meet."""
-    requirements = getattr(est, "_label_requirements", None)
+def _check_audited_labels(name, requirements, given, audited, audit):
+    """A ``ValueError`` saying so when the labels the audit keeps no longer meet the needs
+    (``requirements``: classes, samples per class) of the estimator ``name`` that the labels as
+    given meet."""
     if requirements is None:
         return
-    needs = {**requirements(), "unlabelled": "allow"}
+    needs = {**requirements, "unlabelled": "allow"}
     try:
         check_labels(audited, **needs)
     except ValueError:
@@ -89,7 +90,6 @@ def _check_audited_labels(est, given, audited, audit):
         check_labels(given, **needs)
     except ValueError:  # (refused as given too: the fit says why in its own words)
         return
-    name = type(est).__name__
     classes, sizes = audit.classes_, np.zeros(len(audit.classes_), dtype=np.intp)
     kept = ~audit.is_issue_ & ~np.isnan(audit.label_quality_)
     codes = np.searchsorted(classes, np.asarray(given, dtype=classes.dtype)[kept])
