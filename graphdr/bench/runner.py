@@ -10,6 +10,7 @@ import signal
 import sys
 import traceback
 import zlib
+from dataclasses import dataclass
 
 from .._outputs import StagedFolder, atomic_open, refuse_inputs
 from ..io.files import check_writable
@@ -190,7 +191,7 @@ def _parallel(fn, tasks, n_jobs, desc, progress, threads=1, backend="loky"):
     from tqdm.auto import tqdm
 
     # the estimate from the average rate since the start (smoothing=0): the cells come in a
-    # mixed order (see _sweep), so the average stands for the rest; a moving average follows
+    # mixed order (see _cells), so the average stands for the rest; a moving average follows
     # the last few cells and swings several-fold when cheap and costly ones alternate
     bar = tqdm(total=len(tasks), desc=desc, unit="cell", disable=not progress or not tasks,
                file=sys.stderr, dynamic_ncols=True, smoothing=0)
@@ -247,6 +248,48 @@ def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="g
     labelled rows. No 2-D pictures are drawn then. Raises ValueError for unknown data sets,
     methods, classifiers or changed settings, and for unreadable files.
     """
+    plan = _plan(protocol, datasets, methods, classifiers, out=out, seed=seed,
+                 label_column=label_column, pictures=pictures, read_options=read_options,
+                 label_fraction=label_fraction, echo=echo)
+    run = dict(timing=timing, n_jobs=n_jobs, progress=progress, threads=threads,
+               backend=backend, echo=echo)
+    report = dict(title=title, command=command, plots_on=plots_on, html_on=html_on,
+                  scatter_per_method=scatter_per_method, n_jobs=n_jobs, progress=progress,
+                  threads=threads, echo=echo)
+    if stage is not None:
+        if os.path.exists(out) and not os.path.isdir(out):
+            raise ValueError(f"{out} exists and is not a folder; choose another --out.")
+        return _report(stage, out, plan, _sweep(stage, out, plan, **run), **report)
+    check_writable(out, create=True)
+    with StagedFolder(out, what="bench", fresh=fresh, command=command) as own:
+        # out's files replaced when it is complete
+        result = _report(own, out, plan, _sweep(own, out, plan, **run), **report)
+        own.commit(stale=["failures.txt"])
+    return result
+
+
+@dataclass
+class _Plan:
+    """What a run computes, resolved and checked before it writes anything: the data sets,
+    the methods (in the tables' order), the classifiers, every cell (a :func:`run_cell` task,
+    in the sweep's order), the 2-D embeddings to draw, the settings that identify the results,
+    the fraction of labels kept, and the notes so far."""
+
+    protocol: object
+    loaded: list
+    methods: list
+    classifiers: list
+    cells: list
+    embeddings: list
+    config: dict
+    label_fraction: float | None
+    notes: list
+
+
+def _plan(protocol, datasets, methods, classifiers, *, out, seed, label_column, pictures,
+          read_options, label_fraction, echo):
+    """The :class:`_Plan` of :func:`run_bench`'s arguments (its data sets loaded, their notes
+    said); a ValueError for unknown data sets, methods or classifiers, unreadable files."""
     if label_fraction is not None and not 0.0 < float(label_fraction) <= 1.0:
         raise ValueError(f"--label-fraction must be in (0, 1]; got {label_fraction!r}.")
     if label_fraction is not None and float(label_fraction) == 1.0:
@@ -258,6 +301,19 @@ def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="g
     method_names = list(methods) if explicit else list(protocol.methods)
     parsed = _parse_methods(method_names, explicit, notes)
     classifiers = [check_classifier(c) for c in (classifiers or protocol.classifiers)]
+    loaded = _load_datasets(protocol, datasets, out, seed, label_column, read_options, echo)
+    config = dict(protocol=protocol.settings(), seed=int(seed), classifiers=sorted(classifiers))
+    if label_fraction is not None:
+        config["label_fraction"] = float(label_fraction)
+    cells, embeddings, method_order = _cells(protocol, loaded, parsed, classifiers, seed,
+                                             pictures, label_fraction)
+    return _Plan(protocol, loaded, method_order, classifiers, cells, embeddings, config,
+                 label_fraction, notes)
+
+
+def _load_datasets(protocol, datasets, out, seed, label_column, read_options, echo):
+    """The data sets of the run (default the protocol's), loaded without their unlabelled
+    rows, their notes said; checked to have distinct names (and views for 'mkldr')."""
     dataset_names = list(datasets) if datasets else list(protocol.datasets)
     if not dataset_names:
         raise ValueError(f"Protocol {protocol.name!r} has no default data set; pass --datasets.")
@@ -273,37 +329,13 @@ def run_bench(protocol, *, datasets=None, methods=None, classifiers=None, out="g
         raise ValueError(f"Two data sets have the same name: {names}.")
     if protocol.name == "mkldr" and not all(d.views for d in loaded):
         raise ValueError("Protocol 'mkldr' needs multi-view data sets (.npz with view_* arrays).")
-    config = dict(protocol=protocol.settings(), seed=int(seed), classifiers=sorted(classifiers))
-    if label_fraction is not None:
-        config["label_fraction"] = float(label_fraction)
-    sweep = dict(protocol=protocol, loaded=loaded, parsed=parsed, classifiers=classifiers,
-                 config=config, seed=seed, pictures=pictures, label_fraction=label_fraction,
-                 timing=timing, n_jobs=n_jobs, progress=progress, threads=threads,
-                 backend=backend, title=title, command=command, notes=notes, plots_on=plots_on,
-                 html_on=html_on, scatter_per_method=scatter_per_method, echo=echo)
-    if stage is not None:
-        if os.path.exists(out) and not os.path.isdir(out):
-            raise ValueError(f"{out} exists and is not a folder; choose another --out.")
-        return _sweep(stage, out, **sweep)
-    check_writable(out, create=True)
-    with StagedFolder(out, what="bench", fresh=fresh, command=command) as own:
-        result = _sweep(own, out, **sweep)  # out's files replaced when it is complete
-        own.commit(stale=["failures.txt"])
-    return result
+    return loaded
 
 
-def _sweep(stage, out, *, protocol, loaded, parsed, classifiers, config, seed, pictures,
-           label_fraction, timing, n_jobs, progress, threads, backend, title, command, notes,
-           plots_on, html_on, scatter_per_method, echo):
-    """Plan the cells, run the missing ones, write every output into ``stage.work(out)``."""
-    names = [d.name for d in loaded]
-    work = stage.work(out)
-    check_writable(work, create=True)
-    results_path = os.path.join(work, "results.csv")
-    rows, source = _resume(stage, out, work, config)
-    write_results(results_path, rows, timing)  # drops a truncated line an older graphdr left
-    done = {(r["dataset"], r["method"], r["fold"]) for r in rows}
-
+def _cells(protocol, loaded, parsed, classifiers, seed, pictures, label_fraction):
+    """Every cell of the sweep (data set, method, fold, label mode: a :func:`run_cell` task) in
+    a fixed, mixed order, the 2-D embeddings to draw (``pictures``), and the methods in the
+    tables' order."""
     tasks, embed_tasks, method_order = [], [], []
     for ds in loaded:
         idents = _expand_views(parsed, ds)
@@ -327,22 +359,33 @@ def _sweep(stage, out, *, protocol, loaded, parsed, classifiers, config, seed, p
             for fold, (train, test) in enumerate(splits):
                 train = protocol.capped(ds.name, spec.name, train, ds.y, fold)
                 dims = method_dims(ident, protocol, len(train), ds.X.shape[1], ds.n_classes)
-                for mode in modes:
-                    task = dict(common, method=ident, spec=spec, fold=fold, train=train,
-                                test=test, dims=dims, classifiers=classifiers,
-                                label_fraction=label_fraction, label_mode=mode)
-                    if (ds.name, result_name(task), fold) not in done:
-                        tasks.append(task)
+                tasks += [dict(common, method=ident, spec=spec, fold=fold, train=train,
+                               test=test, dims=dims, classifiers=classifiers,
+                               label_fraction=label_fraction, label_mode=mode)
+                          for mode in modes]
     # cells in a fixed, mixed order (a hash of their names), not data set by data set: the
     # progress bar's rate then soon stands for the whole sweep, so its time estimate holds
     # from the first minutes, whichever data sets and methods are the slow ones
     tasks.sort(key=lambda t: zlib.crc32(f"{t['dataset']}|{result_name(t)}|{t['fold']}"
                                         .encode()))
-    n_skipped = len(done)
-    echo(f"graphdr bench: protocol {protocol.name}, {len(loaded)} data set(s), "
-         f"{len(method_order)} method(s); {len(tasks)} cell(s) to compute, "
-         f"{n_skipped} already in {source or os.path.join(out, 'results.csv')}.")
+    return tasks, embed_tasks, method_order
 
+
+def _sweep(stage, out, plan, *, timing, n_jobs, progress, threads, backend, echo):
+    """Run the plan's cells that the results it goes on from lack, into
+    ``stage.work(out)/results.csv`` (whole after each cell): ``(rows, failures, number of
+    cells computed, number of rows taken up)``."""
+    work = stage.work(out)
+    check_writable(work, create=True)
+    results_path = os.path.join(work, "results.csv")
+    rows, source = _resume(stage, out, work, plan.config)
+    write_results(results_path, rows, timing)  # drops a truncated line an older graphdr left
+    done = {(r["dataset"], r["method"], r["fold"]) for r in rows}
+    tasks = [t for t in plan.cells if (t["dataset"], result_name(t), t["fold"]) not in done]
+    n_skipped = len(done)
+    echo(f"graphdr bench: protocol {plan.protocol.name}, {len(plan.loaded)} data set(s), "
+         f"{len(plan.methods)} method(s); {len(tasks)} cell(s) to compute, "
+         f"{n_skipped} already in {source or os.path.join(out, 'results.csv')}.")
     failures = []
     for task, res, err in _parallel(run_cell, tasks, n_jobs, "sweep", progress, threads,
                                        backend):
@@ -354,47 +397,72 @@ def _sweep(stage, out, *, protocol, loaded, parsed, classifiers, config, seed, p
         rows.extend(new_rows)
         write_results(results_path, rows, timing)  # whole after each cell: resumable
     write_results(results_path, rows, timing)
+    return rows, failures, len(tasks), n_skipped
 
-    files = [results_path]
-    table_classifiers = classifiers + ["own"]
-    tables = markdown_tables(rows, datasets=names, methods=method_order,
-                             classifiers=table_classifiers,
-                             svm_gamma=protocol.svm_gamma)
-    header = (f"# {title or 'graphdr bench'}: protocol `{protocol.name}` "
-              f"({protocol.description})\n\nCommand: `{command}`\n\n")
-    if label_fraction is not None:
-        notes.insert(0, _label_fraction_note(label_fraction))
-        header += notes[0] + "\n\n"
-    md_path = os.path.join(work, "tables.md")
-    with atomic_open(md_path, "w", encoding="utf-8") as fh:
-        fh.write(header + tables)
-    files.append(md_path)
 
+def _report(stage, out, plan, ran, *, title, command, plots_on, html_on, scatter_per_method,
+            n_jobs, progress, threads, echo):
+    """Write the tables, figures, index.html and failures.txt of the sweep's results ``ran``
+    (:func:`_sweep`) into ``stage.work(out)`` and say the notes: the run's
+    :class:`BenchResult`."""
+    rows, failures, n_computed, n_skipped = ran
+    work = stage.work(out)
+    protocol, names = plan.protocol, [d.name for d in plan.loaded]
+    table_classifiers = plan.classifiers + ["own"]
+    lead = None if plan.label_fraction is None else _label_fraction_note(plan.label_fraction)
+    notes = ([] if lead is None else [lead]) + plan.notes
+    files = [os.path.join(work, "results.csv"),
+             _write_tables(work, protocol, rows, names, plan.methods, table_classifiers,
+                           title, command, lead)]
     figures = []
     if plots_on:
-        figures = _figures(work, protocol, loaded, rows, method_order, table_classifiers,
-                           embed_tasks, n_jobs, progress, failures, files, threads,
+        figures = _figures(work, protocol, plan.loaded, rows, plan.methods, table_classifiers,
+                           plan.embeddings, n_jobs, progress, failures, files, threads,
                            scatter_per_method)
     if html_on:
         html_path = os.path.join(work, "index.html")
         write_html(
             html_path, title=title or f"graphdr bench - {protocol.name}", command=command,
-            protocol=protocol, dataset_info=[d.describe() for d in loaded], rows=rows,
-            datasets=names, methods=method_order, classifiers=table_classifiers, figures=figures,
-            notes=notes + [f"Failed: {f}" for f in failures],
+            protocol=protocol, dataset_info=[d.describe() for d in plan.loaded], rows=rows,
+            datasets=names, methods=plan.methods, classifiers=table_classifiers,
+            figures=figures, notes=notes + [f"Failed: {f}" for f in failures],
         )
         files.append(html_path)
-    fail_path = os.path.join(work, "failures.txt")
-    if os.path.exists(fail_path):  # from an earlier run
-        os.remove(fail_path)
-    if failures:
-        with atomic_open(fail_path, "w", encoding="utf-8") as fh:
-            fh.write("\n".join(failures) + "\n")
+    fail_path = _write_failures(work, failures)
+    if fail_path is not None:
         files.append(fail_path)
     for note in notes:
         echo(note)
     files = [str(stage.final(f)) for f in files]
-    return BenchResult(out, rows, failures, files, len(tasks), n_skipped, notes)
+    return BenchResult(out, rows, failures, files, n_computed, n_skipped, notes)
+
+
+def _write_tables(work, protocol, rows, names, methods, classifiers, title, command, note):
+    """Write ``work/tables.md``: a header (title, protocol, command, and ``note`` when not
+    None), then the results' tables; returns its path."""
+    tables = markdown_tables(rows, datasets=names, methods=methods, classifiers=classifiers,
+                             svm_gamma=protocol.svm_gamma)
+    header = (f"# {title or 'graphdr bench'}: protocol `{protocol.name}` "
+              f"({protocol.description})\n\nCommand: `{command}`\n\n")
+    if note is not None:
+        header += note + "\n\n"
+    md_path = os.path.join(work, "tables.md")
+    with atomic_open(md_path, "w", encoding="utf-8") as fh:
+        fh.write(header + tables)
+    return md_path
+
+
+def _write_failures(work, failures):
+    """Write ``work/failures.txt``, the failed cells one a line (an earlier run's removed):
+    its path, or None when no cell failed."""
+    fail_path = os.path.join(work, "failures.txt")
+    if os.path.exists(fail_path):  # from an earlier run
+        os.remove(fail_path)
+    if not failures:
+        return None
+    with atomic_open(fail_path, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(failures) + "\n")
+    return fail_path
 
 
 def _label_fraction_note(fraction):

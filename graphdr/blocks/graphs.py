@@ -219,29 +219,12 @@ def knn_graph(
     W : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
         Symmetric, non-negative, zero diagonal.
     """
-    n_neighbors = check_int(n_neighbors, "n_neighbors")
-    check_option(restrict, "restrict", {None, "same", "different"}) if restrict is not None else None
-    check_option(weights, "weights", {"binary", "heat"})
-    check_option(symmetrize, "symmetrize", {"or", "and"})
-    if sigma is not None:
-        check_positive(sigma, "sigma")
+    n_neighbors = _check_knn_options(n_neighbors, restrict, weights, symmetrize, sigma)
     n = X.shape[0]
     if restrict is not None and y is None:
         raise ValueError("knn_graph with restrict='same' or 'different' needs the labels y.")
-    rows, cols, dists = [], [], []
-    if restrict is None:
-        groups = [(np.arange(n), np.arange(n))]
-    else:
-        y = np.asarray(y)
-        groups = []
-        for c in np.unique(y[y >= 0]):  # -1: an unlabelled sample, no edge
-            members = np.flatnonzero(y == c)
-            candidates = members if restrict == "same" else np.flatnonzero((y != c) & (y >= 0))
-            groups.append((members, candidates))
     self_in = restrict in (None, "same")
-    groups = [(queries, candidates, min(n_neighbors, len(candidates) - (1 if self_in else 0)))
-              for queries, candidates in groups]
-    groups = [g for g in groups if g[2] >= 1]
+    groups = _search_groups_of(n, y, restrict, n_neighbors, self_in)
     # binary weights and groups that search themselves (restrict None or 'same'): each
     # group's graph is made symmetric on its own, in its own indices, and the groups are
     # written into one CSR matrix (memory: the final graph and one group's pieces, instead of
@@ -262,6 +245,43 @@ def knn_graph(
                 found[i] = finish(*found[i])
     if lean:
         return _assemble_patterns(n, [g[1] for g in groups], found)
+    return _weighted_graph(n, groups, found, weights, sigma, symmetrize)
+
+
+def _check_knn_options(n_neighbors, restrict, weights, symmetrize, sigma):
+    """The checked ``n_neighbors`` of :func:`knn_graph`, once its options are checked."""
+    n_neighbors = check_int(n_neighbors, "n_neighbors")
+    if restrict is not None:
+        check_option(restrict, "restrict", {None, "same", "different"})
+    check_option(weights, "weights", {"binary", "heat"})
+    check_option(symmetrize, "symmetrize", {"or", "and"})
+    if sigma is not None:
+        check_positive(sigma, "sigma")
+    return n_neighbors
+
+
+def _search_groups_of(n, y, restrict, n_neighbors, self_in):
+    """The searches of :func:`knn_graph`: ``(queries, candidates, k)``, every sample among all
+    (``restrict`` None) or each class's samples among their candidates, groups with ``k >= 1``
+    only (``self_in``: the queries are among their candidates)."""
+    if restrict is None:
+        groups = [(np.arange(n), np.arange(n))]
+    else:
+        y = np.asarray(y)
+        groups = []
+        for c in np.unique(y[y >= 0]):  # -1: an unlabelled sample, no edge
+            members = np.flatnonzero(y == c)
+            candidates = members if restrict == "same" else np.flatnonzero((y != c) & (y >= 0))
+            groups.append((members, candidates))
+    groups = [(queries, candidates, min(n_neighbors, len(candidates) - (1 if self_in else 0)))
+              for queries, candidates in groups]
+    return [g for g in groups if g[2] >= 1]
+
+
+def _weighted_graph(n, groups, found, weights, sigma, symmetrize):
+    """The symmetric ``n x n`` CSR graph of the neighbour lists ``found`` (``(dist, idx)`` of
+    each group), weighted by ``weights``, with a zero diagonal."""
+    rows, cols, dists = [], [], []
     for (queries, candidates, k), (dist, idx) in zip(groups, found):
         rows.append(np.repeat(queries, k))
         cols.append(candidates[idx.ravel()])

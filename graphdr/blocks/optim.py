@@ -203,13 +203,7 @@ def line_search_wolfe(
     -------
     LineSearchResult
     """
-    if not 0 < c1 < c2 < 1:
-        raise ValueError(f"Wolfe constants need 0 < c1 < c2 < 1; got c1={c1}, c2={c2}.")
-    d0 = _dot(g0, p)
-    if not d0 < 0:
-        raise ValueError(
-            f"The search direction is not a descent direction (<g, p> = {d0:.3e} >= 0)."
-        )
+    d0 = _check_wolfe(c1, c2, g0, p)
     evals = 0
     best = [0.0, f0, g0, x]  # best Armijo point found so far (alpha=0: the start)
 
@@ -232,46 +226,68 @@ def line_search_wolfe(
         a, fa, ga, xa = best
         return LineSearchResult(a, fa, ga, xa, evals, False)
 
-    def armijo(a, fa):
-        return fa <= f0 + c1 * a * d0
-
-    def curvature(da):
-        return abs(da) <= -c2 * d0 if strong else da >= c2 * d0
-
     if not strong:
-        lo, hi, a = 0.0, np.inf, float(alpha0)
-        while evals < max_evals:
-            fa, da, ga, xa = phi(a)
-            if not armijo(a, fa):
-                hi = a
-                if lo == 0.0 and np.isfinite(fa):
-                    # backtrack to the minimiser of the quadratic through f0, d0 and fa,
-                    # safeguarded to [0.1, 0.5] times the failed step
-                    q = -d0 * a * a / (2.0 * (fa - f0 - d0 * a))
-                    a = min(max(q, 0.1 * a), 0.5 * a)
-                    continue
-            elif not curvature(da):
-                lo = a
-            else:
-                return done(a, fa, ga, xa)
-            a = 0.5 * (lo + hi) if np.isfinite(hi) else min(2.0 * lo, alpha_max)
-            if hi - lo <= 1e-16 * max(hi, 1.0) or (lo >= alpha_max):
-                break
-        return fallback()
+        return _weak_wolfe(phi, float(alpha0), f0, d0, c1, c2, evals, max_evals, alpha_max,
+                           done, fallback)
+    return _bracket(phi, float(alpha0), f0, d0, c1, c2, evals, max_evals, alpha_max, best,
+                    done, fallback)
 
-    # strong Wolfe: bracketing phase
-    a_prev, f_prev, d_prev = 0.0, f0, d0
-    a = float(alpha0)
-    first = True
-    while evals < max_evals:
+
+def _check_wolfe(c1, c2, g0, p):
+    """The slope ``<g0, p>`` at the start, once the Wolfe constants and the direction (a
+    descent direction) are checked."""
+    if not 0 < c1 < c2 < 1:
+        raise ValueError(f"Wolfe constants need 0 < c1 < c2 < 1; got c1={c1}, c2={c2}.")
+    d0 = _dot(g0, p)
+    if not d0 < 0:
+        raise ValueError(
+            f"The search direction is not a descent direction (<g, p> = {d0:.3e} >= 0)."
+        )
+    return d0
+
+
+def _weak_wolfe(phi, a, f0, d0, c1, c2, evals, max_evals, alpha_max, done, fallback):
+    """Weak Wolfe search by doubling and bisection (Lewis and Overton), from the trial step
+    ``a``, backtracking by quadratic interpolation while no step has decreased enough."""
+    lo, hi = 0.0, np.inf
+    n = evals
+    while n < max_evals:
         fa, da, ga, xa = phi(a)
-        if not armijo(a, fa) or (not first and fa >= f_prev):
-            return _zoom(phi, a_prev, f_prev, d_prev, a, fa, da, f0, d0, c1, c2, evals,
+        n += 1
+        if not fa <= f0 + c1 * a * d0:  # not Armijo
+            hi = a
+            if lo == 0.0 and np.isfinite(fa):
+                # backtrack to the minimiser of the quadratic through f0, d0 and fa,
+                # safeguarded to [0.1, 0.5] times the failed step
+                q = -d0 * a * a / (2.0 * (fa - f0 - d0 * a))
+                a = min(max(q, 0.1 * a), 0.5 * a)
+                continue
+        elif not da >= c2 * d0:  # not the (weak) curvature condition
+            lo = a
+        else:
+            return done(a, fa, ga, xa)
+        a = 0.5 * (lo + hi) if np.isfinite(hi) else min(2.0 * lo, alpha_max)
+        if hi - lo <= 1e-16 * max(hi, 1.0) or (lo >= alpha_max):
+            break
+    return fallback()
+
+
+def _bracket(phi, a, f0, d0, c1, c2, evals, max_evals, alpha_max, best, done, fallback):
+    """Bracketing phase of the strong Wolfe search (Nocedal and Wright, Algorithm 3.5), from
+    the trial step ``a``, doubling it until :func:`_zoom` has an interval to shrink."""
+    a_prev, f_prev, d_prev = 0.0, f0, d0
+    first = True
+    n = evals
+    while n < max_evals:
+        fa, da, ga, xa = phi(a)
+        n += 1
+        if not fa <= f0 + c1 * a * d0 or (not first and fa >= f_prev):
+            return _zoom(phi, a_prev, f_prev, d_prev, a, fa, da, f0, d0, c1, c2, n,
                          max_evals, best, done, fallback)
         if abs(da) <= -c2 * d0:
             return done(a, fa, ga, xa)
         if da >= 0:
-            return _zoom(phi, a, fa, da, a_prev, f_prev, d_prev, f0, d0, c1, c2, evals,
+            return _zoom(phi, a, fa, da, a_prev, f_prev, d_prev, f0, d0, c1, c2, n,
                          max_evals, best, done, fallback)
         a_prev, f_prev, d_prev = a, fa, da
         if a >= alpha_max:
@@ -312,23 +328,9 @@ _METHODS = {"gd", "cg", "preconditioned"}
 
 
 def descent(
-    fun,
-    x0,
-    *,
-    method="gd",
-    precondition=None,
-    maximize=False,
-    max_iter=1000,
-    tol=1e-3,
-    gtol=1e-12,
-    c1=1e-4,
-    c2=None,
-    max_evals=40,
-    verbose=0,
-    callback=None,
-    name="descent",
-    t_start=None,
-    print_fn=print,
+    fun, x0, *, method="gd", precondition=None, maximize=False, max_iter=1000, tol=1e-3,
+    gtol=1e-12, c1=1e-4, c2=None, max_evals=40, verbose=0, callback=None, name="descent",
+    t_start=None, print_fn=print,
 ):
     r"""Minimise (or maximise) a smooth function by line-search descent.
 
@@ -382,6 +384,50 @@ def descent(
     -------
     OptimizeResult
     """
+    max_iter, tol, strong, c2 = _descent_options(method, max_iter, tol, precondition, c2)
+    t_start = time.perf_counter() if t_start is None else t_start
+    sign = -1.0 if maximize else 1.0
+    f_signed = _signed(fun, sign)
+    x, f, g, gnorm = _start(f_signed, x0, sign, name, verbose, print_fn)
+    f0, n_evals, it, previous = f, 1, 0, None  # previous: the last step's (p, g, alpha, slope)
+    history = {"objective": [], "step": [], "grad_norm": [], "n_evals": [], "time": []}
+    converged = gnorm <= gtol
+    message = ("gradient norm below gtol at the start" if converged
+               else "maximum number of iterations reached")
+    while not converged and it < max_iter:
+        p, slope = _direction(method, x, g, gnorm, previous, precondition)
+        if not slope < 0:
+            message = f"no descent direction (<g, p> = {slope:.3e})"
+            break
+        alpha0 = _first_step(method, x, p, slope, previous)
+        ls = line_search_wolfe(f_signed, x, p, f, g, alpha0=alpha0, c1=c1, c2=c2, strong=strong,
+                               max_evals=max_evals)
+        n_evals += ls.n_evals
+        if ls.alpha <= 0:  # no further progress is possible along descent directions
+            converged, message = True, "line search found no decrease"
+            break
+        previous, f_old = (p, g, ls.alpha, slope), f
+        x, f, g = ls.x, ls.f, np.asarray(ls.g, dtype=np.float64)
+        gnorm, it, elapsed = _norm(g), it + 1, time.perf_counter() - t_start
+        info = _record(history, it, sign * f, ls, gnorm, elapsed)
+        if verbose and (verbose >= 2 or it % 10 == 0 or it == 1):
+            print_fn(_progress_line(name, info, ls))
+        converged, message = _stop_test(f_old, f, gnorm, tol, gtol, message)
+        if callback is not None and callback(x, info):
+            message = "stopped by the callback"
+            break
+    if verbose:
+        print_fn(f"[{name}] end after {it} iterations ({n_evals} evaluations, "
+                 f"{time.perf_counter() - t_start:.2f} s): objective {sign * f:.6e}; {message}")
+    return OptimizeResult(
+        x=x, fun=sign * f, grad=sign * g, n_iter=it, converged=converged, message=message,
+        f0=sign * f0, history=history, n_evals=n_evals,
+    )
+
+
+def _descent_options(method, max_iter, tol, precondition, c2):
+    """The checked ``max_iter`` and ``tol`` of :func:`descent`, whether its line search is the
+    strong Wolfe one (``'cg'``), and ``c2`` (its default: 0.1 strong, 0.9 weak)."""
     check_option(method, "method", _METHODS)
     max_iter = check_int(max_iter, "max_iter", min_value=0)
     tol = check_positive(tol, "tol", allow_zero=True)
@@ -390,99 +436,91 @@ def descent(
     strong = method == "cg"
     if c2 is None:
         c2 = 0.1 if strong else 0.9
-    t_start = time.perf_counter() if t_start is None else t_start
-    sign = -1.0 if maximize else 1.0
+    return max_iter, tol, strong, c2
+
+
+def _signed(fun, sign):
+    """``fun`` times ``sign`` (-1 to maximise): objective as a float, gradient as float64."""
 
     def f_signed(x):
         f, g = fun(x)
         return sign * float(f), sign * np.asarray(g, dtype=np.float64)
 
+    return f_signed
+
+
+def _start(f_signed, x0, sign, name, verbose, print_fn):
+    """The starting point (a float64 copy of ``x0``), ``f_signed``'s objective (checked to be
+    finite) and gradient there and the gradient's norm; a progress line when ``verbose``."""
     x = np.array(x0, dtype=np.float64, copy=True)
     f, g = f_signed(x)
     if not np.isfinite(f):
         raise ValueError(f"{name}: the objective is not finite at the starting point ({f}).")
-    f0 = f
-    n_evals = 1
-    history = {"objective": [], "step": [], "grad_norm": [], "n_evals": [], "time": []}
-    p_prev = g_prev = None
-    alpha_prev = slope_prev = None
-    converged, message = False, "maximum number of iterations reached"
     gnorm = _norm(g)
     if verbose:
         print_fn(f"[{name}] start: objective {sign * f:.6e}, |grad| {gnorm:.3e}")
-    if gnorm <= gtol:
-        converged, message = True, "gradient norm below gtol at the start"
-    it = 0
-    while not converged and it < max_iter:
-        # ---- direction -------------------------------------------------------------
-        if method == "gd":
+    return x, f, g, gnorm
+
+
+def _direction(method, x, g, gnorm, previous, precondition):
+    """One iteration's search direction ``p`` of ``method`` and its slope ``<g, p>``;
+    ``previous``: the last step's ``(p, g, alpha, slope)``, None at the first."""
+    if method == "gd":
+        p = -g
+    elif method == "cg":
+        if previous is None:
             p = -g
-        elif method == "cg":
-            if p_prev is None:
-                p = -g
-            else:
-                beta = max(0.0, _dot(g, g - g_prev) / max(_dot(g_prev, g_prev), 1e-300))
-                p = -g + beta * p_prev
-                if _dot(g, p) >= -1e-12 * gnorm * _norm(p):
-                    p = -g  # restart
         else:
-            p = -np.asarray(precondition(g, x), dtype=np.float64).reshape(x.shape)
-        slope = _dot(g, p)
-        if not slope < 0:
-            message = f"no descent direction (<g, p> = {slope:.3e})"
-            break
-        # ---- initial step ------------------------------------------------------------
-        if method == "preconditioned":
-            alpha0 = 1.0 if alpha_prev is None else min(1.0, 1.5 * alpha_prev)
-        elif alpha_prev is None:
-            alpha0 = max(_norm(x), 1.0) * 1e-2 / _norm(p)
-        else:
-            alpha0 = alpha_prev * slope_prev / slope
-            alpha0 = min(alpha0, 10.0 * alpha_prev)
-        ls = line_search_wolfe(
-            f_signed, x, p, f, g, alpha0=alpha0, c1=c1, c2=c2, strong=strong,
-            max_evals=max_evals,
-        )
-        n_evals += ls.n_evals
-        if ls.alpha <= 0:
-            message = "line search found no decrease"
-            converged = True  # no further progress is possible along descent directions
-            break
-        f_old = f
-        x, f, g_new = ls.x, ls.f, np.asarray(ls.g, dtype=np.float64)
-        g_prev, g = g, g_new
-        p_prev, alpha_prev, slope_prev = p, ls.alpha, slope
-        gnorm = _norm(g)
-        it += 1
-        elapsed = time.perf_counter() - t_start
-        history["objective"].append(sign * f)
-        history["step"].append(float(ls.alpha))
-        history["grad_norm"].append(gnorm)
-        history["n_evals"].append(int(ls.n_evals))
-        history["time"].append(elapsed)
-        if verbose and (verbose >= 2 or it % 10 == 0 or it == 1):
-            print_fn(
-                f"[{name}] iter {it:4d}: objective {sign * f:.6e}, step {ls.alpha:.3e}, "
-                f"|grad| {gnorm:.3e}, evals {ls.n_evals}, {elapsed:.2f} s"
-                + ("" if ls.success else " (Wolfe not met; Armijo step taken)")
-            )
-        rel = (f_old - f) / max(abs(f_old), np.finfo(np.float64).tiny)
-        if rel <= tol:
-            converged, message = True, f"relative decrease {rel:.2e} <= tol"
-        elif gnorm <= gtol:
-            converged, message = True, "gradient norm below gtol"
-        if callback is not None:
-            info = dict(iteration=it, objective=sign * f, step=float(ls.alpha),
-                        grad_norm=gnorm, time=elapsed)
-            if callback(x, info):
-                message = "stopped by the callback"
-                break
-    if verbose:
-        print_fn(
-            f"[{name}] end after {it} iterations ({n_evals} evaluations, "
-            f"{time.perf_counter() - t_start:.2f} s): objective {sign * f:.6e}; {message}"
-        )
-    return OptimizeResult(
-        x=x, fun=sign * f, grad=sign * g, n_iter=it, converged=converged, message=message,
-        f0=sign * f0, history=history, n_evals=n_evals,
+            p_prev, g_prev = previous[0], previous[1]
+            beta = max(0.0, _dot(g, g - g_prev) / max(_dot(g_prev, g_prev), 1e-300))
+            p = -g + beta * p_prev
+            if _dot(g, p) >= -1e-12 * gnorm * _norm(p):
+                p = -g  # restart
+    else:
+        p = -np.asarray(precondition(g, x), dtype=np.float64).reshape(x.shape)
+    return p, _dot(g, p)
+
+
+def _first_step(method, x, p, slope, previous):
+    """The line search's first trial step: 1, then ``min(1, 1.5 alpha_prev)`` for
+    ``'preconditioned'``; else ``1e-2 max(|x|, 1) / |p|``, then the last step scaled by the
+    ratio of the slopes (at most 10 times the last step)."""
+    if method == "preconditioned":
+        return 1.0 if previous is None else min(1.0, 1.5 * previous[2])
+    if previous is None:
+        return max(_norm(x), 1.0) * 1e-2 / _norm(p)
+    alpha_prev, slope_prev = previous[2], previous[3]
+    alpha0 = alpha_prev * slope_prev / slope
+    return min(alpha0, 10.0 * alpha_prev)
+
+
+def _record(history, it, objective, ls, gnorm, elapsed):
+    """Append iteration ``it`` (after its step ``ls``) to ``history``; returns what the
+    callback is told of it."""
+    history["objective"].append(objective)
+    history["step"].append(float(ls.alpha))
+    history["grad_norm"].append(gnorm)
+    history["n_evals"].append(int(ls.n_evals))
+    history["time"].append(elapsed)
+    return dict(iteration=it, objective=objective, step=float(ls.alpha), grad_norm=gnorm,
+                time=elapsed)
+
+
+def _progress_line(name, info, ls):
+    """The progress line of an iteration (``info`` of :func:`_record`, step ``ls``)."""
+    return (
+        f"[{name}] iter {info['iteration']:4d}: objective {info['objective']:.6e}, step "
+        f"{ls.alpha:.3e}, |grad| {info['grad_norm']:.3e}, evals {ls.n_evals}, "
+        f"{info['time']:.2f} s" + ("" if ls.success else " (Wolfe not met; Armijo step taken)")
     )
+
+
+def _stop_test(f_old, f, gnorm, tol, gtol, message):
+    """``(converged, message)`` after a step from ``f_old`` to ``f``: the relative decrease at
+    most ``tol``, or the gradient norm at most ``gtol``; else ``(False, message)``."""
+    rel = (f_old - f) / max(abs(f_old), np.finfo(np.float64).tiny)
+    if rel <= tol:
+        return True, f"relative decrease {rel:.2e} <= tol"
+    if gnorm <= gtol:
+        return True, "gradient norm below gtol"
+    return False, message

@@ -454,11 +454,46 @@ def _split(path, frame, text, options, has_header, first_line, notes, features_o
         raise ValueError(f"{path}: the id column and the label column are the same "
                          f"({names[label]!r}).")
     if id_col is not None and not features_only:
-        ids = pd.Series(text(names[id_col]), dtype=object)
-        repeated = int(ids.duplicated().sum())
-        if repeated:
-            notes.append(f"{path}: {repeated} row(s) repeat an id of column {names[id_col]!r} "
-                         f"(e.g. {ids[ids.duplicated()].iloc[0]!r}); kept as they are")
+        _note_repeated_ids(path, names[id_col], text(names[id_col]), notes)
+    features = _feature_columns(path, names, label, id_col, dropped, id_like, options)
+    # missing cells; an empty label is an unlabelled row when the reader is told so, and
+    # any other text (NA, None, ?) is a class
+    labels = None
+    if not (features_only and options.unlabelled):
+        labels = pd.Series(text(names[label]), dtype=object).where(lambda s: s != "", None)
+    frame, labels, rows_kept = _missing_cells(path, frame, labels, names, label, features,
+                                              options, first_line, notes)
+    X, feature_names = _feature_array(path, frame, names, features, options.categorical,
+                                      first_line)
+    if features_only:
+        return X
+    y = _labels(path, names[label], labels, frame[names[label]],
+                options.unlabelled and not options.every_label_empty)
+    ids = None
+    if id_col is not None:
+        ids = np.asarray(text(names[id_col]), dtype=object)
+        ids = ids if rows_kept is None else ids[rows_kept]
+    columns = TextColumns(text, names, rows_kept)
+    table = Table(X, y, feature_names, ids, names[id_col] if id_col is not None else None,
+                  columns, notes, names[label])
+    table.label_empty = labels.isna().to_numpy()
+    return table
+
+
+def _note_repeated_ids(path, name, values, notes):
+    """Note the rows that repeat an id of the id column ``name`` (``values``: its text)."""
+    import pandas as pd
+
+    ids = pd.Series(values, dtype=object)
+    repeated = int(ids.duplicated().sum())
+    if repeated:
+        notes.append(f"{path}: {repeated} row(s) repeat an id of column {name!r} "
+                     f"(e.g. {ids[ids.duplicated()].iloc[0]!r}); kept as they are")
+
+
+def _feature_columns(path, names, label, id_col, dropped, id_like, options):
+    """The indices of the feature columns: neither the label nor the ids, nor dropped, nor
+    shown only (hover columns, unless ``hover_features``), nor named as ids (``id_like``)."""
     if label in dropped or id_col in dropped:
         raise ValueError(f"{path}: --drop-columns names the label or the id column.")
     shown = {column_index(path, c, names, "hover or colour column")
@@ -469,11 +504,13 @@ def _split(path, frame, text, options, has_header, first_line, notes, features_o
     features = [j for j in range(len(names)) if j not in dropped and j not in (label, id_col)]
     if not features:
         raise ValueError(f"{path}: no feature columns are left (columns: {name_list(names)}).")
-    # missing cells; an empty label is an unlabelled row when the reader is told so, and
-    # any other text (NA, None, ?) is a class
-    labels = None
-    if not (features_only and options.unlabelled):
-        labels = pd.Series(text(names[label]), dtype=object).where(lambda s: s != "", None)
+    return features
+
+
+def _missing_cells(path, frame, labels, names, label, features, options, first_line, notes):
+    """``(frame, labels, rows_kept)`` once the rows with a missing feature (or, unless the
+    reader takes unlabelled rows, label) are dropped (``na='drop'``; ``rows_kept`` None when
+    none is) or refused."""
     rows_kept = None
     missing = frame.iloc[:, features].isna()
     if not options.unlabelled:
@@ -495,7 +532,14 @@ def _split(path, frame, text, options, has_header, first_line, notes, features_o
             raise ValueError(
                 f"{path}: missing cells in column(s) {name_list(cols, _SHOW)} on line(s) "
                 f"{_lines(rows, first_line)}; fill them, or drop those rows with --na drop.")
-    # non-numeric features
+    return frame, labels, rows_kept
+
+
+def _feature_array(path, frame, names, features, categorical, first_line):
+    """``(X, feature names)``: the numeric feature columns, text ones one-hot encoded
+    (``categorical='onehot'``) or refused, and every value checked to be finite."""
+    import pandas as pd
+
     blocks, feature_names = [], []
     for j in features:
         col = frame[names[j]]
@@ -503,47 +547,43 @@ def _split(path, frame, text, options, has_header, first_line, notes, features_o
             blocks.append(col.to_numpy(dtype=np.float64)[:, None])
             feature_names.append(names[j])
             continue
-        if options.categorical == "onehot":
+        if categorical == "onehot":
             values = col.astype(str).str.strip()
             levels = sorted(set(values))
             blocks.append((values.to_numpy()[:, None] == np.array(levels)[None, :])
                           .astype(np.float64))
             feature_names.extend(f"{names[j]}={v}" for v in levels)
             continue
-        present = col.notna().to_numpy()
-        # a cell that is no number with either decimal mark, else (a file of points with one
-        # "1,5" cell) one that is no number as written
-        bad = np.flatnonzero(present & pd.to_numeric(
-            col.str.replace(",", ".", regex=False), errors="coerce").isna().to_numpy())
-        if not len(bad):
-            bad = np.flatnonzero(present & pd.to_numeric(col, errors="coerce").isna().to_numpy())
-        example = str(col.iloc[bad[0]])
-        comma = bool(re.fullmatch(r"[+-]?\d*,\d+([eE][+-]?\d+)?", example.strip()))
-        raise ValueError(
-            f"{path}: column {names[j]!r} is not numeric (line {bad[0] + first_line}: "
-            f"{example!r}"
-            + ("; a number with a decimal comma where the file's numbers use a point: write "
-               "it with a point" if comma else "")
-            + "); drop it with --drop-columns, show it with --hover-columns (map), "
-            "name it with --id-column, or encode text columns with --categorical onehot.")
+        raise _not_numeric(path, names[j], col, first_line)
     X = np.hstack(blocks)
     if not np.all(np.isfinite(X)):
         rows, cols = np.nonzero(~np.isfinite(X))
         raise ValueError(f"{path}: infinite or NaN value in column {feature_names[cols[0]]!r} "
                          f"on line {rows[0] + first_line}.")
-    if features_only:
-        return X
-    y = _labels(path, names[label], labels, frame[names[label]],
-                options.unlabelled and not options.every_label_empty)
-    ids = None
-    if id_col is not None:
-        ids = np.asarray(text(names[id_col]), dtype=object)
-        ids = ids if rows_kept is None else ids[rows_kept]
-    columns = TextColumns(text, names, rows_kept)
-    table = Table(X, y, feature_names, ids, names[id_col] if id_col is not None else None,
-                  columns, notes, names[label])
-    table.label_empty = labels.isna().to_numpy()
-    return table
+    return X, feature_names
+
+
+def _not_numeric(path, name, col, first_line):
+    """The error of the text feature column ``name``, naming its first cell that is no number
+    (with a hint when it is written with a decimal comma)."""
+    import pandas as pd
+
+    present = col.notna().to_numpy()
+    # a cell that is no number with either decimal mark, else (a file of points with one
+    # "1,5" cell) one that is no number as written
+    bad = np.flatnonzero(present & pd.to_numeric(
+        col.str.replace(",", ".", regex=False), errors="coerce").isna().to_numpy())
+    if not len(bad):
+        bad = np.flatnonzero(present & pd.to_numeric(col, errors="coerce").isna().to_numpy())
+    example = str(col.iloc[bad[0]])
+    comma = bool(re.fullmatch(r"[+-]?\d*,\d+([eE][+-]?\d+)?", example.strip()))
+    return ValueError(
+        f"{path}: column {name!r} is not numeric (line {bad[0] + first_line}: "
+        f"{example!r}"
+        + ("; a number with a decimal comma where the file's numbers use a point: write "
+           "it with a point" if comma else "")
+        + "); drop it with --drop-columns, show it with --hover-columns (map), "
+        "name it with --id-column, or encode text columns with --categorical onehot.")
 
 
 def _labels(path, name, labels, numbers, refuse_empty):

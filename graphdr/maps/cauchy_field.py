@@ -237,6 +237,49 @@ def cauchy_field(Y, *, alpha=1.0, targets=None, spacing=SPACING, order=ORDER,
     """
     Y = _points(Y, "Y")
     T = None if targets is None else _points(targets, "targets")
+    alpha, p = _checked_options(alpha, spacing, order, max_nodes)
+    m = Y.shape[1] if T is None else T.shape[1]
+    if Y.shape[1] == 0 or m == 0:
+        return np.zeros(m), np.zeros((m, 2))
+    if workers is None:
+        workers = 1 if getattr(_WORKER, "active", False) else allowed_threads()
+    lo, h, N0, N1 = _grid(Y if T is None else np.hstack([Y, T]), spacing, p, max_nodes)
+    M0, M1 = sfft.next_fast_len(N0, real=True), sfft.next_fast_len(N1, real=True)
+    spec, gx, gy, near = _spectra(alpha, h, M0, M1)
+    offsets = (N1 * np.arange(p)[:, None] + np.arange(p)).ravel()[:, None]
+    perm, base, frac = _stencil(Y, lo, h, p, N0, N1)
+    density = _spread(base, frac, offsets, p, N0 * N1)
+    D = sfft.fft(sfft.rfft(density.reshape(N0, N1), n=2 * M1, axis=1, workers=workers),
+                 n=2 * M0, axis=0, workers=workers)
+    fields = [_convolve(D, S, M0, odd, imag, N0, N1, workers)
+              for S, odd, imag in ((spec, False, False), (gx, True, True), (gy, False, True))]
+    if T is not None:
+        perm, base, frac = _stencil(T, lo, h, p, N0, N1)
+    out = np.empty((3, m))
+    # the grid's smeared own term of a point: sum_{a,a',c,c'} wx_a wx_a' wy_c wy_c'
+    # k((a - a') h, (c - c') h), replaced by the exact 1 (autocorrelations of the weights)
+    twice = np.where(np.arange(p) > 0, 2.0, 1.0)
+    near = near[:p, :p] * twice[:, None] * twice[None, :]
+
+    def read(b):
+        idx, w, wx, wy = _block(b, base, frac, offsets, p)
+        where = perm[b:b + _BLOCK]
+        for which, f in enumerate(fields):
+            total = _read_back(f, idx, w)
+            if T is None and which == 0:
+                _remove_own_terms(total, wx, wy, near, p)
+            out[which, where] = total
+
+    map_threads(read, range(0, m, _BLOCK), n_workers=workers)
+    F, G = out[0], np.ascontiguousarray(out[1:].T)
+    if T is None:
+        F += 1.0  # the points' own terms, exact
+    return F, G
+
+
+def _checked_options(alpha, spacing, order, max_nodes):
+    """``(alpha, p)``: the tail exponent as a float and the interpolation order as an int,
+    once ``alpha``, ``spacing``, ``order`` and ``max_nodes`` are checked."""
     alpha = float(alpha)
     if not (np.isfinite(alpha) and alpha > 0):
         raise ValueError(f"alpha must be a positive finite number (the kernel's tail "
@@ -249,12 +292,12 @@ def cauchy_field(Y, *, alpha=1.0, targets=None, spacing=SPACING, order=ORDER,
     if int(max_nodes) != max_nodes or max_nodes < p + 2:
         raise ValueError(f"max_nodes must be an integer of at least order + 2 = {p + 2}; "
                          f"got {max_nodes}.")
-    m = Y.shape[1] if T is None else T.shape[1]
-    if Y.shape[1] == 0 or m == 0:
-        return np.zeros(m), np.zeros((m, 2))
-    if workers is None:
-        workers = 1 if getattr(_WORKER, "active", False) else allowed_threads()
-    pts = Y if T is None else np.hstack([Y, T])
+    return alpha, p
+
+
+def _grid(pts, spacing, p, max_nodes):
+    """The grid over the points ``pts`` (``2 x n``): its origin ``lo`` (the coordinates'
+    minima), spacing ``h`` and nodes per axis ``N0, N1``."""
     lo = pts.min(axis=1)  # coordinates relative to the minimum: large offsets lose nothing
     with np.errstate(over="ignore"):
         span = pts.max(axis=1) - lo
@@ -266,65 +309,59 @@ def cauchy_field(Y, *, alpha=1.0, targets=None, spacing=SPACING, order=ORDER,
     while extent / h > max_nodes - p - 1:
         h *= _STEP
     N0, N1 = (int(s) for s in np.floor(span / h + 0.5).astype(np.int64) + p)
-    M0, M1 = sfft.next_fast_len(N0, real=True), sfft.next_fast_len(N1, real=True)
-    spec, gx, gy, near = _spectra(alpha, h, M0, M1)
+    return lo, h, N0, N1
 
-    def stencil(P):  # the points sorted by grid cell (cache-friendly)
-        U = (P - lo[:, None]) / h + (p - 1) // 2
-        first = np.clip(np.floor(U - 0.5 * p + 1.0), 0, np.array([[N0 - p], [N1 - p]]))
-        base = first[0].astype(np.intp) * N1 + first[1].astype(np.intp)
-        n = P.shape[1]
-        perm = np.argsort(base * n + np.arange(n))  # unique keys: one order on every CPU
-        U -= first
-        return perm, base[perm], U[:, perm]
 
-    offsets = (N1 * np.arange(p)[:, None] + np.arange(p)).ravel()[:, None]
+def _stencil(P, lo, h, p, N0, N1):
+    """The points ``P`` (``2 x n``) sorted by grid cell (cache-friendly): ``(perm, base,
+    frac)``, the order, each point's first node (flat) and its offset from it (node units)."""
+    U = (P - lo[:, None]) / h + (p - 1) // 2
+    first = np.clip(np.floor(U - 0.5 * p + 1.0), 0, np.array([[N0 - p], [N1 - p]]))
+    base = first[0].astype(np.intp) * N1 + first[1].astype(np.intp)
+    n = P.shape[1]
+    perm = np.argsort(base * n + np.arange(n))  # unique keys: one order on every CPU
+    U -= first
+    return perm, base[perm], U[:, perm]
 
-    def block(b, base, frac):  # flat nodes, weights (p^2 x B) and 1-D weights of a block
-        s = slice(b, b + _BLOCK)
-        wx, wy = _lagrange(frac[0, s], p), _lagrange(frac[1, s], p)
-        return base[s] + offsets, (wx[:, None] * wy[None, :]).reshape(p * p, -1), wx, wy
 
-    perm, base, frac = stencil(Y)
-    density = np.zeros(N0 * N1)
-    for b in range(0, Y.shape[1], _BLOCK):  # masses added in index order, blocks in order
-        idx, w, _, _ = block(b, base, frac)
+def _block(b, base, frac, offsets, p):
+    """The flat nodes, weights (``p^2 x B``) and 1-D weights of the block of points from
+    ``b``."""
+    s = slice(b, b + _BLOCK)
+    wx, wy = _lagrange(frac[0, s], p), _lagrange(frac[1, s], p)
+    return base[s] + offsets, (wx[:, None] * wy[None, :]).reshape(p * p, -1), wx, wy
+
+
+def _spread(base, frac, offsets, p, size):
+    """The points' unit masses spread onto the grid's ``size`` nodes (flat): added in index
+    order, blocks in order."""
+    density = np.zeros(size)
+    for b in range(0, len(base), _BLOCK):
+        idx, w, _, _ = _block(b, base, frac, offsets, p)
         first = int(idx[0, 0])
         part = np.bincount((idx - first).ravel(), w.ravel())
         density[first:first + len(part)] += part
-    D = sfft.fft(sfft.rfft(density.reshape(N0, N1), n=2 * M1, axis=1, workers=workers),
-                 n=2 * M0, axis=0, workers=workers)
-    fields = [_convolve(D, S, M0, odd, imag, N0, N1, workers)
-              for S, odd, imag in ((spec, False, False), (gx, True, True), (gy, False, True))]
-    if T is not None:
-        perm, base, frac = stencil(T)
-    out = np.empty((3, m))
-    # the grid's smeared own term of a point: sum_{a,a',c,c'} wx_a wx_a' wy_c wy_c'
-    # k((a - a') h, (c - c') h), replaced by the exact 1 (autocorrelations of the weights)
-    twice = np.where(np.arange(p) > 0, 2.0, 1.0)
-    near = near[:p, :p] * twice[:, None] * twice[None, :]
+    return density
 
-    def read(b):
-        idx, w, wx, wy = block(b, base, frac)
-        where = perm[b:b + _BLOCK]
-        for which, f in enumerate(fields):
-            v = np.take(f, idx)
-            v *= w
-            total = v[0].copy()
-            for row in v[1:]:  # a fixed order of summation
-                total += row
-            if T is None and which == 0:
-                cx = [sum(wx[a] * wx[a + d] for a in range(p - d)) for d in range(p)]
-                cy = [sum(wy[c] * wy[c + e] for c in range(p - e)) for e in range(p)]
-                for d in range(p):
-                    total -= cx[d] * sum(cy[e] * near[d, e] for e in range(p))
-            out[which, where] = total
 
-    map_threads(read, range(0, m, _BLOCK), n_workers=workers)
-    F, G = out[0], np.ascontiguousarray(out[1:].T)
-    if T is None:
-        F += 1.0  # the points' own terms, exact
-    return F, G
+def _read_back(f, idx, w):
+    """The field ``f`` read at a block of points: its nodes ``idx`` times the weights ``w``,
+    summed in a fixed order."""
+    v = np.take(f, idx)
+    v *= w
+    total = v[0].copy()
+    for row in v[1:]:  # a fixed order of summation
+        total += row
+    return total
+
+
+def _remove_own_terms(total, wx, wy, near, p):
+    """Subtract from ``total`` (in place) the points' own terms the grid smears, ``near`` the
+    kernel's values at the node offsets times the autocorrelations' multiplicities."""
+    cx = [sum(wx[a] * wx[a + d] for a in range(p - d)) for d in range(p)]
+    cy = [sum(wy[c] * wy[c + e] for c in range(p - e)) for e in range(p)]
+    for d in range(p):
+        total -= cx[d] * sum(cy[e] * near[d, e] for e in range(p))
 
 
 #: rows of pairs formed at once by :func:`exact_cauchy_field`

@@ -106,11 +106,7 @@ def write_dask_map(model, X, y, out, *, keys=None, ids=None, title=None, label_n
     written; ``page``, ``table``, ``png``: which of the page, the partitions and the picture
     to write. Returns the dict of files written.
     """
-    import dask
-
-    from ..blocks.sampling import row_keys, smallest_keys
     from .dask_fit import place_dask
-    from .views.fitted import MAP_VOTE_NOTE, held_out_errors
     from .views.page import map_page_html
     from .views.picture import _save_png
 
@@ -129,22 +125,11 @@ def write_dask_map(model, X, y, out, *, keys=None, ids=None, title=None, label_n
     rows = np.asarray(model.fit_rows_)
     fitted = np.zeros(n, dtype=bool)
     fitted[rows] = True
-    if n > page_points:
-        keys = row_keys(X) if keys is None else keys
-        page_rows = np.sort(smallest_keys(keys, page_points))
-    else:
-        page_rows = np.arange(n)
-    on_page = np.zeros(n, dtype=bool)
-    on_page[page_rows] = True
+    page_rows, on_page = _page_sample(X, keys, n, page_points)
     if progress is not None:
         progress(0)  # the placement starts now (a progress bar times it from here)
     places = place_dask(model, X, rows)
-    labelled_fit = ~unlabelled[rows]
-    voters = dask.delayed(_Voters(np.asarray(model.embedding_)[labelled_fit],
-                                  codes[rows][labelled_fit]), pure=False)
-    starts = np.r_[0, np.cumsum(places.chunks[0])]
-    blocks = [dask.delayed(_vote)(b, voters, unlabelled[starts[i]:starts[i + 1]])
-              for i, b in enumerate(places.to_delayed().ravel())]
+    blocks, starts = _vote_blocks(model, places, rows, codes, unlabelled)
     page_xy = np.empty((len(page_rows), 2), dtype=places.dtype)
     page_vote = np.full(len(page_rows), "", dtype=object)  # the page's hover
     page_share = np.full(len(page_rows), "", dtype=object)
@@ -157,30 +142,19 @@ def write_dask_map(model, X, y, out, *, keys=None, ids=None, title=None, label_n
             held = ~fitted[a:b] & ~unlabelled[a:b]
             wrong += int(np.count_nonzero(near[held] != codes[a:b][held]))
             scored += int(np.count_nonzero(held))
-            shown = on_page[a:b]
-            at = np.searchsorted(page_rows, np.flatnonzero(shown) + a)
-            page_xy[at] = xy[shown]
-            voting = shown & unlabelled[a:b] & (len(classes) > 0)
-            at_vote = np.searchsorted(page_rows, np.flatnonzero(voting) + a)
-            page_vote[at_vote] = [str(classes[v]) for v in voted[voting]]
-            page_share[at_vote] = [f"{s:.1f}" for s in share[voting]]
+            _to_page((page_xy, page_vote, page_share), page_rows, a, on_page[a:b],
+                     unlabelled[a:b], xy, voted, share, classes)
             if table:
                 _write_part(folder / f"part-{i:05d}.parquet", xy, y[a:b], unlabelled[a:b],
                             ids[a:b] if ids is not None else np.arange(a, b), id_name,
                             classes, voted, share, voting_rows, empty[a:b])
             if progress is not None and b > a:
                 progress(b - a)
-        if scored:
-            errors = dict(map_error=wrong / scored, n=scored, held_out=True)
-        else:
-            errors = held_out_errors(model, y[rows])
+        errors = _held_out_error(model, y[rows], wrong, scored)
         counts = np.bincount(codes, minlength=len(classes) + 1)[:len(classes) + unlabelled.any()]
         title = title or f"DEEMap of {n} samples, {len(classes)} classes"
         description = _description(model, n, int(unlabelled.sum()), len(rows), len(page_rows))
-        votes = None
-        if voting_rows:
-            votes = {"map vote": page_vote, "vote share": page_share}
-            description += " " + MAP_VOTE_NOTE.format(k=VOTERS)
+        votes, description = _vote_columns(voting_rows, page_vote, page_share, description)
         html = None if not page else map_page_html(
             page_xy, y[page_rows], classes=classes,
             ids=page_rows if ids is None else np.asarray(ids, dtype=object)[page_rows],
@@ -196,6 +170,68 @@ def write_dask_map(model, X, y, out, *, keys=None, ids=None, title=None, label_n
             _save_png(model, y[page_rows], outputs.path(files["png"]), title, Y=page_xy)
         outputs.commit()
     return files
+
+
+def _page_sample(X, keys, n, page_points):
+    """``(rows, mask)`` of the rows the page and picture draw: every row, or the
+    ``page_points`` of smallest content key (``keys``, computed from ``X`` when None)."""
+    from ..blocks.sampling import row_keys, smallest_keys
+
+    if n > page_points:
+        keys = row_keys(X) if keys is None else keys
+        page_rows = np.sort(smallest_keys(keys, page_points))
+    else:
+        page_rows = np.arange(n)
+    on_page = np.zeros(n, dtype=bool)
+    on_page[page_rows] = True
+    return page_rows, on_page
+
+
+def _vote_blocks(model, places, rows, codes, unlabelled):
+    """The delayed :func:`_vote` of each block of ``places`` (the fit's labelled samples
+    voting, sent to each worker once) and the blocks' first rows (then the number of rows)."""
+    import dask
+
+    labelled_fit = ~unlabelled[rows]
+    voters = dask.delayed(_Voters(np.asarray(model.embedding_)[labelled_fit],
+                                  codes[rows][labelled_fit]), pure=False)
+    starts = np.r_[0, np.cumsum(places.chunks[0])]
+    blocks = [dask.delayed(_vote)(b, voters, unlabelled[starts[i]:starts[i + 1]])
+              for i, b in enumerate(places.to_delayed().ravel())]
+    return blocks, starts
+
+
+def _to_page(page, page_rows, a, shown, unlabelled, xy, voted, share, classes):
+    """Copy the rows of a block (from row ``a``) that the page draws (``shown``) into
+    ``page = (places, votes, shares)``, the map's vote of the unlabelled ones too."""
+    page_xy, page_vote, page_share = page
+    at = np.searchsorted(page_rows, np.flatnonzero(shown) + a)
+    page_xy[at] = xy[shown]
+    voting = shown & unlabelled & (len(classes) > 0)
+    at_vote = np.searchsorted(page_rows, np.flatnonzero(voting) + a)
+    page_vote[at_vote] = [str(classes[v]) for v in voted[voting]]
+    page_share[at_vote] = [f"{s:.1f}" for s in share[voting]]
+
+
+def _held_out_error(model, y_fit, wrong, scored):
+    """The page's error: that of the ``scored`` labelled rows the map was not fitted on
+    (``wrong`` of them nearest another class), else the fit's leave-one-out errors."""
+    from .views.fitted import held_out_errors
+
+    if scored:
+        return dict(map_error=wrong / scored, n=scored, held_out=True)
+    return held_out_errors(model, y_fit)
+
+
+def _vote_columns(voting_rows, page_vote, page_share, description):
+    """The page's hover columns of the map's votes (None without unlabelled rows to vote on)
+    and the description, which then says what they are."""
+    from .views.fitted import MAP_VOTE_NOTE
+
+    if not voting_rows:
+        return None, description
+    votes = {"map vote": page_vote, "vote share": page_share}
+    return votes, description + " " + MAP_VOTE_NOTE.format(k=VOTERS)
 
 
 def _in_order(blocks):

@@ -136,9 +136,27 @@ def beta_step(S_W, S_Wp, *, solver="auto", verbose=0):
     SDPSolverError
         When no solver returns an optimal solution.
     """
-    import cvxpy as cp
-
     check_option(solver, "solver", {"auto", "clarabel", "scs"})
+    M, active, d, Sw, Sp, scale = _scaled_matrices(S_W, S_Wp)
+    problem, Y, used = _solve_relaxation(Sw, Sp, solver)
+    Yv = (Y.value + Y.value.T) / 2
+    B = Yv[1:, 1:]
+    best_name, best, best_ratio = _best_candidate(B, Yv[1:, 0], Sw, Sp)
+    beta = np.zeros(M)
+    beta[active] = d * best
+    B_full = np.zeros((M, M))
+    B_full[np.ix_(active, active)] = B * np.outer(d, d)
+    info = dict(solver=used, status=problem.status, sdp_value=float(problem.value) * scale,
+                ratio=float(best_ratio) * scale, choice=best_name)
+    if verbose > 1:
+        print(f"    beta-step: {used} ({problem.status}), relaxed value {info['sdp_value']:.6g}, "
+              f"ratio at beta {info['ratio']:.6g} ({best_name})")
+    return beta, B_full, info
+
+
+def _scaled_matrices(S_W, S_Wp):
+    """The checked, symmetrised beta-step matrices restricted to the kernels with a positive
+    ``S_Wp[m, m]`` and scaled: ``(M, active, d, Sw, Sp, scale)``, ``Sp`` of unit diagonal."""
     S_W = np.asarray(S_W, dtype=np.float64)
     S_Wp = np.asarray(S_Wp, dtype=np.float64)
     M = S_W.shape[0]
@@ -157,8 +175,15 @@ def beta_step(S_W, S_Wp, *, solver="auto", verbose=0):
     Sp = S_Wp[np.ix_(active, active)] * np.outer(d, d)
     scale = max(np.abs(np.diag(Sw)).max(), np.finfo(float).tiny)
     Sw = Sw / scale
-    k = Sw.shape[0]
+    return M, active, d, Sw, Sp, scale
 
+
+def _solve_relaxation(Sw, Sp, solver):
+    """Solve the SDP relaxation of ``Sw``, ``Sp`` with ``solver`` (``'auto'``: Clarabel, then
+    SCS with a warning): ``(problem, Y, the solver used)``, ``Y`` the ``[1, beta; beta, B]``."""
+    import cvxpy as cp
+
+    k = Sw.shape[0]
     Y = cp.Variable((k + 1, k + 1), PSD=True)
     Bv, bv = Y[1:, 1:], Y[1:, 0]
     constraints = [Y[0, 0] == 1, bv >= 0, Bv >= 0, cp.trace(Sp @ Bv) == 1]
@@ -183,16 +208,20 @@ def beta_step(S_W, S_Wp, *, solver="auto", verbose=0):
             "solver='scs'."
         )
     if failures:
-        warnings.warn(
+        warnings.warn(  # stacklevel 3: the caller of beta_step, as before
             f"The beta-step SDP failed with {failures[0]}; it was solved with {used} instead.",
-            UserWarning, stacklevel=2,
+            UserWarning, stacklevel=3,
         )
-    Yv = (Y.value + Y.value.T) / 2
-    B = Yv[1:, 1:]
+    return problem, Y, used
+
+
+def _best_candidate(B, b_solver, Sw, Sp):
+    """Of the rank-one part of ``B`` and the solver's ``beta`` (``b_solver``), each shrunk
+    into ``B >= b b^T``, the one of the smaller true ratio: ``(name, beta, ratio)``."""
     lam, U = linalg.eigh(B)
     u = U[:, -1] * (1.0 if U[:, -1].sum() >= 0 else -1.0)
     cands = {"rank_one": np.sqrt(max(lam[-1], 0.0)) * np.clip(u, 0.0, None),
-             "solver": np.clip(Yv[1:, 0], 0.0, None)}
+             "solver": np.clip(b_solver, 0.0, None)}
     Bpinv = np.linalg.pinv(B, rcond=1e-10, hermitian=True)
 
     def ratio(b):
@@ -212,13 +241,4 @@ def beta_step(S_W, S_Wp, *, solver="auto", verbose=0):
     if best is None:
         raise SDPSolverError("The beta-step SDP returned beta = 0 and a zero B: no usable "
                              "kernel weights.")
-    beta = np.zeros(M)
-    beta[active] = d * best
-    B_full = np.zeros((M, M))
-    B_full[np.ix_(active, active)] = B * np.outer(d, d)
-    info = dict(solver=used, status=problem.status, sdp_value=float(problem.value) * scale,
-                ratio=float(best_ratio) * scale, choice=best_name)
-    if verbose > 1:
-        print(f"    beta-step: {used} ({problem.status}), relaxed value {info['sdp_value']:.6g}, "
-              f"ratio at beta {info['ratio']:.6g} ({best_name})")
-    return beta, B_full, info
+    return best_name, best, best_ratio

@@ -239,9 +239,49 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
         suggested class" sets it as the sample's new label.
     """
     Y = np.asarray(embedding, dtype=np.float64)
-    labels = np.asarray(labels)
     n = len(Y)
     unlabelled = np.zeros(n, bool) if unlabelled is None else np.asarray(unlabelled, bool)
+    classes, codes = _class_codes(np.asarray(labels), unlabelled, classes, n)
+    extra = bool(unlabelled.any())
+    named = colors is None  # class names at their regions; a colour column's groups are not
+    classes, colors, counts = _legend_entries(classes, colors, counts, codes, extra, n)
+    tint = _carried_tint(carried, unlabelled, classes) if carried is not None and extra \
+        and named else None
+    hover, ids, suspect = _checked_columns(hover, ids, suggestion, suspect, n)
+    order = _page_order(n)
+    Y32 = Y[order].astype(np.float32)
+    sections = _sample_sections(Y32, codes, order, tint, suspect, suspect_places, ids, hover)
+    sections.update(_contour_sections(Y, codes, len(classes) - extra))
+    near, more = _neighbours_in_page_order(neighbours, order, n, Y32)
+    sections.update(more)
+    blob_index, blob = pack(sections)
+    suspects = None if suspect is None else int(
+        suspect.sum() if suspect_total is None else suspect_total)
+    payload = dict(
+        blob=blob_index, **_legend_data(classes, colors, counts, Y, codes, extra, named),
+        hover_names=list(hover), label_name=str(label_name), id_name=str(id_name),
+        tint_mix=CARRIED_TINT, suspect_total=suspects, suspect_name=SUSPECT_NAME,
+        unlabelled=extra, unlabelled_name=UNLABELLED_NAME, fixable=named,
+        suggestion=None if suggestion is None else str(suggestion), neighbours=near,
+        contour_levels=list(LEVELS),
+    )
+    data = json.dumps(payload, ensure_ascii=True, separators=(",", ":")).replace("</", "<\\/")
+    about = _about(description, csv_name, _honest(errors, extra), neighbours is not None,
+                   suspect is not None, named)
+    return _document(title, _facts(counts, len(classes) - extra, extra, errors, suspects), about,
+                     details, data, blob)
+
+
+def _page_order(n):
+    """The order of the samples on the page: a fixed shuffle, so that any prefix is a uniform
+    subsample (the page draws one while the view moves, when all points are slow to draw) and
+    no class is drawn wholly over another."""
+    return np.random.default_rng(0).permutation(n)
+
+
+def _class_codes(labels, unlabelled, classes, n):
+    """The legend's classes (default: the labelled rows' sorted unique labels) and each row's
+    code (``uint16``): its class's position, ``len(classes)`` for an unlabelled row."""
     if classes is None:
         classes = np.unique(labels[~unlabelled])
     classes = list(classes)
@@ -249,8 +289,12 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
     codes = np.array([len(classes) if u else lookup[v]
                       for v, u in zip(labels.tolist(), unlabelled)], dtype=np.uint16) if n \
         else np.zeros(0, np.uint16)
-    extra = bool(unlabelled.any())
-    named = colors is None  # class names at their regions; a colour column's groups are not
+    return classes, codes
+
+
+def _legend_entries(classes, colors, counts, codes, extra, n):
+    """The legend's names, colours and counts, checked: the classes', then (``extra``) the
+    unlabelled samples' entry."""
     colors = [COLORS[k % len(COLORS)] for k in range(len(classes))] if colors is None else \
         list(colors)
     if len(colors) != len(classes):
@@ -262,11 +306,20 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
     counts = np.asarray(counts, dtype=np.int64)
     if len(counts) != len(classes):
         raise ValueError(f"counts has {len(counts)} values for {len(classes)} legend entries.")
-    tint = None
-    if carried is not None and extra and named:
-        position = {str(c): k for k, c in enumerate(classes[:-1])}
-        tint = np.array([position.get(v, len(classes) - 1) if u else len(classes) - 1
-                         for v, u in zip(_text(carried), unlabelled, strict=True)], np.uint16)
+    return classes, colors, counts
+
+
+def _carried_tint(carried, unlabelled, classes):
+    """Each sample's tint (``uint16``): the class carried to an unlabelled sample, else the
+    last legend entry (the unlabelled, or no class carried)."""
+    position = {str(c): k for k, c in enumerate(classes[:-1])}
+    return np.array([position.get(v, len(classes) - 1) if u else len(classes) - 1
+                     for v, u in zip(_text(carried), unlabelled, strict=True)], np.uint16)
+
+
+def _checked_columns(hover, ids, suggestion, suspect, n):
+    """The hover columns (as text), ids (as text, or None) and suspect flags (or None), each
+    checked to hold one value per sample; ``suggestion`` checked to name a hover column."""
     hover = {str(k): _text(v) for k, v in (hover or {}).items()}
     for name, values in hover.items():
         if len(values) != n:
@@ -280,10 +333,14 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
         suspect = np.asarray(suspect, dtype=bool)
         if suspect.shape != (n,):
             raise ValueError(f"suspect has {len(suspect)} values for {n} samples.")
-    # a fixed shuffle: any prefix is a uniform subsample (the page draws one while the view
-    # moves, when all points are slow to draw) and no class is drawn wholly over another
-    order = np.random.default_rng(0).permutation(n)
-    Y32 = Y[order].astype(np.float32)
+    return hover, ids, suspect
+
+
+def _sample_sections(Y32, codes, order, tint, suspect, suspect_places, ids, hover):
+    """The data sections of each sample, in the page's ``order``: place (``Y32``, in that
+    order), class, row, then what the page knows of it (tint, suspect flags and the suspects'
+    places, ids, hover columns)."""
+    n = len(order)
     sections = {"x": ("f4", Y32[:, 0]), "y": ("f4", Y32[:, 1]), "label": ("u2", codes[order]),
                 "rows": ("u4", order)}
     if tint is not None:
@@ -302,47 +359,47 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
         sections["ids"] = ("json", ids)
     if hover:
         sections["hover"] = ("json", list(hover.values()))
-    lines = density_contours(Y, codes, len(classes) - extra)
-    if lines:  # (each line: class, level, first point, points; the points as x, y pairs)
-        starts = np.cumsum([0] + [len(p) for _, _, p in lines[:-1]])
-        sections["contour_lines"] = ("u4", np.array(
-            [[c, k, s, len(p)] for (c, k, p), s in zip(lines, starts)]).ravel())
-        sections["contour_xy"] = ("f4", np.concatenate([p for _, _, p in lines]).ravel())
-    near = None
-    if neighbours is not None:
-        near, more = _neighbours_in_page_order(neighbours, order, n, Y32)
-        sections.update(more)
-    blob_index, blob = pack(sections)
-    payload = dict(
-        blob=blob_index, classes=[str(c) for c in classes], colors=colors,
-        counts=[int(c) for c in counts],
-        centers=(_centers(Y, codes, len(classes) - extra) if named
-                 else [None] * (len(classes) - extra)) + [None] * extra,
-        label_order=[int(k) for k in np.argsort(-counts[:len(classes) - extra], kind="stable")]
+    return sections
+
+
+def _contour_sections(Y, codes, n_classes):
+    """The data sections of the classes' density contours (none when there are no lines)."""
+    lines = density_contours(Y, codes, n_classes)
+    if not lines:
+        return {}
+    # (each line: class, level, first point, points; the points as x, y pairs)
+    starts = np.cumsum([0] + [len(p) for _, _, p in lines[:-1]])
+    return {"contour_lines": ("u4", np.array(
+                [[c, k, s, len(p)] for (c, k, p), s in zip(lines, starts)]).ravel()),
+            "contour_xy": ("f4", np.concatenate([p for _, _, p in lines]).ravel())}
+
+
+def _legend_data(classes, colors, counts, Y, codes, extra, named):
+    """The page data of the legend: names, colours, counts, where each class's name is written
+    (named classes only) and the legend's order (largest class first, the unlabelled last)."""
+    n_classes = len(classes) - extra
+    return dict(
+        classes=[str(c) for c in classes], colors=colors, counts=[int(c) for c in counts],
+        centers=(_centers(Y, codes, n_classes) if named else [None] * n_classes)
+        + [None] * extra,
+        label_order=[int(k) for k in np.argsort(-counts[:n_classes], kind="stable")]
         + [len(classes) - 1] * extra,
-        hover_names=list(hover), label_name=str(label_name), id_name=str(id_name),
-        tint_mix=CARRIED_TINT,
-        suspect_total=None if suspect is None else int(
-            suspect.sum() if suspect_total is None else suspect_total),
-        suspect_name=SUSPECT_NAME, unlabelled=extra, unlabelled_name=UNLABELLED_NAME,
-        fixable=named, suggestion=None if suggestion is None else str(suggestion),
-        neighbours=near, contour_levels=list(LEVELS),
     )
-    data = json.dumps(payload, ensure_ascii=True, separators=(",", ":")).replace("</", "<\\/")
-    script = {name: resources.files("graphdr.maps").joinpath(f"static/{name}.js").read_text(
-        encoding="utf-8") for name in ("map_data", "map_page", "map_workbench", "map_filter")}
-    honest = ""
+
+
+def _honest(errors, extra):
+    """The paragraph that states how well new samples land (empty without ``errors``)."""
     if errors is not None and errors.get("held_out"):
-        honest = (
+        return (
             f"<p class=\"honest\">A supervised map draws its training samples inside their "
             f"class regions, so the picture always looks separated. The "
             f"{errors['n']} labelled samples the map was not fitted on were placed by "
             f"<code>transform</code>: <b>{100 * errors['map_error']:.1f} %</b> of them fall "
             f"nearest a training sample of another class on the map. Judge classes by this "
             f"number, not by the gaps between the regions.</p>")
-    elif errors is not None:
+    if errors is not None:
         scored = " labelled" if extra else ""
-        honest = (
+        return (
             f"<p class=\"honest\">A supervised map draws its training samples inside their "
             f"class regions, so the picture always looks separated. New samples land less "
             f"cleanly: placed by <code>transform</code> from their neighbours other than "
@@ -350,28 +407,42 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
             f"{errors['n']}{scored} samples fall nearest a sample of another class on the map; 1-NN in "
             f"the features errs on {100 * errors['feature_error']:.1f} % (leave-one-out). "
             f"Judge classes by these numbers, not by the gaps between the regions.</p>")
-    rings = " (or 'suspect': the ringed samples)" if suspect is not None else ""
+    return ""
+
+
+def _about(description, csv_name, honest, clicks, suspects, named):
+    """The header's "About this map" (HTML): the description, the link to the map's file,
+    the ``honest`` paragraph and how to use the page (``clicks``: a click lists a sample's
+    neighbours; ``suspects``: a search finds them; ``named``: labels can be fixed)."""
+    rings = " (or 'suspect': the ringed samples)" if suspects else ""
     kind = "Parquet partitions" if str(csv_name).endswith(".parquet") else "CSV"
     link = (f" The map as {kind} (id, label, x, y): <a href=\"{html.escape(csv_name)}\">"
             f"{html.escape(csv_name)}</a>." if csv_name else "")
-    facts = _facts(counts, len(classes) - extra, extra, errors,
-                   None if suspect is None else payload["suspect_total"])
-    page = (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        f"<title>{html.escape(title)}</title>\n<style>{_STYLE}</style></head>\n<body>\n"
-        f"<header><h1>{html.escape(title)}</h1><p class=\"facts\" id=\"facts\">{facts}</p>"
+    return (
         "<details id=\"about\"><summary>About this map</summary>\n"
         f"<p>{html.escape(description)}{link}</p>\n"
         f"{honest}\n<p>Drag to pan, scroll to zoom, hover or click a point for its id"
-        f"{' and its nearest samples in the features' if neighbours is not None else ''}"
+        f"{' and its nearest samples in the features' if clicks else ''}"
         f"; search a sample id or a class name{rings}; click a class in the legend to hide or "
         "show it. Select samples with the lasso (key L) or the box (B), shift to add, alt to "
         "remove, Escape to clear; the selected rows are listed below the map, sortable, and "
         "download as CSV" + ("; give them a class or accept their suggested class, and "
                               "download the label fixes (id, old label, new label) for "
                               "<code>graphdr map --label-fixes</code>" if named else "")
-        + ".</p></details>"
+        + ".</p></details>")
+
+
+def _document(title, facts, about, details, data, blob):
+    """The whole page: head and style, header (title, ``facts``, ``about``), map, legend,
+    tools and panel, footer (``details``), the data and the page's script."""
+    script = {name: resources.files("graphdr.maps").joinpath(f"static/{name}.js").read_text(
+        encoding="utf-8") for name in ("map_data", "map_page", "map_workbench", "map_filter")}
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        f"<title>{html.escape(title)}</title>\n<style>{_STYLE}</style></head>\n<body>\n"
+        f"<header><h1>{html.escape(title)}</h1><p class=\"facts\" id=\"facts\">{facts}</p>"
+        f"{about}"
         "</header>\n<main><div id=\"map\"><canvas id=\"points\"></canvas>"
         "<canvas id=\"rings\"></canvas><canvas id=\"overlay\"></canvas><div id=\"tip\" hidden></div></div>\n"
         "<aside><input id=\"search\" type=\"search\" placeholder=\"sample id or class\" "
@@ -385,7 +456,6 @@ def map_page_html(embedding, labels, *, classes=None, ids=None, hover=None, titl
         f"<script>\n(function () {{\n  'use strict';\n{script['map_data']}  unpack(function (data) {{\n"
         f"{script['map_page']}{script['map_workbench']}{script['map_filter']}"
         "  firstFrame();\n  window.graphdrMap.ready = true;\n  });\n})();\n</script>\n</body></html>\n")
-    return page
 
 
 _TOOLS = (
@@ -417,7 +487,10 @@ _PANEL = (
 
 def _neighbours_in_page_order(neighbours, order, n, Y32):
     """``(info, sections)`` of the page's neighbours (:func:`graphdr.maps.views.page_data.
-    neighbour_sections`) from ``(index, distance, space)`` in the rows' order."""
+    neighbour_sections`) from ``(index, distance, space)`` in the rows' order; ``(None, {})``
+    without ``neighbours``."""
+    if neighbours is None:
+        return None, {}
     index, distance, space = neighbours
     index = np.asarray(index, dtype=np.int64)
     distance = np.asarray(distance, dtype=np.float64)
