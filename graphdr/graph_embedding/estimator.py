@@ -541,7 +541,7 @@ def _validated(est, X, y, **checks):
     takes sparse rows: :meth:`_accepts_sparse`), or the rows of a
     :class:`~graphdr.training.prepared.PreparedInput` as they were validated."""
     if isinstance(X, PreparedInput):
-        X.set_features(est)
+        X.found().write(est)
         return X.X, np.asarray(y)
     check_label_values(y, type(est).__name__)
     sparse = checks.pop("accept_sparse", est._accepts_sparse())

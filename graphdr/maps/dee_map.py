@@ -450,7 +450,7 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
                              "repulsion='cauchy').")
         prepared = X if isinstance(X, PreparedInput) else None
         if prepared is not None:  # a trial fit of that choice: validated already
-            prepared.set_features(self)
+            prepared.found().write(self)
             X, y = prepared.X, np.asarray(y)
         else:
             if sp.issparse(X):

@@ -37,6 +37,7 @@ import scipy.sparse as sp
 from .._validation import dense_for_semi_supervised
 from ..blocks.sampling import row_keys
 from ..blocks.stats import input_scale
+from .selected import Selected
 
 
 def digest(*arrays):
@@ -186,18 +187,16 @@ class PreparedInput:
         return rows, PreparedInput(X, self.y[rows], self.classes, self.y_encoded[rows],
                                    self.features, parent=(self, rows, same_scale))
 
-    def set_features(self, est):
-        """Record on ``est`` what its validation of the rows would: ``n_features_in_`` and
+    def found(self):
+        """What a fit's validation of the rows would record, as the fit writes it
+        (:class:`~graphdr.training.selected.Selected`): ``n_features_in_`` and
         ``feature_names_in_`` (or none)."""
-        est.n_features_in_ = self.features["n_features_in_"]
-        if "feature_names_in_" in self.features:
-            est.feature_names_in_ = self.features["feature_names_in_"]
-        else:
-            est.__dict__.pop("feature_names_in_", None)
+        return Selected(dict(self.features),
+                        () if "feature_names_in_" in self.features else ("feature_names_in_",))
 
 
 def features_of(est):
-    """What a validation recorded on ``est`` (:meth:`PreparedInput.set_features`)."""
+    """What a validation recorded on ``est`` (:meth:`PreparedInput.found`)."""
     out = {"n_features_in_": est.n_features_in_}
     if hasattr(est, "feature_names_in_"):
         out["feature_names_in_"] = est.feature_names_in_
