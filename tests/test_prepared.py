@@ -231,3 +231,29 @@ def test_the_choices_of_a_fit_set_nothing_and_the_fit_writes_them(cls):
     selected.write(est)
     assert {name: getattr(est, name) for name in selected.values if name.endswith("reg_")} == {
         name: getattr(fitted, name) for name in selected.values if name.endswith("reg_")}
+
+
+@pytest.mark.slow
+def test_the_map_and_its_label_audit_share_one_validation(monkeypatch):
+    """DEEMap(labels='flag') hands the rows it validated to its audit: the audit is
+    LabelIssues' own fit of X (the same probabilities and flags, bit for bit), and in the map's
+    fit X is validated once in all and keyed once by the audit (its keys then the choice's)."""
+    import graphdr.audit.label_issues as label_issues
+    import graphdr.maps.dee_map as dee_map
+    import graphdr.training.prepared as prepared
+
+    X, y = _data(400)
+    direct = graphdr.LabelIssues(random_state=0).fit(X, y)
+    validations, keyed = [], []
+    for module in (dee_map, label_issues):
+        original = module.validate_data
+        monkeypatch.setattr(module, "validate_data", lambda *a, _o=original, **k: (
+            validations.append(1), _o(*a, **k))[1])
+    for module in (prepared, label_issues):
+        original = module.row_keys
+        monkeypatch.setattr(module, "row_keys", lambda Z, *a, _o=original, **k: (
+            keyed.append(len(Z)), _o(Z, *a, **k))[1])
+    m = graphdr.DEEMap(labels="flag", random_state=0, max_iter=5).fit(X, y)
+    assert np.array_equal(m.label_issues_.probabilities_, direct.probabilities_)
+    assert np.array_equal(m.label_issues_.is_issue_, direct.is_issue_)
+    assert validations == [1] and keyed == [400], (validations, keyed)

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_consistent_length, check_is_fitted, validate_data
 
 from .._outputs import held_interrupts
 from .._threads import managed_threads
@@ -22,6 +22,7 @@ from .._validation import (
 from ..blocks.knn import _approx_search_groups, _search_groups, resolve_algorithm
 from ..blocks.sampling import canonical_order, row_keys, stratified_folds
 from ..blocks.scaling import FEATURE_SCALINGS, feature_scaling
+from ..training.prepared import PreparedInput
 from .confident import auto_min_suspicion, label_issues, suspicion
 from .probabilities import (
     FOLD_MODELS,
@@ -216,11 +217,20 @@ class LabelIssues(BaseEstimator):
     @managed_threads
     @checked_parameters
     def fit(self, X, y):
-        """Find the label issues of ``y`` (-1: unlabelled) given the features ``X``."""
+        """Find the label issues of ``y`` (-1: unlabelled) given the features ``X`` (an
+        estimator's audit may pass its rows validated already, a dense
+        :class:`~graphdr.training.prepared.PreparedInput`: they are not validated or keyed
+        again)."""
         name = type(self).__name__
         check_option(self.feature_scaling, "feature_scaling", set(FEATURE_SCALINGS))
         check_label_values(y, name)
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        prepared = X if isinstance(X, PreparedInput) else None
+        if prepared is not None:  # (dense rows, validated by the estimator that audits them)
+            prepared.found().write(self)
+            X, y = np.asarray(prepared.X, dtype=np.float64), np.asarray(y)
+            check_consistent_length(X, y)
+        else:
+            X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_not_constant(X, name, "check labels on")
         classes, y_enc, _ = check_labels(y, min_classes=2, method=name, unlabelled="allow")
         n, C = len(y_enc), len(classes)
@@ -228,7 +238,8 @@ class LabelIssues(BaseEstimator):
         models = AUTO_MODELS if self.models == "auto" else tuple(self.models)
 
         resolved, mean, scale = feature_scaling(X, self.feature_scaling)
-        keys = row_keys(X)
+        # the set's keys where its rows are these bytes (float64), else a pass over them
+        keys = prepared.row_keys() if prepared is not None and X is prepared.X else row_keys(X)
         order = canonical_order(keys, y_enc)
         Z = (X[order] - mean) / scale
         yo = y_enc[order]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import scipy.sparse as sp
@@ -464,13 +465,15 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
         self.classes_, y_enc, _ = check_labels(y, min_classes=2, method=name,
                                                unlabelled="allow")
         self._labels = y_enc  # the page's (show): as given
+        shared = None  # the rows the audit and the choice share, validated once
         if prepared is None:  # (a trial fit's labels are audited already)
-            y, y_enc = audited_fit_labels(self, X, y, y_enc)
+            shared = self._prepared_input(X, y) if self.labels != "given" else None
+            y, y_enc = audited_fit_labels(self, X if shared is None else shared, y, y_enc)
         # the propagated classes, or y itself
         X_fit, y_fit, chosen = prepare_unlabelled(
             self, X if prepared is None else prepared, y, audit=False, uses=UnlabelledUses(
                 kept=self._unlabelled_kept, ties=self._unlabelled_ties,
-                prepare=self._prepared_input))
+                prepare=partial(self._prepared_input, shared=shared)))
         chosen.write(self)
         if self.unlabelled_ == "propagate":
             y_enc = np.unique(y_fit, return_inverse=True)[1].astype(np.intp)
@@ -491,11 +494,14 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
         self.unlabelled_, self.unlabelled_results_, self.label_issues_ = "smooth", {}, None
         return X, self._labels.copy(), None
 
-    def _prepared_input(self, X, y):
-        """The rows :meth:`_validated` validated, for the choice between the uses of the
-        unlabelled rows (:func:`graphdr.semi.choice.prepare_unlabelled`)."""
+    def _prepared_input(self, X, y, shared=None):
+        """The rows :meth:`_validated` validated, for the label audit and the choice between
+        the uses of the unlabelled rows (:func:`graphdr.semi.choice.prepare_unlabelled`);
+        ``shared``: the same rows prepared already, whose keys these share."""
         classes, y_enc, _ = check_labels(y, min_classes=2, method=type(self).__name__,
                                          unlabelled="allow")
+        if shared is not None:
+            return shared.with_labels(np.asarray(y), classes, y_enc)
         return PreparedInput(X, np.asarray(y), classes, y_enc, features_of(self))
 
     def _sorted_rows(self, X, y_enc, n_placed, prepared=None):

@@ -54,6 +54,8 @@ def audit_labels(est, X, y, requirements=None):
     features = X.X if isinstance(X, PreparedInput) else X
     if sp.issparse(features):
         features = dense_for_semi_supervised(check_array(features, accept_sparse="csr"), name)
+    elif isinstance(X, PreparedInput):  # the rows validated once: not validated, keyed again
+        features = X
     audit = LabelIssues(neighbors=getattr(est, "neighbors", "auto"),
                         random_state=getattr(est, "random_state", None)).fit(features, y)
     if use == "audit" and audit.is_issue_.any():

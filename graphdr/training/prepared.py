@@ -147,10 +147,12 @@ class PreparedInput:
             self._memo[key] = compute()
         return self._memo[key]
 
-    def with_labels(self, y):
-        """The same rows with labels ``y`` (the propagated classes, a fold's hidden labels):
+    def with_labels(self, y, classes=None, y_encoded=None):
+        """The same rows with labels ``y`` (the propagated classes, a fold's hidden labels;
+        ``classes`` and ``y_encoded``: their encoding, where it is not this set's):
         everything computed from the rows is shared."""
-        out = PreparedInput(self.X, y, self.classes, self.y_encoded, self.features,
+        out = PreparedInput(self.X, y, self.classes if classes is None else classes,
+                            self.y_encoded if y_encoded is None else y_encoded, self.features,
                             self._scaled, self._parent)
         out._scale, out._memo = self._scale, self._memo
         return out
