@@ -28,7 +28,6 @@ from ..semi.choice import (
     UnlabelledUses,
     partially_labelled,
     prepare_unlabelled,
-    semi_supervised_reg,
     solve_partially_labelled,
 )
 from ..training.prepared import PreparedInput, features_of
@@ -45,6 +44,7 @@ from .fitting import (
     metric_of,
     select_kernel_and_approximation,
     select_linear_reg,
+    semi_supervised_reg,
     statistics_and_reg,
     wants_press_ridge,
 )
@@ -243,10 +243,11 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         :class:`~graphdr.training.prepared.PreparedInput`: validated already)."""
         prepared = X if isinstance(X, PreparedInput) else None
         traits = fit_traits(self)
-        if is_dask_array(X) and (self._is_kernel() or self._has_class_forms(y)):
-            return dask_training_data(traits, self.get_params(deep=False), X, y,
-                                      class_forms=self._has_class_forms(y))
-        if is_dask_array(X):  # neighbour graphs need the samples in memory
+        if is_dask_array(X):
+            if self._is_kernel() or self._has_class_forms(y):
+                return dask_training_data(traits, self.get_params(deep=False), X, y,
+                                          class_forms=self._has_class_forms(y))
+            # neighbour graphs need the samples in memory
             return self._training_data(X.compute(), None if y is None else np.asarray(y))
         if self._has_class_forms(y):
             return self._statistics(X, y)
@@ -255,7 +256,8 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             classes, y_enc, _ = check_labels(y, **traits.requirements)
             if sp.issparse(X) and not self._is_kernel():
                 X = dense_for_semi_supervised(X, type(self).__name__)
-            selected = (semi_supervised_reg(traits, self.reg, X, y_enc, _keys(self, prepared, X))
+            keys = _keys(self, prepared, X)
+            selected = (semi_supervised_reg(traits, self.reg, X, y_enc, keys)
                         if self._auto_linear_reg and not self._is_kernel() else None)
             X_fit, scale = self._rescaled_input(X, prepared)
             return TrainingData(X_fit, y_enc, None, X.dtype, prepared, selected, classes, scale)
@@ -299,17 +301,16 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
     def _statistics(self, given, y):
         """Validate the input and collect the class statistics in one pass over ``X``."""
         X, y = _validated(self, given, y, ensure_all_finite=False, accept_sparse="csr")
-        traits, reg = fit_traits(self), getattr(self, "reg", None)
+        traits, reg, keys = fit_traits(self), getattr(self, "reg", None), _keys(self, given, X)
         classes, y_enc, _ = check_labels(y, **traits.requirements)
         if X.shape[1] > X.shape[0] and not sp.issparse(X):
             # more features than samples: the SVD route of data_subspace is more accurate
             assert_all_finite(X, input_name="X")
-            selected = select_linear_reg(traits, reg, X, y_enc, keys=_keys(self, given, X))
+            selected = select_linear_reg(traits, reg, X, y_enc, keys=keys)
             X_fit, scale = self._rescaled_input(X)
             return TrainingData(X_fit, y_enc, None, X.dtype, selected=selected, classes=classes,
                                 scale=scale)
-        stats, scale, selected = statistics_and_reg(traits, reg, X, y_enc, len(classes),
-                                                    _keys(self, given, X))
+        stats, scale, selected = statistics_and_reg(traits, reg, X, y_enc, len(classes), keys)
         return TrainingData(None, None, stats, X.dtype, selected=selected, classes=classes,
                             scale=scale)
 

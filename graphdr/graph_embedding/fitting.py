@@ -364,3 +364,21 @@ def select_linear_reg(traits, reg, X, y_enc, keys=None):
         chosen, cv_results = press_ridge(X, y_enc, name=traits.name, keys=keys)
         return Selected(dict(reg_=chosen, cv_results_=cv_results))
     return Selected(dict(reg_=float(reg)), ("cv_results_",))
+
+
+def semi_supervised_reg(traits, reg, X, y_enc, keys=None):
+    """``reg_`` of a linear estimator with ``reg='auto'`` on partially labelled data
+    (:class:`Selected`): the leave-one-out ridge of its labelled samples
+    (:func:`select_linear_reg`), over the classes with two labelled samples or more; with fewer
+    than two such classes, ``reg_ = 1``. ``keys``: the content keys of ``X``'s rows, when
+    known."""
+    if not wants_press_ridge(traits, reg):
+        return select_linear_reg(traits, reg, X, y_enc)
+    labelled = y_enc >= 0
+    counts = np.bincount(y_enc[labelled])
+    keep = labelled & (counts[np.maximum(y_enc, 0)] >= 2)
+    if np.count_nonzero(counts >= 2) < 2:
+        return Selected(dict(reg_=1.0), ("cv_results_",))
+    rows = np.flatnonzero(keep)
+    return select_linear_reg(traits, reg, X[rows], np.unique(y_enc[rows], return_inverse=True)[1],
+                             keys=None if keys is None else keys[rows])

@@ -52,8 +52,6 @@ from ..graph_embedding.fitting import (
     Selected,
     Solution,
     refuse_lazy_unlabelled,
-    select_linear_reg,
-    wants_press_ridge,
 )
 from ..graph_embedding.routes import relative_ridge, solve_graph_problem
 from ..graph_embedding.spaces import AUTO_EXACT_SEMI_MAX
@@ -605,21 +603,3 @@ def select_smoothing(est, space, data, dims, reg):
         weight = float(est.smoothing)
         selected = Selected(dict(smoothing_=weight))
     return (weight * J if weight > 0.0 else None), selected
-
-
-def semi_supervised_reg(traits, reg, X, y_enc, keys=None):
-    """``reg_`` of a linear estimator with ``reg='auto'`` on partially labelled data
-    (:class:`~graphdr.graph_embedding.fitting.Selected`): the leave-one-out ridge of its labelled samples
-    (:func:`select_linear_reg`), over the classes with two labelled samples or more; with fewer
-    than two such classes, ``reg_ = 1``. ``keys``: the content keys of ``X``'s rows, when
-    known."""
-    if not wants_press_ridge(traits, reg):
-        return select_linear_reg(traits, reg, X, y_enc)
-    labelled = y_enc >= 0
-    counts = np.bincount(y_enc[labelled])
-    keep = labelled & (counts[np.maximum(y_enc, 0)] >= 2)
-    if np.count_nonzero(counts >= 2) < 2:
-        return Selected(dict(reg_=1.0), ("cv_results_",))
-    rows = np.flatnonzero(keep)
-    return select_linear_reg(traits, reg, X[rows], np.unique(y_enc[rows], return_inverse=True)[1],
-                             keys=None if keys is None else keys[rows])
