@@ -478,19 +478,19 @@ def take_rows(X, idx):
     return rows
 
 
-def landmark_indices(X, n_landmarks, random_state=None, *, precomputed=False):
+def landmark_indices(X, n_landmarks, random_state=None, *, precomputed=False, keys=None):
     """Indices of ``m = min(n_landmarks, n)`` landmarks of ``X`` (array, Dask array or views).
 
     ``random_state=None`` (the default of every estimator) takes the ``m`` rows of smallest
     content key (:func:`row_keys`): a pseudo-random choice that is the same on every fit and
     whatever the row order. A seed (or ``RandomState``) takes
     ``check_random_state(random_state).permutation(n)[:m]``, the draw of scikit-learn's
-    ``Nystroem``.
+    ``Nystroem``. ``keys``: the rows' content keys, when already computed.
     """
     n = X[0].shape[0] if isinstance(X, (list, tuple)) else X.shape[0]
     m = min(int(n_landmarks), n)
     if random_state is None:
-        return smallest_keys(row_keys(X, precomputed=precomputed), m)
+        return smallest_keys(row_keys(X, precomputed=precomputed) if keys is None else keys, m)
     return check_random_state(random_state).permutation(n)[:m]
 
 

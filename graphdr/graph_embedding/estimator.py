@@ -260,7 +260,8 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             selected = (semi_supervised_reg(traits, self.reg, X, y_enc, keys)
                         if self._auto_linear_reg and not self._is_kernel() else None)
             X_fit, scale = self._rescaled_input(X, prepared)
-            return TrainingData(X_fit, y_enc, None, X.dtype, prepared, selected, classes, scale)
+            return TrainingData(X_fit, y_enc, None, X.dtype, prepared, selected, classes, scale,
+                                keys=_fit_keys(prepared, X_fit, self))
         X = validate_data(self, X, dtype=_DTYPES, ensure_min_samples=2,
                           accept_sparse=self._accepts_sparse())
         X_fit, scale = self._rescaled_input(X)
@@ -324,7 +325,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         spec = KernelSpec.of(self)
         if self.approximation_ == "nystroem":
             return NystroemMap(spec, self.n_landmarks, self.random_state, self.rank_tol).fit(
-                data.X, data.y_encoded)
+                data.X, data.y_encoded, keys=data.keys)
         return KernelMap(spec, self.rank_tol).fit(data.X)
 
     def _solve(self, space, data, problem=None):
@@ -524,6 +525,16 @@ def unlabelled_uses(est, traits=None):
     return UnlabelledUses(
         prepare=est._prepared_input, requirements=traits.requirements,
         lazy=(traits.name, traits.accepts_unlabelled) if est._uses_labels() else None)
+
+
+def _fit_keys(prepared, X_fit, est):
+    """The content keys of the rows a kernel fit takes (``X_fit``) where the training set
+    ``prepared`` holds them already: its rows themselves, dense ``float64`` (the bytes every
+    search keys), of a kernel function; else None (each search keys its rows)."""
+    if (prepared is None or X_fit is not prepared.X or not isinstance(X_fit, np.ndarray)
+            or X_fit.dtype != np.float64 or not est._is_kernel() or est.kernel == "precomputed"):
+        return None
+    return prepared.row_keys()
 
 
 def _keys(est, given, X):

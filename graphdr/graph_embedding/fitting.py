@@ -91,6 +91,9 @@ class TrainingData(NamedTuple):
     #: the number of features of a Dask array (``n_features_in_``; in memory, ``validate_data``
     #: sets it), or None
     n_features: int | None = None
+    #: the content keys of the rows of ``X`` (dense ``float64``) where the training set holds
+    #: them already (:meth:`~graphdr.training.prepared.PreparedInput.row_keys`), or None
+    keys: np.ndarray | None = None
 
     @property
     def n_samples(self):
@@ -116,10 +119,11 @@ class TrainingData(NamedTuple):
             return self
         counts = np.bincount(y[y >= 0])
         if np.count_nonzero(counts >= 2) < 2:
-            return TrainingData(self.X, None, None, self.dtype, scale=self.scale)
+            return TrainingData(self.X, None, None, self.dtype, scale=self.scale, keys=self.keys)
         rows = np.flatnonzero((y >= 0) & (counts[np.maximum(y, 0)] >= 2))
         return TrainingData(self.X[rows], np.unique(y[rows], return_inverse=True)[1], None,
-                            self.dtype, scale=self.scale)
+                            self.dtype, scale=self.scale,
+                            keys=None if self.keys is None else self.keys[rows])
 
 
 def embedded_scatters(space, data, V=None, dual=None, Y=None):
@@ -272,7 +276,8 @@ def select_kernel(est, traits, data):
     searchable = (auto_gamma and has_width) or (
         auto_reg and traits.solver_uses_reg and est.kernel != "precomputed")
     if not searchable or data.y_encoded is None:
-        return Selected(dict(gamma_=(median_gamma(data.X) if auto_gamma and has_width
+        return Selected(dict(gamma_=(median_gamma(data.X, keys=data.keys)
+                                     if auto_gamma and has_width
                                      else (None if auto_gamma else gamma)),
                              reg_=1e-3 if auto_reg else (0.0 if reg is None else reg)),
                         ("cv_results_",))
@@ -282,9 +287,9 @@ def select_kernel(est, traits, data):
                  n_jobs=getattr(est, "n_jobs", None))
     if traits.class_objective and traits.solver_uses_reg:
         # class-structured (kernel LDA, kernel QMI): exact leave-one-out in closed form
-        chosen = tuning_loo_search(est, data.X, data.y_encoded, **fixed)
+        chosen = tuning_loo_search(est, data.X, data.y_encoded, keys=data.keys, **fixed)
     else:
-        chosen = tuning_search(est, data.X, data.y_encoded,
+        chosen = tuning_search(est, data.X, data.y_encoded, keys=data.keys,
                                scaling=getattr(est, "scaling", "total"), **fixed)
     return Selected(dict(zip(("gamma_", "reg_", "cv_results_"), chosen)))
 

@@ -432,7 +432,7 @@ class KernelMap:
         return out.astype(X.dtype, copy=False)
 
 
-def landmark_rows(X, n_landmarks, random_state=None):
+def landmark_rows(X, n_landmarks, random_state=None, keys=None):
     """Indices and rows of ``min(n_landmarks, n)`` landmarks of ``X``.
 
     The indices are :func:`graphdr.blocks.sampling.landmark_indices`: with ``random_state=None`` the
@@ -440,8 +440,9 @@ def landmark_rows(X, n_landmarks, random_state=None):
     ``check_random_state(random_state).permutation(n)[:m]``, the draw of scikit-learn's
     ``Nystroem`` and of :class:`graphdr.MKLDR`. A NumPy and a Dask ``X`` give the same
     landmarks. Of a ``dask.array`` only these ``m`` rows are computed (:func:`take_rows`).
+    ``keys``: the rows' content keys, when already computed.
     """
-    idx = landmark_indices(X, n_landmarks, random_state)
+    idx = landmark_indices(X, n_landmarks, random_state, keys=keys)
     return idx, take_rows(X, idx)
 
 
@@ -495,13 +496,13 @@ class NystroemMap:
         self.random_state = random_state
         self.rank_tol = rank_tol
 
-    def fit(self, X, y_encoded=None, name="This estimator"):
+    def fit(self, X, y_encoded=None, name="This estimator", keys=None):
         spec = self.kernel_spec
         params = spec.nystroem_params(X.shape[1])
         if is_dask_array(X):
             return self._fit_dask(X, y_encoded, params)
         if self.random_state is None:  # landmarks by content key: the same on every fit
-            indices, landmarks = landmark_rows(X, self.n_landmarks)
+            indices, landmarks = landmark_rows(X, self.n_landmarks, keys=keys)
             self.nystroem = _nystroem_on(spec.kernel, params, landmarks, indices, None)
         else:
             self.nystroem = Nystroem(

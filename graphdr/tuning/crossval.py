@@ -164,8 +164,9 @@ def _refit_scores(estimator, X, y_enc, folds, gamma, regs):
 
 def search(estimator, X, y_enc, *, block_of=None, n_components=None, scaling="total",
            search_gamma=True, search_reg=True, fixed_gamma=None, fixed_reg=1e-3,
-           regs=None, max_samples=None, n_folds=None, n_jobs=None):
-    """Choose ``gamma`` and ``reg`` (see the module docstring).
+           regs=None, max_samples=None, n_folds=None, n_jobs=None, keys=None):
+    """Choose ``gamma`` and ``reg`` (see the module docstring; ``keys``: the rows' content
+    keys, when already computed).
 
     ``block_of(class_sizes)`` gives the ``C x C`` block of a class-structured objective and
     enables the fast path; otherwise ``estimator`` (with ``gamma``/``reg`` set to 'auto') is
@@ -191,8 +192,8 @@ def search(estimator, X, y_enc, *, block_of=None, n_components=None, scaling="to
     precomputed = estimator.kernel == "precomputed"
     if n_folds is None:
         n_folds = N_FOLDS if fast else N_FOLDS_REFIT
-    idx, ys, folds = search_rows(row_keys(X, precomputed=precomputed), y_enc, max_samples,
-                                 n_folds, name)
+    keys = row_keys(X, precomputed=precomputed) if keys is None else keys
+    idx, ys, folds = search_rows(keys, y_enc, max_samples, n_folds, name)
     if is_dask_array(X):  # only the subsample's rows are computed (increasing, then placed)
         Xs = take_rows(X, idx)
     else:

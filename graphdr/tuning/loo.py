@@ -206,7 +206,7 @@ def _kernel_family(X, estimator, gammas):
 
 
 def loo_search(estimator, X, y_enc, *, search_gamma=True, search_reg=True, fixed_gamma=None,
-               fixed_reg=1e-3, regs=None, max_samples=None, n_jobs=None):
+               fixed_reg=1e-3, regs=None, max_samples=None, n_jobs=None, keys=None):
     r"""``gamma='auto'`` / ``reg='auto'`` of the class-structured kernel estimators
     (:class:`graphdr.KernelLDA`, :class:`graphdr.KQMI`): exact leave-one-out, closed form.
 
@@ -225,7 +225,7 @@ def loo_search(estimator, X, y_enc, *, search_gamma=True, search_reg=True, fixed
     eigenvalues carry no label information): the largest ridge among them is chosen, then the
     width closest to :math:`\gamma_0`; a smaller ridge would give the same held-out fits
     from a worse-conditioned system. The same rows and the same choice whatever the row
-    order and ``random_state``.
+    order and ``random_state``. ``keys``: the rows' content keys, when already computed.
 
     Returns ``(gamma, reg, cv_results)`` with ``param_gamma``, ``param_reg``,
     ``mean_test_error`` (the criterion), ``mean_test_error_loo`` (leave-one-out error rate
@@ -236,7 +236,7 @@ def loo_search(estimator, X, y_enc, *, search_gamma=True, search_reg=True, fixed
         X = sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X, dtype=np.float64)
     precomputed = estimator.kernel == "precomputed"
     max_samples = MAX_SAMPLES_LOO if max_samples is None else max_samples
-    keys = row_keys(X, precomputed=precomputed)
+    keys = row_keys(X, precomputed=precomputed) if keys is None else keys
     idx = stratified_subsample(y_enc, max_samples, keys)
     ys = np.unique(y_enc[idx], return_inverse=True)[1]
     if np.bincount(ys).min() < 2:
