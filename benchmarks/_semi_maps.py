@@ -1,41 +1,27 @@
 """``semi.py --maps``: the map of few labels, each use of the unlabelled rows side by side.
 
-Does a partially labelled :class:`graphdr.DEEMap` keep the data's clusters? Without
-``--heavy``, the Gaussian map (``repulsion='gaussian'``, paper 003's objective); with it, the
-heavy-tailed map, DEEMap's default. Protocol:
-``semi.py``'s splits (70 / 30, a fraction of each class's training labels kept, seeds
-0..2); per cell, DEEMap fitted on every training row with each use of the unlabelled rows
-forced: 'ignore' (the map of the labelled rows, the others placed on it), 'propagate', and
-'smooth' (the map of the data's clusters: started from them, the unlabelled rows in the
-attraction graph) at several weights ``lam_unlabelled`` of the repulsion of the pairs with an
-unlabelled row (``lam_unlabelled = lam_same = 4``: the former map's weight). Reported per
-cell: the test error (1-NN against the labelled training rows in the map, %, mean over the
-seeds) and the trustworthiness of the map of every training row (its 10 nearest neighbours,
-:func:`sklearn.manifold.trustworthiness`; how much of the data's neighbourhoods the map keeps),
-beside unsupervised UMAP's and UMAP with y = -1 (the anchors of ``semi.json``; their
-trustworthiness measured here with the same splits, ``random_state=0``).
+Does a partially labelled :class:`graphdr.DEEMap` keep the data's clusters? ``semi.py``'s
+splits; per cell, DEEMap (``repulsion='gaussian'``; with ``--heavy``, the heavy-tailed default)
+fitted with each use of the unlabelled rows forced ('ignore', 'propagate', 'smooth' at several
+``lam_unlabelled``): the test error (1-NN against the labelled training rows in the map) and the
+trustworthiness of the map of every training row (k = 10), beside both UMAPs.
 
     .venv/bin/python benchmarks/semi.py --maps [--heavy] [--datasets ...]
         [--fractions 0.01 0.05] [--from-json]
 
-Writes ``benchmarks/results/semi_maps.md`` (and ``semi_maps.json``, every cell); ``--heavy``:
-the heavy-tailed map (``repulsion='cauchy'``) with each use, 'auto' among them, into
-``semi_maps_heavy.md``.
+Writes ``benchmarks/results/semi_maps.md`` (``semi_maps_heavy.md``; and their ``.json``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
-from pathlib import Path
 
+import common
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-RESULTS = HERE / "results"
-sys.path.insert(0, str(HERE))
+RESULTS = common.RESULTS
 
 SETS = ("digits", "ionosphere", "sonar", "vehicle", "vowel", "led7digit", "heart", "pima",
         "wdbc", "mnist5k")
@@ -115,16 +101,12 @@ def tables(cells, sets, fractions, uses=USES):
         for what, i, fmt in (("1-NN test error (%)", 0, "{:.1f}"),
                              (f"trustworthiness (k = {TRUST_K})", 1, "{:.3f}"),
                              ("fit time (s, the machine's default threads)", 2, "{:.1f}")):
-            lines += [f"### {f * 100:g} % of the labels: {what}", "",
-                      "| DEEMap use | " + " | ".join(sets) + " |",
-                      "|---|" + "---|" * len(sets)]
-            for label in labels:
-                row = [cells.get(f"{d}|{f:g}", {}).get(label) for d in sets]
-                if all(r is None for r in row):
-                    continue
-                lines.append(f"| {label} | " + " | ".join(
-                    "" if r is None else fmt.format(r[i]) for r in row) + " |")
-            lines.append("")
+            got = {label: [cells.get(f"{d}|{f:g}", {}).get(label) for d in sets]
+                   for label in labels}
+            lines += [f"### {f * 100:g} % of the labels: {what}", "", *common.table(
+                ["DEEMap use", *sets], [(label, *("" if r is None else fmt.format(r[i])
+                                                  for r in row))
+                                        for label, row in got.items() if any(row)]), ""]
     return lines
 
 
@@ -134,8 +116,7 @@ def best_counts(cells, sets, fractions, uses=USES, trust=False):
     the higher UMAP's - 0.01."""
     from semi import one_sample
 
-    lines = ["| labels | " + " | ".join(u for u, _ in uses) + " |",
-             "|---|" + "---|" * len(uses)]
+    lines = common.table(["labels", *(u for u, _ in uses)])
     for f in fractions:
         row = []
         for label, _ in uses:
@@ -150,24 +131,21 @@ def best_counts(cells, sets, fractions, uses=USES, trust=False):
                     low = min(c["UMAP y=-1"][0], c["UMAP unsupervised"][0])
                     n += c[label][0] <= low + one_sample(d)
             row.append(f"{n} of {len(sets)}")
-        lines.append(f"| {f * 100:g} % | " + " | ".join(row) + " |")
+        lines.append(common.row(f"{f * 100:g} %", *row))
     return lines
 
 
 def main(argv=None):
-    from common import machine, threads_label
-
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--datasets", nargs="+", default=list(SETS))
     p.add_argument("--fractions", nargs="+", type=float, default=[0.01, 0.05])
     p.add_argument("--seeds", type=int, default=3)
     p.add_argument("--heavy", action="store_true",
                    help="the heavy-tailed map's uses (HEAVY_USES), into semi_maps_heavy.md")
-    p.add_argument("--out", default=None)
     p.add_argument("--from-json", action="store_true")
     a = p.parse_args(argv)
     uses = HEAVY_USES if a.heavy else USES
-    out = Path(a.out or RESULTS / ("semi_maps_heavy.md" if a.heavy else "semi_maps.md"))
+    out = RESULTS / ("semi_maps_heavy.md" if a.heavy else "semi_maps.md")
     if a.from_json:
         cells = json.load(open(out.with_suffix(".json")))
     else:
@@ -178,13 +156,11 @@ def main(argv=None):
              f"Command: `.venv/bin/python benchmarks/semi.py --maps"
              f"{' --heavy' if a.heavy else ''} --datasets "
              f"{' '.join(a.datasets)} --fractions {' '.join(f'{f:g}' for f in a.fractions)} "
-             f"--seeds {a.seeds}`", "", machine(threads_label()), "",
+             f"--seeds {a.seeds}`", "", common.machine(common.threads_label()), "",
              "Protocol: `benchmarks/_semi_maps.py`'s docstring. Lower error and higher "
              "trustworthiness are better.", "",
              "Sets where each use is at most the lower UMAP plus one test sample:", ""]
     lines += best_counts(cells, a.datasets, a.fractions, uses) + [""]
     lines += ["Sets where each use's trustworthiness is at least the higher UMAP's - 0.01:", ""]
     lines += best_counts(cells, a.datasets, a.fractions, uses, trust=True) + [""]
-    lines += tables(cells, a.datasets, a.fractions, uses)
-    out.write_text("\n".join(lines) + "\n")
-    print(f"wrote {out}")
+    common.write_lines(out, lines + tables(cells, a.datasets, a.fractions, uses))

@@ -1,22 +1,10 @@
 """What the benchmark scripts share: where the data are, how a set is loaded, how a fit is timed.
 
-Data come from two places:
-
-* scikit-learn's built-in sets (``iris``, ``wine``, ``breast_cancer``, ``digits``), always there;
-* the shared directory ``$GRAPHDR_SHARED/datasets`` (default ``../shared/datasets`` next to the
-  repository): the UCI ``.npz`` sets and ``mnist5k`` (5000 MNIST digits, pixels scaled to
-  [0, 1] here). :func:`shared_path` says which variable to set when a file is missing.
-
-Timing: :func:`best_time` is the best of ``repeats`` wall-clock runs (``time.perf_counter``), the
-figure least disturbed by other work on the machine; :func:`machine` is the ``Machine:`` line the
-results index reads (:mod:`registry`).
-
-Estimators: :func:`estimator_class` gives the class of a graphdr estimator as the studies of
-partially labelled data and label noise measured it (DEEMap with ``repulsion='gaussian'``).
-
-Parts and smoke runs: :func:`run_part` runs the part of a benchmark that its options name;
-:func:`smoke_outputs` points the output paths of a smoke run (``--quick``) at a temporary
-folder.
+Data: scikit-learn's built-in sets (:data:`SKLEARN_SETS`) and the shared directory
+``$GRAPHDR_SHARED/datasets`` (default ``../shared/datasets`` next to the repository: the UCI
+``.npz`` sets and ``mnist5k``). Timing: :func:`best_time`; :func:`machine` is the ``Machine:``
+line the results index reads. Parts and smoke runs: :func:`run_part`, :func:`smoke_outputs`.
+Result files: :func:`row` and :func:`table` (markdown), :func:`write_lines`.
 
 Not a benchmark itself (:data:`registry.NOT_BENCHMARKS`). Scripts import it as ``common``: the
 directory of the script being run is on ``sys.path``.
@@ -76,8 +64,9 @@ def load_shared(name):
     return X, y
 
 
-def load(name):
-    """``(X, y)`` of a scikit-learn set or a shared set, labels encoded 0..C-1."""
+def load(name, scaled=False):
+    """``(X, y)`` of a scikit-learn set or a shared set, labels encoded 0..C-1; ``scaled``: the
+    digits divided by 16, mnist5k as it is, the others standardised (on every row)."""
     if name in SKLEARN_SETS:
         from sklearn import datasets
 
@@ -85,12 +74,18 @@ def load(name):
         X = X.astype(np.float64)
     else:
         X, y = load_shared(name)
+    if scaled and name == "digits":
+        X = X / 16.0
+    elif scaled and name != "mnist5k":
+        from sklearn.preprocessing import StandardScaler
+
+        X = StandardScaler().fit_transform(X)
     return X, np.unique(y, return_inverse=True)[1].astype(np.intp)
 
 
 def estimator_class(name):
     """The graphdr estimator ``name`` as the studies of partially labelled data and label noise
-    (``semi.py``, ``fit_path.py``, ``label_issues.py --robust``) measured it: ``DEEMap`` with
+    (``semi.py`` and its parts, ``fit_path.py``) measured it: ``DEEMap`` with
     the Gaussian objective (``repulsion='gaussian'``, the default until the heavy-tailed map
     became it; the heavy-tailed map's few-label study: ``semi.py --maps --heavy``)."""
     import functools
@@ -99,6 +94,25 @@ def estimator_class(name):
 
     cls = getattr(graphdr, name)
     return functools.partial(cls, repulsion="gaussian") if name == "DEEMap" else cls
+
+
+#: pause after a multi-threaded BLAS call (``X.T @ X``): OpenBLAS's workers spin for about 0.1
+#: to 0.3 s after a call, and would take the cores from the next fit's threads
+SETTLE = 0.3
+
+
+def best_in_turn(fns, repeats=5, settle_after=("gram",)):
+    """Best time of each function, the functions called in turn ``repeats`` times (a pause of
+    :data:`SETTLE` after those of ``settle_after``)."""
+    best = dict.fromkeys(fns, np.inf)
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            best[name] = min(best[name], time.perf_counter() - start)
+            if name in settle_after:
+                time.sleep(SETTLE)
+    return best
 
 
 def best_time(fn, repeats=1):
@@ -144,6 +158,20 @@ def json_from(args, *, timeout=None, env=None, strict=False):
     except subprocess.TimeoutExpired:
         return {"error": f"timeout after {timeout} s"}
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def thread_env(threads, variables=THREAD_VARIABLES):
+    """The environment with each of ``variables`` set to ``threads`` (``None``: as it is)."""
+    env = dict(os.environ)
+    if threads is not None:
+        env.update(dict.fromkeys(variables, str(threads)))
+    return env
+
+
+def commit(root=REPO):
+    """The commit checked out at ``root`` (short), or ``""``."""
+    return subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True, check=False).stdout.strip()
 
 
 def thread_variables():
@@ -195,6 +223,18 @@ def run_part(argv, parts, quick=None):
     if quick is not None and "--quick" in argv:
         return quick()
     return NO_PART
+
+
+def row(*cells):
+    """One row of a markdown table."""
+    return "| " + " | ".join(map(str, cells)) + " |"
+
+
+def table(header, rows=(), align=None):
+    """A markdown table's lines: ``header``, its rule (``align``: a letter a column, ``l`` or
+    ``r``; default every column left) and ``rows`` (each a sequence of cells)."""
+    rule = "".join("---:|" if a == "r" else "---|" for a in align or "l" * len(header))
+    return [row(*header), "|" + rule, *(row(*r) for r in rows)]
 
 
 def write_lines(path, lines):

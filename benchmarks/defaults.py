@@ -1,45 +1,25 @@
 """Do the defaults beat what a user would otherwise run? Every estimator with its DEFAULT
 parameters under paper 000's protocol, run by ``graphdr bench --protocol defaults``.
 
-Protocol (paper 000, Section V; :data:`graphdr.bench.protocols.PROTOCOLS` ``'defaults'``):
-features scaled to [-1, 1] (fitted on the training fold), stratified 10-fold CV (shuffled,
-seed 0), the fold's training set fits the method, training and test samples are embedded, and
-three classifiers are trained on the embedded training set: 1-NN, 3-NN and the nearest class
-centroid (NCC). Paper 000 takes the minimum error over the dimensions 1..C-1; here every method
-is evaluated at ONE dimension, so that nothing is tuned on the test folds:
-
-* ``dimension='default'``: the estimator's own default ``n_components`` (what a user gets from
-  ``Estimator()``): C-1 for LDA, KernelLDA, LQMI, KQMI, QMIProjection and scikit-learn's LDA;
-  2(C-1) for CKFD; D for LPP, MFA, LDE, MMPA and NCA; n-1 for KernelLPP; 2 for DEE and DSNE;
-  all non-zero components for KernelPCA; DCV's default (the within-class null space);
-* ``dimension='c-1'``: ``min(C-1, the method's limit)`` for every method whose default differs
-  (``method@c-1`` in the report), the dimension of the discriminant methods.
-
-Every other hyper-parameter is the estimator's default (graphdr's kernel methods choose their
-width and ridge by inner selection; scikit-learn's KernelPCA uses gamma = 1/D). The methods are
-those of ``graphdr bench`` (``graphdr list methods``), the two whose registry entry is the
-papers' setting given their default back (``lda:reg=auto``, ``lqmi:reg=auto``). ``raw`` is no
-reduction (the scaled features).
-
-Data: the UCI sets of graphdr's offline suite, scikit-learn's digits, breast_cancer and wine,
-and ``mnist2k``: a stratified 2000-sample subsample of the shared mnist5k (seed 0), pixels /
-255, no PCA (``$GRAPHDR_SHARED/datasets``, default ``../shared/datasets``).
+Protocol (:data:`graphdr.bench.protocols.PROTOCOLS` ``'defaults'``): features scaled to
+[-1, 1] on the training fold, stratified 10-fold CV (seed 0), 1-NN, 3-NN and nearest centroid
+on the embedded training fold, every method at ONE dimension (nothing tuned on the test
+folds): its estimator's default ``n_components`` (``dimension='default'``), and
+``min(C-1, its limit)`` for the methods whose default differs (``method@c-1``). Methods: those
+of ``graphdr bench`` (LDA and LQMI with ``reg=auto``), ``raw`` the scaled features. Data: the
+UCI sets of the offline suite, scikit-learn's digits, breast_cancer and wine, and ``mnist2k``
+(a stratified 2000-sample subsample of mnist5k, seed 0).
 
 The cells live in ``benchmarks/results/defaults/`` and ``defaults_c-1/`` (graphdr bench's
-``results.csv``, ``tables.md``, ``config.json``; a failed cell in ``failures.txt``): a run
-computes only the cells missing there, plus every cell selected by ``--methods`` /
-``--datasets`` when ``--recompute`` is given. The report ``benchmarks/results/defaults.md`` is
-rewritten from both after every run, with the runs in ``defaults_runs.json``.
+files): a run computes the missing ones (and those selected, with ``--recompute``), then
+rewrites ``benchmarks/results/defaults.md`` from both, its runs in ``defaults_runs.json``::
 
-Usage::
-
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/defaults.py \\
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/defaults.py
         [--datasets vowel wine] [--methods kqmi dee] [--recompute] [--n-jobs 2] [--report-only]
 
-Part: ``--repeated`` (``_defaults_repeated.py``: the targets on five shuffles of the folds with a
-paired test; ``defaults_repeated.md``; ``--help`` after the flag shows its options).
-``--quick``: a smoke run of the protocol and its part on wine, nothing written here. The studies
-that set DEE's, DCV's and DSNE's defaults are retired: ``docs/history.rst``.
+``--quick``: a smoke run on wine, nothing written here. The studies that set DEE's, DCV's and
+DSNE's defaults, and the targets over five shuffles of the folds, are retired:
+``docs/history.rst``.
 """
 
 from __future__ import annotations
@@ -56,8 +36,7 @@ from pathlib import Path
 import common
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent
-RESULTS = ROOT / "results"
+RESULTS = common.RESULTS
 OUT = RESULTS / "defaults"
 MD_PATH = RESULTS / "defaults.md"
 RUNS_PATH = RESULTS / "defaults_runs.json"
@@ -93,14 +72,10 @@ METHODS = {
     "kpca": ("KPCA", "kernel-pca", False, False),
 }
 BY_BENCH = {bench: name for name, (_, bench, _, _) in METHODS.items()}
-#: training-set caps (stratified subsample of the training fold; the test fold is unchanged)
-#: for methods too slow on a data set, set from the first folds of mnist2k (1800 training
-#: samples, single thread, machine shared with other jobs), seconds per fold: QMIProjection
-#: 45-145, DSNE 24-116, CKFD 47-84, KernelLPP 13-56, S-KLPP 11-29, against 1-14 for most
-#: methods. scikit-learn's NCA (100-110 s) is kept at full size: it is a reference of the targets.
-#: QMIProjection on mnist2k took 282 s on a full fold (22.0 % 1-NN error on fold 0); capped at
-#: 1000 samples, not fewer: on 600 (fewer than its 784 features) its LDA initialisation is
-#: singular and the error went to 58 %.
+#: training-set caps (a stratified subsample of the training fold; the test fold whole) of the
+#: methods too slow on a set (seconds per fold on mnist2k: QMIProjection 45-145, DSNE 24-116,
+#: CKFD 47-84, KernelLPP 13-56 against 1-14 for most); QMIProjection not below 1000 (on 600
+#: rows, fewer than its 784 features, its LDA start is singular); NCA, a target's reference, whole
 CAPS: dict[tuple[str, str], int] = {
     ("mnist2k", "dsne"): 500, ("digits", "dsne"): 500,
     ("mnist2k", "qmi"): 1000, ("digits", "qmi"): 1000,
@@ -124,17 +99,6 @@ def protocol(setting="default"):
     caps = tuple(sorted((ds, parse_method(METHODS[m][1])[1].name, n)
                         for (ds, m), n in CAPS.items()))
     return get_protocol("defaults").replace(dimension=setting, train_caps=caps)
-
-
-def build(method, seed):
-    """Unfitted estimator of ``method`` (a key of :data:`METHODS`) with its defaults, as the
-    benchmark fits it (``random_state=seed`` where it has one); the raw features are the
-    identity."""
-    from graphdr.bench.methods import parse_method
-    from graphdr.bench.protocols import DEFAULT_DIM
-
-    _, spec, params = parse_method(METHODS[method][1])
-    return spec.build(DEFAULT_DIM, params=params, random_state=seed)
 
 
 def load(name):
@@ -276,8 +240,7 @@ def method_label(m):
 
 
 def table(summary, datasets, methods, clf):
-    lines = ["| data set | " + " | ".join(method_label(m) for m in methods) + " |",
-             "|---|" + "---:|" * len(methods)]
+    lines = common.table(["data set", *map(method_label, methods)], align="l" + "r" * len(methods))
     wins = {m: 0 for m in methods}
     for ds in datasets:
         cells = [_cell_text(summary.get((ds, m, clf))) for m in methods]
@@ -289,9 +252,8 @@ def table(summary, datasets, methods, clf):
                 wins[m] += 1
                 text = f"**{text}**"
             texts.append(text)
-        lines.append(f"| {ds} | " + " | ".join(texts) + " |")
-    lines.append("| wins | " + " | ".join(str(wins[m]) for m in methods) + " |")
-    return lines
+        lines.append(common.row(ds, *texts))
+    return lines + [common.row("wins", *(wins[m] for m in methods))]
 
 
 def err(summary, ds, m, clf):
@@ -435,28 +397,22 @@ def report(cells, failures, runs):
             lines += table(summary, datasets, methods, clf) + [""]
     lines += targets(summary, datasets)
     if failures:
-        lines += ["## Failures", "", "| data set | method | message |", "|---|---|---|"]
-        lines += [f"| {ds} | {method_label(m)} | {msg.replace('|', '/')} |"
-                  for (ds, m), msg in sorted(failures.items())]
-        lines.append("")
+        lines += ["## Failures", "", *common.table(
+            ("data set", "method", "message"), [(ds, method_label(m), msg.replace("|", "/"))
+                                                for (ds, m), msg in sorted(failures.items())]), ""]
+
+    def per_fold(s):
+        return "" if not s or not s["folds"] else f"{s['seconds'] / s['folds']:.2f}"
     lines += ["## Runtime", "", "Fit seconds per fold, mean over folds, single BLAS thread, on "
-              "a machine shared with other jobs (noisy):", "",
-              "| data set | " + " | ".join(method_label(m) for m in default_methods) + " |",
-              "|---|" + "---:|" * len(default_methods)]
-    for ds in datasets:
-        vals = []
-        for m in default_methods:
-            s = summary.get((ds, m, "1nn"))
-            vals.append("" if not s or not s["folds"] else f"{s['seconds'] / s['folds']:.2f}")
-        lines.append(f"| {ds} | " + " | ".join(vals) + " |")
-    lines.append("")
+              "a machine shared with other jobs (noisy):", "", *common.table(
+                  ["data set", *map(method_label, default_methods)],
+                  [(ds, *(per_fold(summary.get((ds, m, "1nn"))) for m in default_methods))
+                   for ds in datasets], "l" + "r" * len(default_methods)), ""]
     if runs:
-        lines += ["## Runs that filled the cells", "",
-                  "| end of run (UTC) | command | cells | wall time (min) | note |",
-                  "|---|---|---|---|---|"]
-        lines += [f"| {r['date']} | `{r['command']}` | {r['cells']} | "
-                  f"{r['wall_seconds'] / 60:.1f} | {r.get('note', '')} |" for r in runs]
-        lines.append("")
+        lines += ["## Runs that filled the cells", "", *common.table(
+            ("end of run (UTC)", "command", "cells", "wall time (min)", "note"),
+            [(r["date"], f"`{r['command']}`", r["cells"], f"{r['wall_seconds'] / 60:.1f}",
+              r.get("note", "")) for r in runs]), ""]
     marker = "## Notes (written by hand"  # a hand-written section at the end is kept
     if MD_PATH.exists() and marker in MD_PATH.read_text():
         old = MD_PATH.read_text()
@@ -467,14 +423,9 @@ def report(cells, failures, runs):
 
 # ----- main -------------------------------------------------------------------------------
 def git_commit():
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT.parent,
-                              text=True, capture_output=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "graphdr"],
-                               cwd=ROOT.parent, text=True, capture_output=True).stdout.strip()
-        return head + ("+dirty" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", "graphdr"], cwd=common.REPO,
+                           text=True, capture_output=True).stdout.strip()
+    return (common.commit() or "unknown") + ("+dirty" if dirty else "")
 
 
 def record_run(runs, path, script, n_cells, t0):
@@ -487,23 +438,15 @@ def record_run(runs, path, script, n_cells, t0):
     path.write_text(json.dumps(runs, indent=1))
 
 
-#: the parts of this benchmark: flag -> module (each module's ``main(argv)``)
-PARTS = {"--repeated": "_defaults_repeated"}
-
-
 def _quick():
-    """The protocol and its part on wine, their files in a temporary folder."""
-    # the part reads this module as `defaults`, another module object than `__main__`
-    with common.smoke_outputs(sys.modules[__name__], "defaults", *PARTS.values()):
+    """The protocol on wine, its files in a temporary folder."""
+    with common.smoke_outputs(sys.modules[__name__]):
         main(["--datasets", "wine", "--methods", "raw", "lda", "klda", "dee", "dee@c-1"])
-        common.run_part(["--repeated", "--repeats", "0", "--datasets", "wine", "--methods", "raw",
-                         "lda"], PARTS)
 
 
 def main(argv=None):
-    global OUT, MD_PATH, RUNS_PATH
     argv = list(sys.argv[1:] if argv is None else argv)
-    if (done := common.run_part(argv, PARTS, quick=_quick)) is not common.NO_PART:
+    if (done := common.run_part(argv, {}, quick=_quick)) is not common.NO_PART:
         return done
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", nargs="+", choices=DATASETS)
@@ -512,13 +455,7 @@ def main(argv=None):
                     help="recompute the selected cells even if they are there")
     ap.add_argument("--n-jobs", type=int, default=1, choices=(1, 2))
     ap.add_argument("--report-only", action="store_true")
-    ap.add_argument("--out", default=None, help="folder of the cells, the report and the runs "
-                    "(default benchmarks/results/)")
     args = ap.parse_args(argv)
-    if args.out is not None:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        OUT, MD_PATH, RUNS_PATH = out / "defaults", out / "defaults.md", out / "defaults_runs.json"
     runs = json.loads(RUNS_PATH.read_text()) if RUNS_PATH.exists() else []
     if not args.report_only:
         t0 = time.perf_counter()

@@ -6,39 +6,13 @@ cost; and what ``unlabelled='auto'`` costs where it keeps the labelled rows' fit
     python -m benchmarks run fit_path [-- --baseline DIR]  # about 15 minutes with a baseline
     python -m benchmarks run fit_path -- --quick  # a smoke run: 800 rows, LDA
 
-Data: 6,435 x 36, 6 classes (the size of UCI's Statlog Landsat set, which is not shipped), drawn
-by ``sklearn.datasets.make_classification`` (seed 0); the partially labelled copy hides 95 % of
-the labels at random (seed 0). Counts come from ``cProfile`` (calls of
-``sklearn.utils.validation.check_array``, of ``graphdr.blocks.sampling.row_keys``, of any method ``fit``
-of a graphdr module, and of graphdr's neighbour searches: ``knn._search_groups``,
-``knn._approx_search_groups``, scikit-learn's ``kneighbors``), so a function bound under
-another name counts too. Times: the best of two unprofiled fits with the machine's default
-threads. The ratio is
-
-    partially labelled fit / (PoissonPropagation().fit(X, y_partial) + fit(X, y_full))
-
-(target <= 2), and the same with ``unlabelled='propagate'`` set (no choice: the path itself,
-propagate once and fit once on the prepared rows); the difference is the cost of
-``unlabelled='auto'``'s choice, its trial fits on two folds of the labelled rows for each use
-of the unlabelled rows. Targets: X validated at most twice fully labelled, three times with
-y = -1.
-
-``unlabelled='auto'`` where it keeps the labelled rows' fit: every estimator with the
-choice, with 5 % of the labels kept at random (seed 0; two a class at least) on the digits
-(scikit-learn's, /16), UCI's vowel and Pima diabetes (shared sets, standardised) and the data
-above, and DEEMap on a 20,000 x 16 set of 8 classes (``make_classification``, 10 informative
-and 2 redundant features, seed 0). Per fit: its choice, whether the folds' propagated classes
-opened the uses' trials (the gate), its trial fits, and
-
-    ratio = auto / (2 fit(X[labelled], y[labelled]) + propagate(X, y))
-
-(``graphdr.semi.propagation.propagate`` of every row; target <= 1 where 'auto' keeps the
-labelled rows' fit), each fit timed in one process (best of two, after a warm-up fit).
-``--baseline DIR`` times the same fits with the graphdr of ``DIR`` (a checkout of an earlier
-commit, e.g. a worktree of main) in the same run: two rounds of a process with the baseline
-then one with this checkout, each side's best time over them.
-
-Writes ``benchmarks/results/fit_path.md``.
+Data (:func:`make_data`): 6,435 x 36, 6 classes (the size of UCI's Statlog Landsat set), 95 %
+of the labels hidden. Counts come from ``cProfile`` (:data:`COUNTED`, and every method ``fit``
+of a graphdr module), times from unprofiled fits; the ratio to propagating once and fitting
+once is also taken with ``unlabelled='propagate'`` set (the difference: ``unlabelled='auto'``'s
+trial fits). The 'auto' part (:data:`AUTO_CASES`, :func:`time_auto`) runs each case in a
+process of its own; ``--baseline DIR`` times the same fits with the graphdr of the checkout
+``DIR`` in the same run. Writes ``benchmarks/results/fit_path.md``, which states the targets.
 """
 
 from __future__ import annotations
@@ -48,15 +22,12 @@ import cProfile
 import json
 import os
 import pstats
-import subprocess
 import sys
 import time
 from pathlib import Path
 
+import common
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import common  # noqa: E402
 
 OUT = common.RESULTS / "fit_path.md"
 ESTIMATORS = ("LDA", "KernelLDA", "LFDA", "DEEMap")
@@ -166,13 +137,7 @@ def auto_data(name, quick=False):
                                    n_redundant=2, n_classes=8, n_clusters_per_class=2,
                                    random_state=0)
     else:
-        X, y = common.load(name)
-        if name == "digits":
-            X = X / 16.0
-        elif name != "mnist5k":  # (pixels in [0, 1] as they are)
-            from sklearn.preprocessing import StandardScaler
-
-            X = StandardScaler().fit_transform(X)
+        X, y = common.load(name, scaled=True)
         if quick:
             X, y = X[:400], y[:400]
     rng = np.random.default_rng(0)
@@ -219,12 +184,8 @@ def time_auto(case, repeats=2):
 
 def worker(case, root):
     """:func:`time_auto` of ``case`` in a new process importing graphdr from ``root``."""
-    env = dict(os.environ, PYTHONPATH=str(root))
-    done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker", case],
-                          env=env, capture_output=True, text=True, check=False)
-    if done.returncode:
-        raise RuntimeError(f"{case} with graphdr of {root}: {done.stderr[-2000:]}")
-    out = json.loads(done.stdout.strip().splitlines()[-1])
+    out = common.json_from([Path(__file__).resolve(), "--worker", case], strict=True,
+                           env=dict(os.environ, PYTHONPATH=str(root)))
     if Path(out["graphdr"]) != Path(root).resolve():
         raise RuntimeError(f"{case}: imported graphdr from {out['graphdr']}, not {root}")
     return out
@@ -277,31 +238,27 @@ def auto_lines(rows, baseline):
              "L: the fit of the labelled rows alone; P: one propagation of every row; ratio: "
              "auto / (2 L + P), target <= 1 where the choice is 'ignore'. Each row's fits in "
              "one process"
-             + (f"; before: the graphdr of `{baseline}` (commit {common_commit(baseline)}), "
+             + (f"; before: the graphdr of `{baseline}` (commit {common.commit(baseline) or '?'}), "
                 "after: this checkout's, in two rounds of before then after, each side's best "
                 "time; L and P (the same code on both sides) the best of both." if baseline
                 else "."), "",
              f"Where 'auto' keeps the labelled rows' fit, the ratio is <= 1 in {met} of "
              f"{len(kept)} fits.", ""]
     if baseline:
-        lines += ["| set | estimator | choice (before / after) | gate | trial fits (before / "
-                  "after) | L (s) | P (s) | auto before (s) | auto after (s) | before / after "
-                  "| ratio before | ratio after |", "|---|---|---|---|---|" + "---:|" * 7]
-        for r in rows:
-            b, a = r["before"], r["after"]
-            lines.append(f"| {r['set']} | {r['estimator']} | {b['choice']} / {a['choice']} | "
-                         f"{gate_of(a)} | "
-                         f"{trial_counts(b)} / {trial_counts(a)} | {a['labelled_s']:.2f} | "
-                         f"{a['propagation_s']:.2f} | {b['auto_s']:.2f} | {a['auto_s']:.2f} | "
-                         f"{b['auto_s'] / a['auto_s']:.1f} | {ratio(b):.2f} | {ratio(a):.2f} |")
-    else:
-        lines += ["| set | estimator | choice | gate | trial fits | L (s) | P (s) | auto (s) "
-                  "| ratio |", "|---|---|---|---|---|" + "---:|" * 4]
-        for r in rows:
-            a = r["after"]
-            lines.append(f"| {r['set']} | {r['estimator']} | {a['choice']} | {gate_of(a)} | "
-                         f"{trial_counts(a)} | {a['labelled_s']:.2f} | "
-                         f"{a['propagation_s']:.2f} | {a['auto_s']:.2f} | {ratio(a):.2f} |")
+        return lines + common.table(
+            ("set", "estimator", "choice (before / after)", "gate", "trial fits (before / after)",
+             "L (s)", "P (s)", "auto before (s)", "auto after (s)", "before / after",
+             "ratio before", "ratio after"),
+            [(r["set"], r["estimator"], f"{b['choice']} / {a['choice']}", gate_of(a),
+              f"{trial_counts(b)} / {trial_counts(a)}", f"{a['labelled_s']:.2f}",
+              f"{a['propagation_s']:.2f}", f"{b['auto_s']:.2f}", f"{a['auto_s']:.2f}",
+              f"{b['auto_s'] / a['auto_s']:.1f}", f"{ratio(b):.2f}", f"{ratio(a):.2f}")
+             for r, b, a in ((r, r["before"], r["after"]) for r in rows)], "l" * 5 + "r" * 7)
+    lines += common.table(
+        ("set", "estimator", "choice", "gate", "trial fits", "L (s)", "P (s)", "auto (s)", "ratio"),
+        [(r["set"], r["estimator"], a["choice"], gate_of(a), trial_counts(a),
+          f"{a['labelled_s']:.2f}", f"{a['propagation_s']:.2f}", f"{a['auto_s']:.2f}",
+          f"{ratio(a):.2f}") for r, a in ((r, r["after"]) for r in rows)], "l" * 5 + "r" * 4)
     return lines
 
 
@@ -327,13 +284,6 @@ def fmt_ratio(r):
     if "before" in r:
         return f"{ratio(r['before']):.2f} -> {ratio(r['after']):.2f}"
     return f"{ratio(r['after']):.2f}"
-
-
-def common_commit(root):
-    """The commit checked out at ``root`` (short), or '?'."""
-    done = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
-                          capture_output=True, text=True, check=False)
-    return done.stdout.strip() or "?"
 
 
 def main(argv=None):
@@ -374,15 +324,14 @@ def run(quick, baseline=None):
                  f"{r['validations (partial)']} times (fully / partially labelled), "
                  f"partial fit {r['ratio']:.1f}x propagation + one fit "
                  f"({r['ratio_propagate']:.1f}x with unlabelled='propagate')" for r in rows), "",
-             "| estimator | " + " | ".join(f"{k} (full / partial)" for k in kinds)
-             + " | full fit (s) | partial fit (s) | propagation (s) | ratio (target <= 2) "
-             "| unlabelled='propagate' fit (s) | its ratio |",
-             "|---|" + "---:|" * (len(kinds) + 6)]
-    for r in rows:
-        lines.append(f"| {r['estimator']} | " + " | ".join(
-            f"{r[f'{k} (full)']} / {r[f'{k} (partial)']}" for k in kinds)
-            + f" | {r['full_s']:.2f} | {r['partial_s']:.2f} | {r['propagation_s']:.2f} | "
-            f"{r['ratio']:.1f} | {r['propagate_s']:.2f} | {r['ratio_propagate']:.1f} |")
+             *common.table(
+                 ["estimator", *(f"{k} (full / partial)" for k in kinds), "full fit (s)",
+                  "partial fit (s)", "propagation (s)", "ratio (target <= 2)",
+                  "unlabelled='propagate' fit (s)", "its ratio"],
+                 [(r["estimator"], *(f"{r[f'{k} (full)']} / {r[f'{k} (partial)']}" for k in kinds),
+                   *(f"{r[k]:.2f}" for k in ("full_s", "partial_s", "propagation_s")),
+                   f"{r['ratio']:.1f}", f"{r['propagate_s']:.2f}", f"{r['ratio_propagate']:.1f}")
+                  for r in rows], "l" + "r" * (len(kinds) + 6))]
     lines += ["", "Targets: validations <= 2 fully labelled and <= 3 partially "
               "labelled; ratio <= 2."]
     lines += auto_lines(auto, baseline)

@@ -3,17 +3,12 @@ in the same run; a fit that costs more than 5 times its floor fails the run.
 
     python -m benchmarks run guard          # about 40 s; exit 1 when a check fails
 
-The floors, each timed in the same process and taken in turn with the fit (best of 5), so
-that a slow or busy machine slows both:
-
-* ``LDA()`` on 200,000 x 100 (10 classes) against one ``X.T @ X`` of the same array;
-* ``LDA()``, ``KQMI()`` (1,500 x 10) and both of ``DEEMap``'s objectives (3,000 x 10) with
-  the environment's threads against the same fit under ``threadpool_limits(1)``;
-* ``DEEMap(repulsion='gaussian').fit`` against :data:`MAP_KNN_MULTIPLE` times the time of its
-  own neighbour graph (``graphdr.blocks.graphs.knn_graph`` of the same samples within their
-  classes, DEEMap's ``n_neighbors``), the whole fit's usual multiple of it on this project's
-  machine; the heavy-tailed default (:data:`HEAVY_PARAMS`: its descent, without the choice of
-  the separation) against :data:`HEAVY_KNN_MULTIPLE` times the same graph.
+The floors (:func:`checks`), each timed in the same process and taken in turn with the fit, so
+that a slow or busy machine slows both: one ``X.T @ X`` for ``LDA()`` on 200,000 x 100; the
+same fit under ``threadpool_limits(1)`` for ``LDA()``, ``KQMI()`` and both of ``DEEMap``'s
+objectives; a multiple of DEEMap's own within-class neighbour graph for DEEMap
+(:data:`MAP_KNN_MULTIPLE`, :data:`HEAVY_KNN_MULTIPLE`: the whole fit's usual multiple of it on
+this project's machine).
 
 The limit of 5 leaves room for a noisy machine (the ratios measured here stay below 2.6 on
 a quiet 2-core machine and below 3 beside a busy process) and catches the kind of regression
@@ -27,6 +22,7 @@ import sys
 import time
 
 import numpy as np
+from common import best_in_turn
 
 LIMIT = 5.0
 #: DEEMap's fit / its within-class neighbour graph (20 neighbours): about 31 on this project's
@@ -47,25 +43,6 @@ def _data(n, d, n_classes=10, seed=0):
     return X, y
 
 
-#: pause after a multi-threaded BLAS call of the harness (``X.T @ X``): OpenBLAS's workers spin
-#: for about 0.1 to 0.3 s after a call, and would take the cores from the next fit's threads
-SETTLE = 0.3
-
-
-def best_in_turn(fns, repeats=REPEATS, settle_after=("gram",)):
-    """Best time of each function, the functions called in turn ``repeats`` times (a pause of
-    :data:`SETTLE` after those of ``settle_after``)."""
-    best = dict.fromkeys(fns, np.inf)
-    for _ in range(repeats):
-        for name, fn in fns.items():
-            start = time.perf_counter()
-            fn()
-            best[name] = min(best[name], time.perf_counter() - start)
-            if name in settle_after:
-                time.sleep(SETTLE)
-    return best
-
-
 def _one_thread(fn):
     from threadpoolctl import threadpool_limits
 
@@ -84,7 +61,7 @@ def checks():
     X, y = _data(200_000, 100)
     graphdr.LDA().fit(X[:2000], y[:2000])  # first calls out of the timings
     t = best_in_turn({"gram": lambda: X.T @ X, "lda": lambda: graphdr.LDA().fit(X, y),
-                      "lda1": _one_thread(lambda: graphdr.LDA().fit(X, y))})
+                      "lda1": _one_thread(lambda: graphdr.LDA().fit(X, y))}, REPEATS)
     out.append(("LDA() / one X.T @ X (200,000 x 100)", t["lda"], t["gram"]))
     out.append(("LDA(): default threads / one thread", t["lda"], t["lda1"]))
 

@@ -1,45 +1,25 @@
 """Which labels are wrong? ``graphdr.LabelIssues`` against cleanlab on labels flipped on purpose.
 
-Protocol. Per data set, noise and seed: the labels of all rows are corrupted, the flipped rows
-are the truth. Noises: ``uniform`` (10 % of the rows, each given another class drawn
-uniformly) and ``pair`` (class-conditional: 20 % of each of the two classes with the closest
-means are given the other one, as annotators confuse similar classes). Features standardised
-(digits and mnist5k, pixels, left as they are); every method sees the same ``X``. Reported:
-precision, recall and F1 of the flagged rows, AUROC of the label-quality ranking (low =
-suspect), fit seconds.
-
-Methods: ``LabelIssues()`` with its defaults (``graphdr``); the anchors (cleanlab, an optional
-bench dependency): ``find_label_issues`` with ``get_label_quality_scores`` on 5-fold
-out-of-sample probabilities of a 10-nearest-neighbour classifier (``cl-knn``) and of logistic
-regression (``cl-logistic``), and ``Datalab`` from the features (``datalab``). ``--variants``
-adds LabelIssues with each model alone (ablation).
-
-Target: on at least 8 of the 10 sets, for each noise, LabelIssues' F1 and AUROC at least the
-best anchor's (ties at 3 decimals count).
-
-Clean labels (``clean``, ``few``, ``few-noisy``): how many correct labels are flagged. ``clean``:
-the labels as the set gives them (0 % flipped; one cell per set, every method deterministic),
-the fraction of the rows flagged; ``few``: 5 % of each class's rows labelled (at least 3, drawn
-per seed), the others -1, the fraction of the labelled rows LabelIssues flags (the anchors
-take no unlabelled rows); ``few-noisy``: the same with 10 % of those labels flipped, F1 over
-the labelled rows. Target: at most 1 % of the rows flagged on clean labels, on every set (or
-the floor stated). The cut: LabelIssues is fitted once with ``min_suspicion=0`` and its flags at
-a cut ``t`` are ``is_issue_ & (suspicion_ >= t)``, exactly those of ``min_suspicion=t``
-(``tests/test_label_issues.py``); ``graphdr`` is the default, ``min_suspicion='auto'`` (1/2 when
-a class has fewer than 30 labelled samples, as in the ``few`` cells, else 0); the table of cuts
-shows what each fixed cut gives.
+Per data set, noise and seed the labels are corrupted and the flipped rows are the truth
+(:func:`labels_of`: ``uniform``, ``pair``; and the correct labels of ``clean``, ``few`` and
+``few-noisy``). Scored (:func:`scores`): precision, recall and F1 of the flags, AUROC of the
+label-quality ranking, fit seconds, for ``LabelIssues()`` and the anchors (:data:`ANCHORS`,
+:func:`run_method`); ``--variants`` adds LabelIssues with each model alone. The targets and the
+table of cuts (one fit with ``min_suspicion=0``, its flags cut): ``label_issues.md``.
 
     .venv/bin/python benchmarks/label_issues.py [--datasets ...] [--seeds 3] [--variants]
         [--noises uniform pair clean few few-noisy] [--jobs 2] [--out FILE.json]
         [--from-json A.json B.json ...]
     .venv/bin/python benchmarks/label_issues.py --scale    # 10^5 x 50: time against cl-knn
-    .venv/bin/python benchmarks/label_issues.py --robust   # fits with labels='audit' (its own
-                                                           # docstring: _label_issues_robust.py)
+    .venv/bin/python benchmarks/label_issues.py --map-cost # graphdr map's label check
     .venv/bin/python benchmarks/label_issues.py --quick    # smoke run: digits, one seed
 
-Cells run ``--jobs`` at a time, each on one thread (times comparable within the table, not
-with a whole machine's); ``--scale`` runs alone with the machine's default threads. Writes
-``benchmarks/results/label_issues.md`` (and ``.json``; ``label_issues_scale.md``).
+Cells run ``--jobs`` at a time on one thread each; ``--scale`` alone on the default threads.
+``--map-cost``: ``graphdr map`` of a 20,000 x 16 file, all labelled and 95 % unlabelled, with
+its label check (the default) against ``--labels given``, alternated, each side's best of two
+(target <= 1.5x). Writes ``benchmarks/results/label_issues.md`` (and ``.json``;
+``label_issues_scale.md``, ``label_issues_map_cost.md``). The
+study of ``labels='audit'`` on noisy labels is retired: ``docs/history.rst``.
 """
 
 from __future__ import annotations
@@ -52,10 +32,8 @@ import time
 import warnings
 from pathlib import Path
 
+import common
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import common  # noqa: E402
 
 OUT = common.RESULTS / "label_issues.md"
 DATASETS = ("digits", "ionosphere", "sonar", "vehicle", "vowel", "led7digit", "heart", "pima",
@@ -71,17 +49,6 @@ CUTS = (0.0, 0.3, 0.4, 0.5, 0.7, 0.9)
 FEW, FEW_MIN = 0.05, 3
 VARIANTS = {"graphdr": {}, "neighbors": {"models": ["neighbors"]},
             "discriminant": {"models": ["discriminant"]}, "logistic": {"models": ["logistic"]}}
-
-
-def load(name):
-    X, y = common.load(name)
-    if name not in ("digits", "mnist5k"):
-        from sklearn.preprocessing import StandardScaler
-
-        X = StandardScaler().fit_transform(X)
-    elif name == "digits":
-        X = X / 16.0
-    return X, y
 
 
 def closest_pair(X, y):
@@ -220,7 +187,7 @@ def run_cell(cell):
     name, noise, seed, methods = cell
     from threadpoolctl import threadpool_limits
 
-    X, y = load(name)
+    X, y = common.load(name, scaled=True)
     noisy = labels_of(X, y, noise, seed)
     labelled = np.flatnonzero(noisy >= 0)
     truth = (noisy != y) & (noisy >= 0)
@@ -302,27 +269,22 @@ def write(cells, args):
         aus = [meets(table[k])[1] for k in keys]
         summary.append(f"{noise} noise: F1 and AUROC >= the best anchor's on {sum(both)} of "
                        f"{len(keys)} sets (F1 on {sum(f1s)}, AUROC on {sum(aus)}; target 8)")
-        lines += [f"## {noise} noise", "",
-                  "| set | " + " | ".join(f"{m} F1" for m in methods) + " | "
-                  + " | ".join(f"{m} AUROC" for m in methods) + " | "
-                  + " | ".join(f"{m} s" for m in methods) + " | meets |",
-                  "|---|" + "---:|" * (3 * len(methods)) + "---|"]
+        lines += [f"## {noise} noise", "", *common.table(
+            ["set", *(f"{m} {x}" for x in ("F1", "AUROC", "s") for m in methods), "meets"],
+            align="l" + "r" * 3 * len(methods) + "l")]
         for k, ok in zip(keys, both):
             row = table[k]
             done = [m for m in methods if "failed" not in row[m]]
-            best_f1 = max(round(row[m]["f1"], 3) for m in done)
-            best_au = max(round(row[m]["auroc"], 3) for m in done)
+            best = {x: max(round(row[m][x], 3) for m in done) for x in ("f1", "auroc")}
 
-            def cell(m, x, best, row=row):
+            def cell(m, x, row=row, best=best):
                 if "failed" in row[m]:
                     return "failed"
                 v = round(row[m][x], 3)
-                return f"**{v:.3f}**" if v == best else f"{v:.3f}"
-            lines.append(f"| {k[0]} | " + " | ".join(cell(m, "f1", best_f1) for m in methods)
-                         + " | " + " | ".join(cell(m, "auroc", best_au) for m in methods)
-                         + " | " + " | ".join("failed" if "failed" in row[m]
-                                              else f"{row[m]['seconds']:.2f}" for m in methods)
-                         + f" | {'yes' if ok else 'no'} |")
+                return f"**{v:.3f}**" if v == best[x] else f"{v:.3f}"
+            lines.append(common.row(k[0], *(cell(m, x) for x in ("f1", "auroc") for m in methods),
+                                    *("failed" if "failed" in row[m] else f"{row[m]['seconds']:.2f}"
+                                      for m in methods), "yes" if ok else "no"))
         lines.append("")
     clean_lines, clean_summary = clean_tables(table, sets, seeds)
     lines += clean_lines
@@ -357,28 +319,23 @@ def clean_tables(table, sets, seeds):
              f"`few`: 5 % of each class's rows labelled (at least {FEW_MIN}), the labelled rows "
              f"flagged (%), mean over seeds {seeds}; `few-noisy`: the same with 10 % of those "
              "labels flipped, F1 over the labelled rows (the anchors take no unlabelled rows). "
-             "Target: at most 1 % on every set, or the floor stated.", "",
-             "| set | graphdr clean % | " + " | ".join(f"{m} clean %" for m in anchors)
-             + " | graphdr few % | graphdr few-noisy F1 |",
-             "|---|" + "---:|" * (len(anchors) + 3)]
+             "Target: at most 1 % on every set, or the floor stated.", "", *common.table(
+                 ["set", "graphdr clean %", *(f"{m} clean %" for m in anchors), "graphdr few %",
+                  "graphdr few-noisy F1"], align="l" + "r" * (len(anchors) + 3))]
     for s, row in keyed["clean"].items():
-        few = keyed["few"].get(s, {})
         noisy = keyed["few-noisy"].get(s, {}).get("graphdr")
-        lines.append(f"| {s} | {_pct(row, 'graphdr')} | "
-                     + " | ".join(_pct(row, m) for m in anchors)
-                     + f" | {_pct(few, 'graphdr')} | "
-                     + (f"{noisy['f1']:.3f}" if noisy and "f1" in noisy else "-") + " |")
+        lines.append(common.row(s, *(_pct(row, m) for m in ("graphdr", *anchors)),
+                                _pct(keyed["few"].get(s, {}), "graphdr"),
+                                f"{noisy['f1']:.3f}" if noisy and "f1" in noisy else "-"))
     lines += ["", "## The cut", "",
               "LabelIssues' flags at each cut `t` of the suspicion (0: the rule of confident "
               "learning alone; the default `'auto'` takes 0.5 in the `few` cells, fewer than "
               "30 labelled samples per class, and 0 in the others, 37 or more): rows flagged "
               "on clean labels (%), labelled rows flagged with few labels (%), F1 with uniform "
-              "and pair noise (mean over the seeds).", "",
-              "| set | " + " | ".join(f"clean % t={t}" for t in CUTS) + " | "
-              + " | ".join(f"few % t={t}" for t in CUTS) + " | "
-              + " | ".join(f"uniform F1 t={t}" for t in CUTS) + " | "
-              + " | ".join(f"pair F1 t={t}" for t in CUTS) + " |",
-              "|---|" + "---:|" * (4 * len(CUTS))]
+              "and pair noise (mean over the seeds).", "", *common.table(
+                  ["set", *(f"{what} t={t}" for what in ("clean %", "few %", "uniform F1",
+                                                         "pair F1") for t in CUTS)],
+                  align="l" + "r" * 4 * len(CUTS))]
 
     def at(noise, s, key):
         row = table.get((s, noise), {}).get("graphdr", {}).get("cuts")
@@ -387,10 +344,8 @@ def clean_tables(table, sets, seeds):
         scale, fmt = (100.0, "{:.2f}") if key == "flagged" else (1.0, "{:.3f}")
         return [fmt.format(scale * row[str(t)][key]) if key in row[str(t)] else "-"
                 for t in CUTS]
-    for s in keyed["clean"]:
-        lines.append(f"| {s} | " + " | ".join(at("clean", s, "flagged") + at("few", s, "flagged")
-                                               + at("uniform", s, "f1") + at("pair", s, "f1"))
-                     + " |")
+    lines += [common.row(s, *at("clean", s, "flagged"), *at("few", s, "flagged"),
+                         *at("uniform", s, "f1"), *at("pair", s, "f1")) for s in keyed["clean"]]
     lines.append("")
     clean = {s: row["graphdr"]["flagged"] for s, row in keyed["clean"].items()}
     low = [s for s, v in clean.items() if v <= 0.01]
@@ -431,10 +386,7 @@ def scale(args):
     for threads in ("default threads", "one thread"):
         for method in methods:
             cuts = {} if method == "graphdr" and threads == "default threads" else None
-            if threads == "one thread":
-                with threadpool_limits(1):
-                    flagged, quality, seconds = run_method(method, X, noisy)
-            else:
+            with threadpool_limits(1 if threads == "one thread" else None):
                 flagged, quality, seconds = run_method(method, X, noisy, cuts)
             rows[f"{method} ({threads})"] = {**scores(flagged, quality, truth),
                                              "seconds": seconds}
@@ -461,27 +413,66 @@ def scale(args):
              "`python -m benchmarks` runs it with the machine's default threads; data: "
              "`make_classification` (30 informative, 10 redundant features, 2 clusters per "
              "class, seed 0).", "",
-             "| method | seconds | precision | recall | F1 | AUROC |", "|---|---:|---:|---:|---:|---:|"]
-    for m, r in rows.items():
-        lines.append(f"| {m} | {r['seconds']:.1f} | {r['precision']:.3f} | {r['recall']:.3f} | "
-                     f"{r['f1']:.3f} | {r['auroc']:.3f} |")
-    lines += ["", "LabelIssues' flags at other cuts of the suspicion (the same fit: its "
-              "`min_suspicion=0` flags cut; the default `'auto'` takes "
-              + (f"{auto}" if cut_rows else "-") + ", every class having 30 or more labels): "
-              "on these ten overlapping classes a higher cut trades flipped labels found "
-              "(recall) for fewer correct labels flagged (precision).", "",
-              "| cut | rows flagged | precision | recall | F1 |", "|---|---:|---:|---:|---:|"]
-    for m, r in cut_rows.items():
-        lines.append(f"| {m} | {100 * r['flagged']:.1f} % | {r['precision']:.3f} | "
-                     f"{r['recall']:.3f} | {r['f1']:.3f} |")
+             *common.table(("method", "seconds", "precision", "recall", "F1", "AUROC"), [
+                 (m, f"{r['seconds']:.1f}", *(f"{r[k]:.3f}" for k in ("precision", "recall",
+                                                                       "f1", "auroc")))
+                 for m, r in rows.items()], "lrrrrr"),
+             "", "LabelIssues' flags at other cuts of the suspicion (the same fit: its "
+             "`min_suspicion=0` flags cut; the default `'auto'` takes "
+             + (f"{auto}" if cut_rows else "-") + ", every class having 30 or more labels): "
+             "on these ten overlapping classes a higher cut trades flipped labels found "
+             "(recall) for fewer correct labels flagged (precision).", "",
+             *common.table(("cut", "rows flagged", "precision", "recall", "F1"), [
+                 (m, f"{100 * r['flagged']:.1f} %", *(f"{r[k]:.3f}" for k in ("precision",
+                                                                              "recall", "f1")))
+                 for m, r in cut_rows.items()], "lrrrr")]
     common.write_lines(OUT.with_name("label_issues_scale.md"), lines)
+
+
+def map_cost(args):
+    """``graphdr map`` with its label check against ``--labels given`` (see the docstring)."""
+    import subprocess
+    import tempfile
+
+    import pandas as pd
+    from sklearn.datasets import make_classification
+
+    n = 2000 if args.quick else 20_000
+    X, y = make_classification(n, 16, n_informative=10, n_classes=8, n_clusters_per_class=2,
+                               random_state=0)
+    labels = np.array([f"c{v}" for v in y], dtype=object)
+    few = np.where(np.random.default_rng(0).random(n) < 0.95, "", labels)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, lab in (("all labelled", labels), ("95 % unlabelled", few)):
+            path = Path(tmp) / "table.csv"
+            pd.DataFrame(X).add_prefix("p").assign(label=lab).to_csv(path, index=False)
+            times = {"given": [], "checked": []}
+            for _ in range(1 if args.quick else 2):
+                for side, extra in (("given", ["--labels", "given"]), ("checked", [])):
+                    start = time.perf_counter()
+                    subprocess.run([sys.executable, "-m", "graphdr.cli", "map", path, "--out",
+                                    Path(tmp) / side, "--no-png", "--quiet", *extra],
+                                   check=True, cwd=tmp)
+                    times[side].append(time.perf_counter() - start)
+            given, checked = min(times["given"]), min(times["checked"])
+            rows.append((name, f"{checked:.1f}", f"{given:.1f}", f"{checked / given:.2f}x"))
+            print(*rows[-1], flush=True)
+    worst = max(float(r[3][:-1]) for r in rows)
+    common.write_lines(OUT.with_name("label_issues_map_cost.md"), [
+        "# The cost of graphdr map's label check", "",
+        "Command: `.venv/bin/python benchmarks/label_issues.py --map-cost`", "",
+        common.machine(common.threads_label()), "",
+        f"Headline: the label check costs at most {worst:.2f}x the map with `--labels given` "
+        f"on {n:,} x 16 (target <= 1.5x).", "",
+        "`graphdr map` of a CSV (`make_classification`, 8 classes, seed 0; 95 % of the labels "
+        "left empty in the second file), the default (labels checked) and `--labels given` "
+        "alternated, each side's best of two, `--no-png`.", "",
+        *common.table(("labels", "checked (s)", "given (s)", "ratio"), rows, "lrrr")])
 
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    done = common.run_part(argv, {"--robust": "_label_issues_robust"})
-    if done is not common.NO_PART:
-        return done
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS))
     parser.add_argument("--noises", nargs="+", default=[*NOISES, *CLEAN],
@@ -492,20 +483,19 @@ def main(argv=None):
     parser.add_argument("--out", help="write the cells to this JSON only (a part of a run)")
     parser.add_argument("--from-json", nargs="+", help="tables from these cells' JSON files")
     parser.add_argument("--scale", action="store_true")
+    parser.add_argument("--map-cost", action="store_true")
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args(argv)
     if args.quick:
-        import _label_issues_robust
-
-        with common.smoke_outputs(sys.modules[__name__], _label_issues_robust):
-            _label_issues_robust.main(["--datasets", "wine", "--seeds", "1",
-                                       "--noises", "0.2", "--no-umap"])
         with common.smoke_outputs(sys.modules[__name__]):
             args.datasets, args.seeds, args.jobs = ["digits"], 1, 1
             scale(args)
+            map_cost(args)
             return run(args)
     if args.scale:
         return scale(args)
+    if args.map_cost:
+        return map_cost(args)
     return run(args)
 
 

@@ -3,23 +3,10 @@ time, a full draw, a frame while the view moves, a hover; and the workbench (a l
 listed, a filter, a sample's neighbours) at 10^4, 10^5 and 10^6 points; and the picture of the
 page in the docs.
 
-Each page is written by :func:`graphdr.maps.views.page.write_map_page` (30 classes of Gaussian blobs
-on a ring, ids ``s0``, ``s1``, ...) in three forms: the *viewer* (ids only, as earlier pages
-were measured), *+ neighbours* (and each sample's 5 nearest neighbours in 8 features whose first
-two are the ring's coordinates, the map those two plus noise; exact neighbours by
-scikit-learn) and the *workbench* (also a number column ``score`` and 2 % of the samples
-suspect with their places by features).
-``--baseline DIR`` also writes the viewer page with the graphdr of ``DIR`` (a checkout of an
-earlier commit) and measures it in the same run, beside. Times come from the page itself
-(``performance.now``) where it can say them: the full draw is timed to the first read-back of
-the drawn pixels; the moving frames are 30 frames of wheel zoom (median and worst); a hover is
-one mouse move to a point until a tooltip shows; the lasso is drawn with the mouse round three
-of the 30 classes (about 10 %), timed from the button's release until the panel lists its
-rows (and until every point is drawn again: a change draws a quick frame of a subsample first,
-as while the view moves); the filter keeps a range of ``score`` through the page's filter,
-timed until the frame after it is drawn; the neighbours are timed from a click on a point
-until they are listed. Without a GPU Chromium draws WebGL with SwiftShader on the CPU, the
-slowest case a user meets.
+Each page is written by :func:`graphdr.maps.views.page.write_map_page` (:func:`_data`: 30
+classes of Gaussian blobs on a ring) as the *viewer*, *+ neighbours* and the *workbench*
+(:func:`_pages`). Times come from the page itself (``performance.now``; :func:`measure`).
+Without a GPU Chromium draws WebGL with SwiftShader on the CPU, a user's slowest case.
 
     .venv/bin/python benchmarks/map_page.py          # benchmarks/results/map_page.md
     .venv/bin/python benchmarks/map_page.py --baseline /path/to/older/checkout
@@ -38,12 +25,10 @@ import tempfile
 import time
 from pathlib import Path
 
+import common
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import common  # noqa: E402
-
-from graphdr.maps.views.page import write_map_page  # noqa: E402
+from graphdr.maps.views.page import write_map_page
 
 SIZES = (10_000, 100_000, 1_000_000)
 
@@ -257,11 +242,8 @@ def main():
     args = parser.parse_args()
     rows, version, renderer = measure(args.executable, (2000,) if args.quick else SIZES,
                                       args.baseline)
-    before = ""
-    if args.baseline:
-        commit = subprocess.run(["git", "-C", args.baseline, "rev-parse", "--short", "HEAD"],
-                                capture_output=True, text=True).stdout.strip()
-        before = f" `before`: the viewer page of graphdr at {commit or args.baseline}."
+    before = (f" `before`: the viewer page of graphdr at "
+              f"{common.commit(args.baseline) or args.baseline}." if args.baseline else "")
     lines = [
         "# The map's page in a browser",
         "",
@@ -271,22 +253,18 @@ def main():
         f"viewport 1280 x 900).{before}",
         common.machine(),
         "",
-        "| points | page | MB | write s | load s (to first picture) | full draw ms | frame while "
-        "moving, median ms | worst ms | hover s |",
-        "|---:|---|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for r in rows:
-        lines.append(f"| {r['n']:,} | {r['form']} | {r['mb']:.1f} | {r['write']:.2f} | "
-                     f"{r['load']:.2f} | {r['full']:.0f} | {r['median']:.0f} | "
-                     f"{r['worst']:.0f} | {r['hover']:.2f} |")
-    lines += ["", "The workbench (the same pages):", "",
-              "| points | lasso selects | listed in s | every point redrawn in s | filter "
-              "applied in s (kept) | neighbours shown in s |", "|---:|---:|---:|---:|---:|---:|"]
-    for r in rows:
-        if r["form"] == "workbench":
-            lines.append(f"| {r['n']:,} | {r['selected']:,} | {r['listed']:.2f} | "
-                         f"{r['redrawn']:.2f} | {r['filter']:.2f} ({r['kept']:,}) | "
-                         f"{r['neighbours']:.2f} |")
+        *common.table(("points", "page", "MB", "write s", "load s (to first picture)",
+                       "full draw ms", "frame while moving, median ms", "worst ms", "hover s"),
+                      [(f"{r['n']:,}", r["form"], f"{r['mb']:.1f}", f"{r['write']:.2f}",
+                        f"{r['load']:.2f}", f"{r['full']:.0f}", f"{r['median']:.0f}",
+                        f"{r['worst']:.0f}", f"{r['hover']:.2f}") for r in rows], "rlrrrrrrr"),
+        "", "The workbench (the same pages):", "",
+        *common.table(("points", "lasso selects", "listed in s", "every point redrawn in s",
+                       "filter applied in s (kept)", "neighbours shown in s"),
+                      [(f"{r['n']:,}", f"{r['selected']:,}", f"{r['listed']:.2f}",
+                        f"{r['redrawn']:.2f}", f"{r['filter']:.2f} ({r['kept']:,})",
+                        f"{r['neighbours']:.2f}") for r in rows if r["form"] == "workbench"],
+                      "rrrrrr")]
     big = [r for r in rows if r["n"] == rows[-1]["n"]]
     size = {r["form"]: r["mb"] for r in big}
     work = next(r for r in big if r["form"] == "workbench")

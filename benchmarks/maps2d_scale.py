@@ -1,40 +1,20 @@
 """How fast and how far does the 2-D map scale? DEEMap at scale: fit time, peak memory and where
 the time goes, for 10^5, 10^6 (and, with ``--sizes``, 10^7) samples of 50 features in 20 classes
-with sub-clusters. The map is ``DEEMap(repulsion='gaussian')`` (paper 003's objective, whose
-neighbour graphs and descent scale to every row) unless ``--params`` names another objective:
-``--params '{"repulsion": "cauchy"}'`` is the default heavy-tailed map, fitted on a sample of
-20,000 rows and the others placed.
+with sub-clusters. The map is ``DEEMap(repulsion='gaussian')`` unless ``--params`` (JSON)
+names other parameters.
 
-Data (:func:`subclusters`): 20 classes, each a mixture of 5 sub-clusters in 50 dimensions
-(class centres N(0, 0.4^2), sub-cluster offsets N(0, 0.6^2), unit noise: the classes overlap,
-1-NN in the features errs on 15 % of new samples with 20,000 training samples), generated
-by a seeded generator in chunks; 10^5 more samples from the same generator are placed with ``transform``
-(``--new``). Every size runs in its own process (the peak resident memory is that process's:
-``resource.getrusage``); the profile (``cProfile``) gives the shares of the neighbour graph,
-the start, the descent and, inside it, the grid field.
+Data: :func:`subclusters`; 10^5 more samples from the same generator are placed with
+``transform`` (``--new``). Each size runs in its own process (``--one N`` prints its JSON);
+``cProfile`` gives where the fit's time goes.
 
     .venv/bin/python benchmarks/maps2d_scale.py [--sizes 100000 1000000] [--new 100000]
         [--busy] [--threads N] [--params JSON] [--unlabelled F] [--note TEXT] [--quick]
 
-``--dask N`` measures instead
-``graphdr map`` of N rows stored as Parquet files on a local Dask cluster
-(``_maps2d_scale_dask.py``: worker memory, equality with the in-memory path, placement
-throughput with 1 and 2 workers; ``maps2d_scale_dask.md``); ``--routes N`` compares the
-in-memory route with the Dask route of ``graphdr map`` on N rows, time and memory of all
-processes (``_maps2d_routes.py``; ``maps2d_scale_routes.md``); ``--engines`` compares the
-candidate neighbour-search engines on the map's three searches (``_maps2d_engines.py``;
-``maps2d_scale_engines.md``).
-
-``--unlabelled F`` marks a seeded fraction ``F`` of the training labels -1 (a partially
-labelled map; its 1-NN error counts the training samples' true classes).
-``--busy`` runs beside one process spinning on one core; ``--threads N`` sets every thread
-variable to N (the one-thread figure beside the default threads'); each gives rows of its
-own. ``--baseline DIR`` runs each size again with the graphdr of the checkout ``DIR`` (a
-``git worktree`` of another commit), one after the other, and stores its figures with the
-row.
-
-Writes ``benchmarks/results/maps2d_scale.md``; one process per size with
-``--one N`` prints that size's JSON.
+``--unlabelled``, ``--busy``, ``--threads`` (their help says what) and ``--params`` give rows
+of their own; ``--baseline DIR``: each size again with the graphdr of the checkout ``DIR``.
+Writes ``benchmarks/results/maps2d_scale.md`` (rows in ``maps2d_scale.json``). The studies of
+the neighbour-search engines and of ``graphdr map`` on a local Dask cluster are retired:
+``docs/history.rst``.
 """
 
 from __future__ import annotations
@@ -42,18 +22,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
 import platform
 import sys
 import time
 from pathlib import Path
 
+import common
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-RESULTS = HERE / "results"
-sys.path.insert(0, str(HERE))
-import common  # noqa: E402
+RESULTS = common.RESULTS
 
 
 def subclusters(n, seed=0, n_classes=20, sub=5, n_features=50, chunk=500_000):
@@ -153,9 +130,71 @@ THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"
                     "NUMBA_NUM_THREADS")
 
 
-def main(argv=None):
-    from common import machine, threads_label
+def measure(a):
+    """The rows of the sizes ``a.sizes``, each measured in a fresh process (and with the
+    baseline's graphdr after it)."""
+    from threads import BusyProcess
 
+    rows, env = [], common.thread_env(a.threads, THREAD_VARIABLES)
+    label = (f"{a.threads} thread(s): {', '.join(THREAD_VARIABLES)}={a.threads}"
+             if a.threads is not None else common.threads_label())
+    for n in a.sizes:
+        with BusyProcess() if a.busy else contextlib.nullcontext():
+            r = common.json_from([__file__, "--one", n, "--new", a.new, "--params", a.params,
+                                  "--unlabelled", a.unlabelled], env=env, strict=True)
+        if a.baseline:
+            r["baseline"] = _baseline(a, n, env)
+        r["params"] = a.params
+        r.update({k: v for k, v in (("unlabelled", a.unlabelled), ("load", "busy" * a.busy),
+                                    ("threads", a.threads)) if v})
+        r["measured"] = (f"{time.strftime('%Y-%m-%d')}, {common.machine(label)}"
+                         f" Python {platform.python_version()}" + (f"; {a.note}" if a.note else "")
+                         + _beside(r.get("baseline")))
+        print(f"{n}: fit {r['fit']:.1f} s, {r['iterations']} it, peak {r['peak'] / 2**30:.2f} "
+              f"GiB, place {r['n_new']} in {r['place']:.1f} s, error {r['error']:.1f} %",
+              flush=True)
+        rows.append(r)
+    return rows
+
+
+def write(rows):
+    """``maps2d_scale.md`` from every row measured so far."""
+    head = ["# DEEMap at scale", ""]
+    for r in rows:
+        if r["n"] >= 1_000_000 and not (r.get("params") or r.get("unlabelled") or r.get("threads")):
+            busy = " beside a busy process" if r.get("load") == "busy" else ""
+            head += [f"Headline{busy}: {r['n']:,} samples x 50 features mapped in {r['fit']:.0f} "
+                     f"s ({r['fit'] / 60:.1f} min), peak memory {r['peak'] / 2**30:.2f} GiB; "
+                     f"{r['n_new']:,} new samples placed in {r['place']:.1f} s.", ""]
+    head += ["Command: `.venv/bin/python benchmarks/maps2d_scale.py --sizes N [N ...] "
+             "--new 100000 [--busy] [--threads 1]` (each run measures its sizes and keeps the "
+             "others' rows, `maps2d_scale.json`; `--busy`: beside one process spinning on one "
+             "of the two cores; `--threads 1`: the one-thread figure, every thread variable "
+             "set to 1; without it, the machine's default threads).", ""]
+    head += [f"- {_label(r)}: measured {r.get('measured', 'before 2026-11-26')}" for r in rows]
+    head += ["", "", "Data: :func:`subclusters` (20 classes x 5 sub-clusters, 50 features, "
+             "float32); the new samples from the same generator. Peak memory: the process's peak "
+             "resident set (the data included). Error: 2-D 1-NN error of up to 20,000 new "
+             "samples against the training map; trustworthiness (k = 10) of the map of those "
+             "samples (blockwise, :func:`graphdr.bench.maps.trustworthiness`; n/a: not "
+             "measured then).", ""]
+    head += common.table(
+        ("samples", "neighbours", "fit (s)", "iterations", "converged", "peak memory (GiB)",
+         "place new (s)", "new samples", "1-NN error (%)", "trustworthiness"),
+        [(_label(r), r["neighbors"], f"{r['fit']:.1f}", r["iterations"], r["converged"],
+          f"{r['peak'] / 2**30:.2f}", f"{r['place']:.1f}", f"{r['n_new']:,}", f"{r['error']:.1f}",
+          f"{r['trust']:.3f}" if r.get("trust") is not None else "n/a") for r in rows],
+        "rlrrlrrrrr")
+    head += ["", "Where the fit's time goes (cumulative seconds of the profiled functions; the "
+             "grid field and the preconditioner run inside the descent):", ""]
+    head += common.table(("samples", *PROFILED), [(_label(r), *(
+        f"{r['shares'][k]:.1f} ({100 * r['shares'][k] / r['fit']:.0f} %)"
+        if r["shares"].get(k) is not None else "n/a" for k in PROFILED)) for r in rows],
+        "r" * (len(PROFILED) + 1))
+    common.write_lines(RESULTS / "maps2d_scale.md", head)
+
+
+def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--sizes", type=int, nargs="*", default=[100_000, 1_000_000],
                    help="sizes to measure (none: only rewrite the results file)")
@@ -172,147 +211,34 @@ def main(argv=None):
     p.add_argument("--threads", type=int, default=None,
                    help="set the thread variables to this number (rows of their own; "
                         "default: the machine's default threads)")
-    p.add_argument("--dask", type=int, default=None, metavar="N",
-                   help="graphdr map of N rows as a Parquet dataset on a local Dask cluster "
-                        "(maps2d_scale_dask.md)")
-    p.add_argument("--routes", type=int, default=None, metavar="N",
-                   help="graphdr map of N rows in memory and on a local Dask cluster, time and "
-                        "memory of each route (maps2d_scale_routes.md)")
-    p.add_argument("--only", nargs="*", default=(),
-                   help="with --routes: the routes to (re)measure (default all)")
-    p.add_argument("--place", type=int, default=1_000_000,
-                   help="with --dask: rows placed for the throughput")
-    p.add_argument("--check", type=int, default=100_000,
-                   help="with --dask: placed rows compared with the in-memory transform")
-    p.add_argument("--data-dir", default=os.environ.get("TMPDIR", "/tmp"),
-                   help="with --dask: where the data and the map are written")
-    p.add_argument("--engines", action="store_true",
-                   help="the neighbour-search engines on the map's searches at --sizes "
-                        "(maps2d_scale_engines.md)")
-    p.add_argument("--no-check", action="store_true",
-                   help="with --engines: no determinism checks")
-    p.add_argument("--only-engines", nargs="*", default=[], dest="only_engines_list",
-                   help="with --engines: these engines only")
     p.add_argument("--quick", action="store_true",
-                   help="a smoke run of both parts on tiny data, nothing written here")
+                   help="a smoke run on 3000 samples, nothing written here")
     p.add_argument("--baseline", default=None, metavar="DIR",
                    help="after each size, the same size with the graphdr of the checkout DIR "
                         "(its own maps2d_scale.py), one after the other: the side-by-side "
                         "figures stored with the row")
-    if argv is None:
-        argv = sys.argv[1:]
-    a = p.parse_args(argv)
+    a = p.parse_args(sys.argv[1:] if argv is None else argv)
     if a.quick:
         return _quick()
-    if a.engines:
-        from _maps2d_engines import main as run_engines
-
-        only = ["--only", *a.only_engines_list] if a.only_engines_list else []
-        return run_engines(["--sizes", *map(str, a.sizes), "--new", str(a.new),
-                            *(["--note", a.note] if a.note else []), *only,
-                            *(["--no-check"] if a.no_check else [])])
-    if a.routes is not None:
-        from _maps2d_routes import run as run_routes
-
-        run_routes(a.routes, a.data_dir, a.only, a.note)
-        return
-    if a.dask is not None:
-        from _maps2d_scale_dask import run as run_dask
-
-        run_dask(a.dask, a.place, a.check, a.data_dir, a.note)
-        return
     if a.one is not None:
         print(json.dumps(one(a.one, a.new, json.loads(a.params) if a.params else None,
                              a.unlabelled)))
         return
-    earlier = json.loads(ROWS.read_text()) if ROWS.exists() else []
-    rows = []
-    from threads import BusyProcess
-
-    env = dict(os.environ)
-    if a.threads is not None:
-        env.update({v: str(a.threads) for v in THREAD_VARIABLES})
-    for n in a.sizes:
-        with BusyProcess() if a.busy else contextlib.nullcontext():
-            rows.append(common.json_from([__file__, "--one", n, "--new", a.new, "--params",
-                                          a.params, "--unlabelled", a.unlabelled], env=env,
-                                         strict=True))
-        if a.baseline:
-            rows[-1]["baseline"] = _baseline(a, n, env)
-        rows[-1]["params"] = a.params
-        if a.unlabelled:
-            rows[-1]["unlabelled"] = a.unlabelled
-        if a.busy:
-            rows[-1]["load"] = "busy"
-        if a.threads is not None:
-            rows[-1]["threads"] = a.threads
-        label = (f"{a.threads} thread(s): {', '.join(THREAD_VARIABLES)}={a.threads}"
-                 if a.threads is not None else threads_label())
-        rows[-1]["measured"] = (f"{time.strftime('%Y-%m-%d')}, {machine(label)}"
-                                f" Python {platform.python_version()}"
-                                + (f"; {a.note}" if a.note else "")
-                                + _beside(rows[-1].get("baseline")))
-        r = rows[-1]
-        print(f"{n}: fit {r['fit']:.1f} s, {r['iterations']} it, peak {r['peak'] / 2**30:.2f} "
-              f"GiB, place {r['n_new']} in {r['place']:.1f} s, error {r['error']:.1f} %",
-              flush=True)
+    rows = measure(a)
     measured = {_key(r) for r in rows}
-    rows += [r for r in earlier if _key(r) not in measured]
+    rows += [r for r in (json.loads(ROWS.read_text()) if ROWS.exists() else [])
+             if _key(r) not in measured]
     rows.sort(key=lambda r: (r.get("params", ""), r.get("unlabelled", 0.0),
-                             r.get("load", "quiet") == "busy",
-                             r.get("threads") or 0, r["n"]))
+                             r.get("load", "quiet") == "busy", r.get("threads") or 0, r["n"]))
     ROWS.write_text(json.dumps(rows, indent=1) + "\n")
-    head = ["# DEEMap at scale", ""]
-    big = [r for r in rows if r["n"] >= 1_000_000 and not r.get("params")
-           and not r.get("unlabelled")
-           and not r.get("threads")]
-    for r in big:
-        busy = " beside a busy process" if r.get("load") == "busy" else ""
-        head += [f"Headline{busy}: {r['n']:,} samples x 50 features mapped in {r['fit']:.0f} s "
-                 f"({r['fit'] / 60:.1f} min), peak memory {r['peak'] / 2**30:.2f} GiB; "
-                 f"{r['n_new']:,} new samples placed in {r['place']:.1f} s.", ""]
-    head += ["Command: `.venv/bin/python benchmarks/maps2d_scale.py --sizes N [N ...] "
-             "--new 100000 [--busy] [--threads 1]` (each run measures its sizes and keeps the "
-             "others' rows, `maps2d_scale.json`; `--busy`: beside one process spinning on one "
-             "of the two cores; `--threads 1`: the one-thread figure, every thread variable "
-             "set to 1; without it, the machine's default threads).", ""]
-    head += [f"- {_label(r)}: measured {r.get('measured', 'before 2026-11-26')}" for r in rows]
-    head += ["",
-             "", "Data: :func:`subclusters` (20 classes x 5 sub-clusters, 50 features, float32); "
-             "the new samples from the same generator. Peak memory: the process's peak "
-             "resident set (the data included). Error: 2-D 1-NN error of up to 20,000 new "
-             "samples against the training map; trustworthiness (k = 10) of the map of those "
-             "samples (blockwise, :func:`graphdr.bench.maps.trustworthiness`; n/a: not "
-             "measured then).", "",
-             "| samples | neighbours | fit (s) | iterations | converged | peak memory (GiB) | "
-             "place new (s) | new samples | 1-NN error (%) | trustworthiness |",
-             "|---:|---|---:|---:|---|---:|---:|---:|---:|---:|"]
-    for r in rows:
-        head.append(f"| {_label(r)} | {r['neighbors']} | {r['fit']:.1f} | {r['iterations']} | "
-                    f"{r['converged']} | {r['peak'] / 2**30:.2f} | {r['place']:.1f} | "
-                    f"{r['n_new']:,} | {r['error']:.1f} | "
-                    + (f"{r['trust']:.3f} |" if r.get("trust") is not None else "n/a |"))
-    head += ["", "Where the fit's time goes (cumulative seconds of the profiled functions; the "
-             "grid field and the preconditioner run inside the descent):", "",
-             "| samples | " + " | ".join(PROFILED) + " |",
-             "|---:" + "|---:" * len(PROFILED) + "|"]
-    for r in rows:
-        head.append(f"| {_label(r)} | " + " | ".join(
-            f"{r['shares'][k]:.1f} ({100 * r['shares'][k] / r['fit']:.0f} %)"
-            if r["shares"].get(k) is not None else "n/a" for k in PROFILED) + " |")
-    (RESULTS / "maps2d_scale.md").write_text("\n".join(head) + "\n")
-    print(f"wrote {RESULTS / 'maps2d_scale.md'}")
+    write(rows)
 
 
 def _baseline(a, n, env):
     """The same ``--one`` run with the graphdr of the checkout ``a.baseline``: its figures and
     commit."""
-    import subprocess
-
     base = Path(a.baseline).resolve()
-    commit = subprocess.run(["git", "-C", str(base), "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip()
-    env = {**env, "PYTHONPATH": str(base)}
+    commit, env = common.commit(base), {**env, "PYTHONPATH": str(base)}
     out = common.json_from([base / "benchmarks" / "maps2d_scale.py", "--one", n, "--new",
                             a.new, "--params", a.params, "--unlabelled", a.unlabelled],
                            env=env, strict=True)
@@ -331,18 +257,9 @@ def _beside(b):
 
 
 def _quick():
-    """The four parts on tiny data (three engines on 3000 samples; 3000 samples in a fresh
-    process; 5000 rows on a Dask cluster; two routes of 3000 rows), their tables in a
-    temporary folder."""
-    from _maps2d_engines import main as run_engines
-    from _maps2d_routes import run as run_routes
-    from _maps2d_scale_dask import run as run_dask
-
-    run_engines(["--quick"])  # (writes nothing)
-    with common.smoke_outputs(sys.modules[__name__]) as tmp:
+    """3000 samples in a fresh process, the table in a temporary folder."""
+    with common.smoke_outputs(sys.modules[__name__]):
         main(["--sizes", "3000", "--new", "500"])
-        run_dask(5_000, 2_000, 500, tmp, "smoke run", out=tmp)
-        run_routes(3_000, tmp, ("in memory", "dask, 128MiB"), "smoke run", out=Path(tmp))
 
 
 if __name__ == "__main__":

@@ -1,39 +1,20 @@
 """Can the closed-form model selection be trusted? Model selection you can trust: the defaults
 against the oracle and the obvious.
 
-Part 1, quality. Paper 000's protocol (features scaled to [-1, 1] on the training fold,
-stratified 10-fold CV shuffled with seed 0, embedding in ``C - 1`` dimensions, 1-NN and nearest
-centroid (NCC) trained on the embedded training fold), on the shared sets, mnist2k (a
-stratified 2000-sample subsample of mnist5k, as in ``defaults.py``) and scikit-learn's iris,
-wine, breast_cancer and digits. Per set, the mean test error over the 10 folds of
+Part 1, quality: paper 000's protocol (``defaults.py``'s folds, embedding in ``C - 1``
+dimensions, 1-NN and nearest centroid) on :data:`DATASETS`: ``KernelLDA`` and ``KQMI`` with
+their defaults against the nested-CV oracle and the previous default (:func:`oracle`),
+``graphdr.LDA()`` against scikit-learn's LDAs, KQMI's seed spread and the cost of the search
+(:func:`run_fold`). Part 2, cost (``--cost``): the default fits against fixed ones at n = 600,
+5000 and 20000 (:func:`cost`).
 
-* ``KernelLDA`` / ``KQMI`` with their defaults (``gamma='auto', reg='auto'``: the closed-form
-  leave-one-out choice, :func:`graphdr.tuning.loo_search`);
-* the same estimators with the ``(gamma, reg)`` of the grid chosen by nested cross-validation
-  (the oracle a careful user would run with GridSearchCV): 5 inner stratified folds of the
-  whole training fold, the 1-NN, 3-NN and NCC errors of every pair of the default grids
-  (:func:`graphdr.tuning.search` with no subsample);
-* ``graphdr.LDA()`` against scikit-learn's ``LinearDiscriminantAnalysis`` with
-  ``solver='svd'``, ``solver='eigen', shrinkage='auto'`` (Ledoit-Wolf) and
-  ``solver='eigen', covariance_estimator=OAS()``;
-* the seed spread: ``KQMI(random_state=s)`` for ``s = 0..5`` (the number of distinct
-  ``(gamma_, reg_)`` it chose per fold, and the spread of its 10-fold errors);
-* the cost ratio: default fit time over the fit time with the chosen values fixed.
-
-Part 2, cost (``--cost``): KernelLDA and KQMI default against fixed fits at n = 600, 5000
-(mnist5k, PCA to 50 dimensions) and 20000 (``make_classification``, 50 features, 10 classes),
-and KernelLDA(5000) default against scikit-learn's KernelPCA(5000).
-
-``--quick``: a smoke run of part 1 on iris and part 2 on 600 generated rows, nothing written
-here. Part 3, two careful oracles against each other, is retired: ``docs/history.rst``.
-
-Usage::
-
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/model_selection.py \\
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/model_selection.py
         [--datasets iris wine] [--n-jobs 2] [--cost]
 
-Writes ``benchmarks/results/model_selection.md`` (quality; per-fold rows in
-``model_selection.csv``) and ``model_selection_cost.md`` (``--cost``).
+Writes ``benchmarks/results/model_selection.md`` (per-fold rows in ``model_selection.csv``) and
+``model_selection_cost.md``. ``--quick``: a smoke run of part 1 on iris and part 2 on 600
+generated rows, nothing written here. Part 3, two careful oracles against each other, is
+retired: ``docs/history.rst``.
 """
 
 from __future__ import annotations
@@ -43,19 +24,13 @@ import csv
 import platform
 import sys
 import time
-from pathlib import Path
+from collections import defaultdict
 
+import common
 import numpy as np
+from defaults import UCI, folds, load
 
-ROOT = Path(__file__).resolve().parent
-sys.path.insert(0, str(ROOT))
-RESULTS = ROOT / "results"
-
-from defaults import (  # noqa: E402
-    UCI,
-    folds,
-    load,  # noqa: E402
-)
+RESULTS = common.RESULTS
 
 DATASETS = UCI + ("mnist2k", "iris", "wine", "breast_cancer", "digits")
 SEEDS = range(6)
@@ -71,9 +46,8 @@ def errors(Ztr, ytr, Zte, yte):
 
 
 def timed_fit(est, X, y):
-    t = time.perf_counter()
-    est.fit(X, y)
-    return est, time.perf_counter() - t
+    seconds, est = common.best_time(lambda: est.fit(X, y))
+    return est, seconds
 
 
 def oracle(est, X, y, max_samples=10**9, n_folds=5):
@@ -156,66 +130,52 @@ def _per_fold_peek(table, ds, sk_best):
 
 
 def summarise(rows, datasets, sample_counts):
-    table = {}
+    table, verdicts = {}, defaultdict(list)
     for r in rows:
         table.setdefault((r["dataset"], r["method"]), []).append(r)
-    out = []
-    hdr = ("| set | one test sample | KernelLDA 1-NN / NCC | oracle | previous (3-fold) | "
-           "KQMI 1-NN / NCC | oracle | KQMI seed spread 1-NN / NCC | "
-           "cost ratio KernelLDA / KQMI | LDA 1-NN / NCC | sklearn svd | "
-           "sklearn Ledoit-Wolf | sklearn OAS |")
-    out += [hdr, "|" + "---|" * (hdr.count("|") - 1)]
-    verdicts = dict(kernel=[], lda=[], spread=[], cost=[])
+    out = common.table(("set", "one test sample", "KernelLDA 1-NN / NCC", "oracle",
+                        "previous (3-fold)", "KQMI 1-NN / NCC", "oracle",
+                        "KQMI seed spread 1-NN / NCC", "cost ratio KernelLDA / KQMI",
+                        "LDA 1-NN / NCC", "sklearn svd", "sklearn Ledoit-Wolf", "sklearn OAS"))
 
     def mean(ds, m, key):
         return float(np.mean([float(r[key]) for r in table[(ds, m)]]))
 
-    for ds in datasets:
-        if (ds, "LDA") not in table:
-            continue
-        n = sample_counts[ds]
-        cell = {}
-        for m in ("KernelLDA", "KernelLDA oracle", "KernelLDA 3-fold", "KQMI", "KQMI oracle", "LDA",
-                  "sklearn LDA svd", "sklearn LDA Ledoit-Wolf", "sklearn LDA OAS"):
-            cell[m] = (mean(ds, m, "err_1nn"), mean(ds, m, "err_ncc"))
-        spreads = []
-        for key in ("err_1nn", "err_ncc"):
-            per_seed = [mean(ds, f"KQMI seed {s}", key) for s in SEEDS] + [mean(ds, "KQMI", key)]
-            spreads.append(max(per_seed) - min(per_seed))
+    for ds in (ds for ds in datasets if (ds, "LDA") in table):
+        cell = {m: (mean(ds, m, "err_1nn"), mean(ds, m, "err_ncc")) for m in (
+            "KernelLDA", "KernelLDA oracle", "KernelLDA 3-fold", "KQMI", "KQMI oracle",
+            *LDA_CANDIDATES)}
+
+        def excess(m, ref, cell=cell):  # the worse of 1-NN and NCC
+            return max(cell[m][i] - ref[i] for i in (0, 1))
+
+        spreads = [max(s) - min(s) for s in (
+            [mean(ds, f"KQMI seed {s}", key) for s in SEEDS] + [mean(ds, "KQMI", key)]
+            for key in ("err_1nn", "err_ncc"))]
         ratios = [float(np.sum([float(r["seconds"]) for r in table[(ds, m)]])
                         / np.sum([float(r["fixed_seconds"]) for r in table[(ds, m)]]))
                   for m in ("KernelLDA", "KQMI")]
-        for m in ("KernelLDA", "KQMI"):
-            verdicts["kernel"].append(max(cell[m][i] - cell[m + " oracle"][i] for i in (0, 1)))
+        verdicts["kernel"] += [excess(m, cell[m + " oracle"]) for m in ("KernelLDA", "KQMI")]
         # another cross-validated selector against the oracle: how noisy the target itself is
-        verdicts.setdefault("kernel 3-fold", []).append(
-            max(cell["KernelLDA 3-fold"][i] - cell["KernelLDA oracle"][i] for i in (0, 1)))
+        verdicts["kernel 3-fold"].append(excess("KernelLDA 3-fold", cell["KernelLDA oracle"]))
         sk_best = [min(cell[m][i] for m in ("sklearn LDA svd", "sklearn LDA Ledoit-Wolf"))
                    for i in (0, 1)]
-        verdicts["lda"].append(max(cell["LDA"][i] - sk_best[i] for i in (0, 1)))
+        verdicts["lda"].append(excess("LDA", sk_best))
         # the floor of the LDA target: the candidate closest to it, chosen with the test errors
-        excess = {m: max(cell[m][i] - sk_best[i] for i in (0, 1)) for m in LDA_CANDIDATES}
-        verdicts.setdefault("lda floor", []).append((ds, min(excess.values())))
-        verdicts.setdefault("lda per-fold peek", []).append(
-            (ds, _per_fold_peek(table, ds, sk_best)))
+        verdicts["lda floor"].append((ds, min(excess(m, sk_best) for m in LDA_CANDIDATES)))
+        verdicts["lda per-fold peek"].append((ds, _per_fold_peek(table, ds, sk_best)))
         # the same target for each of scikit-learn's two variants (the floor of the target)
         for m in ("sklearn LDA svd", "sklearn LDA Ledoit-Wolf"):
-            verdicts.setdefault(m, []).append(max(cell[m][i] - sk_best[i] for i in (0, 1)))
-        for m in ("LDA", "sklearn LDA svd", "sklearn LDA Ledoit-Wolf", "sklearn LDA OAS",
-                  "KernelLDA", "KernelLDA oracle", "KernelLDA 3-fold"):
-            verdicts.setdefault("mean " + m, []).append(np.mean(cell[m]))
+            verdicts[m].append(excess(m, sk_best))
+        for m in (*LDA_CANDIDATES, "KernelLDA", "KernelLDA oracle", "KernelLDA 3-fold"):
+            verdicts["mean " + m].append(np.mean(cell[m]))
         verdicts["spread"].append(max(spreads))
         verdicts["cost"].append(max(ratios))
-
-        def f(m, cell=cell):
-            return f"{cell[m][0]:.2f} / {cell[m][1]:.2f}"
-
-        out.append(
-            f"| {ds} | {100 / n:.2f} | {f('KernelLDA')} | {f('KernelLDA oracle')} | "
-            f"{f('KernelLDA 3-fold')} | {f('KQMI')} | "
-            f"{f('KQMI oracle')} | {spreads[0]:.2f} / {spreads[1]:.2f} | "
-            f"{ratios[0]:.1f} / {ratios[1]:.1f} | {f('LDA')} | {f('sklearn LDA svd')} | "
-            f"{f('sklearn LDA Ledoit-Wolf')} | {f('sklearn LDA OAS')} |")
+        out.append(common.row(ds, f"{100 / sample_counts[ds]:.2f}", *(
+            f"{cell[m][0]:.2f} / {cell[m][1]:.2f}" for m in (
+                "KernelLDA", "KernelLDA oracle", "KernelLDA 3-fold", "KQMI", "KQMI oracle")),
+            f"{spreads[0]:.2f} / {spreads[1]:.2f}", f"{ratios[0]:.1f} / {ratios[1]:.1f}",
+            *(f"{cell[m][0]:.2f} / {cell[m][1]:.2f}" for m in LDA_CANDIDATES)))
     return out, verdicts
 
 
@@ -264,6 +224,15 @@ def report(rows, datasets, data, seconds):
         "default fit time over the fit time with the chosen values fixed (sum over folds).",
         "",
     ]
+
+    def within(values, limit):
+        return int(np.sum(np.array(values) <= limit))
+
+    def floor(key):  # the sets within 0.3 of a target, and the others with their excess
+        return (f"{sum(e <= 0.3 + 1e-9 for _, e in v[key])}",
+                ", ".join(f"{ds} +{e:.2f}" for ds, e in v[key] if e > 0.3 + 1e-9))
+
+    (floor_n, floor_out), (peek_n, peek_out) = floor("lda floor"), floor("lda per-fold peek")
     tail = [
         "",
         "Summary over the sets (the targets: within 0.5 points of the oracle, within 0.3 of "
@@ -271,22 +240,19 @@ def report(rows, datasets, data, seconds):
         "",
         f"- KernelLDA and KQMI default minus oracle, worst of 1-NN / NCC: median "
         f"{np.median(v['kernel']):.2f}, max {np.max(v['kernel']):.2f} points; "
-        f"{int(np.sum(np.array(v['kernel']) <= 0.5))} of {len(v['kernel'])} within 0.5.",
+        f"{within(v['kernel'], 0.5)} of {len(v['kernel'])} within 0.5.",
         f"- graphdr.LDA minus the better of scikit-learn's svd and Ledoit-Wolf LDA, worst of "
         f"1-NN / NCC: median {np.median(v['lda']):.2f}, max {np.max(v['lda']):.2f} points; "
-        f"{int(np.sum(np.array(v['lda']) <= 0.3))} of {len(v['lda'])} within 0.3.",
+        f"{within(v['lda'], 0.3)} of {len(v['lda'])} within 0.3.",
         "- The floor of that target: the one of graphdr.LDA, scikit-learn's svd, Ledoit-Wolf "
         "and OAS LDA closest to it on each set, chosen with the test errors, is within 0.3 on "
-        f"{sum(e <= 0.3 + 1e-9 for _, e in v['lda floor'])} of {len(v['lda floor'])} sets ("
-        + ", ".join(f"{ds} +{e:.2f}" for ds, e in v["lda floor"] if e > 0.3 + 1e-9)
-        + "); choosing among them on every fold with the test errors, on "
-        f"{sum(e <= 0.3 + 1e-9 for _, e in v['lda per-fold peek'])} ("
-        + ", ".join(f"{ds} +{e:.2f}" for ds, e in v["lda per-fold peek"] if e > 0.3 + 1e-9)
-        + "). No rule that picks one of these models per fit meets the target on every set.",
+        f"{floor_n} of {len(v['lda floor'])} sets ({floor_out}); choosing among them on every "
+        f"fold with the test errors, on {peek_n} ({peek_out}). No rule that picks one of these "
+        "models per fit meets the target on every set.",
         f"- The same target for scikit-learn's variants themselves: svd within 0.3 on "
-        f"{int(np.sum(np.array(v['sklearn LDA svd']) <= 0.3))} of {len(v['lda'])} sets (max "
+        f"{within(v['sklearn LDA svd'], 0.3)} of {len(v['lda'])} sets (max "
         f"{np.max(v['sklearn LDA svd']):.2f}), Ledoit-Wolf on "
-        f"{int(np.sum(np.array(v['sklearn LDA Ledoit-Wolf']) <= 0.3))} (max "
+        f"{within(v['sklearn LDA Ledoit-Wolf'], 0.3)} (max "
         f"{np.max(v['sklearn LDA Ledoit-Wolf']):.2f}).",
         "- Mean over the sets of the mean of 1-NN and NCC errors: "
         + ", ".join(f"{m} {np.mean(v['mean ' + m]):.2f} %" for m in
@@ -294,9 +260,9 @@ def report(rows, datasets, data, seconds):
         + ".",
         "- How noisy the oracle target is: the previous default, itself an inner "
         "cross-validation (3 folds on 600 rows), is within 0.5 of the oracle on "
-        f"{int(np.sum(np.array(v['kernel 3-fold']) <= 0.5))} of {len(v['kernel 3-fold'])} "
+        f"{within(v['kernel 3-fold'], 0.5)} of {len(v['kernel 3-fold'])} "
         f"sets (max {np.max(v['kernel 3-fold']):.2f}); KernelLDA's leave-one-out default on "
-        f"{int(np.sum(np.array(v['kernel'][::2]) <= 0.5))} of {len(v['kernel'][::2])}.",
+        f"{within(v['kernel'][::2], 0.5)} of {len(v['kernel'][::2])}.",
         "- KernelLDA, the same mean: default (leave-one-out) "
         f"{np.mean(v['mean KernelLDA']):.2f} %, nested-CV oracle "
         f"{np.mean(v['mean KernelLDA oracle']):.2f} %, previous default (3-fold on 600 rows) "
@@ -336,9 +302,9 @@ def _eigh_floor(X, y):
 
 def cost(quick=False):
     """Part 2; ``quick``: KernelLDA and KQMI on 600 generated rows, once."""
-    from common import load_shared as load_shared_set
     from sklearn.datasets import make_classification
     from sklearn.decomposition import PCA, KernelPCA
+    from sklearn.model_selection import train_test_split
 
     from graphdr import CKFD, KQMI, KernelLDA, KernelLPP
 
@@ -347,7 +313,7 @@ def cost(quick=False):
     if quick:
         Xm, ym = Xs, ys
     else:
-        pixels, ym = load_shared_set("mnist5k")
+        pixels, ym = common.load_shared("mnist5k")
         Xm = PCA(50, random_state=0).fit_transform(pixels)
     t0 = time.time()
     lines = ["# Cost of the default model selection", "",
@@ -360,12 +326,9 @@ def cost(quick=False):
              "'floor': one eigendecomposition of the centred m x m kernel per width "
              "(7 widths), the part of the closed-form leave-one-out search no implementation "
              "can skip (every eigenvector enters the leverages). CKFD and supervised KernelLPP "
-             "search by refitting (3 inner folds on at most 500 rows).", "",
-             "| estimator | n | default fit (s) | fixed fit (s) | ratio | search (s) | "
-             "floor (s), m | gamma_ | reg_ |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    ratios = {}
-    from sklearn.model_selection import train_test_split
+             "search by refitting (3 inner folds on at most 500 rows).", "", *common.table(
+                 ("estimator", "n", "default fit (s)", "fixed fit (s)", "ratio", "search (s)",
+                  "floor (s), m", "gamma_", "reg_"), align="l" + "r" * 8)]
 
     few = (np.arange(len(ym)) if quick else
            train_test_split(np.arange(len(ym)), train_size=600, stratify=ym, random_state=0)[0])
@@ -386,7 +349,6 @@ def cost(quick=False):
             if "reg" in est.get_params():
                 fixed["reg"] = est.reg_
             t_fixed = min(timed_fit(make(**fixed), X, y)[1] for _ in range(repeats))
-            ratios[(name, n)] = t_auto / t_fixed
             closed = name in ("KernelLDA", "KQMI")
             lines.append(f"| {name} | {n} | {t_auto:.2f} | {t_fixed:.2f} | "
                          f"{t_auto / t_fixed:.2f} | {t_auto - t_fixed:.2f} | "
@@ -401,22 +363,14 @@ def cost(quick=False):
                          f"KernelLDA default / KernelPCA: {t_lda / t_kpca:.2f} | | | | |")
             print(lines[-1], flush=True)
     lines += ["", f"{time.time() - t0:.0f} s in all."]
-    (RESULTS / "model_selection_cost.md").write_text("\n".join(lines) + "\n")
+    common.write_lines(RESULTS / "model_selection_cost.md", lines)
 
 
 def _quick():
     """Part 1 on iris and part 2 on 600 generated rows, their files in a temporary folder."""
-    import tempfile
-
-    global RESULTS
-    saved = RESULTS
-    with tempfile.TemporaryDirectory() as tmp:
-        RESULTS = Path(tmp)
-        try:
-            quality(["iris"], 1)
-            cost(quick=True)
-        finally:
-            RESULTS = saved
+    with common.smoke_outputs(sys.modules[__name__]):
+        quality(["iris"], 1)
+        cost(quick=True)
 
 
 def main(argv=None):

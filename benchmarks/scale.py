@@ -2,23 +2,14 @@
 time of every public estimator with its defaults at n = 20,000, and (parts) the scaling of the
 core fits.
 
-Data: 20,000 samples of 10 Gaussian classes in 50 dimensions (generated, seed 0; 7.6 MB);
-the multi-view estimators (MKLDR, KFD, KFDVoting, KFDSAMME) get two views of 25 columns each.
-Each fit runs in a fresh process; the table gives its wall time and the growth of the
-process's peak resident memory during ``fit`` (``VmHWM`` after the fit minus before it,
-data and imports excluded), next to the size of one ``n x n`` float64 matrix (3,052 MB): a
-peak above it means a dense pairwise matrix was formed.
+Data: 20,000 x 50, 10 Gaussian classes (:data:`CHILD`). Each fit runs in a fresh process: its
+wall time and the growth of the process's peak resident memory during ``fit``.
 
-Usage::
+    .venv/bin/python benchmarks/scale.py [--n 20000] [--only DEE LDA ...] [--timeout 1800]
 
-    .venv/bin/python benchmarks/scale.py [--n 20000]
-        [--only DEE LDA ...] [--timeout 1800]
-
-The studies of the neighbour embeddings' sampled pairs and of Nystroem KQMI on a Dask array
-are retired (``docs/history.rst``). The core fits against their
-references and floors (LDA against scikit-learn at 200,000 x 100, exact kernel fits against
-one dense eigendecomposition and KernelPCA) are ``run_all.py`` (``make bench``); the 2-D map at
-scale is ``maps2d_scale.py``. ``--quick``: a smoke run (three estimators at n = 400),
+The core fits against their references are ``run_all.py``; the 2-D map at scale is
+``maps2d_scale.py``; the studies of the sampled pairs and of Nystroem KQMI on a Dask array are
+retired (``docs/history.rst``). ``--quick``: a smoke run (three estimators at n = 400),
 nothing written here.
 """
 
@@ -26,12 +17,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent
-RESULTS = ROOT / "results"
-sys.path.insert(0, str(ROOT))
-import common  # noqa: E402
+import common
+
+RESULTS = common.RESULTS
 
 ESTIMATORS = [
     "LDA", "LPP", "MFA", "LDE", "GraphEmbedding", "LQMI", "KernelLDA", "KernelLPP", "CKFD", "KQMI",
@@ -103,9 +92,8 @@ def main(argv=None):
         f"Data: {args.n:,} x 50 float64, 10 classes (multi-view estimators: two views of 25 "
         f"columns). One n x n float64 matrix: {nn_mb:,.0f} MB.",
         "",
-        "| estimator | fit seconds | peak memory growth during fit, MB | forms an n x n "
-        "matrix? | fitted details |",
-        "|---|---|---|---|---|",
+        *common.table(("estimator", "fit seconds", "peak memory growth during fit, MB",
+                       "forms an n x n matrix?", "fitted details")),
     ]
     path = RESULTS / f"{args.out}.md"
     kept = {}  # rows of estimators not rerun, from the existing file (with their command)
@@ -134,10 +122,8 @@ def main(argv=None):
     if kept:
         lines += ["", f"Rows kept from the previous file (made by `{old_cmd}`): "
                   + ", ".join(kept) + "."]
-    text = "\n".join(lines) + "\n"
-    RESULTS.mkdir(exist_ok=True)
-    path.write_text(text)
-    print(text)
+    common.write_lines(path, lines)
+    print("\n".join(lines))
 
 
 if __name__ == "__main__":

@@ -1,40 +1,21 @@
 """What do partially labelled data gain? Partially labelled data: graphdr's semi-supervised
 estimators (y = -1 for an unlabelled training sample) against what a user would otherwise run.
 
-Protocol. Per data set and seed: a stratified 70 / 30 train/test split; of the training rows a
-fraction F of each class keeps its label (at least 2 per class, chosen by a seeded generator),
-the others get -1. Features are standardised on all training rows (no label is used; digits
-and mnist5k are pixels in [0, 1], left as they are). Reported: the test error of a
-1-nearest-neighbour classifier trained on the *labelled* training samples in each embedding
-(%), mean over the seeds, and the fit time.
-
-Methods: every graphdr semi-supervised estimator with its defaults, fitted on all training rows
-with y = -1 (``semi``) and on the labelled rows only (``labelled``); the anchors: the raw
-features; PCA on all training rows (90 % of the variance); supervised UMAP with y = -1 and
-unsupervised UMAP (umap-learn defaults, 2-D, ``random_state=0``; optional bench dependency);
-scikit-learn's ``LabelSpreading(kernel='knn')`` on the raw features (a classifier, for
-reference: its own test predictions).
-
-Targets: at 5 % labels the best graphdr semi-supervised estimator beats every anchor
-(raw, PCA, each graphdr estimator on the labelled rows only, both UMAPs, LabelSpreading) on
-every set, and DEEMap with y = -1 beats supervised UMAP with y = -1 in 2-D; at 100 % labels the
-semi-supervised fit equals the supervised fit (the largest difference of their embeddings is
-printed).
+Per data set, fraction F of the training labels kept and seed (:func:`split`): the 1-NN test
+error on the labelled training samples in each embedding and the fit time, for every graphdr
+semi-supervised estimator (:data:`SEMI`) on all rows and on the labelled rows only, beside the
+anchors (:func:`_anchor_cells`). The protocol and the targets: ``semi.md``'s own lines.
 
     .venv/bin/python benchmarks/semi.py [--datasets ...] [--fractions 0.01 0.02 0.05 0.1 0.2]
         [--seeds 3] [--methods DEEMap --merge]
 
-``--merge`` reruns the named methods only and keeps every other cell of ``semi.json``
-(the anchors too): for a change to one estimator. Writes ``benchmarks/results/semi.md``
-(and ``semi.json``, every cell).
-
-``--choice [ARGS]``: the margin of ``unlabelled='auto'``'s sign test against the targets
-(``_semi_choice.py``, ``semi_choice.md``). ``--propagation [ARGS]``: label propagation
-alone, graphdr's Poisson learning against graphlearning's and scikit-learn's Laplace
-learning (``_semi_propagation.py``: its options, ``semi_propagation.md``). ``--timing``:
-the kernel fits with 95 % of the labels hidden against their labelled fit
-(``semi_timing.md``). ``--quick``: a smoke run of the parts on the digits, UMAP skipped,
-nothing written here.
+``--merge`` reruns the named methods only and keeps every other cell of ``semi.json``. Writes
+``benchmarks/results/semi.md`` (and ``semi.json``). ``--maps [ARGS]``: the map of few labels,
+each use of the unlabelled rows side by side (``_semi_maps.py``, ``semi_maps.md``).
+``--timing``: the kernel fits with 95 % of the labels hidden against their labelled fit
+(``semi_timing.md``). ``--quick``: a smoke run on the digits, UMAP skipped, nothing written
+here. The studies of Poisson learning against its reference and of the margin and gate of
+``unlabelled='auto'`` are retired: ``docs/history.rst``.
 """
 
 from __future__ import annotations
@@ -45,14 +26,14 @@ import sys
 import time
 from pathlib import Path
 
+import common
 import numpy as np
 
 from graphdr.bench.maps import one_nn_error as one_nn
 
-HERE = Path(__file__).resolve().parent
-RESULTS = HERE / "results"
-sys.path.insert(0, str(HERE))
-import common  # noqa: E402
+RESULTS = common.RESULTS
+#: the docs' summary table (:func:`rst_summary`), written with ``semi.md``
+RST = common.REPO / "docs" / "user_guide" / "semi_results.rst"
 
 DATASETS = ("digits", "ionosphere", "sonar", "vehicle", "vowel", "led7digit", "heart", "pima",
             "wdbc", "mnist5k")
@@ -185,16 +166,9 @@ def table(results, fraction, datasets):
         for m in cells[d]:
             if m not in methods and "100%" not in m:
                 methods.append(m)
-    lines = [f"### {100 * fraction:g} % of the training labels", "",
-             "| method | " + " | ".join(cells) + " |", "|---" * (len(cells) + 1) + "|"]
-    for m in methods:
-        row = []
-        for d in cells:
-            v = cells[d].get(m)
-            row.append("" if v is None else f"{v[0]:.1f}")
-        lines.append(f"| {m} | " + " | ".join(row) + " |")
-    lines.append("")
-    return lines, cells
+    return [f"### {100 * fraction:g} % of the training labels", "", *common.table(
+        ["method", *cells], [(m, *("" if cells[d].get(m) is None else f"{cells[d][m][0]:.1f}"
+                                    for d in cells)) for m in methods]), ""], cells
 
 
 def mean_cells(per_seed):
@@ -302,11 +276,9 @@ def time_table(results, fraction, datasets):
     cells = {d: results[d][str(fraction)] for d in datasets if str(fraction) in results[d]}
     methods = [m for m in next(iter(cells.values())) if "100%" not in m and m != "raw"]
     lines = [f"### Fit time (s) at {100 * fraction:g} % of the labels (mean over the seeds; "
-             "the machine was busy with other work during the run)", "",
-             "| method | " + " | ".join(cells) + " |", "|---" * (len(cells) + 1) + "|"]
-    for m in methods:
-        lines.append(f"| {m} | " + " | ".join(
-            f"{cells[d][m][1]:.2f}" if m in cells[d] else "" for d in cells) + " |")
+             "the machine was busy with other work during the run)", "", *common.table(
+                 ["method", *cells], [(m, *(f"{cells[d][m][1]:.2f}" if m in cells[d] else ""
+                                            for d in cells)) for m in methods])]
     return lines + [""]
 
 
@@ -337,47 +309,31 @@ def rst_summary(results, datasets, fraction=0.05):
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    if "--choice" in argv:
-        from _semi_choice import main as choice
-
-        return choice([x for x in argv if x != "--choice"])
     if "--maps" in argv:
         from _semi_maps import main as maps
 
         return maps([x for x in argv if x != "--maps"])
-    if "--propagation" in argv:
-        from _semi_propagation import main as propagation
-
-        return propagation([x for x in argv if x != "--propagation"])
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--datasets", nargs="+", default=list(DATASETS))
     p.add_argument("--fractions", nargs="+", type=float, default=list(FRACTIONS) + [1.0])
     p.add_argument("--seeds", type=int, default=3)
     p.add_argument("--methods", nargs="+", default=list(SEMI),
                    help=f"graphdr estimators (default: {' '.join(SEMI)})")
-    p.add_argument("--out", default=str(RESULTS / "semi.md"))
-    p.add_argument("--rst", default=str(HERE.parent / "docs" / "user_guide" / "semi_results.rst"),
-                   help="the docs' summary table (written with the default --out only)")
     p.add_argument("--merge", action="store_true",
-                   help="rerun --methods only (no anchors) and replace their cells in the "
-                        "--out's .json")
-    p.add_argument("--from-json", action="store_true",
-                   help="rewrite the tables from the --out's .json instead of running")
+                   help="rerun --methods only (no anchors) and replace their cells in "
+                        "semi.json")
     p.add_argument("--timing", action="store_true",
                    help="only the timing rows: KernelLDA and KQMI with 95 %% of the labels "
                         "hidden against their fully labelled fit (semi_timing.md)")
     p.add_argument("--quick", action="store_true",
-                   help="a smoke run: digits, 5 %% labels, one seed, the propagation parts too")
+                   help="a smoke run: digits, 5 %% labels, one seed, the timing part too")
     a = p.parse_args(argv)
     if a.quick:
         return _quick(a)
     if a.timing:
         return timing(RESULTS / "semi_timing.md")
-    out = Path(a.out)
-    if a.from_json:
-        results = json.load(open(out.with_suffix(".json")))
-        a.datasets = [d for d in a.datasets if d in results]
-    elif a.merge:
+    out = RESULTS / "semi.md"
+    if a.merge:
         # the named methods again, every other cell (anchors included) from the .json
         results = json.load(open(out.with_suffix(".json")))
         for d, cells in run_all(a, anchors=False).items():
@@ -400,15 +356,12 @@ def _quick(a):
     written to a temporary folder."""
     import tempfile
 
-    from _semi_propagation import main as propagation
-
     global QUICK
     QUICK = True
     a.datasets, a.fractions, a.seeds = ["digits"], [0.05, 1.0], 1
     with tempfile.TemporaryDirectory() as tmp:
         write_tables(a, run_all(a), Path(tmp) / "semi.md")
         timing(Path(tmp) / "semi_timing.md")
-    propagation(["--quick"])
 
 
 def _timing_sets():
@@ -494,9 +447,8 @@ def write_tables(a, results, out):
         lines += time_table(results, 0.05, a.datasets)
     out.write_text("\n".join(lines) + "\n")
     print(f"wrote {out}")
-    if out == RESULTS / "semi.md" and 0.05 in a.fractions:
-        Path(a.rst).write_text(rst_summary(results, a.datasets))
-        print(f"wrote {a.rst}")
+    if out == RESULTS / "semi.md" and 0.05 in a.fractions:  # the docs' summary table
+        common.write_lines(RST, [rst_summary(results, a.datasets).rstrip("\n")])
 
 
 if __name__ == "__main__":

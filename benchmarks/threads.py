@@ -7,42 +7,24 @@ LQMI against one ``X.T @ X`` and scikit-learn's LDA.
     python -m benchmarks run threads -- --part estimators --only LDA,KQMI,DEEMap
     python -m benchmarks run threads -- --quick   # a smoke run: 2 estimators, small data
 
-``python -m benchmarks run`` leaves the threads to the environment, as users run graphdr.
-
-* ``estimators``: the default fit of every public estimator (``fit(X, y)`` with no
-  parameter set) on generated data with sub-clusters: 20,000 x 50 (10 classes); the kernel
-  estimators and the multi-view ones 5,000 x 20; LDA and LQMI 200,000 x 100. Each estimator
-  runs in a fresh process (as a user's script would): a warm-up fit on 300 samples, then fits
-  with the default threads and under ``threadpool_limits(1)`` taken in turn (the order
-  alternating), the best of each (3 fits each below 5 s, 2 below 60 s, 1 above). Then the
-  same beside one busy process (a Python loop that spins on one core). Target: default / one
-  thread <= 1.1 on both.
-* ``lda``: ``LDA()``, ``LDA(reg=0)``, ``LQMI()`` and ``LQMI(reg=0)`` with the default threads
-  against one ``X.T @ X`` with the default threads and scikit-learn's
-  ``LinearDiscriminantAnalysis(solver='svd')``, in one process per shape (200,000 x 100,
-  1,000,000 x 100, 100,000 x 1000; 10 classes), the fits and the product taken in turn, best
-  of 5 (3 at the larger shapes; scikit-learn's once). The one-thread figures beside them.
-  Targets: ``LDA()`` and ``LQMI()`` <= 2 x ``X.T @ X`` and <= 0.5 x scikit-learn's;
-  ``reg=0`` <= 1.5 x ``X.T @ X``.
-
-Writes ``benchmarks/results/threads.md`` (each part rewrites its own section; a part not run
-keeps its last figures).
+``estimators``: the default fit of every public estimator on generated data with
+sub-clusters, in a fresh process each, with the default threads and under
+``threadpool_limits(1)`` taken in turn. ``lda``: the fits against one ``X.T @ X`` and
+scikit-learn's ``LinearDiscriminantAnalysis(solver='svd')`` at three shapes. The shapes, the
+repeats and the targets: ``threads.md``, which each part rewrites its own section of.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import contextlib
 import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
+import common
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import common  # noqa: E402
 
 RESULT = common.RESULTS / "threads.md"
 TARGET_RATIO = 1.1
@@ -134,14 +116,8 @@ class BusyProcess:
 
 
 def _in_subprocess(function, *args):
-    code = (f"import json, sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); "
-            f"import threads; print('RESULT', json.dumps(threads.{function}(*{args!r})))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=False, cwd=common.REPO)
-    for line in out.stdout.splitlines():
-        if line.startswith("RESULT "):
-            return json.loads(line[7:])
-    raise RuntimeError(f"{function}{args} failed:\n{out.stderr[-2000:]}")
+    code = f"import json, threads; print(json.dumps(threads.{function}(*{args!r})))"
+    return common.json_from(["-c", code], strict=True)
 
 
 def run_estimators(only=None):
@@ -151,10 +127,7 @@ def run_estimators(only=None):
             continue
         row = {"name": name, "shape": "{} x {}".format(*SIZES[kind])}
         for load in ("quiet", "busy"):
-            if load == "busy":
-                with BusyProcess():
-                    row[load] = _in_subprocess("measure_estimator", name, kind)
-            else:
+            with BusyProcess() if load == "busy" else contextlib.nullcontext():
                 row[load] = _in_subprocess("measure_estimator", name, kind)
         q, b = row["quiet"], row["busy"]
         print(f"{name:18s} quiet {q['default']:7.2f} / {q['one']:7.2f} s = "
@@ -169,19 +142,17 @@ def estimators_section(rows):
              f"Target: <= {TARGET_RATIO} on a quiet machine and beside one busy process. "
              "Seconds are the best of the fits of each kind (3 below 5 s, 2 below 60 s, 1 "
              "above; taken in turn, the order alternating), in a fresh process per estimator "
-             "and load.", "",
-             "| estimator | data | quiet: default | one thread | ratio | busy: default | "
-             "one thread | ratio | target met |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---|"]
+             "and load.", "", *common.table(
+                 ("estimator", "data", "quiet: default", "one thread", "ratio", "busy: default",
+                  "one thread", "ratio", "target met"), align="llrrrrrrl")]
     met = 0
     for r in rows:
         q, b = r["quiet"], r["busy"]
         rq, rb = q["default"] / q["one"], b["default"] / b["one"]
         ok = rq <= TARGET_RATIO and rb <= TARGET_RATIO
         met += ok
-        lines.append(f"| {r['name']} | {r['shape']} | {q['default']:.2f} | {q['one']:.2f} | "
-                     f"{rq:.2f} | {b['default']:.2f} | {b['one']:.2f} | {rb:.2f} | "
-                     f"{'yes' if ok else '**no**'} |")
+        lines.append(common.row(r["name"], r["shape"], *(f"{x:.2f}" for x in (
+            q["default"], q["one"], rq, b["default"], b["one"], rb)), "yes" if ok else "**no**"))
     worst_q = max(r["quiet"]["default"] / r["quiet"]["one"] for r in rows)
     worst_b = max(r["busy"]["default"] / r["busy"]["one"] for r in rows)
     head = (f"Headline: default threads / one thread at most {worst_q:.2f} (quiet) and "
@@ -212,15 +183,8 @@ def measure_lda(n, d, repeats):
     graphdr.LDA().fit(X[:2000], y[:2000])  # first calls out of the timings
     out = {}
     for threads in ("default", "one"):
-        best = dict.fromkeys(fits, np.inf)
         with threadpool_limits(limits=1 if threads == "one" else None):
-            for _ in range(repeats):
-                for key, fn in fits.items():
-                    start = time.perf_counter()
-                    fn()
-                    best[key] = min(best[key], time.perf_counter() - start)
-                    if key == "gram":  # OpenBLAS's workers spin for 0.1-0.3 s after a call
-                        time.sleep(0.3)
+            best = common.best_in_turn(fits, repeats)
             start = time.perf_counter()
             LinearDiscriminantAnalysis(solver="svd").fit(X, y)
             best["sklearn"] = time.perf_counter() - start
@@ -249,10 +213,10 @@ def lda_section(results):
              "float64, generated), best of 5 (3 at the larger shapes); scikit-learn's "
              "`LinearDiscriminantAnalysis(solver='svd')` once. Targets with the default "
              "threads: `LDA()`, `LQMI()` <= 2 x `X.T @ X` and <= 0.5 x scikit-learn's; "
-             "`reg=0` <= 1.5 x `X.T @ X`.", "",
-             "| n x D | threads | X.T @ X (s) | LDA() | LDA(reg=0) | LQMI() | LQMI(reg=0) | "
-             "sklearn LDA(svd) (s) | LDA() / sklearn | targets met |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+             "`reg=0` <= 1.5 x `X.T @ X`.", "", *common.table(
+                 ("n x D", "threads", "X.T @ X (s)", "LDA()", "LDA(reg=0)", "LQMI()",
+                  "LQMI(reg=0)", "sklearn LDA(svd) (s)", "LDA() / sklearn", "targets met"),
+                 align="llrrrrrrrl")]
     failures = []
     for r in results:
         n, d = r["shape"]
@@ -331,14 +295,13 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--part", choices=("all", "estimators", "lda"), default="all")
     p.add_argument("--only", default="", help="comma-separated estimator names")
-    p.add_argument("--no-write", action="store_true", help="print only")
     p.add_argument("--quick", action="store_true",
                    help="a smoke run: LDA and KernelLDA on small data, printed only")
     a = p.parse_args(argv)
     if a.quick:
         os.environ["GRAPHDR_BENCH_QUICK"] = "1"
         code = subprocess.run([sys.executable, __file__, "--part", "estimators", "--only",
-                               "LDA,KernelLDA", "--no-write"], check=False).returncode
+                               "LDA,KernelLDA"], check=False).returncode
         return code
     sections = {}
     if a.part in ("all", "estimators"):
@@ -349,7 +312,7 @@ def main(argv=None):
         head, lines = lda_section(run_lda())
         sections[lines[0]] = ["", head] + lines[1:] + [""]
         print(head)
-    if not a.no_write and not a.only:
+    if not a.only:  # (a part of the estimators: printed only)
         write(sections)
     return 0
 

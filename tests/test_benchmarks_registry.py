@@ -153,7 +153,7 @@ _IMPORTING_SCRIPTS = sorted(p.name for p in (ROOT / "benchmarks").glob("*.py")
 
 
 def test_most_scripts_read_other_benchmark_modules():
-    assert {"_defaults_repeated.py", "model_selection.py",
+    assert {"_semi_maps.py", "model_selection.py",
             "defaults.py"} <= set(_IMPORTING_SCRIPTS)
 
 
@@ -276,3 +276,24 @@ def test_no_issue_numbers_in_the_library_the_docs_or_the_benchmarks():
              for i, line in enumerate(p.read_text().splitlines(), 1) if pattern.search(line)]
     assert len(files) > 100
     assert not found, found
+
+
+#: the most lines of Python that ``benchmarks/`` may hold (its result files are data, not counted)
+MAX_BENCHMARK_LINES = 5_000
+
+
+def test_the_benchmarks_stay_within_their_line_budget():
+    """``benchmarks/*.py`` together hold at most :data:`MAX_BENCHMARK_LINES` lines: one
+    benchmark per open question, not every study ever run."""
+    scripts = sorted((ROOT / "benchmarks").glob("*.py"))
+    lines = {p.name: len(p.read_text().splitlines()) for p in scripts}
+    total = sum(lines.values())
+    largest = ", ".join(f"{name} {n}" for name, n in sorted(lines.items(), key=lambda kv: -kv[1])[:5])
+    assert total <= MAX_BENCHMARK_LINES, (
+        f"benchmarks/*.py hold {total:,} lines, over the budget of {MAX_BENCHMARK_LINES:,} "
+        f"(largest: {largest}). Retire a study whose decision is taken (it set a default, "
+        "chose an engine, measured a margin) to docs/history.rst: a section with its question, "
+        "its tables copied from its result file with their command and machine lines, what it "
+        "decided and the commit that holds its script; remove the script, its options and its "
+        "result files, then run `python -m benchmarks index`. Or move code that several scripts "
+        "repeat to benchmarks/common.py once.")

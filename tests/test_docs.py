@@ -125,6 +125,21 @@ def test_the_semi_supervised_page_names_the_estimators_that_use_minus_one():
         assert list(est.classes_) == [0, 1, 2], name
 
 
+def test_the_readme_says_who_checks_the_labels():
+    """A new user asked which of ``graphdr map`` and ``map2d`` checks the labels: the README
+    says that the command line checks them and that the Python API takes them as given unless
+    ``labels='flag'`` (both checked against the code's defaults)."""
+    import inspect
+
+    from graphdr.cli.command import build_parser
+
+    flat = " ".join((ROOT / "README.md").read_text().split())
+    assert "graphdr map` also checks the labels" in flat and "labels='flag'" in flat
+    assert inspect.signature(graphdr.DEEMap).parameters["labels"].default == "given"
+    args = build_parser().parse_args(["map", "data.csv"])
+    assert args.labels != "given"
+
+
 def test_readme_statements_match_their_sources():
     """The README's list of estimators that fit y = -1 is SEMI_SUPERVISED; its pipeline's
     printed score is what the code prints; its counts of sets where every fit with y = -1 errs

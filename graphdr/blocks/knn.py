@@ -272,7 +272,7 @@ class ApproxNeighbors:
     ``random_state``; new samples by its search on the graph, widened by ``epsilon``, one
     sample per call under a lock). At 10^6 samples of ``benchmarks/maps2d_scale.py``'s data
     the lists' graph of degree 10 holds 91 % of the true neighbours where NN-descent's holds
-    45 %, in less time (``benchmarks/results/maps2d_scale_engines.md``)."""
+    45 %, in less time (``docs/history.rst``, "The map's neighbour search engines")."""
 
     def __init__(self, n_neighbors=5, random_state=None, graph_neighbors=None, epsilon=0.1,
                  search="graph", n_probe=8):

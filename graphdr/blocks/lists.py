@@ -45,7 +45,7 @@ them (float32 in the frame: a rounding of :math:`2^{-24}` of the spread, which c
 rows only where their distances to the query differ by less).
 
 Measured on ``benchmarks/maps2d_scale.py``'s data (20 classes, 50 features, 10^6 training
-samples, 10^5 new, 2 cores, ``benchmarks/results/maps2d_scale_engines.md``): the map's 6 probes
+samples, 10^5 new, 2 cores; ``docs/history.rst``, "The map's neighbour search engines"): the map's 6 probes
 of lists of about 2048 rows found 88 % of the 20 true nearest in 4.5 s, where NN-descent's
 queries on its graph of degree 10 found 64 % in 33 s. The graph of every row (every row a
 query) is :func:`graphdr.blocks.list_graph.list_graph`, on these lists.

@@ -107,7 +107,8 @@ class LDA(_LDAGraphs, _LinearDiscriminant):
     most where features are many for the samples (mnist2k 1-NN 11.6 % against 21.6 % with
     ``reg=0``, breast_cancer 4.4 % against 6.3 %) and costs up to 0.7 points in single cells
     where classical LDA is best (vehicle 1-NN 25.2 % against 24.5 %). Over five shuffles of
-    the folds (``benchmarks/results/defaults_repeated.md``) no cell is significantly worse than
+    the folds (``docs/history.rst``, "The defaults over five shuffles of the folds") no
+    cell is significantly worse than
     scikit-learn's LDA or its shrinkage LDA; the largest gap is heart with 1-NN (23.5 %
     against 20.4 %, p = 0.37), where ``reg=0`` is the better choice. scikit-learn's shrinkage
     LDA (which shrinks the within-class covariance of standardised features, i.e. towards the

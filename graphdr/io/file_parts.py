@@ -117,18 +117,19 @@ def _text_parts(path, part_bytes):
 
 #: the in-memory map's bytes per cell of the table and per row beside them (its graphs,
 #: embedding, index and page), above the process's own (:data:`PROCESS_BYTES`); an upper
-#: bound of ``benchmarks/maps2d_scale.py --routes`` (``maps2d_scale_routes.md``): 10^6 x 36
-#: features took 2.24 GiB in all
+#: bound of the measurements in ``docs/history.rst``, "graphdr map in memory and on a Dask
+#: cluster": 10^6 x 36 features took 2.24 GiB in all
 MAP_CELL_BYTES, MAP_ROW_BYTES = 48, 400
 #: a map process's own memory before any data (Python, NumPy, pandas, scikit-learn, graphdr)
 #: with NN-descent's compiled code and its search's temporaries: a Dask route's process
 #: fitting 95,000 of 10^6 rows by NN-descent took 0.44 GiB more than one fitting 20,000 by
-#: the exact search (``maps2d_scale_routes.md``), 4.5 times what :func:`map_bytes` counts
+#: the exact search (the same section of ``docs/history.rst``), 4.5 times what :func:`map_bytes` counts
 PROCESS_BYTES = 600 * 2**20
 #: the ``graphdr map`` process's memory on the Dask route, whatever is fitted: per row of the
 #: table (its labels, ids and content keys) and per row of its page (at most 10^6: their
 #: places, hover and the page's text); upper bounds of the same measurements (0.71 GiB with
-#: 33,000 rows of 10^6 fitted; 3.03 GiB with 10^6 of 10^7 fitted, ``maps2d_scale_dask.md``)
+#: 33,000 rows of 10^6 fitted; 3.03 GiB with 10^6 of 10^7 fitted; ``docs/history.rst``,
+#: "graphdr map of 10^7 rows on a Dask cluster")
 TABLE_ROW_BYTES, PAGE_ROW_BYTES = 60, 340
 #: the map's page and picture draw at most this many rows
 PAGE_POINTS = 1_000_000

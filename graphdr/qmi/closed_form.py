@@ -183,7 +183,8 @@ class KQMI(_QMIClosedForm, _KernelDiscriminant):
     ``benchmarks/results/defaults.md`` (paper 000's protocol, 10-fold CV, [-1, 1] scaling; 12
     sets, 1-NN, 3-NN and nearest centroid): mean error 10.0 % over the 36 cells, against
     17.2 % for the raw features, 16.2 % for scikit-learn's LDA, 15.4 % for its shrinkage LDA
-    and 15.5 % for NCA (five shuffles of the folds, ``benchmarks/results/defaults_repeated.md``).
+    and 15.5 % for NCA (five shuffles of the folds; ``docs/history.rst``, "The defaults over
+    five shuffles of the folds").
     It gains most where the classes are curved: mnist2k 1-NN 4.3 % against 9.1 % raw, vehicle
     15.7 % against 25.9 % for scikit-learn's LDA, vowel with nearest centroid 0.4 % against
     40.1 %. Where a linear discriminant with a shared covariance already fits (heart, pima)

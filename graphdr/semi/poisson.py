@@ -47,7 +47,8 @@ class PoissonPropagation(ClassifierMixin, BaseEstimator):
 
     When to use it: few labels (one to a few per class) and classes that follow the data's
     neighbourhoods; on the 5000 MNIST digits with 1, 2 and 5 labels per class it labels
-    72.0 %, 77.3 % and 85.1 % of the others (``benchmarks/semi.py --propagation``, 10 draws), as
+    72.0 %, 77.3 % and 85.1 % of the others (10 draws; ``docs/history.rst``, "Poisson
+    learning against its reference"), as
     graphlearning's reference implementation does on the same graph, where
     ``LabelPropagation`` (Laplace learning) labels 15.5 %, 28.2 % and 46.4 %. With many labels any classifier
     of the labelled rows does as well.
