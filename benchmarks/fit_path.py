@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import importlib.util
 import json
 import os
 import pstats
@@ -150,20 +151,19 @@ def auto_data(name, quick=False):
 
 
 def time_auto(case, repeats=2):
-    """In this process (the graphdr on ``sys.path``): the times of ``unlabelled='auto'``, of
-    the labelled rows' fit and of one propagation on the set and estimator ``case``
-    ('set:estimator'), the choice and the trial fits by use."""
+    """In this process (the graphdr on ``sys.path``): the times of ``unlabelled='auto'``, of the
+    labelled rows' fit and of one propagation on ``case`` ('set:estimator'), its trials."""
     import graphdr
-    import graphdr.semi.choice as semi
     from graphdr.semi.propagation import propagate
+    where = "graphdr.semi.choice"  # (graphdr.base.semi in a checkout before the rename)
+    semi = importlib.import_module(where if importlib.util.find_spec(where) else "graphdr.base.semi")
 
     name, est = case.rsplit(":", 1)
     X, y = auto_data(name)
     cls = common.estimator_class(est)
     lab = y >= 0
-    y_enc = np.unique(y[lab], return_inverse=True)[1]
     codes = np.full(len(y), -1)
-    codes[lab] = y_enc
+    codes[lab] = np.unique(y[lab], return_inverse=True)[1]
     trials, real = {}, semi._trial_fit
 
     def counted(trial, use, *args, **kwargs):
