@@ -257,3 +257,27 @@ def test_the_map_and_its_label_audit_share_one_validation(monkeypatch):
     assert np.array_equal(m.label_issues_.probabilities_, direct.probabilities_)
     assert np.array_equal(m.label_issues_.is_issue_, direct.is_issue_)
     assert validations == [1] and keyed == [400], (validations, keyed)
+
+
+@pytest.mark.parametrize("labels", ["flag", "audit"])
+def test_a_fit_and_its_label_audit_share_one_validation(labels, monkeypatch):
+    """LDA(labels=...) prepares its rows once for LabelIssues and for the fit: X validated
+    once in all (was twice), the audit LabelIssues' own, and the fit that of the labels the
+    audit leaves (as given for 'flag'; its suspects -1 for 'audit'), bit for bit."""
+    import graphdr.audit.label_issues as label_issues
+    import graphdr.graph_embedding.estimator as estimator
+
+    X, y = _data(400)
+    y[:40] = (y[:40] + 1) % 3 * (y[:40] >= 0) - (y[:40] < 0)  # some wrong labels
+    audit = graphdr.LabelIssues(random_state=None).fit(X, y)
+    kept = np.where(audit.is_issue_, -1, y) if labels == "audit" else y
+    expected = graphdr.LDA().fit(X, kept).transform(X)
+    validations = []
+    for module in (estimator, label_issues):
+        original = module.validate_data
+        monkeypatch.setattr(module, "validate_data", lambda *a, _o=original, **k: (
+            validations.append(1), _o(*a, **k))[1])
+    est = graphdr.LDA(labels=labels).fit(X, y)
+    assert validations == [1], validations
+    assert np.array_equal(est.label_issues_.probabilities_, audit.probabilities_)
+    assert np.array_equal(est.transform(X), expected)

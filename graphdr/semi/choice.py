@@ -106,11 +106,16 @@ def prepare_unlabelled(est, X, y, audit=True, uses=None):
     goes on with (:func:`_prepare_unlabelled`; ``uses``: :class:`UnlabelledUses`). A refusal
     of the labels that the audit left says what the audit did."""
     uses = UnlabelledUses() if uses is None else uses
-    audited = None
-    if audit and supports_of(est).label_audit and not isinstance(X, PreparedInput):
-        y, audited = audit_labels(est, X, y, uses.requirements)
-    flagging = (_flagging_audit(est, audited) if supports_of(est).label_audit
-                and not isinstance(X, PreparedInput) else None)
+    audited, given_rows = None, not isinstance(X, PreparedInput)
+    if audit and supports_of(est).label_audit and given_rows:
+        shared = _audited_rows(est, X, y, uses)
+        y, audited = audit_labels(est, X if shared is None else shared, y, uses.requirements)
+        if shared is not None:  # the audit's rows, relabelled: the fit validates them no more
+            classes, y_enc, _ = check_labels(y, min_classes=2, method=type(est).__name__,
+                                             unlabelled="allow")
+            X = shared.with_labels(np.asarray(y), classes, y_enc)
+    flagging = (_flagging_audit(est, audited) if supports_of(est).label_audit and given_rows
+                else None)
     try:
         X, y, chosen = _prepare_unlabelled(est, X, y, uses)
     except ValueError as error:
@@ -118,6 +123,17 @@ def prepare_unlabelled(est, X, y, audit=True, uses=None):
             raise
         raise _after_audit(est, flagging, error) from None
     return X, y, chosen if audited is None else audited | chosen
+
+
+def _audited_rows(est, X, y, uses):
+    """The rows of a fit whose labels are audited (``labels`` other than 'given') prepared
+    once for the audit and the fit (:class:`~graphdr.training.prepared.PreparedInput`), or
+    None where the estimator does not take prepared rows or the audit refuses the input."""
+    if (getattr(est, "labels", "given") == "given" or y is None or uses.prepare is None
+            or not supports_of(est).prepared or is_dask_array(X) or is_dask_array(y)
+            or getattr(est, "kernel", None) == "precomputed"):
+        return None
+    return uses.prepare(X, y)
 
 
 def _prepare_unlabelled(est, X, y, uses):
