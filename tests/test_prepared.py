@@ -281,3 +281,53 @@ def test_a_fit_and_its_label_audit_share_one_validation(labels, monkeypatch):
     assert validations == [1], validations
     assert np.array_equal(est.label_issues_.probabilities_, audit.probabilities_)
     assert np.array_equal(est.transform(X), expected)
+
+
+#: what scikit-learn's ``validate_data`` records on the estimator as it validates
+VALIDATION_RECORDS = {"n_features_in_", "feature_names_in_"}
+
+
+@pytest.mark.parametrize("cls, kw", [
+    (graphdr.LDA, dict(reg="auto")), (graphdr.KernelLDA, {}), (graphdr.LFDA, {}),
+    (graphdr.MMPA, {}), (graphdr.CKFD, {}), (graphdr.KQMI, {}), (graphdr.MFA, {}),
+    (graphdr.KernelLDA, dict(approximation="nystroem", n_landmarks=40, labels="flag"))],
+    ids=["LDA", "KernelLDA", "LFDA", "MMPA", "CKFD", "KQMI", "MFA", "KernelLDA-flag"])
+@pytest.mark.parametrize("partial", [False, True], ids=["labelled", "partially"])
+def test_a_graph_embedding_fit_writes_its_attributes_in_its_store_only(cls, kw, partial,
+                                                                       monkeypatch):
+    """Until ``_store`` runs, a fit (its choices, trial fits, space and solve) has set nothing
+    on the estimator but what ``validate_data`` records; ``_store`` then writes what the fit
+    found and chose: the fitted estimator's attributes, each once."""
+    from graphdr.graph_embedding.estimator import _BaseGraphEmbedding
+
+    if partial and cls in (graphdr.CKFD, graphdr.MMPA):
+        pytest.skip(f"{cls.__name__} fits labelled rows only")
+    X, y = make_classification(150, 6, n_informative=4, n_redundant=0, n_classes=3,
+                               n_clusters_per_class=1, random_state=1)
+    if partial:
+        y = np.where(np.arange(len(y)) % 4 == 0, y, -1)
+    est = cls(**kw)
+    params = set(vars(est))
+    seen = []
+    store = _BaseGraphEmbedding._store
+
+    def watched(self, space, solution, data):
+        if self is est:
+            seen.append(set(vars(self)) - params)
+        return store(self, space, solution, data)
+
+    monkeypatch.setattr(_BaseGraphEmbedding, "_store", watched)
+    if cls is graphdr.CKFD:  # (its own _store, which calls the base's)
+        monkeypatch.setattr(cls, "_store", lambda self, *a: (watched(self, *a), setattr(
+            self, "n_irregular_", min(self.n_irregular_, self.n_components_)))[0])
+    est.fit(X, y)
+    assert len(seen) == 1 and seen[0] <= VALIDATION_RECORDS, seen
+    fitted = set(vars(est)) - params
+    assert {"classes_", "_input_scale", "n_components_", "eigenvalues_"} <= fitted
+    assert fitted & {"components_", "dual_coef_", "nystroem_"}
+    if kw.get("labels") == "flag":
+        assert est.label_issues_.is_issue_.shape == (len(y),)
+    if cls is graphdr.MMPA:
+        assert est.eps_intra_ > 0 and est.eps_inter_ > 0
+    if partial:
+        assert est.unlabelled_ in ("ignore", "smooth", "propagate")

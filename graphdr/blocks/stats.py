@@ -52,6 +52,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from .._threads import map_threads
 
 __all__ = ["ClassStatistics", "class_statistics", "is_dask_array", "check_class_counts",
+           "lazy_class_statistics",
            "check_dask_input", "scaled_class_statistics", "power_of_two_scale", "input_scale"]
 
 _BLOCK_ROWS = 8192
@@ -492,6 +493,19 @@ def scaled_class_statistics(X, y_encoded, n_classes, *, beside=None):
         stats = class_statistics(X / scale, y_encoded, n_classes=n_classes)
     raise_if_nonfinite(stats)
     return stats, scale
+
+
+def lazy_class_statistics(X, y, name, requirements):
+    """:func:`class_statistics` of a Dask array ``X``, checked as ``validate_data`` and
+    :func:`graphdr._validation.check_labels` check arrays in memory: its shape and dtype
+    first (:func:`check_dask_input`), then from the same pass NaN/inf
+    (:func:`raise_if_nonfinite`) and the classes' counts (:func:`check_class_counts`,
+    ``requirements`` its keywords)."""
+    check_dask_input(X, name)
+    stats = class_statistics(X, y)
+    raise_if_nonfinite(stats)
+    check_class_counts(stats.classes, stats.counts, **requirements)
+    return stats
 
 
 def check_dask_input(X, name="This estimator"):

@@ -28,8 +28,10 @@ from .._validation import (
 from ..blocks import graphs as _graphs
 from ..blocks.solvers import data_subspace, embedding_signs
 from ..blocks.stats import input_scale
+from ..training.selected import Selected
 from .estimator import _BaseGraphEmbedding
 from .projection import _LinearProjection
+from .routes import GraphProblem
 
 __all__ = ["MMPA", "DCV", "mean_class_distances"]
 
@@ -152,11 +154,17 @@ class MMPA(_BaseGraphEmbedding):
         check_positive(self.eps_intra, "eps_intra", allow_none=True)
         check_positive(self.eps_inter, "eps_inter", allow_none=True)
 
-    def _build_graphs(self, X_graph, y_enc, metric):
+    def _problem(self, X_graph, y_enc, metric):
+        """The graphs, and the heat widths they were built with (``eps_intra_``,
+        ``eps_inter_``: the given ones, or the mean distances)."""
         intra, inter = mean_class_distances(X_graph, y_enc, metric=metric)
-        eps_w = self.eps_intra if self.eps_intra is not None else (intra or 1.0)
-        eps_b = self.eps_inter if self.eps_inter is not None else (inter or 1.0)
-        self.eps_intra_, self.eps_inter_ = float(eps_w), float(eps_b)
+        eps_w = float(self.eps_intra if self.eps_intra is not None else (intra or 1.0))
+        eps_b = float(self.eps_inter if self.eps_inter is not None else (inter or 1.0))
+        return GraphProblem(*self._build_graphs(X_graph, y_enc, metric, (eps_w, eps_b)),
+                            selected=Selected(dict(eps_intra_=eps_w, eps_inter_=eps_b)))
+
+    def _build_graphs(self, X_graph, y_enc, metric, widths):
+        eps_w, eps_b = widths
         kw = dict(y=y_enc, weights="heat", metric=metric)
         # exp(-d^2 / eps^2) is the heat kernel of width sigma = eps / sqrt(2)
         W_intra = _graphs.knn_graph(
@@ -271,13 +279,12 @@ class DCV(_LinearProjection):
         check_positive(self.rank_tol, "rank_tol", allow_none=True)
         check_label_values(y, type(self).__name__)
         X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2)
-        self.classes_, y_enc, sizes = check_labels(y, method="DCV")
-        n, D = X.shape
-        C = len(self.classes_)
+        classes, y_enc, sizes = check_labels(y, method="DCV")
+        C = len(classes)
         # X / 2**e when max|X| is outside [2**-64, 2**64] (exact): the directions are
         # orthonormal, mean_ is scaled back, eigenvalues_ are those of X / 2**e
-        self._input_scale = input_scale(X)
-        Xs = X if self._input_scale == 1.0 else X / self._input_scale
+        x_scale = input_scale(X)
+        Xs = X if x_scale == 1.0 else X / x_scale
         mean = np.mean(Xs, axis=0, dtype=np.float64)
         basis, Z = data_subspace(Xs, mean)
         r = basis.shape[1]
@@ -296,8 +303,8 @@ class DCV(_LinearProjection):
         null = lam <= tol * max(lam[-1], scale)
         if self.null_dim is None:
             if not np.any(null):
-                return self._fit_fisher_limit(X, Z, y_enc, basis, mean, means, sizes, lam,
-                                              U, C)
+                solved = self._fisher_limit(Z, y_enc, basis, means, sizes, lam, U, C)
+                return self._store(X, classes, x_scale, mean, *solved)
             N = U[:, null]
         else:
             if self.null_dim > r:
@@ -306,7 +313,6 @@ class DCV(_LinearProjection):
                     f"dimension {r}."
                 )
             N = U[:, : self.null_dim]
-        self.null_dim_ = int(N.shape[1])
         common = means @ N  # C x k, the common vectors (class means in the null space)
         Cc = common - common.mean(axis=0)
         mu, V = linalg.eigh(Cc.T @ Cc)
@@ -319,14 +325,21 @@ class DCV(_LinearProjection):
         )
         V = N @ V[:, :n_components]
         W = (basis @ V) * embedding_signs(Z @ V, y_enc)  # the sign convention (solvers)
+        return self._store(X, classes, x_scale, mean, int(N.shape[1]), W, mu[:n_components])
+
+    def _store(self, X, classes, x_scale, mean, null_dim, W, eigenvalues):
+        """The fit's one writer of fitted attributes: the directions ``W`` (columns, of the
+        rows divided by ``x_scale``) and what the fit found."""
+        self.classes_, self._input_scale, self.null_dim_ = classes, x_scale, null_dim
         self.components_ = W.T.astype(X.dtype, copy=False)
-        self.eigenvalues_ = mu[:n_components]
-        self.mean_ = (mean * self._input_scale).astype(X.dtype, copy=False)
-        self.n_components_ = n_components
+        self.eigenvalues_ = eigenvalues
+        self.mean_ = (mean * x_scale).astype(X.dtype, copy=False)
+        self.n_components_ = W.shape[1]
         return self
 
-    def _fit_fisher_limit(self, X, Z, y_enc, basis, mean, means, sizes, lam, U, C):
-        """Nonsingular S_w: orthonormal basis (Gram-Schmidt, in order) of Fisher's subspace."""
+    def _fisher_limit(self, Z, y_enc, basis, means, sizes, lam, U, C):
+        """Nonsingular S_w: orthonormal basis (Gram-Schmidt, in order) of Fisher's subspace,
+        as ``(null_dim, W, eigenvalues)``."""
         # S_w^{-1/2} S_b S_w^{-1/2} in the eigenbasis of S_w, with S_b = sum_c n_c m_c m_c^T
         # (class means of centred data)
         Mw = (means * np.sqrt(sizes)[:, None]) @ U / np.sqrt(lam)  # C x r
@@ -341,11 +354,6 @@ class DCV(_LinearProjection):
         V = U @ (Vt[:n_components].T / np.sqrt(lam)[:, None])  # S_w-orthogonal directions
         Q, R = linalg.qr(V, mode="economic")
         Q = Q * np.sign(np.diag(R))[None, :]  # Gram-Schmidt of V's columns, in order
-        self.null_dim_ = 0
         W = (basis @ Q) * embedding_signs(Z @ Q, y_enc)  # the sign convention (solvers)
-        self.components_ = W.T.astype(X.dtype, copy=False)
-        self.eigenvalues_ = ratios[:n_components]
-        self.mean_ = (mean * self._input_scale).astype(X.dtype, copy=False)
-        self.n_components_ = n_components
-        return self
+        return 0, W, ratios[:n_components]
 

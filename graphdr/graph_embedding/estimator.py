@@ -20,12 +20,12 @@ from .._validation import (
     check_positive,
     checked_parameters,
     dense_for_semi_supervised,
-    has_unlabelled,
 )
 from ..blocks.solvers import untied_count
 from ..blocks.stats import input_scale, is_dask_array
 from ..semi.choice import (
     UnlabelledUses,
+    lazy_unlabelled,
     partially_labelled,
     prepare_unlabelled,
     solve_partially_labelled,
@@ -104,12 +104,14 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         (:mod:`graphdr.semi.choice`)."""
         return self._supports.unlabelled_rows and self._uses_labels()
 
-    def _resolved_reg(self):
+    def _resolved_reg(self, data=None):
+        """The ridge the solve uses: ``reg``, or the one chosen (``reg_``: in ``data.chosen``
+        during a fit, on the fitted estimator after it)."""
         reg = getattr(self, "reg", 0.0)
         if reg is None:
             return 1e-3 if self._is_kernel() else 0.0
         if isinstance(reg, str) and reg == "auto":
-            return self.reg_
+            return self.reg_ if data is None else data.choice("reg_")
         if self._is_kernel() or self._auto_linear_reg:
             check_auto(reg, "reg")  # names 'auto' among the allowed values
         return check_positive(reg, "reg", allow_zero=True)
@@ -208,24 +210,31 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         return self
 
     def _prepare(self, X, y):
-        """Steps 1-2: ``(space, data)``; what the fit chooses from the data (ridge, kernel
-        width, exact or Nystroem; :class:`~graphdr.graph_embedding.fitting.Selected`) is chosen by
-        functions that set nothing and written here, the rest in :meth:`_store`."""
+        """Steps 1-2: ``(space, data)``. What the fit finds and chooses from the data (classes,
+        scale, ridge, kernel width, exact or Nystroem, the use of unlabelled rows:
+        :class:`~graphdr.graph_embedding.fitting.Selected`) is chosen by functions that set
+        nothing, and travels in ``data.chosen`` to :meth:`_store`, which writes it: a fit
+        sets nothing before its solve (scikit-learn's ``validate_data`` records the features
+        it validates)."""
         self._check_params()
         if self._supports.scaling:
             check_option(self.scaling, "scaling", set(SCALINGS))
         traits = fit_traits(self)
         if not self._is_kernel():
             check_linear_params(traits, self.get_params(deep=False), self._resolved_reg)
-        X, y, chosen = prepare_unlabelled(self, X, y, uses=unlabelled_uses(self, traits))
-        data = self._training_data(X, y)
-        data.found().write(self)  # (the kernel width's search reads the scale)
-        selected = Selected({}) | chosen | data.selected
+        if is_dask_array(X):  # (decided once: the later steps take arrays in memory)
+            X, y, chosen, data = _lazy_input(self, traits, X, y)
+        else:
+            X, y, chosen = prepare_unlabelled(self, X, y, uses=unlabelled_uses(self, traits))
+            data = None
+        data = self._training_data(X, y) if data is None else data
+        found = X.found() if isinstance(X, PreparedInput) else None
+        selected = Selected({}) | found | data.found() | chosen | data.selected
         if self._is_kernel():
             selected = selected | select_kernel_and_approximation(self, traits, data)
         if self._supports.smoothing:  # the supervised fit, unless some samples are unlabelled
             selected = selected | Selected({"smoothing_": 0.0}, ("smoothing_results_",))
-        selected.write(self)
+        data = data._replace(chosen=selected)
         return self._coordinate_space(data), data
 
     def _fit_ridge_path(self, X, y, regs):
@@ -239,33 +248,26 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         return self._problem(X_graph, data.y_encoded, metric)
 
     def _training_data(self, X, y):
-        """Step 1: validated samples and labels, or class statistics from one pass (``X`` a
-        :class:`~graphdr.training.prepared.PreparedInput`: validated already)."""
+        """Step 1 in memory: validated samples and labels, or class statistics from one pass
+        (``X`` a :class:`~graphdr.training.prepared.PreparedInput`: validated already)."""
         prepared = X if isinstance(X, PreparedInput) else None
         traits = fit_traits(self)
-        if is_dask_array(X):
-            if self._is_kernel() or self._has_class_forms(y):
-                return dask_training_data(traits, self.get_params(deep=False), X, y,
-                                          class_forms=self._has_class_forms(y))
-            # neighbour graphs need the samples in memory
-            return self._training_data(X.compute(), None if y is None else np.asarray(y))
         if self._has_class_forms(y):
             return self._statistics(X, y)
-        if self._uses_labels() or y is not None:
-            X, y = _validated(self, X, y)
-            classes, y_enc, _ = check_labels(y, **traits.requirements)
-            if sp.issparse(X) and not self._is_kernel():
-                X = dense_for_semi_supervised(X, type(self).__name__)
-            keys = _keys(self, prepared, X)
-            selected = (semi_supervised_reg(traits, self.reg, X, y_enc, keys)
-                        if self._auto_linear_reg and not self._is_kernel() else None)
-            X_fit, scale = self._rescaled_input(X, prepared)
-            return TrainingData(X_fit, y_enc, None, X.dtype, prepared, selected, classes, scale,
-                                keys=_fit_keys(prepared, X_fit, self))
-        X = validate_data(self, X, dtype=_DTYPES, ensure_min_samples=2,
-                          accept_sparse=self._accepts_sparse())
-        X_fit, scale = self._rescaled_input(X)
-        return TrainingData(X_fit, None, None, X.dtype, scale=scale)
+        if not (self._uses_labels() or y is not None):  # (an unsupervised fit)
+            X = _checked_rows(self, validate_data(self, X, dtype=_DTYPES, ensure_min_samples=2,
+                                                  accept_sparse=self._accepts_sparse()))
+            X_fit, scale = _rescaled_input(self, X)
+            return TrainingData(X_fit, None, None, X.dtype, scale=scale)
+        X, y = _validated(self, X, y)
+        classes, y_enc, _ = check_labels(y, **traits.requirements)
+        X = _checked_rows(self, X)
+        X_fit, scale = _rescaled_input(self, X)
+        keys, fit_keys = _keys(self, prepared, X), _fit_keys(prepared, X_fit, self)
+        selected = (semi_supervised_reg(traits, self.reg, X, y_enc, keys)
+                    if self._auto_linear_reg and not self._is_kernel() else None)
+        return TrainingData(X_fit, y_enc, None, X.dtype, prepared, selected, classes, scale,
+                            keys=fit_keys)
 
     def _prepared_input(self, X, y):
         """``X`` and ``y`` validated once for the fits of a partially labelled fit
@@ -274,17 +276,6 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         classes, y_enc, _ = check_labels(y, min_classes=2, method=type(self).__name__,
                                          unlabelled="allow")
         return PreparedInput(X, y, classes, y_enc, features_of(self))
-
-    def _rescaled_input(self, X, prepared=None):
-        """``(X, scale)``: ``X`` checked and divided by its scale (:func:`_divided_input`); once
-        for the fits of one :class:`~graphdr.training.prepared.PreparedInput`."""
-        if prepared is not None:
-            return prepared.memo(
-                ("rescaled", self._is_kernel(), self._is_kernel() and scales_with_gamma(self),
-                 X.dtype.str, sp.issparse(X), X.shape), lambda: self._rescaled_input(X))
-        if self._is_kernel() and self.kernel != "precomputed":
-            check_not_constant(X, type(self).__name__)
-        return _divided_input(X, self._is_kernel() and not scales_with_gamma(self))
 
     def _solver_uses_reg(self):
         """Whether ``reg`` enters the solved problem (not for unregularised solvers)."""
@@ -308,7 +299,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             # more features than samples: the SVD route of data_subspace is more accurate
             assert_all_finite(X, input_name="X")
             selected = select_linear_reg(traits, reg, X, y_enc, keys=keys)
-            X_fit, scale = self._rescaled_input(X)
+            X_fit, scale = _rescaled_input(self, X)
             return TrainingData(X_fit, y_enc, None, X.dtype, selected=selected, classes=classes,
                                 scale=scale)
         stats, scale, selected = statistics_and_reg(traits, reg, X, y_enc, len(classes), keys)
@@ -322,8 +313,8 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             return LinearSpan.from_statistics(data.stats, self.rank_tol, name)
         if not self._is_kernel():
             return LinearSpan(self.rank_tol).fit(data.X, name)
-        spec = KernelSpec.of(self)
-        if self.approximation_ == "nystroem":
+        spec = KernelSpec.of(self, data.chosen.values)
+        if data.choice("approximation_") == "nystroem":
             return NystroemMap(spec, self.n_landmarks, self.random_state, self.rank_tol).fit(
                 data.X, data.y_encoded, keys=data.keys)
         return KernelMap(spec, self.rank_tol).fit(data.X)
@@ -331,8 +322,8 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
     def _solve(self, space, data, problem=None):
         """Steps 3-4: graphs (or the given ``problem``), then the cheapest route that solves
         the problem exactly."""
-        reg, n = self._resolved_reg(), data.n_samples
-        if has_unlabelled(data.y_encoded):  # semi-supervised: graphs over every sample
+        reg, n = self._resolved_reg(data), data.n_samples
+        if data.partially_labelled:  # semi-supervised: graphs over every sample
             return solve_partially_labelled(
                 self, space, data, self._graph_problem(space, data) if problem is None else problem,
                 reg)
@@ -340,8 +331,8 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             forms = self._class_forms(space.stats.counts.astype(np.float64))
             return Solution(*solve_class_forms(space, forms, reg=reg, n_samples=n,
                                                rank_tol=self.rank_tol))
-        if self._use_class_kernel_route(space):
-            sizes = np.bincount(data.y_encoded, minlength=len(self.classes_))
+        if self._use_class_kernel_route(space, data):
+            sizes = np.bincount(data.y_encoded, minlength=len(data.classes))
             block = self._class_objective_block(len(sizes), sizes)
             try:
                 ratios, dual, Y = solve_class_kernel(space, data.y_encoded, block, reg=reg,
@@ -358,26 +349,26 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         if problem is None:
             problem = self._graph_problem(space, data)
         return Solution(*solve_graph_problem(space, problem, reg=reg, n_samples=n,
-                                             rank_tol=self.rank_tol))
+                                             rank_tol=self.rank_tol), selected=problem.selected)
 
-    def _use_class_kernel_route(self, space):
+    def _use_class_kernel_route(self, space, data):
         solver = getattr(self, "solver", "eigh")
         check_option(solver, "solver", {"auto", "eigh", "cholesky"})
         if not isinstance(space, KernelMap) or solver == "eigh":
             return False
-        reg = self._resolved_reg()
+        reg = self._resolved_reg(data)
         if reg == 0.0 and solver == "cholesky":
             raise ValueError("solver='cholesky' needs reg > 0; use solver='eigh' for reg=0.")
         # the factorised matrix has condition number ~ n / reg: 'auto' keeps it well below 1/eps
         return solver == "cholesky" or reg >= 1e-6
 
     def _store(self, space, solution, data):
-        """Step 5: keep the leading components, mapped back by the space, and what the solve
-        chose (``solution.selected``)."""
-        if solution.selected is not None:
-            solution.selected.write(self)
+        """Step 5, the fit's one writer of fitted attributes: what the fit found and chose
+        (``data.chosen``) and what the solve chose (``solution.selected``), then the leading
+        components, mapped back by the space."""
+        (Selected({}) | data.chosen | solution.selected).write(self)
         labelled = data.y_encoded is not None or data.stats is not None
-        n_classes = len(self.classes_) if labelled else 1
+        n_classes = len(data.classes) if labelled else 1
         max_components, reason = self._max_components(solution.n_available, n_classes)
         k = check_n_components(self.n_components, max_components, reason=reason)
         if self.n_components is None:
@@ -397,10 +388,10 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             V = solution.directions[:, :k]
             V = V @ self._metric(space, data, V, criterion=solution.eigenvalues[:k])
             fitted = space.solution(V * space.signs(V, data.y_encoded), dtype=data.dtype)
-        if self._input_scale != 1.0 and "components_" in fitted and not self._is_kernel():
+        if data.scale != 1.0 and "components_" in fitted and not self._is_kernel():
             # see _rescaled_input (a kernel method's components act on kernel features)
-            fitted["components_"] = fitted["components_"] / self._input_scale
-            fitted["mean_"] = fitted["mean_"] * self._input_scale
+            fitted["components_"] = fitted["components_"] / data.scale
+            fitted["mean_"] = fitted["mean_"] * data.scale
         for name, value in fitted.items():
             setattr(self, name, value)
         self.eigenvalues_ = solution.eigenvalues[:k]
@@ -412,7 +403,7 @@ class _BaseGraphEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         ``criterion`` the solver's eigenvalues of the directions (either order: the most
         important first), which order the components that carry no between-class variance."""
         return metric_of(space, data, V, dual, Y, scaling=getattr(self, "scaling", "total"),
-                         reg=self._resolved_reg(),
+                         reg=self._resolved_reg(data),
                          ridge_on_total_scatter=self._ridge_on_total_scatter, rotate=rotate,
                          criterion=criterion)
 
@@ -484,6 +475,24 @@ def _cholesky_route(params):
         isinstance(reg, (int, float)) and reg == 0)
 
 
+def _checked_rows(est, X):
+    """The validated rows ``X`` as ``est``'s fit takes them: dense for a linear fit (its
+    neighbour graphs and quadratic forms), and not constant for a kernel function (whose
+    width would come from nothing)."""
+    name = type(est).__name__
+    if sp.issparse(X) and not est._is_kernel():
+        X = dense_for_semi_supervised(X, name)
+    if est._is_kernel() and est.kernel != "precomputed":
+        check_not_constant(X, name)
+    return X
+
+
+def _rescaled_input(est, X):
+    """``(X, scale)``: ``X`` divided by its scale as ``est``'s fit takes it
+    (:func:`_divided_input`)."""
+    return _divided_input(X, est._is_kernel() and not scales_with_gamma(est))
+
+
 def _divided_input(X, unscaled):
     """``(X / 2**e, 2**e)`` when ``max|X|`` is outside ``[2**-64, 2**64]``, else ``(X, 1)``
     (also when ``unscaled``: a kernel that does not see the data through ``gamma``).
@@ -537,6 +546,19 @@ def _fit_keys(prepared, X_fit, est):
     return prepared.row_keys()
 
 
+def _lazy_input(est, traits, X, y):
+    """``(X, y, chosen, data)`` of a fit of a Dask array ``X``: what the unlabelled rows'
+    choice gives it (:func:`~graphdr.semi.choice.lazy_unlabelled`: refusals, no choice), and
+    its training data read lazily (:func:`~graphdr.graph_embedding.fitting.dask_training_data`),
+    or ``X`` and ``y`` computed and ``data`` None where the fit needs its rows in memory (its
+    neighbour graphs)."""
+    chosen = lazy_unlabelled(est, y, unlabelled_uses(est, traits))
+    if est._is_kernel() or est._has_class_forms(y):
+        return X, y, chosen, dask_training_data(traits, est.get_params(deep=False), X, y,
+                                                class_forms=est._has_class_forms(y))
+    return X.compute(), None if y is None else np.asarray(y), chosen, None
+
+
 def _keys(est, given, X):
     """The content keys of the rows ``X`` for ``est``'s leave-one-out ridge, from the training
     set ``given`` (a :class:`~graphdr.training.prepared.PreparedInput`) when ``X`` is its rows as
@@ -552,8 +574,7 @@ def _validated(est, X, y, **checks):
     """``(X, y)`` validated by scikit-learn's ``validate_data`` (dense unless the estimator
     takes sparse rows: :meth:`_accepts_sparse`), or the rows of a
     :class:`~graphdr.training.prepared.PreparedInput` as they were validated."""
-    if isinstance(X, PreparedInput):
-        X.found().write(est)
+    if isinstance(X, PreparedInput):  # (what its validation found: the fit's store writes it)
         return X.X, np.asarray(y)
     check_label_values(y, type(est).__name__)
     sparse = checks.pop("accept_sparse", est._accepts_sparse())
@@ -583,15 +604,15 @@ def fit_ridge_path(estimator, X, y, regs):
     base = clone(estimator).set_params(reg=regs[0])
     space, data = base._prepare(X, y)
     shared = (type(base)._solve is _BaseGraphEmbedding._solve and space.stats is None
-              and not base._use_class_kernel_route(space))
+              and not base._use_class_kernel_route(space, data))
     problem = base._graph_problem(space, data) if shared else None
     fitted = []
     for reg in regs:
         est = copy.copy(base)  # its own __dict__: what _store sets is its own
         est.reg = reg
-        if hasattr(base, "reg_"):
-            est.reg_ = reg
-        solution = est._solve(space, data, problem=problem) if shared else est._solve(space, data)
-        est._store(space, solution, data)
+        at = data if "reg_" not in data.chosen.values else data._replace(
+            chosen=data.chosen | Selected({"reg_": reg}))
+        solution = est._solve(space, at, problem=problem) if shared else est._solve(space, at)
+        est._store(space, solution, at)
         fitted.append(est)
     return fitted

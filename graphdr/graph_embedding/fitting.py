@@ -12,11 +12,9 @@ from ..blocks import graphs as _graphs
 from ..blocks.kernel_matrices import check_kernel_params
 from ..blocks.sampling import row_keys
 from ..blocks.stats import (
-    check_class_counts,
     check_dask_input,
-    class_statistics,
     is_dask_array,
-    raise_if_nonfinite,
+    lazy_class_statistics,
     scaled_class_statistics,
 )
 from ..training.selected import Selected
@@ -94,6 +92,23 @@ class TrainingData(NamedTuple):
     #: the content keys of the rows of ``X`` (dense ``float64``) where the training set holds
     #: them already (:meth:`~graphdr.training.prepared.PreparedInput.row_keys`), or None
     keys: np.ndarray | None = None
+    #: what the fit found and chose (:class:`Selected`), which its store writes; set by the
+    #: estimator's ``_prepare`` once every choice is made
+    chosen: object = None
+
+    def choice(self, name):
+        """The value of the fitted attribute ``name`` that the fit chose (``chosen``)."""
+        return self.chosen.values[name]
+
+    @property
+    def partially_labelled(self):
+        """Whether some samples are unlabelled (encoded -1)."""
+        return has_unlabelled(self.y_encoded)
+
+    @property
+    def lazy(self):
+        """Whether the samples are a Dask array's (read chunk by chunk)."""
+        return self.n_features is not None
 
     @property
     def n_samples(self):
@@ -178,15 +193,12 @@ def dask_training_data(traits, params, X, y, *, class_forms):
       neighbour graphs of kernel LPP and CKFD's coordinates need the features in memory);
     * other linear methods (neighbour graphs) compute ``X`` and fit in memory (the caller).
 
-    The record carries ``classes`` and ``n_features``; nothing is set on the estimator.
+    Labels -1 are refused before (:func:`graphdr.semi.choice.lazy_unlabelled`). The record
+    carries ``classes`` and ``n_features``; nothing is set on the estimator.
     """
     name, reg = traits.name, params.get("reg")
     if class_forms:
-        check_dask_input(X, name)
-        stats = class_statistics(X, y)
-        raise_if_nonfinite(stats)
-        refuse_lazy_unlabelled(name, traits.accepts_unlabelled, stats.classes)
-        check_class_counts(stats.classes, stats.counts, **_dask_requirements(traits))
+        stats = lazy_class_statistics(X, y, name, _dask_requirements(traits))
         if wants_press_ridge(traits, reg):  # labels in memory
             labels = np.asarray(y.compute() if is_dask_array(y) else y)
             selected = select_linear_reg(traits, reg, X, np.searchsorted(stats.classes, labels))
@@ -219,21 +231,20 @@ def dask_training_data(traits, params, X, y, *, class_forms):
             f"X and y must have the same number of samples and y must be 1-D; got X of shape "
             f"{X.shape} and y of shape {y.shape}."
         )
-    refuse_lazy_unlabelled(name, traits.accepts_unlabelled, y)
     classes, y_enc, _ = check_labels(y, **_dask_requirements(traits))
     if X.dtype not in (np.float32, np.float64):
         X = X.astype(np.float64)
     return TrainingData(X, y_enc, None, X.dtype, classes=classes, n_features=int(X.shape[1]))
 
 
-def kernel_approximation(params, cholesky_route, X=None, partially_labelled=False):
+def kernel_approximation(params, cholesky_route, n_samples=None, partially_labelled=False):
     """None (exact kernel) or 'nystroem' for a kernel estimator of parameters ``params``
-    (``get_params()``), validated; ``'auto'`` by the size of ``X``, whether the exact fit takes
-    the Cholesky route and whether some samples are unlabelled
+    (``get_params()``), validated; ``'auto'`` by the number of samples (None: unknown),
+    whether the exact fit takes the Cholesky route and whether some samples are unlabelled
     (:func:`graphdr.graph_embedding.spaces.resolve_approximation`)."""
     exact_only = params["kernel"] == "precomputed" or params.get("solver") == "paper"
     approximation = resolve_approximation(
-        params.get("approximation"), X, exact_only,
+        params.get("approximation"), n_samples, exact_only,
         cholesky_route and not partially_labelled, partially_labelled)
     if approximation is None:
         return None
@@ -282,7 +293,8 @@ def select_kernel(est, traits, data):
                              reg_=1e-3 if auto_reg else (0.0 if reg is None else reg)),
                         ("cv_results_",))
     fixed = dict(search_gamma=auto_gamma, search_reg=auto_reg and traits.solver_uses_reg,
-                 fixed_gamma=None if auto_gamma else scaled_gamma(est, gamma),
+                 fixed_gamma=None if auto_gamma else scaled_gamma(est, gamma, dict(
+                     _input_scale=data.scale, n_features_in_=data.X.shape[1])),
                  fixed_reg=1e-3 if auto_reg else (0.0 if reg is None else reg),
                  n_jobs=getattr(est, "n_jobs", None))
     if traits.class_objective and traits.solver_uses_reg:
@@ -299,7 +311,8 @@ def select_kernel_and_approximation(est, traits, data):
     (``approximation_``) by the size of all of them."""
     chosen = select_kernel(est, traits, data.labelled())
     approximation = kernel_approximation(est.get_params(deep=False), traits.cholesky_route,
-                                         data.X, has_unlabelled(data.y_encoded))
+                                         None if data.lazy else data.n_samples,
+                                         data.partially_labelled)
     return chosen | Selected(dict(approximation_=approximation))
 
 

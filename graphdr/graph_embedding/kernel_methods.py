@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._threads import managed_threads
-from .._validation import check_positive, checked_parameters
+from .._validation import check_positive
 from ..blocks import graphs as _graphs
 from ..blocks.solvers import generalized_eigh
+from ..training.selected import Selected
 from ..training.supports import Supports
 from .class_discriminants import _KernelDiscriminant
 from .estimator import _BaseGraphEmbedding
@@ -291,12 +291,12 @@ class CKFD(_BaseGraphEmbedding):
         check_positive(self.fusion_weight, "fusion_weight")
         check_positive(self.null_tol, "null_tol")
 
-    def _resolved_reg(self):
+    def _resolved_reg(self, data=None):
         return 0.0
 
     def _solve(self, space, data):
         Z, y_enc = space.coords, data.y_encoded
-        n_classes = len(self.classes_)
+        n_classes = len(data.classes)
         S_w = _graphs.graph_quadratic_form(_graphs.within_class_graph(y_enc), Z)
         S_t = Z.T @ Z
         S_b = S_t - S_w
@@ -317,8 +317,9 @@ class CKFD(_BaseGraphEmbedding):
             k = min(n_classes - 1, V1.shape[1])
             parts_vals.append(mu[:k])
             parts_vecs.append(Q1 @ V1[:, :k])
-        self.n_irregular_ = parts_vecs[0].shape[1] if Q0.shape[1] else 0
-        return Solution(np.concatenate(parts_vals), np.hstack(parts_vecs))
+        irregular = parts_vecs[0].shape[1] if Q0.shape[1] else 0
+        return Solution(np.concatenate(parts_vals), np.hstack(parts_vecs),
+                        selected=Selected(dict(n_irregular_=irregular)))
 
     def _metric(self, space, data, V=None, dual=None, Y=None, rotate=True, criterion=None):
         """The metric of ``scaling`` for the irregular and the regular components apart.
@@ -347,12 +348,9 @@ class CKFD(_BaseGraphEmbedding):
             "discriminants"
         )
 
-    @managed_threads
-    @checked_parameters
-    def fit(self, X, y=None):
-        super().fit(X, y)
+    def _store(self, space, solution, data):
+        super()._store(space, solution, data)
         self.n_irregular_ = min(self.n_irregular_, self.n_components_)
-        return self
 
 
 for _cls in (KernelLDA, KernelLPP, CKFD):

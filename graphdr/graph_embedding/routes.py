@@ -66,6 +66,9 @@ class GraphProblem:
     objective_kind: str = "laplacian"
     maximise: bool = False
     smooth_constraint: bool = False
+    #: what building the graphs chose from the data (LDE's heat widths), which the fit
+    #: stores (:class:`~graphdr.training.selected.Selected`), or None
+    selected: Any = None
 
 
 @dataclass

@@ -78,22 +78,20 @@ AUTO_EXACT_EIGEN_MAX = 3_000
 AUTO_EXACT_SEMI_MAX = 1_000
 
 
-def resolve_approximation(approximation, X, exact_only=False, cholesky_route=False,
+def resolve_approximation(approximation, n_samples, exact_only=False, cholesky_route=False,
                           partially_labelled=False):
     """None (exact kernel) or ``'nystroem'`` for ``approximation`` in {None, 'auto',
     'nystroem'}. ``'auto'`` keeps the exact kernel for at most :data:`AUTO_EXACT_KERNEL_MAX`
     samples on the class-structured ``cholesky_route``, :data:`AUTO_EXACT_SEMI_MAX` for a
     ``partially_labelled`` fit and :data:`AUTO_EXACT_EIGEN_MAX` otherwise, or when
     ``exact_only`` (a precomputed kernel, or a solver that needs the exact
-    eigendecomposition); ``X`` is the training data or its number of samples, and a dask
-    array (or None: unknown) takes Nystroem."""
+    eigendecomposition); ``n_samples``: the training samples' number, None where it is
+    unknown (a Dask array's), which takes Nystroem."""
     if approximation is None:
         return None
     check_option(approximation, "approximation", {"auto", "nystroem"})
     if approximation == "nystroem":
         return "nystroem"
-    n_samples = X if X is None or isinstance(X, int) else (
-        None if is_dask_array(X) else X.shape[0])
     exact_max = AUTO_EXACT_KERNEL_MAX if cholesky_route else (
         AUTO_EXACT_SEMI_MAX if partially_labelled else AUTO_EXACT_EIGEN_MAX)
     small = n_samples is not None and n_samples <= exact_max
@@ -221,7 +219,7 @@ class LinearSpan:
 #: Built-in kernels that see the data through ``gamma``: the kernel of ``X / s`` with
 #: ``gamma * s**p`` is the kernel of ``X`` with ``gamma`` (``p`` the power below), so a fit may
 #: divide extreme data by a power of two
-#: (:meth:`graphdr.graph_embedding.estimator._BaseGraphEmbedding._rescaled_input`).
+#: (:func:`graphdr.graph_embedding.estimator._rescaled_input`).
 GAMMA_POWER = {"rbf": 2, "poly": 2, "sigmoid": 2, "laplacian": 1, "chi2": 1}
 
 
@@ -233,15 +231,19 @@ def scales_with_gamma(estimator):
     return isinstance(kernel, str) and kernel in GAMMA_POWER and "gamma" not in params
 
 
-def scaled_gamma(estimator, gamma):
+def scaled_gamma(estimator, gamma, found=None):
     """A given ``gamma`` (None: ``1 / n_features``) as it applies to the training samples
-    divided by ``estimator._input_scale`` (clipped to ``[1e-300, 1e300]``: the kernel is then
-    1 everywhere, or the identity, to double precision); unchanged at scale 1."""
-    scale = getattr(estimator, "_input_scale", 1.0)
+    divided by their scale (clipped to ``[1e-300, 1e300]``: the kernel is then 1 everywhere,
+    or the identity, to double precision); unchanged at scale 1. ``found``: the fit's
+    ``_input_scale`` and ``n_features_in_`` as values (a fit in progress), else the fitted
+    estimator's."""
+    found = vars(estimator) if found is None else found
+    scale = found.get("_input_scale", 1.0)
     if scale == 1.0 or not isinstance(gamma, numbers.Real | None) or not scales_with_gamma(
             estimator):
         return gamma
-    g = 1.0 / estimator.n_features_in_ if gamma is None else float(gamma)
+    n_features = found.get("n_features_in_", getattr(estimator, "n_features_in_", None))
+    g = 1.0 / n_features if gamma is None else float(gamma)
     with np.errstate(over="ignore", under="ignore"):
         g = np.float64(g) * np.float64(scale) ** GAMMA_POWER[estimator.kernel]
     return float(np.clip(g, 1e-300, 1e300))
@@ -255,13 +257,16 @@ class KernelSpec:
         self.kernel_params = kernel_params
 
     @classmethod
-    def of(cls, estimator):
-        """The kernel hyper-parameters of a kernel estimator, validated."""
+    def of(cls, estimator, chosen=None):
+        """The kernel hyper-parameters of a kernel estimator, validated; ``chosen``: what its
+        fit in progress chose and found (``gamma_``, ``_input_scale``, ...), else the fitted
+        estimator's."""
+        chosen = vars(estimator) if chosen is None else chosen
         gamma = estimator.gamma
         if isinstance(gamma, str) and gamma == "auto":  # chosen in fit (on the scaled data)
-            gamma = estimator.gamma_
+            gamma = chosen["gamma_"]
         else:
-            gamma = scaled_gamma(estimator, gamma)
+            gamma = scaled_gamma(estimator, gamma, chosen)
         spec = cls(estimator.kernel, gamma, estimator.degree, estimator.coef0,
                    estimator.kernel_params)
         check_kernel_params(spec.kernel, spec.gamma, spec.degree, spec.coef0, spec.kernel_params)

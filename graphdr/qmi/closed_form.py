@@ -306,14 +306,14 @@ class KQMI(_QMIClosedForm, _KernelDiscriminant):
                 "approximation='nystroem'."
             )
 
-    def _resolved_reg(self):
-        return 0.0 if self.solver == "paper" else super()._resolved_reg()
+    def _resolved_reg(self, data=None):
+        return 0.0 if self.solver == "paper" else super()._resolved_reg(data)
 
     def _solver_uses_reg(self):
         return self.solver != "paper"
 
-    def _use_class_kernel_route(self, space):
-        return self.solver != "paper" and super()._use_class_kernel_route(space)
+    def _use_class_kernel_route(self, space, data):
+        return self.solver != "paper" and super()._use_class_kernel_route(space, data)
 
     def _solve(self, space, data, problem=None):
         if self.solver != "paper":

@@ -100,6 +100,24 @@ def use_unlabelled(est, X, y):
     return prepare_unlabelled(est, X, y)[1]
 
 
+def lazy_unlabelled(est, y, uses):
+    """What :func:`prepare_unlabelled` gives the fit of a Dask array, as ``selected``: no
+    audit and no choice (``label_issues_`` and ``unlabelled_`` None), and the refusals of
+    what needs the rows in memory (an audit's neighbour graph; with ``uses.lazy``, labels
+    -1: :func:`~graphdr.graph_embedding.fitting.refuse_lazy_unlabelled`)."""
+    supports = supports_of(est)
+    use = getattr(est, "labels", "given") if supports.label_audit else "given"
+    if use != "given":
+        raise ValueError(f"{type(est).__name__}: labels={use!r} needs X and y in memory (the "
+                         "audit's neighbour graph); pass labels='given' for a Dask array.")
+    if y is not None and uses.lazy is not None:
+        refuse_lazy_unlabelled(*uses.lazy, np.asarray(y.compute() if is_dask_array(y) else y))
+    chosen = Selected({"label_issues_": None} if supports.label_audit else {})
+    if supports.unlabelled_choice:
+        chosen = chosen | Selected(dict(unlabelled_=None), ("unlabelled_results_",))
+    return chosen
+
+
 def prepare_unlabelled(est, X, y, audit=True, uses=None):
     """``(X, y, selected)``: the labels audited first (:func:`audit_labels`, for an estimator
     with a ``labels`` parameter; ``audit=False``: audited by the caller), then what the fit
@@ -130,8 +148,7 @@ def _audited_rows(est, X, y, uses):
     once for the audit and the fit (:class:`~graphdr.training.prepared.PreparedInput`), or
     None where the estimator does not take prepared rows or the audit refuses the input."""
     if (getattr(est, "labels", "given") == "given" or y is None or uses.prepare is None
-            or not supports_of(est).prepared or is_dask_array(X) or is_dask_array(y)
-            or getattr(est, "kernel", None) == "precomputed"):
+            or not supports_of(est).prepared or getattr(est, "kernel", None) == "precomputed"):
         return None
     return uses.prepare(X, y)
 
@@ -148,10 +165,8 @@ def _prepare_unlabelled(est, X, y, uses):
     An estimator that declares it takes prepared rows (``_supports.prepared``) gets ``X`` back
     validated once, as a :class:`~graphdr.training.prepared.PreparedInput` shared with the choice's
     trial fits ('ignore': a set of the labelled rows alone, as a fit of those rows given
-    directly would validate them); others get ``X`` as given."""
-    if is_dask_array(X) and y is not None and uses.lazy is not None:
-        # never silently the labelled rows only, where the same fit in memory uses the others
-        refuse_lazy_unlabelled(*uses.lazy, np.asarray(y.compute() if is_dask_array(y) else y))
+    directly would validate them); others get ``X`` as given. ``X`` is in memory (a Dask
+    array's fit: :func:`lazy_unlabelled`)."""
     if not supports_of(est).unlabelled_choice:
         return X, y, None
 
@@ -160,7 +175,7 @@ def _prepare_unlabelled(est, X, y, uses):
             return Selected(dict(unlabelled_=use), ("unlabelled_results_",))
         return Selected(dict(unlabelled_=use, unlabelled_results_=results))
 
-    if not partially_labelled(est, y) or is_dask_array(X):
+    if not partially_labelled(est, y):
         return X, y, chose(None)
     name = type(est).__name__
     choice = est.unlabelled
@@ -574,6 +589,8 @@ def solve_partially_labelled(est, space, data, problem, reg):
     smoothing, selected = select_smoothing(est, space, data, dims, reg)
     eigenvalues, directions = solve_graph_problem(space, problem, reg=reg, rank_tol=est.rank_tol,
                                                   smoothing=smoothing, ridge_dims=dims)
+    if problem.selected is not None:  # (what building the graphs chose)
+        selected = problem.selected | selected
     return Solution(eigenvalues, directions, selected=selected)
 
 

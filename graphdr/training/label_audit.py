@@ -10,7 +10,6 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_array
 
 from .._validation import check_labels, dense_for_semi_supervised
-from ..blocks.stats import is_dask_array
 from .prepared import PreparedInput
 from .selected import Selected
 from .supports import supports_of
@@ -39,11 +38,7 @@ def audit_labels(est, X, y, requirements=None):
     satisfy (:func:`graphdr._validation.check_labels`'s keywords), or None. ``selected`` sets
     ``label_issues_`` (None for 'given')."""
     use = getattr(est, "labels", "given") if supports_of(est).label_audit else "given"
-    if use == "given" or y is None or is_dask_array(X) or is_dask_array(y):
-        if use != "given" and (is_dask_array(X) or is_dask_array(y)):
-            raise ValueError(f"{type(est).__name__}: labels={use!r} needs X and y in memory "
-                             "(the audit's neighbour graph); pass labels='given' for a Dask "
-                             "array.")
+    if use == "given" or y is None:  # (a Dask fit refuses an audit first: lazy_unlabelled)
         return y, Selected({"label_issues_": None})
     name = type(est).__name__
     if getattr(est, "kernel", None) == "precomputed":

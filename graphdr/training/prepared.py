@@ -15,7 +15,6 @@ dtype, sparse or dense), with what the fits share computed once when first asked
   sliced for a subset (:meth:`~PreparedInput.take`, :meth:`~PreparedInput.labelled_rows`), whose
   rows are the same bytes; the same keys where the two kinds of rows are the same bytes (dense
   ``float64`` rows of scale 1);
-* the rows as the estimator fits them (dense, divided by their scale: ``_rescaled_input``);
 * any array computed from an input array that every fit computes the same way (the smoothness
   term's kNN graph), keyed by the input's bytes (:meth:`PreparedInput.memo`): a fit whose input
   differs in a single bit computes its own.
