@@ -355,3 +355,67 @@ def test_the_fits_helpers_read_no_private_attribute_of_what_they_are_passed():
     reads = {f"{p.relative_to(PACKAGE)}: {fn} reads {name}" for p in paths
              for fn, name in _private_reads(p.read_text()) if (fn, name) not in PROTOCOL_READS}
     assert not reads, sorted(reads)
+
+
+#: the estimators whose fitted attributes are still written by more than one method (a fit's
+#: steps set what they find as they go), with how many: the count may only fall; every other
+#: public estimator writes its fitted attributes in one method (its store, or a ``fit`` that
+#: ends by writing them)
+WRITERS_LEFT = {"DEEMap": 5, "MKLDR": 5, "DEE": 4, "DSNE": 3, "KFDSAMME": 2, "ViewKernel": 2}
+
+
+def _writes_fitted_attributes(function):
+    """Whether the source of ``function`` assigns ``self.<name>_`` or writes a selection on
+    ``self`` (``selected.write(self)``)."""
+    import inspect
+    import textwrap
+
+    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else (
+            [node.target] if isinstance(node, ast.AugAssign | ast.AnnAssign) else [])
+        flat = [e for t in targets for e in (t.elts if isinstance(t, ast.Tuple) else [t])]
+        if any(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+               and t.value.id == "self" and t.attr.endswith("_") for t in flat):
+            return True
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "write"
+                and any(isinstance(a, ast.Name) and a.id == "self" for a in node.args)):
+            return True
+    return False
+
+
+def _writer_methods(cls):
+    """The names of the methods (of graphdr's classes in ``cls``'s MRO) that write fitted
+    attributes; the ``_store`` of a class and of its bases count as one place."""
+    import inspect
+
+    names = set()
+    for klass in cls.__mro__:
+        if not klass.__module__.startswith("graphdr"):
+            continue
+        for name, member in vars(klass).items():
+            function = inspect.unwrap(member) if callable(member) else None
+            if inspect.isfunction(function) and _writes_fitted_attributes(function):
+                names.add(name)
+    return names
+
+
+def test_an_estimator_writes_its_fitted_attributes_in_one_place():
+    """Each public estimator's fitted attributes are written by one method (a fit of values:
+    its steps return what they choose, its store writes it), but for those of
+    :data:`WRITERS_LEFT`, whose count may only fall."""
+    import sklearn.base
+
+    import graphdr
+
+    found = {}
+    for name in graphdr.__all__:
+        cls = getattr(graphdr, name)
+        if isinstance(cls, type) and issubclass(cls, sklearn.base.BaseEstimator):
+            found[name] = _writer_methods(cls)
+    assert len(found) >= 20 and found["LDA"] == {"_store"}, found
+    over = {n: sorted(w) for n, w in found.items() if len(w) > WRITERS_LEFT.get(n, 1)}
+    assert not over, f"fitted attributes written in more places than allowed: {over}"
+    fell = {n: len(found[n]) for n, k in WRITERS_LEFT.items() if len(found[n]) < k}
+    assert not fell, f"fewer writers now (lower WRITERS_LEFT): {fell}"
