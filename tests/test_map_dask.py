@@ -199,7 +199,7 @@ def test_dask_rows_to_place_count_in_the_choice_of_neighbours(monkeypatch):
     seen = []
     fit_array = DEEMap._fit_array
 
-    def spy(self, X, y, n_placed=0, sampled=False):
+    def spy(self, X, y, n_placed=0, sampled=None):
         seen.append((len(X), n_placed, sampled))
         return fit_array(self, X, y, n_placed, sampled)
 
@@ -207,7 +207,8 @@ def test_dask_rows_to_place_count_in_the_choice_of_neighbours(monkeypatch):
     monkeypatch.setattr(knn, "APPROX_MIN_SAMPLES", 10**6)  # exact here: no compilation
     X, y = _blobs(n=400)
     model = _small().fit(da.from_array(X, chunks=(100, 6)), y)
-    assert seen == [(len(model.fit_rows_), 400 - len(model.fit_rows_), True)]
+    assert len(seen) == 1 and seen[0][:2] == (len(model.fit_rows_), 400 - len(model.fit_rows_))
+    assert np.array_equal(seen[0][2], model.fit_rows_)  # (the sample's rows: no second sample)
 
 
 @pytest.mark.slow  # NN-descent's first compilation in a fresh environment takes minutes

@@ -134,8 +134,7 @@ def fit_dask(est, X, y, keys=None):
         X_fit = take_rows(X, rows)
     # the rows placed after the fit count in neighbors='auto' (an exact search of each
     # among the fitted rows would cost more than the fit)
-    est._fit_array(X_fit, y[rows], n_placed=len(y) - len(rows), sampled=True)
-    est.fit_rows_ = rows
+    est._fit_array(X_fit, y[rows], n_placed=len(y) - len(rows), sampled=rows)
     return est
 
 

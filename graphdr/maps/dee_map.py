@@ -47,6 +47,7 @@ from ..neighbor_embedding.elastic import _sparse_preconditioner
 from ..semi.choice import UnlabelledUses, audited_fit_labels, prepare_unlabelled
 from ..training.label_audit import LABELS_DOC
 from ..training.prepared import PreparedInput, features_of
+from ..training.selected import Selected
 from ..training.supports import Supports
 from .dask_fit import fit_dask, fit_limit, fit_sample, place_dask
 from .heavy_tailed import CAUCHY_ITER, descend_heavy_tailed
@@ -91,6 +92,8 @@ class _SortedRows:
     order: np.ndarray  # the sorted order: rows by class, then by content
     ys: np.ndarray  # encoded labels, in the sorted order
     Xs: np.ndarray | None  # scaled features, sorted (None while a large map descends)
+    neighbors: str  # the neighbour search, 'exact' or 'approx' (``neighbors_``)
+    scaling: tuple  # ``feature_scaling_``, ``feature_mean_``, ``feature_scale_``
 
 
 class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
@@ -377,53 +380,58 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
             return place_dask(self, X, self.fit_rows_)
         return self._fit_array(X, y)
 
-    def _fit_array(self, X, y, n_placed=0, sampled=False):
+    def _fit_array(self, X, y, n_placed=0, sampled=None):
         """The fit of an in-memory ``X``; ``n_placed``: rows to be placed after it (a Dask
-        fit's other rows), which count in the choice of ``neighbors='auto'``; ``sampled``: ``X``
-        is a Dask fit's sample already (no second sample)."""
+        fit's other rows), which count in the choice of ``neighbors='auto'``; ``sampled``: the
+        row indices of the Dask fit's sample that ``X`` is (``fit_rows_``; no second sample),
+        or None."""
         t0 = time.perf_counter()
         verbose = self._check_params()
-        X, y_enc, prepared = self._validated(X, y)
+        X, y_enc, prepared, chosen = self._validated(X, y)
         X_map, y_map, fitted = X, y_enc, None  # fitted: the rows of X in the map (None: all)
-        self._sample = None  # (rows fitted, rows in all) of a heavy-tailed map of a sample
-        if self.unlabelled_ == "ignore":  # the map of the labelled rows (as a fit of them)
+        sample = None  # (rows fitted, rows in all) of a heavy-tailed map of a sample
+        if chosen.values["unlabelled_"] == "ignore":  # the labelled rows' map (a fit of them)
             fitted = np.flatnonzero(y_enc >= 0)
             X_map = X[fitted] if prepared is None else prepared.X
             y_map = y_enc[fitted]
-        if self.repulsion == "cauchy" and not sampled:  # a large map: on a sample
+        if self.repulsion == "cauchy" and sampled is None:  # a large map: on a sample
             some = fit_sample(X_map, y_map, fit_limit(self.fit_samples, self.repulsion))
             if len(some) < len(y_map):
                 X_map, y_map, prepared = X_map[some], y_map[some], None
                 fitted = some if fitted is None else fitted[some]
-                self._sample = (len(some), len(y_enc))
+                sample = (len(some), len(y_enc))
+        chosen = chosen | Selected({"_sample": sample}) | (
+            None if sampled is None else Selected({"fit_rows_": sampled}))
         n_placed += 0 if fitted is None else len(y_enc) - len(fitted)
         rows = self._sorted_rows(X_map, y_map, n_placed, prepared)
         if self.repulsion == "cauchy":
             if self.separation != "auto":
-                self.separation_, self.separation_errors_ = float(self.separation), {}
+                separation, errors = float(self.separation), {}
             else:  # (by the labels as given: none propagated)
-                given = self._labels if fitted is None else self._labels[fitted]
-                self.separation_, self.separation_errors_ = choose_separation(
+                given = chosen.values["_labels"]
+                given = given if fitted is None else given[fitted]
+                separation, errors = choose_separation(
                     rows.Xs, np.where(rows.ys >= 0, given[rows.order], -1),
                     rows.keys[rows.order], n_neighbors=self.n_neighbors,
                     perplexity=float(self.perplexity), tail=float(self.tail))
+            chosen = chosen | Selected(dict(separation_=separation, separation_errors_=errors))
             res = descend_heavy_tailed(
                 rows.Xs, rows.ys, rows.order, n_iter=self.iterations(),
-                perplexity=float(self.perplexity), separation=self.separation_,
-                tail=float(self.tail), neighbors=self.neighbors_, verbose=verbose,
+                perplexity=float(self.perplexity), separation=separation,
+                tail=float(self.tail), neighbors=rows.neighbors, verbose=verbose,
                 callback=self.callback, t0=t0)
             index = None
         else:
-            problem, Y0, check, index = self._objective(rows)
+            problem, Y0, check, index = self._objective(rows, len(chosen.values["classes_"]))
             if index is not None:  # a large map: the scaled rows are rebuilt after the descent
                 rows.Xs = None
             res = self._descend(problem, Y0, check, rows.order, verbose, t0)
             del problem  # (the graph's matrices: gigabytes at 10^7 samples)
-        self._store(res, X_map, rows, index)
-        if fitted is not None:  # the other rows placed on it as new samples
+        placed = None
+        if fitted is not None:  # the other rows placed on the map as new samples
             placed = np.ones(len(y_enc), dtype=bool)
             placed[fitted] = False
-            self._placed = place_rows(self, X, placed)
+        self._store(res, X_map, rows, index, chosen, (X, placed))
         return self.embedding_
 
     def _check_params(self):
@@ -438,9 +446,12 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
         return _check_descent_params(self)
 
     def _validated(self, X, y):
-        """Validate ``(X, y)`` once; the encoded labels the map is fitted to (the propagated
-        classes of unlabelled rows, or y itself) and the rows' :class:`~graphdr.training.prepared.
-        PreparedInput` (from the caller or the choice of ``unlabelled``; or None)."""
+        """Validate ``(X, y)`` once: ``(X, y_enc, prepared, chosen)``, the encoded labels the
+        map is fitted to (the propagated classes of unlabelled rows, or y itself), the rows'
+        :class:`~graphdr.training.prepared.PreparedInput` (from the caller or the choice of
+        ``unlabelled``; or None), and what was found and chosen (:class:`Selected`: the
+        classes, the labels as given, the audit, the use of the unlabelled rows), which
+        :meth:`_store` writes."""
         name = type(self).__name__
         if self.repulsion == "cauchy" and not isinstance(X, PreparedInput) and (
                 y is None or np.all(unlabelled_mask(np.asarray(y)))):
@@ -450,8 +461,9 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
                              "the class labels (every one -1 for a map of the data alone, with "
                              "repulsion='cauchy').")
         prepared = X if isinstance(X, PreparedInput) else None
+        found = Selected({})
         if prepared is not None:  # a trial fit of that choice: validated already
-            prepared.found().write(self)
+            found = prepared.found()
             X, y = prepared.X, np.asarray(y)
         else:
             if sp.issparse(X):
@@ -462,22 +474,23 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
             X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2)
             check_not_constant(X, "DEEMap")  # else the regions would come from the labels alone
         # a class of one sample has no neighbours: it keeps its own place, away from the others
-        self.classes_, y_enc, _ = check_labels(y, min_classes=2, method=name,
-                                               unlabelled="allow")
-        self._labels = y_enc  # the page's (show): as given
-        shared = None  # the rows the audit and the choice share, validated once
+        classes, y_enc, _ = check_labels(y, min_classes=2, method=name, unlabelled="allow")
+        found = found | Selected({"classes_": classes, "_labels": y_enc})  # (the page's: as given)
+        shared = audited = None  # the rows the audit and the choice share, validated once
         if prepared is None:  # (a trial fit's labels are audited already)
             shared = self._prepared_input(X, y) if self.labels != "given" else None
-            y, y_enc = audited_fit_labels(self, X if shared is None else shared, y, y_enc)
+            y, y_enc, audited = audited_fit_labels(self, X if shared is None else shared, y,
+                                                   y_enc)
+            found = found | audited
         # the propagated classes, or y itself
         X_fit, y_fit, chosen = prepare_unlabelled(
-            self, X if prepared is None else prepared, y, audit=False, uses=UnlabelledUses(
+            self, X if prepared is None else prepared, y, audit=False, audited=audited,
+            uses=UnlabelledUses(
                 kept=self._unlabelled_kept, ties=self._unlabelled_ties,
                 prepare=partial(self._prepared_input, shared=shared)))
-        chosen.write(self)
-        if self.unlabelled_ == "propagate":
+        if chosen.values["unlabelled_"] == "propagate":
             y_enc = np.unique(y_fit, return_inverse=True)[1].astype(np.intp)
-        return X, y_enc, X_fit if isinstance(X_fit, PreparedInput) else None
+        return X, y_enc, X_fit if isinstance(X_fit, PreparedInput) else None, found | chosen
 
     def _validated_unlabelled(self, X, y):
         """:meth:`_validated` of data without a label (``repulsion='cauchy'``): no class, every
@@ -489,10 +502,10 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
         if y is not None:
             check_consistent_length(X, y)
         check_not_constant(X, "DEEMap")
-        self.classes_ = np.array([], dtype=np.asarray(y).dtype if y is not None else np.intp)
-        self._labels = np.full(X.shape[0], -1, dtype=np.intp)
-        self.unlabelled_, self.unlabelled_results_, self.label_issues_ = "smooth", {}, None
-        return X, self._labels.copy(), None
+        labels = np.full(X.shape[0], -1, dtype=np.intp)
+        return X, labels.copy(), None, Selected(dict(
+            classes_=np.array([], dtype=np.asarray(y).dtype if y is not None else np.intp),
+            _labels=labels, unlabelled_="smooth", unlabelled_results_={}, label_issues_=None))
 
     def _prepared_input(self, X, y, shared=None):
         """The rows :meth:`_validated` validated, for the label audit and the choice between
@@ -510,32 +523,32 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
         the feature scaling and the sums of the fields come out the same whatever the order of
         the rows (the caller's order comes back at the end and in every callback); scaled once
         (``Xs``, float64, the one copy the fit keeps)."""
-        self.neighbors_ = _graphs.resolve_algorithm(self.neighbors, len(X), n_placed)
+        neighbors = _graphs.resolve_algorithm(self.neighbors, len(X), n_placed)
         keys = content_keys(X) if prepared is None or prepared.X is not X else prepared.memo(
             "row keys of X about the medians", lambda: content_keys(X))  # (once for trials)
         order = _class_order(y_enc, canonical_order(keys))
         Xs = _gathered(X, order)
-        self.feature_scaling_, self.feature_mean_, self.feature_scale_ = feature_scaling(
-            Xs, self.feature_scaling)
+        scaling = feature_scaling(Xs, self.feature_scaling)
         return _SortedRows(keys=keys, order=order, ys=y_enc[order],
-                           Xs=self._scaled_rows(X, order, Xs))
+                           Xs=self._scaled_rows(X, order, Xs, scaling[1:]), neighbors=neighbors,
+                           scaling=scaling)
 
-    def _objective(self, rows):
-        """The map's objective over the sorted rows, its start, and for a large map the
-        placing index and the check that stops the descent when the placement settles."""
-        Xs, ys = rows.Xs, rows.ys
+    def _objective(self, rows, C):
+        """The map's objective over the sorted rows of ``C`` classes, its start, and for a
+        large map the placing index and the check that stops the descent when the placement
+        settles."""
+        Xs, ys, neighbors = rows.Xs, rows.ys, rows.neighbors
 
         def pairs():  # (approximate: the placing index, built before the class graphs)
-            return map_cross_pairs(Xs, ys, rows.keys[rows.order], self.neighbors_,
-                                   self._transform_index)
+            return map_cross_pairs(Xs, ys, rows.keys[rows.order], neighbors,
+                                   partial(self._transform_index, neighbors=neighbors))
 
         cross, index, check = None, None, None
-        want_pairs = self.cross_attraction > 0 or self.neighbors_ == "approx"
-        A = attraction_graph(Xs, ys, self.n_neighbors, self.neighbors_, self.n_neighbors_unlabelled,
+        want_pairs = self.cross_attraction > 0 or neighbors == "approx"
+        A = attraction_graph(Xs, ys, self.n_neighbors, neighbors, self.n_neighbors_unlabelled,
                              beside=pairs if want_pairs else None)
         if want_pairs:
             A, (cross, index) = A
-        C = len(self.classes_)
         Y0 = _start(Xs, ys, C, A)
         if index is not None:
             probe = probe_rows(rows.keys, ys, rows.order)
@@ -572,10 +585,17 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
                        verbose=verbose, callback=callback, name=type(self).__name__,
                        t_start=t0)
 
-    def _store(self, res, X, rows, index):
-        """The fitted attributes: the embedding in the caller's order, the index that places
-        new samples (the scaled training features in the sorted order; ``_map_rows`` their
-        places in that order), the placement width."""
+    def _store(self, res, X, rows, index, chosen, completed):
+        """The fit's one writer of fitted attributes: what the fit found and chose
+        (``chosen``, the rows' neighbour search and feature scaling), the embedding in the
+        caller's order, the index that places new samples (the scaled training features in
+        the sorted order; ``_map_rows`` their places in that order), the placement width;
+        ``completed``: ``(X, placed)``, the rows of a map of some of them and the mask of those
+        then placed on it as new samples (:func:`~graphdr.maps.placement.place_rows`; None:
+        every row fitted)."""
+        chosen.write(self)
+        self.neighbors_ = rows.neighbors
+        self.feature_scaling_, self.feature_mean_, self.feature_scale_ = rows.scaling
         _store_descent(self, res)
         order = rows.order
         unsort = np.empty_like(order)
@@ -593,6 +613,8 @@ class DEEMap(PlacingMixin, MapViewMixin, ClassNamePrefixFeaturesOutMixin, Transf
                 rows.ys, probe_rows(rows.keys, probe_ys, order))
         else:
             self.placement_width_ = float(self.placement_width)
+        if completed[1] is not None:
+            self._placed = place_rows(self, *completed)
 
     _n_features_out = property(lambda self: 2)
 

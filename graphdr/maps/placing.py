@@ -86,21 +86,24 @@ class PlacingMixin:
         map_threads(place, range(0, X.shape[0], TRANSFORM_BLOCK))
         return out
 
-    def _transform_index(self, Xf):
+    def _transform_index(self, Xf, neighbors=None):
         """The index of the training samples that places new ones: exact, or
         (``neighbors_='approx'``) the graph of the inverted lists for the training samples' own neighbours
-        and inverted lists for new samples."""
+        and inverted lists for new samples; ``neighbors``: the search of a fit in progress,
+        else the fitted ``neighbors_``."""
         k = min(self.n_neighbors, len(Xf))
-        if self.neighbors_ == "approx":
+        if (self.neighbors_ if neighbors is None else neighbors) == "approx":
             return _graphs.ApproxNeighbors(k, self.random_state, graph_neighbors=INDEX_DEGREE,
                                            search="lists", n_probe=INDEX_PROBES).fit(Xf)
         return NearestNeighbors(n_neighbors=k).fit(Xf)
 
-    def _scaled_rows(self, X, order, gathered=None):
-        """``X[order]`` as the map sees it, scaled in place (the bits of :meth:`_scaled`)."""
+    def _scaled_rows(self, X, order, gathered=None, scaling=None):
+        """``X[order]`` as the map sees it, scaled in place (the bits of :meth:`_scaled`);
+        ``scaling``: the ``(mean, scale)`` of a fit in progress, else the fitted ones."""
         Xs = _gathered(X, order) if gathered is None else gathered
-        Xs -= self.feature_mean_
-        Xs /= self.feature_scale_
+        mean, scale = (self.feature_mean_, self.feature_scale_) if scaling is None else scaling
+        Xs -= mean
+        Xs /= scale
         return Xs
 
     def _scaled(self, X):

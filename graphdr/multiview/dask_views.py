@@ -126,10 +126,10 @@ def _check_dask_views(estimator, Xs, y):
                              f"{[V.shape[0] for V in Xs]}.")
         views.append(X.rechunk((Xs[0].chunks[0], -1)))
     y = np.asarray(y.compute() if is_dask_array(y) else y)
-    estimator.classes_, y_enc, _ = check_labels(y, min_per_class=1, method="MKLDR")
+    classes, y_enc, _ = check_labels(y, min_per_class=1, method="MKLDR")
     if len(y_enc) != views[0].shape[0]:
         raise ValueError(f"y has {len(y_enc)} labels but the views have {views[0].shape[0]} rows.")
-    return views, y_enc
+    return views, y_enc, classes
 
 
 def _dask_landmark_problem(estimator, views, kernels, y_enc):
@@ -151,7 +151,7 @@ def _dask_landmark_problem(estimator, views, kernels, y_enc):
     feats = [lazy_landmark_features(vk, V, landmarks, take_rows(V, landmarks),
                                     rank_tol=None) for vk, V in zip(kernels, views)]
     stats = class_statistics(da.concatenate(feats, axis=1), y_enc,
-                             n_classes=len(estimator.classes_))
+                             n_classes=int(y_enc.max()) + 1)
     raise_if_nonfinite(stats, "Xs")
     offsets = np.concatenate([[0], np.cumsum([F.shape[1] for F in feats])])
     blocks = [slice(int(a), int(b)) for a, b in zip(offsets[:-1], offsets[1:])]

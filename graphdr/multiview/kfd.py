@@ -23,6 +23,7 @@ from ..graph_embedding.generic import GraphEmbedding
 from ..graph_embedding.kernel_methods import KernelLDA
 from ..graph_embedding.linear import LDA, LDE, class_neighbour_graphs
 from ..graph_embedding.spaces import resolve_approximation
+from ..training.selected import Selected
 from .views import (
     check_views,
     make_view_kernels,
@@ -188,17 +189,19 @@ class KFD(ClassifierMixin, TransformerMixin, BaseEstimator):
 
 class _MultiViewKFDBase(ClassifierMixin, BaseEstimator):
     def _fit_views(self, Xs, y):
+        """``(views, y_enc, fitted)``: the views validated, the labels encoded, and one KFD per
+        view with the classes (``fitted``, :class:`~graphdr.training.selected.Selected`:
+        ``classes_``, ``estimators_``, ``n_views_``), which the fit writes."""
         views = check_views(Xs)
-        self.classes_, y_enc, _ = check_labels(y, method=type(self).__name__,
-                                               unlabelled="class")
+        classes, y_enc, _ = check_labels(y, method=type(self).__name__, unlabelled="class")
         if len(y_enc) != views[0].shape[0]:
             raise ValueError(
                 f"y has {len(y_enc)} labels but the views have {views[0].shape[0]} rows."
             )
         specs = make_view_kernels(self.kernels, len(views))
-        self.estimators_ = [self._kfd(spec).fit(V, y_enc) for spec, V in zip(specs, views)]
-        self.n_views_ = len(views)
-        return views, y_enc
+        estimators = [self._kfd(spec).fit(V, y_enc) for spec, V in zip(specs, views)]
+        return views, y_enc, Selected(dict(classes_=classes, estimators_=estimators,
+                                           n_views_=len(views)))
 
     def _kfd(self, spec):
         return KFD(kernel=spec, n_components=self.n_components, reg=self.reg,
@@ -265,7 +268,7 @@ class KFDVoting(_MultiViewKFDBase):
     def fit(self, Xs, y):
         """Fit one KFD per view. ``Xs`` is a list of views."""
         check_int(self.max_neighbors, "max_neighbors")
-        self._fit_views(Xs, y)
+        self._fit_views(Xs, y)[2].write(self)
         return self
 
     def predict(self, Xs):
@@ -360,11 +363,12 @@ class KFDSAMME(_MultiViewKFDBase):
         self.n_landmarks = n_landmarks
         self.random_state = random_state
 
-    def _training_mistakes(self, views, y_enc):
-        """M x n boolean matrix: is the learner of view m wrong on training sample i?"""
+    def _training_mistakes(self, views, y_enc, estimators):
+        """M x n boolean matrix: is the learner of view m (``estimators``, fitted on every
+        sample) wrong on training sample i?"""
         if self.cv is None:
             return np.stack([est.neighbour_labels(None, 1)[:, 0] != y_enc
-                             for est in self.estimators_])
+                             for est in estimators])
         specs = make_view_kernels(self.kernels, len(views))
         # folds dealt by the rows' content: the same whatever the row order
         keys = row_keys(views, precomputed=[s.kernel == "precomputed" for s in specs])
@@ -387,13 +391,13 @@ class KFDSAMME(_MultiViewKFDBase):
         check_int(self.n_estimators, "n_estimators")
         if self.cv is not None:
             check_int(self.cv, "cv", min_value=2)
-        views, y_enc = self._fit_views(Xs, y)
-        n, C = len(y_enc), len(self.classes_)
+        views, y_enc, fitted = self._fit_views(Xs, y)
+        n, C = len(y_enc), len(fitted.values["classes_"])
         if self.cv is not None and self.cv > n:
             raise ValueError(f"KFDSAMME: cv={self.cv} folds for {n} samples; cv must be between "
                              f"2 and the number of samples (or None: leave-one-out in the KFD "
                              "embedding).")
-        wrong = self._training_mistakes(views, y_enc)  # M x n
+        wrong = self._training_mistakes(views, y_enc, fitted.values["estimators_"])  # M x n
         w = np.full(n, 1.0 / n)
         idx, alphas, errors = [], [], []
         for _ in range(self.n_estimators):
@@ -416,10 +420,10 @@ class KFDSAMME(_MultiViewKFDBase):
         if not idx:  # no learner beats chance: fall back to the best one alone
             idx, alphas, errors = [int(np.argmin(wrong.mean(axis=1)))], [1.0], [
                 float(wrong.mean(axis=1).min())]
-        self.learner_indices_ = np.asarray(idx, dtype=np.intp)
-        self.learner_weights_ = np.asarray(alphas)
-        self.learner_errors_ = np.asarray(errors)
-        self.training_mistakes_ = wrong
+        (fitted | Selected(dict(learner_indices_=np.asarray(idx, dtype=np.intp),
+                                learner_weights_=np.asarray(alphas),
+                                learner_errors_=np.asarray(errors),
+                                training_mistakes_=wrong))).write(self)
         return self
 
     def predict(self, Xs):

@@ -29,6 +29,7 @@ from ..graph_embedding.routes import (
     SCALINGS,
 )
 from ..graph_embedding.spaces import resolve_approximation
+from ..training.selected import Selected
 from ..tuning import check_auto
 from .dask_views import (
     _check_dask_views,
@@ -322,40 +323,50 @@ class MKLDR(TransformerMixin, BaseEstimator):
         """
         start = time.perf_counter()
         self._check_params()
-        views, y_enc = self._validate(Xs, y)
-        kernels, self.reg_, self.kernel_cv_results_, self.reg_cv_results_ = choose_kernels(
-            self, views, y_enc)
-        problem = self._learn_weights(views, y_enc, start, kernels)
-        shrinkage, self.shrinkage_cv_errors_ = self._choose_shrinkage(views, y_enc, kernels)
-        self._finish(problem, shrinkage, y_enc)
+        views, y_enc, classes = self._validate(Xs, y)
+        kernels, reg, kernel_cv, reg_cv = choose_kernels(self, views, y_enc)
+        chosen = Selected(dict(classes_=classes, reg_=reg, kernel_cv_results_=kernel_cv,
+                               reg_cv_results_=reg_cv))
+        learned = self._learn_weights(views, y_enc, chosen, start, kernels)
+        shrinkage, errors = choose_weight_shrinkage(self, views, y_enc, chosen, kernels)
+        self._finish(learned, shrinkage, y_enc, chosen | Selected(dict(
+            shrinkage_cv_errors_=errors)))
         if self.verbose:
             print(f"[MKLDR] done after {self.n_iter_} iterations: best J = "
                   f"{self.objective_:.6g}, beta = {np.round(self.kernel_weights_, 4).tolist()}")
         return self
 
-    def _learn_weights(self, views, y_enc, start=None, kernels=None):
-        """Algorithm 1 (A-steps and beta-steps); returns the problem for :meth:`_finish`."""
+    def _learn_weights(self, views, y_enc, chosen, start=None, kernels=None):
+        """Algorithm 1 (A-steps and beta-steps), with the classes and ridge ``chosen``:
+        ``(problem, A, learned)``, the problem and the best projection for :meth:`_finish`,
+        and what was learned (:class:`~graphdr.training.selected.Selected`)."""
         start = time.perf_counter() if start is None else start
         kernels = make_view_kernels(self.kernels if kernels is None else kernels, len(views))
-        problem = self._problem(views, kernels, y_enc)
-        beta = self._initial_weights(problem)
-        self.initial_kernel_weights_ = beta.copy()
-        (obj, A, beta), self.history_, self.n_iter_ = self._alternate(problem, beta, start)
-        self.objective_, self.learned_kernel_weights_ = float(obj), beta
-        self._best_A = A
-        self.view_kernels_ = kernels
-        self.n_views_ = len(views)
-        self.n_features_in_views_ = [V.shape[1] for V in views]
-        return problem
+        problem, approximation = self._problem(views, kernels, y_enc)
+        reg, n_classes = chosen.values["reg_"], len(chosen.values["classes_"])
+        initial = self._initial_weights(problem, reg)
+        (obj, A, beta), history, n_iter = self._alternate(problem, initial.copy(), start, reg,
+                                                          n_classes)
+        return problem, A, Selected(dict(
+            approximation_=approximation, initial_kernel_weights_=initial, history_=history,
+            n_iter_=n_iter, objective_=float(obj), learned_kernel_weights_=beta, view_kernels_=kernels,
+            n_views_=len(views), n_features_in_views_=[V.shape[1] for V in views]))
 
-    def _finish(self, problem, shrinkage, y_enc):
-        r"""Final weights :math:`(1-t)\beta + t/M`, their A-step, and the fitted attributes."""
-        beta, A, reg = self.learned_kernel_weights_, self._best_A, self.reg_
+    def _finish(self, learned, shrinkage, y_enc, chosen):
+        r"""The fit's one writer of fitted attributes: what was ``chosen`` and ``learned``
+        (:meth:`_learn_weights`), the final weights :math:`(1-t)\beta + t/M`, their A-step,
+        and the projection."""
+        problem, A, learned = learned
+        chosen = chosen | learned
+        beta, reg, objective = map(chosen.values.get, ("learned_kernel_weights_", "reg_",
+                                                        "objective_"))
         if shrinkage > 0:
             beta = (1.0 - shrinkage) * beta + shrinkage / len(beta)
-            A = problem.a_step(beta, reg, self.rank_tol, class_path=self.graph == "lda")[1]
-            A = A[:, : self._best_A.shape[1]]
-            self.objective_ = self._objective(*_regularised_beta_matrices(problem, A, reg), beta)
+            A = problem.a_step(beta, reg, self.rank_tol, class_path=self.graph == "lda")[1][
+                :, : A.shape[1]]
+            objective = self._objective(*_regularised_beta_matrices(problem, A, reg), beta)
+        chosen.write(self)
+        self.objective_ = objective
         self.weight_shrinkage_ = float(shrinkage)
         self.kernel_weights_ = beta
         self.n_components_ = A.shape[1]
@@ -363,37 +374,32 @@ class MKLDR(TransformerMixin, BaseEstimator):
                      "landmark_feature_slices_"):  # a previous fit of the other path
             self.__dict__.pop(name, None)
         fitted, norms = problem.fitted(beta, A, reg)
-        for name, value in self._in_metric(fitted, norms, y_enc).items():
+        for name, value in _fitted_in_metric(self, fitted, norms, y_enc).items():
             setattr(self, name, value)
         if isinstance(problem, _LandmarkProblem):
             self.landmark_indices_ = problem.landmarks
-
-    def _choose_shrinkage(self, views, y_enc, kernels):
-        return choose_weight_shrinkage(self, views, y_enc, kernels)
-
-    def _in_metric(self, fitted, norms, y_enc):
-        return _fitted_in_metric(self, fitted, norms, y_enc)
 
     def _validate(self, Xs, y):
         if isinstance(Xs, (list, tuple)) and any(is_dask_array(X) for X in Xs):
             return _check_dask_views(self, Xs, y)
         views = check_views(Xs)
         n = views[0].shape[0]
-        self.classes_, y_enc, _ = check_labels(y, min_per_class=1, method="MKLDR")
+        classes, y_enc, _ = check_labels(y, min_per_class=1, method="MKLDR")
         if len(y_enc) != n:
             raise ValueError(f"y has {len(y_enc)} labels but the views have {n} rows.")
         if n < 2:
             raise ValueError("MKLDR needs at least 2 samples.")
-        return views, y_enc
+        return views, y_enc, classes
 
     def _problem(self, views, kernels, y_enc):
-        """Base kernels (exact) or their landmark features (Nystroem), with the graphs."""
+        """``(problem, approximation)``: the base kernels (exact) or their landmark features
+        (Nystroem), with the graphs."""
         lda = self.graph == "lda"
         exact_only = any(vk.kernel == "precomputed" for vk in kernels)
-        self.approximation_ = resolve_approximation(self.approximation, len(y_enc), exact_only)
-        if self.approximation_ != "nystroem":
+        approximation = resolve_approximation(self.approximation, len(y_enc), exact_only)
+        if approximation != "nystroem":
             Ks = [vk.fit_kernel(V) for vk, V in zip(kernels, views)]
-            return _KernelProblem(Ks, *self._graphs(Ks, y_enc), y_enc if lda else None)
+            return _KernelProblem(Ks, *self._graphs(Ks, y_enc), y_enc if lda else None), None
         for m, vk in enumerate(kernels):
             if vk.kernel == "precomputed":
                 raise ValueError(
@@ -402,7 +408,7 @@ class MKLDR(TransformerMixin, BaseEstimator):
                     "precomputed kernels, or pass the views' features."
                 )
         if is_dask_array(views[0]):
-            return _dask_landmark_problem(self, views, kernels, y_enc)
+            return _dask_landmark_problem(self, views, kernels, y_enc), approximation
         n = views[0].shape[0]
         n_land = min(int(self.n_landmarks), n)
         landmarks = landmark_indices(views, n_land, self.random_state)
@@ -413,13 +419,13 @@ class MKLDR(TransformerMixin, BaseEstimator):
         if self.verbose:
             print(f"[MKLDR] Nystroem: {n_land} landmarks, {problem.gram.shape[0]} landmark "
                   f"features over {len(views)} views")
-        return problem
+        return problem, approximation
 
-    def _initial_weights(self, problem):
+    def _initial_weights(self, problem, reg):
         M = len(problem.trace_penalty)
         if self.init != "identity":
             return np.full(M, 1.0 / M)
-        S_num, S_den = _regularised_beta_matrices(problem, None, self.reg_)
+        S_num, S_den = _regularised_beta_matrices(problem, None, reg)
         beta, _, info = beta_step(S_num, S_den, solver=self.solver, verbose=self.verbose)
         beta = beta / beta.sum()
         if self.verbose:
@@ -427,25 +433,24 @@ class MKLDR(TransformerMixin, BaseEstimator):
                   f"({info['solver']})")
         return beta
 
-    def _n_components(self, A, it):
+    def _n_components(self, A, C):
         if self.graph == "lda":
-            C = len(self.classes_)
             max_c, reason = min(C - 1, A.shape[1]), f"n_classes - 1 = {C - 1} for {C} classes"
         else:
             max_c, reason = A.shape[1], "the rank of the penalty scatter of the combined kernel"
             if self.n_components is None:  # not all n - 1: only the class-separating ones
-                return min(len(self.classes_) - 1, max_c)
+                return min(C - 1, max_c)
         return check_n_components(self.n_components, max_c, reason=reason)
 
-    def _alternate(self, problem, beta, start):
+    def _alternate(self, problem, beta, start, reg, n_classes):
         """A-step and beta-step in turn; returns the best (J, A, beta), history, iterations."""
-        reg, lda = self.reg_, self.graph == "lda"
+        lda = self.graph == "lda"
         history = dict(objective=[], objective_a_step=[], time=[], kernel_weights=[], solver=[])
         best, n_components, prev_obj = (np.inf, None, None), None, None
         for it in range(1, self.max_iter + 1):
             _, A = problem.a_step(beta, reg, self.rank_tol, class_path=lda)
             if n_components is None:
-                n_components = self._n_components(A, it)
+                n_components = self._n_components(A, n_classes)
             if A.shape[1] < n_components:
                 raise ValueError(
                     f"n_components={n_components} is too large: the combined kernel at "

@@ -22,14 +22,14 @@ from .views import (
 )
 
 
-def choose_weight_shrinkage(estimator, views, y_enc, kernels=None):
+def choose_weight_shrinkage(estimator, views, y_enc, chosen, kernels=None):
     """``weight_shrinkage`` of an MKLDR, or the grid value with the lowest inner-CV error.
 
     For ``'auto'``: each of 3 stratified folds learns its own weights (Algorithm 1) on the other
     folds, then every ``t`` of :data:`SHRINKAGE_GRID` is scored by the mean of the 1-NN and
     nearest-centroid errors of the held-out fold, with the base kernels ``kernels`` (their
-    widths chosen on all the training data) and the estimator's ``reg_``. Returns
-    ``(t, errors or None)``.
+    widths chosen on all the training data) and the classes and ridge the fit ``chosen``
+    (:class:`~graphdr.training.selected.Selected`). Returns ``(t, errors or None)``.
     """
     if not (isinstance(estimator.weight_shrinkage, str) and estimator.weight_shrinkage == "auto"):
         return float(estimator.weight_shrinkage), None
@@ -52,15 +52,14 @@ def choose_weight_shrinkage(estimator, views, y_enc, kernels=None):
         inner = clone(estimator).set_params(weight_shrinkage=0.0, verbose=0)
         if kernels is not None:
             inner.set_params(kernels=list(kernels))
-        inner.classes_, inner.reg_ = estimator.classes_, estimator.reg_
         y_train = y_enc[train]
-        problem = inner._learn_weights(
+        learned = inner._learn_weights(
             [V[np.ix_(train, train)] if pre else V[train] for V, pre in zip(views, precomputed)],
-            y_train)
+            y_train, chosen)
         test_views = [V[np.ix_(test, train)] if pre else V[test]
                       for V, pre in zip(views, precomputed)]
         for i, t in enumerate(SHRINKAGE_GRID):
-            inner._finish(problem, t, y_train)
+            inner._finish(learned, t, y_train, chosen)
             Y_test = inner.transform(test_views)
             errors[i] += np.mean(neighbour_errors(inner.embedding_, y_train, Y_test,
                                                 y_enc[test]))

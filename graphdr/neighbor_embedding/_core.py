@@ -27,6 +27,7 @@ from ..blocks.sampling import row_keys, seeded, stratified_folds, stratified_sub
 from ..blocks.solvers import data_subspace, embedding_signs
 from ..blocks.stats import input_scale
 from ..graph_embedding.projection import _LinearProjection
+from ..training.selected import Selected
 from ..training.supports import Supports
 
 _DTYPES = [np.float64, np.float32]
@@ -169,10 +170,10 @@ def unlabelled_neighbours(Z, y_enc, n_neighbors):
     return _graphs.unlabelled_edges(_graphs.knn_graph(Z, n_neighbors, weights="binary"), y_enc)
 
 
-def refuse_sampled_unlabelled(est, labelled):
-    """Unlabelled samples need the exact pair sums (``method='exact'``): a clear error."""
-    if not labelled.all() and est.method_ != "exact":
-        name = type(est).__name__
+def refuse_sampled_unlabelled(name, labelled, method):
+    """Unlabelled samples need the exact pair sums (``method='exact'``, the fit's resolved
+    ``method``): a clear error naming the estimator ``name``."""
+    if not labelled.all() and method != "exact":
         raise ValueError(
             f"{name} fits unlabelled samples (y = -1) with method='exact' only (at most "
             f"{_pairs.AUTO_EXACT_MAX} samples with method='auto'); for more, fit the labelled "
@@ -398,19 +399,20 @@ class _LinearNeighborEmbedding(_LinearProjection):
     _supports = Supports()
 
     def _prepare(self, X, y):
-        """Validate, centre, reduce to the data span; return (Z, basis, y_enc)."""
+        """Validate, centre, reduce to the data span: ``(X, Z, basis, y_enc, n_components,
+        found)``, ``found`` what the fit stores of it (``classes_``, the scale, ``mean_``)."""
         name = type(self).__name__
         check_label_values(y, type(self).__name__)
         X, y = validate_data(self, X, y, dtype=_DTYPES, ensure_min_samples=2)
-        self.classes_, y_enc, _ = check_labels(
+        classes, y_enc, _ = check_labels(
             y, method=name, unlabelled="allow" if self._supports.unlabelled_rows else "refuse")
         n_components = check_n_components(
             self.n_components, X.shape[1], reason=f"n_features={X.shape[1]}"
         )
         # X / 2**e when max|X| is outside [2**-64, 2**64] (exact): squares of X * 1e-300
         # underflow and those of X * 1e300 overflow; _fit maps the result back
-        self._input_scale = input_scale(X)
-        Xs = X if self._input_scale == 1.0 else X / self._input_scale
+        scale = input_scale(X)
+        Xs = X if scale == 1.0 else X / scale
         mean = np.mean(Xs, axis=0, dtype=np.float64)
         basis, Z = data_subspace(Xs, mean)
         if basis.shape[1] == 0:
@@ -419,8 +421,9 @@ class _LinearNeighborEmbedding(_LinearProjection):
             )
         if Z is None:
             Z = (np.asarray(Xs, dtype=np.float64) - mean) @ basis
-        self.mean_ = (mean * self._input_scale).astype(X.dtype, copy=False)
-        return X, Z, basis, y_enc, n_components
+        found = Selected(dict(classes_=classes, _input_scale=scale,
+                              mean_=(mean * scale).astype(X.dtype, copy=False)))
+        return X, Z, basis, y_enc, n_components, found
 
     def _pairs(self, y_enc, method, rng):
         """None (exact sums) or the sampled (same-class, other-class) pairs of one fit."""
@@ -456,25 +459,28 @@ class _LinearNeighborEmbedding(_LinearProjection):
         """Validate, build the problem (``_problem``), run the optimiser, store the result."""
         t0 = time.perf_counter()
         self._check_params()
-        X, Z, basis, y_enc, d = self._prepare(X, y)
-        scale = self._input_scale  # Z is the data / scale: widths and projections follow
+        X, Z, basis, y_enc, d, found = self._prepare(X, y)
+        scale = found.values["_input_scale"]  # Z is the data / scale: widths, projections follow
         lab = y_enc >= 0
         if self.sigma is None:
             sigma2 = _mean_same_class_sq_dist(Z[lab], y_enc[lab]) / 2.0
         else:
             sigma2 = (float(self.sigma) / scale) ** 2
-        self.sigma_ = float(np.sqrt(sigma2)) * scale
         name = type(self).__name__
         A0 = _initial_projection(self.init, Z, basis, d, X.shape[1], self.random_state, name)
         if not isinstance(self.init, str):
             A0 = A0 * scale  # the given projection of X, as one of X / scale
-        self.method_ = _pairs.resolve_method(self.method, Z.shape[0], name)
-        problem, method, precondition = self._problem(Z, y_enc, sigma2, A0, row_keys(X))
-        if self.verbose and self.cv_errors_ is not None:
-            print(f"[{name}] inner validation 1-NN error: start {self.cv_errors_[0]:.4f}, "
-                  f"optimised {self.cv_errors_[1]:.4f}; keeping the "
-                  f"{'optimised projection' if self.checkpoint_ else 'start'}")
-        max_iter = self.max_iter if self.checkpoint_ else 0  # the validation kept the start
+        pairs = _pairs.resolve_method(self.method, Z.shape[0], name)
+        problem, method, precondition, chosen = self._problem(Z, y_enc, sigma2, A0, row_keys(X),
+                                                              pairs)
+        chosen = found | chosen | Selected(dict(sigma_=float(np.sqrt(sigma2)) * scale,
+                                                method_=pairs))
+        cv_errors, checkpoint = chosen.values["cv_errors_"], chosen.values["checkpoint_"]
+        if self.verbose and cv_errors is not None:
+            print(f"[{name}] inner validation 1-NN error: start {cv_errors[0]:.4f}, "
+                  f"optimised {cv_errors[1]:.4f}; keeping the "
+                  f"{'optimised projection' if checkpoint else 'start'}")
+        max_iter = self.max_iter if checkpoint else 0  # the validation kept the start
         callback = None
         if self.callback is not None:
             def callback(x, info):
@@ -484,9 +490,15 @@ class _LinearNeighborEmbedding(_LinearProjection):
             max_iter=max_iter, tol=self.tol, verbose=_check_verbose(self.verbose),
             callback=callback, name=f"{name}-{self.optimizer}", t_start=t0,
         )
-        _store_descent(self, res)
         signs = embedding_signs(Z[lab] @ res.x.T, y_enc[lab])  # the sign convention (solvers)
-        self.components_ = (signs[:, None] * (res.x @ basis.T) / scale).astype(X.dtype,
-                                                                              copy=False)
-        self.n_components_ = self.components_.shape[0]
+        return self._store(res, chosen, (signs[:, None] * (res.x @ basis.T) / scale).astype(
+            X.dtype, copy=False))
+
+    def _store(self, res, chosen, components):
+        """The fit's one writer of fitted attributes: what it found and chose (``chosen``),
+        the descent's record and the projection."""
+        chosen.write(self)
+        _store_descent(self, res)
+        self.components_ = components
+        self.n_components_ = components.shape[0]
         return self

@@ -8,6 +8,7 @@ from .._threads import managed_threads
 from .._validation import boolean_rule, check_option, check_positive, checked_parameters
 from ..blocks import pairs as _pairs
 from ..blocks.sampling import seeded
+from ..training.selected import Selected
 from ..training.supports import Supports
 from ..tuning import check_significance, choose_checkpoint
 from ._core import (
@@ -372,10 +373,10 @@ class DEE(_LinearNeighborEmbedding):
         """
         return self._fit(X, y)
 
-    def _build(self, Z, y_enc, sigma2, shrinkage, rng):
+    def _build(self, Z, y_enc, sigma2, shrinkage, rng, method):
         """The objective, the descent method and its preconditioner (and mu) for one fit (the
-        cross-validation fits of ``shrinkage='auto'`` evaluate the pairs as the main fit)."""
-        method = self.method_
+        cross-validation fits of ``shrinkage='auto'`` evaluate the pairs as the main fit:
+        ``method``, exact or sampled)."""
         # unlabelled samples attract their neighbours (heat weights, as same-class pairs)
         extra = unlabelled_neighbours(Z, y_enc, self.n_neighbors_unlabelled)
         problem = _DEEObjective(Z, y_enc, self.lam, sigma2, normalize=self.normalize,
@@ -387,45 +388,48 @@ class DEE(_LinearNeighborEmbedding):
             return problem, "preconditioned", precondition, mu
         return problem, self.optimizer, None, None
 
-    def _select_shrinkage(self, Z, y_enc, sigma2, A0, keys):
-        """Smallest shrinkage of the grid within one standard error of the best CV error, and
-        the held-out 1-NN misclassifications ``(n, 2)`` of the start and of that shrinkage.
-        The subsample and folds come from the rows' content, the sampled pairs of the inner
-        fits from the fixed seed 0: the choice depends on neither row order nor
+    def _select_shrinkage(self, Z, y_enc, sigma2, A0, keys, pairs):
+        """``(shrinkage, wrong, scores)``: the smallest shrinkage of the grid within one
+        standard error of the best CV error, the held-out 1-NN misclassifications ``(n, 2)``
+        of the start and of that shrinkage, and each shrinkage's CV error. The subsample and
+        folds come from the rows' content, the sampled pairs of the inner fits (``pairs``:
+        exact or sampled) from the fixed seed 0: the choice depends on neither row order nor
         ``random_state``."""
-        self.shrinkage_scores_ = {}
+        scores = {}
         Z, y_enc, keys = _validation_subsample(Z, y_enc, keys)
         folds = self._folds(y_enc, _CV_FOLDS, keys)
         rng = seeded(0)
         if folds is None:
-            return 0.0, None
+            return 0.0, None, scores
         wrong = {}
         for g in _SHRINKAGE_GRID:
             wrong[g] = self._held_out_wrong(
                 Z, y_enc, folds, A0, lambda tr, g=g: self._build(Z[tr], y_enc[tr], sigma2, g,
-                                                                 rng)[:3])
-            self.shrinkage_scores_[g] = float(wrong[g][:, 1].mean())
+                                                                 rng, pairs)[:3])
+            scores[g] = float(wrong[g][:, 1].mean())
         # the smallest shrinkage within one binomial standard error of the best error
-        best = min(self.shrinkage_scores_.values())
+        best = min(scores.values())
         margin = np.sqrt(best * (1.0 - best) / len(y_enc))
-        g = min(g for g, e in self.shrinkage_scores_.items() if e <= best + margin)
-        return g, wrong[g]
+        g = min(g for g, e in scores.items() if e <= best + margin)
+        return g, wrong[g], scores
 
-    def _problem(self, Z, y_enc, sigma2, A0, keys):
+    def _problem(self, Z, y_enc, sigma2, A0, keys, pairs):
+        """``(problem, method, precondition, chosen)``: the objective and its descent, and what
+        the inner validation chose (``shrinkage_``, ``checkpoint_``, ...)."""
         rng = seeded(self.random_state)
-        wrong = None
+        wrong, scores = None, None
         lab = y_enc >= 0
-        refuse_sampled_unlabelled(self, lab)
+        refuse_sampled_unlabelled(type(self).__name__, lab, pairs)
         if isinstance(self.shrinkage, str):
             # chosen, like the checkpoint, by the inner validation of the labelled samples
-            shrinkage, wrong = self._select_shrinkage(Z[lab], y_enc[lab], sigma2, A0, keys[lab])
+            shrinkage, wrong, scores = self._select_shrinkage(Z[lab], y_enc[lab], sigma2, A0,
+                                                              keys[lab], pairs)
         else:
-            self.shrinkage_scores_ = None
             shrinkage = float(self.shrinkage)
-        self.shrinkage_ = shrinkage
-        self.cv_errors_ = None if wrong is None else wrong.mean(axis=0)
-        self.checkpoint_ = 1
+        checkpoint = 1
         if wrong is not None and self.significance is not None:
-            self.checkpoint_ = choose_checkpoint(wrong, self.significance)
-        problem, method, precondition, self.mu_ = self._build(Z, y_enc, sigma2, shrinkage, rng)
-        return problem, method, precondition
+            checkpoint = choose_checkpoint(wrong, self.significance)
+        problem, method, precondition, mu = self._build(Z, y_enc, sigma2, shrinkage, rng, pairs)
+        return problem, method, precondition, Selected(dict(
+            shrinkage_scores_=scores, shrinkage_=shrinkage, checkpoint_=checkpoint, mu_=mu,
+            cv_errors_=None if wrong is None else wrong.mean(axis=0)))

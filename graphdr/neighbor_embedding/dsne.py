@@ -10,6 +10,7 @@ from .._threads import managed_threads
 from .._validation import check_int, check_option, check_positive, checked_parameters
 from ..blocks import pairs as _pairs
 from ..blocks.sampling import seeded
+from ..training.selected import Selected
 from ..training.supports import Supports
 from ..tuning import check_significance, choose_checkpoint
 from ._core import (
@@ -361,9 +362,9 @@ class DSNE(_LinearNeighborEmbedding):
         """
         return self._fit(X, y)
 
-    def _build(self, Z, y_enc, sigma2, rng):
-        """The objective for one fit (exact, or on pairs sampled from ``rng``)."""
-        pairs = self._pairs(y_enc, self.method_, rng)
+    def _build(self, Z, y_enc, sigma2, rng, method):
+        """The objective for one fit (``method`` 'exact', or on pairs sampled from ``rng``)."""
+        pairs = self._pairs(y_enc, method, rng)
         if pairs is None:
             problem = _DSNEObjective(Z, y_enc, sigma2, normalization=self.normalization,
                                      intra_mass=self.intra_mass,
@@ -375,10 +376,12 @@ class DSNE(_LinearNeighborEmbedding):
                                             intra_mass=self.intra_mass)
         return problem, self.optimizer, None
 
-    def _problem(self, Z, y_enc, sigma2, A0, keys):
+    def _problem(self, Z, y_enc, sigma2, A0, keys, pairs):
+        """``(problem, method, precondition, chosen)``: the objective and its descent, and what
+        the inner validation chose (``checkpoint_``, ``cv_errors_``)."""
         wrong = None
         lab = y_enc >= 0
-        refuse_sampled_unlabelled(self, lab)
+        refuse_sampled_unlabelled(type(self).__name__, lab, pairs)
         if self.cv is not None and self.max_iter > 0:
             # subsample and folds by content, sampled pairs from the fixed seed 0: the
             # checkpoint depends on neither row order nor random_state (labelled samples)
@@ -387,7 +390,8 @@ class DSNE(_LinearNeighborEmbedding):
             rng = seeded(0)
             if folds is not None:
                 wrong = self._held_out_wrong(
-                    Zv, yv, folds, A0, lambda tr: self._build(Zv[tr], yv[tr], sigma2, rng))
-        self.cv_errors_ = None if wrong is None else wrong.mean(axis=0)
-        self.checkpoint_ = 1 if wrong is None else choose_checkpoint(wrong, self.significance)
-        return self._build(Z, y_enc, sigma2, seeded(self.random_state))
+                    Zv, yv, folds, A0, lambda tr: self._build(Zv[tr], yv[tr], sigma2, rng, pairs))
+        chosen = Selected(dict(
+            cv_errors_=None if wrong is None else wrong.mean(axis=0),
+            checkpoint_=1 if wrong is None else choose_checkpoint(wrong, self.significance)))
+        return (*self._build(Z, y_enc, sigma2, seeded(self.random_state), pairs), chosen)

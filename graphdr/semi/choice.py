@@ -118,13 +118,14 @@ def lazy_unlabelled(est, y, uses):
     return chosen
 
 
-def prepare_unlabelled(est, X, y, audit=True, uses=None):
+def prepare_unlabelled(est, X, y, audit=True, uses=None, audited=None):
     """``(X, y, selected)``: the labels audited first (:func:`audit_labels`, for an estimator
-    with a ``labels`` parameter; ``audit=False``: audited by the caller), then what the fit
-    goes on with (:func:`_prepare_unlabelled`; ``uses``: :class:`UnlabelledUses`). A refusal
-    of the labels that the audit left says what the audit did."""
+    with a ``labels`` parameter; ``audit=False``: audited by the caller, whose audit is
+    ``audited``), then what the fit goes on with (:func:`_prepare_unlabelled`; ``uses``:
+    :class:`UnlabelledUses`). A refusal of the labels that the audit left says what the audit
+    did."""
     uses = UnlabelledUses() if uses is None else uses
-    audited, given_rows = None, not isinstance(X, PreparedInput)
+    given_rows = not isinstance(X, PreparedInput)
     if audit and supports_of(est).label_audit and given_rows:
         shared = _audited_rows(est, X, y, uses)
         y, audited = audit_labels(est, X if shared is None else shared, y, uses.requirements)

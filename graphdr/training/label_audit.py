@@ -109,20 +109,21 @@ def _after_audit(est, audit, error):
 
 
 def _flagging_audit(est, audited=None):
-    """The audit of a ``labels='audit'`` fit that set labels aside, else None."""
-    if getattr(est, "labels", "given") != "audit":
+    """The audit (``audited``, :class:`~graphdr.training.selected.Selected`) of a
+    ``labels='audit'`` fit that set labels aside, else None."""
+    if getattr(est, "labels", "given") != "audit" or audited is None:
         return None
-    audit = (audited.values.get("label_issues_") if audited is not None
-             else getattr(est, "label_issues_", None))
+    audit = audited.values.get("label_issues_")
     return audit if audit is not None and audit.is_issue_.any() else None
 
 
 def audited_fit_labels(est, X, y, y_enc):
     """:func:`audit_labels` for a fit that audits before it prepares its rows (DEEMap):
-    ``label_issues_`` written, ``(y, y_enc)`` returned with the flagged samples -1 for
-    ``labels='audit'``."""
+    ``(y, y_enc, audited)``, the labels with the flagged samples -1 for ``labels='audit'``,
+    and the audit (``label_issues_``, :class:`~graphdr.training.selected.Selected`), which
+    the fit writes."""
     y, audited = audit_labels(est, X, y)
-    audited.write(est)
-    if est.labels == "audit" and est.label_issues_ is not None:
-        y_enc = np.where(est.label_issues_.is_issue_, -1, y_enc)
-    return y, y_enc
+    audit = audited.values["label_issues_"]
+    if est.labels == "audit" and audit is not None:
+        y_enc = np.where(audit.is_issue_, -1, y_enc)
+    return y, y_enc, audited
