@@ -189,6 +189,61 @@ def test_a_kernel_in_row_blocks_is_scikit_learns(kernel):
         assert np.all(np.diag(K) == 1.0)
 
 
+@pytest.mark.parametrize("kernel, params", [
+    ("rbf", {"gamma": 0.3}), ("rbf", {}), ("linear", {}), ("poly", {"gamma": 0.2}),
+    ("poly", {"gamma": 0.5, "degree": 2, "coef0": 0.0}), ("sigmoid", {"gamma": 0.1}),
+    ("cosine", {}), ("laplacian", {"gamma": 0.2})])
+def test_graphdr_s_dense_kernels_are_scikit_learns_bit_for_bit(kernel, params):
+    """The kernels and Euclidean distances graphdr computes itself on rows validated already
+    (dense float64) are scikit-learn's to the last bit: of X with itself (the RBF's zero
+    diagonal distance), of X with other rows, one piece and in row blocks, on data of any
+    scale and with duplicate rows; float32 and sparse rows go to scikit-learn."""
+    import scipy.sparse as sp
+    from sklearn.metrics.pairwise import euclidean_distances as sk_euclidean
+    from sklearn.metrics.pairwise import pairwise_distances, pairwise_kernels
+
+    from graphdr.blocks.kernel_matrices import (
+        KERNEL_BLOCK_ENTRIES,
+        _dense_kernel,
+        compute_kernel,
+        euclidean_distances,
+    )
+
+    def blocks(X, Y=None):  # scikit-learn's kernel of each row block (one BLAS thread each)
+        other = X if Y is None else Y
+        step = KERNEL_BLOCK_ENTRIES // other.shape[0]
+        with threadpool_limits(limits=1, user_api="blas"):
+            K = np.vstack([pairwise_kernels(X[a:a + step], other, metric=kernel, **params)
+                           for a in range(0, len(X), step)])
+        if Y is None and kernel == "rbf":
+            np.fill_diagonal(K, 1.0)
+        return K
+
+    rng = np.random.default_rng(5)
+    for X, Y in ((rng.normal(size=(60, 5)) * 1e3, rng.normal(size=(40, 5))),
+                 (np.repeat(rng.normal(size=(30, 3)), 2, axis=0), rng.normal(size=(7, 3)))):
+        want = pairwise_kernels(X, metric=kernel, **params)
+        assert np.array_equal(compute_kernel(X, kernel=kernel, **params), want)
+        assert np.array_equal(compute_kernel(X, Y, kernel=kernel, **params),
+                              pairwise_kernels(X, Y, metric=kernel, **params))
+        if kernel not in ("cosine", "laplacian"):  # (those two: scikit-learn's own)
+            assert np.array_equal(_dense_kernel(X, X, kernel, **params), want)
+        assert np.array_equal(euclidean_distances(X), pairwise_distances(X))
+        assert np.array_equal(euclidean_distances(X, Y, squared=True),
+                              sk_euclidean(X, Y, squared=True))
+    X, Y = rng.normal(size=(1100, 4)), rng.normal(size=(1000, 4))
+    assert X.shape[0] * Y.shape[0] > KERNEL_BLOCK_ENTRIES  # in row blocks
+    with threadpool_limits(limits=2, user_api="blas"):
+        assert np.array_equal(compute_kernel(X, kernel=kernel, **params), blocks(X))
+        assert np.array_equal(compute_kernel(X, Y, kernel=kernel, **params), blocks(X, Y))
+    X32 = X.astype(np.float32)
+    assert np.array_equal(compute_kernel(X32[:50], kernel=kernel, **params),
+                          pairwise_kernels(X32[:50], metric=kernel, **params))
+    Xs = sp.csr_matrix(X[:50])
+    assert np.array_equal(compute_kernel(Xs, kernel=kernel, **params),
+                          pairwise_kernels(Xs, metric=kernel, **params))
+
+
 def test_neighbours_in_chunks_are_the_whole_search():
     from graphdr.blocks.graphs import knn_graph
     from graphdr.blocks.knn import _QUERY_CHUNK

@@ -22,8 +22,8 @@ from sklearn.metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
 
 from .._threads import map_threads
 
-__all__ = ["KERNELS", "compute_kernel", "empirical_kernel_map", "kernel_distances",
-           "TrainingCentring"]
+__all__ = ["KERNELS", "compute_kernel", "empirical_kernel_map", "euclidean_distances",
+           "kernel_distances", "TrainingCentring"]
 
 #: Names accepted by the ``kernel`` parameter of kernel estimators (a callable works too).
 KERNELS = ("rbf", "linear", "poly", "sigmoid", "cosine", "laplacian", "chi2", "precomputed")
@@ -75,8 +75,67 @@ def compute_kernel(X, Y=None, *, kernel="rbf", gamma=None, degree=3, coef0=1.0, 
         params.setdefault("coef0", coef0)
     other = X if Y is None else Y
     if sp.issparse(X) or sp.issparse(other) or X.shape[0] * other.shape[0] < KERNEL_BLOCK_ENTRIES:
-        return np.asarray(pairwise_kernels(X, Y, metric=kernel, **params), dtype=np.float64)
+        return _kernel(X, other, kernel, params)
     return _kernel_in_row_blocks(X, Y, kernel, params)
+
+
+#: the parameters each kernel of :func:`_dense_kernel` takes
+_DENSE_KERNELS = {"rbf": {"gamma"}, "linear": set(), "poly": {"gamma", "degree", "coef0"},
+                  "sigmoid": {"gamma", "coef0"}}
+
+
+def _kernel(X, Y, kernel, params):
+    """The kernel between the rows of validated ``X`` and ``Y`` (``Y is X``: of ``X`` with
+    itself): :func:`_dense_kernel` for dense ``float64`` rows and the kernels it computes,
+    else scikit-learn's ``pairwise_kernels``."""
+    if (isinstance(X, np.ndarray) and isinstance(Y, np.ndarray) and X.dtype == np.float64
+            and Y.dtype == np.float64 and X.ndim == Y.ndim == 2
+            and kernel in _DENSE_KERNELS and set(params) <= _DENSE_KERNELS[kernel]):
+        return _dense_kernel(X, Y, kernel, **params)
+    return np.asarray(pairwise_kernels(X, None if Y is X else Y, metric=kernel, **params),
+                      dtype=np.float64)
+
+
+def euclidean_distances(X, Y=None, squared=False):
+    r"""scikit-learn's ``euclidean_distances`` between rows validated already (dense
+    ``float64``; ``Y`` None or ``X`` itself: of ``X`` with itself, the diagonal exactly 0), in
+    the same operations in the same order: :math:`\max(0, -2 x^\top y + \lVert x\rVert^2 +
+    \lVert y\rVert^2)`, its square root unless ``squared``."""
+    Y = X if Y is None else Y
+    XX = np.einsum("ij,ij->i", X, X)[:, None]
+    YY = XX.T if Y is X else np.einsum("ij,ij->i", Y, Y)[None, :]
+    D = -2 * (X @ Y.T)
+    D += XX
+    D += YY
+    np.maximum(D, 0, out=D)
+    if Y is X:
+        np.fill_diagonal(D, 0)
+    return D if squared else np.sqrt(D, out=D)
+
+
+def _dense_kernel(X, Y, kernel, gamma=None, degree=3, coef0=1.0):
+    r"""scikit-learn's ``rbf_kernel``, ``linear_kernel``, ``polynomial_kernel`` and
+    ``sigmoid_kernel`` of rows validated already (dense ``float64``), in the same operations
+    in the same order, so the same numbers bit for bit, without checking the arrays again (a
+    fit's trial fits and ``transform`` compute many kernel blocks of rows validated once):
+    :math:`\exp(-\gamma \max(0, -2 x^\top y + \lVert x\rVert^2 + \lVert y\rVert^2))`
+    (the diagonal of ``X`` with itself 0 before the exponential), :math:`x^\top y`,
+    :math:`(\gamma x^\top y + c_0)^d`, :math:`\tanh(\gamma x^\top y + c_0)`;
+    ``gamma=None``: ``1 / n_features``."""
+    gamma = 1.0 / X.shape[1] if gamma is None else gamma
+    if kernel == "rbf":
+        K = euclidean_distances(X, Y, squared=True)
+        K *= -gamma
+        return np.exp(K, out=K)
+    K = X @ Y.T
+    if kernel == "linear":
+        return K
+    K *= gamma
+    K += coef0
+    if kernel == "poly":
+        K **= degree
+        return K
+    return np.tanh(K, out=K)
 
 
 #: entries of a kernel matrix computed as one piece (8 MB); also the blocks of ``transform``
@@ -95,7 +154,7 @@ def _kernel_in_row_blocks(X, Y, kernel, params):
 
     def fill(a):
         b = min(a + rows, n)
-        K[a:b] = pairwise_kernels(X[a:b], other, metric=kernel, **params)
+        K[a:b] = _kernel(X[a:b], other, kernel, params)
         if Y is None and kernel == "rbf":  # a zero distance, as scikit-learn makes it
             K[np.arange(a, b), np.arange(a, b)] = 1.0
 

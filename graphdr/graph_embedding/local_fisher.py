@@ -50,6 +50,7 @@ from sklearn.neighbors import NearestNeighbors
 
 from .._validation import check_int, check_positive
 from ..blocks import graphs as _graphs
+from ..blocks.kernel_matrices import euclidean_distances
 from ..training.supports import Supports
 from .estimator import _BaseGraphEmbedding
 from .fitting import Solution
@@ -78,7 +79,11 @@ def local_scaling_affinity(X, y_encoded, n_neighbors=7, metric="euclidean"):
         idx = np.flatnonzero(y == c)
         if len(idx) < 2:
             continue
-        d2 = pairwise_distances(X[idx], metric=metric) ** 2
+        Xc = X[idx]
+        if metric == "euclidean" and isinstance(Xc, np.ndarray) and Xc.dtype == np.float64:
+            d2 = euclidean_distances(Xc) ** 2  # (scikit-learn's, without its checks again)
+        else:
+            d2 = pairwise_distances(Xc, metric=metric) ** 2
         block = np.exp(-d2 / np.outer(sigma[idx], sigma[idx]))
         np.fill_diagonal(block, 0.0)
         r, q = np.nonzero(block)
