@@ -61,6 +61,16 @@ def _squared_norms64(X):
     return np.einsum("ij,ij->i", X, X, dtype=np.float64)
 
 
+def _product(a, b, out=None):
+    """``a @ b`` of finite factors, without the invalid-operation flag that some BLAS kernels
+    raise reading lanes beyond the data (a product of finite rows in the index's frame is
+    finite: the flag is never about the result). Seen once, on another CPU, in a one-row
+    float32 product of a list search; a CPU-dependent warning would be an error where
+    warnings are errors."""
+    with np.errstate(invalid="ignore"):
+        return np.matmul(a, b, out=out)
+
+
 def _centre_distances(Q, C, C_norms, out=None):
     """``|c|^2 - 2 q^T c`` for each row ``q`` of ``Q`` and centre ``c``, in float64 (``C``,
     ``C_norms`` float64): the ranking of the centres by distance to ``q``, the same bits
@@ -68,7 +78,7 @@ def _centre_distances(Q, C, C_norms, out=None):
     centres of a cluster far from the frame's centre (two clusters of spread 1 in 8
     features, 10^4 apart: 8 probes found 27 % of the far cluster's 10 nearest, 96 % of the
     other's; 95 % of both in float64)."""
-    D = np.matmul(Q.astype(np.float64), C.T, out=out)
+    D = _product(Q.astype(np.float64), C.T, out=out)
     D *= -2.0  # (exact: a power of two)
     D += C_norms
     return D
@@ -237,7 +247,7 @@ class _Layout:
         and ``|q - c_B|^2 - |q - c_A|^2`` of each (float64)."""
         delta = self.C64[A][None, :] - self.C64  # c_A - c_B
         # |q - c_B|^2 - |q - c_A|^2 = 2 (q - c_A).(c_A - c_B) + |c_A - c_B|^2
-        D = R.astype(np.float64) @ delta.T
+        D = _product(R.astype(np.float64), delta.T)
         D *= 2.0
         D += np.einsum("ij,ij->i", delta, delta)[None, :]
         D[:, A] = -np.inf  # its own list first
@@ -316,7 +326,7 @@ class _Layout:
         at = slice(a - s0, b - s0)
         probes[at] = lists
         qn[at] = gap + own[:, None]
-        D = Q @ self.residuals(A).T
+        D = _product(Q, self.residuals(A).T)
         D += own[:, None]
         bound[at] = limit = _group_bound(D, m)
         r, j = np.divmod(np.flatnonzero(D <= limit[:, None]), D.shape[1])
@@ -338,7 +348,7 @@ class _Layout:
             Q[:, :d] = queries.take(s0 + rows[c0:c1])
             Q[:, :d] -= self.C[B]  # q - c_B, rounded as the rows' residuals are
             Q[:, d] = 1.0
-            D = np.matmul(Q, MB.T, out=_buffer(work, "D", (c1 - c0, len(MB)), np.float32))
+            D = _product(Q, MB.T, out=_buffer(work, "D", (c1 - c0, len(MB)), np.float32))
             limit = bound[rows[c0:c1]] - qn[c0:c1]
             mask = np.less_equal(D, limit[:, None], out=_buffer(work, "mask", D.shape, bool))
             r, j = np.divmod(np.flatnonzero(mask), D.shape[1])
