@@ -297,7 +297,7 @@ def test_auto_separation_is_the_least_not_significantly_worse_than_the_best(monk
                "noise": {0.0: rows(0, 40), 0.5: rows(20, 58), 0.9: rows(40, 76)}}
     for name, wrong in designs.items():
         monkeypatch.setattr(sep, "_held_out_wrong",
-                            lambda Xs, yy, train, test, s, wrong=wrong, **kw: wrong[s][test])
+                            lambda yy, train, test, s, *fold, wrong=wrong, **kw: wrong[s][test])
         chosen, errors = sep.choose_separation(X, y, keys, n_neighbors=5, perplexity=5.0,
                                                tail=1.0)
         assert errors == pytest.approx({s: float(np.mean(w)) for s, w in wrong.items()})

@@ -230,8 +230,22 @@ def optimize(objective, Y0, *, n_iter=750, early_iter=250, exaggeration=12.0,
     return Y, history, it + 1
 
 
+def descent_inputs(Xs, perplexity, neighbors):
+    """``(P, Y0)``: the perplexity affinities of the rows ``Xs``' ``3 perplexity`` input
+    neighbours (``neighbors``: 'exact' or 'approx') and the start on their principal plane
+    scaled to :data:`CAUCHY_START_STD`: what the heavy-tailed maps of the same rows share
+    whatever their labels' separation."""
+    k = max(1, min(len(Xs) - 1, int(3 * perplexity)))
+    dist, ind = input_neighbours(Xs, k, neighbors)
+    P = perplexity_affinities(dist, ind, perplexity)
+    Y0 = _principal_plane(Xs)
+    spread = float(np.std(Y0[:, 0]))
+    return P, (Y0 * (CAUCHY_START_STD / spread) if spread > 0 else Y0)
+
+
 def descend_heavy_tailed(Xs, ys, order, *, n_iter, perplexity, separation, tail, neighbors,
-                         verbose=0, callback=None, t0=None, early_iter=CAUCHY_EARLY_ITER):
+                         verbose=0, callback=None, t0=None, early_iter=CAUCHY_EARLY_ITER,
+                         inputs=None):
     """The heavy-tailed map of the rows ``Xs`` (scaled features) with encoded labels ``ys``
     (-1: none), both in the fit's sorted ``order``: the affinities of their ``3 perplexity``
     input neighbours (``neighbors``: 'exact' or 'approx'), the labels' edit (``separation``,
@@ -239,20 +253,17 @@ def descend_heavy_tailed(Xs, ys, order, *, n_iter, perplexity, separation, tail,
     principal plane scaled to :data:`CAUCHY_START_STD`, :func:`optimize` for ``n_iter``
     iterations (the first ``early_iter`` exaggerated). ``callback(Y, info)`` sees the map in
     the caller's order. Returns the descent's result (an ``OptimizeResult``, rows in the
-    sorted order)."""
+    sorted order). ``inputs``: :func:`descent_inputs` of these rows, computed already (the
+    trial maps of one fold at several separations; ``Xs`` then unused), else computed
+    here."""
     from scipy.optimize import OptimizeResult
 
     t0 = time.perf_counter() if t0 is None else t0
     n = len(ys)
-    k = max(1, min(n - 1, int(3 * perplexity)))
-    dist, ind = input_neighbours(Xs, k, neighbors)
-    P = perplexity_affinities(dist, ind, perplexity)
+    P, Y0 = descent_inputs(Xs, perplexity, neighbors) if inputs is None else inputs
     if np.any(ys >= 0) and separation > 0:
         P = labelled_affinities(P, ys, 1.0 - separation)
     objective = KLObjective(P, tail)
-    Y0 = _principal_plane(Xs)
-    spread = float(np.std(Y0[:, 0]))
-    Y0 = Y0 * (CAUCHY_START_STD / spread) if spread > 0 else Y0
     unsort = np.empty_like(order)
     unsort[order] = np.arange(n)
     last = {"objective": np.nan}

@@ -29,7 +29,7 @@ digits).
 from __future__ import annotations
 
 import numpy as np
-from sklearn.neighbors import NearestNeighbors
+from sklearn.neighbors import KDTree, NearestNeighbors
 
 from ..blocks.sampling import smallest_keys
 
@@ -120,16 +120,31 @@ def place(positions, dist, ind, width):
     return Yq
 
 
+def _map_neighbours(points, places, k):
+    """The indices (``len(places) x k`` per array of ``places``) of the ``k`` points nearest
+    each place, as scikit-learn's ``NearestNeighbors(n_neighbors=k)`` fitted on ``points``
+    finds them: its k-d tree where it takes one (fewer than 2k + 2 points: its brute
+    force), built once and asked once for the places of every width (a tree answers each
+    query alone: the same neighbours as one query per width, without validating the points
+    again for every width)."""
+    if k < len(points) // 2:  # scikit-learn's choice of the tree for 2-D points
+        tree = KDTree(points, leaf_size=30, metric="euclidean")
+        _, near = tree.query(np.concatenate(places), k=k)
+        return np.split(near, np.cumsum([len(p) for p in places])[:-1])
+    index = NearestNeighbors(n_neighbors=k).fit(points)
+    return [index.kneighbors(p)[1] for p in places]
+
+
 def leave_one_out_errors(positions, labels, rows, dist, ind, widths=PLACEMENT_WIDTHS):
     """``{width: error}``: the training samples ``rows``, placed from their own neighbours
     (``dist``, ``ind``, themselves left out), each counted wrong when its nearest other
     labelled sample on the map (``positions``) is of another class; ``labels`` of every
     training sample, -1 for unlabelled ones (never scored, never a nearest sample)."""
     labelled = np.flatnonzero(labels >= 0)
-    index = NearestNeighbors(n_neighbors=2).fit(positions[labelled])
+    found = _map_neighbours(positions[labelled],
+                            [place(positions, dist, ind, width) for width in widths], 2)
     errors = {}
-    for width in widths:
-        _, near = index.kneighbors(place(positions, dist, ind, width))
+    for width, near in zip(widths, found):
         near = labelled[near]
         other = np.where(near[:, 0] == rows, near[:, 1], near[:, 0])
         errors[width] = float(np.mean(labels[other] != labels[rows]))
@@ -148,11 +163,10 @@ def leave_one_out_misses(positions, rows, dist, ind, widths=PLACEMENT_WIDTHS,
     continuity of the placed test samples 0.945 against 0.938 on the letters without labels,
     ``benchmarks/results/maps2d.md`` against the former ``maps2d_heavy.md``.)"""
     k = min(int(k), ind.shape[1], len(positions) - 1)
-    index = NearestNeighbors(n_neighbors=k + 1).fit(positions)
+    found = _map_neighbours(positions, [place(positions, dist, ind, w) for w in widths], k + 1)
     near_input = ind[:, :k]
     misses = {}
-    for width in widths:
-        _, near = index.kneighbors(place(positions, dist, ind, width))
+    for width, near in zip(widths, found):
         keep = near != np.asarray(rows)[:, None]  # the sample itself left out,
         keep &= np.cumsum(keep, axis=1) <= k  # then its k nearest
         hits = (near[:, :, None] == near_input[:, None, :]).any(axis=2) & keep

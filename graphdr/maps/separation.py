@@ -32,7 +32,7 @@ from .._threads import map_threads
 from ..blocks.knn import _search_groups
 from ..blocks.sampling import stratified_folds, stratified_subsample
 from ..tuning.common import mcnemar_pvalue
-from .heavy_tailed import descend_heavy_tailed
+from .heavy_tailed import descend_heavy_tailed, descent_inputs
 from .placement import place, row_distances
 
 __all__ = ["choose_separation", "SEPARATIONS"]
@@ -52,19 +52,27 @@ TRIAL_ITER, TRIAL_EARLY_ITER = 350, 150
 LEVEL = 0.05
 
 
-def _held_out_wrong(Xs, y, train, test, separation, *, n_neighbors, perplexity, tail):
-    """Which ``test`` samples the map of ``train`` at ``separation`` misplaces (their 2-D
-    nearest training sample of another class)."""
+def _fold_inputs(Xs, train, test, *, n_neighbors, perplexity):
+    """What every trial map of the fold ``train`` shares whatever its separation: its
+    descent's inputs (:func:`graphdr.maps.heavy_tailed.descent_inputs`) and the ``test``
+    samples' ``n_neighbors`` nearest ``train`` samples, with their distances recomputed row by
+    row as transform does (the exact search with machine-independent ties,
+    :mod:`graphdr.blocks.knn`)."""
     Xt = Xs[train]
-    Y = descend_heavy_tailed(Xt, y[train], np.arange(len(train)), n_iter=TRIAL_ITER,
-                             early_iter=TRIAL_EARLY_ITER, perplexity=perplexity,
-                             separation=separation, tail=tail, neighbors="exact").x
     k = min(int(n_neighbors), len(train))
-    # the exact search with machine-independent ties (graphdr.blocks.knn), its distances
-    # recomputed row by row as transform does
     _, ind = _search_groups(Xs, [(test, train, k)], "euclidean", False)[0]
-    dist, ind = row_distances(Xs[test], Xt, ind)
-    placed = place(Y, dist, ind, 1.0)
+    return descent_inputs(Xt, perplexity, "exact"), row_distances(Xs[test], Xt, ind)
+
+
+def _held_out_wrong(y, train, test, separation, inputs, held_out, *, perplexity, tail):
+    """Which ``test`` samples the map of ``train`` at ``separation`` misplaces (their 2-D
+    nearest training sample of another class); ``inputs, held_out``: the fold's
+    :func:`_fold_inputs`."""
+    Y = descend_heavy_tailed(None, y[train], np.arange(len(train)), n_iter=TRIAL_ITER,
+                             early_iter=TRIAL_EARLY_ITER, perplexity=perplexity,
+                             separation=separation, tail=tail, neighbors="exact",
+                             inputs=inputs).x
+    placed = place(Y, *held_out, 1.0)
     near = cKDTree(Y).query(placed, k=1)[1]
     return y[train][near] != y[test]
 
@@ -85,15 +93,18 @@ def choose_separation(Xs, labels, keys, *, n_neighbors, perplexity, tail):
     y = labels[lab]
     X = np.asarray(Xs[lab], dtype=np.float64)
     wrong = np.zeros((len(lab), len(SEPARATIONS)), dtype=bool)
-    trials = [(train, test, c) for train, test in stratified_folds(y, 2, keys[lab])
-              for c in range(len(SEPARATIONS))]
+    folds = list(stratified_folds(y, 2, keys[lab]))
+    shared = map_threads(lambda fold: _fold_inputs(
+        X, *fold, n_neighbors=n_neighbors, perplexity=perplexity), folds)
+    trials = [(f, c) for f in range(len(folds)) for c in range(len(SEPARATIONS))]
 
     def trial(job):  # each trial map on its own thread: the same maps, in any number of them
-        train, test, c = job
-        return _held_out_wrong(X, y, train, test, SEPARATIONS[c], n_neighbors=n_neighbors,
+        f, c = job
+        return _held_out_wrong(y, *folds[f], SEPARATIONS[c], *shared[f],
                                perplexity=perplexity, tail=tail)
 
-    for (_, test, c), got in zip(trials, map_threads(trial, trials)):
+    for (f, c), got in zip(trials, map_threads(trial, trials)):
+        test = folds[f][1]
         wrong[test, c] = got
     errors = wrong.mean(axis=0)
     best = int(np.argmin(errors))  # (ties: the least)
