@@ -851,3 +851,28 @@ def test_transform_is_row_by_row_whatever_rows_come_together():
     whole = model.transform(X)
     for rows in (np.arange(1, 900, 2), slice(3, 40), np.array([55, 2, 71, 30]), slice(0, 1)):
         assert np.array_equal(model.transform(X[rows]), whole[rows])
+
+
+def test_the_placement_widths_map_neighbours_are_scikit_learns_in_ties():
+    """One k-d tree asked for every width's places finds the neighbours that scikit-learn's
+    ``NearestNeighbors`` finds with one query per width (its brute force below 2k + 2
+    points), on rounded points and places full of equal distances."""
+    from sklearn.neighbors import NearestNeighbors
+
+    from graphdr.maps.placement import _map_neighbours
+
+    rng = np.random.default_rng(0)
+    for trial in range(60):
+        n = int(rng.integers(3, 300))
+        pts = np.round(rng.normal(size=(n, 2)) * rng.choice([1, 3, 10]), trial % 3)
+        pts = pts.astype(np.float32 if trial % 2 else np.float64)
+        places = [np.round(rng.normal(size=(int(rng.integers(1, 40)), 2)) * 3, 1)
+                  for _ in range(6)]
+        for k in (1, 2, 5, 11):
+            if k > n:
+                continue
+            nn = NearestNeighbors(n_neighbors=k).fit(pts)
+            got = _map_neighbours(pts, places, k)
+            assert len(got) == len(places)
+            for p, g in zip(places, got):
+                np.testing.assert_array_equal(g, nn.kneighbors(p)[1])
