@@ -178,3 +178,36 @@ def test_knn_ties_go_to_the_smaller_index_on_every_machine(restrict, k):
     np.testing.assert_array_equal(W.toarray(), _brute_knn(X, k, y, restrict))
     Xp = X * (1 + 1e-12 * np.random.default_rng(0).normal(size=X.shape))
     assert abs(knn_graph(Xp, k, y=y, restrict=restrict) - W).sum() == 0
+
+
+def test_a_subsets_graph_from_its_sets_wider_search_is_its_own_search():
+    """The graph of some rows from one exact search of all rows with more neighbours
+    (:func:`neighbours_within`, the choice's folds) is the graph a search of those rows alone
+    finds, ties to the smaller row included: on rounded data full of equal distances and
+    duplicate rows; where a list does not decide, None (never another graph)."""
+    from graphdr.blocks.graphs import binary_knn_graph
+    from graphdr.blocks.knn import _search_groups, neighbours_within
+
+    rng = np.random.default_rng(0)
+    decided = undecided = 0
+    for trial in range(40):
+        n, k = int(rng.integers(100, 400)), int(rng.integers(5, 11))
+        X = np.round(rng.normal(size=(n, int(rng.integers(2, 9)))), trial % 3 + 1)
+        if trial % 4 == 0:
+            X[: n // 5] = X[0]  # duplicate rows
+        members = np.sort(rng.choice(n, size=int(n * rng.uniform(0.9, 0.99)), replace=False))
+        every = np.arange(n)
+        dist, ind = _search_groups(X, [(every, every, min(n - 1, 2 * k))], "euclidean", True)[0]
+        near = neighbours_within(dist, ind, members, k)
+        if near is None:
+            undecided += 1
+            continue
+        decided += 1
+        want = knn_graph(X[members], k, weights="binary")
+        got = binary_knn_graph(near[1])
+        assert (got != want).nnz == 0
+        sub = np.arange(len(members))
+        d_sub, _ = _search_groups(X[members], [(sub, sub, k)], "euclidean", True)[0]
+        np.testing.assert_allclose(np.sort(near[0], axis=1), np.sort(d_sub, axis=1),
+                                   rtol=1e-12)
+    assert decided >= 20 and undecided >= 1

@@ -305,6 +305,14 @@ def _weighted_graph(n, groups, found, weights, sigma, symmetrize):
     return W
 
 
+def binary_knn_graph(idx):
+    """The binary symmetric ('or') graph of neighbour lists ``idx`` (``n x k``, each row's
+    neighbours among the ``n`` rows, itself not among them): :func:`knn_graph`'s with
+    ``weights='binary'`` when ``idx`` are its neighbours."""
+    n = len(idx)
+    return _assemble_patterns(n, [np.arange(n)], [_symmetric_pattern(idx)])
+
+
 def _symmetric_pattern(idx, symmetrize="or"):
     """The binary graph of one group that searched itself, from its neighbour lists ``idx``
     (``m x k``, local indices): ``(counts, indices)``, each row's number of edges and their

@@ -31,7 +31,7 @@ from .list_graph import list_graph
 from .lists import InvertedLists
 from .scaling import FLOAT32_SPAN, FLOAT64_SPAN, in_frame, search_frame
 
-__all__ = ["ApproxNeighbors", "resolve_algorithm"]
+__all__ = ["ApproxNeighbors", "neighbours_within", "resolve_algorithm"]
 
 
 #: distances within this relative gap of a query's k-th distance count as tied with it
@@ -112,6 +112,29 @@ def _search_groups(X, groups, metric, self_in):
         parts = [f for (g, _), f in zip(pieces, found) if g == gi]
         out.append((np.concatenate([d for d, _ in parts]), np.concatenate([i for _, i in parts])))
     return out
+
+
+def neighbours_within(dist, ind, members, k):
+    """The ``k`` nearest other members of each of ``members`` (sorted rows of a set) among the
+    members alone, ``(dist, idx)`` with ``idx`` into ``members``, from the exact neighbour
+    lists ``(dist, ind)`` of every row of the set (:func:`_search_groups` of the set among
+    itself, with more than ``k`` per row): each member's list without the rows outside
+    ``members``, its first ``k`` with ties at the k-th to the smaller index
+    (:func:`_first_k_with_ties`), as a search among the members finds them. None where a
+    list does not decide: fewer than ``k + 1`` members kept in it, or a tie at the k-th that
+    reaches its last member kept (a search among the members decides those)."""
+    members = np.asarray(members)
+    pos = np.full(len(dist), -1, dtype=np.intp)
+    pos[members] = np.arange(len(members))
+    sub = pos[ind[members]]
+    kept = sub >= 0
+    width = int(kept.sum(axis=1).min()) if len(members) else 0
+    if width <= k:
+        return None
+    order = np.argsort(~kept, axis=1, kind="stable")[:, :width]  # the members, in list order
+    d_k, i_k, more = _first_k_with_ties(np.take_along_axis(dist[members], order, 1),
+                                        np.take_along_axis(sub, order, 1), k)
+    return None if more.any() else (d_k, i_k)
 
 
 def _direct_distances(Q, F, idx, power):

@@ -46,6 +46,7 @@ from .._validation import (
     unlabelled_mask,
 )
 from ..blocks import graphs as _graphs
+from ..blocks.knn import _search_groups, neighbours_within
 from ..blocks.sampling import smallest_keys, stratified_folds
 from ..blocks.stats import is_dask_array
 from ..graph_embedding.fitting import (
@@ -609,7 +610,10 @@ def smoothing_form(space, data, n_neighbors):
     X_graph, metric = space.graph_input(data.X)
 
     def graph():
-        return _graphs.knn_graph(X_graph, n_neighbors, weights="binary", metric=metric)
+        derived = (_graph_from_whole(data.prepared, X_graph, n_neighbors)
+                   if metric == "euclidean" else None)
+        return derived if derived is not None else _graphs.knn_graph(
+            X_graph, n_neighbors, weights="binary", metric=metric)
 
     # the choice's trial fits of the same rows search the same neighbours once
     W = graph() if data.prepared is None else data.prepared.memo(
@@ -621,6 +625,37 @@ def smoothing_form(space, data, n_neighbors):
     if not trace_j > 0.0:  # every neighbour at the same point: nothing to smooth
         return np.zeros_like(J), T
     return J * (float(np.trace(T)) / trace_j), T
+
+
+#: neighbours per row, in units of a subset's ``n_neighbors``, of the one search of a set of
+#: which the choice's folds are subsets (:func:`_graph_from_whole`)
+WHOLE_NEIGHBOURS = 2
+
+
+def _graph_from_whole(prepared, X_graph, n_neighbors):
+    """The smoothness graph of the rows ``X_graph`` of a subset ``prepared`` (a fold's rows:
+    its set's rows but its held-out ones) from one exact search of the whole set's rows with
+    :data:`WHOLE_NEIGHBOURS` times ``n_neighbors`` per row, kept on the set for every fold
+    (:func:`graphdr.blocks.knn.neighbours_within`: the same neighbours, ties to the smaller
+    row, as a search of the subset alone); None where ``X_graph`` is not the whole set's rows
+    sliced, or a list does not decide (then the subset is searched)."""
+    whole = None if prepared is None or sp.issparse(X_graph) else prepared.whole()
+    if whole is None or len(X_graph) < 2:
+        return None
+    parent, rows = whole
+    key = digest(X_graph)
+    sources = [A for A in (parent.X, parent.scaled) if not sp.issparse(A)]
+    source = next((np.asarray(A, dtype=np.float64) for A in sources
+                   if digest(np.asarray(A[rows], dtype=np.float64)) == key), None)
+    if source is None:
+        return None
+    k = min(int(n_neighbors), len(rows) - 1)
+    wide = min(len(source) - 1, WHOLE_NEIGHBOURS * k)
+    every = np.arange(len(source))
+    dist, ind = parent.memo(("whole neighbours", digest(source), wide), lambda: _search_groups(
+        source, [(every, every, wide)], "euclidean", True)[0])
+    near = neighbours_within(dist, ind, rows, k)
+    return None if near is None else _graphs.binary_knn_graph(near[1])
 
 
 def select_smoothing(est, space, data, dims, reg):

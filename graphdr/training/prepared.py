@@ -167,6 +167,11 @@ class PreparedInput:
             X = dense_for_semi_supervised(X, method)
         return PreparedInput(X, self.y, self.classes, self.y_encoded, self.features)
 
+    def whole(self):
+        """``(set, rows)`` when these rows are the rows ``rows`` of another set (the same
+        bytes; :meth:`take`, :meth:`labelled_rows`), else None."""
+        return None if self._parent is None else self._parent[:2]
+
     def take(self, rows):
         """The rows ``rows`` (sorted) with their labels: a new set; its scaled rows are those of
         this set (the propagation graph of the subset sees the same distances), its keys this
