@@ -211,25 +211,3 @@ def test_a_subsets_graph_from_its_sets_wider_search_is_its_own_search():
         np.testing.assert_allclose(np.sort(near[0], axis=1), np.sort(d_sub, axis=1),
                                    rtol=1e-12)
     assert decided >= 20 and undecided >= 1
-
-
-@pytest.mark.parametrize("d", [3, 20])
-def test_the_small_searches_brute_force_finds_scikit_learns_candidates_neighbours(monkeypatch, d):
-    """A small search's own brute force (its candidates by one product) and scikit-learn's
-    index give the same neighbours and distances once ranked from the differences, ties to
-    the smaller row: rounded data with duplicate rows, within a set and between two."""
-    from graphdr.blocks import knn
-
-    rng = np.random.default_rng(1)
-    X = np.round(rng.normal(size=(300, d)), 1)
-    X[:30] = X[0]
-    every, half = np.arange(300), np.arange(0, 300, 2)
-    cases = [([(every, every, 7)], True), ([(half, every[1::2], 5)], False)]
-    for groups, self_in in cases:
-        small = knn._search_groups(X, groups, "euclidean", self_in)
-        monkeypatch.setattr(knn, "SMALL_SEARCH_PAIRS", 0)
-        index = knn._search_groups(X, groups, "euclidean", self_in)
-        monkeypatch.undo()
-        for (ds, i_s), (di, ii) in zip(small, index):
-            np.testing.assert_array_equal(i_s, ii)
-            np.testing.assert_array_equal(ds, di)

@@ -26,7 +26,7 @@ from sklearn.neighbors import NearestNeighbors
 from .. import _threads
 from .._threads import map_threads
 from .._validation import check_option
-from .list_blocks import _smallest_sorted, kept_others, list_search
+from .list_blocks import kept_others, list_search
 from .list_graph import list_graph
 from .lists import InvertedLists
 from .scaling import FLOAT32_SPAN, FLOAT64_SPAN, in_frame, search_frame
@@ -66,35 +66,6 @@ _FRAMED_METRICS = {"euclidean": 1, "l2": 1, "minkowski": 1, "sqeuclidean": 2}
 _DIRECT_ENTRIES = 1 << 21
 
 
-#: a search of at most this many query-candidate pairs takes graphdr's brute force
-#: (:class:`_BruteCandidates`; 32 MB of float64 distances)
-SMALL_SEARCH_PAIRS = 1 << 22
-
-
-class _BruteCandidates:
-    """The candidates of a small search for :func:`_kneighbors_of` (at most
-    :data:`SMALL_SEARCH_PAIRS` pairs): each query's ``m`` nearest rows of ``F`` by
-    ``|f|^2 - 2 q.f`` in one float64 product, ties to the smaller row
-    (``kneighbors(None, m)``: each row of ``F``'s ``m`` nearest others), which
-    :func:`_kneighbors_of` ranks again by their distances from the differences. On a few
-    hundred rows scikit-learn's index costs more to validate, build and hand over than the
-    product (a neighbour search of each small trial fit)."""
-
-    def __init__(self, F):
-        self.F = F
-        self.norms = np.einsum("ij,ij->i", F, F)
-
-    def kneighbors(self, X=None, n_neighbors=5):
-        own = X is None
-        D = np.matmul(self.F if own else X, self.F.T)
-        D *= -2.0  # (exact: a power of two)
-        D += self.norms
-        idx = _smallest_sorted(D, min(int(n_neighbors) + own, len(self.F)))
-        if own:  # each row's own entry out (or, where ties pushed it out, the farthest)
-            idx = idx[kept_others(idx, np.arange(len(idx)))].reshape(len(idx), -1)
-        return np.take_along_axis(D, idx, 1), idx
-
-
 def _search_groups(X, groups, metric, self_in):
     """The neighbour searches of every group ``(queries, candidates, k)`` of :func:`knn_graph`:
     one index per group, then every group's queries in chunks of :data:`_QUERY_CHUNK`, all the
@@ -115,12 +86,7 @@ def _search_groups(X, groups, metric, self_in):
         frames.append(frame)
     # a few thousand queries in all: one thread (handing pieces over would cost more)
     workers = 1 if sum(len(g[0]) for g in groups) < _QUERY_CHUNK else None
-    def index(gi):
-        if power and len(groups[gi][0]) * len(fitted[gi]) <= SMALL_SEARCH_PAIRS:
-            return _BruteCandidates(fitted[gi])
-        return NearestNeighbors(metric=metric).fit(fitted[gi])
-
-    indexes = map_threads(index, range(len(groups)), workers)
+    indexes = map_threads(lambda F: NearestNeighbors(metric=metric).fit(F), fitted, workers)
     pieces = []
     for gi, group in enumerate(groups):
         n_queries = len(group[0])
