@@ -876,3 +876,20 @@ def test_the_placement_widths_map_neighbours_are_scikit_learns_in_ties():
             assert len(got) == len(places)
             for p, g in zip(places, got):
                 np.testing.assert_array_equal(g, nn.kneighbors(p)[1])
+
+
+def test_places_at_several_widths_are_the_places_at_each():
+    """The places at every width from one call, with what no width changes computed once,
+    are those of one call per width, bit for bit (training samples given again included)."""
+    from graphdr.maps.placement import PLACEMENT_WIDTHS, place, place_at_widths
+
+    rng = np.random.default_rng(2)
+    positions = rng.normal(size=(200, 2)) * 5
+    ind = np.stack([rng.choice(200, size=12, replace=False) for _ in range(80)])
+    dist = np.sort(rng.random((80, 12)), axis=1)
+    dist[:5, :2] = 0.0  # samples equal to training samples
+    together = place_at_widths(positions, dist, ind, PLACEMENT_WIDTHS)
+    assert len(together) == len(PLACEMENT_WIDTHS)
+    for width, got in zip(PLACEMENT_WIDTHS, together):
+        np.testing.assert_array_equal(got, place(positions, dist, ind, width))
+    assert not np.array_equal(together[0], together[-1])  # the widths place differently

@@ -93,16 +93,17 @@ def row_distances(X, F, ind):
 def place(positions, dist, ind, width):
     """The places (``m x 2``) of ``m`` new samples whose neighbours are the rows ``ind`` of
     ``positions`` (the training samples' map, ``n x 2``) at input distances ``dist``."""
+    return place_at_widths(positions, dist, ind, (width,))[0]
+
+
+def place_at_widths(positions, dist, ind, widths):
+    """:func:`place` at each of ``widths`` (a list of ``m x 2`` places, the same bits as one
+    call per width): what no width changes (the neighbours' positions and the kernel between
+    them) computed once."""
     d2 = dist**2
     d1 = d2.min(axis=1, keepdims=True)
     spread = np.median(d2, axis=1, keepdims=True) - d1
-    # the nearest neighbour weighs 1; the others by their distance beyond it, relative to the
-    # neighbourhood's spread (module docstring)
-    w = np.exp(-(d2 - d1) / np.maximum(width * spread, 1e-300))
-    # a sample equal to training samples goes where they are (the mode of their places): a
-    # training sample given again lands at its own place, whatever its neighbours' places
     same = d1[:, 0] == 0
-    w[same] = d2[same] == 0
     P = positions[ind]  # (m, k, 2)
     # start at the neighbour position of highest weighted density, then mean shift; the
     # squared distances between a sample's neighbours as |p|^2 + |q|^2 - 2 p.q (batched
@@ -110,14 +111,24 @@ def place(positions, dist, ind, width):
     sq = np.einsum("mjc,mjc->mj", P, P)
     D = sq[:, :, None] + sq[:, None, :] - 2.0 * np.matmul(P, P.transpose(0, 2, 1))
     pair = np.exp(-np.maximum(D, 0.0) / MODE_BANDWIDTH**2)  # (m, k, k)
-    density = np.matmul(pair, w[:, :, None])[:, :, 0]
-    density[same] = np.where(w[same] > 0, density[same], -np.inf)  # (start on a match)
-    start = np.argmax(density, axis=1)
-    Yq = P[np.arange(len(P)), start]
-    for _ in range(MEAN_SHIFT_STEPS):
-        g = w * np.exp(-np.sum((P - Yq[:, None]) ** 2, axis=-1))
-        Yq = np.einsum("mj,mjk->mk", g, P) / np.maximum(g.sum(axis=1), 1e-300)[:, None]
-    return Yq
+    out = []
+    for width in widths:
+        # the nearest neighbour weighs 1; the others by their distance beyond it, relative
+        # to the neighbourhood's spread (module docstring)
+        w = np.exp(-(d2 - d1) / np.maximum(width * spread, 1e-300))
+        # a sample equal to training samples goes where they are (the mode of their
+        # places): a training sample given again lands at its own place, whatever its
+        # neighbours' places
+        w[same] = d2[same] == 0
+        density = np.matmul(pair, w[:, :, None])[:, :, 0]
+        density[same] = np.where(w[same] > 0, density[same], -np.inf)  # (start on a match)
+        start = np.argmax(density, axis=1)
+        Yq = P[np.arange(len(P)), start]
+        for _ in range(MEAN_SHIFT_STEPS):
+            g = w * np.exp(-np.sum((P - Yq[:, None]) ** 2, axis=-1))
+            Yq = np.einsum("mj,mjk->mk", g, P) / np.maximum(g.sum(axis=1), 1e-300)[:, None]
+        out.append(Yq)
+    return out
 
 
 def _map_neighbours(points, places, k):
@@ -141,8 +152,7 @@ def leave_one_out_errors(positions, labels, rows, dist, ind, widths=PLACEMENT_WI
     labelled sample on the map (``positions``) is of another class; ``labels`` of every
     training sample, -1 for unlabelled ones (never scored, never a nearest sample)."""
     labelled = np.flatnonzero(labels >= 0)
-    found = _map_neighbours(positions[labelled],
-                            [place(positions, dist, ind, width) for width in widths], 2)
+    found = _map_neighbours(positions[labelled], place_at_widths(positions, dist, ind, widths), 2)
     errors = {}
     for width, near in zip(widths, found):
         near = labelled[near]
@@ -163,7 +173,7 @@ def leave_one_out_misses(positions, rows, dist, ind, widths=PLACEMENT_WIDTHS,
     continuity of the placed test samples 0.945 against 0.938 on the letters without labels,
     ``benchmarks/results/maps2d.md`` against the former ``maps2d_heavy.md``.)"""
     k = min(int(k), ind.shape[1], len(positions) - 1)
-    found = _map_neighbours(positions, [place(positions, dist, ind, w) for w in widths], k + 1)
+    found = _map_neighbours(positions, place_at_widths(positions, dist, ind, widths), k + 1)
     near_input = ind[:, :k]
     misses = {}
     for width, near in zip(widths, found):
