@@ -73,8 +73,7 @@ def attraction_graph(X, y_enc, n_neighbors, algorithm="exact", n_neighbors_unlab
     if np.any(y_enc < 0):
         k = n_neighbors if n_neighbors_unlabelled is None else n_neighbors_unlabelled
         near = extra.all_neighbours(k) if isinstance(extra, CrossPairs) else None
-        U = _graphs.knn_graph(X, k, **kw) if near is None else _graphs._assemble_patterns(
-            len(X), [np.arange(len(X))], [_graphs._symmetric_pattern(near)])
+        U = _graphs.knn_graph(X, k, **kw) if near is None else _graphs.binary_knn_graph(near)
         A = sp.csr_matrix(A.maximum(_graphs.unlabelled_edges(U, y_enc)))
     return A if beside is None else (A, extra)
 

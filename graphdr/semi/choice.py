@@ -608,16 +608,17 @@ def smoothing_form(space, data, n_neighbors):
     sample, in units of the labelled samples' total scatter ``T`` (both ``r x r`` in the
     space's coordinates)."""
     X_graph, metric = space.graph_input(data.X)
+    key = None if data.prepared is None else digest(X_graph)
 
     def graph():
-        derived = (_graph_from_whole(data.prepared, X_graph, n_neighbors)
+        derived = (_graph_from_whole(data.prepared, X_graph, key, n_neighbors)
                    if metric == "euclidean" else None)
         return derived if derived is not None else _graphs.knn_graph(
             X_graph, n_neighbors, weights="binary", metric=metric)
 
     # the choice's trial fits of the same rows search the same neighbours once
     W = graph() if data.prepared is None else data.prepared.memo(
-        ("smoothing graph", digest(X_graph), n_neighbors, metric), graph)
+        ("smoothing graph", key, n_neighbors, metric), graph)
     J = space.quadratic_form(W)
     T = space.quadratic_form(_graphs.total_graph(data.y_encoded))
     J, T = (J + J.T) / 2.0, (T + T.T) / 2.0
@@ -632,27 +633,28 @@ def smoothing_form(space, data, n_neighbors):
 WHOLE_NEIGHBOURS = 2
 
 
-def _graph_from_whole(prepared, X_graph, n_neighbors):
-    """The smoothness graph of the rows ``X_graph`` of a subset ``prepared`` (a fold's rows:
-    its set's rows but its held-out ones) from one exact search of the whole set's rows with
-    :data:`WHOLE_NEIGHBOURS` times ``n_neighbors`` per row, kept on the set for every fold
-    (:func:`graphdr.blocks.knn.neighbours_within`: the same neighbours, ties to the smaller
-    row, as a search of the subset alone); None where ``X_graph`` is not the whole set's rows
-    sliced, or a list does not decide (then the subset is searched)."""
+def _graph_from_whole(prepared, X_graph, key, n_neighbors):
+    """The smoothness graph of the rows ``X_graph`` (``key``: their :func:`digest`) of a
+    subset ``prepared`` (a fold's rows: its set's rows but its held-out ones) from one exact
+    search of the whole set's rows with :data:`WHOLE_NEIGHBOURS` times ``n_neighbors`` per
+    row, kept on the set for every fold (:func:`graphdr.blocks.knn.neighbours_within`: the
+    same neighbours, ties to the smaller row, as a search of the subset alone); None where
+    ``X_graph`` is not the whole set's rows or scaled rows sliced, or a list does not decide
+    (then the subset is searched)."""
     whole = None if prepared is None or sp.issparse(X_graph) else prepared.whole()
     if whole is None or len(X_graph) < 2:
         return None
     parent, rows = whole
-    key = digest(X_graph)
-    sources = [A for A in (parent.X, parent.scaled) if not sp.issparse(A)]
-    source = next((np.asarray(A, dtype=np.float64) for A in sources
-                   if digest(np.asarray(A[rows], dtype=np.float64)) == key), None)
-    if source is None:
+    name = next((name for name in ("X", "scaled") if not sp.issparse(getattr(parent, name))
+                 and digest(np.asarray(getattr(parent, name)[rows], dtype=np.float64)) == key),
+                None)
+    if name is None:
         return None
     k = min(int(n_neighbors), len(rows) - 1)
+    source = np.asarray(getattr(parent, name), dtype=np.float64)
     wide = min(len(source) - 1, WHOLE_NEIGHBOURS * k)
     every = np.arange(len(source))
-    dist, ind = parent.memo(("whole neighbours", digest(source), wide), lambda: _search_groups(
+    dist, ind = parent.memo(("whole neighbours", name, wide), lambda: _search_groups(
         source, [(every, every, wide)], "euclidean", True)[0])
     near = neighbours_within(dist, ind, rows, k)
     return None if near is None else _graphs.binary_knn_graph(near[1])
