@@ -22,6 +22,7 @@ never sees half a file; an interrupted or failed write leaves the old file, if a
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import json
 import os
@@ -34,8 +35,8 @@ import uuid
 from pathlib import Path
 
 __all__ = ["atomic_path", "atomic_open", "OutputSet", "InterruptedAfterWriting", "refuse_inputs",
-           "held_interrupts", "spreadsheet_safe", "from_spreadsheet_safe", "SafeRows",
-           "StagedFolder", "IN_PROGRESS", "unfinished_run"]
+           "held_interrupts", "recording_handler", "interrupt_answered", "spreadsheet_safe",
+           "from_spreadsheet_safe", "SafeRows", "StagedFolder", "IN_PROGRESS", "unfinished_run"]
 
 
 def _temporary_name(target):
@@ -89,7 +90,7 @@ def held_interrupts():
         yield
         return
     received = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
+    previous = signal.signal(signal.SIGINT, recording_handler(received))
     try:
         yield
     finally:
@@ -98,16 +99,40 @@ def held_interrupts():
         raise KeyboardInterrupt
 
 
+def recording_handler(received):
+    """A SIGINT handler that appends each Ctrl-C to ``received`` (to be raised later) and
+    ignores the repeat of a dropped Ctrl-C that was raised already (:func:`keep_lost_interrupts`)."""
+
+    def handler(signum, frame):
+        if _take_interrupt():
+            received.append(signum)
+
+    return handler
+
+
 #: Ctrl-C that Python dropped: a :class:`KeyboardInterrupt` raised where it can only be
 #: reported (a weakref callback of the import machinery, a ``__del__``), recorded by
-#: :func:`keep_lost_interrupts` so that a command does not go on to write as if never stopped
+#: :func:`keep_lost_interrupts` until the command answers it
 LOST_INTERRUPTS = []
+#: the repeat of a dropped Ctrl-C: whether one is on its way, how many were sent to the main
+#: thread and how many of them its handler has taken
+_REPEATS = {"pending": False, "sent": 0, "taken": 0}
+#: how long the repeat waits, so that Python has left the code that dropped the interrupt
+_REPEAT_AFTER = 0.05
 
 
 def keep_lost_interrupts():
-    """Record in :data:`LOST_INTERRUPTS`, instead of printing, every ``KeyboardInterrupt``
-    that Python could not raise (:func:`sys.unraisablehook`); other unraisable exceptions are
-    reported as before. For the command line: a run that Ctrl-C reached must not finish."""
+    """Raise again, in the main thread, every ``KeyboardInterrupt`` that Python could not
+    raise (:func:`sys.unraisablehook`), instead of printing it; other unraisable exceptions
+    are reported as before. For the command line: a run that Ctrl-C reached must stop, and at
+    once (a dropped Ctrl-C once let a map run on for minutes, to stop only before writing).
+
+    The dropped interrupt is recorded in :data:`LOST_INTERRUPTS`, and a short thread sends it
+    to SIGINT's handler again (:func:`_thread.interrupt_main`) a moment later, which raises it
+    in the main thread's ordinary code; if that raise is dropped too, the same happens again.
+    The record stays until the command answers the interrupt (:func:`interrupt_answered`), so
+    that :func:`raise_lost_interrupt` raises it before any file is renamed into place even if
+    every repeat was dropped."""
     previous = sys.unraisablehook
     if getattr(previous, "keeps_lost_interrupts", False):
         return
@@ -116,11 +141,42 @@ def keep_lost_interrupts():
         if unraisable.exc_type is not None and issubclass(unraisable.exc_type,
                                                           KeyboardInterrupt):
             LOST_INTERRUPTS.append(unraisable.exc_type)
+            if not _REPEATS["pending"]:
+                _REPEATS["pending"] = True
+                try:
+                    threading.Thread(target=_repeat_lost_interrupt, daemon=True,
+                                     name="graphdr-repeat-ctrl-c").start()
+                except RuntimeError:  # no new thread while Python closes
+                    _REPEATS["pending"] = False
             return
         previous(unraisable)
 
     hook.keeps_lost_interrupts = True
     sys.unraisablehook = hook
+
+
+def _repeat_lost_interrupt():
+    import time
+
+    time.sleep(_REPEAT_AFTER)
+    _REPEATS["pending"] = False
+    if LOST_INTERRUPTS:
+        _REPEATS["sent"] += 1
+        _thread.interrupt_main(signal.SIGINT)
+
+
+def _take_interrupt():
+    """Whether the SIGINT now handled is a Ctrl-C to answer: False only for the repeat of a
+    dropped Ctrl-C that was raised already (by :func:`raise_lost_interrupt`)."""
+    if _REPEATS["taken"] < _REPEATS["sent"]:
+        _REPEATS["taken"] = _REPEATS["sent"]
+        return bool(LOST_INTERRUPTS)
+    return True
+
+
+def interrupt_answered():
+    """The command has answered a Ctrl-C (its one line): a dropped one is answered with it."""
+    LOST_INTERRUPTS.clear()
 
 
 #: the Ctrl-C that reached a command (:func:`count_interrupts`)
@@ -140,8 +196,9 @@ def count_interrupts():
         return
 
     def handler(signum, frame):
-        INTERRUPTS.append(signum)
-        raise KeyboardInterrupt
+        if _take_interrupt():
+            INTERRUPTS.append(signum)
+            raise KeyboardInterrupt
 
     signal.signal(signal.SIGINT, handler)
 

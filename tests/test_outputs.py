@@ -739,6 +739,93 @@ def test_graphdr_map2d_stays_the_function_whatever_is_imported_first():
         assert out.returncode == 0, (first, out.stderr[-2000:])
 
 
+class _Dropped:
+    """An object whose ``__del__`` raises KeyboardInterrupt: Python can only report it."""
+
+    def __del__(self):
+        raise KeyboardInterrupt
+
+
+@pytest.fixture
+def command_interrupts(monkeypatch):
+    """The command line's handling of Ctrl-C installed (SIGINT's handler and the hook of
+    dropped interrupts), as ``graphdr`` does, and restored after."""
+    previous = signal.getsignal(signal.SIGINT)
+    monkeypatch.setattr(sys, "unraisablehook", sys.unraisablehook)
+    _outputs.keep_lost_interrupts()
+    _outputs.count_interrupts()
+    yield
+    signal.signal(signal.SIGINT, previous)
+    _outputs.LOST_INTERRUPTS.clear()
+
+
+def _spin(seconds):
+    """Ordinary Python code for ``seconds`` (a repeated interrupt is raised here)."""
+    import time
+
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        sum(range(1000))
+    return time.perf_counter() - start
+
+
+def test_a_dropped_ctrl_c_is_raised_again_at_once(command_interrupts):
+    """A Ctrl-C that Python drops (raised in a ``__del__``) is raised again in the main thread
+    within moments, once, by the command's handler: a run does not go on for minutes to stop
+    only before it writes (a map on a Dask cluster once ran on past the test's two minutes)."""
+    import time
+
+    start = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        _Dropped()
+        _spin(20)
+    assert time.perf_counter() - start < 2
+    assert _outputs.INTERRUPTS == [signal.SIGINT]
+    assert _outputs.LOST_INTERRUPTS  # kept until the command answers
+    _outputs.interrupt_answered()  # as the command does with its one line
+    _outputs.raise_lost_interrupt()  # answered: nothing left to raise
+    assert _spin(0.3) >= 0.3
+
+
+def test_a_dropped_ctrl_c_raised_before_its_repeat_is_raised_once(command_interrupts,
+                                                                   monkeypatch):
+    """When the record of a dropped Ctrl-C is raised (before a file is renamed into place)
+    while its repeat is on its way to the main thread, the repeat is ignored: one interrupt,
+    not two; and a dropped Ctrl-C inside :func:`held_interrupts` is raised once, after the
+    block."""
+    import threading
+    import time
+    import types
+
+    go = threading.Event()
+    module = _outputs._thread
+    real = module.interrupt_main
+
+    def late(signum):
+        go.wait(10)
+        real(signum)
+
+    monkeypatch.setattr(_outputs, "_thread", types.SimpleNamespace(interrupt_main=late))
+    sent = _outputs._REPEATS["sent"]
+    _Dropped()
+    start = time.perf_counter()
+    while _outputs._REPEATS["sent"] == sent and time.perf_counter() - start < 10:
+        time.sleep(0.01)
+    assert _outputs._REPEATS["sent"] == sent + 1  # the repeat is on its way
+    with pytest.raises(KeyboardInterrupt):
+        _outputs.raise_lost_interrupt()
+    go.set()
+    assert _spin(0.5) >= 0.5  # the repeat came and was ignored
+    assert _outputs._REPEATS["taken"] == sent + 1 and _outputs.INTERRUPTS == []
+    monkeypatch.setattr(_outputs, "_thread", module)
+    with pytest.raises(KeyboardInterrupt):
+        with _outputs.held_interrupts():
+            _Dropped()
+            assert _spin(0.5) >= 0.5  # held: the repeat is recorded, not raised
+    _outputs.interrupt_answered()
+    assert _spin(0.3) >= 0.3  # once
+
+
 def test_a_ctrl_c_that_python_drops_still_stops_the_map(tmp_path, capsys, monkeypatch):
     """A KeyboardInterrupt raised where Python can only report it (a weakref callback of the
     import machinery, as Ctrl-C during a lazy import once did, or a ``__del__``) is lost to the
@@ -750,12 +837,8 @@ def test_a_ctrl_c_that_python_drops_still_stops_the_map(tmp_path, capsys, monkey
     (tmp_path / "m.html").write_text("the earlier map")
     real = draw.write_map
 
-    class Dropped:
-        def __del__(self):
-            raise KeyboardInterrupt
-
     def lossy(*args, **kwargs):
-        Dropped()  # reported through sys.unraisablehook: the interrupt goes nowhere
+        _Dropped()  # reported through sys.unraisablehook: the interrupt goes nowhere
         return real(*args, **kwargs)
 
     monkeypatch.setattr(draw, "write_map", lossy)

@@ -496,6 +496,7 @@ def main(argv=None):
     except (KeyboardInterrupt, ImportError) as exc:  # before a command's own answer
         if not _caused_by_interrupt(exc):  # (parsing, listing)
             raise
+        _outputs.interrupt_answered()
         print("\ngraphdr: interrupted.", file=sys.stderr)
         return 130
 
@@ -540,6 +541,7 @@ def _main(argv):
         # a Ctrl-C while an extension module initialised surfaces as an ImportError
         if isinstance(exc, ImportError) and not _caused_by_interrupt(exc):
             raise
+        _outputs.interrupt_answered()
         if isinstance(exc, InterruptedAfterWriting):  # held while the files were renamed
             print(f"\ngraphdr {args.command}: interrupted after writing "
                   f"{', '.join(exc.files)}.", file=sys.stderr)

@@ -105,6 +105,8 @@ def _workers_ignore_ctrl_c(scratch):
     import signal
     import threading
 
+    from .._outputs import recording_handler
+
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -118,7 +120,7 @@ def _workers_ignore_ctrl_c(scratch):
         return
     executable = mp_spawn.get_executable()
     pressed = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: pressed.append(signum))
+    previous = signal.signal(signal.SIGINT, recording_handler(pressed))
     mp_spawn.set_executable(wrapper)
     try:
         yield
